@@ -1,0 +1,127 @@
+// The `.github/conveyor.yml` model, version 1. Every object is strict: an unknown key is nearly
+// always a typo, and a typo silently ignored is a pipeline that does not do what its author meant.
+import { z } from 'zod';
+
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
+const command = z.string().trim().min(1, 'must be a non-empty shell command');
+const minutes = z.int().min(1).max(360);
+const relativePath = z.string().min(1, 'must not be empty');
+
+export const agentSchema = z.strictObject({
+  run: command.describe('Shell command that runs the agent; it reads the prompt from $CONVEYOR_PROMPT_FILE.'),
+  model: z.string().min(1).optional().describe('Model identity, used to judge whether a review is independent.'),
+  'timeout-minutes': minutes.optional().describe('Kill the agent after this many minutes (default 45).'),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe('Extra environment variables.'),
+});
+
+export const deploySchema = z.union([
+  z.literal('none'),
+  z.strictObject({
+    run: command.describe('Stands up the preview; writes url=... to $CONVEYOR_OUTPUT.'),
+    teardown: command.optional().describe('Removes the preview; gets $CONVEYOR_ENV_ID.'),
+    'timeout-minutes': minutes.optional(),
+  }),
+]);
+
+export const serviceSchema = z.strictObject({
+  repo: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"')
+    .optional()
+    .describe('Repository of the service; default: the repository holding this file.'),
+  path: relativePath.optional().describe('Directory of the service inside a monorepo.'),
+  base: z.string().min(1).optional().describe('Base branch; default: main.'),
+  'depends-on': z.array(z.string()).optional().describe('Providers this service consumes.'),
+  deploy: deploySchema.optional(),
+  gate: command.optional().describe('Command a gate step without `run` runs in this service.'),
+});
+
+const repairSchema = z.strictObject({
+  agent: z.string(),
+  'max-attempts': z.int().min(1).max(5).optional(),
+});
+
+const stepBase = {
+  id: name,
+  needs: z.array(z.string()).optional(),
+  'timeout-minutes': minutes.optional(),
+};
+
+export const codeStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('code'),
+  agent: z.string(),
+  writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
+});
+
+export const gateStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('gate'),
+  run: command.optional(),
+  in: z.array(z.string()).optional().describe('Services to run in; default: the whole change set.'),
+  repair: repairSchema.optional(),
+  author: z.string().optional().describe('Agent that writes the gate file first.'),
+  path: relativePath.optional().describe('Gate file the author writes, substituted for {path}.'),
+});
+
+export const reviewStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('review'),
+  agent: z.string(),
+  repair: repairSchema.optional(),
+});
+
+export const deployStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('deploy'),
+  services: z.array(z.string()).optional(),
+});
+
+export const approvalStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('approval'),
+  approvers: z.array(z.string().regex(/^@?[A-Za-z0-9][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.-]+)?$/, 'must be a user or @org/team')).optional(),
+  'min-approvals': z.int().min(1).max(10).optional(),
+  'allow-requester': z.boolean().optional(),
+});
+
+export const mergeStepSchema = z.strictObject({
+  ...stepBase,
+  kind: z.literal('merge'),
+  method: z.enum(['merge', 'squash', 'rebase']).optional(),
+});
+
+export const STEP_KINDS = ['code', 'gate', 'review', 'deploy', 'approval', 'merge'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+export const stepSchema = z.discriminatedUnion('kind', [
+  codeStepSchema,
+  gateStepSchema,
+  reviewStepSchema,
+  deployStepSchema,
+  approvalStepSchema,
+  mergeStepSchema,
+]);
+
+export const pipelineSchema = z.strictObject({
+  label: z.string().min(1).max(50).optional().describe('Issue label that starts this pipeline.'),
+  service: z.string().optional().describe('The task\'s own service (primary repository).'),
+  involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
+  steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
+});
+
+export const configSchema = z.strictObject({
+  version: z.literal(1),
+  agents: z.record(name, agentSchema).optional(),
+  services: z.record(name, serviceSchema),
+  pipelines: z.record(name, pipelineSchema),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type AgentConfig = z.infer<typeof agentSchema>;
+export type ServiceConfig = z.infer<typeof serviceSchema>;
+export type DeployConfig = z.infer<typeof deploySchema>;
+export type PipelineConfig = z.infer<typeof pipelineSchema>;
+export type StepConfig = z.infer<typeof stepSchema>;

@@ -1,0 +1,92 @@
+// The compiled plan: a pipeline with every default resolved and every reference checked. It is
+// what the engine runs and what travels to the action inside a step payload, so it is described
+// by zod schemas (the action parses it back at the boundary).
+import { z } from 'zod';
+
+export const resolvedAgentSchema = z.object({
+  name: z.string(),
+  run: z.string(),
+  model: z.string().optional(),
+  timeoutMinutes: z.number().int(),
+  env: z.record(z.string(), z.string()),
+});
+
+export const resolvedDeploySchema = z.object({
+  run: z.string(),
+  teardown: z.string().optional(),
+  timeoutMinutes: z.number().int(),
+});
+
+export const resolvedServiceSchema = z.object({
+  name: z.string(),
+  repo: z.string(),
+  path: z.string().optional(),
+  base: z.string(),
+  dependsOn: z.array(z.string()),
+  /** null: `deploy: none` or no deploy key (nothing to stand up). */
+  deploy: resolvedDeploySchema.nullable(),
+  gate: z.string().optional(),
+});
+
+const repair = z.object({ agent: z.string(), maxAttempts: z.number().int() });
+
+const stepCommon = {
+  id: z.string(),
+  needs: z.array(z.string()),
+  timeoutMinutes: z.number().int(),
+};
+
+export const planStepSchema = z.discriminatedUnion('kind', [
+  z.object({ ...stepCommon, kind: z.literal('code'), agent: z.string(), writes: z.array(z.string()) }),
+  z.object({
+    ...stepCommon,
+    kind: z.literal('gate'),
+    /** Absent when each service's own `gate` command is used. */
+    run: z.string().optional(),
+    in: z.array(z.string()),
+    repair: repair.optional(),
+    author: z.string().optional(),
+    path: z.string().optional(),
+  }),
+  z.object({ ...stepCommon, kind: z.literal('review'), agent: z.string(), repair: repair.optional() }),
+  z.object({ ...stepCommon, kind: z.literal('deploy'), services: z.array(z.string()) }),
+  z.object({
+    ...stepCommon,
+    kind: z.literal('approval'),
+    approvers: z.array(z.string()),
+    minApprovals: z.number().int(),
+    allowRequester: z.boolean(),
+  }),
+  z.object({ ...stepCommon, kind: z.literal('merge'), method: z.enum(['merge', 'squash', 'rebase']) }),
+]);
+
+/** One repository of the change set; several services may live in one repository (a monorepo). */
+export const changeSetRepoSchema = z.object({
+  repo: z.string(),
+  base: z.string(),
+  role: z.enum(['primary', 'sibling']),
+  services: z.array(z.string()),
+});
+
+export const planSchema = z.object({
+  pipeline: z.string(),
+  label: z.string(),
+  service: z.string(),
+  involves: z.array(z.string()),
+  steps: z.array(planStepSchema),
+  /** Topological levels of `needs`: every step of a wave can run once the waves before it succeeded. */
+  waves: z.array(z.array(z.string())),
+  agents: z.record(z.string(), resolvedAgentSchema),
+  services: z.record(z.string(), resolvedServiceSchema),
+  changeSet: z.array(changeSetRepoSchema),
+  /** Deploy order of the change set's services: providers first, alphabetical inside a wave. */
+  deployWaves: z.array(z.array(z.string())),
+  hash: z.string(),
+});
+
+export type ResolvedAgent = z.infer<typeof resolvedAgentSchema>;
+export type ResolvedService = z.infer<typeof resolvedServiceSchema>;
+export type ResolvedDeploy = z.infer<typeof resolvedDeploySchema>;
+export type PlanStep = z.infer<typeof planStepSchema>;
+export type ChangeSetRepo = z.infer<typeof changeSetRepoSchema>;
+export type Plan = z.infer<typeof planSchema>;

@@ -1,0 +1,110 @@
+// A run: one pipeline working on one issue. The engine is a reducer over these types:
+// (run, event) -> (run', effects). Runs are stored as JSON, so everything here is plain data.
+import type { Plan } from '../plan/types.ts';
+import type { Environment, PullRequestRef, StepResult } from '../wire.ts';
+
+/** running: steps are under way; waiting: for a decision (approval) or for a person after a
+ * failure (retry or cancel); succeeded and cancelled are terminal. */
+export type RunStatus = 'running' | 'waiting' | 'succeeded' | 'cancelled';
+
+export type StepStatus =
+  | 'pending' // not started: its needs have not all succeeded
+  | 'queued' // an attempt was dispatched and has not reported
+  | 'waiting' // approval: waiting for decisions
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled';
+
+export type AttemptMode = 'run' | 'repair';
+
+export interface AttemptRecord {
+  attempt: number;
+  epoch: number;
+  mode: AttemptMode;
+  startedAt: string;
+  finishedAt?: string;
+  conclusion?: StepResult['conclusion'] | 'lost';
+  summary?: string;
+  error?: { code: string; message: string };
+  receipt?: string;
+}
+
+export interface StepState {
+  id: string;
+  status: StepStatus;
+  /** Current attempt: step, attempt and epoch identify it; results for any other are ignored. */
+  attempt: number;
+  epoch: number;
+  mode: AttemptMode;
+  /** Repairs used since the step last started from scratch (bounded by repair.maxAttempts). */
+  repairs: number;
+  /** Re-dispatches of a lost attempt (bounded). */
+  losses: number;
+  attempts: AttemptRecord[];
+  /** The last result of a `run` attempt (not a repair's). */
+  result?: StepResult;
+  /** Why it waits or failed, in words for a person. */
+  reason?: string;
+}
+
+export interface Approval {
+  step: string;
+  by: string;
+  at: string;
+  /** Head commit of every PR when the approval was given; a later push makes it stale. */
+  heads: Record<string, string>;
+}
+
+export interface RunIssue {
+  repo: string;
+  number: number;
+  title: string;
+  body: string;
+  url?: string;
+}
+
+export interface Run {
+  id: string;
+  /** Compare-and-swap version, owned by the store. */
+  version: number;
+  status: RunStatus;
+  /** What the run waits for, in words (with the command that continues it). */
+  waitingFor?: string;
+  plan: Plan;
+  issue: RunIssue;
+  requester?: string;
+  /** How the run was started (embedded: config path, remotes, approve, keep-envs). */
+  options: Record<string, unknown>;
+  steps: Record<string, StepState>;
+  /** Latest PR of each repository of the change set. */
+  prs: PullRequestRef[];
+  /** Latest outcome of each service's environment. */
+  environments: Environment[];
+  approvals: Approval[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RunEvent =
+  | { type: 'started'; at: string }
+  | { type: 'step-completed'; at: string; result: StepResult }
+  | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string }
+  | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string }
+  | { type: 'retry'; at: string; step?: string; by?: string }
+  | { type: 'cancel'; at: string; by?: string; reason?: string }
+  | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string }
+  | { type: 'pr-closed'; at: string; repo: string; merged: boolean }
+  | { type: 'torn-down'; at: string; environments: Environment[] };
+
+/** Effects are keyed so that carrying one out twice does nothing the second time. */
+export type RunEffect =
+  | { type: 'dispatch'; key: string; step: string; attempt: number; epoch: number; mode: AttemptMode }
+  | { type: 'merge'; key: string; step: string; attempt: number; epoch: number }
+  | { type: 'teardown'; key: string; environments: Environment[] }
+  | { type: 'report'; key: string }
+  | { type: 'reply'; key: string; text: string };
+
+export interface Transition {
+  run: Run;
+  effects: RunEffect[];
+}
