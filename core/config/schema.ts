@@ -6,7 +6,10 @@ const name = z
   .string()
   .regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
 const command = z.string().trim().min(1, 'must be a non-empty shell command');
-const minutes = z.int().min(1).max(360);
+const minutes = z
+  .int('must be a whole number of minutes')
+  .min(1, 'must be from 1 to 360 minutes')
+  .max(360, 'must be from 1 to 360 minutes (6 hours)');
 const relativePath = z.string().min(1, 'must not be empty');
 
 export const agentSchema = z.strictObject({
@@ -28,7 +31,7 @@ export const deploySchema = z.union([
 export const serviceSchema = z.strictObject({
   repo: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"')
+    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name", e.g. acme/web')
     .optional()
     .describe('Repository of the service; default: the repository holding this file.'),
   path: relativePath.optional().describe('Directory of the service inside a monorepo.'),
@@ -39,20 +42,25 @@ export const serviceSchema = z.strictObject({
 });
 
 const repairSchema = z.strictObject({
-  agent: z.string(),
-  'max-attempts': z.int().min(1).max(5).optional(),
+  agent: z.string().describe('Agent that repairs the change after a failure.'),
+  'max-attempts': z
+    .int('must be a whole number')
+    .min(1, 'must be from 1 to 5 attempts')
+    .max(5, 'must be from 1 to 5 attempts')
+    .optional()
+    .describe('Gate or review runs, repairs included, before the run waits for a person (default 2).'),
 });
 
 const stepBase = {
-  id: name,
-  needs: z.array(z.string()).optional(),
-  'timeout-minutes': minutes.optional(),
+  id: name.describe('Step id, unique in the pipeline; the check run is named `conveyor / <id>`.'),
+  needs: z.array(z.string()).optional().describe('Steps that must succeed first; default: the step before.'),
+  'timeout-minutes': minutes.optional().describe('Fail the step after this many minutes.'),
 };
 
 export const codeStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('code'),
-  agent: z.string(),
+  agent: z.string().describe('Agent that writes the change.'),
   writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
 });
 
@@ -60,7 +68,11 @@ export const gateStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('gate'),
   run: command.optional(),
-  in: z.array(z.string()).optional().describe('Services to run in; default: the whole change set.'),
+  in: z
+    .array(z.string())
+    .min(1, 'must name at least one service; leave `in` out to run in the whole change set')
+    .optional()
+    .describe('Services to run in; default: the whole change set.'),
   repair: repairSchema.optional(),
   author: z.string().optional().describe('Agent that writes the gate file first.'),
   path: relativePath.optional().describe('Gate file the author writes, substituted for {path}.'),
@@ -69,21 +81,29 @@ export const gateStepSchema = z.strictObject({
 export const reviewStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('review'),
-  agent: z.string(),
+  agent: z.string().describe('Agent that reviews the change read-only.'),
   repair: repairSchema.optional(),
 });
 
 export const deployStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('deploy'),
-  services: z.array(z.string()).optional(),
+  services: z
+    .array(z.string())
+    .min(1, 'must name at least one service; leave `services` out to deploy every service of the change set that deploys')
+    .optional()
+    .describe('Services to stand up; default: every service of the change set that deploys.'),
 });
 
 export const approvalStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('approval'),
   approvers: z.array(z.string().regex(/^@?[A-Za-z0-9][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.-]+)?$/, 'must be a user or @org/team')).optional(),
-  'min-approvals': z.int().min(1).max(10).optional(),
+  'min-approvals': z
+    .int('must be a whole number')
+    .min(1, 'must be from 1 to 10 approvals')
+    .max(10, 'must be from 1 to 10 approvals')
+    .optional(),
   'allow-requester': z.boolean().optional(),
 });
 
@@ -106,17 +126,21 @@ export const stepSchema = z.discriminatedUnion('kind', [
 ]);
 
 export const pipelineSchema = z.strictObject({
-  label: z.string().min(1).max(50).optional().describe('Issue label that starts this pipeline.'),
+  label: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(50, 'must be at most 50 characters (the GitHub label limit)')
+    .optional().describe('Issue label that starts this pipeline.'),
   service: z.string().optional().describe('The task\'s own service (primary repository).'),
   involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
   steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
 });
 
 export const configSchema = z.strictObject({
-  version: z.literal(1),
-  agents: z.record(name, agentSchema).optional(),
-  services: z.record(name, serviceSchema),
-  pipelines: z.record(name, pipelineSchema),
+  version: z.literal(1).describe('Version of this file format: 1.'),
+  agents: z.record(name, agentSchema).optional().describe('Named agent commands that steps refer to.'),
+  services: z.record(name, serviceSchema).describe('The service graph: repositories, providers, preview deploys.'),
+  pipelines: z.record(name, pipelineSchema).describe('Pipelines by name; labeling an issue starts one.'),
 });
 
 export type Config = z.infer<typeof configSchema>;

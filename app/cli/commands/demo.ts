@@ -1,0 +1,51 @@
+// `conveyor demo`: builds a small demo organisation and runs a whole pipeline on it, offline.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { buildDemo } from '../../demo/build.ts';
+import { startRun } from '../drive.ts';
+import { action, EXIT } from '../program.ts';
+
+export function register(program: Command): void {
+  program
+    .command('demo')
+    .description('Build a demo organisation (two services, scripted agents) and run a full pipeline on it')
+    .option('--dir <dir>', 'where to build it (default: a new temporary folder)')
+    .option('--json', 'print the final state as JSON', false)
+    .action(
+      action(async (o: { dir?: string; json: boolean }) => {
+        const dir = resolve(o.dir ?? mkdtempSync(join(tmpdir(), 'conveyor-demo-')));
+        const demo = await buildDemo(dir);
+        const statePath = join(demo.dir, 'state.db');
+        const say = (s: string) => process.stdout.write(`${s}\n`);
+        say(`Demo organisation in ${demo.dir}`);
+        say(`  repositories: ${demo.repos.map((r) => `${r} (${join(demo.remotes, `${r}.git`)})`).join(', ')}`);
+        say(`  configuration: ${demo.configPath}`);
+        say(`  issue: ${demo.issueTitle}`);
+        say('');
+        const code = await startRun({
+          configPath: demo.configPath,
+          remotes: demo.remotes,
+          title: demo.issueTitle,
+          body: readFileSync(demo.issueBodyPath, 'utf8'),
+          pipeline: 'default',
+          statePath,
+          approve: true,
+          keepEnvs: false,
+          json: o.json,
+        });
+        if (!o.json) {
+          say('');
+          say('Look around:');
+          for (const repo of demo.repos) {
+            say(`  git -C ${join(demo.remotes, `${repo}.git`)} log --oneline --all --graph`);
+          }
+          say(`  node ${fileURLToPath(new URL('../../../bin/conveyor.js', import.meta.url))} status --state ${statePath}`);
+          say(`  ls ${join(demo.dir, 'attempts')}   # each step attempt's payload, result and log`);
+        }
+        return code === EXIT.ok ? EXIT.ok : code;
+      }),
+    );
+}

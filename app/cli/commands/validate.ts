@@ -1,0 +1,34 @@
+// `conveyor validate`: checks a configuration the way a compiler checks a program, reporting every
+// error with its position so an editor or CI log links straight to it.
+import type { Command } from 'commander';
+import { action, EXIT } from '../program.ts';
+import { DEFAULT_CONFIG_PATH, formatConfigErrors, loadConfigFile } from '../config-file.ts';
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('Check a configuration file; print every error as PATH:LINE:COL key.path: message.')
+    .option('-c, --config <path>', 'configuration file', DEFAULT_CONFIG_PATH)
+    .action(
+      action((opts: { config: string }) => {
+        const loaded = loadConfigFile(opts.config);
+        if (!loaded.ok) {
+          process.stderr.write(formatConfigErrors(loaded.errors));
+          process.stderr.write(`✗ ${opts.config}: ${count(loaded.errors.length, 'error')}\n`);
+          return EXIT.failed;
+        }
+        const { config } = loaded;
+        const parts = [
+          count(Object.keys(config.pipelines).length, 'pipeline'),
+          count(Object.keys(config.services).length, 'service'),
+          count(Object.keys(config.agents ?? {}).length, 'agent'),
+        ];
+        process.stdout.write(`✓ ${opts.config}: ${parts.join(', ')}\n`);
+        return EXIT.ok;
+      }),
+    );
+}
+
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,51 @@
+// Every default of `.github/conveyor.yml` in one place: the validator and the plan compiler must
+// agree on them, and the plan hash depends on them.
+import type { StepConfig, StepKind } from './schema.ts';
+
+export const DEFAULT_LABEL = 'conveyor';
+export const DEFAULT_PIPELINE = 'default';
+export const DEFAULT_BASE = 'main';
+export const DEFAULT_MERGE_METHOD = 'squash' as const;
+export const DEFAULT_MAX_ATTEMPTS = 2;
+export const DEFAULT_MIN_APPROVALS = 1;
+export const DEFAULT_ALLOW_REQUESTER = false;
+export const DEFAULT_AGENT_TIMEOUT_MINUTES = 45;
+export const DEFAULT_DEPLOY_TIMEOUT_MINUTES = 15;
+
+/** Step timeouts by kind, in minutes. An approval waits for people and is never timed out by
+ * Conveyor; its value stays inside the 1..360 range every `timeout-minutes` takes. */
+export const DEFAULT_STEP_TIMEOUT_MINUTES: Readonly<Record<StepKind, number>> = {
+  code: 60,
+  gate: 30,
+  review: 30,
+  deploy: 30,
+  approval: 360,
+  merge: 10,
+};
+
+/** Bounds the schema enforces, repeated in messages. */
+export const LIMITS = {
+  timeoutMinutes: { min: 1, max: 360 },
+  maxAttempts: { min: 1, max: 5 },
+  minApprovals: { min: 1, max: 10 },
+} as const;
+
+/** `conveyor` for the pipeline named `default`, `conveyor:<name>` for any other. */
+export function defaultLabel(pipeline: string): string {
+  return pipeline === DEFAULT_PIPELINE ? DEFAULT_LABEL : `${DEFAULT_LABEL}:${pipeline}`;
+}
+
+export function labelOf(pipeline: string, label: string | undefined): string {
+  return label ?? defaultLabel(pipeline);
+}
+
+/**
+ * The steps a step waits for: its `needs` when written (even `[]`), else the step before it, so
+ * that steps run in the order written.
+ */
+export function needsOf(steps: readonly Pick<StepConfig, 'id' | 'needs'>[], index: number): string[] {
+  const step = steps[index];
+  if (step?.needs !== undefined) return [...step.needs];
+  const before = index > 0 ? steps[index - 1] : undefined;
+  return before === undefined ? [] : [before.id];
+}

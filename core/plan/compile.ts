@@ -1,0 +1,220 @@
+// The plan compiler: one pipeline of a validated configuration becomes the plan the engine runs.
+// Every default is written out and every set-like list is put in one canonical order, so two
+// files that mean the same thing compile to the same plan and therefore the same hash.
+import type { Config, PipelineConfig, ServiceConfig, StepConfig } from '../config/schema.ts';
+import { ConveyorError } from '../errors.ts';
+import { hashPlan } from './hash.ts';
+import { topologicalWaves } from './graph.ts';
+import { agentsOfStep, servicesOfStep } from './steps.ts';
+import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
+import {
+  DEFAULT_AGENT_TIMEOUT_MINUTES,
+  DEFAULT_ALLOW_REQUESTER,
+  DEFAULT_BASE,
+  DEFAULT_DEPLOY_TIMEOUT_MINUTES,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MERGE_METHOD,
+  DEFAULT_MIN_APPROVALS,
+  DEFAULT_STEP_TIMEOUT_MINUTES,
+  labelOf,
+  needsOf,
+} from '../config/defaults.ts';
+
+export interface CompileOptions {
+  /** The repository holding the configuration: the default `repo` of a service. */
+  primaryRepo?: string;
+}
+
+/** A service without `repo` and no primary repository given: only the caller knows which it is. */
+export class MissingRepoError extends ConveyorError {
+  readonly service: string;
+  constructor(service: string) {
+    super(
+      'bad-input',
+      `service "${service}" has no \`repo\`, so it lives in the repository holding the configuration, and that repository was not given`,
+    );
+    this.name = 'MissingRepoError';
+    this.service = service;
+  }
+}
+
+/** The pipelines of a configuration in the order written. */
+export function listPipelines(config: Config): string[] {
+  return Object.keys(config.pipelines);
+}
+
+/** The pipeline's own service: written, or the only service there is. */
+export function ownServiceOf(config: Config, pipeline: PipelineConfig): string {
+  if (pipeline.service !== undefined) return pipeline.service;
+  const names = Object.keys(config.services);
+  if (names.length === 1) return names[0]!;
+  // Validation rejects this; reaching it means the config skipped validation.
+  throw new ConveyorError('bad-input', `pipeline has no \`service\` and the configuration has ${names.length} services`);
+}
+
+/**
+ * Compiles one pipeline of a validated configuration. Pure; throws a ConveyorError only for what
+ * validation cannot know: a service without `repo` when the primary repository is not given.
+ */
+export function compilePlan(config: Config, pipelineName: string, options: CompileOptions = {}): Plan {
+  const pipeline = config.pipelines[pipelineName];
+  if (!pipeline) {
+    throw new ConveyorError('bad-input', `no pipeline "${pipelineName}"; known: ${listPipelines(config).join(', ') || '(none)'}`);
+  }
+  const service = ownServiceOf(config, pipeline);
+  const involves = sortedSet(pipeline.involves ?? []).filter((s) => s !== service);
+  const changeSetServices = [service, ...involves];
+
+  const stepIds = pipeline.steps.map((s) => s.id);
+  const deployable = changeSetServices.filter((name) => {
+    const deploy = config.services[name]?.deploy;
+    return deploy !== undefined && deploy !== 'none';
+  });
+  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable));
+  const needsById = new Map(steps.map((s) => [s.id, s.needs]));
+  const waves = topologicalWaves(stepIds, (id) => needsById.get(id) ?? []);
+
+  const agents: Record<string, ResolvedAgent> = {};
+  for (const name of sortedSet(steps.flatMap(agentsOfStep))) agents[name] = resolveAgent(config, name);
+
+  // Services the plan acts on: the change set, plus any a gate or deploy step names outside it.
+  const serviceNames = sortedSet([...changeSetServices, ...steps.flatMap(servicesOfStep)]);
+  const services: Record<string, ResolvedService> = {};
+  for (const name of serviceNames) services[name] = resolveService(config, name, options.primaryRepo);
+
+  const plan: Omit<Plan, 'hash'> = {
+    pipeline: pipelineName,
+    label: labelOf(pipelineName, pipeline.label),
+    service,
+    involves,
+    steps,
+    waves,
+    agents,
+    services,
+    changeSet: changeSetOf(service, involves, services),
+    deployWaves: deployWavesOf(changeSetServices, services),
+  };
+  return { ...plan, hash: hashPlan(plan) };
+}
+
+function compileStep(
+  step: StepConfig,
+  written: readonly string[],
+  changeSet: readonly string[],
+  deployable: readonly string[],
+): PlanStep {
+  const common = {
+    id: step.id,
+    // A set: `needs: [a, b]` and `needs: [b, a]` run the same.
+    needs: sortedSet(written),
+    timeoutMinutes: step['timeout-minutes'] ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
+  };
+  switch (step.kind) {
+    case 'code':
+      return { ...common, kind: 'code', agent: step.agent, writes: sortedSet(step.writes ?? []) };
+    case 'gate':
+      return {
+        ...common,
+        kind: 'gate',
+        ...(step.run !== undefined && { run: step.run }),
+        in: sortedSet(step.in ?? changeSet),
+        ...(step.repair && { repair: resolveRepair(step.repair) }),
+        ...(step.author !== undefined && { author: step.author }),
+        ...(step.path !== undefined && { path: step.path }),
+      };
+    case 'review':
+      return { ...common, kind: 'review', agent: step.agent, ...(step.repair && { repair: resolveRepair(step.repair) }) };
+    case 'deploy':
+      // Default: every service of the change set that has something to stand up.
+      return { ...common, kind: 'deploy', services: sortedSet(step.services ?? deployable) };
+    case 'approval':
+      return {
+        ...common,
+        kind: 'approval',
+        approvers: sortedSet(step.approvers ?? []),
+        minApprovals: step['min-approvals'] ?? DEFAULT_MIN_APPROVALS,
+        allowRequester: step['allow-requester'] ?? DEFAULT_ALLOW_REQUESTER,
+      };
+    case 'merge':
+      return { ...common, kind: 'merge', method: step.method ?? DEFAULT_MERGE_METHOD };
+  }
+}
+
+function resolveRepair(repair: { agent: string; 'max-attempts'?: number | undefined }): { agent: string; maxAttempts: number } {
+  return { agent: repair.agent, maxAttempts: repair['max-attempts'] ?? DEFAULT_MAX_ATTEMPTS };
+}
+
+function resolveAgent(config: Config, name: string): ResolvedAgent {
+  const agent = config.agents?.[name];
+  if (!agent) throw new ConveyorError('bad-input', `unknown agent "${name}"`);
+  return {
+    name,
+    run: agent.run,
+    ...(agent.model !== undefined && { model: agent.model }),
+    timeoutMinutes: agent['timeout-minutes'] ?? DEFAULT_AGENT_TIMEOUT_MINUTES,
+    env: sortedRecord(agent.env ?? {}),
+  };
+}
+
+function resolveService(config: Config, name: string, primaryRepo: string | undefined): ResolvedService {
+  const service: ServiceConfig | undefined = config.services[name];
+  if (!service) throw new ConveyorError('bad-input', `unknown service "${name}"`);
+  const repo = service.repo ?? primaryRepo;
+  if (repo === undefined) throw new MissingRepoError(name);
+  const deploy = service.deploy;
+  return {
+    name,
+    repo,
+    ...(service.path !== undefined && { path: normalizePath(service.path) }),
+    base: service.base ?? DEFAULT_BASE,
+    dependsOn: sortedSet(service['depends-on'] ?? []),
+    deploy:
+      deploy === undefined || deploy === 'none'
+        ? null
+        : {
+            run: deploy.run,
+            ...(deploy.teardown !== undefined && { teardown: deploy.teardown }),
+            timeoutMinutes: deploy['timeout-minutes'] ?? DEFAULT_DEPLOY_TIMEOUT_MINUTES,
+          },
+    ...(service.gate !== undefined && { gate: service.gate }),
+  };
+}
+
+/** One entry per repository: the own service's is primary, the others sibling, alphabetical. */
+function changeSetOf(service: string, involves: readonly string[], services: Record<string, ResolvedService>): ChangeSetRepo[] {
+  const own = services[service]!;
+  const byRepo = new Map<string, ChangeSetRepo>();
+  byRepo.set(own.repo, { repo: own.repo, base: own.base, role: 'primary', services: [service] });
+  for (const name of involves) {
+    const s = services[name]!;
+    const entry = byRepo.get(s.repo);
+    if (entry) entry.services.push(name);
+    else byRepo.set(s.repo, { repo: s.repo, base: s.base, role: 'sibling', services: [name] });
+  }
+  const [primary, ...siblings] = [...byRepo.values()];
+  siblings.sort((a, b) => compare(a.repo, b.repo));
+  return [primary!, ...siblings].map((r) => ({ ...r, services: sortedSet(r.services) }));
+}
+
+/** `depends-on` restricted to the change set: providers first, alphabetical inside a wave. */
+function deployWavesOf(changeSet: readonly string[], services: Record<string, ResolvedService>): string[][] {
+  return topologicalWaves(sortedSet(changeSet), (name) => services[name]?.dependsOn ?? []);
+}
+
+/** `./a/b/` and `a/b` name the same folder. */
+function normalizePath(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  return parts.length === 0 ? '.' : parts.join('/');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedSet(items: readonly string[]): string[] {
+  return [...new Set(items)].sort(compare);
+}
+
+function sortedRecord(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
+}

@@ -1,0 +1,97 @@
+// A compiled plan as text a person reads: what runs in which order, where repairs loop back,
+// which repositories change, what deploys first, and the hash a run is pinned to.
+import type { Plan, PlanStep } from './types.ts';
+
+export function formatPlan(plan: Plan): string {
+  const out: string[] = [];
+  const own = plan.services[plan.service];
+  out.push(`Pipeline ${plan.pipeline}  (label "${plan.label}")`);
+  out.push(
+    `  service ${plan.service}${own ? ` in ${own.repo}` : ''}` +
+      (plan.involves.length ? `, involves ${plan.involves.join(', ')}` : ''),
+  );
+  out.push('');
+
+  out.push('Waves  (a wave starts when every step of the waves before it has succeeded)');
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const idWidth = Math.max(...plan.steps.map((s) => s.id.length));
+  const kindWidth = Math.max(...plan.steps.map((s) => s.kind.length));
+  const numWidth = String(plan.waves.length).length;
+  plan.waves.forEach((wave, i) => {
+    wave.forEach((id, j) => {
+      const step = byId.get(id);
+      if (!step) return;
+      const num = j === 0 ? String(i + 1).padStart(numWidth) : ' '.repeat(numWidth);
+      out.push(`  ${num}  ${id.padEnd(idWidth)}  ${step.kind.padEnd(kindWidth)}  ${describeStep(step)}`);
+    });
+  });
+  out.push('');
+
+  const repairs = plan.steps.filter((s) => (s.kind === 'gate' || s.kind === 'review') && s.repair);
+  out.push('Repair loops');
+  if (repairs.length === 0) out.push('  none: a failing step waits for `/conveyor retry`');
+  for (const s of repairs) {
+    if ((s.kind !== 'gate' && s.kind !== 'review') || !s.repair) continue;
+    const n = s.repair.maxAttempts;
+    out.push(
+      `  ${s.id.padEnd(idWidth)}  on ${s.kind === 'gate' ? 'failure' : 'a failing verdict'}: ${s.repair.agent} repairs, then ${s.id} runs again; ` +
+        `${n} repair${n === 1 ? '' : 's'} at most, then it waits for \`/conveyor retry\``,
+    );
+  }
+  out.push('');
+
+  out.push('Change set');
+  const repoWidth = Math.max(...plan.changeSet.map((r) => r.repo.length));
+  for (const r of plan.changeSet) {
+    out.push(`  ${r.repo.padEnd(repoWidth)}  ${r.role.padEnd(7)}  base ${r.base}  services ${r.services.join(', ')}`);
+  }
+  out.push('');
+
+  out.push('Deploy waves  (providers first)');
+  plan.deployWaves.forEach((wave, i) => {
+    const names = wave.map((n) => (plan.services[n]?.deploy ? n : `${n} (nothing to deploy)`));
+    out.push(`  ${i + 1}  ${names.join(', ')}`);
+  });
+  out.push('');
+
+  out.push(`Plan hash  ${plan.hash}`);
+  return `${out.join('\n')}\n`;
+}
+
+function describeStep(step: PlanStep): string {
+  const parts: string[] = [];
+  switch (step.kind) {
+    case 'code':
+      parts.push(`agent ${step.agent}`);
+      if (step.writes.length) parts.push(`writes only ${step.writes.join(', ')}`);
+      break;
+    case 'gate':
+      if (step.author !== undefined) parts.push(`${step.author} writes ${step.path ?? 'the gate file'} first`);
+      parts.push(step.run !== undefined ? `runs \`${step.run}\`` : "runs each service's gate command");
+      parts.push(`in ${step.in.join(', ')}`);
+      break;
+    case 'review':
+      parts.push(`agent ${step.agent}`);
+      break;
+    case 'deploy':
+      parts.push(`previews of ${step.services.join(', ')}`);
+      break;
+    case 'approval': {
+      const who = step.approvers.length ? step.approvers.join(', ') : 'anyone with write access';
+      parts.push(`${step.minApprovals} approval${step.minApprovals === 1 ? '' : 's'} from ${who}`);
+      if (step.allowRequester) parts.push('the requester may approve');
+      break;
+    }
+    case 'merge':
+      parts.push(`${step.method} merge, providers first`);
+      break;
+  }
+  if (step.needs.length) parts.push(`needs ${step.needs.join(', ')}`);
+  parts.push(`timeout ${duration(step.timeoutMinutes)}`);
+  return parts.join('; ');
+}
+
+function duration(minutes: number): string {
+  if (minutes < 60 || minutes % 60 !== 0) return `${minutes}m`;
+  return `${minutes / 60}h`;
+}

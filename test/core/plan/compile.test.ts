@@ -1,0 +1,217 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compilePlan, listPipelines, MissingRepoError } from '../../../core/plan/compile.ts';
+import { hashPlan, verifyPlanHash } from '../../../core/plan/hash.ts';
+import { planSchema } from '../../../core/plan/types.ts';
+import { configOf, fixtureText } from './configs.ts';
+
+describe('compilePlan on the DESIGN.md example', () => {
+  const plan = compilePlan(configOf(fixtureText('design.yml')), 'default');
+
+  it('resolves every step with its defaults', () => {
+    expect(plan.steps).toEqual([
+      { id: 'implement', kind: 'code', agent: 'coder', writes: [], needs: [], timeoutMinutes: 60 },
+      {
+        id: 'test',
+        kind: 'gate',
+        run: 'npm test',
+        in: ['api', 'web'],
+        repair: { agent: 'coder', maxAttempts: 2 },
+        needs: ['implement'],
+        timeoutMinutes: 30,
+      },
+      { id: 'review', kind: 'review', agent: 'reviewer', repair: { agent: 'coder', maxAttempts: 1 }, needs: ['test'], timeoutMinutes: 30 },
+      { id: 'preview', kind: 'deploy', services: ['api', 'web'], needs: ['review'], timeoutMinutes: 30 },
+      {
+        id: 'approve',
+        kind: 'approval',
+        approvers: [],
+        minApprovals: 1,
+        allowRequester: false,
+        needs: ['preview', 'review', 'test'],
+        timeoutMinutes: 360,
+      },
+      { id: 'ship', kind: 'merge', method: 'squash', needs: ['approve'], timeoutMinutes: 10 },
+    ]);
+  });
+
+  it('orders the steps into waves (the example is a chain)', () => {
+    expect(plan.waves).toEqual([['implement'], ['test'], ['review'], ['preview'], ['approve'], ['ship']]);
+  });
+
+  it('keeps only the agents used, with defaults', () => {
+    expect(plan.agents).toEqual({
+      coder: {
+        name: 'coder',
+        run: 'claude -p --permission-mode acceptEdits < "$CONVEYOR_PROMPT_FILE"',
+        model: 'anthropic/claude-sonnet-4-5',
+        timeoutMinutes: 45,
+        env: {},
+      },
+      reviewer: {
+        name: 'reviewer',
+        run: 'codex exec - < "$CONVEYOR_PROMPT_FILE" > "$CONVEYOR_RESULT_FILE"',
+        model: 'openai/gpt-5',
+        timeoutMinutes: 45,
+        env: {},
+      },
+    });
+  });
+
+  it('resolves the services it acts on, and not the others (docs)', () => {
+    expect(plan.services).toEqual({
+      api: { name: 'api', repo: 'acme/api', path: 'services/api', base: 'main', dependsOn: [], deploy: { run: 'make preview', timeoutMinutes: 15 } },
+      web: {
+        name: 'web',
+        repo: 'acme/web',
+        base: 'main',
+        dependsOn: ['api'],
+        deploy: { run: './scripts/preview.sh', teardown: './scripts/preview-down.sh', timeoutMinutes: 15 },
+      },
+    });
+  });
+
+  it('derives the change set and the deploy waves, providers first', () => {
+    expect(plan.changeSet).toEqual([
+      { repo: 'acme/web', base: 'main', role: 'primary', services: ['web'] },
+      { repo: 'acme/api', base: 'main', role: 'sibling', services: ['api'] },
+    ]);
+    expect(plan.deployWaves).toEqual([['api'], ['web']]);
+    expect(plan).toMatchObject({ pipeline: 'default', label: 'conveyor', service: 'web', involves: ['api'] });
+  });
+
+  it('carries the SHA-256 of its canonical JSON and parses with the plan schema', () => {
+    expect(plan.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashPlan(plan)).toBe(plan.hash);
+    expect(verifyPlanHash(plan)).toBe(true);
+    expect(verifyPlanHash({ ...plan, label: 'other' })).toBe(false);
+    expect(planSchema.parse(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+});
+
+const MONOREPO = `
+version: 1
+agents:
+  coder: { run: ./agent.sh }
+  author: { run: ./author.sh, timeout-minutes: 20, env: { B: "2", A: "1" } }
+services:
+  web: { depends-on: [api, auth], gate: npm test }
+  api: { path: services/api, depends-on: [db], gate: make check, deploy: { run: make up } }
+  auth: { repo: acme/auth, base: develop, depends-on: [db], gate: make test }
+  db: { repo: acme/db, deploy: { run: ./db-up.sh } }
+  billing: { repo: acme/billing, depends-on: [web] }
+pipelines:
+  default:
+    service: web
+    involves: [auth, api]
+    steps:
+      - { id: build, kind: code, agent: coder, writes: [src/, services/api/] }
+      - { id: accept, kind: gate, author: author, path: test/accept.test.ts, run: "npx vitest run {path}", in: [web] }
+      - { id: lint, kind: gate, needs: [build] }
+      - { id: up, kind: deploy, needs: [build] }
+      - { id: ok, kind: approval, approvers: [bob, "@acme/leads", alice], min-approvals: 2, allow-requester: true, needs: [lint, up, accept] }
+      - { id: land, kind: merge, method: rebase }
+  hotfix:
+    service: auth
+    steps:
+      - { id: fix, kind: code, agent: coder }
+`;
+
+describe('compilePlan defaults and derived parts', () => {
+  const config = configOf(MONOREPO);
+  const plan = compilePlan(config, 'default', { primaryRepo: 'acme/app' });
+
+  it('gives services without repo the primary repository, and several services share its entry', () => {
+    expect(plan.services.web?.repo).toBe('acme/app');
+    expect(plan.services.api?.repo).toBe('acme/app');
+    expect(plan.changeSet).toEqual([
+      { repo: 'acme/app', base: 'main', role: 'primary', services: ['api', 'web'] },
+      { repo: 'acme/auth', base: 'develop', role: 'sibling', services: ['auth'] },
+    ]);
+  });
+
+  it('throws a MissingRepoError naming the service when the primary repository is unknown', () => {
+    expect(() => compilePlan(config, 'default')).toThrow(MissingRepoError);
+    expect(() => compilePlan(config, 'default')).toThrow(/service "api" has no `repo`/);
+    // A pipeline whose services all name their repository needs no primary repository.
+    expect(compilePlan(config, 'hotfix').changeSet).toEqual([{ repo: 'acme/auth', base: 'develop', role: 'primary', services: ['auth'] }]);
+  });
+
+  it('runs steps in waves by needs, plan order inside a wave', () => {
+    expect(plan.waves).toEqual([['build'], ['accept', 'lint', 'up'], ['ok'], ['land']]);
+    expect(plan.steps.find((s) => s.id === 'accept')?.needs).toEqual(['build']);
+    expect(plan.steps.find((s) => s.id === 'ok')?.needs).toEqual(['accept', 'lint', 'up']);
+  });
+
+  it('writes out step defaults and puts sets in one order', () => {
+    expect(plan.steps.find((s) => s.id === 'lint')).toEqual({ id: 'lint', kind: 'gate', in: ['api', 'auth', 'web'], needs: ['build'], timeoutMinutes: 30 });
+    expect(plan.steps.find((s) => s.id === 'accept')).toMatchObject({ author: 'author', path: 'test/accept.test.ts', in: ['web'] });
+    expect(plan.steps.find((s) => s.id === 'ok')).toMatchObject({ approvers: ['@acme/leads', 'alice', 'bob'], minApprovals: 2, allowRequester: true });
+    expect(plan.steps.find((s) => s.id === 'build')).toMatchObject({ writes: ['services/api/', 'src/'] });
+    expect(plan.steps.find((s) => s.id === 'land')).toMatchObject({ method: 'rebase', needs: ['ok'] });
+  });
+
+  it('deploys by default the services of the change set that have something to stand up', () => {
+    expect(plan.steps.find((s) => s.id === 'up')).toMatchObject({ services: ['api'] });
+    expect(plan.services.web?.deploy).toBeNull();
+    expect(plan.services.api?.deploy).toEqual({ run: 'make up', timeoutMinutes: 15 });
+  });
+
+  it('orders deploy waves by depends-on inside the change set only, alphabetical inside a wave', () => {
+    expect(Object.keys(plan.services)).toEqual(['api', 'auth', 'web']);
+    // db is outside the change set, so the edges to it do not count; billing is not involved.
+    expect(plan.deployWaves).toEqual([['api', 'auth'], ['web']]);
+  });
+
+  it('keeps only the agents used, env sorted', () => {
+    expect(Object.keys(plan.agents)).toEqual(['author', 'coder']);
+    expect(plan.agents.author).toEqual({ name: 'author', run: './author.sh', timeoutMinutes: 20, env: { A: '1', B: '2' } });
+    expect(Object.keys(plan.agents.author!.env)).toEqual(['A', 'B']);
+  });
+
+  it('labels a pipeline other than default conveyor:<name>', () => {
+    expect(compilePlan(config, 'hotfix').label).toBe('conveyor:hotfix');
+    expect(listPipelines(config)).toEqual(['default', 'hotfix']);
+  });
+
+  it('refuses a pipeline that does not exist, naming the known ones', () => {
+    expect(() => compilePlan(config, 'nope')).toThrow(/no pipeline "nope"; known: default, hotfix/);
+  });
+
+  it('takes the only service when a pipeline names none', () => {
+    const single = configOf(`
+version: 1
+agents: { a: { run: ./a } }
+services: { solo: { repo: me/solo } }
+pipelines: { default: { steps: [ { id: go, kind: code, agent: a } ] } }
+`);
+    const p = compilePlan(single, 'default');
+    expect(p.service).toBe('solo');
+    expect(p.changeSet).toEqual([{ repo: 'me/solo', base: 'main', role: 'primary', services: ['solo'] }]);
+    expect(p.deployWaves).toEqual([['solo']]);
+  });
+});
+
+describe('every valid configuration fixture compiles', () => {
+  const validDir = new URL('../../fixtures/configs/valid/', import.meta.url);
+  const files = readdirSync(validDir).filter((f) => f.endsWith('.yml'));
+
+  it('finds the shared fixtures, DESIGN.md example among them', () => {
+    expect(files).toContain('design.yml');
+    const shared = compilePlan(configOf(readFileSync(new URL('design.yml', validDir), 'utf8')), 'default');
+    expect(shared.hash).toBe(compilePlan(configOf(fixtureText('design.yml')), 'default').hash);
+  });
+
+  for (const file of files) {
+    it(file, () => {
+      const config = configOf(readFileSync(new URL(file, validDir), 'utf8'), file);
+      for (const name of listPipelines(config)) {
+        const plan = planSchema.parse(compilePlan(config, name, { primaryRepo: 'acme/primary' }));
+        expect(plan.waves.flat().sort()).toEqual(plan.steps.map((s) => s.id).sort());
+        expect(plan.changeSet[0]).toMatchObject({ role: 'primary' });
+        expect(plan.changeSet.flatMap((r) => r.services).sort()).toEqual([plan.service, ...plan.involves].sort());
+        expect(plan.deployWaves.flat().sort()).toEqual([plan.service, ...plan.involves].sort());
+      }
+    });
+  }
+});
