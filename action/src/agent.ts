@@ -1,0 +1,125 @@
+// One agent run: the prompt goes to a file, the contract goes to variables, and the command runs
+// once at the workspace root (inside the repository when there is only one) with an environment
+// holding no token or secret.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildPrompt } from '../../core/prompt.ts';
+import type { ResolvedAgent } from '../../core/plan/types.ts';
+import type { StepPayload } from '../../core/wire.ts';
+import { runCommand, type CommandResult } from './command.ts';
+import { safeEnvironment, type StepContext } from './context.ts';
+import type { Workspace } from './workspace.ts';
+
+export interface AgentOutcome extends CommandResult {
+  cwd: string;
+  promptFile: string;
+  resultFile: string;
+  /** What the agent wrote to $CONVEYOR_RESULT_FILE, if anything. */
+  resultText?: string;
+}
+
+/** The folder for Conveyor's own files of this attempt: inside the root, outside every repository. */
+export async function conveyorDir(ws: Workspace): Promise<string> {
+  const dir = join(ws.root, '.conveyor');
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** $CONVEYOR_REPOS: what each folder is. */
+export function reposVariable(payload: StepPayload, ws: Workspace): string {
+  return JSON.stringify(
+    ws.repos.map((r) => {
+      const paths = Object.fromEntries(
+        r.services.flatMap((s) => {
+          const p = payload.services[s]?.path;
+          return p ? [[s, p]] : [];
+        }),
+      );
+      return {
+        repo: r.repo,
+        dir: r.dir,
+        folder: r.folder,
+        role: r.role,
+        service: r.services[0] ?? null,
+        services: r.services,
+        ...(Object.keys(paths).length ? { paths } : {}),
+        base: r.base,
+        branch: r.checkedOut,
+      };
+    }),
+  );
+}
+
+/** The contract variables every user command of a step gets (agents, gates). */
+export function identityVariables(payload: StepPayload): Record<string, string> {
+  return {
+    CONVEYOR_STEP: payload.step.id,
+    CONVEYOR_ATTEMPT: String(payload.attempt),
+    CONVEYOR_RUN_ID: payload.runId,
+  };
+}
+
+export async function runAgent(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  agent: ResolvedAgent,
+  options: { mode: 'run' | 'repair'; writes: string[]; findings?: string },
+): Promise<AgentOutcome> {
+  const dir = await conveyorDir(ws);
+  const promptFile = join(dir, 'prompt.md');
+  const resultFile = join(dir, 'result.json');
+  const single = ws.repos.length === 1 ? ws.repos[0] : undefined;
+  const cwd = single ? single.dir : ws.root;
+  const prompt = buildPrompt({
+    issue: payload.issue,
+    step: { id: payload.step.id, kind: payload.step.kind },
+    mode: options.mode,
+    attempt: payload.attempt,
+    singleRepo: Boolean(single),
+    repos: ws.repos.map((r) => ({
+      repo: r.repo,
+      dir: single ? '.' : r.folder,
+      role: r.role,
+      services: r.services,
+      base: r.base,
+      branch: r.checkedOut,
+      paths: Object.fromEntries(r.services.flatMap((s) => (payload.services[s]?.path ? [[s, payload.services[s].path]] : []))),
+    })),
+    writes: options.writes,
+    ...(options.findings ? { findings: options.findings } : {}),
+    notes: ws.notes,
+  });
+  // The prompt may carry findings from a gate's output: scrub it like everything else we write.
+  await writeFile(promptFile, ctx.scrubber.scrub(prompt));
+  const env = safeEnvironment(ctx, {
+    // Commits made by the agent need an identity on runners that have none.
+    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
+    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
+    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
+    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
+    ...agent.env,
+    CONVEYOR_PROMPT_FILE: promptFile,
+    CONVEYOR_RESULT_FILE: resultFile,
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...identityVariables(payload),
+  });
+  ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
+  const result = await runCommand({
+    command: agent.run,
+    cwd,
+    env,
+    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
+    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+    scrub: (t) => ctx.scrubber.scrub(t),
+    onLine: (line) => ctx.log(`  | ${line}`),
+  });
+  let resultText: string | undefined;
+  try {
+    resultText = ctx.scrubber.scrub(await readFile(resultFile, 'utf8'));
+  } catch {
+    resultText = undefined;
+  }
+  return { ...result, cwd, promptFile, resultFile, ...(resultText !== undefined ? { resultText } : {}) };
+}

@@ -1,0 +1,136 @@
+// Runs one user command (agent, gate, deploy): `bash -eo pipefail -c`, in its own process group so
+// a timeout (and the command's own end) takes every process it started with it. Output is streamed
+// line by line, scrubbed, to the log and captured; only the tail is kept in memory.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface CommandOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Grace between SIGTERM and SIGKILL of the group. */
+  killGraceMs?: number;
+  /** Receives each complete output line (already scrubbed). */
+  onLine?: (line: string) => void;
+  scrub?: (text: string) => string;
+  /** How much of the end of the output to keep, in characters (default 64 KiB). */
+  tailChars?: number;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The end of stdout and stderr interleaved, scrubbed. */
+  output: string;
+  durationMs: number;
+  pid: number | undefined;
+}
+
+/** Sends a signal to a whole process group; a group that is already gone is fine. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+/** True while a process exists and is not a zombie (a zombie has ended; only its parent's wait is missing). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
+  }
+}
+
+export function runCommand(options: CommandOptions): Promise<CommandResult> {
+  const scrub = options.scrub ?? ((t: string) => t);
+  const tailChars = options.tailChars ?? 64 * 1024;
+  const grace = options.killGraceMs ?? 5000;
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-eo', 'pipefail', '-c', options.command], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let tail = '';
+    const partial = { stdout: '', stderr: '' };
+    const emit = (line: string) => {
+      const clean = scrub(line);
+      tail += `${clean}\n`;
+      if (tail.length > tailChars * 2) tail = tail.slice(-tailChars);
+      options.onLine?.(clean);
+    };
+    const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      const text = partial[stream] + chunk.toString('utf8');
+      const lines = text.split('\n');
+      partial[stream] = lines.pop() ?? '';
+      for (const l of lines) emit(l);
+      // A line without end must not grow without bound (and must not hide a secret across chunks
+      // for long): flush it once it is big.
+      if (partial[stream].length > 16 * 1024) {
+        emit(partial[stream]);
+        partial[stream] = '';
+      }
+    };
+    child.stdout.on('data', onData('stdout'));
+    child.stderr.on('data', onData('stderr'));
+
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
+    }, options.timeoutMs);
+
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const finish = () => {
+      if (settled || !exit) return;
+      settled = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      for (const s of ['stdout', 'stderr'] as const) if (partial[s]) emit(partial[s]);
+      resolve({
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut,
+        output: tail.length > tailChars ? tail.slice(-tailChars) : tail,
+        durationMs: Date.now() - started,
+        pid: child.pid,
+      });
+    };
+    child.on('error', (e) => {
+      emit(`conveyor: could not start bash: ${e.message}`);
+      exit = { code: null, signal: null };
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // The command has ended: whatever it left running in its group (background jobs, daemons
+      // that hold our pipes open) ends with it.
+      killGroup(child.pid, 'SIGKILL');
+      // A process that left the group (setsid) may still hold our pipes: do not wait for it.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, 2000).unref();
+    });
+    child.on('close', finish);
+  });
+}

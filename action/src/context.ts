@@ -1,0 +1,66 @@
+// What a step needs from its surroundings, gathered once by the entry: the runner's environment,
+// the token, the server, the forge, a log, and the scale of a "minute" (tests shrink it so a
+// timeout can be exercised without waiting minutes).
+import { ConveyorError } from '../../core/errors.ts';
+import type { Forge } from '../../app/forge/port.ts';
+import { Scrubber, commandEnvironment } from './secrets.ts';
+import { checkServerUrl } from './workspace.ts';
+
+export interface StepContext {
+  /** The runner's environment as the process got it (secrets included: never pass it on). */
+  env: NodeJS.ProcessEnv;
+  token?: string;
+  serverUrl: string;
+  scrubber: Scrubber;
+  /** The forge of the server, created on first use. */
+  forge(): Promise<Forge>;
+  /** A line for the log (scrubbed before it is written). */
+  log(line: string): void;
+  /** Milliseconds per configured minute: 60000 except in tests. */
+  minuteMs: number;
+  killGraceMs?: number;
+  /** CONVEYOR_WORKSPACE_ROOT, when given: the folder that receives the repository folders. */
+  workspaceRoot?: string;
+}
+
+/** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
+export async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv): Promise<Forge> {
+  const url = new URL(checkServerUrl(serverUrl));
+  if (url.protocol === 'file:') {
+    const { LocalForge } = await import('../../app/forge/local.ts');
+    return LocalForge.open(decodeURIComponent(url.pathname));
+  }
+  if (!token) throw new ConveyorError('bad-input', 'no token: give the action input `token` (or CONVEYOR_TOKEN) to reach GitHub');
+  const { GitHubForge } = await import('../../app/forge/github.ts');
+  return new GitHubForge({ token, apiUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+}
+
+export function createContext(options: {
+  env: NodeJS.ProcessEnv;
+  token?: string;
+  log?: (line: string) => void;
+  minuteMs?: number;
+  killGraceMs?: number;
+}): StepContext {
+  const { env, token } = options;
+  const scrubber = Scrubber.fromEnvironment(env, token);
+  const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
+  const write = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  let forge: Promise<Forge> | undefined;
+  return {
+    env,
+    ...(token ? { token } : {}),
+    serverUrl,
+    scrubber,
+    forge: () => (forge ??= forgeFor(serverUrl, token, env)),
+    log: (line) => write(scrubber.scrub(line)),
+    minuteMs: options.minuteMs ?? 60_000,
+    ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),
+  };
+}
+
+/** The secret-free base environment for git and user commands. */
+export function safeEnvironment(ctx: StepContext, extra: Record<string, string> = {}): Record<string, string> {
+  return commandEnvironment(ctx.env, ctx.scrubber, extra);
+}

@@ -1,0 +1,87 @@
+// The one error boundary of a step attempt: read the inputs, parse the payload, run the step,
+// report the result. Whatever happens (no payload, a bad field, an exception), a result with
+// `conclusion: failure` and a typed error is reported.
+import { readFile } from 'node:fs/promises';
+import { ConveyorError } from '../../core/errors.ts';
+import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/wire.ts';
+import { createContext } from './context.ts';
+import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
+import { failureResult, identityOf } from './result.ts';
+import { runStep } from './run-step.ts';
+import { Scrubber } from './secrets.ts';
+
+export interface EntryIO {
+  env: NodeJS.ProcessEnv;
+  /** An action input ('' when absent), as @actions/core reads it. */
+  getInput(name: string): string;
+  /** Masks a value in GitHub's logs. */
+  setSecret(value: string): void;
+  setOutput?(name: string, value: string): void;
+  log(line: string): void;
+  checkRunClient?: ReporterOptions['checkRunClient'];
+  minuteMs?: number;
+  killGraceMs?: number;
+}
+
+async function payloadText(io: EntryIO): Promise<string> {
+  const path = io.env.CONVEYOR_PAYLOAD_PATH;
+  if (path) {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (e) {
+      throw new ConveyorError('bad-payload', `CONVEYOR_PAYLOAD_PATH ${path} cannot be read: ${(e as Error).message}`);
+    }
+  }
+  const text = io.getInput('payload');
+  if (!text.trim()) throw new ConveyorError('bad-payload', 'no payload: give the action input `payload` (JSON) or set CONVEYOR_PAYLOAD_PATH to a payload file');
+  return text;
+}
+
+function lenientJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runEntry(io: EntryIO): Promise<StepResult> {
+  const token = io.getInput('token') || io.env.CONVEYOR_TOKEN || undefined;
+  // On GitHub the runner reads this command from stdout and masks the value; elsewhere it would
+  // print the token itself, so it is not sent.
+  if (token && io.env.GITHUB_ACTIONS === 'true') io.setSecret(token);
+  const scrubber = Scrubber.fromEnvironment(io.env, token);
+  const log = (line: string) => io.log(scrubber.scrub(line));
+  let identity = identityOf(undefined);
+  let result: StepResult;
+  try {
+    const text = await payloadText(io);
+    identity = identityOf(lenientJson(text));
+    const parsed = parseStepPayload(text);
+    if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
+    const payload = parsed.payload;
+    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    const ctx = createContext({
+      env: io.env,
+      ...(token ? { token } : {}),
+      log,
+      ...(io.minuteMs !== undefined ? { minuteMs: io.minuteMs } : {}),
+      ...(io.killGraceMs !== undefined ? { killGraceMs: io.killGraceMs } : {}),
+    });
+    const produced = await runStep(ctx, payload);
+    const checked = stepResultSchema.safeParse(produced);
+    if (!checked.success) throw new ConveyorError('internal', `the step produced an invalid result: ${describeIssues(checked.error)}`);
+    result = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...(checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}) };
+  } catch (e) {
+    result = failureResult(identity, e, (t) => scrubber.scrub(t));
+    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
+  }
+  const reporters = chooseReporters({
+    env: io.env,
+    log,
+    ...(io.setOutput ? { setOutput: io.setOutput } : {}),
+    ...(io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}),
+  });
+  for (const error of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error.message}`);
+  return result;
+}

@@ -1,0 +1,109 @@
+// After the agent: commit what it left in each repository, check `writes`, push every branch that
+// advanced (leased on the commit the step started from), and open or update one PR per pushed
+// repository, then rewrite every PR body so each links the issue and its siblings.
+import { oneLine } from '../../core/prompt.ts';
+import { pullRequestBody, pullRequestTitle } from '../../core/pr-body.ts';
+import { ConveyorError } from '../../core/errors.ts';
+import type { PullRequestRef, StepPayload } from '../../core/wire.ts';
+import { writesOutside } from '../../core/writes.ts';
+import type { PullRequest } from '../../app/forge/port.ts';
+import type { StepContext } from './context.ts';
+import { git, gitOut } from './git.ts';
+import { gitOptions, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
+
+export interface RepoChange {
+  repo: WorkspaceRepo;
+  head: string;
+  /** The agent changed something here (committed by it or by us). */
+  changed: boolean;
+  /** Paths changed since the agent started. */
+  paths: string[];
+  /** The work branch is ahead of where it started on the remote: it gets pushed. */
+  advanced: boolean;
+}
+
+export function commitMessage(payload: StepPayload): string {
+  const { issue } = payload;
+  return [
+    `${oneLine(issue.title, 60)} (${issue.repo}#${issue.number})`,
+    '',
+    `Changes left by the ${payload.mode === 'repair' ? 'repair agent' : 'agent'} of step ${payload.step.id}, attempt ${payload.attempt}.`,
+    '',
+    `Conveyor-Run: ${payload.runId}`,
+    '',
+  ].join('\n');
+}
+
+/** Commits tracked and new (not ignored) files; the message travels on stdin, never as an argument. */
+export async function commitLeftovers(wctx: WorkspaceContext, payload: StepPayload, repo: WorkspaceRepo): Promise<RepoChange> {
+  const o = gitOptions(wctx, repo.dir);
+  await git(['add', '--all'], o);
+  const staged = await git(['diff', '--cached', '--quiet'], { ...o, allowFailure: true });
+  if (staged.code !== 0) await git(['commit', '--quiet', '--no-verify', '-F', '-'], { ...o, input: commitMessage(payload) });
+  const head = await gitOut(['rev-parse', 'HEAD'], o);
+  const diff = await gitOut(['diff', '--name-only', '--no-renames', '-z', repo.preparedHead, head], o);
+  const paths = diff.split('\0').filter(Boolean);
+  return {
+    repo,
+    head,
+    changed: head !== repo.preparedHead && paths.length > 0,
+    paths,
+    advanced: head !== (repo.startCommit || repo.baseCommit),
+  };
+}
+
+/** `owner/name: path` for every change outside the prefixes. */
+export function writesViolations(changes: readonly RepoChange[], writes: readonly string[]): string[] {
+  if (writes.length === 0) return [];
+  return changes.flatMap((c) => writesOutside(c.paths, writes).map((p) => `${c.repo.repo}: ${p}`));
+}
+
+export async function pushBranch(wctx: WorkspaceContext, change: RepoChange): Promise<void> {
+  const r = change.repo;
+  const lease = `--force-with-lease=refs/heads/${r.workBranch}:${r.startCommit}`;
+  const pushed = await git(['push', '--quiet', '--no-verify', lease, r.url, `HEAD:refs/heads/${r.workBranch}`], {
+    ...gitOptions(wctx, r.dir, true),
+    allowFailure: true,
+  });
+  if (pushed.code !== 0) {
+    throw new ConveyorError(
+      'push-rejected',
+      `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || 'nothing'}?): ${pushed.stderr.trim()}`,
+    );
+  }
+}
+
+function toRef(pr: PullRequest): PullRequestRef {
+  return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, ...(pr.head ? { head: pr.head } : {}) };
+}
+
+/**
+ * Opens or updates the PR of each pushed repository, finds the PRs of the others (a resumed
+ * change keeps its PRs), and rewrites every body to link the whole set.
+ */
+export async function publishPullRequests(ctx: StepContext, payload: StepPayload, ws: Workspace, pushed: ReadonlySet<string>): Promise<PullRequestRef[]> {
+  const forge = await ctx.forge();
+  const prs: PullRequest[] = [];
+  for (const r of ws.repos) {
+    let pr = await forge.findPullRequest(r.repo, r.workBranch);
+    if (!pr && pushed.has(r.repo)) {
+      pr = await forge.openPullRequest({
+        repo: r.repo,
+        branch: r.workBranch,
+        base: r.base,
+        title: pullRequestTitle(payload.issue),
+        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
+      });
+      ctx.log(`conveyor: opened ${r.repo}#${pr.number} (${pr.url})`);
+    }
+    if (pr) prs.push(pr);
+  }
+  const links = prs.map((p) => ({ repo: p.repo, number: p.number, url: p.url }));
+  const out: PullRequestRef[] = [];
+  for (const pr of prs) {
+    const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
+    const current = body === pr.body ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
+    out.push(toRef({ ...current, head: current.head || pr.head }));
+  }
+  return out;
+}

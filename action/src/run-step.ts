@@ -1,0 +1,41 @@
+// Chooses the work of a step attempt by its kind and mode.
+import type { StepPayload, StepResult } from '../../core/wire.ts';
+import type { StepContext } from './context.ts';
+import { baseResult } from './result.ts';
+import { runCodeWork } from './steps/code.ts';
+import { runGate } from './steps/gate.ts';
+
+function notImplemented(payload: StepPayload, what: string): StepResult {
+  const message = `${what} is not implemented in this version of the Conveyor action`;
+  return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'internal', message } };
+}
+
+export async function runStep(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const step = payload.step;
+  if (payload.mode === 'teardown') return notImplemented(payload, 'teardown');
+  if (payload.mode === 'repair') {
+    // A repair is a code run by the step's repair agent with the findings to address.
+    const agent = step.kind === 'code' ? step.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
+    if (!agent) {
+      const message = `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`;
+      return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'bad-payload', message } };
+    }
+    return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: [], ...(payload.findings ? { findings: payload.findings } : {}) });
+  }
+  switch (step.kind) {
+    case 'code':
+      return runCodeWork(ctx, payload, { agent: step.agent, mode: 'run', writes: step.writes, ...(payload.findings ? { findings: payload.findings } : {}) });
+    case 'gate':
+      if (step.author) return notImplemented(payload, 'a gate with `author` (discriminating acceptance test)');
+      return runGate(ctx, payload);
+    case 'review':
+      return notImplemented(payload, 'the review step');
+    case 'deploy':
+      return notImplemented(payload, 'the deploy step');
+    case 'approval':
+    case 'merge': {
+      const message = `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`;
+      return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'bad-payload', message } };
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// Keeping the runner's secrets away from user commands and out of everything we print. The token
+// and every secret-looking variable are dropped from the environment of agents, gates and git;
+// any text we show (logs, summaries, findings) passes through a Scrubber first.
+
+/** Names of variables that hold secrets on a runner (or look like they do). */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
+const ALWAYS_DROP = new Set(['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'CONVEYOR_GIT_TOKEN']);
+/** Secrets shorter than this are not scrubbed from text: they would mangle ordinary words. */
+const MIN_SECRET_LENGTH = 6;
+
+export function isSecretName(name: string): boolean {
+  return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
+}
+
+export class Scrubber {
+  private readonly secrets: string[];
+
+  constructor(secrets: Iterable<string | undefined>) {
+    const all = new Set<string>();
+    for (const s of secrets) {
+      if (!s || s.length < MIN_SECRET_LENGTH) continue;
+      all.add(s);
+      // The forms a token takes on its way to git: basic auth and base64.
+      all.add(Buffer.from(`x-access-token:${s}`).toString('base64'));
+      all.add(Buffer.from(s).toString('base64'));
+    }
+    // Longest first, so a secret that contains another is replaced whole.
+    this.secrets = [...all].sort((a, b) => b.length - a.length);
+  }
+
+  /** Every secret held by the runner: the token plus the values of secret-named variables. */
+  static fromEnvironment(env: NodeJS.ProcessEnv, token: string | undefined): Scrubber {
+    const values = Object.entries(env)
+      .filter(([k]) => isSecretName(k))
+      .map(([, v]) => v);
+    return new Scrubber([token, ...values]);
+  }
+
+  get values(): readonly string[] {
+    return this.secrets;
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join('***');
+    return out;
+  }
+
+  /** True when the value carries any secret: such a variable is dropped whatever its name. */
+  carriesSecret(value: string): boolean {
+    return this.secrets.some((s) => value.includes(s));
+  }
+}
+
+/**
+ * The environment for a user command or git: the runner's, without any secret by name or by
+ * value, plus `extra` (the contract variables and the agent's own `env`, which the user chose).
+ */
+export function commandEnvironment(
+  base: NodeJS.ProcessEnv,
+  scrubber: Scrubber,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || isSecretName(k) || scrubber.carriesSecret(v)) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}

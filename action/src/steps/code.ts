@@ -1,0 +1,116 @@
+// The `code` step (and the repair of a gate or review, which is the same work with findings): one
+// agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
+import { rm } from 'node:fs/promises';
+import { ConveyorError } from '../../../core/errors.ts';
+import type { ResolvedAgent } from '../../../core/plan/types.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import { runAgent } from '../agent.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
+import { fenced, tail, workspaceTable } from '../summary.ts';
+import { prepareWorkspace, restoreGitConfigs, type WorkspaceContext } from '../workspace.ts';
+import { baseResult } from '../result.ts';
+
+export interface CodeWork {
+  agent: string;
+  mode: 'run' | 'repair';
+  writes: string[];
+  findings?: string;
+}
+
+export function workspaceContext(ctx: StepContext): WorkspaceContext {
+  return {
+    serverUrl: ctx.serverUrl,
+    ...(ctx.token ? { token: ctx.token } : {}),
+    env: safeEnvironment(ctx),
+    scrub: (t) => ctx.scrubber.scrub(t),
+  };
+}
+
+function resolveAgent(payload: StepPayload, name: string): ResolvedAgent {
+  const agent = payload.agents[name];
+  if (!agent) {
+    const known = Object.keys(payload.agents).join(', ') || 'none';
+    throw new ConveyorError('bad-payload', `agents.${name}: step ${payload.step.id} uses agent "${name}", which the payload does not define (known: ${known})`);
+  }
+  return agent;
+}
+
+export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: CodeWork): Promise<StepResult> {
+  const agent = resolveAgent(payload, work.agent);
+  const wctx = workspaceContext(ctx);
+  const ws = await prepareWorkspace(wctx, payload.repos, { mode: 'work', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  try {
+    for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
+    const outcome = await runAgent(ctx, payload, ws, agent, {
+      mode: work.mode,
+      writes: work.writes,
+      ...(work.findings ? { findings: work.findings } : {}),
+    });
+    // The agent may have rewritten remotes, url rewrites or helpers: put our configuration back.
+    await restoreGitConfigs(ws);
+    const sections: string[] = [workspaceTable(ws)];
+    if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join('\n'));
+    const agentTail = `Agent \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const fail = (code: ErrorCode, message: string): StepResult => ({
+      ...baseResult(payload),
+      conclusion: 'failure',
+      summary: [`**${message}**`, ...sections, agentTail].join('\n\n'),
+      error: { code, message },
+    });
+
+    if (outcome.timedOut) {
+      return fail('agent-timeout', `The agent ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
+    }
+    if (outcome.exitCode !== 0) {
+      return fail('agent-failed', `The agent exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
+    }
+
+    const changes: RepoChange[] = [];
+    for (const r of ws.repos) changes.push(await commitLeftovers(wctx, payload, r));
+    const violations = writesViolations(changes, work.writes);
+    if (violations.length) {
+      const list = violations.map((v) => `- ${v}`).join('\n');
+      const message = `The agent changed paths outside \`writes\` (${work.writes.join(', ')}); nothing was pushed:\n${list}`;
+      return fail('writes-violation', message);
+    }
+    const commits = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
+    if (!changes.some((c) => c.changed)) {
+      const message = 'The agent changed nothing in any repository.';
+      if (work.mode === 'repair') {
+        return { ...baseResult(payload), conclusion: 'neutral', summary: [message, ...sections, agentTail].join('\n\n'), commits };
+      }
+      return { ...fail('no-changes', message), commits };
+    }
+
+    const toPush = changes.filter((c) => c.advanced);
+    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(wctx, c)));
+    const rejected = pushes.flatMap((p) => (p.status === 'rejected' ? [p.reason as unknown] : []));
+    const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === 'fulfilled').map((c) => c.repo.repo));
+    for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
+    const prs = await publishPullRequests(ctx, payload, ws, pushed);
+    if (rejected.length) {
+      const first = rejected[0];
+      const message = rejected.map((e) => (e instanceof Error ? e.message : String(e))).join('\n');
+      const code = first instanceof ConveyorError ? first.code : 'push-rejected';
+      return { ...fail(code, message), prs, commits };
+    }
+    const byRepo = new Map(changes.map((c) => [c.repo.repo, c]));
+    const prOf = new Map(prs.map((p) => [p.repo, p]));
+    const table = workspaceTable(ws, (repo) => {
+      const c = byRepo.get(repo);
+      const pr = prOf.get(repo);
+      const what = pushed.has(repo) ? `pushed ${c?.paths.length ?? 0} changed file(s)` : 'unchanged';
+      return pr ? `${what}, [#${pr.number}](${pr.url})` : what;
+    });
+    const summary = [
+      `${work.mode === 'repair' ? 'Repaired' : 'Changed'} ${pushed.size} of ${ws.repos.length} repositories.`,
+      table,
+      ...(ws.notes.length ? [ws.notes.map((n) => `- ${n}`).join('\n')] : []),
+      agentTail,
+    ].join('\n\n');
+    return { ...baseResult(payload), conclusion: 'success', summary, prs, commits };
+  } finally {
+    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+  }
+}

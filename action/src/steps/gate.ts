@@ -1,0 +1,119 @@
+// The plain `gate` step: the step's `run` (or each service's own `gate`) in every repository of
+// the change set, on the work branch when it exists remotely, else the base. It passes when every
+// command passes; a failure carries the failing lines of each repository for the repair agent.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gateFindings, type GateOutcome } from '../../../core/failing-lines.ts';
+import { ConveyorError } from '../../../core/errors.ts';
+import type { PlanStep } from '../../../core/plan/types.ts';
+import type { StepPayload, StepResult } from '../../../core/wire.ts';
+import { identityVariables, reposVariable } from '../agent.ts';
+import { runCommand } from '../command.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import { gitOut } from '../git.ts';
+import { baseResult } from '../result.ts';
+import { fenced, workspaceTable } from '../summary.ts';
+import { gitOptions, prepareWorkspace, type WorkspaceRepo } from '../workspace.ts';
+import { workspaceContext } from './code.ts';
+
+type GateStep = Extract<PlanStep, { kind: 'gate' }>;
+
+interface GateCommand {
+  repo: WorkspaceRepo;
+  label: string;
+  command: string;
+  cwd: string;
+  service?: string;
+}
+
+/** The repositories a gate runs in: those holding an `in` service, or all. */
+export function gateRepos(payload: StepPayload, step: GateStep): StepPayload['repos'] {
+  if (step.in.length === 0) return payload.repos;
+  const picked = payload.repos.filter((r) => r.services.some((s) => step.in.includes(s)));
+  if (picked.length === 0) {
+    const present = payload.repos.flatMap((r) => r.services).join(', ') || 'none';
+    throw new ConveyorError('bad-payload', `step.in: gate ${step.id} runs in ${step.in.join(', ')}, none of which is in the change set (services: ${present})`);
+  }
+  return picked;
+}
+
+function commandsFor(payload: StepPayload, step: GateStep, repo: WorkspaceRepo): GateCommand[] {
+  if (step.run) return [{ repo, label: repo.repo, command: step.run, cwd: repo.dir }];
+  const services = step.in.length ? repo.services.filter((s) => step.in.includes(s)) : repo.services;
+  return services.flatMap((s) => {
+    const svc = payload.services[s];
+    if (!svc?.gate) return [];
+    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join(repo.dir, svc.path) : repo.dir, service: s }];
+  });
+}
+
+export async function runGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const step = payload.step;
+  if (step.kind !== 'gate') throw new ConveyorError('internal', `runGate got a ${step.kind} step`);
+  const wctx = workspaceContext(ctx);
+  const repos = gateRepos(payload, step);
+  const ws = await prepareWorkspace(wctx, repos, { mode: 'checkout', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  try {
+    const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
+    if (commands.length === 0) {
+      throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r) => r.repo).join(', ')} declares \`gate\``);
+    }
+    const outcomes: (GateOutcome & { durationMs: number })[] = [];
+    for (const c of commands) {
+      const env = safeEnvironment(ctx, {
+        ...identityVariables(payload),
+        CONVEYOR_WORKSPACE: ws.root,
+        CONVEYOR_REPOS: reposVariable(payload, ws),
+        CONVEYOR_REPO: c.repo.repo,
+        ...(c.service ? { CONVEYOR_SERVICE: c.service } : {}),
+      });
+      ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
+      const r = await runCommand({
+        command: c.command,
+        cwd: c.cwd,
+        env,
+        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
+        ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+        scrub: (t) => ctx.scrubber.scrub(t),
+        onLine: (line) => ctx.log(`  | ${line}`),
+      });
+      outcomes.push({
+        repo: c.label,
+        command: c.command,
+        exitCode: r.timedOut ? null : r.exitCode,
+        timedOut: r.timedOut,
+        output: r.output,
+        durationMs: r.durationMs,
+      });
+    }
+    const commits = Object.fromEntries(
+      await Promise.all(ws.repos.map(async (r) => [r.repo, await gitOut(['rev-parse', 'HEAD'], gitOptions(wctx, r.dir))] as const)),
+    );
+    const failed = outcomes.filter((o) => o.exitCode !== 0);
+    const rows = outcomes.map((o) => {
+      const verdict = o.exitCode === 0 ? 'passed' : o.timedOut ? '**timed out**' : `**failed** (exit ${o.exitCode ?? 'signal'})`;
+      return `| ${o.repo} | \`${o.command.split('\n')[0]}\` | ${verdict} | ${(o.durationMs / 1000).toFixed(1)} s |`;
+    });
+    const table = ['| repository | command | result | time |', '| --- | --- | --- | --- |', ...rows].join('\n');
+    if (failed.length === 0) {
+      return {
+        ...baseResult(payload),
+        conclusion: 'success',
+        summary: [`Gate \`${step.id}\` passed in ${outcomes.length} of ${outcomes.length}.`, workspaceTable(ws), table].join('\n\n'),
+        commits,
+      };
+    }
+    const findings = ctx.scrubber.scrub(gateFindings(failed));
+    const message = `gate ${step.id} failed in ${failed.map((f) => f.repo).join(', ')}`;
+    return {
+      ...baseResult(payload),
+      conclusion: 'failure',
+      summary: [`**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`, workspaceTable(ws), table, '### Failing lines', findings || fenced('(no output)')].join('\n\n'),
+      commits,
+      findings,
+      error: { code: 'gate-failed', message },
+    };
+  } finally {
+    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,217 @@
+// The workspace: every repository of the change set cloned, in parallel, as a sibling folder
+// `owner__name` under one root. Clone targets must lie under GITHUB_SERVER_URL. The work branch
+// is resumed when it exists on the remote (and the base merged into it when that merges cleanly),
+// else created from the base. What each branch started from is recorded for --force-with-lease.
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ConveyorError } from '../../core/errors.ts';
+import type { PayloadRepo } from '../../core/wire.ts';
+import { git, gitOut, type GitOptions } from './git.ts';
+
+export interface WorkspaceContext {
+  /** GITHUB_SERVER_URL: https://github.com, or file:///folder/of/bare/repositories. */
+  serverUrl: string;
+  token?: string;
+  /** Environment for git, already free of secrets. */
+  env: Record<string, string>;
+  scrub: (text: string) => string;
+}
+
+export interface WorkspaceRepo extends PayloadRepo {
+  /** Folder name under the root: `owner__name`. */
+  folder: string;
+  /** Absolute path of the checkout. */
+  dir: string;
+  url: string;
+  /** The work branch existed on the remote and was checked out. */
+  resumed: boolean;
+  /** Remote head of the work branch when the step started; '' when it did not exist (the lease). */
+  startCommit: string;
+  baseCommit: string;
+  /** HEAD after preparing (and merging the base): what the agent started from. */
+  preparedHead: string;
+  baseMerge: 'new-branch' | 'up-to-date' | 'merged' | 'conflict' | 'not-merged';
+  /** What is checked out: the work branch, or the base when the work branch does not exist (gate). */
+  checkedOut: string;
+  /** .git/config as we wrote it; restored after a user command ran in the folder. */
+  gitConfig: string;
+}
+
+export interface Workspace {
+  root: string;
+  repos: WorkspaceRepo[];
+  /** Things a person (and the agent) should know, e.g. a base that did not merge. */
+  notes: string[];
+}
+
+/** `work`: resume or create the work branch (code step). `checkout`: the work branch if it exists
+ * remotely, else the base, nothing merged (gate). */
+export type PrepareMode = 'work' | 'checkout';
+
+export function repoFolder(repo: string): string {
+  const [owner, name] = repo.split('/');
+  return `${owner}__${name}`;
+}
+
+function refuse(message: string): never {
+  throw new ConveyorError('clone-refused', message);
+}
+
+/** Checks GITHUB_SERVER_URL: http(s) or file, no credentials in it. Returns it without a trailing slash. */
+export function checkServerUrl(serverUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(serverUrl);
+  } catch {
+    return refuse(`GITHUB_SERVER_URL "${serverUrl}" is not a URL; expected https://github.com (or file:///folder in the embedded mode)`);
+  }
+  if (!['https:', 'http:', 'file:'].includes(url.protocol)) {
+    refuse(`GITHUB_SERVER_URL "${serverUrl}" uses ${url.protocol}; expected https://, http:// or file://`);
+  }
+  if (url.username || url.password) refuse('GITHUB_SERVER_URL must not carry credentials; the token is passed to git per command');
+  return serverUrl.replace(/\/+$/, '');
+}
+
+/** Refuses a clone or push target that does not lie under the server URL. */
+export function assertCloneTarget(target: string, serverUrl: string): void {
+  const base = checkServerUrl(serverUrl);
+  let t: URL;
+  let b: URL;
+  try {
+    t = new URL(target);
+    b = new URL(base);
+  } catch {
+    return refuse(`clone target "${target}" is not a URL under ${base}`);
+  }
+  const basePath = b.pathname.replace(/\/+$/, '');
+  const inside =
+    target.startsWith(`${base}/`) &&
+    t.protocol === b.protocol &&
+    t.host === b.host &&
+    !t.username &&
+    !t.password &&
+    t.pathname.startsWith(`${basePath}/`) &&
+    !decodeURIComponent(t.pathname).split('/').includes('..');
+  if (!inside) refuse(`clone target "${target}" is not on ${base}; Conveyor clones and pushes only there`);
+}
+
+/** The clone URL of owner/name: `<server>/<owner>/<name>.git`, refused when it would leave the server. */
+export function cloneUrl(serverUrl: string, repo: string): string {
+  const parts = repo.split('/');
+  if (parts.length !== 2 || parts.some((p) => !/^[A-Za-z0-9_.-]+$/.test(p) || p === '.' || p.includes('..'))) {
+    refuse(`repository "${repo}" is not a plain "owner/name" (no "..", no extra "/"); refusing to clone it`);
+  }
+  const url = `${checkServerUrl(serverUrl)}/${repo}.git`;
+  assertCloneTarget(url, serverUrl);
+  return url;
+}
+
+/** Options for a git command in a repository; `network` adds the token when the server is http(s). */
+export function gitOptions(ctx: WorkspaceContext, cwd: string, network = false): GitOptions {
+  const http = /^https?:/i.test(ctx.serverUrl);
+  return {
+    cwd,
+    env: ctx.env,
+    scrub: ctx.scrub,
+    ...(network && http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}),
+  };
+}
+
+async function remoteHeads(ctx: WorkspaceContext, dir: string, url: string, branches: string[]): Promise<Map<string, string>> {
+  const out = await gitOut(['ls-remote', '--heads', url, ...branches.map((b) => `refs/heads/${b}`)], {
+    ...gitOptions(ctx, dir, true),
+    code: 'clone-failed',
+  });
+  const heads = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, ref] = line.split('\t');
+    if (sha && ref?.startsWith('refs/heads/')) heads.set(ref.slice('refs/heads/'.length), sha);
+  }
+  return heads;
+}
+
+async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode): Promise<WorkspaceRepo> {
+  const folder = repoFolder(repo.repo);
+  const dir = join(root, folder);
+  const url = cloneUrl(ctx.serverUrl, repo.repo);
+  await mkdir(dir, { recursive: true });
+  if ((await readdir(dir)).length > 0) {
+    throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
+  }
+  const local = gitOptions(ctx, dir);
+  await git(['init', '--quiet', dir], local);
+  // The remote is recorded without any credential; every network command names the URL itself.
+  await git(['remote', 'add', 'origin', url], local);
+  const heads = await remoteHeads(ctx, dir, url, [repo.base, repo.workBranch]);
+  const baseCommit = heads.get(repo.base);
+  if (!baseCommit) {
+    throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
+  }
+  const workCommit = heads.get(repo.workBranch) ?? '';
+  const refspecs = [`+refs/heads/${repo.base}:refs/remotes/origin/${repo.base}`];
+  if (workCommit) refspecs.push(`+refs/heads/${repo.workBranch}:refs/remotes/origin/${repo.workBranch}`);
+  await git(['fetch', '--quiet', '--no-tags', url, ...refspecs], { ...gitOptions(ctx, dir, true), code: 'clone-failed' });
+
+  let baseMerge: WorkspaceRepo['baseMerge'] = 'new-branch';
+  let checkedOut = repo.workBranch;
+  if (workCommit) {
+    await git(['checkout', '--quiet', '-B', repo.workBranch, `refs/remotes/origin/${repo.workBranch}`], local);
+    if (mode === 'checkout') baseMerge = 'not-merged';
+    else {
+      const ancestor = await git(['merge-base', '--is-ancestor', baseCommit, 'HEAD'], { ...local, allowFailure: true });
+      if (ancestor.code === 0) baseMerge = 'up-to-date';
+      else {
+        const merge = await git(['merge', '--no-edit', '--quiet', `refs/remotes/origin/${repo.base}`], { ...local, allowFailure: true });
+        if (merge.code === 0) baseMerge = 'merged';
+        else {
+          await git(['merge', '--abort'], { ...local, allowFailure: true });
+          baseMerge = 'conflict';
+        }
+      }
+    }
+  } else if (mode === 'checkout') {
+    checkedOut = repo.base;
+    await git(['checkout', '--quiet', '-B', repo.base, `refs/remotes/origin/${repo.base}`], local);
+    baseMerge = 'not-merged';
+  } else {
+    await git(['checkout', '--quiet', '-b', repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
+  }
+  const preparedHead = await gitOut(['rev-parse', 'HEAD'], local);
+  const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
+  return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
+}
+
+/** Clones every repository in parallel; refuses everything before cloning anything when one target is bad. */
+export async function prepareWorkspace(
+  ctx: WorkspaceContext,
+  repos: readonly PayloadRepo[],
+  options: { root?: string; mode: PrepareMode },
+): Promise<Workspace> {
+  checkServerUrl(ctx.serverUrl);
+  const folders = new Map<string, string>();
+  for (const r of repos) {
+    cloneUrl(ctx.serverUrl, r.repo);
+    const f = repoFolder(r.repo);
+    const other = folders.get(f);
+    if (other && other !== r.repo) throw new ConveyorError('bad-input', `repositories ${other} and ${r.repo} would share the folder ${f}`);
+    folders.set(f, r.repo);
+  }
+  const root = options.root ? resolve(options.root) : await mkdtemp(join(tmpdir(), 'conveyor-ws-'));
+  await mkdir(root, { recursive: true });
+  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode)));
+  const notes: string[] = [];
+  for (const r of prepared) {
+    if (r.baseMerge === 'conflict') {
+      notes.push(`${r.repo}: the base branch \`${r.base}\` does not merge cleanly into \`${r.workBranch}\`; it was left unmerged.`);
+    } else if (r.baseMerge === 'merged') {
+      notes.push(`${r.repo}: merged the advanced base \`${r.base}\` into the resumed \`${r.workBranch}\`.`);
+    }
+  }
+  return { root, repos: prepared, notes };
+}
+
+/** Puts back .git/config as we wrote it: a user command may have added remotes, rewrites or helpers. */
+export async function restoreGitConfigs(ws: Workspace): Promise<void> {
+  await Promise.all(ws.repos.map((r) => writeFile(join(r.dir, '.git', 'config'), r.gitConfig)));
+}

@@ -1,0 +1,65 @@
+// The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
+// Two adapters: GitHub (Octokit REST) and Local (bare repositories plus a SQLite file of PRs).
+// Check runs, comments, permissions and deployments join this port in later issues.
+
+export type PullRequestState = 'open' | 'closed' | 'merged';
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+export interface PullRequest {
+  repo: string;
+  number: number;
+  url: string;
+  /** Head (work) branch name. */
+  branch: string;
+  /** Head commit. */
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  state: PullRequestState;
+  /** The merge commit on the base, once merged. */
+  mergeCommit?: string;
+}
+
+export interface OpenPullRequest {
+  repo: string;
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+}
+
+export interface MergeOptions {
+  method: MergeMethod;
+  /** First line of the merge (or squash) commit. */
+  title: string;
+  /** The rest of the message, e.g. a trailer block. */
+  message?: string;
+  /** Merge only if the head is still this commit. */
+  expectedHead?: string;
+}
+
+export interface MergeResult {
+  merged: boolean;
+  /** Commit on the base after the merge. */
+  sha: string;
+}
+
+export interface Forge {
+  /** The open pull request whose head is `branch` in `repo`, if any. */
+  findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined>;
+  openPullRequest(pr: OpenPullRequest): Promise<PullRequest>;
+  updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest>;
+  getPullRequest(repo: string, number: number): Promise<PullRequest>;
+  /** Pull requests of `repo` whose head branch is one of `branches` (a run's work branches). */
+  listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]>;
+  mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult>;
+  /** Releases what the adapter holds open (the local forge's database). */
+  close?(): void;
+}
+
+export function splitRepo(repo: string): { owner: string; name: string } {
+  const [owner, name] = repo.split('/');
+  if (!owner || !name) throw new Error(`repository "${repo}" is not "owner/name"`);
+  return { owner, name };
+}

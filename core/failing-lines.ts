@@ -1,0 +1,106 @@
+// What a repair agent gets from a failed gate: the lines of each repository's output that report
+// failures and errors, plus the last lines (where most tools print their verdict), bounded in size
+// so a noisy test suite cannot flood the prompt. Pure: the caller scrubs secrets first.
+
+/** Lines that look like a failure or an error report in common test runners and compilers. */
+const FAILURE_LINE =
+  /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+const MAX_LINE_CHARS = 400;
+const GAP = '…';
+
+export interface FailingLinesOptions {
+  /** How many of the last non-empty lines are always kept (default 15). */
+  tailLines?: number;
+  /** Upper bound of the result in UTF-8 bytes (default 8192). */
+  maxBytes?: number;
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function clip(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)} ${GAP}` : line;
+}
+
+/** Cuts text to at most maxBytes UTF-8 bytes without splitting a character. */
+export function truncateBytes(text: string, maxBytes: number): string {
+  if (bytes(text) <= maxBytes) return text;
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const b = bytes(ch);
+    if (used + b > maxBytes) break;
+    out += ch;
+    used += b;
+  }
+  return out;
+}
+
+/**
+ * The failing lines of one command's output, in their original order, with `…` where lines were
+ * left out. The tail is kept first (half the budget at most), then failure lines from the top:
+ * the first error is most often the cause of the rest.
+ */
+export function failingLines(output: string, options: FailingLinesOptions = {}): string {
+  const tailLines = options.tailLines ?? 15;
+  const maxBytes = options.maxBytes ?? 8192;
+  if (maxBytes <= 0) return '';
+  const lines = output.replace(ANSI, '').replace(/\r\n?/g, '\n').split('\n').map((l) => clip(l.trimEnd()));
+  const nonEmpty = lines.map((l, i) => (l.trim() ? i : -1)).filter((i) => i >= 0);
+  const keep = new Set<number>();
+  let used = 0;
+  // Tail: the last lines, newest first, up to half the budget.
+  for (const i of nonEmpty.slice(-tailLines).reverse()) {
+    const cost = bytes(lines[i] ?? '') + 1;
+    if (used + cost > maxBytes / 2) break;
+    keep.add(i);
+    used += cost;
+  }
+  // Failure lines from the top, while they fit (gap markers cost a line each).
+  for (const i of nonEmpty) {
+    if (keep.has(i) || !FAILURE_LINE.test(lines[i] ?? '')) continue;
+    const cost = bytes(lines[i] ?? '') + 1 + GAP.length + 3;
+    if (used + cost > maxBytes) break;
+    keep.add(i);
+    used += cost;
+  }
+  const ordered = [...keep].sort((a, b) => a - b);
+  const out: string[] = [];
+  let previous = -1;
+  for (const i of ordered) {
+    if (previous >= 0 && i > previous + 1) out.push(GAP);
+    else if (previous < 0 && i > (nonEmpty[0] ?? 0)) out.push(GAP);
+    out.push(lines[i] ?? '');
+    previous = i;
+  }
+  return truncateBytes(out.join('\n'), maxBytes);
+}
+
+export interface GateOutcome {
+  repo: string;
+  command: string;
+  exitCode: number | null;
+  timedOut?: boolean;
+  output: string;
+}
+
+/**
+ * Markdown findings of a failed gate: one section per failing repository naming it, its command
+ * and exit, and its failing lines; the byte budget is shared evenly between failing repositories.
+ */
+export function gateFindings(outcomes: readonly GateOutcome[], maxBytes = 8192): string {
+  const failed = outcomes.filter((o) => o.exitCode !== 0);
+  if (failed.length === 0) return '';
+  const share = Math.floor(maxBytes / failed.length);
+  const sections = failed.map((o) => {
+    const how = o.timedOut ? 'timed out' : `exit ${o.exitCode ?? 'signal'}`;
+    const head = `### ${o.repo}: \`${o.command.split('\n')[0]}\` (${how})\n\`\`\`\n`;
+    const foot = '\n```\n';
+    const room = Math.max(0, share - bytes(head) - bytes(foot) - 1);
+    return `${head}${failingLines(o.output, { maxBytes: room })}${foot}`;
+  });
+  return truncateBytes(sections.join('\n'), maxBytes);
+}

@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkRunOutput, type CheckRunOutput } from '../../action/src/report/check-run.ts';
+import { chooseReporters, reportAll } from '../../action/src/report/reporter.ts';
+import { WIRE_VERSION, stepResultSchema, type StepResult } from '../../core/wire.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('conveyor-report-');
+});
+afterEach(() => removeDir(dir));
+
+const result: StepResult = {
+  version: WIRE_VERSION, runId: 'r1', stepId: 'test', mode: 'run', attempt: 2, epoch: 1, conclusion: 'failure',
+  summary: 'x'.repeat(70_000), prs: [], commits: {}, environments: [], error: { code: 'gate-failed', message: 'm' },
+};
+
+describe('reporters', () => {
+  it('choose by environment: log always, file with CONVEYOR_RESULT_PATH, check run with a client', async () => {
+    const completed: CheckRunOutput[] = [];
+    const outputs: Record<string, string> = {};
+    const path = join(dir, 'out', 'result.json');
+    const reporters = chooseReporters({
+      env: { CONVEYOR_RESULT_PATH: path },
+      checkRunClient: () => ({ complete: async (c) => void completed.push(c) }),
+      log: () => undefined,
+      setOutput: (k, v) => (outputs[k] = v),
+    });
+    expect(reporters.map((r) => r.name)).toEqual(['log', 'result file', 'check run']);
+    expect(await reportAll(reporters, result)).toEqual([]);
+    expect(stepResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')))).toEqual(result);
+    expect(readdirSync(join(dir, 'out'))).toEqual(['result.json']);
+    expect(completed[0]).toMatchObject({ name: 'conveyor / test', conclusion: 'failure', title: 'failure: gate-failed', externalId: 'r1:test:2:1' });
+    expect(outputs.conclusion).toBe('failure');
+    expect(chooseReporters({ env: {} }).map((r) => r.name)).toEqual(['log']);
+  });
+
+  it('keeps a check run summary within GitHub\'s limit', () => {
+    expect(checkRunOutput(result).summary.length).toBeLessThanOrEqual(65_535);
+  });
+
+  it('one failing reporter does not stop the others', async () => {
+    const errors = await reportAll(
+      [{ name: 'broken', report: async () => { throw new Error('disk full'); } }, ...chooseReporters({ env: { CONVEYOR_RESULT_PATH: join(dir, 'r.json') }, log: () => undefined })],
+      result,
+    );
+    expect(errors.map((e) => e.message)).toEqual(['reporter broken: disk full']);
+    expect(readFileSync(join(dir, 'r.json'), 'utf8')).toContain('"gate-failed"');
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { Scrubber, commandEnvironment, isSecretName } from '../../action/src/secrets.ts';
+
+describe('secrets', () => {
+  it('knows the names of secrets and leaves the contract alone', () => {
+    for (const n of ['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'NPM_SECRET', 'DB_PASSWORD', 'SSH_PRIVATE_KEY', 'AWS_CREDENTIALS']) {
+      expect(isSecretName(n), n).toBe(true);
+    }
+    for (const n of ['PATH', 'HOME', 'CONVEYOR_PROMPT_FILE', 'CONVEYOR_RUN_ID', 'GITHUB_SERVER_URL', 'ANTHROPIC_API_KEY']) expect(isSecretName(n), n).toBe(false);
+  });
+
+  it('drops secrets by name and by value, then adds the extra variables', () => {
+    const token = 'ghs_abcdefghijklmnop';
+    const scrubber = Scrubber.fromEnvironment({ GITHUB_TOKEN: token }, token);
+    const env = commandEnvironment({ PATH: '/bin', GITHUB_TOKEN: token, ODD_NAME: `x${token}y`, DB_PASSWORD: 'hunter22' }, scrubber, { CONVEYOR_STEP: 's' });
+    expect(env).toEqual({ PATH: '/bin', CONVEYOR_STEP: 's' });
+  });
+
+  it('scrubs the token, its basic-auth and base64 forms, and secret-named values', () => {
+    const token = 'ghs_abcdefghijklmnop';
+    const s = Scrubber.fromEnvironment({ MY_SECRET: 'another-secret', SHORT_TOKEN: 'abc' }, token);
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    expect(s.scrub(`t=${token} b=${basic} o=another-secret abc`)).toBe('t=*** b=*** o=*** abc');
+  });
+});

@@ -1,0 +1,58 @@
+// Runs the REAL bundled action entry in a child process, as the embedded mode's dispatcher and
+// GitHub's runner do. The bundle is built from the current sources once per test file, into
+// node_modules/.cache (so its dynamic import of better-sqlite3 resolves like action/dist's does).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stepResultSchema, type StepResult } from '../../core/wire.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+let bundled: string | undefined;
+
+/** Builds the bundle for this test process (once) and returns its path. */
+export function actionBundle(): string {
+  if (bundled && existsSync(bundled)) return bundled;
+  const dir = join(ROOT, 'node_modules', '.cache', 'conveyor-action-test');
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, `index-${process.pid}.mjs`);
+  execFileSync(process.execPath, ['scripts/bundle.js', out], { cwd: ROOT, stdio: 'pipe' });
+  bundled = out;
+  return out;
+}
+
+export function removeActionBundle(): void {
+  if (bundled) rmSync(bundled, { force: true });
+  bundled = undefined;
+}
+
+export interface ActionRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  result: StepResult | undefined;
+  /** The result file's raw text. */
+  resultText: string;
+}
+
+/** Runs the bundled entry with a payload (object or raw text) in the embedded mode's environment. */
+export function runAction(options: { payload: unknown; dir: string; env: Record<string, string> }): ActionRun {
+  const payloadPath = join(options.dir, 'payload.json');
+  const resultPath = join(options.dir, 'result.json');
+  writeFileSync(payloadPath, typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload));
+  rmSync(resultPath, { force: true });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_')) env[k] = v;
+  const run = spawnSync(process.execPath, [actionBundle()], {
+    env: { ...env, CONVEYOR_PAYLOAD_PATH: payloadPath, CONVEYOR_RESULT_PATH: resultPath, ...options.env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const resultText = existsSync(resultPath) ? readFileSync(resultPath, 'utf8') : '';
+  return {
+    status: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    result: resultText ? stepResultSchema.parse(JSON.parse(resultText)) : undefined,
+    resultText,
+  };
+}
