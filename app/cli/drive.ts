@@ -91,13 +91,14 @@ export async function decide(request: DecisionRequest): Promise<number> {
     if (event && !(wasRunning && event.type === 'retry') && run.status !== 'succeeded' && run.status !== 'cancelled') {
       await session.engine.apply(run.id, event);
     }
-    return await drive(session, run.id, options);
+    // A cancel that took effect is what was asked for: it exits 0.
+    return await drive(session, run.id, options, event?.type === 'cancel' ? 'cancelled' : undefined);
   } finally {
     session.close();
   }
 }
 
-async function drive(session: Session, runId: string, options: EmbeddedOptions): Promise<number> {
+async function drive(session: Session, runId: string, options: EmbeddedOptions, wanted?: Run['status']): Promise<number> {
   for (;;) {
     await session.engine.idle();
     const run = session.engine.get(runId);
@@ -107,7 +108,7 @@ async function drive(session: Session, runId: string, options: EmbeddedOptions):
   }
   const run = session.engine.get(runId);
   report(run, options.json);
-  return exitCodeOf(run);
+  return run.status === wanted ? EXIT.ok : exitCodeOf(run);
 }
 
 export function report(run: Run, json: boolean): void {

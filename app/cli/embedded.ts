@@ -55,7 +55,9 @@ export async function openSession(statePath: string, remotes: string, json: bool
     dispatcher: createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) }),
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
-    reply: (_run, text) => process.stderr.write(`conveyor: ${text}\n`),
+    reply: (_run, text) => {
+      process.stderr.write(`conveyor: ${text}\n`);
+    },
   });
   return {
     engine,

@@ -1,0 +1,124 @@
+// The workflow dispatcher: one step attempt is a check run `conveyor / <step>` (queued, its
+// external id naming the attempt) on the primary PR's head, then a workflow_dispatch of the
+// repository's conveyor.yml with the payload as one input. The result comes back later through
+// the check run (check_run.completed), so `run` answers `dispatched`.
+//
+// Never twice for one attempt: each call is preceded by a record of what is about to happen
+// (links.ts); a record left by an interrupted try makes the next try look on GitHub first.
+import { buildPayload } from '../../core/payload.ts';
+import { DISPATCH_INPUTS_LIMIT, fitPayload } from '../../core/payload-fit.ts';
+import { externalIdOf, parseResultText, stepCheckName } from '../../core/check-run.ts';
+import type { Run } from '../../core/run/types.ts';
+import type { StepPayload } from '../../core/wire.ts';
+import type { RunStore } from '../store/port.ts';
+import type { AttemptOutcome, Dispatcher } from './port.ts';
+import type { GitHubClient } from '../github/client.ts';
+import type { Heads } from '../github/heads.ts';
+import type { AttemptLink, LinkStore } from '../github/links.ts';
+
+export const WORKFLOW_FILE = 'conveyor.yml';
+
+export interface WorkflowDispatcherOptions {
+  store: RunStore;
+  links: LinkStore;
+  heads: Heads;
+  /** The GitHub client of the run's installation. */
+  client(run: Run): Promise<GitHubClient>;
+  workflow?: string;
+  /** Characters all inputs may take together (GitHub: 65,535). */
+  inputsLimit?: number;
+  now?: () => string;
+  log?: (line: string) => void;
+}
+
+/** How the workflow run's name marks the check run it works for (see workflows/conveyor.yml). */
+export function workflowRunMarker(checkRunId: number): string {
+  return `[check run ${checkRunId}]`;
+}
+
+export function parseWorkflowRunMarker(title: string | null | undefined): number | undefined {
+  const m = /\[check run (\d+)\]/.exec(title ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Dispatcher {
+  const now = options.now ?? (() => new Date().toISOString());
+  const workflow = options.workflow ?? WORKFLOW_FILE;
+  const limit = options.inputsLimit ?? DISPATCH_INPUTS_LIMIT;
+  const { links } = options;
+
+  const runOf = (payload: StepPayload): Run => {
+    const run = options.store.get(payload.runId);
+    if (!run) throw new Error(`no run ${payload.runId} in the store`);
+    return run;
+  };
+
+  return {
+    async run(payload) {
+      const run = runOf(payload);
+      const client = await options.client(run);
+      const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
+      const { repo, head } = await options.heads.of(run, payload.repos, client);
+      let link: AttemptLink = links.attempt(externalId) ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
+      const save = (patch: Partial<AttemptLink>) => {
+        link = { ...link, ...patch, at: now() };
+        links.saveAttempt(link);
+      };
+
+      if (link.checkRunId === undefined) {
+        const name = stepCheckName(payload.step.id);
+        // A record without an id means an earlier try may have created it before it died.
+        const earlier = links.attempt(externalId) ? await client.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
+        if (!earlier) save({ state: 'creating-check', head });
+        const check =
+          earlier ??
+          (await client.createCheckRun(repo, {
+            name,
+            head_sha: head,
+            external_id: externalId,
+            status: 'queued',
+            output: { title: `queued: attempt ${payload.attempt}`, summary: `Conveyor run \`${run.id}\`, step \`${payload.step.id}\` (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}${payload.epoch > 0 ? `, dispatch ${payload.epoch + 1}` : ''}: waiting for its workflow run.` },
+          }));
+        save({ state: 'check-created', checkRunId: check.id, checkRunUrl: check.url });
+      }
+      const checkRunId = link.checkRunId!;
+
+      if (link.state !== 'dispatched') {
+        const marker = workflowRunMarker(checkRunId);
+        const earlier = link.state === 'dispatching' ? await client.findWorkflowRun(repo, workflow, marker, link.at) : undefined;
+        if (earlier) {
+          save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
+        } else {
+          const label = `${payload.step.id} · attempt ${payload.attempt}${payload.mode === 'run' ? '' : ` (${payload.mode})`}`;
+          const fixed = { step: label, 'check-run': String(checkRunId) };
+          const room = limit - JSON.stringify(fixed).length - 32;
+          const fitted = fitPayload(payload, room);
+          if (fitted.cuts.length > 0) options.log?.(`conveyor: run ${run.id} step ${payload.step.id}: cut ${fitted.cuts.join(', ')} to fit the workflow inputs`);
+          save({ state: 'dispatching' });
+          const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
+          const started = await client.dispatchWorkflow(repo, workflow, ref, { payload: fitted.text, ...fixed });
+          save({ state: 'dispatched', ...(started.runId ? { workflowRunId: started.runId } : {}), ...(started.url ? { workflowRunUrl: started.url } : {}) });
+        }
+      }
+      return { kind: 'dispatched' };
+    },
+
+    /** A late result is kept; an attempt still queued or running is left to the sweeper's clock. */
+    async recover(payload): Promise<AttemptOutcome | undefined> {
+      const link = links.attempt(externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode }));
+      if (link?.checkRunId === undefined) return undefined;
+      const client = await options.client(runOf(payload));
+      const check = await client.getCheckRun(link.repo, link.checkRunId);
+      if (check.status !== 'completed') return undefined;
+      const parsed = parseResultText(check.output.text, check.output.summary);
+      return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
+    },
+  };
+}
+
+/** The payload of a run's current attempt of a step (for re-reading what was dispatched). */
+export function currentPayload(run: Run, step: string): StepPayload | undefined {
+  const s = run.steps[step];
+  if (!s || s.attempt === 0) return undefined;
+  return buildPayload(run, { step, attempt: s.attempt, epoch: s.epoch, mode: s.mode });
+}

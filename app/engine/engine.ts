@@ -1,0 +1,145 @@
+// The engine applies events to stored runs and carries out the effects of each transition.
+// A transition and its effects are written in one compare-and-swap commit (the outbox); effects
+// are then carried out, each idempotently, and marked done. A process that dies in between
+// leaves pending effects and queued attempts that `recover` settles before anything else.
+import { reduce, createRun } from '../../core/run/reducer.ts';
+import type { Run, RunEffect, RunEvent } from '../../core/run/types.ts';
+import { buildPayload } from '../../core/payload.ts';
+import type { StepResult } from '../../core/wire.ts';
+import type { RunStore } from '../store/port.ts';
+import { applyEvent } from '../store/apply.ts';
+import type { AttemptOutcome, Dispatcher } from '../dispatch/port.ts';
+
+export interface EngineOptions {
+  store: RunStore;
+  dispatcher: Dispatcher;
+  /** Carries out a merge effect (merges the run's PRs) and says how it went. */
+  merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult>;
+  now?: () => string;
+  /** Called after every committed transition, with the event that caused it. */
+  observe?(run: Run, event: RunEvent): void;
+  /** Carries out a reply effect (answers a refused or answered command). */
+  reply?(run: Run, text: string): void | Promise<void>;
+  /** Carries out a report effect (refreshes what people see: check runs, the tracking comment). */
+  report?(run: Run): void | Promise<void>;
+}
+
+export type NewRun = Omit<Parameters<typeof createRun>[0], 'at'>;
+
+export class Engine {
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly claimed = new Set<string>();
+  private readonly now: () => string;
+
+  constructor(private readonly options: EngineOptions) {
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  /** 1. store the new run, 2. start it, 3. carry out what that asks for. */
+  async start(input: NewRun): Promise<Run> {
+    const run = createRun({ ...input, at: this.now() });
+    this.options.store.create(run, []);
+    return this.apply(run.id, { type: 'started', at: this.now() });
+  }
+
+  /** Applies an event (re-applied on a compare-and-swap conflict), then carries out effects. */
+  async apply(runId: string, event: RunEvent): Promise<Run> {
+    const transition = applyEvent(this.options.store, runId, event, reduce);
+    this.options.observe?.(transition.run, event);
+    await this.carryOut(runId);
+    return transition.run;
+  }
+
+  /**
+   * Takes over a run another process was driving: every attempt it left queued is settled from
+   * what that attempt left behind (a late result is kept; otherwise it is lost and re-dispatched
+   * with the next epoch), then the pending effects are carried out.
+   */
+  async recover(runId: string): Promise<void> {
+    const run = this.get(runId);
+    for (const step of Object.values(run.steps)) {
+      if (step.status !== 'queued' || run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge') continue;
+      const payload = buildPayload(run, { step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode });
+      const outcome = await this.options.dispatcher.recover(payload);
+      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch));
+    }
+    await this.carryOut(runId);
+  }
+
+  /** Resolves when no attempt is running any more (the run ended or waits for a person). */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  get(runId: string): Run {
+    const run = this.options.store.get(runId);
+    if (!run) throw new Error(`no run ${runId} in the store`);
+    return run;
+  }
+
+  private async carryOut(runId: string): Promise<void> {
+    const { store } = this.options;
+    for (const effect of store.pendingEffects(runId)) {
+      const claim = `${runId}\u0000${effect.key}`;
+      if (this.claimed.has(claim)) continue;
+      this.claimed.add(claim);
+      const run = this.get(runId);
+      switch (effect.type) {
+        case 'dispatch': {
+          const step = run.steps[effect.step];
+          // An effect for an attempt that is no longer current (settled by recovery) is moot.
+          if (!step || step.status !== 'queued' || step.attempt !== effect.attempt || step.epoch !== effect.epoch) break;
+          const payload = buildPayload(run, effect);
+          this.track(
+            this.options.dispatcher
+              .run(payload)
+              .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }))
+              .then((outcome) => {
+                if (outcome.kind === 'dispatched') return undefined;
+                return this.apply(runId, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
+              }),
+          );
+          break;
+        }
+        case 'merge':
+          this.track(this.options.merge(run, effect).then((result) => this.apply(runId, { type: 'step-completed', at: this.now(), result })));
+          break;
+        case 'teardown':
+          this.track(this.tearDown(run, effect));
+          break;
+        case 'reply':
+          this.track(Promise.resolve(this.options.reply?.(run, effect.text)));
+          break;
+        case 'report':
+          this.track(Promise.resolve(this.options.report?.(run)));
+          break;
+      }
+      store.markEffectDone(runId, effect.key);
+    }
+  }
+
+  private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {
+    const deployStep = run.plan.steps.find((s) => s.kind === 'deploy');
+    if (!deployStep || effect.environments.length === 0) return;
+    // Each teardown is its own attempt: the run's version at the time names it uniquely.
+    const payload = buildPayload(run, { step: deployStep.id, attempt: Math.max(1, run.version), epoch: 0, mode: 'teardown', environments: effect.environments });
+    const outcome = await this.options.dispatcher.run(payload);
+    const environments = outcome.kind === 'result' ? outcome.result.environments : [];
+    await this.apply(run.id, { type: 'torn-down', at: this.now(), environments });
+  }
+
+  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number): RunEvent {
+    return outcome.kind === 'result'
+      ? { type: 'step-completed', at: this.now(), result: outcome.result }
+      : { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: outcome.reason };
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p: Promise<unknown> = work
+      .catch((e: unknown) => {
+        process.stderr.write(`conveyor: ${(e as Error).stack ?? String(e)}\n`);
+      })
+      .finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+}

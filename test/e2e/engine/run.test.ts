@@ -1,0 +1,180 @@
+// The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
+// the local dispatcher (the action's bundle in child processes) and the local forge over real
+// bare repositories.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
+import { createFleet, NEVER_REPAIRED, pipelineConfig, REPAIRED_ON_SECOND, RIGHT_FIRST_TIME, STANDARD_STEPS, type Fleet } from '../../helpers/fleet.ts';
+import { git } from '../../helpers/repos.ts';
+
+interface StatusJson {
+  id: string;
+  status: string;
+  steps: Record<string, { status: string; attempt: number; epoch: number; attempts: Array<{ mode: string; epoch: number; conclusion?: string }> }>;
+  prs: Array<{ repo: string; number: number; branch: string }>;
+}
+
+async function status(fleet: Fleet, runId: string): Promise<StatusJson> {
+  const r = await cli(['status', runId, '--json', '--state', fleet.state]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as StatusJson;
+}
+
+function runIdOf(stdout: string): string {
+  const m = /Run (\S+): /.exec(stdout);
+  if (!m) throw new Error(`no run id in:\n${stdout}`);
+  return m[1]!;
+}
+
+describe('conveyor run (embedded mode)', () => {
+  let fleet: Fleet;
+  beforeEach(() => {
+    fleet = createFleet();
+  });
+  afterEach(() => fleet.cleanup());
+
+  it('runs a pipeline from code to merge: one PR per repository, merged provider first with a Conveyor-Run trailer', async () => {
+    fleet.setScript(RIGHT_FIRST_TIME);
+    const r = await cli(fleet.runArgs('--title', 'Add the endpoint', '--issue', '7', '--approve'));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('Run web-7: succeeded');
+
+    const s = await status(fleet, 'web-7');
+    expect(Object.fromEntries(Object.entries(s.steps).map(([k, v]) => [k, v.status]))).toEqual({
+      implement: 'succeeded',
+      test: 'succeeded',
+      approve: 'succeeded',
+      ship: 'succeeded',
+    });
+    expect(s.prs.map((p) => p.repo).sort()).toEqual(['acme/api', 'acme/web']);
+    expect(fleet.remotes.show('acme/api', 'main', 'api-7.txt')).toBe('endpoint');
+    expect(fleet.remotes.show('acme/web', 'main', 'web-7.txt')).toBe('call site');
+    for (const repo of ['acme/api', 'acme/web']) {
+      const message = git(fleet.remotes.bare(repo), 'log', '-1', '--format=%B', 'main');
+      expect(message).toMatch(/^Conveyor-Run: web-7$/m);
+    }
+    // Providers first: api's merge commit is older than (or as old as) web's.
+    const time = (repo: string) => Number(git(fleet.remotes.bare(repo), 'log', '-1', '--format=%ct', 'main'));
+    expect(time('acme/api')).toBeLessThanOrEqual(time('acme/web'));
+  });
+
+  it('repairs a failing gate and passes on the second run of the gate', async () => {
+    fleet.setScript(REPAIRED_ON_SECOND);
+    const r = await cli(fleet.runArgs('--title', 'Change the value', '--issue', '3', '--approve'));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const s = await status(fleet, 'web-3');
+    expect(s.steps.test!.attempts.map((a) => [a.mode, a.conclusion])).toEqual([
+      ['run', 'failure'],
+      ['repair', 'success'],
+      ['run', 'success'],
+    ]);
+    expect(fleet.remotes.show('acme/web', 'main', 'value.txt')).toBe('good');
+  });
+
+  it('waits for a person when repairs run out, and `retry` picks the run up where it stopped', async () => {
+    fleet.setScript(NEVER_REPAIRED);
+    const first = await cli(fleet.runArgs('--title', 'Change the value', '--issue', '4', '--approve'));
+    expect(first.code, first.stdout + first.stderr).toBe(1);
+    expect(first.stdout).toContain('conveyor retry web-4');
+    let s = await status(fleet, 'web-4');
+    expect(s.status).toBe('waiting');
+    expect(s.steps.test!.status).toBe('failed');
+    expect(s.steps.test!.attempts.filter((a) => a.mode === 'repair')).toHaveLength(2);
+    expect(s.steps.approve!.status).toBe('pending');
+
+    fleet.setScript(REPAIRED_ON_SECOND);
+    const retried = await cli(['retry', 'web-4', '--state', fleet.state]);
+    expect(retried.code, retried.stdout + retried.stderr).toBe(0);
+    s = await status(fleet, 'web-4');
+    expect(s.status).toBe('succeeded');
+    // The code step that had succeeded was kept, not run again.
+    expect(s.steps.implement!.attempts).toHaveLength(1);
+  });
+
+  it('exits 3 while an approval waits, and `approve` finishes the run', async () => {
+    fleet.setScript(RIGHT_FIRST_TIME);
+    const waiting = await cli(fleet.runArgs('--title', 'Needs a decision', '--issue', '5'));
+    expect(waiting.code, waiting.stdout + waiting.stderr).toBe(3);
+    expect(waiting.stdout).toContain('conveyor approve web-5');
+    expect(fleet.remotes.head('acme/web', 'main')).toBe(git(fleet.remotes.bare('acme/web'), 'rev-list', '--max-parents=0', 'main'));
+
+    const approved = await cli(['approve', 'web-5', '--as', 'alice', '--state', fleet.state]);
+    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
+    expect(git(fleet.remotes.bare('acme/web'), 'log', '-1', '--format=%B', 'main')).toMatch(/^Approved-by: alice$/m);
+  });
+
+  it('cancels a waiting run; a decision on the ended run is refused and says why', async () => {
+    fleet.setScript(RIGHT_FIRST_TIME);
+    expect((await cli(fleet.runArgs('--title', 'To be cancelled', '--issue', '6'))).code).toBe(3);
+    const cancelled = await cli(['cancel', 'web-6', '--state', fleet.state]);
+    expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
+    expect((await status(fleet, 'web-6')).status).toBe('cancelled');
+
+    const late = await cli(['approve', 'web-6', '--state', fleet.state]);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('run web-6 has ended (cancelled)');
+    expect(fleet.remotes.show('acme/web', 'main', 'value.txt')).toBe('good');
+    expect(fleet.remotes.branches('acme/web')).toContain('conveyor/web-6');
+  });
+
+  it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
+    const started = join(fleet.dir, 'agent-started');
+    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 2 });
+    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
+    const running = startCli(fleet.runArgs('--title', 'Interrupted', '--issue', '8', '--approve'));
+    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
+    running.child.kill('SIGKILL');
+    const killed = await running.done;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const resumed = await cli(['retry', 'web-8', '--state', fleet.state]);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    const s = await status(fleet, 'web-8');
+    expect(s.status).toBe('succeeded');
+    const implement = s.steps.implement!;
+    expect(implement.attempts.map((a) => [a.epoch, a.conclusion])).toEqual([
+      [0, 'lost'],
+      [1, 'success'],
+    ]);
+    expect(s.prs).toHaveLength(2);
+    for (const repo of ['acme/api', 'acme/web']) {
+      // One squash-merged commit on top of the initial one: no duplicate commit or PR.
+      expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('2');
+    }
+  });
+
+  it('runs two issues at once on the same repositories', async () => {
+    fleet.setScript(RIGHT_FIRST_TIME);
+    const [a, b] = await Promise.all([
+      cli(fleet.runArgs('--title', 'First', '--issue', '11', '--approve')),
+      cli(fleet.runArgs('--title', 'Second', '--issue', '12', '--approve')),
+    ]);
+    expect(a.code, a.stdout + a.stderr).toBe(0);
+    expect(b.code, b.stdout + b.stderr).toBe(0);
+    expect(runIdOf(a.stdout)).toBe('web-11');
+    expect(runIdOf(b.stdout)).toBe('web-12');
+    for (const issue of ['11', '12']) {
+      expect(fleet.remotes.show('acme/api', 'main', `api-${issue}.txt`)).toBe('endpoint');
+      expect(fleet.remotes.show('acme/web', 'main', `web-${issue}.txt`)).toBe('call site');
+    }
+  });
+
+  it('refuses bad usage with exit 2 and a message naming the input', async () => {
+    const missing = await cli(['run', '--config', join(fleet.dir, 'nope.yml'), '--remotes', fleet.remotes.dir, '--title', 'x', '--state', fleet.state]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope.yml');
+
+    const noRepo = await cli(['run', '--config', fleet.config, '--remotes', fleet.dir, '--title', 'x', '--state', fleet.state]);
+    expect(noRepo.code).toBe(2);
+    expect(noRepo.stderr).toMatch(/acme\/(web|api).*not in --remotes/);
+
+    const noTitle = await cli(['run', '--config', fleet.config, '--remotes', fleet.remotes.dir]);
+    expect(noTitle.code).toBe(2);
+    expect(noTitle.stderr).toContain('--title');
+
+    const unknownRun = await cli(['approve', 'web-99', '--state', fleet.state]);
+    expect(unknownRun.code).toBe(2);
+    expect(unknownRun.stderr).toContain('no run web-99');
+  });
+});
