@@ -27,6 +27,10 @@ export interface AttemptRecord {
   summary?: string;
   error?: { code: string; message: string };
   receipt?: string;
+  /** Digest of the inputs (payload) the attempt was dispatched with; its receipt is verified against it. */
+  inputs?: string;
+  /** What a repair attempt was asked to address (kept so a re-dispatch after a loss carries it). */
+  findings?: string;
 }
 
 export interface StepState {
@@ -53,6 +57,8 @@ export interface Approval {
   at: string;
   /** Head commit of every PR when the approval was given; a later push makes it stale. */
   heads: Record<string, string>;
+  /** Set when the approval no longer counts (a push after it, or a retry), in words. */
+  stale?: string;
 }
 
 export interface RunIssue {
@@ -78,8 +84,12 @@ export interface Run {
   steps: Record<string, StepState>;
   /** Latest PR of each repository of the change set. */
   prs: PullRequestRef[];
-  /** Latest outcome of each service's environment. */
+  /** Latest outcome of each service's environment (torn-down ones move to removedEnvironments). */
   environments: Environment[];
+  /** Environments that were torn down, latest per service. */
+  removedEnvironments?: Environment[];
+  /** Why a run was cancelled, in words. */
+  reason?: string;
   approvals: Approval[];
   createdAt: string;
   updatedAt: string;
@@ -87,18 +97,32 @@ export interface Run {
 
 export type RunEvent =
   | { type: 'started'; at: string }
-  | { type: 'step-completed'; at: string; result: StepResult }
-  | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string }
+  /** `inputs`: digest of the payload the engine sent, against which it verified the result's receipt. */
+  | { type: 'step-completed'; at: string; result: StepResult; inputs?: string }
+  /** `environments`: what a lost deploy attempt had settled before it was lost (kept for its re-dispatch). */
+  | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string; environments?: Environment[] }
+  /** A deploy attempt's environments as they settle, before its result. */
+  | { type: 'environments-settled'; at: string; step: string; attempt: number; epoch: number; environments: Environment[] }
   | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string }
   | { type: 'retry'; at: string; step?: string; by?: string }
   | { type: 'cancel'; at: string; by?: string; reason?: string }
   | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string }
   | { type: 'pr-closed'; at: string; repo: string; merged: boolean }
-  | { type: 'torn-down'; at: string; environments: Environment[] };
+  /** `environments`: removed; `failed`: still up after the teardown tried (each with its `error`). */
+  | { type: 'torn-down'; at: string; environments: Environment[]; failed?: Environment[] };
 
 /** Effects are keyed so that carrying one out twice does nothing the second time. */
 export type RunEffect =
-  | { type: 'dispatch'; key: string; step: string; attempt: number; epoch: number; mode: AttemptMode }
+  | {
+      type: 'dispatch';
+      key: string;
+      step: string;
+      attempt: number;
+      epoch: number;
+      mode: AttemptMode;
+      /** Repairs only: what the repair agent should address (the payload's `findings`). */
+      findings?: string;
+    }
   | { type: 'merge'; key: string; step: string; attempt: number; epoch: number }
   | { type: 'teardown'; key: string; environments: Environment[] }
   | { type: 'report'; key: string }

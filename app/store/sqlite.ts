@@ -1,0 +1,347 @@
+// The embedded store: one SQLite file (better-sqlite3, WAL), safe to share between processes on
+// one machine. Runs are JSON text with a version column for compare-and-swap; effects live in an
+// outbox keyed (run, key), written in the same transaction as the run.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { sha256 } from '../../core/canonical.ts';
+import type { Plan } from '../../core/plan/types.ts';
+import type { Run, RunEffect } from '../../core/run/types.ts';
+import { deepFreeze, serializeRun } from './json.ts';
+import { StoreError } from './port.ts';
+import type { RunFilter, RunStore, StoredEffect } from './port.ts';
+
+/** Bump with a migration in `migrate` whenever the tables change. */
+export const SCHEMA_VERSION = 1;
+
+/** How long a writer waits for another process's write to finish before giving up. */
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** Parsed runs kept per handle (the runs being driven right now). */
+const RECENT_RUNS = 256;
+
+const SCHEMA = `
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE plans (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  issue_repo TEXT NOT NULL,
+  issue_number INTEGER NOT NULL,
+  pipeline TEXT NOT NULL,
+  plan_key TEXT NOT NULL REFERENCES plans (key),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
+CREATE TABLE effects (
+  run INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  done INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run, key)
+) WITHOUT ROWID;
+CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+type Db = Database.Database;
+
+export function openSqliteStore(path: string): RunStore {
+  if (path !== ':memory:') {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (e) {
+      throw new StoreError('not-a-store', `Cannot create the folder of the state database ${path}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  let db: Db;
+  try {
+    db = new Database(path);
+  } catch (e) {
+    throw new StoreError('not-a-store', `Cannot open the state database ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    // With WAL, NORMAL survives a killed process (only a power loss may drop the last commits).
+    db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -32000');
+    migrate(db, path);
+    return new SqliteStore(db, path);
+  } catch (e) {
+    db.close();
+    throw explain(e, path);
+  }
+}
+
+function migrate(db: Db, path: string): void {
+  db.transaction(() => {
+    const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all();
+    if (tables.length === 0) {
+      db.exec(SCHEMA);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
+      return;
+    }
+    if (!tables.includes('schema_version')) {
+      throw new StoreError(
+        'not-a-store',
+        `${path} is a SQLite database but not a Conveyor state database (it has tables ${tables.join(', ')} and no schema_version). Pass another state file.`,
+      );
+    }
+    const version = db.prepare<[], number>('SELECT max(version) FROM schema_version').pluck().get();
+    if (typeof version !== 'number' || version > SCHEMA_VERSION) {
+      throw new StoreError(
+        'newer-schema',
+        `The state database ${path} has schema version ${String(version)}, but this Conveyor knows versions up to ${SCHEMA_VERSION}. Upgrade Conveyor, or use another state file.`,
+      );
+    }
+    // Migrations from older versions go here, one step at a time, when there are any.
+  }).immediate();
+}
+
+/** Turns SQLite's own errors into one that names the file and what to do about it. */
+function explain(e: unknown, path: string): unknown {
+  if (e instanceof StoreError) return e;
+  const code = (e as { code?: unknown }).code;
+  const said = (e as Error).message;
+  if (code === 'SQLITE_NOTADB') {
+    return new StoreError('not-a-store', `The state database ${path} is not a SQLite database (SQLite: ${said}). Move it away or pass another state file.`, { cause: e });
+  }
+  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) {
+    return new StoreError('corrupt', `The state database ${path} is corrupted (SQLite: ${said}). Restore it from a backup, or move it away to start afresh.`, { cause: e });
+  }
+  return e;
+}
+
+interface RunRow {
+  version: number;
+  plan_key: string;
+  body: string;
+}
+
+/** A plan not yet known to be stored: written in the same transaction as the run that uses it. */
+interface PlanWrite {
+  key: string;
+  body: string;
+}
+
+class SqliteStore implements RunStore {
+  private readonly insertRun;
+  private readonly selectRun;
+  private readonly updateRun;
+  private readonly insertPlan;
+  private readonly selectPlan;
+  private readonly insertEffectStatements: Database.Statement[] = [];
+  private readonly selectPending;
+  private readonly selectPendingOf;
+  private readonly markDone;
+  private readonly insertDelivery;
+  private readonly createTx;
+  private readonly commitTx;
+  /**
+   * A run's plan never changes while it runs, so it is stored once (by a digest of its JSON) and
+   * not re-serialized on every transition. Plans read back are frozen and shared between runs.
+   */
+  private readonly planKeys = new WeakMap<Plan, string>();
+  private readonly plans = new Map<string, Plan>();
+  /**
+   * The latest run this handle wrote or read, by id: a read whose stored version still matches
+   * skips parsing the JSON again. Cached runs are deeply frozen, so sharing them is safe.
+   */
+  private readonly recent = new Map<string, Run>();
+  private readonly selectVersion;
+
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+  ) {
+    this.insertRun = db.prepare(
+      `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.selectRun = db.prepare<[string], RunRow>('SELECT version, plan_key, body FROM runs WHERE id = ?');
+    this.selectVersion = db.prepare<[string], number>('SELECT version FROM runs WHERE id = ?').pluck();
+    this.updateRun = db
+      .prepare<unknown[], number>(
+        'UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, body = ? WHERE id = ? AND version = ? RETURNING rowid',
+      )
+      .pluck();
+    this.insertPlan = db.prepare('INSERT INTO plans (key, body) VALUES (?, ?) ON CONFLICT DO NOTHING');
+    this.selectPlan = db.prepare<[string], string>('SELECT body FROM plans WHERE key = ?').pluck();
+    this.selectPending = db.prepare<[], { run_id: string; body: string }>(
+      'SELECT runs.id AS run_id, effects.body FROM effects JOIN runs ON runs.rowid = effects.run WHERE done = 0 ORDER BY effects.run, effects.version, effects.idx',
+    );
+    this.selectPendingOf = db.prepare<[string], { run_id: string; body: string }>(
+      'SELECT runs.id AS run_id, effects.body FROM runs JOIN effects ON effects.run = runs.rowid WHERE runs.id = ? AND done = 0 ORDER BY effects.version, effects.idx',
+    );
+    this.markDone = db.prepare('UPDATE effects SET done = 1 WHERE run = (SELECT rowid FROM runs WHERE id = ?) AND key = ?');
+    this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
+
+    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[]) => {
+      if (plan) this.insertPlan.run(plan.key, plan.body);
+      const version = run.version + 1;
+      const rowid = this.insertRun.run(run.id, version, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, body).lastInsertRowid;
+      this.insertEffects(Number(rowid), version, effects);
+    });
+    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[]): boolean => {
+      if (plan) this.insertPlan.run(plan.key, plan.body);
+      const rowid = this.updateRun.get(run.status, planKey, run.updatedAt, body, run.id, run.version);
+      if (rowid === undefined) return false;
+      this.insertEffects(rowid, run.version + 1, effects);
+      return true;
+    });
+  }
+
+  create(run: Run, effects: RunEffect[]): void {
+    const [planKey, plan] = this.planOf(run.plan);
+    const body = serializeRun(deepFreeze(run));
+    this.guard(() => {
+      try {
+        this.createTx.immediate(run, planKey, plan, body, effects);
+      } catch (e) {
+        if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
+        }
+        throw e;
+      }
+    });
+    this.remember(Object.freeze({ ...run, version: run.version + 1 }));
+  }
+
+  get(id: string): Run | undefined {
+    const cached = this.recent.get(id);
+    if (cached && this.guard(() => this.selectVersion.get(id)) === cached.version) return cached;
+    const row = this.guard(() => this.selectRun.get(id));
+    if (!row) return undefined;
+    return this.remember(deepFreeze(this.parse(id, row)));
+  }
+
+  peek(id: string): Run | undefined {
+    return this.recent.get(id);
+  }
+
+  list(filter: RunFilter = {}): Run[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.status) {
+      if (filter.status.length === 0) return [];
+      where.push(`status IN (${filter.status.map(() => '?').join(', ')})`);
+      args.push(...filter.status);
+    }
+    if (filter.issue) {
+      where.push('issue_repo = ? AND issue_number = ?');
+      args.push(filter.issue.repo, filter.issue.number);
+    }
+    if (filter.pipeline !== undefined) {
+      where.push('pipeline = ?');
+      args.push(filter.pipeline);
+    }
+    const sql = `SELECT id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const rows = this.guard(() => this.db.prepare<unknown[], RunRow & { id: string }>(sql).all(...args));
+    return rows.map((r) => this.parse(r.id, r));
+  }
+
+  commit(run: Run, effects: RunEffect[]): boolean {
+    const [planKey, plan] = this.planOf(run.plan);
+    // Frozen first, so that the text of every part can be kept for the next transition.
+    const body = serializeRun(deepFreeze(run));
+    const ok = this.guard(() => this.commitTx.immediate(run, planKey, plan, body, effects));
+    if (ok) this.remember(Object.freeze({ ...run, version: run.version + 1 }));
+    return ok;
+  }
+
+  pendingEffects(runId?: string): StoredEffect[] {
+    const rows = this.guard(() => (runId === undefined ? this.selectPending.all() : this.selectPendingOf.all(runId)));
+    return rows.map((r) => ({ ...(JSON.parse(r.body) as RunEffect), runId: r.run_id }));
+  }
+
+  markEffectDone(runId: string, key: string): void {
+    this.guard(() => this.markDone.run(runId, key));
+  }
+
+  seenDelivery(id: string): boolean {
+    return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private remember(run: Run): Run {
+    this.recent.delete(run.id);
+    this.recent.set(run.id, run);
+    // Oldest first: a Map iterates in insertion order.
+    if (this.recent.size > RECENT_RUNS) this.recent.delete(this.recent.keys().next().value!);
+    return run;
+  }
+
+  /**
+   * Effects are keyed by the run's rowid: runs being driven are the newest, so their effects land
+   * at the end of the table. One statement per commit, whatever the number of effects.
+   */
+  private insertEffects(run: number, version: number, effects: RunEffect[]): void {
+    if (effects.length === 0) return;
+    const args: (string | number)[] = [];
+    for (let i = 0; i < effects.length; i++) args.push(run, effects[i]!.key, version, i, JSON.stringify(effects[i]));
+    this.insertEffectsStatement(effects.length).run(...args);
+  }
+
+  private insertEffectsStatement(count: number): Database.Statement {
+    let statement = this.insertEffectStatements[count];
+    if (!statement) {
+      const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
+      statement = this.db.prepare(`INSERT INTO effects (run, key, version, idx, body) VALUES ${rows} ON CONFLICT DO NOTHING`);
+      this.insertEffectStatements[count] = statement;
+    }
+    return statement;
+  }
+
+  /** The plan's key, and its text when it may not be stored yet. */
+  private planOf(plan: Plan): [string, PlanWrite | undefined] {
+    const known = this.planKeys.get(plan);
+    if (known) return [known, undefined];
+    const body = JSON.stringify(plan);
+    const key = sha256(body);
+    this.planKeys.set(plan, key);
+    return [key, { key, body }];
+  }
+
+  private loadPlan(key: string): Plan {
+    const cached = this.plans.get(key);
+    if (cached) return cached;
+    const body = this.guard(() => this.selectPlan.get(key));
+    if (body === undefined) throw new StoreError('corrupt', `The state database ${this.path} has no plan ${key} (a run refers to it).`);
+    const plan = deepFreeze(this.parseJson(`Plan ${key}`, body) as Plan);
+    this.plans.set(key, plan);
+    this.planKeys.set(plan, key);
+    return plan;
+  }
+
+  private parse(id: string, row: RunRow): Run {
+    const run = this.parseJson(`Run "${id}"`, row.body) as Run;
+    run.plan = this.loadPlan(row.plan_key);
+    // The column is the truth: the body was serialized before the version was bumped.
+    run.version = row.version;
+    return run;
+  }
+
+  private parseJson(what: string, text: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new StoreError('corrupt', `${what} in the state database ${this.path} is not valid JSON (${(e as Error).message}).`, { cause: e });
+    }
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw explain(e, this.path);
+    }
+  }
+}

@@ -1,0 +1,251 @@
+// The pieces every rule of the run state machine shares: a copy-on-write draft of the run (the
+// reducer never mutates its input, and copying only what changes keeps a transition cheap), wave
+// dispatch, and the run status derived from its steps.
+import { digest } from '../canonical.ts';
+import type { PlanStep } from '../plan/types.ts';
+import type { StepResult } from '../wire.ts';
+import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, StepState } from './types.ts';
+
+/** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */
+export const MAX_LOSSES = 2;
+
+/** The actor name of Conveyor's own pushes: they never make approvals stale. */
+export const CONVEYOR_ACTOR = 'conveyor';
+
+export function isTerminal(run: Run): boolean {
+  return run.status === 'succeeded' || run.status === 'cancelled';
+}
+
+export function planStep(run: Run, id: string): PlanStep | undefined {
+  return run.plan.steps.find((s) => s.id === id);
+}
+
+/** The step's current attempt, or undefined when it was never dispatched (or is an approval). */
+export function currentAttempt(
+  run: Run,
+  stepId: string,
+): { step: string; attempt: number; epoch: number; mode: AttemptMode; record: AttemptRecord } | undefined {
+  const s = run.steps[stepId];
+  if (!s || s.attempt === 0) return undefined;
+  const record = findRecord(s, s.attempt, s.epoch);
+  if (!record) return undefined;
+  return { step: stepId, attempt: s.attempt, epoch: s.epoch, mode: s.mode, record };
+}
+
+/** Pending steps whose needs have all succeeded, in plan order: what the next wave would start. */
+export function nextWave(run: Run): string[] {
+  const out: string[] = [];
+  for (const p of run.plan.steps) {
+    const s = run.steps[p.id];
+    if (s?.status !== 'pending') continue;
+    if (p.needs.every((n) => run.steps[n]?.status === 'succeeded')) out.push(p.id);
+  }
+  return out;
+}
+
+/** Approvals of a step that still count. */
+export function validApprovals(run: Run, stepId: string): Run['approvals'] {
+  return run.approvals.filter((a) => a.step === stepId && !a.stale);
+}
+
+export function dispatchKey(runId: string, step: string, attempt: number, epoch: number, type: string): string {
+  return `${runId}:${step}:${attempt}:${epoch}:${type}`;
+}
+
+/** Markdown findings for a repair: the result's own, else the review's findings, else its summary. */
+export function renderFindings(result: StepResult): string {
+  if (result.findings) return result.findings;
+  const findings = result.review?.findings ?? [];
+  if (findings.length === 0) return result.summary;
+  return findings
+    .map((f) => {
+      if (typeof f === 'string') return `- ${f}`;
+      const text = f.message ?? f.text ?? f.title ?? f.description;
+      const where = typeof f.file === 'string' ? `${f.file}${f.line !== undefined ? `:${String(f.line)}` : ''}: ` : '';
+      return typeof text === 'string' ? `- ${where}${text}` : `- ${JSON.stringify(f)}`;
+    })
+    .join('\n');
+}
+
+/** Why a result failed, in words for a person. */
+export function describeFailure(result: StepResult): string {
+  return result.error ? `${result.error.code}: ${result.error.message}` : result.summary || 'failed';
+}
+
+function findRecord(s: StepState, attempt: number, epoch: number): AttemptRecord | undefined {
+  for (let i = s.attempts.length - 1; i >= 0; i--) {
+    const r = s.attempts[i];
+    if (r && r.attempt === attempt && r.epoch === epoch) return r;
+  }
+  return undefined;
+}
+
+export class Draft {
+  readonly run: Run;
+  readonly effects: RunEffect[] = [];
+  private readonly edited = new Set<string>();
+
+  constructor(
+    readonly base: Run,
+    readonly at: string,
+  ) {
+    this.run = { ...base, steps: { ...base.steps }, updatedAt: at };
+  }
+
+  /** A writable copy of the step (made once per transition). */
+  step(id: string): StepState {
+    const s = this.run.steps[id];
+    if (!s) throw new Error(`run ${this.run.id} has no step "${id}"`);
+    if (this.edited.has(id)) return s;
+    // One literal with every field in a fixed order: one object shape, so the hot path stays fast.
+    const copy: StepState = {
+      id: s.id,
+      status: s.status,
+      attempt: s.attempt,
+      epoch: s.epoch,
+      mode: s.mode,
+      repairs: s.repairs,
+      losses: s.losses,
+      attempts: s.attempts.slice(),
+      result: s.result,
+      reason: s.reason,
+    };
+    this.run.steps[id] = copy;
+    this.edited.add(id);
+    return copy;
+  }
+
+  /** Replaces the record of the step's current attempt with a finished one. */
+  finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs'>): void {
+    const s = this.step(id);
+    for (let i = s.attempts.length - 1; i >= 0; i--) {
+      const r = s.attempts[i];
+      if (r && r.attempt === s.attempt && r.epoch === s.epoch) {
+        s.attempts[i] = {
+          attempt: r.attempt,
+          epoch: r.epoch,
+          mode: r.mode,
+          startedAt: r.startedAt,
+          finishedAt: this.at,
+          conclusion: outcome.conclusion,
+          summary: outcome.summary,
+          error: outcome.error,
+          receipt: outcome.receipt,
+          inputs: outcome.inputs,
+          findings: r.findings,
+        };
+        return;
+      }
+    }
+  }
+
+  /** Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step. */
+  dispatch(id: string, attempt: number, epoch: number, mode: AttemptMode, findings?: string): void {
+    const s = this.step(id);
+    s.status = 'queued';
+    s.attempt = attempt;
+    s.epoch = epoch;
+    s.mode = mode;
+    s.reason = undefined;
+    if (epoch === 0) s.losses = 0;
+    const record: AttemptRecord = { attempt, epoch, mode, startedAt: this.at };
+    if (findings !== undefined) record.findings = findings;
+    s.attempts.push(record);
+    const kind = planStep(this.run, id)?.kind;
+    if (kind === 'merge') {
+      this.effects.push({ type: 'merge', key: dispatchKey(this.run.id, id, attempt, epoch, 'merge'), step: id, attempt, epoch });
+    } else {
+      const effect: RunEffect = {
+        type: 'dispatch',
+        key: dispatchKey(this.run.id, id, attempt, epoch, 'dispatch'),
+        step: id,
+        attempt,
+        epoch,
+        mode,
+      };
+      if (findings !== undefined) effect.findings = findings;
+      this.effects.push(effect);
+    }
+  }
+
+  fail(id: string, reason: string): void {
+    const s = this.step(id);
+    s.status = 'failed';
+    s.reason = reason;
+  }
+
+  /** Starts every step whose needs have succeeded, until nothing more can start. */
+  advance(): void {
+    for (;;) {
+      const wave = nextWave(this.run);
+      if (wave.length === 0) return;
+      for (const id of wave) {
+        const p = planStep(this.run, id);
+        if (p?.kind === 'approval') {
+          const s = this.step(id);
+          const have = validApprovals(this.run, id).length;
+          if (have >= p.minApprovals) {
+            s.status = 'succeeded';
+            s.reason = undefined;
+          } else {
+            s.status = 'waiting';
+            s.reason = approvalReason(have, p.minApprovals);
+          }
+        } else {
+          const s = this.run.steps[id];
+          this.dispatch(id, (s?.attempt ?? 0) + 1, 0, 'run');
+        }
+      }
+    }
+  }
+
+  /** Derives the run status from its steps; a run that just succeeded tears its environments down. */
+  settle(): void {
+    const run = this.run;
+    if (isTerminal(run)) return;
+    const steps = run.plan.steps.map((p) => run.steps[p.id]).filter((s): s is StepState => s !== undefined);
+    if (steps.every((s) => s.status === 'succeeded')) {
+      run.status = 'succeeded';
+      run.waitingFor = undefined;
+      this.teardown();
+      return;
+    }
+    if (steps.some((s) => s.status === 'queued')) {
+      run.status = 'running';
+      run.waitingFor = undefined;
+      return;
+    }
+    run.status = 'waiting';
+    const parts: string[] = [];
+    const failed = steps.filter((s) => s.status === 'failed');
+    if (failed.length > 0) {
+      const what = failed.map((s) => `step "${s.id}" failed (${s.reason ?? 'no reason given'})`).join('; ');
+      parts.push(`retry or cancel: ${what}`);
+    }
+    for (const s of steps.filter((x) => x.status === 'waiting')) parts.push(`approval of step "${s.id}": ${s.reason ?? ''}`);
+    run.waitingFor = parts.length > 0 ? parts.join('; ') : 'retry or cancel: no step can start';
+  }
+
+  /** A `teardown` effect for every ready environment, unless the run keeps them. */
+  teardown(): void {
+    if (this.run.options.keepEnvs === true) return;
+    const ready = this.run.environments.filter((e) => e.state === 'ready');
+    if (ready.length === 0) return;
+    this.effects.push({ type: 'teardown', key: `${this.run.id}:teardown:${this.base.version + 1}`, environments: ready });
+  }
+
+  /** The transition: the new run with a `report` effect last, so the UI refreshes once it is stored. */
+  finish(): { run: Run; effects: RunEffect[] } {
+    this.effects.push({ type: 'report', key: `${this.run.id}:report:${this.base.version + 1}` });
+    return { run: this.run, effects: this.effects };
+  }
+}
+
+export function approvalReason(have: number, need: number): string {
+  return `waiting for approvals: ${have} of ${need}`;
+}
+
+/** A refusal: the run does not change; a reply says why (keyed by the event, so a redelivery replies once). */
+export function reply(run: Run, event: RunEvent, text: string): { run: Run; effects: RunEffect[] } {
+  return { run, effects: [{ type: 'reply', key: `${run.id}:reply:${digest(event).slice(0, 16)}`, text }] };
+}

@@ -1,0 +1,210 @@
+// Property-based: random small plans, and random interleavings, duplicates and reorderings of
+// completions, losses, decisions, retries and cancels keep the run state machine's invariants.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isTerminal, MAX_LOSSES, nextWave, reduce } from '../../../core/run/reducer.ts';
+import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
+import type { Plan } from '../../../core/plan/types.ts';
+import { planOf, resultOf } from '../../helpers/plans.ts';
+import type { StepSpec } from '../../helpers/plans.ts';
+import { AT, newRun } from './drive.ts';
+
+const KINDS = ['code', 'gate', 'review', 'deploy', 'approval', 'merge'] as const;
+
+const planArb = fc
+  .array(fc.tuple(fc.constantFrom(...KINDS), fc.integer({ min: 0, max: 2 }), fc.array(fc.boolean(), { maxLength: 6 })), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .map((raw): Plan => {
+    const specs: StepSpec[] = raw.map(([kind, n, picks], i) => {
+      const needs = picks.slice(0, i).flatMap((p, j) => (p ? [`s${j}`] : []));
+      const id = `s${i}`;
+      if (kind === 'gate' || kind === 'review') return { id, kind, needs, ...(n > 0 ? { repair: n } : {}) };
+      if (kind === 'approval') return { id, kind, needs, minApprovals: n };
+      return { id, kind, needs };
+    });
+    return planOf(specs);
+  });
+
+// Each action is interpreted against the current state: [what, which, how].
+const actionsArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.nat(), fc.nat()), { maxLength: 80 });
+
+interface Attempt {
+  step: string;
+  attempt: number;
+  epoch: number;
+  mode: 'run' | 'repair';
+}
+
+class Checker {
+  run: Run;
+  readonly attempts: Attempt[] = [];
+  readonly delivered: RunEvent[] = [];
+  readonly keys = new Set<string>();
+  readonly accepted = new Set<string>();
+  readonly repairsSinceReset = new Map<string, number>();
+
+  constructor(readonly plan: Plan) {
+    this.run = newRun(plan);
+    this.apply({ type: 'started', at: AT });
+  }
+
+  apply(event: RunEvent): void {
+    const prev = this.run;
+    const snapshot = JSON.stringify(prev);
+    const t = reduce(prev, event);
+    expect(JSON.stringify(prev)).toBe(snapshot); // pure
+    this.delivered.push(event);
+    if (t.run === prev) {
+      expect(t.effects.every((e) => e.type === 'reply')).toBe(true);
+      this.checkTerminalReply(prev, event, t.effects);
+      return;
+    }
+    const next: Run = { ...t.run, version: prev.version + 1 };
+    if (isTerminal(prev)) expect(next.status).toBe(prev.status); // terminal stays terminal
+    expect(t.effects.at(-1)).toEqual({ type: 'report', key: `${prev.id}:report:${prev.version + 1}` });
+    if (event.type === 'retry') this.repairsSinceReset.clear();
+    if (event.type === 'step-completed' || event.type === 'step-lost') {
+      const id = event.type === 'step-completed' ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}` : `${event.step}:${event.attempt}:${event.epoch}`;
+      expect(this.accepted.has(id), `attempt ${id} completed twice`).toBe(false);
+      this.accepted.add(id);
+    }
+    for (const e of t.effects) this.checkEffect(next, e);
+    for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
+    this.checkStatus(next);
+    this.run = next;
+  }
+
+  private checkTerminalReply(prev: Run, event: RunEvent, effects: RunEffect[]): void {
+    if (isTerminal(prev) && (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel')) {
+      expect(effects).toHaveLength(1);
+    }
+  }
+
+  private checkEffect(next: Run, e: RunEffect): void {
+    if (e.type !== 'reply') {
+      expect(this.keys.has(e.key), `effect key ${e.key} emitted twice`).toBe(false);
+      this.keys.add(e.key);
+    }
+    if (e.type !== 'dispatch' && e.type !== 'merge') return;
+    const p = this.plan.steps.find((s) => s.id === e.step)!;
+    expect(p.kind === 'merge').toBe(e.type === 'merge');
+    expect(p.kind).not.toBe('approval');
+    for (const n of p.needs) expect(next.steps[n]?.status, `${e.step} dispatched before ${n} succeeded`).toBe('succeeded');
+    expect(next.steps[e.step]).toMatchObject({ status: 'queued', attempt: e.attempt, epoch: e.epoch });
+    const mode = e.type === 'dispatch' ? e.mode : 'run';
+    if (mode === 'repair' && e.epoch === 0) {
+      const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
+      this.repairsSinceReset.set(e.step, used);
+      const max = p.kind === 'gate' || p.kind === 'review' ? (p.repair?.maxAttempts ?? 0) : 0;
+      expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(max);
+    }
+    this.attempts.push({ step: e.step, attempt: e.attempt, epoch: e.epoch, mode });
+  }
+
+  private checkStep(prev: Run, next: Run, id: string): void {
+    const a = prev.steps[id]!;
+    const b = next.steps[id]!;
+    // Attempt numbers only grow; inside an attempt, epochs only grow.
+    expect(b.attempt).toBeGreaterThanOrEqual(a.attempt);
+    if (b.attempt === a.attempt) expect(b.epoch).toBeGreaterThanOrEqual(a.epoch);
+    // A finished attempt record never changes again, and (attempt, epoch) pairs are unique.
+    expect(b.attempts.slice(0, a.attempts.length).filter((r, i) => a.attempts[i]?.finishedAt && r !== a.attempts[i])).toEqual([]);
+    expect(new Set(b.attempts.map((r) => `${r.attempt}.${r.epoch}`)).size).toBe(b.attempts.length);
+    const p = this.plan.steps.find((s) => s.id === id)!;
+    const max = p.kind === 'gate' || p.kind === 'review' ? (p.repair?.maxAttempts ?? 0) : 0;
+    expect(b.repairs).toBeLessThanOrEqual(max);
+    // A lost attempt is dispatched again a bounded number of times.
+    expect(b.epoch).toBeLessThanOrEqual(MAX_LOSSES);
+    if (b.status === 'queued') expect(b.losses).toBe(b.epoch);
+  }
+
+  private checkStatus(run: Run): void {
+    const steps = Object.values(run.steps);
+    if (isTerminal(run)) {
+      if (run.status === 'succeeded') expect(steps.every((s) => s.status === 'succeeded')).toBe(true);
+      return;
+    }
+    expect(run.status === 'running').toBe(steps.some((s) => s.status === 'queued'));
+    if (run.status === 'waiting') expect(run.waitingFor).toBeTruthy();
+    // Waves always advance: nothing startable is left pending.
+    expect(nextWave(run)).toEqual([]);
+  }
+}
+
+function interpret(c: Checker, [what, which, how]: [number, number, number]): void {
+  const run = c.run;
+  if (what < 45 && c.attempts.length > 0) {
+    // A result or a loss: mostly for a current attempt, else for any attempt ever dispatched
+    // (old ones are stale; some repeat).
+    const queued = Object.values(run.steps).filter((s) => s.status === 'queued');
+    const q = queued[which % Math.max(1, queued.length)];
+    const a: Attempt =
+      which % 4 !== 0 && q ? { step: q.id, attempt: q.attempt, epoch: q.epoch, mode: q.mode } : c.attempts[which % c.attempts.length]!;
+    const outcome = how % 4;
+    if (outcome === 3) {
+      c.apply({ type: 'step-lost', at: AT, step: a.step, attempt: a.attempt, epoch: a.epoch, reason: 'gone' });
+    } else {
+      const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
+      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, a.step, a.attempt, a.epoch, conclusion, { mode: a.mode, findings: 'f' }) });
+    }
+  } else if (what < 70 && c.delivered.length > 0) {
+    c.apply(c.delivered[which % c.delivered.length]!); // an exact duplicate, possibly much later
+  } else if (what < 85) {
+    const by = ['alice', 'bob', 'carol', 'dave'][which % 4]!;
+    c.apply({ type: 'decision', at: AT, decision: how % 5 === 0 ? 'reject' : 'approve', by });
+  } else if (what < 97) {
+    const order = c.plan.steps.map((s) => s.id);
+    c.apply({ type: 'retry', at: AT, ...(how % 2 === 0 ? {} : { step: order[which % order.length]! }) });
+  } else {
+    c.apply({ type: 'cancel', at: AT, by: 'bob' });
+  }
+}
+
+/** Liveness: answering everything with success and approving ends every run that was not cancelled. */
+function finish(c: Checker): void {
+  let people = 0;
+  for (let i = 0; i < 200 && !isTerminal(c.run); i++) {
+    const run = c.run;
+    const queued = Object.values(run.steps).find((s) => s.status === 'queued');
+    const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
+    if (queued) {
+      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, queued.id, queued.attempt, queued.epoch, 'success', { mode: queued.mode }) });
+    } else if (waiting) {
+      c.apply({ type: 'decision', at: AT, decision: 'approve', by: `p${people++}` });
+    } else {
+      c.apply({ type: 'retry', at: AT });
+    }
+  }
+  expect(c.run.status).toBe('succeeded');
+}
+
+describe('run state machine properties', () => {
+  it('random interleavings, duplicates and reorderings keep the invariants', () => {
+    fc.assert(
+      fc.property(planArb, actionsArb, (plan, actions) => {
+        const c = new Checker(plan);
+        for (const a of actions) interpret(c, a);
+        if (c.run.status !== 'cancelled') finish(c);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('replaying the whole history again changes nothing', () => {
+    fc.assert(
+      fc.property(planArb, actionsArb, (plan, actions) => {
+        const c = new Checker(plan);
+        for (const a of actions) if (a[0] < 70) interpret(c, a);
+        const end = c.run;
+        for (const e of [...c.delivered].reverse()) {
+          if (e.type === 'step-completed' || e.type === 'step-lost' || e.type === 'started') {
+            expect(reduce(end, e).run).toBe(end);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

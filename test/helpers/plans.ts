@@ -1,0 +1,114 @@
+// Compiled plans for tests, built directly (not through the plan compiler), so that run state
+// machine tests depend only on the Plan types. A step without `needs` needs the step written
+// before it, as in a configuration file.
+import { digest } from '../../core/canonical.ts';
+import { topologicalWaves } from '../../core/plan/graph.ts';
+import type { Plan, PlanStep } from '../../core/plan/types.ts';
+import type { StepResult } from '../../core/wire.ts';
+import { WIRE_VERSION } from '../../core/wire.ts';
+
+export type StepSpec =
+  | { id: string; kind: 'code'; needs?: string[] }
+  | { id: string; kind: 'gate' | 'review'; needs?: string[]; repair?: number }
+  | { id: string; kind: 'deploy'; needs?: string[] }
+  | { id: string; kind: 'approval'; needs?: string[]; minApprovals?: number; approvers?: string[]; allowRequester?: boolean }
+  | { id: string; kind: 'merge'; needs?: string[] };
+
+export function planStepOf(spec: StepSpec, previous: string | undefined): PlanStep {
+  const common = { id: spec.id, needs: spec.needs ?? (previous ? [previous] : []), timeoutMinutes: 30 };
+  switch (spec.kind) {
+    case 'code':
+      return { ...common, kind: 'code', agent: 'coder', writes: [] };
+    case 'gate':
+      return {
+        ...common,
+        kind: 'gate',
+        run: 'npm test',
+        in: [],
+        ...(spec.repair !== undefined ? { repair: { agent: 'coder', maxAttempts: spec.repair } } : {}),
+      };
+    case 'review':
+      return {
+        ...common,
+        kind: 'review',
+        agent: 'reviewer',
+        ...(spec.repair !== undefined ? { repair: { agent: 'coder', maxAttempts: spec.repair } } : {}),
+      };
+    case 'deploy':
+      return { ...common, kind: 'deploy', services: [] };
+    case 'approval':
+      return {
+        ...common,
+        kind: 'approval',
+        approvers: spec.approvers ?? [],
+        minApprovals: spec.minApprovals ?? 1,
+        allowRequester: spec.allowRequester ?? false,
+      };
+    case 'merge':
+      return { ...common, kind: 'merge', method: 'squash' };
+  }
+}
+
+export function planOf(specs: StepSpec[], pipeline = 'default'): Plan {
+  const steps = specs.map((s, i) => planStepOf(s, specs[i - 1]?.id));
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const waves = topologicalWaves(
+    steps.map((s) => s.id),
+    (id) => byId.get(id)?.needs ?? [],
+  );
+  const plan: Omit<Plan, 'hash'> = {
+    pipeline,
+    label: 'conveyor',
+    service: 'web',
+    involves: [],
+    steps,
+    waves,
+    agents: {
+      coder: { name: 'coder', run: 'true', model: 'anthropic/claude', timeoutMinutes: 30, env: {} },
+      reviewer: { name: 'reviewer', run: 'true', model: 'openai/gpt', timeoutMinutes: 30, env: {} },
+    },
+    services: {
+      web: { name: 'web', repo: 'acme/web', base: 'main', dependsOn: [], deploy: null },
+    },
+    changeSet: [{ repo: 'acme/web', base: 'main', role: 'primary', services: ['web'] }],
+    deployWaves: [['web']],
+  };
+  return { ...plan, hash: digest(plan) };
+}
+
+/** The pipeline of DESIGN.md: code, gate with repair, review with repair, deploy, approval, merge. */
+export function designPlan(): Plan {
+  return planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate', repair: 2 },
+    { id: 'review', kind: 'review', repair: 1, needs: ['implement'] },
+    { id: 'preview', kind: 'deploy', needs: ['implement'] },
+    { id: 'approve', kind: 'approval', needs: ['test', 'review', 'preview'] },
+    { id: 'ship', kind: 'merge' },
+  ]);
+}
+
+/** A step result as the action would report it. */
+export function resultOf(
+  runId: string,
+  stepId: string,
+  attempt: number,
+  epoch: number,
+  conclusion: StepResult['conclusion'],
+  extra: Partial<StepResult> = {},
+): StepResult {
+  return {
+    version: WIRE_VERSION,
+    runId,
+    stepId,
+    mode: 'run',
+    attempt,
+    epoch,
+    conclusion,
+    summary: `${stepId} ${conclusion}`,
+    prs: [],
+    commits: {},
+    environments: [],
+    ...extra,
+  };
+}
