@@ -1,5 +1,6 @@
 // What the embedded mode prints: a line per step transition while a run goes, then a table of
 // steps, attempts, durations and links, and what to do next.
+import { shortReceipt, stepVerifies } from '../../core/receipt.ts';
 import type { Run, RunEvent, StepState } from '../../core/run/types.ts';
 
 const MARK: Record<StepState['status'], string> = {
@@ -16,7 +17,12 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(out: NodeJS.WritableStream): Progress {
+export function createProgress(out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Progress {
+  return out.isTTY ? terminalProgress(out) : lineProgress(out);
+}
+
+/** One line per step transition: for logs, pipes and CI. */
+function lineProgress(out: NodeJS.WritableStream): Progress {
   const seen = new Map<string, string>();
   return {
     event(run) {
@@ -31,6 +37,27 @@ export function createProgress(out: NodeJS.WritableStream): Progress {
       }
     },
     done() {},
+  };
+}
+
+/** On a terminal: a block with a line per step, redrawn in place as the run moves. */
+function terminalProgress(out: NodeJS.WritableStream & { columns?: number }): Progress {
+  let drawn = 0;
+  // A wrapped line would throw the cursor arithmetic off: cut each line to the terminal's width.
+  const fit = (line: string) => (out.columns && line.length >= out.columns ? `${line.slice(0, out.columns - 2)}…` : line);
+  return {
+    event(run) {
+      const lines = run.plan.steps.map((step) => {
+        const state = run.steps[step.id];
+        return state ? `${MARK[state.status]} ${step.id.padEnd(12)} ${state.status === 'pending' ? '' : describe(state)}` : step.id;
+      });
+      // Move up over the previous block, then rewrite each line and clear what it left.
+      out.write(`${drawn ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\x1b[2K${fit(l)}\n`).join('')}`);
+      drawn = lines.length;
+    },
+    done() {
+      drawn = 0;
+    },
   };
 }
 
@@ -59,9 +86,9 @@ function stepDuration(state: StepState): string {
 export function renderRun(run: Run): string {
   const rows = run.plan.steps.map((s) => {
     const st = run.steps[s.id];
-    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', st?.reason ?? ''];
+    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', receiptCell(st), st?.reason ?? ''];
   });
-  const header = ['step', 'kind', 'status', 'attempts', 'time', 'note'];
+  const header = ['step', 'kind', 'status', 'attempts', 'time', 'receipt', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   const lines = [`Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title})`, '', fmt(header), ...rows.map(fmt)];
@@ -84,4 +111,11 @@ export function nextCommand(run: Run): string | undefined {
   const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
   if (approval) return `conveyor approve ${run.id}`;
   return `conveyor retry ${run.id}   (or: conveyor cancel ${run.id})`;
+}
+
+/** The short digest of the step's stored result, marked when it does not verify (it counts as not run). */
+function receiptCell(state: StepState | undefined): string {
+  const receipt = state?.result?.receipt;
+  if (!receipt) return '';
+  return stepVerifies(state) ? shortReceipt(receipt) : `${shortReceipt(receipt)} (does not verify)`;
 }

@@ -13,6 +13,8 @@ import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, Pu
 import { splitRepo } from './port.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
+/** Tries of one merge while other runs move the same base. */
+const MERGE_TRIES = 5;
 
 interface Row {
   repo: string;
@@ -157,6 +159,29 @@ export class LocalForge implements Forge {
     if (options.expectedHead && options.expectedHead !== head) {
       throw new ConveyorError('merge-failed', `${repo}#${number} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`);
     }
+    // Another run may move the base between our clone and our push (GitHub serialises merges on
+    // its side): start again from the new base, a bounded number of times.
+    for (let tries = 1; ; tries++) {
+      const outcome = await this.mergeOnce(repo, number, row, options);
+      if (outcome.merged) {
+        this.db
+          .prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?")
+          .run(head, outcome.sha, new Date().toISOString(), repo, number);
+        return { merged: true, sha: outcome.sha };
+      }
+      if (tries >= MERGE_TRIES) {
+        throw new ConveyorError('merge-failed', `${repo}#${number}: ${row.base} kept moving while merging (${tries} tries): ${outcome.reason}`);
+      }
+    }
+  }
+
+  /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
+  private async mergeOnce(
+    repo: string,
+    number: number,
+    row: { base: string; branch: string },
+    options: MergeOptions,
+  ): Promise<{ merged: true; sha: string } | { merged: false; reason: string }> {
     const work = await mkdtemp(join(tmpdir(), 'conveyor-merge-'));
     const dir = join(work, 'repo');
     const messageFile = join(work, 'message.txt');
@@ -168,6 +193,10 @@ export class LocalForge implements Forge {
       const w = { ...o, cwd: dir };
       await git(['checkout', '--quiet', '-B', row.base, `origin/${row.base}`], w);
       const branchRef = `origin/${row.branch}`;
+      const ahead = await gitOut(['rev-list', '--count', `${row.base}..${branchRef}`], w);
+      if (ahead === '0' || (await git(['diff', '--quiet', row.base, branchRef], { ...w, allowFailure: true })).code === 0) {
+        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) has no changes against ${row.base}: nothing to merge`);
+      }
       let attempt;
       if (options.method === 'merge') {
         attempt = await git(['merge', '--no-ff', '--quiet', '-F', messageFile, branchRef], { ...w, allowFailure: true });
@@ -189,10 +218,10 @@ export class LocalForge implements Forge {
         throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.stderr.trim() || attempt.stdout.trim()}`);
       }
       const sha = await gitOut(['rev-parse', 'HEAD'], w);
-      await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${row.base}`], w);
-      this.db
-        .prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?")
-        .run(head, sha, new Date().toISOString(), repo, number);
+      // The lease makes the push fail, instead of overwriting, when the base moved meanwhile.
+      const base = await gitOut(['rev-parse', `origin/${row.base}`], w);
+      const push = await git(['push', '--quiet', `--force-with-lease=refs/heads/${row.base}:${base}`, 'origin', `HEAD:refs/heads/${row.base}`], { ...w, allowFailure: true });
+      if (push.code !== 0) return { merged: false, reason: push.stderr.trim() };
       return { merged: true, sha };
     } finally {
       await rm(work, { recursive: true, force: true });

@@ -78,4 +78,36 @@ describe('LocalForge', () => {
       forge.close();
     }
   });
+  it('merges two pull requests into the same base at once: the one that loses the race starts again from the new base', async () => {
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-8', 'main');
+    remotes.commit('acme/web', 'conveyor/web-8', { 'other.txt': 'other\n' }, 'other feature');
+    const a = await open();
+    const b = await open();
+    try {
+      const one = await a.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'One', body: '' });
+      const two = await b.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-8', base: 'main', title: 'Two', body: '' });
+      const results = await Promise.all([
+        a.mergePullRequest('acme/web', one.number, { method: 'squash', title: 'One' }),
+        b.mergePullRequest('acme/web', two.number, { method: 'squash', title: 'Two' }),
+      ]);
+      expect(results.map((r) => r.merged)).toEqual([true, true]);
+      expect(remotes.show('acme/web', 'main', 'feature2.txt')).toBe('more');
+      expect(remotes.show('acme/web', 'main', 'other.txt')).toBe('other');
+      expect(git(remotes.bare('acme/web'), 'log', '--format=%s', 'main').split('\n').slice(0, 2).sort()).toEqual(['One', 'Two']);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('refuses to merge a pull request with no changes against its base, saying so', async () => {
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-9', 'main');
+    const forge = await open();
+    try {
+      const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-9', base: 'main', title: 'Empty', body: '' });
+      await expect(forge.mergePullRequest('acme/web', pr.number, { method: 'squash', title: 'Empty' })).rejects.toThrow(/has no changes against main: nothing to merge/);
+    } finally {
+      forge.close();
+    }
+  });
 });
