@@ -28,6 +28,19 @@ export interface CommandResult {
   pid: number | undefined;
 }
 
+/** Process groups of the user commands running now, so that a stopped step can stop them too. */
+const running = new Set<number>();
+
+/**
+ * Kills every user command still running (their whole process groups). The step process calls it
+ * when it is told to stop (a cancelled workflow, or the embedded mode taking over a run whose
+ * driver died), so no agent, gate or deploy command outlives the step that started it.
+ */
+export function killRunningCommands(): void {
+  for (const pid of running) killGroup(pid, 'SIGKILL');
+  running.clear();
+}
+
 /** Sends a signal to a whole process group; a group that is already gone is fine. */
 export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (!pid) return;
@@ -66,6 +79,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (child.pid) running.add(child.pid);
     let tail = '';
     const partial = { stdout: '', stderr: '' };
     const emit = (line: string) => {
@@ -121,6 +135,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      if (child.pid) running.delete(child.pid);
       // The command has ended: whatever it left running in its group (background jobs, daemons
       // that hold our pipes open) ends with it.
       killGroup(child.pid, 'SIGKILL');

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { stepResultSchema, describeIssues, type StepPayload } from '../../core/wire.ts';
+import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/wire.ts';
 import type { AttemptOutcome, Dispatcher } from './port.ts';
 
 export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', import.meta.url));
@@ -29,7 +29,7 @@ export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'ste
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
   const entry = options.actionEntry ?? ACTION_ENTRY;
   return {
-    async run(payload) {
+    async run(payload, hooks) {
       const dir = attemptDir(options.stateDir, payload);
       const known = readResult(dir);
       if (known) return known;
@@ -42,20 +42,25 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         CONVEYOR_PAYLOAD_PATH: join(dir, 'payload.json'),
         CONVEYOR_RESULT_PATH: join(dir, 'result.json'),
         CONVEYOR_WORKSPACE_ROOT: join(dir, 'workspace'),
+        // Each settled environment of a deploy is appended here as it settles (see readProgress).
+        CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
       // Its own process group, so that a later `conveyor` can stop a leftover attempt whole.
       const child = spawn(process.execPath, [entry], { env, detached: true, stdio: ['ignore', log, log] });
       closeSync(log);
       writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
+      const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
       const code = await new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
         child.on('exit', (c, signal) => resolve(signal ? null : c));
       });
+      watch?.stop();
       return (
         readResult(dir) ?? {
           kind: 'lost',
           reason: `the step process ${code === null ? 'was killed' : `exited with code ${code}`} without reporting a result (log: ${join(dir, 'output.log')})`,
+          ...settledSoFar(dir),
         }
       );
     },
@@ -66,17 +71,61 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       if (known) return known;
       const pid = Number(readText(join(dir, 'pid')));
       if (pid > 0 && alive(pid)) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // Already gone between the check and the kill.
-        }
+        // SIGTERM first: the step process stops the commands it started (their own process
+        // groups), then its own group is killed whatever it did.
+        signalGroup(pid, 'SIGTERM');
+        for (let waited = 0; alive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        signalGroup(pid, 'SIGKILL');
         while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
         // It may have finished in the meantime.
         const late = readResult(dir);
         if (late) return late;
       }
-      return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported' };
+      return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
+    },
+  };
+}
+
+/** The environments a deploy attempt reported as settled, latest per service; unreadable lines are skipped
+ * (a line cut short by a kill is the only way to get one). */
+export function readProgress(dir: string): Environment[] {
+  return parseProgress(readText(join(dir, 'progress.jsonl')) ?? '');
+}
+
+function parseProgress(text: string): Environment[] {
+  const latest = new Map<string, Environment>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const parsed = environmentSchema.safeParse((JSON.parse(line) as { environment?: unknown }).environment);
+      if (parsed.success) latest.set(parsed.data.service, parsed.data);
+    } catch {
+      // A partial last line.
+    }
+  }
+  return [...latest.values()];
+}
+
+function settledSoFar(dir: string): { environments?: Environment[] } {
+  const environments = readProgress(dir);
+  return environments.length ? { environments } : {};
+}
+
+/** Hands each newly settled environment to `on` while the attempt runs (polled: cheap and portable). */
+function watchProgress(dir: string, on: (environments: Environment[]) => void): { stop(): void } {
+  let told = 0;
+  const tick = () => {
+    const text = readText(join(dir, 'progress.jsonl')) ?? '';
+    const lines = text.split('\n').filter((l) => l.trim()).length;
+    if (lines === told) return;
+    told = lines;
+    const all = parseProgress(text);
+    if (all.length) on(all);
+  };
+  const timer = setInterval(tick, 200);
+  return {
+    stop() {
+      clearInterval(timer);
     },
   };
 }
@@ -102,6 +151,17 @@ function readText(path: string): string | undefined {
     return readFileSync(path, 'utf8');
   } catch {
     return undefined;
+  }
+}
+
+/** How long a leftover step process gets to stop its commands before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
   }
 }
 

@@ -1,7 +1,7 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
 // the local dispatcher (the action's bundle in child processes) and the local forge over real
 // bare repositories.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
@@ -120,7 +120,7 @@ describe('conveyor run (embedded mode)', () => {
 
   it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
     const started = join(fleet.dir, 'agent-started');
-    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 2 });
+    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
     fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
     const running = startCli(fleet.runArgs('--title', 'Interrupted', '--issue', '8', '--approve'));
     await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
@@ -128,8 +128,11 @@ describe('conveyor run (embedded mode)', () => {
     const killed = await running.done;
     expect(killed.signal).toBe('SIGKILL');
 
+    const orphan = Number(readFileSync(started, 'utf8').split('\n')[0]);
     const resumed = await cli(['retry', 'web-8', '--state', fleet.state]);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    // The agent of the lost attempt did not outlive it: taking the run over stopped it.
+    expect(() => process.kill(orphan, 0)).toThrow();
     const s = await status(fleet, 'web-8');
     expect(s.status).toBe('succeeded');
     const implement = s.steps.implement!;
