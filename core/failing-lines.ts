@@ -4,7 +4,7 @@
 
 /** Lines that look like a failure or an error report in common test runners and compilers. */
 const FAILURE_LINE =
-  /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
+  /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 const MAX_LINE_CHARS = 400;
@@ -39,10 +39,49 @@ export function truncateBytes(text: string, maxBytes: number): string {
   return out;
 }
 
+/** A TAP failure (node --test, tap, prove): its indented block after it holds the actual values. */
+const NOT_OK = /^(\s*)not ok\b/;
+/** Lines of a failure's detail block beyond this many are left out (the stack comes last). */
+const MAX_BLOCK_LINES = 40;
+
+const indentOf = (line: string): number => line.length - line.trimStart().length;
+
+/**
+ * The lines that belong to a failure: a `not ok` line with the indented detail block that follows
+ * it (TAP's YAML diagnostics: error, expected, actual, operator, stack, up to its `...`), or a
+ * single failure line.
+ */
+function failureGroups(lines: readonly string[]): number[][] {
+  const groups: number[][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const tap = NOT_OK.exec(line);
+    if (tap) {
+      const indent = (tap[1] ?? '').length;
+      const group = [i];
+      let j = i + 1;
+      for (; j < lines.length; j++) {
+        const next = lines[j] ?? '';
+        if (next.trim() && indentOf(next) <= indent) break;
+        if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j);
+        if (next.trim() === '...' ) {
+          j++;
+          break;
+        }
+      }
+      groups.push(group);
+      i = j - 1;
+    } else if (line.trim() && FAILURE_LINE.test(line)) {
+      groups.push([i]);
+    }
+  }
+  return groups;
+}
+
 /**
  * The failing lines of one command's output, in their original order, with `…` where lines were
- * left out. The tail is kept first (half the budget at most), then failure lines from the top:
- * the first error is most often the cause of the rest.
+ * left out. The tail is kept first (half the budget at most), then failures from the top, each
+ * with its detail block when it has one: the first error is most often the cause of the rest.
  */
 export function failingLines(output: string, options: FailingLinesOptions = {}): string {
   const tailLines = options.tailLines ?? 15;
@@ -59,19 +98,27 @@ export function failingLines(output: string, options: FailingLinesOptions = {}):
     keep.add(i);
     used += cost;
   }
-  // Failure lines from the top, while they fit (gap markers cost a line each).
-  for (const i of nonEmpty) {
-    if (keep.has(i) || !FAILURE_LINE.test(lines[i] ?? '')) continue;
-    const cost = bytes(lines[i] ?? '') + 1 + GAP.length + 3;
-    if (used + cost > maxBytes) break;
-    keep.add(i);
-    used += cost;
+  // Failures from the top, while they fit (gap markers cost a line each); a block that does not
+  // fit whole keeps its first lines.
+  let full = false;
+  for (const group of failureGroups(lines)) {
+    for (const i of group) {
+      if (keep.has(i)) continue;
+      const cost = bytes(lines[i] ?? '') + 1 + GAP.length + 3;
+      if (used + cost > maxBytes) {
+        full = true;
+        break;
+      }
+      keep.add(i);
+      used += cost;
+    }
+    if (full) break;
   }
   const ordered = [...keep].sort((a, b) => a - b);
   const out: string[] = [];
   let previous = -1;
   for (const i of ordered) {
-    if (previous >= 0 && i > previous + 1) out.push(GAP);
+    if (previous >= 0 && i > previous + 1 && nonEmpty.some((n) => n > previous && n < i)) out.push(GAP);
     else if (previous < 0 && i > (nonEmpty[0] ?? 0)) out.push(GAP);
     out.push(lines[i] ?? '');
     previous = i;

@@ -66,6 +66,7 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     planHash: plan.hash,
     issue: run.issue,
     ...(run.requester ? { requester: run.requester } : {}),
+    service: plan.service,
     mode: request.mode,
     step,
     attempt: request.attempt,

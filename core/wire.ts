@@ -54,6 +54,10 @@ export const environmentSchema = z.object({
   url: z.string().optional(),
   error: z.string().optional(),
   outputTail: z.string().optional(),
+  /** The commit the environment was deployed from (a retry redeploys when the source moved). */
+  commit: z.string().optional(),
+  /** The GitHub Deployment standing for it, so teardown can mark it inactive. */
+  deployment: z.object({ repo: z.string(), id: z.number().int() }).optional(),
 });
 
 export const stepPayloadSchema = z.object({
@@ -69,6 +73,8 @@ export const stepPayloadSchema = z.object({
     url: z.string().optional(),
   }),
   requester: z.string().optional(),
+  /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
+  service: z.string().optional(),
   /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments. */
   mode: z.enum(['run', 'repair', 'teardown']),
   step: planStepSchema,

@@ -3,6 +3,7 @@
 // `conclusion: failure` and a typed error is reported.
 import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
+import { inputsDigest, sealResult } from '../../core/receipt.ts';
 import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/wire.ts';
 import { createContext } from './context.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
@@ -54,12 +55,16 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   const log = (line: string) => io.log(scrubber.scrub(line));
   let identity = identityOf(undefined);
   let result: StepResult;
+  // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
+  let inputs: unknown;
   try {
     const text = await payloadText(io);
-    identity = identityOf(lenientJson(text));
+    inputs = lenientJson(text);
+    identity = identityOf(inputs);
     const parsed = parseStepPayload(text);
     if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
     const payload = parsed.payload;
+    inputs = payload;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
     const ctx = createContext({
       env: io.env,
@@ -76,6 +81,8 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
   }
+  // Every result leaves sealed, failures too: the engine verifies it against the payload it sent.
+  result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({
     env: io.env,
     log,

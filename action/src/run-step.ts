@@ -4,15 +4,14 @@ import type { StepContext } from './context.ts';
 import { baseResult } from './result.ts';
 import { runCodeWork } from './steps/code.ts';
 import { runGate } from './steps/gate.ts';
-
-function notImplemented(payload: StepPayload, what: string): StepResult {
-  const message = `${what} is not implemented in this version of the Conveyor action`;
-  return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'internal', message } };
-}
+import { runAuthorGate } from './steps/gate-author.ts';
+import { runReview } from './steps/review.ts';
+import { runDeploy } from './steps/deploy.ts';
+import { runTeardown } from './steps/teardown.ts';
 
 export async function runStep(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
-  if (payload.mode === 'teardown') return notImplemented(payload, 'teardown');
+  if (payload.mode === 'teardown') return runTeardown(ctx, payload);
   if (payload.mode === 'repair') {
     // A repair is a code run by the step's repair agent with the findings to address.
     const agent = step.kind === 'code' ? step.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
@@ -26,12 +25,12 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
     case 'code':
       return runCodeWork(ctx, payload, { agent: step.agent, mode: 'run', writes: step.writes, ...(payload.findings ? { findings: payload.findings } : {}) });
     case 'gate':
-      if (step.author) return notImplemented(payload, 'a gate with `author` (discriminating acceptance test)');
+      if (step.author) return runAuthorGate(ctx, payload);
       return runGate(ctx, payload);
     case 'review':
-      return notImplemented(payload, 'the review step');
+      return runReview(ctx, payload);
     case 'deploy':
-      return notImplemented(payload, 'the deploy step');
+      return runDeploy(ctx, payload);
     case 'approval':
     case 'merge': {
       const message = `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`;

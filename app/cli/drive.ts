@@ -49,7 +49,8 @@ export async function startRun(request: StartRequest): Promise<number> {
       id: uniqueRunId(session.store, primary, number),
       plan,
       issue: { repo: primary, number, title: request.title, body: request.body },
-      options: { ...options },
+      // `repo` too: retry and restart compile the configuration again exactly as it was compiled here.
+      options: { ...options, ...(request.repo ? { repo: request.repo } : {}) },
     });
     return await drive(session, run.id, options);
   } finally {
@@ -64,6 +65,8 @@ export interface DecisionRequest {
   event: (run: Run) => RunEvent | undefined;
   /** Options given again on the command line override the stored ones. */
   override?: Partial<EmbeddedOptions>;
+  /** Runs before anything is settled or decided; an exit code stops the decision (it said why). */
+  check?: (run: Run, options: EmbeddedOptions) => number | undefined;
 }
 
 /** 1. find the run, 2. refuse if it ended, 3. settle what a dead process left, 4. decide, 5. drive. */
@@ -80,6 +83,8 @@ export async function decide(request: DecisionRequest): Promise<number> {
     return EXIT.failed;
   }
   const options = { ...runOptions(stored), ...definedOnly(request.override ?? {}) };
+  const refused = request.check?.(stored, options);
+  if (refused !== undefined) return refused;
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {
     const wasRunning = stored.status === 'running';

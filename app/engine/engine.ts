@@ -5,6 +5,7 @@
 import { reduce, createRun } from '../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../../core/run/types.ts';
 import { buildPayload } from '../../core/payload.ts';
+import { inputsDigest, mergeInputsDigest, sealResult, unverifiedSteps, verifiedRetry, verifyReceipt } from '../../core/receipt.ts';
 import type { StepResult } from '../../core/wire.ts';
 import type { RunStore } from '../store/port.ts';
 import { applyEvent } from '../store/apply.ts';
@@ -44,7 +45,15 @@ export class Engine {
 
   /** Applies an event (re-applied on a compare-and-swap conflict), then carries out effects. */
   async apply(runId: string, event: RunEvent): Promise<Run> {
-    const transition = applyEvent(this.options.store, runId, event, reduce);
+    if (event.type === 'retry' && event.step === undefined) {
+      const stored = this.options.store.get(runId);
+      const unverified = stored && stored.status === 'waiting' ? unverifiedSteps(stored) : [];
+      if (stored && unverified.length > 0) {
+        await this.options.reply?.(stored, `the stored result of step${unverified.length > 1 ? 's' : ''} ${unverified.map((s) => `"${s}"`).join(', ')} does not verify against its receipt: it counts as not run, and the run resumes from step "${unverified[0]}".`);
+      }
+    }
+    // Stored results are verified when a retry reads them: one that does not verify is not kept.
+    const transition = applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)));
     this.options.observe?.(transition.run, event);
     await this.carryOut(runId);
     return transition.run;
@@ -61,7 +70,7 @@ export class Engine {
       if (step.status !== 'queued' || run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge') continue;
       const payload = buildPayload(run, { step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode });
       const outcome = await this.options.dispatcher.recover(payload);
-      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch));
+      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch, inputsDigest(payload)));
     }
     await this.carryOut(runId);
   }
@@ -92,17 +101,27 @@ export class Engine {
           const payload = buildPayload(run, effect);
           this.track(
             this.options.dispatcher
-              .run(payload)
+              .run(payload, {
+                // A deploy's environments are recorded as they settle, not only with its result.
+                onEnvironments: (environments) =>
+                  this.track(this.apply(runId, { type: 'environments-settled', at: this.now(), step: effect.step, attempt: effect.attempt, epoch: effect.epoch, environments })),
+              })
               .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }))
               .then((outcome) => {
                 if (outcome.kind === 'dispatched') return undefined;
-                return this.apply(runId, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
+                return this.apply(runId, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch, inputsDigest(payload)));
               }),
           );
           break;
         }
         case 'merge':
-          this.track(this.options.merge(run, effect).then((result) => this.apply(runId, { type: 'step-completed', at: this.now(), result })));
+          this.track(
+            this.options.merge(run, effect).then((result) => {
+              // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
+              const inputs = mergeInputsDigest(run, effect);
+              return this.apply(runId, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
+            }),
+          );
           break;
         case 'teardown':
           this.track(this.tearDown(run, effect));
@@ -124,14 +143,37 @@ export class Engine {
     // Each teardown is its own attempt: the run's version at the time names it uniquely.
     const payload = buildPayload(run, { step: deployStep.id, attempt: Math.max(1, run.version), epoch: 0, mode: 'teardown', environments: effect.environments });
     const outcome = await this.options.dispatcher.run(payload);
-    const environments = outcome.kind === 'result' ? outcome.result.environments : [];
-    await this.apply(run.id, { type: 'torn-down', at: this.now(), environments });
+    if (outcome.kind === 'dispatched') return;
+    const removed = outcome.kind === 'result' ? outcome.result.environments : [];
+    const why = outcome.kind === 'result' ? (outcome.result.error?.message ?? outcome.result.summary) : outcome.reason;
+    // What is still up stays on the run with the reason, for people and for `conveyor teardown`.
+    const failed = effect.environments
+      .filter((e) => !removed.some((r) => r.service === e.service && r.envId === e.envId))
+      .map((e) => ({ ...e, error: why }));
+    await this.apply(run.id, { type: 'torn-down', at: this.now(), environments: removed, ...(failed.length ? { failed } : {}) });
   }
 
-  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number): RunEvent {
+  /** Tears the run's ready environments down now (`conveyor teardown RUN`); resolves with the run after. */
+  async tearDownNow(runId: string): Promise<Run> {
+    const run = this.get(runId);
+    const environments = run.environments.filter((e) => e.state === 'ready');
+    await this.tearDown(run, { type: 'teardown', key: `${run.id}:teardown-now:${run.version}`, environments });
+    return this.get(runId);
+  }
+
+  /**
+   * The event for how an attempt ended. A result whose receipt does not verify against the inputs
+   * the engine sent (edited, or made for another payload) is treated as not run: the attempt is lost.
+   */
+  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number, inputs: string): RunEvent {
+    if (outcome.kind === 'result' && !verifyReceipt(outcome.result, inputs)) {
+      const said = outcome.result.error ? ` (it said: ${outcome.result.error.code}: ${outcome.result.error.message.slice(0, 300)})` : '';
+      const why = outcome.result.receipt ? 'its receipt does not verify against the payload that was sent' : 'it carries no receipt';
+      return { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: `the result of attempt ${attempt} was not trusted: ${why}${said}` };
+    }
     return outcome.kind === 'result'
-      ? { type: 'step-completed', at: this.now(), result: outcome.result }
-      : { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: outcome.reason };
+      ? { type: 'step-completed', at: this.now(), result: outcome.result, inputs }
+      : { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: outcome.reason, ...(outcome.environments?.length ? { environments: outcome.environments } : {}) };
   }
 
   private track(work: Promise<unknown>): void {

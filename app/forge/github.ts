@@ -2,7 +2,7 @@
 // not), base URL from GITHUB_API_URL for GitHub Enterprise Server.
 import { Octokit } from '@octokit/rest';
 import { ConveyorError } from '../../core/errors.ts';
-import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from './port.ts';
+import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from './port.ts';
 import { splitRepo } from './port.ts';
 
 interface ApiPull {
@@ -116,5 +116,42 @@ export class GitHubForge implements Forge {
       }),
     );
     return { merged: data.merged, sha: data.sha };
+  }
+
+  async createDeployment(request: DeploymentRequest): Promise<{ id: number }> {
+    const { owner, name } = splitRepo(request.repo);
+    const { data, status } = await forgeCall(`creating a deployment of ${request.repo}@${request.ref.slice(0, 12)}`, () =>
+      this.octokit.rest.repos.createDeployment({
+        owner,
+        repo: name,
+        ref: request.ref,
+        environment: request.environment,
+        description: request.description,
+        transient_environment: request.transient,
+        production_environment: false,
+        // A preview is not a release: no merging of the base into the ref, no required statuses.
+        auto_merge: false,
+        required_contexts: [],
+      }),
+    );
+    const id = (data as { id?: number }).id;
+    if (status !== 201 || typeof id !== 'number') {
+      throw new ConveyorError('forge-failed', `GitHub did not create a deployment of ${request.repo}@${request.ref} (HTTP ${status}): ${(data as { message?: string }).message ?? 'no id in the answer'}`);
+    }
+    return { id };
+  }
+
+  async setDeploymentStatus(repo: string, id: number, status: DeploymentStatus): Promise<void> {
+    const { owner, name } = splitRepo(repo);
+    await forgeCall(`setting deployment ${id} of ${repo} to ${status.state}`, () =>
+      this.octokit.rest.repos.createDeploymentStatus({
+        owner,
+        repo: name,
+        deployment_id: id,
+        state: status.state,
+        ...(status.environmentUrl ? { environment_url: status.environmentUrl } : {}),
+        ...(status.description ? { description: status.description.slice(0, 140) } : {}),
+      }),
+    );
   }
 }

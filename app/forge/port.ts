@@ -1,6 +1,6 @@
 // The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
 // Two adapters: GitHub (Octokit REST) and Local (bare repositories plus a SQLite file of PRs).
-// Check runs, comments, permissions and deployments join this port in later issues.
+// Check runs, comments and permissions join this port in later issues.
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
@@ -45,6 +45,25 @@ export interface MergeResult {
   sha: string;
 }
 
+/** A GitHub Deployment of a preview environment (transient: it goes away with the run). */
+export interface DeploymentRequest {
+  repo: string;
+  /** The commit deployed (the PR's head, or the base's when the run did not change the repository). */
+  ref: string;
+  /** The environment's name: its CONVEYOR_ENV_ID. */
+  environment: string;
+  description: string;
+  transient: boolean;
+}
+
+export type DeploymentState = 'in_progress' | 'success' | 'failure' | 'inactive';
+
+export interface DeploymentStatus {
+  state: DeploymentState;
+  environmentUrl?: string;
+  description?: string;
+}
+
 export interface Forge {
   /** The open pull request whose head is `branch` in `repo`, if any. */
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined>;
@@ -54,6 +73,9 @@ export interface Forge {
   /** Pull requests of `repo` whose head branch is one of `branches` (a run's work branches). */
   listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]>;
   mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult>;
+  /** Deployments show preview environments on the PR; forges without them (local) leave these out. */
+  createDeployment?(request: DeploymentRequest): Promise<{ id: number }>;
+  setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;
   /** Releases what the adapter holds open (the local forge's database). */
   close?(): void;
 }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { failingLines, gateFindings, truncateBytes } from '../../core/failing-lines.ts';
 
@@ -13,6 +14,34 @@ describe('failingLines', () => {
     expect(got).not.toContain('ok 10');
     expect(got).not.toContain('PASS a.test.js');
     expect(got.split('\n')[0]).toBe('…');
+  });
+
+  it("keeps node --test's failure with its diagnostic block: the actual value, the expected one, the error", () => {
+    const out = readFileSync(new URL('../fixtures/failing-lines/node-test-tap.txt', import.meta.url), 'utf8');
+    const got = failingLines(out);
+    expect(Buffer.byteLength(got)).toBeLessThanOrEqual(8192);
+    expect(got).toContain('not ok 61 - formats price');
+    expect(got).toContain("  actual: '$12.5'");
+    expect(got).toContain("  expected: '$12.50'");
+    expect(got).toContain("    + '$12.5'");
+    expect(got).toContain("  operator: 'strictEqual'");
+    expect(got).toContain('# fail 1');
+    // Passing tests and their noise are left out.
+    expect(got).not.toContain('noise line 3');
+    expect(got).not.toContain('ok 5 - passes 4');
+  });
+
+  it('keeps the first lines of a block that does not fit, and each of several failures', () => {
+    const block = (n: number) => [`not ok ${n} - case ${n}`, '  ---', `  actual: 'value ${n}'`, ...Array.from({ length: 30 }, (_, i) => `    frame ${n}.${i}`), '  ...'];
+    const out = [...block(1), 'ok 2 - fine', ...block(3), '1..3'].join('\n');
+    const got = failingLines(out, { maxBytes: 600, tailLines: 1 });
+    expect(Buffer.byteLength(got)).toBeLessThanOrEqual(600);
+    expect(got).toContain("actual: 'value 1'");
+    expect(got).toContain('not ok 1 - case 1');
+    expect(got).not.toContain('ok 2 - fine');
+    const roomy = failingLines(out, { tailLines: 1 });
+    expect(roomy).toContain("actual: 'value 3'");
+    expect(roomy).toContain('frame 3.29');
   });
 
   it('strips colours and carriage returns', () => {

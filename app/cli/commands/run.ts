@@ -4,6 +4,7 @@ import { DEFAULT_STATE, openStore } from '../embedded.ts';
 import { decide, readBody, report, startRun } from '../drive.ts';
 import { action, EXIT } from '../program.ts';
 import { renderRun } from '../render.ts';
+import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../../core/errors.ts';
 
 function positiveInt(value: string): number {
@@ -97,12 +98,16 @@ export function register(program: Command): void {
     .option('--state <db>', 'state database', DEFAULT_STATE)
     .option('--remotes <dir>', 'folder of bare repositories (default: as the run was started)')
     .option('--approve', 'approve approval steps as soon as they wait')
+    .option('--config <file>', 'configuration file to check the pipeline against (default: the one the run started from)')
+    .addHelpText('after', '\nA retry refuses (exit 1, showing the steps that differ) when the pipeline changed since the run started; `conveyor restart RUN` starts it over.')
     .action(
-      action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean }) =>
+      action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean; config?: string }) =>
         decide({
           statePath: o.state,
           runId,
-          override: { remotes: o.remotes, approve: o.approve },
+          override: { remotes: o.remotes, approve: o.approve, configPath: o.config },
+          // The run resumes only on the pipeline it started with.
+          check: (run, options) => checkPlanUnchanged(run, options.configPath),
           event: (run) => {
             if (step && !run.plan.steps.some((s) => s.id === step)) {
               throw new UsageError(`run ${run.id} has no step ${step}; its steps: ${run.plan.steps.map((s) => s.id).join(', ')}`);

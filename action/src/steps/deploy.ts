@@ -1,0 +1,243 @@
+// The `deploy` step: preview environments for the own service and the involved services, each
+// started as soon as its own providers have settled (so the fan-out takes the time of its longest
+// provider chain), each told the URLs of its ready providers. Every outcome is appended to
+// $CONVEYOR_PROGRESS_PATH as it settles, so a re-dispatch after a lost runner deploys only what
+// had not settled.
+import { existsSync } from 'node:fs';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable, type DeployPlan, type DeployTarget } from '../../../core/deploy-plan.ts';
+import { ConveyorError } from '../../../core/errors.ts';
+import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/wire.ts';
+import { conveyorDir, identityVariables } from '../agent.ts';
+import { runCommand } from '../command.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import { baseResult } from '../result.ts';
+import { fenced, tail } from '../summary.ts';
+import { prepareWorkspace, type Workspace, type WorkspaceRepo } from '../workspace.ts';
+import { workspaceContext } from './code.ts';
+import { deploymentsFor, type Deployments } from './deployments.ts';
+
+/** The repositories holding `services`: the change set's entries, or the service's base for one outside it. */
+export function reposOf(payload: StepPayload, services: readonly string[]): PayloadRepo[] {
+  const out: PayloadRepo[] = [];
+  const workBranch = payload.repos[0]!.workBranch;
+  for (const name of services) {
+    const svc = payload.services[name];
+    if (!svc) throw new ConveyorError('bad-payload', `services.${name}: the payload does not describe service "${name}"`);
+    if (out.some((r) => r.repo === svc.repo)) continue;
+    out.push(payload.repos.find((r) => r.repo === svc.repo) ?? { repo: svc.repo, role: 'sibling', services: [name], base: svc.base, workBranch });
+  }
+  return out;
+}
+
+/** The own service: the payload names it; older payloads leave it to the primary repository's only service. */
+export function ownService(payload: StepPayload): string | undefined {
+  if (payload.service) return payload.service;
+  const primary = payload.repos.find((r) => r.role === 'primary');
+  return primary?.services.length === 1 ? primary.services[0] : undefined;
+}
+
+/** The folder a service's commands run in: its checkout, or its `path` inside it. */
+export function serviceDir(ws: Workspace, repo: string, path: string | undefined): { repo: WorkspaceRepo; dir: string } {
+  const r = ws.repos.find((x) => x.repo === repo);
+  if (!r) throw new ConveyorError('internal', `repository ${repo} was not checked out`);
+  const dir = path ? join(r.dir, path) : r.dir;
+  if (!existsSync(dir)) throw new ConveyorError('bad-input', `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
+  return { repo: r, dir };
+}
+
+interface Settled {
+  env: Environment;
+  kept: boolean;
+  startedAt?: number;
+  durationMs?: number;
+  /** Providers it started without (they failed or stood up nothing). */
+  without: string[];
+}
+
+export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const step = payload.step;
+  if (step.kind !== 'deploy') throw new ConveyorError('internal', `runDeploy got a ${step.kind} step`);
+  const own = ownService(payload);
+  const plan = planDeploy({
+    runId: payload.runId,
+    services: payload.services,
+    stepServices: step.services,
+    changeSetServices: payload.repos.flatMap((r) => r.services),
+    ...(own ? { own } : {}),
+  });
+  if (plan.targets.length === 0 && plan.skipped.length === 0) {
+    return { ...baseResult(payload), conclusion: 'success', summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.` };
+  }
+  // The workspace stays: a preview may run from its checkout after this process ends.
+  const ws = await prepareWorkspace(workspaceContext(ctx), reposOf(payload, plan.targets.map((t) => t.service)), {
+    mode: 'checkout',
+    ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}),
+  });
+  const headOf = (service: string) => ws.repos.find((r) => r.repo === payload.services[service]?.repo)?.preparedHead;
+  const settled = new Map<string, Settled>();
+  for (const [service, env] of keptOutcomes(plan, payload.environments, { epoch: payload.epoch, headOf })) {
+    settled.set(service, { env, kept: true, without: [] });
+  }
+  const record = progressRecorder(ctx, payload);
+  for (const service of plan.skipped) {
+    if (settled.has(service)) continue;
+    const env: Environment = { service, envId: envIdFor(payload.runId, service), state: 'skipped' };
+    settled.set(service, { env, kept: false, without: [] });
+    await record(env);
+  }
+  const deployments = await deploymentsFor(ctx);
+  const outDir = await conveyorDir(ws);
+  const ownFailed = () => plan.own !== undefined && settled.get(plan.own)?.env.state === 'failed';
+
+  const started = new Set<string>();
+  const running = new Map<string, Promise<void>>();
+  for (;;) {
+    const envs = new Map([...settled].map(([k, v]) => [k, v.env]));
+    for (const t of startable(plan, envs, started, ownFailed())) {
+      started.add(t.service);
+      running.set(
+        t.service,
+        deployOne(ctx, payload, ws, t, settled, outDir, deployments).then(async (s) => {
+          settled.set(t.service, s);
+          running.delete(t.service);
+          await record(s.env);
+        }),
+      );
+    }
+    if (running.size === 0) break;
+    await Promise.race(running.values());
+  }
+  return deployResult(payload, plan, settled, deployments);
+}
+
+async function deployOne(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  t: DeployTarget,
+  settled: ReadonlyMap<string, Settled>,
+  outDir: string,
+  deployments: Deployments | undefined,
+): Promise<Settled> {
+  const startedAt = Date.now();
+  const ready = t.providers.flatMap((p) => {
+    const env = settled.get(p)?.env;
+    return env?.state === 'ready' && env.url ? [{ service: p, url: env.url }] : [];
+  });
+  const without = t.providers.filter((p) => !ready.some((r) => r.service === p));
+  let where: { repo: WorkspaceRepo; dir: string };
+  try {
+    where = serviceDir(ws, t.repo, t.path);
+  } catch (e) {
+    return { env: { service: t.service, envId: t.envId, state: 'failed', error: (e as Error).message }, kept: false, startedAt, durationMs: 0, without };
+  }
+  const commit = where.repo.preparedHead;
+  const output = join(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`); // envIds are unique per service
+  await writeFile(output, '');
+  const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
+  const env = safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPO: t.repo,
+    CONVEYOR_SERVICE: t.service,
+    CONVEYOR_ENV_ID: t.envId,
+    CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t.service, payload.attempt, payload.epoch),
+    CONVEYOR_OUTPUT: output,
+    ...peerVariables(ready),
+  });
+  // The progress file is Conveyor's record of outcomes: a deploy command must not write to it.
+  delete env.CONVEYOR_PROGRESS_PATH;
+  ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(', ')}` : ''}: ${t.deploy.run}`);
+  const r = await runCommand({
+    command: t.deploy.run,
+    cwd: where.dir,
+    env,
+    timeoutMs: t.deploy.timeoutMinutes * ctx.minuteMs,
+    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+    scrub: (text) => ctx.scrubber.scrub(text),
+    onLine: (line) => ctx.log(`  ${t.service} | ${line}`),
+  });
+  const base = { service: t.service, envId: t.envId, commit, ...(deployment ? { deployment } : {}) };
+  const outputTail = tail(r.output, 20, 2000);
+  let outcome: Environment;
+  if (r.timedOut) outcome = { ...base, state: 'failed', error: `timed out after ${t.deploy.timeoutMinutes} min`, outputTail };
+  else if (r.exitCode !== 0) outcome = { ...base, state: 'failed', error: `exited with ${r.exitCode ?? `signal ${r.signal ?? '?'}`}`, outputTail };
+  else {
+    const url = reportedUrl(await readFile(output, 'utf8'));
+    if (!url) outcome = { ...base, state: 'failed', error: 'no url reported (write url=... to $CONVEYOR_OUTPUT)', outputTail };
+    else if (!isUrl(url)) outcome = { ...base, state: 'failed', error: `reported url ${JSON.stringify(url)} is not an absolute URL`, outputTail };
+    else outcome = { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
+  }
+  await deployments?.finish(deployment, outcome);
+  ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ''}${outcome.error ? ` (${outcome.error})` : ''}`);
+  return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
+}
+
+/** The last `url=` line of the output file, as with $GITHUB_OUTPUT. */
+export function reportedUrl(text: string): string | undefined {
+  let url: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^\s*url\s*=\s*(.*?)\s*$/.exec(line);
+    if (m && m[1]) url = m[1];
+  }
+  return url;
+}
+
+function isUrl(text: string): boolean {
+  try {
+    return Boolean(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Appends each settled outcome to $CONVEYOR_PROGRESS_PATH (one JSON line), when it is set. */
+function progressRecorder(ctx: StepContext, payload: StepPayload): (env: Environment) => Promise<void> {
+  const path = ctx.env.CONVEYOR_PROGRESS_PATH;
+  return async (env) => {
+    if (!path) return;
+    const line = { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, environment: env };
+    await appendFile(path, `${JSON.stringify(line)}\n`);
+  };
+}
+
+function deployResult(payload: StepPayload, plan: DeployPlan, settled: Map<string, Settled>, deployments: Deployments | undefined): StepResult {
+  const order = [...plan.targets.map((t) => t.service), ...plan.skipped];
+  const environments = order.flatMap((s) => (settled.has(s) ? [settled.get(s)!.env] : []));
+  const first = Math.min(...[...settled.values()].flatMap((s) => (s.startedAt !== undefined ? [s.startedAt] : [])));
+  const rows = order.map((s) => {
+    const x = settled.get(s);
+    const ownMark = s === plan.own ? ' (own)' : '';
+    if (!x) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
+    const e = x.env;
+    const what = e.state === 'ready' ? e.url ?? '' : e.state === 'failed' ? `**${e.error ?? 'failed'}**` : 'nothing to stand up (`deploy: none`)';
+    const time = x.durationMs !== undefined && x.startedAt !== undefined ? `+${((x.startedAt - first) / 1000).toFixed(1)} s, ${(x.durationMs / 1000).toFixed(1)} s` : '';
+    const notes = [x.kept ? 'kept from an earlier dispatch' : '', x.without.length ? `started without the URL of ${x.without.join(', ')}` : ''].filter(Boolean).join('; ');
+    return `| ${s}${ownMark} | \`${e.envId}\` | ${e.state} | ${what} | ${time} | ${notes} |`;
+  });
+  const table = ['| service | environment | state | URL or error | started, took | note |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
+  const failed = environments.filter((e) => e.state === 'failed');
+  const tails = failed.filter((e) => e.outputTail).map((e) => `### ${e.service}: ${e.error}\n\n${fenced(e.outputTail!)}`);
+  const notes = deployments?.notes.length ? [`Notes:\n${deployments.notes.map((n) => `- ${n}`).join('\n')}`] : [];
+  const ownEnv = plan.own ? settled.get(plan.own)?.env : undefined;
+  const ready = environments.filter((e) => e.state === 'ready').length;
+  if (ownEnv?.state === 'failed') {
+    const message = `the own service ${plan.own} failed to deploy: ${ownEnv.error ?? 'failed'}`;
+    return {
+      ...baseResult(payload),
+      conclusion: 'failure',
+      summary: [`**Deploy \`${payload.step.id}\` failed: ${message}.**`, table, ...tails, ...notes].join('\n\n'),
+      environments,
+      error: { code: 'deploy-failed', message },
+    };
+  }
+  const peers = failed.length ? ` ${failed.length} peer${failed.length === 1 ? '' : 's'} failed (${failed.map((e) => e.service).join(', ')}); the step goes on without ${failed.length === 1 ? 'it' : 'them'}.` : '';
+  return {
+    ...baseResult(payload),
+    conclusion: 'success',
+    summary: [`Deploy \`${payload.step.id}\`: ${ready} environment${ready === 1 ? '' : 's'} ready.${peers}`, table, ...tails, ...notes].join('\n\n'),
+    environments,
+  };
+}

@@ -1,0 +1,141 @@
+// A discriminating gate (`gate` with `author` and `path`): the author agent writes the gate file
+// (an acceptance test) in the primary repository; the gate's `run`, with `{path}` replaced by the
+// file as one shell-quoted argument, must FAIL on a clean checkout of the base branch with only that
+// file added. A test that already passes there cannot tell whether the issue is done. The file is
+// then committed to the work branch and pushed, so the code step that follows sees it.
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
+import { ConveyorError } from '../../../core/errors.ts';
+import { oneLine } from '../../../core/prompt.ts';
+import { buildAuthorPrompt } from '../../../core/role-prompts.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import { conveyorDir, identityVariables, reposVariable } from '../agent.ts';
+import { runCommand } from '../command.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import { git, gitOut } from '../git.ts';
+import { pushBranch } from '../publish.ts';
+import { baseResult } from '../result.ts';
+import { fenced, tail, workspaceTable } from '../summary.ts';
+import { gitOptions, prepareWorkspace, restoreGitConfigs } from '../workspace.ts';
+import { workspaceContext } from './code.ts';
+import { runRoleAgent, shellQuote } from './role-agent.ts';
+
+/** The gate file's path, checked: relative, inside the repository, not in .git. */
+export function gatePath(path: string | undefined, stepId: string): string {
+  const bad = (why: string) => new ConveyorError('bad-payload', `step.path: gate ${stepId} has path "${path ?? ''}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`);
+  if (!path || !path.trim()) throw bad('is empty');
+  if (isAbsolute(path)) throw bad('is absolute');
+  const n = normalize(path);
+  if (n.startsWith('..') || n === '.' || n.split('/').includes('.git')) throw bad('leaves the repository or points into .git');
+  return n;
+}
+
+function commitMessage(payload: StepPayload, path: string): string {
+  const { issue } = payload;
+  return [
+    `Add acceptance test ${path} for ${oneLine(issue.title, 40)} (${issue.repo}#${issue.number})`,
+    '',
+    `Written by the author agent of step ${payload.step.id}, attempt ${payload.attempt}; it fails on the base branch.`,
+    '',
+    `Conveyor-Run: ${payload.runId}`,
+    '',
+  ].join('\n');
+}
+
+export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const step = payload.step;
+  if (step.kind !== 'gate' || !step.author) throw new ConveyorError('internal', `runAuthorGate got a ${step.kind} step without an author`);
+  const path = gatePath(step.path, step.id);
+  if (!step.run) throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
+  const agent = payload.agents[step.author];
+  if (!agent) {
+    throw new ConveyorError('bad-payload', `agents.${step.author}: gate ${step.id} uses author "${step.author}", which the payload does not define (known: ${Object.keys(payload.agents).join(', ') || 'none'})`);
+  }
+  const primary = payload.repos.find((r) => r.role === 'primary') ?? payload.repos[0]!;
+  const command = step.run.split('{path}').join(shellQuote(path));
+  const wctx = workspaceContext(ctx);
+  const ws = await prepareWorkspace(wctx, [primary], { mode: 'work', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  try {
+    const repo = ws.repos[0]!;
+    const o = gitOptions(wctx, repo.dir);
+    const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
+    const outcome = await runRoleAgent(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
+    await restoreGitConfigs(ws);
+    const sections = [workspaceTable(ws)];
+    const agentTail = `Author \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const fail = (code: ErrorCode, message: string, extra: string[] = []): StepResult => ({
+      ...baseResult(payload),
+      conclusion: 'failure',
+      summary: [`**${message}**`, ...extra, ...sections, agentTail].join('\n\n'),
+      error: { code, message },
+    });
+    if (outcome.timedOut) return fail('agent-timeout', `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
+    if (outcome.exitCode !== 0) return fail('agent-failed', `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
+
+    const file = join(repo.dir, path);
+    const info = await lstat(file).catch(() => undefined);
+    if (!info || !info.isFile()) {
+      const what = !info ? 'did not write' : 'wrote something other than a regular file at';
+      return fail('gate-file-missing', `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
+    }
+    const content = await readFile(file);
+    if (!content.toString('utf8').trim()) {
+      return fail('gate-file-missing', `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
+    }
+
+    // A clean checkout of the base with only the gate file added: nothing else the author left.
+    const baseDir = join(await conveyorDir(ws), 'base-check');
+    await git(['worktree', 'add', '--quiet', '--detach', baseDir, `refs/remotes/origin/${repo.base}`], o);
+    let onBase;
+    try {
+      await mkdir(dirname(join(baseDir, path)), { recursive: true });
+      await writeFile(join(baseDir, path), content);
+      const env = safeEnvironment(ctx, {
+        ...identityVariables(payload),
+        CONVEYOR_WORKSPACE: ws.root,
+        CONVEYOR_REPOS: reposVariable(payload, ws),
+        CONVEYOR_REPO: repo.repo,
+      });
+      ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
+      onBase = await runCommand({
+        command,
+        cwd: baseDir,
+        env,
+        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
+        ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+        scrub: (t) => ctx.scrubber.scrub(t),
+        onLine: (line) => ctx.log(`  | ${line}`),
+      });
+    } finally {
+      await git(['worktree', 'remove', '--force', baseDir], { ...o, allowFailure: true });
+    }
+    const baseOutput = `Output on base \`${repo.base}\` (last lines):\n\n${fenced(tail(onBase.output) || '(no output)')}`;
+    if (onBase.exitCode === 0 && !onBase.timedOut) {
+      return fail(
+        'gate-not-discriminating',
+        `The acceptance test \`${path}\` already passes on the base branch \`${repo.base}\` of ${repo.repo}, before any change: \`${command}\` exited 0 there. A test that passes without the change cannot tell whether the issue is done, so it does not count; nothing was pushed.`,
+        [baseOutput],
+      );
+    }
+
+    await git(['add', '--', path], o);
+    const staged = await git(['diff', '--cached', '--quiet', '--', path], { ...o, allowFailure: true });
+    if (staged.code !== 0) await git(['commit', '--quiet', '--no-verify', '-F', '-', '--', path], { ...o, input: commitMessage(payload, path) });
+    const head = await gitOut(['rev-parse', 'HEAD'], o);
+    const advanced = head !== (repo.startCommit || repo.baseCommit);
+    if (advanced) {
+      await pushBranch(wctx, { repo, head, changed: true, paths: [path], advanced });
+      ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
+    }
+    const how = onBase.timedOut ? 'timed out' : `exited ${onBase.exitCode ?? onBase.signal}`;
+    const summary = [
+      `Acceptance test \`${path}\` by \`${agent.name}\` fails on the base branch \`${repo.base}\` as it must (\`${command}\` ${how}); ${advanced ? `committed to \`${repo.workBranch}\`` : `already on \`${repo.workBranch}\``}.`,
+      baseOutput,
+      ...sections,
+      agentTail,
+    ].join('\n\n');
+    return { ...baseResult(payload), conclusion: 'success', summary, commits: { [repo.repo]: head } };
+  } finally {
+    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+  }
+}

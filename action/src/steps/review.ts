@@ -1,0 +1,112 @@
+// The `review` step: the reviewer agent reads the diffs of all the run's PRs (each repository's
+// work branch against its base) and writes a JSON verdict. It is read-only: any change it leaves in
+// a checkout, tracked or untracked, fails the step. The result says whether the review was
+// independent of the coder (core/independence.ts).
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConveyorError } from '../../../core/errors.ts';
+import { judgeIndependence } from '../../../core/independence.ts';
+import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/role-prompts.ts';
+import { renderFindings } from '../../../core/run/draft.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import { conveyorDir } from '../agent.ts';
+import type { StepContext } from '../context.ts';
+import { git, gitOut } from '../git.ts';
+import { baseResult } from '../result.ts';
+import { fenced, tail, workspaceTable } from '../summary.ts';
+import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import { workspaceContext } from './code.ts';
+import { runRoleAgent } from './role-agent.ts';
+
+/** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
+async function snapshot(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<{ head: string; status: string }> {
+  const o = gitOptions(wctx, r.dir);
+  const head = await gitOut(['rev-parse', 'HEAD'], o);
+  const status = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], o)).stdout;
+  return { head, status };
+}
+
+async function diffOf(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<string> {
+  // A repository the run did not change is on its base: there is nothing of it to review.
+  if (r.checkedOut !== r.workBranch) return '';
+  const o = gitOptions(wctx, r.dir);
+  return (await git(['diff', '--no-color', '--no-ext-diff', `refs/remotes/origin/${r.base}...HEAD`], o)).stdout;
+}
+
+function changedPaths(status: string): string[] {
+  return status.split('\0').filter(Boolean).map((e) => e.slice(3));
+}
+
+export async function runReview(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const step = payload.step;
+  if (step.kind !== 'review') throw new ConveyorError('internal', `runReview got a ${step.kind} step`);
+  const agent = payload.agents[step.agent];
+  if (!agent) {
+    throw new ConveyorError('bad-payload', `agents.${step.agent}: review ${step.id} uses agent "${step.agent}", which the payload does not define (known: ${Object.keys(payload.agents).join(', ') || 'none'})`);
+  }
+  const wctx = workspaceContext(ctx);
+  const ws = await prepareWorkspace(wctx, payload.repos, { mode: 'checkout', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  try {
+    const single = ws.repos.length === 1 ? ws.repos[0] : undefined;
+    const reviewed: ReviewedRepo[] = [];
+    for (const r of ws.repos) {
+      reviewed.push({ repo: r.repo, dir: single ? '.' : r.folder, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
+    }
+    const diffFile = join(await conveyorDir(ws), 'diffs.patch');
+    await writeFile(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}\n${r.diff}`).join('\n')));
+    const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
+    const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
+    const outcome = await runRoleAgent(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'review' });
+    await restoreGitConfigs(ws);
+    const after = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
+    const commits = Object.fromEntries(ws.repos.map((r, i) => [r.repo, before[i]!.head]));
+
+    const changedRepos = reviewed.filter((r) => r.diff.trim()).length;
+    const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
+    const agentTail = `Reviewer \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const fail = (code: ErrorCode, message: string): StepResult => ({
+      ...baseResult(payload),
+      conclusion: 'failure',
+      summary: [`**${message}**`, ...sections, agentTail].join('\n\n'),
+      commits,
+      error: { code, message },
+    });
+
+    if (outcome.timedOut) return fail('agent-timeout', `The reviewer ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.`);
+    const touched: string[] = [];
+    ws.repos.forEach((r, i) => {
+      const b = before[i]!;
+      const a = after[i]!;
+      if (a.head !== b.head) touched.push(`${r.repo}: HEAD moved from ${b.head.slice(0, 12)} to ${a.head.slice(0, 12)}`);
+      const was = new Set(changedPaths(b.status));
+      for (const p of changedPaths(a.status)) if (!was.has(p)) touched.push(`${r.repo}: ${p}`);
+      if (a.status !== b.status && touched.every((t) => !t.startsWith(`${r.repo}:`))) touched.push(`${r.repo}: the working tree changed`);
+    });
+    if (touched.length > 0) {
+      const list = touched.slice(0, 20).map((t) => `- ${t}`).join('\n');
+      return fail('reviewer-changed-files', `The reviewer must be read-only, but it changed the checkouts:\n${list}${touched.length > 20 ? `\n- … and ${touched.length - 20} more` : ''}`);
+    }
+    if (outcome.exitCode !== 0) return fail('agent-failed', `The reviewer exited with ${outcome.exitCode ?? outcome.signal}.`);
+    const reading = readVerdict(outcome.resultText);
+    if (!reading.ok) {
+      const wrote = outcome.resultText === undefined ? 'nothing' : quoteWritten(outcome.resultText);
+      return fail('reviewer-no-verdict', `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}`);
+    }
+    const verdict = reading.verdict;
+    const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });
+    const review = { ...verdict, agent: agent.name, ...(agent.model ? { model: agent.model } : {}), independent: independence.independent };
+    const scores = `| complexity | risk | impact |\n| --- | --- | --- |\n| ${verdict.scores.complexity} | ${verdict.scores.risk} | ${verdict.scores.impact} |`;
+    const who = `${independence.independent ? 'Independent' : '**Not independent**'} review: ${independence.reason}.`;
+    const result: StepResult = { ...baseResult(payload), conclusion: verdict.verdict === 'pass' ? 'success' : 'failure', summary: '', commits, review };
+    const findings = verdict.findings.length > 0 ? renderFindings(result) : '';
+    const head =
+      verdict.verdict === 'pass'
+        ? `Review \`${step.id}\` passed (${verdict.findings.length} finding(s)).`
+        : `**Review \`${step.id}\` failed with ${verdict.findings.length} finding(s).**`;
+    result.summary = [head, who, scores, ...(findings ? ['### Findings', findings] : []), ...sections, agentTail].join('\n\n');
+    if (verdict.verdict === 'fail') result.findings = findings || 'The reviewer failed the change without findings.';
+    return result;
+  } finally {
+    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+  }
+}

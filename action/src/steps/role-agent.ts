@@ -1,0 +1,59 @@
+// Runs an agent with a prompt of its own (the reviewer, a gate's author): the same contract as the
+// coding agent (prompt and result files, CONVEYOR_* variables, no secret in its environment), but
+// the prompt is the caller's and the result file starts absent, so whatever is there is its own.
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ResolvedAgent } from '../../../core/plan/types.ts';
+import type { StepPayload } from '../../../core/wire.ts';
+import { conveyorDir, identityVariables, reposVariable, type AgentOutcome } from '../agent.ts';
+import { runCommand } from '../command.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import type { Workspace } from '../workspace.ts';
+
+export async function runRoleAgent(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  agent: ResolvedAgent,
+  options: { prompt: string; cwd: string; role: string },
+): Promise<AgentOutcome> {
+  const dir = await conveyorDir(ws);
+  const promptFile = join(dir, `${options.role}-prompt.md`);
+  const resultFile = join(dir, `${options.role}-result.json`);
+  await rm(resultFile, { force: true });
+  await writeFile(promptFile, ctx.scrubber.scrub(options.prompt));
+  const env = safeEnvironment(ctx, {
+    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
+    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
+    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
+    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
+    ...agent.env,
+    CONVEYOR_PROMPT_FILE: promptFile,
+    CONVEYOR_RESULT_FILE: resultFile,
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...identityVariables(payload),
+  });
+  ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
+  const result = await runCommand({
+    command: agent.run,
+    cwd: options.cwd,
+    env,
+    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
+    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+    scrub: (t) => ctx.scrubber.scrub(t),
+    onLine: (line) => ctx.log(`  | ${line}`),
+  });
+  let resultText: string | undefined;
+  try {
+    resultText = ctx.scrubber.scrub(await readFile(resultFile, 'utf8'));
+  } catch {
+    resultText = undefined;
+  }
+  return { ...result, cwd: options.cwd, promptFile, resultFile, ...(resultText !== undefined ? { resultText } : {}) };
+}
+
+/** Shell-quotes one argument: what `{path}` becomes in a gate command. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,130 @@
+// Teardown (mode `teardown` of a deploy step): removes the environments the payload names, each
+// with its service's `teardown` command and CONVEYOR_ENV_ID, consumers before their providers.
+// A command that fails is tried again (up to MAX_TEARDOWN_RETRIES more times); what still fails is
+// reported as a failure listing each environment, never hidden. The result's `environments` are
+// the ones that are gone, which the engine then stops tracking.
+import { planDeploy } from '../../../core/deploy-plan.ts';
+import { topologicalWaves } from '../../../core/plan/graph.ts';
+import { ConveyorError } from '../../../core/errors.ts';
+import type { Environment, StepPayload, StepResult } from '../../../core/wire.ts';
+import { identityVariables } from '../agent.ts';
+import { runCommand } from '../command.ts';
+import { safeEnvironment, type StepContext } from '../context.ts';
+import { baseResult } from '../result.ts';
+import { fenced, tail } from '../summary.ts';
+import { prepareWorkspace, type Workspace } from '../workspace.ts';
+import { workspaceContext } from './code.ts';
+import { reposOf, serviceDir } from './deploy.ts';
+import { deploymentsFor, type Deployments } from './deployments.ts';
+
+export const MAX_TEARDOWN_RETRIES = 3;
+/** Pause before the n-th retry: 250 ms, 500 ms, 1 s (a flaky API usually recovers that fast). */
+const backoffMs = (retry: number) => 250 * 2 ** (retry - 1);
+
+interface Removal {
+  env: Environment;
+  ok: boolean;
+  tries: number;
+  note: string;
+  output?: string;
+}
+
+export async function runTeardown(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
+  const envs = payload.environments.filter((e) => e.state === 'ready');
+  if (envs.length === 0) {
+    return { ...baseResult(payload), conclusion: 'success', summary: 'Teardown: no ready environment to remove.' };
+  }
+  for (const e of envs) {
+    if (!payload.services[e.service]) {
+      throw new ConveyorError('bad-payload', `environments: environment ${e.envId} belongs to service "${e.service}", which the payload's services do not describe`);
+    }
+  }
+  const needing = envs.filter((e) => payload.services[e.service]?.deploy?.teardown);
+  const ws = needing.length
+    ? await prepareWorkspace(workspaceContext(ctx), reposOf(payload, needing.map((e) => e.service)), {
+        mode: 'checkout',
+        ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}),
+      })
+    : undefined;
+  const deployments = await deploymentsFor(ctx);
+  const removals: Removal[] = [];
+  // Consumers go first, so nothing is left calling a provider that is already gone.
+  for (const wave of teardownWaves(payload, envs)) {
+    removals.push(...(await Promise.all(wave.map((e) => removeOne(ctx, payload, ws, e, deployments)))));
+  }
+  return teardownResult(payload, removals, deployments);
+}
+
+/** The environments in reverse deploy order: consumers in the first wave, providers last. */
+function teardownWaves(payload: StepPayload, envs: Environment[]): Environment[][] {
+  const names = envs.map((e) => e.service).sort();
+  const plan = planDeploy({ runId: payload.runId, services: payload.services, stepServices: names.filter((n) => payload.services[n]?.deploy), changeSetServices: [] });
+  const providers = new Map(plan.targets.map((t) => [t.service, t.providers]));
+  const waves = topologicalWaves(names, (n) => providers.get(n) ?? []).reverse();
+  return waves.map((w) => w.map((n) => envs.find((e) => e.service === n)!));
+}
+
+async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace | undefined, e: Environment, deployments: Deployments | undefined): Promise<Removal> {
+  const deploy = payload.services[e.service]?.deploy;
+  if (!deploy?.teardown || !ws) {
+    await deployments?.deactivate(e);
+    return { env: e, ok: true, tries: 0, note: 'no `teardown` command: nothing to run' };
+  }
+  const svc = payload.services[e.service]!;
+  let dir: string;
+  try {
+    dir = serviceDir(ws, svc.repo, svc.path).dir;
+  } catch (err) {
+    return { env: e, ok: false, tries: 0, note: (err as Error).message };
+  }
+  const env = safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPO: svc.repo,
+    CONVEYOR_SERVICE: e.service,
+    CONVEYOR_ENV_ID: e.envId,
+    ...(e.url ? { CONVEYOR_ENV_URL: e.url } : {}),
+  });
+  delete env.CONVEYOR_PROGRESS_PATH;
+  let last = '';
+  for (let tries = 1; tries <= MAX_TEARDOWN_RETRIES + 1; tries++) {
+    if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));
+    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${deploy.teardown}`);
+    const r = await runCommand({
+      command: deploy.teardown,
+      cwd: dir,
+      env,
+      timeoutMs: deploy.timeoutMinutes * ctx.minuteMs,
+      ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+      scrub: (t) => ctx.scrubber.scrub(t),
+      onLine: (line) => ctx.log(`  ${e.service} | ${line}`),
+    });
+    if (r.exitCode === 0 && !r.timedOut) {
+      await deployments?.deactivate(e);
+      return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : 'removed' };
+    }
+    last = r.timedOut ? `timed out after ${deploy.timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? '?'}`}`;
+    if (tries === MAX_TEARDOWN_RETRIES + 1) return { env: e, ok: false, tries, note: last, output: tail(r.output, 20, 2000) };
+  }
+  return { env: e, ok: false, tries: 0, note: last };
+}
+
+function teardownResult(payload: StepPayload, removals: Removal[], deployments: Deployments | undefined): StepResult {
+  const rows = removals.map((r) => `| ${r.env.service} | \`${r.env.envId}\` | ${r.ok ? 'removed' : '**still up**'} | ${r.tries} | ${r.note} |`);
+  const table = ['| service | environment | result | tries | note |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+  const failed = removals.filter((r) => !r.ok);
+  const tails = failed.filter((r) => r.output).map((r) => `### ${r.env.service}: ${r.note}\n\n${fenced(r.output!)}`);
+  const notes = deployments?.notes.length ? [`Notes:\n${deployments.notes.map((n) => `- ${n}`).join('\n')}`] : [];
+  const environments = removals.filter((r) => r.ok).map((r) => r.env);
+  if (failed.length === 0) {
+    return { ...baseResult(payload), conclusion: 'success', summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? '' : 's'}.`, table, ...notes].join('\n\n'), environments };
+  }
+  const message = `could not remove ${failed.map((r) => `${r.env.service} (${r.env.envId}: ${r.note})`).join(', ')}`;
+  return {
+    ...baseResult(payload),
+    conclusion: 'failure',
+    summary: [`**Teardown failed: ${message}.**`, table, ...tails, ...notes].join('\n\n'),
+    environments,
+    error: { code: 'teardown-failed', message },
+  };
+}

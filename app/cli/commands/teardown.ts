@@ -1,0 +1,50 @@
+// `conveyor teardown RUN`: removes a run's preview environments now, whatever the run's state
+// (a run kept with --keep-envs, one that waits after a failure, or one whose teardown failed).
+import type { Command } from 'commander';
+import { UsageError } from '../../../core/errors.ts';
+import { DEFAULT_STATE, openSession, openStore, runOptions } from '../embedded.ts';
+import { action, EXIT } from '../program.ts';
+
+export function register(program: Command): void {
+  program
+    .command('teardown')
+    .description("Tear a run's preview environments down")
+    .argument('<run>', 'run id')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .option('--remotes <dir>', 'folder of bare repositories (default: as the run was started)')
+    .addHelpText('after', '\nExit codes: 0 every environment is gone, 1 some are still up (each with the reason), 2 bad usage.')
+    .action(
+      action(async (runId: string, o: { state: string; remotes?: string }) => {
+        const peek = openStore(o.state);
+        const stored = peek.get(runId);
+        const known = stored ? [] : peek.list().map((r) => r.id);
+        peek.close();
+        if (!stored) throw new UsageError(`no run ${runId} in ${o.state}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
+        if (stored.status === 'running') {
+          process.stderr.write(`conveyor: run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.\n`);
+          return EXIT.failed;
+        }
+        const up = stored.environments.filter((e) => e.state === 'ready');
+        if (up.length === 0) {
+          process.stdout.write(`Run ${runId} has no environment up.\n`);
+          return EXIT.ok;
+        }
+        const options = runOptions(stored);
+        const session = await openSession(o.state, o.remotes ?? options.remotes, false);
+        try {
+          const after = await session.engine.tearDownNow(runId);
+          await session.engine.idle();
+          const still = after.environments.filter((e) => e.state === 'ready' && up.some((u) => u.envId === e.envId));
+          for (const e of up.filter((u) => !still.some((s) => s.envId === u.envId))) process.stdout.write(`removed  ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}\n`);
+          for (const e of still) process.stdout.write(`STILL UP ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}  — ${e.error ?? 'teardown failed'}\n`);
+          if (still.length) {
+            process.stderr.write(`conveyor: ${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.\n`);
+            return EXIT.failed;
+          }
+          return EXIT.ok;
+        } finally {
+          session.close();
+        }
+      }),
+    );
+}

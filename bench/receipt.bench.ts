@@ -1,0 +1,71 @@
+// Sealing and then verifying the receipt of a 1 MB step result, against the floor: one
+// JSON.stringify of the same result plus one SHA-256 of those bytes. Prints the ratio (target < 2).
+//   npx tsx bench/receipt.bench.ts [rounds]
+import { createHash } from 'node:crypto';
+import { inputsDigest, sealResult, verifyReceipt } from '../core/receipt.ts';
+import { WIRE_VERSION, type StepResult } from '../core/wire.ts';
+import { makePayload } from '../test/helpers/payload.ts';
+
+const ROUNDS = Number(process.argv[2] ?? 200);
+
+// A large result as a real gate or review produces it: a long Markdown summary (tables and
+// command output), failing lines, commits of many repositories, and a review with many findings.
+const line = (i: number) => `| acme/service-${i % 40} | \`npm test\` | **failed** (exit 1) | ${(i % 97) / 10} s |  not ok ${i} - formats price \`$12.5\`\n`;
+let summary = '';
+for (let i = 0; summary.length < 700_000; i++) summary += line(i);
+const findings = Array.from({ length: 1500 }, (_, i) => ({
+  repo: `acme/service-${i % 40}`,
+  file: `src/module-${i}.ts`,
+  line: i,
+  severity: i % 3 ? 'warning' : 'error',
+  message: `the value "${i}" is formatted without its cents; expected two decimals`,
+}));
+const result: StepResult = {
+  version: WIRE_VERSION,
+  runId: 'web-42',
+  stepId: 'review',
+  mode: 'run',
+  attempt: 3,
+  epoch: 0,
+  conclusion: 'failure',
+  summary,
+  prs: Array.from({ length: 40 }, (_, i) => ({ repo: `acme/service-${i}`, number: i + 1, url: `https://github.com/acme/service-${i}/pull/${i + 1}`, branch: 'conveyor/web-42', head: 'f'.repeat(40) })),
+  commits: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`acme/service-${i}`, `${i}`.padStart(40, 'a')])),
+  environments: [],
+  review: { verdict: 'fail', findings, scores: { complexity: 0.4, risk: 0.7, impact: 0.5 }, agent: 'reviewer', model: 'openai/gpt-5', independent: true },
+  findings: 'x'.repeat(8000),
+};
+const bytes = Buffer.byteLength(JSON.stringify(result));
+const inputs = inputsDigest(makePayload({ repos: [{ repo: 'acme/web' }] }));
+
+function floor(): string {
+  return createHash('sha256').update(JSON.stringify(result)).digest('hex');
+}
+function sealAndVerify(): boolean {
+  return verifyReceipt(sealResult(result, inputs), inputs);
+}
+
+// Warm up both, then interleave them so a busy machine weighs on both alike.
+for (let i = 0; i < 20; i++) {
+  floor();
+  if (!sealAndVerify()) throw new Error('a sealed result did not verify');
+}
+let floorMs = 0;
+let receiptMs = 0;
+for (let i = 0; i < ROUNDS; i++) {
+  let t = performance.now();
+  floor();
+  floorMs += performance.now() - t;
+  t = performance.now();
+  sealAndVerify();
+  receiptMs += performance.now() - t;
+}
+const ratio = receiptMs / floorMs;
+console.log(`result of ${(bytes / 1024 / 1024).toFixed(2)} MB (JSON), ${ROUNDS} rounds`);
+console.log(`floor: JSON.stringify + SHA-256 = ${(floorMs / ROUNDS).toFixed(2)} ms`);
+console.log(`seal + verify a receipt          = ${(receiptMs / ROUNDS).toFixed(2)} ms`);
+console.log(`seal + verify / floor = ${ratio.toFixed(2)}x (target < 2)`);
+// Each of the two passes must serialize and hash every byte, as the floor does once: 2x is what
+// two passes at the floor's own speed would cost; this is how far each pass is from it.
+console.log(`one pass (seal or verify) / floor = ${(ratio / 2).toFixed(2)}x`);
+if (ratio >= 2) process.exitCode = 1;

@@ -1,0 +1,84 @@
+// The demo organisation's previews through the real `conveyor` command: the catalog and a
+// storefront wired to it come up on loopback, the storefront's page shows the catalog's data, and
+// both stop when the run ends. (The demo's pipeline without its review step, which another issue
+// delivers; everything else is the demo as `conveyor demo` runs it.)
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDemo, type Demo } from '../../../app/demo/build.ts';
+import { cli } from '../../helpers/cli.ts';
+import { removeDir, tempDir } from '../../helpers/repos.ts';
+
+let root: string;
+let demo: Demo;
+let tmp: string;
+let configPath: string;
+const envDir = () => join(tmp, 'conveyor-demo-envs');
+
+beforeAll(async () => {
+  root = tempDir('conveyor-e2e-demo-deploy-');
+  demo = await buildDemo(join(root, 'demo'));
+  // The preview scripts keep their pid files under $TMPDIR: a folder of this test's own.
+  tmp = join(root, 'tmp');
+  mkdirSync(tmp);
+  const text = readFileSync(demo.configPath, 'utf8');
+  const withoutReview = text
+    .split('\n')
+    .filter((l) => !l.includes('kind: review'))
+    .join('\n');
+  expect(withoutReview).toContain('kind: deploy');
+  configPath = join(root, 'conveyor.yml');
+  writeFileSync(configPath, withoutReview);
+});
+
+afterAll(() => {
+  // Whatever a failed assertion left running is stopped before its folder goes.
+  if (existsSync(envDir())) {
+    for (const file of readdirSync(envDir()).filter((f) => f.endsWith('.pid'))) {
+      const pid = Number(readFileSync(join(envDir(), file), 'utf8'));
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+  removeDir(root);
+});
+
+async function refused(url: string): Promise<boolean> {
+  return fetch(url).then(
+    async (res) => (await res.arrayBuffer(), false),
+    () => true,
+  );
+}
+
+describe('the demo\'s deploy step', () => {
+  it('stands up the catalog and a storefront that shows its data, and stops both when the run ends', async () => {
+    const state = join(root, 'state.db');
+    const env = { TMPDIR: tmp };
+    const r = await cli(['run', '--config', configPath, '--remotes', demo.remotes, '--title', demo.issueTitle, '--body-file', demo.issueBodyPath, '--state', state], { cwd: root, env });
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    const status = JSON.parse((await cli(['status', 'storefront-1', '--json', '--state', state], { cwd: root, env })).stdout) as {
+      environments: { service: string; state: string; url?: string }[];
+    };
+    const url = (s: string) => status.environments.find((e) => e.service === s && e.state === 'ready')?.url;
+    const catalog = url('catalog');
+    const storefront = url('storefront');
+    expect(catalog).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(storefront).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const products = (await (await fetch(`${catalog}/products`)).json()) as { name: string }[];
+    expect(products.length).toBeGreaterThan(0);
+    const page = await (await fetch(storefront!)).text();
+    for (const p of products) expect(page).toContain(p.name);
+    // The run's change (prices from the catalog) is what was deployed: the work branches.
+    expect(page).toMatch(/\$\d+\.\d\d/);
+
+    const approved = await cli(['approve', 'storefront-1', '--state', state], { cwd: root, env });
+    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
+    expect(await refused(storefront!)).toBe(true);
+    expect(await refused(`${catalog}/products`)).toBe(true);
+    expect(readdirSync(envDir()).filter((f) => f.endsWith('.pid'))).toEqual([]);
+  });
+});
