@@ -45233,6 +45233,7 @@ function workspaceTable(ws, extra) {
 }
 
 // action/src/steps/code.ts
+init_git();
 function workspaceContext(ctx) {
   return {
     serverUrl: ctx.serverUrl,
@@ -45293,6 +45294,12 @@ ${list}`;
       if (work.mode === "repair") {
         return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits };
       }
+      const held = await reposHoldingWork(wctx, ws.repos);
+      if (held.length > 0) {
+        const prs2 = await publishPullRequests(ctx, payload, ws, /* @__PURE__ */ new Set());
+        const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(", ")}; they are kept.`;
+        return { ...baseResult(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits };
+      }
       return { ...fail("no-changes", message), commits };
     }
     const toPush = changes.filter((c) => c.advanced);
@@ -45325,6 +45332,15 @@ ${list}`;
   } finally {
     if (!ctx.workspaceRoot) await rm3(ws.root, { recursive: true, force: true });
   }
+}
+async function reposHoldingWork(wctx, repos) {
+  const held = [];
+  for (const r of repos) {
+    if (!r.resumed) continue;
+    const same = await git(["diff", "--quiet", r.baseCommit, r.startCommit], { ...gitOptions(wctx, r.dir), allowFailure: true });
+    if (same.code !== 0) held.push(r.repo);
+  }
+  return held;
 }
 
 // action/src/steps/gate.ts

@@ -179,6 +179,21 @@ describe('code step across sibling repositories', () => {
     expect(repaired.result?.error).toBeUndefined();
   });
 
+  it('keeps the work a resumed branch already holds when the agent adds nothing (a re-run after a lost attempt or a restart)', async () => {
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-7', 'main');
+    const held = remotes.commit('acme/web', 'conveyor/web-7', { 'earlier.txt': 'from the lost attempt\n' }, 'earlier work');
+    const opened = await withForge((forge) =>
+      forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 't', body: 'b' }),
+    );
+    const payload = makePayload({ repos: [THREE[0]!, THREE[1]!], agentRun: 'echo nothing new' });
+    const run = runAction({ payload, dir: scratch, env: env() });
+    expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
+    expect(run.result?.summary).toContain('already holds changes from an earlier attempt in acme/web');
+    expect(run.result?.prs).toEqual([expect.objectContaining({ repo: 'acme/web', number: opened.number })]);
+    expect(remotes.head('acme/web', 'conveyor/web-7')).toBe(held);
+    expect(remotes.branches('acme/api')).toEqual(['main']);
+  });
+
   it('fails a writes violation, lists the paths, and pushes nothing anywhere', () => {
     const payload = makePayload({
       repos: THREE,

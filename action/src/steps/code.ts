@@ -8,7 +8,8 @@ import { runAgent } from '../agent.ts';
 import { safeEnvironment, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { prepareWorkspace, restoreGitConfigs, type WorkspaceContext } from '../workspace.ts';
+import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import { git } from '../git.ts';
 import { baseResult } from '../result.ts';
 
 export interface CodeWork {
@@ -80,6 +81,14 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       if (work.mode === 'repair') {
         return { ...baseResult(payload), conclusion: 'neutral', summary: [message, ...sections, agentTail].join('\n\n'), commits };
       }
+      // A re-dispatched attempt, a retry from this step or a restart resumes a branch that already
+      // holds the work: an agent with nothing to add leaves the change there, which is no failure.
+      const held = await reposHoldingWork(wctx, ws.repos);
+      if (held.length > 0) {
+        const prs = await publishPullRequests(ctx, payload, ws, new Set());
+        const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
+        return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits };
+      }
       return { ...fail('no-changes', message), commits };
     }
 
@@ -113,4 +122,15 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
   } finally {
     if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
   }
+}
+
+/** Repositories whose resumed work branch differs from its base. */
+async function reposHoldingWork(wctx: WorkspaceContext, repos: readonly WorkspaceRepo[]): Promise<string[]> {
+  const held: string[] = [];
+  for (const r of repos) {
+    if (!r.resumed) continue;
+    const same = await git(['diff', '--quiet', r.baseCommit, r.startCommit], { ...gitOptions(wctx, r.dir), allowFailure: true });
+    if (same.code !== 0) held.push(r.repo);
+  }
+  return held;
 }
