@@ -122,6 +122,8 @@ async function createBareRepo(bare: string, source: string): Promise<void> {
   const scratch = await mkdtemp(join(tmpdir(), 'conveyor-demo-'));
   try {
     await cp(source, scratch, { recursive: true, filter: (src) => basename(src) !== 'node_modules' });
+    // Every demo service stands its preview up the same way: one copy of the scripts, in each repository.
+    await cp(join(DEMO_SOURCE, 'preview'), join(scratch, 'scripts'), { recursive: true });
     await git(scratch, 'init', '--quiet', '--initial-branch=main');
     await git(scratch, 'add', '-A');
     await git(scratch, 'commit', '--quiet', '--no-verify', '-m', `Initial ${basename(source)} service`);

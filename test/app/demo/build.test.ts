@@ -25,7 +25,7 @@ describe('buildDemo', () => {
   });
   afterAll(() => temps.forEach(removeDir));
 
-  it('creates a bare repository on main for each service, holding exactly its example files', () => {
+  it('creates a bare repository on main for each service, holding exactly its example files and the shared preview scripts', () => {
     expect(demo.repos).toEqual(['demo/catalog', 'demo/storefront']);
     for (const repo of demo.repos) {
       const bare = join(demo.remotes, `${repo}.git`);
@@ -35,7 +35,8 @@ describe('buildDemo', () => {
       expect(git(bare, 'log', '-1', '--format=%an <%ae>', 'main')).toBe('Conveyor Demo <demo@conveyor.invalid>');
       const tracked = git(bare, 'ls-tree', '-r', '--name-only', 'main').split('\n').sort();
       const source = join(DEMO_SOURCE, 'repos', repo.split('/')[1]!);
-      expect(tracked).toEqual(filesUnder(source).sort());
+      const preview = filesUnder(join(DEMO_SOURCE, 'preview')).map((f) => `scripts/${f}`);
+      expect(tracked).toEqual([...filesUnder(source), ...preview].sort());
       expect(tracked).toEqual(expect.arrayContaining(['package.json', 'server.js', 'scripts/preview.mjs', 'scripts/preview-down.mjs']));
       const pkg = JSON.parse(git(bare, 'show', 'main:package.json')) as { type: string; scripts: { test: string } };
       expect(pkg).toMatchObject({ type: 'module', scripts: { test: 'node --test' } });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stands up this service's preview environment (Conveyor's deploy contract): starts server.js
+// Stands up a demo service's preview environment (Conveyor's deploy contract): starts server.js
 // detached on a free loopback port, writes url=... to $CONVEYOR_OUTPUT, and leaves the server's
 // pid in ${TMPDIR:-/tmp}/conveyor-demo-envs/$CONVEYOR_ENV_ID.pid for preview-down.mjs.
 import { spawn } from 'node:child_process';
@@ -8,10 +8,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkEnvId, stateDir, stop } from './preview-down.mjs';
 
-const SERVICE = 'storefront';
-// What the server needs from its ready providers: the catalog's URL. Without it (the catalog's
-// preview failed) the storefront still starts and says the catalog is unavailable.
-const providerEnv = process.env.CONVEYOR_PEER_CATALOG_URL ? { CATALOG_URL: process.env.CONVEYOR_PEER_CATALOG_URL } : {};
+// The demo builder copies this script into every demo repository; the service is the package.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVICE = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name;
+// Each ready provider's URL reaches the server as <PROVIDER>_URL (the storefront reads
+// CATALOG_URL). A provider whose preview failed is simply absent: the consumer still starts and
+// says the provider is unavailable.
+const providerEnv = {};
+for (const [name, value] of Object.entries(process.env)) {
+  const m = /^CONVEYOR_PEER_(.+)_URL$/.exec(name);
+  if (m && value) providerEnv[`${m[1]}_URL`] = value;
+}
 
 function fail(message) {
   console.error(`preview ${SERVICE}: ${message}`);
@@ -27,7 +34,6 @@ try {
 const output = process.env.CONVEYOR_OUTPUT;
 if (!output) fail('CONVEYOR_OUTPUT must name the file to write url=... to');
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = stateDir();
 mkdirSync(dir, { recursive: true });
 const portFile = join(dir, `${envId}.port`);
