@@ -59,6 +59,32 @@ export function identityVariables(payload: StepPayload): Record<string, string> 
   };
 }
 
+/**
+ * The environment of any agent (coder, reviewer, gate author): the runner's without secrets, an
+ * identity for commits, the agent's own `env`, and the contract variables.
+ */
+export function agentEnvironment(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  agent: ResolvedAgent,
+  files: { promptFile: string; resultFile: string },
+): Record<string, string> {
+  return safeEnvironment(ctx, {
+    // Commits made by the agent need an identity on runners that have none.
+    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
+    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
+    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
+    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
+    ...agent.env,
+    CONVEYOR_PROMPT_FILE: files.promptFile,
+    CONVEYOR_RESULT_FILE: files.resultFile,
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...identityVariables(payload),
+  });
+}
+
 export async function runAgent(
   ctx: StepContext,
   payload: StepPayload,
@@ -92,19 +118,7 @@ export async function runAgent(
   });
   // The prompt may carry findings from a gate's output: scrub it like everything else we write.
   await writeFile(promptFile, ctx.scrubber.scrub(prompt));
-  const env = safeEnvironment(ctx, {
-    // Commits made by the agent need an identity on runners that have none.
-    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
-    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
-    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
-    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
-    ...agent.env,
-    CONVEYOR_PROMPT_FILE: promptFile,
-    CONVEYOR_RESULT_FILE: resultFile,
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPOS: reposVariable(payload, ws),
-    ...identityVariables(payload),
-  });
+  const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
   const result = await runCommand({
     command: agent.run,

@@ -5,9 +5,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedAgent } from '../../../core/plan/types.ts';
 import type { StepPayload } from '../../../core/wire.ts';
-import { conveyorDir, identityVariables, reposVariable, type AgentOutcome } from '../agent.ts';
+import { agentEnvironment, conveyorDir, type AgentOutcome } from '../agent.ts';
 import { runCommand } from '../command.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import type { StepContext } from '../context.ts';
 import type { Workspace } from '../workspace.ts';
 
 export async function runRoleAgent(
@@ -22,18 +22,7 @@ export async function runRoleAgent(
   const resultFile = join(dir, `${options.role}-result.json`);
   await rm(resultFile, { force: true });
   await writeFile(promptFile, ctx.scrubber.scrub(options.prompt));
-  const env = safeEnvironment(ctx, {
-    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
-    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
-    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
-    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
-    ...agent.env,
-    CONVEYOR_PROMPT_FILE: promptFile,
-    CONVEYOR_RESULT_FILE: resultFile,
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPOS: reposVariable(payload, ws),
-    ...identityVariables(payload),
-  });
+  const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
   const result = await runCommand({
     command: agent.run,

@@ -6,6 +6,7 @@ import { action, EXIT } from '../program.ts';
 import { renderRun } from '../render.ts';
 import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../../core/errors.ts';
+import type { Run } from '../../../core/run/types.ts';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -14,6 +15,13 @@ function positiveInt(value: string): number {
 }
 
 const now = () => new Date().toISOString();
+
+/** The approval step a run waits on; a decision on a run that waits for nothing is bad usage. */
+function waitingApproval(run: Run): string {
+  const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
+  if (!waiting) throw new UsageError(`run ${run.id} is not waiting for an approval (${run.waitingFor ?? run.status})`);
+  return waiting.id;
+}
 
 export function register(program: Command): void {
   program
@@ -61,9 +69,7 @@ export function register(program: Command): void {
           statePath: o.state,
           runId,
           event: (run) => {
-            const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
-            if (!waiting) throw new UsageError(`run ${run.id} is not waiting for an approval (${run.waitingFor ?? run.status})`);
-            return { type: 'decision', at: now(), step: waiting.id, decision: 'approve', by: o.as };
+            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'approve', by: o.as };
           },
         }),
       ),
@@ -82,9 +88,7 @@ export function register(program: Command): void {
           statePath: o.state,
           runId,
           event: (run) => {
-            const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
-            if (!waiting) throw new UsageError(`run ${run.id} is not waiting for an approval (${run.waitingFor ?? run.status})`);
-            return { type: 'decision', at: now(), step: waiting.id, decision: 'reject', by: o.as, reason: o.reason };
+            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'reject', by: o.as, reason: o.reason };
           },
         }),
       ),
