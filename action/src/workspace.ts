@@ -5,6 +5,7 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PayloadRepo } from '../../core/wire.ts';
 import { git, gitOut, type GitOptions } from './git.ts';
@@ -70,7 +71,17 @@ export function checkServerUrl(serverUrl: string): string {
     refuse(`GITHUB_SERVER_URL "${serverUrl}" uses ${url.protocol}; expected https://, http:// or file://`);
   }
   if (url.username || url.password) refuse('GITHUB_SERVER_URL must not carry credentials; the token is passed to git per command');
+  if (url.protocol === 'file:') localPath(serverUrl, 'GITHUB_SERVER_URL');
   return serverUrl.replace(/\/+$/, '');
+}
+
+/** The folder a file:// URL names on this machine; refused when it names another host. */
+function localPath(url: string, what: string): string {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return refuse(`${what} "${url}" is not a folder on this machine (a host other than localhost, or an encoded "/"?); expected file:///folder`);
+  }
 }
 
 /** Refuses a clone or push target that does not lie under the server URL. */
@@ -118,16 +129,54 @@ export function gitOptions(ctx: WorkspaceContext, cwd: string, network = false):
   };
 }
 
-async function remoteHeads(ctx: WorkspaceContext, dir: string, url: string, branches: string[]): Promise<Map<string, string>> {
-  const out = await gitOut(['ls-remote', '--heads', url, ...branches.map((b) => `refs/heads/${b}`)], {
-    ...gitOptions(ctx, dir, true),
+/** Remote heads of the base and work branches, as a map from branch name to commit. */
+type Heads = Map<string, string>;
+
+function headsOf(lines: string, prefix: string, branches: readonly string[]): Heads {
+  const heads: Heads = new Map();
+  for (const line of lines.split('\n')) {
+    const [sha, ref] = line.split(/[\t ]/);
+    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
+    if (sha && branch !== undefined && branches.includes(branch)) heads.set(branch, sha);
+  }
+  return heads;
+}
+
+/**
+ * A file:// server (the embedded mode, tests) is a folder on this machine: git's local clone
+ * copies its object store as files instead of packing every object (pack-objects), sending it
+ * through a pipe and hashing it again (index-pack, connectivity check), which was most of the
+ * CPU of a preparation. Copies, not hard links: the agent runs in this checkout and must not be
+ * able to reach the remote's object files through it. The URL was checked against the server
+ * before this runs, the path is derived from that URL alone, and the remote keeps the URL.
+ */
+async function cloneLocal(ctx: WorkspaceContext, dir: string, url: string, branches: readonly string[]): Promise<Heads> {
+  const path = localPath(url, 'clone target');
+  const local = gitOptions(ctx, dir);
+  await git(['clone', '--quiet', '--local', '--no-hardlinks', '--no-checkout', '--no-tags', '--origin', 'origin', '--', path, dir], {
+    ...local,
     code: 'clone-failed',
   });
-  const heads = new Map<string, string>();
-  for (const line of out.split('\n')) {
-    const [sha, ref] = line.split('\t');
-    if (sha && ref?.startsWith('refs/heads/')) heads.set(ref.slice('refs/heads/'.length), sha);
-  }
+  // The clone recorded the folder; the remote is the checked URL (pushes name it explicitly too).
+  const [, refs] = await Promise.all([
+    git(['config', 'remote.origin.url', url], local),
+    gitOut(['for-each-ref', '--format=%(objectname) %(refname)', ...branches.map((b) => `refs/remotes/origin/${b}`)], local),
+  ]);
+  return headsOf(refs, 'refs/remotes/origin/', branches);
+}
+
+/** An http(s) server: ask for the two heads, then fetch only them (full history: merges need it). */
+async function fetchRemote(ctx: WorkspaceContext, dir: string, url: string, base: string, work: string): Promise<Heads> {
+  const local = gitOptions(ctx, dir);
+  const network = { ...gitOptions(ctx, dir, true), code: 'clone-failed' as const };
+  await git(['init', '--quiet', dir], local);
+  // The remote is recorded without any credential; every network command names the URL itself.
+  await git(['remote', 'add', 'origin', url], local);
+  const listed = await gitOut(['ls-remote', '--heads', url, `refs/heads/${base}`, `refs/heads/${work}`], network);
+  const heads = headsOf(listed, 'refs/heads/', [base, work]);
+  if (!heads.get(base)) return heads;
+  const refspecs = [base, ...(heads.has(work) ? [work] : [])].map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
+  await git(['fetch', '--quiet', '--no-tags', url, ...refspecs], network);
   return heads;
 }
 
@@ -140,21 +189,19 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const local = gitOptions(ctx, dir);
-  await git(['init', '--quiet', dir], local);
-  // The remote is recorded without any credential; every network command names the URL itself.
-  await git(['remote', 'add', 'origin', url], local);
-  const heads = await remoteHeads(ctx, dir, url, [repo.base, repo.workBranch]);
+  const heads = url.startsWith('file:')
+    ? await cloneLocal(ctx, dir, url, [repo.base, repo.workBranch])
+    : await fetchRemote(ctx, dir, url, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
   }
   const workCommit = heads.get(repo.workBranch) ?? '';
-  const refspecs = [`+refs/heads/${repo.base}:refs/remotes/origin/${repo.base}`];
-  if (workCommit) refspecs.push(`+refs/heads/${repo.workBranch}:refs/remotes/origin/${repo.workBranch}`);
-  await git(['fetch', '--quiet', '--no-tags', url, ...refspecs], { ...gitOptions(ctx, dir, true), code: 'clone-failed' });
 
   let baseMerge: WorkspaceRepo['baseMerge'] = 'new-branch';
   let checkedOut = repo.workBranch;
+  // What HEAD is after a plain checkout; a merge (or a failed one) is asked of git instead.
+  let preparedHead: string | undefined = workCommit || baseCommit;
   if (workCommit) {
     await git(['checkout', '--quiet', '-B', repo.workBranch, `refs/remotes/origin/${repo.workBranch}`], local);
     if (mode === 'checkout') baseMerge = 'not-merged';
@@ -162,6 +209,7 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
       const ancestor = await git(['merge-base', '--is-ancestor', baseCommit, 'HEAD'], { ...local, allowFailure: true });
       if (ancestor.code === 0) baseMerge = 'up-to-date';
       else {
+        preparedHead = undefined;
         const merge = await git(['merge', '--no-edit', '--quiet', `refs/remotes/origin/${repo.base}`], { ...local, allowFailure: true });
         if (merge.code === 0) baseMerge = 'merged';
         else {
@@ -177,7 +225,7 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
   } else {
     await git(['checkout', '--quiet', '-b', repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
   }
-  const preparedHead = await gitOut(['rev-parse', 'HEAD'], local);
+  preparedHead ??= await gitOut(['rev-parse', 'HEAD'], local);
   const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
   return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }

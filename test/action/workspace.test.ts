@@ -1,6 +1,6 @@
 // The workspace on real bare remotes: folders, refusals, resume, and the token's path to git.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitEnvironment, gitPrefix } from '../../action/src/git.ts';
@@ -70,6 +70,78 @@ describe('prepareWorkspace', () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'checkout' });
     expect(ws.repos[0]).toMatchObject({ checkedOut: 'main', preparedHead: remotes.head('acme/web', 'main') });
+  });
+});
+
+describe('preparing from a file:// server (git\'s local clone)', () => {
+  const objectFiles = (gitDir: string): string[] =>
+    readdirSync(join(gitDir, 'objects'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
+
+  it('keeps the checked URL as the remote, copies objects instead of linking them, and keeps the whole history', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    remotes.commit('acme/web', 'main', { 'b.txt': 'b\n' });
+    const head = remotes.commit('acme/web', 'main', { 'c.txt': 'c\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' });
+    const web = ws.repos[0]!;
+    expect(web).toMatchObject({ url: `${remotes.url}/acme/web.git`, baseCommit: head, preparedHead: head, baseMerge: 'new-branch' });
+    // The remote is the URL that was checked against the server, not the folder git cloned from.
+    expect(git(web.dir, 'remote', 'get-url', '--all', 'origin')).toBe(`${remotes.url}/acme/web.git`);
+    expect(web.gitConfig).toContain(`url = ${remotes.url}/acme/web.git`);
+    expect(web.gitConfig).not.toContain('ghs_');
+    // Every file of the base is checked out, and the full history is there (merges need it).
+    expect(readFileSync(join(web.dir, 'c.txt'), 'utf8')).toBe('c\n');
+    expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('3');
+    expect(git(web.dir, 'status', '--porcelain')).toBe('');
+    // The agent works in this checkout: no object file of it may be the remote's own file.
+    const remoteInodes = new Set(objectFiles(remotes.bare('acme/web')).map((f) => statSync(f).ino));
+    const mine = objectFiles(join(web.dir, '.git'));
+    expect(mine.length).toBeGreaterThan(0);
+    for (const f of mine) {
+      expect(statSync(f).nlink, f).toBe(1);
+      expect(remoteInodes.has(statSync(f).ino), f).toBe(false);
+    }
+  });
+
+  it('resumes a work branch and merges an advanced base into it, or leaves a conflicting one unmerged', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n', 'shared.txt': 'one\n' });
+    remotes.create('acme/api', { 'shared.txt': 'one\n' });
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-1', 'main');
+    git(remotes.bare('acme/api'), 'branch', 'conveyor/api-1', 'main');
+    const webWork = remotes.commit('acme/web', 'conveyor/web-1', { 'work.txt': 'work\n' });
+    const webBase = remotes.commit('acme/web', 'main', { 'base.txt': 'base\n' });
+    const apiWork = remotes.commit('acme/api', 'conveyor/api-1', { 'shared.txt': 'work side\n' });
+    remotes.commit('acme/api', 'main', { 'shared.txt': 'base side\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web'), repo('acme/api')], { root, mode: 'work' });
+    const [web, api] = ws.repos;
+    expect(web).toMatchObject({ resumed: true, startCommit: webWork, baseCommit: webBase, baseMerge: 'merged', checkedOut: 'conveyor/web-1' });
+    expect(web!.preparedHead).toBe(git(web!.dir, 'rev-parse', 'HEAD'));
+    expect(git(web!.dir, 'rev-parse', 'HEAD^1', 'HEAD^2')).toBe(`${webWork}\n${webBase}`);
+    expect(readFileSync(join(web!.dir, 'work.txt'), 'utf8')).toBe('work\n');
+    expect(readFileSync(join(web!.dir, 'base.txt'), 'utf8')).toBe('base\n');
+    expect(api).toMatchObject({ resumed: true, startCommit: apiWork, preparedHead: apiWork, baseMerge: 'conflict' });
+    expect(git(api!.dir, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(join(api!.dir, 'shared.txt'), 'utf8')).toBe('work side\n');
+    expect(ws.notes.join('\n')).toMatch(/acme\/api: the base branch `main` does not merge cleanly/);
+  });
+
+  it('checkout mode takes an existing work branch as it is, without merging', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-1', 'main');
+    const work = remotes.commit('acme/web', 'conveyor/web-1', { 'work.txt': 'work\n' });
+    remotes.commit('acme/web', 'main', { 'base.txt': 'base\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'checkout' });
+    expect(ws.repos[0]).toMatchObject({ checkedOut: 'conveyor/web-1', preparedHead: work, startCommit: work, baseMerge: 'not-merged' });
+    expect(git(ws.repos[0]!.dir, 'rev-parse', 'HEAD')).toBe(work);
+  });
+
+  it('refuses a file:// server on another host before cloning anything', async () => {
+    await expect(prepareWorkspace(ctx('file://otherhost/srv/remotes'), [repo('acme/web')], { root, mode: 'work' })).rejects.toMatchObject({
+      code: 'clone-refused',
+      message: expect.stringContaining('GITHUB_SERVER_URL "file://otherhost/srv/remotes" is not a folder on this machine'),
+    });
+    expect(readdirSync(root)).toEqual([]);
   });
 });
 
