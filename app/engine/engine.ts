@@ -2,12 +2,17 @@
 // A transition and its effects are written in one compare-and-swap commit (the outbox); effects
 // are then carried out, each idempotently, and marked done. A process that dies in between
 // leaves pending effects and queued attempts that `recover` settles before anything else.
+//
+// Marking done costs a write, so the marks of idempotent effects (dispatch, merge, teardown,
+// report) are held and written with the engine's next commit, or on their own when the engine
+// goes idle. Until then those effects are still pending in the store: a crash makes recovery
+// carry them out again, which they tolerate. A reply is not idempotent: it is marked at once.
 import { reduce, createRun } from '../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../../core/run/types.ts';
 import { buildPayload } from '../../core/payload.ts';
 import { inputsDigest, mergeInputsDigest, sealResult, unverifiedSteps, verifiedRetry, verifyReceipt } from '../../core/receipt.ts';
 import type { StepResult } from '../../core/wire.ts';
-import type { RunStore } from '../store/port.ts';
+import type { EffectRef, RunStore } from '../store/port.ts';
 import { applyEvent } from '../store/apply.ts';
 import type { AttemptOutcome, Dispatcher } from '../dispatch/port.ts';
 
@@ -29,18 +34,36 @@ export type NewRun = Omit<Parameters<typeof createRun>[0], 'at'>;
 
 export class Engine {
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Effects this engine is carrying out or carried out, whose done marks are not written yet. */
   private readonly claimed = new Set<string>();
+  /** Done marks waiting for the next commit (or for the engine to go idle). */
+  private held: EffectRef[] = [];
   private readonly now: () => string;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
   }
 
-  /** 1. store the new run, 2. start it, 3. carry out what that asks for. */
+  /**
+   * 1. start the new run and store it with what starting asks for (one write: a run is never
+   * stored unstarted), 2. carry that out.
+   */
   async start(input: NewRun): Promise<Run> {
-    const run = createRun({ ...input, at: this.now() });
-    this.options.store.create(run, []);
-    return this.apply(run.id, { type: 'started', at: this.now() });
+    const created = createRun({ ...input, at: this.now() });
+    const event: RunEvent = { type: 'started', at: this.now() };
+    const started = reduce(created, event);
+    const done = this.takeHeld();
+    try {
+      this.options.store.create(started.run, started.effects, done);
+    } catch (e) {
+      this.held.push(...done);
+      throw e;
+    }
+    this.released(done);
+    const run = this.options.store.peek?.(created.id) ?? this.get(created.id);
+    this.options.observe?.(run, event);
+    this.carryOut(run, started.effects);
+    return run;
   }
 
   /** Applies an event (re-applied on a compare-and-swap conflict), then carries out effects. */
@@ -53,9 +76,18 @@ export class Engine {
       }
     }
     // Stored results are verified when a retry reads them: one that does not verify is not kept.
-    const transition = applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)));
+    const done = this.takeHeld();
+    let transition: ReturnType<typeof applyEvent>;
+    try {
+      // The held marks ride on this commit (applyEvent writes them even if it commits nothing).
+      transition = applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)), done);
+    } finally {
+      // Written, or (if writing failed) left pending in the store for recovery to carry out again.
+      this.released(done);
+    }
     this.options.observe?.(transition.run, event);
-    await this.carryOut(runId);
+    // What this commit stored is known: carried out from here, without reading the outbox back.
+    if (transition.committed) this.carryOut(transition.run, transition.effects);
     return transition.run;
   }
 
@@ -72,12 +104,13 @@ export class Engine {
       const outcome = await this.options.dispatcher.recover(payload);
       if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch, inputsDigest(payload)));
     }
-    await this.carryOut(runId);
+    this.carryOut(this.get(runId), this.options.store.pendingEffects(runId));
   }
 
-  /** Resolves when no attempt is running any more (the run ended or waits for a person). */
+  /** Resolves when no attempt is running any more (the run ended or waits for a person), with every done mark written. */
   async idle(): Promise<void> {
     while (this.inflight.size > 0) await Promise.race(this.inflight);
+    this.flush();
   }
 
   get(runId: string): Run {
@@ -86,13 +119,40 @@ export class Engine {
     return run;
   }
 
-  private async carryOut(runId: string): Promise<void> {
-    const { store } = this.options;
-    for (const effect of store.pendingEffects(runId)) {
+  /** Writes the held done marks now (the engine went idle: no commit is coming to carry them). */
+  private flush(): void {
+    const done = this.takeHeld();
+    if (done.length === 0) return;
+    try {
+      this.options.store.markEffectsDone(done);
+    } catch (e) {
+      // Unwritten marks leave their effects pending: recovery carries them out again.
+      process.stderr.write(`conveyor: could not mark ${done.length} effects done: ${(e as Error).message}\n`);
+    }
+    this.released(done);
+  }
+
+  private takeHeld(): EffectRef[] {
+    const done = this.held;
+    if (done.length > 0) this.held = [];
+    return done;
+  }
+
+  /** Once an effect's done mark is written the store no longer lists it: its claim can go. */
+  private released(done: readonly EffectRef[]): void {
+    for (const d of done) this.claimed.delete(`${d.runId}\u0000${d.key}`);
+  }
+
+  /**
+   * Starts each effect (not awaited: attempts run concurrently and report through `apply`), given
+   * the run as committed with them (or as stored now, for effects left by a crash).
+   */
+  private carryOut(run: Run, effects: readonly RunEffect[]): void {
+    const runId = run.id;
+    for (const effect of effects) {
       const claim = `${runId}\u0000${effect.key}`;
       if (this.claimed.has(claim)) continue;
       this.claimed.add(claim);
-      const run = this.get(runId);
       switch (effect.type) {
         case 'dispatch': {
           const step = run.steps[effect.step];
@@ -130,11 +190,17 @@ export class Engine {
           this.track(Promise.resolve(this.options.reply?.(run, effect.text)));
           break;
         case 'report':
-          this.track(Promise.resolve(this.options.report?.(run)));
+          if (this.options.report) this.track(Promise.resolve(this.options.report(run)));
           break;
       }
-      store.markEffectDone(runId, effect.key);
+      if (effect.type === 'reply') {
+        this.options.store.markEffectDone(runId, effect.key);
+        this.claimed.delete(claim);
+      } else {
+        this.held.push({ runId, key: effect.key });
+      }
     }
+    if (this.inflight.size === 0) this.flush();
   }
 
   private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {
@@ -181,7 +247,10 @@ export class Engine {
       .catch((e: unknown) => {
         process.stderr.write(`conveyor: ${(e as Error).stack ?? String(e)}\n`);
       })
-      .finally(() => this.inflight.delete(p));
+      .finally(() => {
+        this.inflight.delete(p);
+        if (this.inflight.size === 0) this.flush();
+      });
     this.inflight.add(p);
   }
 }

@@ -3,21 +3,55 @@
 // never lost, and never applied twice: a commit either happens whole or not at all.
 import type { Run, Transition } from '../../core/run/types.ts';
 import { StoreError } from './port.ts';
-import type { RunStore } from './port.ts';
+import type { EffectRef, RunStore } from './port.ts';
 
 /** Far beyond any real contention: each retry means another writer made progress. */
 const MAX_CONFLICTS = 10_000;
 
 /**
- * Returns the transition with run.version set to the stored version. When the event changes
- * nothing (the reducer returned the run it was given) and asks for no effect, nothing is written.
+ * Returns the transition with run.version set to the stored version, and `committed`: whether it
+ * was written. When the event changes nothing (the reducer returned the run it was given) and asks
+ * for no effect, nothing is written.
+ *
+ * `done`: effects already carried out, marked done in the transaction of the first commit tried
+ * (see RunStore.commit); when nothing is committed they are marked on their own, so they are
+ * always written by the time this returns.
  */
 export function applyEvent<E>(
   store: RunStore,
   runId: string,
   event: E,
   reduceFn: (run: Run, event: E) => Transition,
-): Transition {
+  done?: readonly EffectRef[],
+): Transition & { committed: boolean } {
+  let marks = done?.length ? done : undefined;
+  const commit = (run: Run, effects: Transition['effects']): boolean => {
+    const ok = store.commit(run, effects, marks);
+    marks = undefined;
+    return ok;
+  };
+  let t: Transition & { committed: boolean };
+  try {
+    t = applyOnce(store, runId, event, reduceFn, commit);
+  } catch (e) {
+    try {
+      if (marks) store.markEffectsDone(marks);
+    } catch {
+      // The first error says more; unwritten marks leave their effects pending for recovery.
+    }
+    throw e;
+  }
+  if (marks) store.markEffectsDone(marks);
+  return t;
+}
+
+function applyOnce<E>(
+  store: RunStore,
+  runId: string,
+  event: E,
+  reduceFn: (run: Run, event: E) => Transition,
+  commit: (run: Run, effects: Transition['effects']) => boolean,
+): Transition & { committed: boolean } {
   // Optimistic: start from the run this handle last saw (the commit checks its version anyway).
   let run = store.peek?.(runId);
   let fresh = false;
@@ -30,16 +64,16 @@ export function applyEvent<E>(
     const t = reduceFn(run, event);
     if (t.run === run && t.effects.length === 0) {
       // A stale run may ignore what the stored one would not: only the stored run can say "nothing".
-      if (fresh) return t;
+      if (fresh) return { ...t, committed: false };
       const stored = store.get(runId);
-      if (stored === run) return t;
+      if (stored === run) return { ...t, committed: false };
       run = stored;
       fresh = true;
       continue;
     }
     // The reducer keeps the version it was given; the store owns it.
     const next = t.run.version === run.version ? t.run : { ...t.run, version: run.version };
-    if (store.commit(next, t.effects)) return { run: { ...next, version: run.version + 1 }, effects: t.effects };
+    if (commit(next, t.effects)) return { run: { ...next, version: run.version + 1 }, effects: t.effects, committed: true };
     run = undefined;
   }
   throw new StoreError('conflict', `Run "${runId}" kept changing under ${MAX_CONFLICTS} attempts to apply one event; is a process writing it in a loop?`);

@@ -12,13 +12,23 @@ export interface RunFilter {
 
 export type StoredEffect = RunEffect & { runId: string };
 
+/** Names one stored effect: the run it belongs to and its key. */
+export interface EffectRef {
+  runId: string;
+  key: string;
+}
+
 /**
  * Runs are immutable values: the reducer makes new ones. An adapter may share (and freeze) the
- * runs it returns and the runs it is given, so never change a run in place.
+ * runs it returns and the runs it is given, so never change a run in place. (The SQLite adapter
+ * freezes them whole under tests, where a change in place then throws, and shallowly elsewhere.)
  */
 export interface RunStore {
-  /** Stores a new run (its version must be 0; it is stored as 1) with its first effects. Throws if the id exists. */
-  create(run: Run, effects: RunEffect[]): void;
+  /**
+   * Stores a new run (its version must be 0; it is stored as 1) with its first effects. Throws if
+   * the id exists. `done`: as for `commit`, written in the same transaction.
+   */
+  create(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): void;
   /** The stored run with its stored version, or undefined. */
   get(id: string): Run | undefined;
   /**
@@ -32,12 +42,28 @@ export interface RunStore {
   /**
    * Compare-and-swap: writes the run with version run.version + 1 iff the stored version equals
    * run.version, and stores its effects in the same transaction. Returns false on a conflict
-   * (nothing written). An effect whose (run, key) is already stored is not stored again.
+   * (neither the run nor its effects written). An effect whose (run, key) is already stored is
+   * not stored again.
+   *
+   * `done` (optional): effects of any run already carried out, marked done in the same
+   * transaction, whether or not the compare-and-swap succeeds (they were carried out either way).
+   * This saves a write per effect: a caller may hold its done marks until its next commit, as
+   * long as it writes them with `markEffectsDone` when it has nothing more to commit. Until they
+   * are written those effects stay pending, so a crash leaves them for recovery to carry out
+   * again: only effects that are idempotent may be held back.
    */
-  commit(run: Run, effects: RunEffect[]): boolean;
-  /** Effects not yet marked done, in the order they were committed within each run. */
+  commit(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): boolean;
+  /**
+   * Effects not yet marked done, in the order they were committed within each run. A live engine
+   * holds the marks of idempotent effects it carried out until its next commit or until it goes
+   * idle (see app/engine/engine.ts), so an effect listed here may be under way in such a process:
+   * carry pending effects out when taking over a run (recovery), not beside a live engine.
+   */
   pendingEffects(runId?: string): StoredEffect[];
+  /** Marks one effect done (a key that is not stored, or already done, changes nothing). */
   markEffectDone(runId: string, key: string): void;
+  /** Marks several effects done in one transaction (as `markEffectDone` does each). */
+  markEffectsDone(refs: readonly EffectRef[]): void;
   /** Records a delivery id; true if it had been seen before (atomic). */
   seenDelivery(id: string): boolean;
   close(): void;

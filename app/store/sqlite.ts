@@ -7,9 +7,9 @@ import { dirname } from 'node:path';
 import { sha256 } from '../../core/canonical.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Run, RunEffect } from '../../core/run/types.ts';
-import { deepFreeze, serializeRun } from './json.ts';
+import { deepFreeze, freezeRun, serializeRun } from './json.ts';
 import { StoreError } from './port.ts';
-import type { RunFilter, RunStore, StoredEffect } from './port.ts';
+import type { EffectRef, RunFilter, RunStore, StoredEffect } from './port.ts';
 
 /** Bump with a migration in `migrate` whenever the tables change. */
 export const SCHEMA_VERSION = 1;
@@ -118,6 +118,7 @@ function explain(e: unknown, path: string): unknown {
 }
 
 interface RunRow {
+  rowid: number;
   version: number;
   plan_key: string;
   body: string;
@@ -139,9 +140,14 @@ class SqliteStore implements RunStore {
   private readonly selectPending;
   private readonly selectPendingOf;
   private readonly markDone;
+  private readonly markDoneOf;
+  private readonly selectRowid;
+  /** Rowids of runs, so that effects (which refer to runs by rowid) need no lookup by id. Runs are never deleted. */
+  private readonly rowids = new Map<string, number>();
   private readonly insertDelivery;
   private readonly createTx;
   private readonly commitTx;
+  private readonly markDoneTx;
   /**
    * A run's plan never changes while it runs, so it is stored once (by a digest of its JSON) and
    * not re-serialized on every transition. Plans read back are frozen and shared between runs.
@@ -163,13 +169,10 @@ class SqliteStore implements RunStore {
       `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectRun = db.prepare<[string], RunRow>('SELECT version, plan_key, body FROM runs WHERE id = ?');
+    this.selectRun = db.prepare<[string], RunRow>('SELECT rowid, version, plan_key, body FROM runs WHERE id = ?');
     this.selectVersion = db.prepare<[string], number>('SELECT version FROM runs WHERE id = ?').pluck();
-    this.updateRun = db
-      .prepare<unknown[], number>(
-        'UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, body = ? WHERE id = ? AND version = ? RETURNING rowid',
-      )
-      .pluck();
+    this.updateRun = db.prepare('UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, body = ? WHERE id = ? AND version = ?');
+    this.selectRowid = db.prepare<[string], number>('SELECT rowid FROM runs WHERE id = ?').pluck();
     this.insertPlan = db.prepare('INSERT INTO plans (key, body) VALUES (?, ?) ON CONFLICT DO NOTHING');
     this.selectPlan = db.prepare<[string], string>('SELECT body FROM plans WHERE key = ?').pluck();
     this.selectPending = db.prepare<[], { run_id: string; body: string }>(
@@ -179,29 +182,33 @@ class SqliteStore implements RunStore {
       'SELECT runs.id AS run_id, effects.body FROM runs JOIN effects ON effects.run = runs.rowid WHERE runs.id = ? AND done = 0 ORDER BY effects.version, effects.idx',
     );
     this.markDone = db.prepare('UPDATE effects SET done = 1 WHERE run = (SELECT rowid FROM runs WHERE id = ?) AND key = ?');
+    this.markDoneOf = db.prepare('UPDATE effects SET done = 1 WHERE run = ? AND key = ?');
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
+    this.markDoneTx = db.transaction((refs: readonly EffectRef[]) => this.markAll(refs));
 
-    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[]) => {
+    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined) => {
+      if (done) this.markAll(done);
       if (plan) this.insertPlan.run(plan.key, plan.body);
       const version = run.version + 1;
-      const rowid = this.insertRun.run(run.id, version, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, body).lastInsertRowid;
-      this.insertEffects(Number(rowid), version, effects);
+      const rowid = Number(this.insertRun.run(run.id, version, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, body).lastInsertRowid);
+      this.insertEffects(rowid, version, effects);
+      return rowid;
     });
-    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[]): boolean => {
+    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined): boolean => {
+      if (done) this.markAll(done);
       if (plan) this.insertPlan.run(plan.key, plan.body);
-      const rowid = this.updateRun.get(run.status, planKey, run.updatedAt, body, run.id, run.version);
-      if (rowid === undefined) return false;
-      this.insertEffects(rowid, run.version + 1, effects);
+      if (this.updateRun.run(run.status, planKey, run.updatedAt, body, run.id, run.version).changes !== 1) return false;
+      if (effects.length > 0) this.insertEffects(this.rowidOf(run.id), run.version + 1, effects);
       return true;
     });
   }
 
-  create(run: Run, effects: RunEffect[]): void {
+  create(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): void {
     const [planKey, plan] = this.planOf(run.plan);
-    const body = serializeRun(deepFreeze(run));
+    const body = serializeRun(freezeRun(run));
     this.guard(() => {
       try {
-        this.createTx.immediate(run, planKey, plan, body, effects);
+        this.rowids.set(run.id, this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined));
       } catch (e) {
         if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
@@ -240,16 +247,16 @@ class SqliteStore implements RunStore {
       where.push('pipeline = ?');
       args.push(filter.pipeline);
     }
-    const sql = `SELECT id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const sql = `SELECT rowid, id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
     const rows = this.guard(() => this.db.prepare<unknown[], RunRow & { id: string }>(sql).all(...args));
     return rows.map((r) => this.parse(r.id, r));
   }
 
-  commit(run: Run, effects: RunEffect[]): boolean {
+  commit(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): boolean {
     const [planKey, plan] = this.planOf(run.plan);
-    // Frozen first, so that the text of every part can be kept for the next transition.
-    const body = serializeRun(deepFreeze(run));
-    const ok = this.guard(() => this.commitTx.immediate(run, planKey, plan, body, effects));
+    // Frozen: the store keeps the run as its latest and shares it with readers (see port.ts).
+    const body = serializeRun(freezeRun(run));
+    const ok = this.guard(() => this.commitTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined));
     if (ok) this.remember(Object.freeze({ ...run, version: run.version + 1 }));
     return ok;
   }
@@ -261,6 +268,29 @@ class SqliteStore implements RunStore {
 
   markEffectDone(runId: string, key: string): void {
     this.guard(() => this.markDone.run(runId, key));
+  }
+
+  markEffectsDone(refs: readonly EffectRef[]): void {
+    if (refs.length === 0) return;
+    this.guard(() => this.markDoneTx.immediate(refs));
+  }
+
+  private markAll(refs: readonly EffectRef[]): void {
+    for (const r of refs) {
+      const rowid = this.rowids.get(r.runId);
+      if (rowid === undefined) this.markDone.run(r.runId, r.key);
+      else this.markDoneOf.run(rowid, r.key);
+    }
+  }
+
+  private rowidOf(id: string): number {
+    let rowid = this.rowids.get(id);
+    if (rowid === undefined) {
+      rowid = this.selectRowid.get(id);
+      if (rowid === undefined) throw new StoreError('no-such-run', `There is no run "${id}" in ${this.path}.`);
+      this.rowids.set(id, rowid);
+    }
+    return rowid;
   }
 
   seenDelivery(id: string): boolean {
@@ -322,6 +352,7 @@ class SqliteStore implements RunStore {
   }
 
   private parse(id: string, row: RunRow): Run {
+    this.rowids.set(id, row.rowid);
     const run = this.parseJson(`Run "${id}"`, row.body) as Run;
     run.plan = this.loadPlan(row.plan_key);
     // The column is the truth: the body was serialized before the version was bumped.

@@ -65,6 +65,25 @@ describe('applyEvent', () => {
     ]);
   });
 
+  it('writes the done marks it is given: with the commit, or on their own when nothing is committed', () => {
+    a.create(newRun('r1'), []);
+    const started = applyEvent(a, 'r1', { type: 'started', at: AT }, reduce);
+    expect(started.committed).toBe(true);
+    const [dispatch, report] = started.effects.map((e) => ({ runId: 'r1', key: e.key }));
+    // A duplicate changes nothing and writes no run, but its marks are still written.
+    const dup = applyEvent(a, 'r1', { type: 'started', at: AT }, reduce, [dispatch!]);
+    expect(dup.committed).toBe(false);
+    expect(a.get('r1')?.version).toBe(2);
+    expect(a.pendingEffects('r1').map((e) => e.key)).toEqual(['r1:report:2']);
+    const next = applyEvent(a, 'r1', { type: 'step-completed', at: AT, result: resultOf('r1', 'implement', 1, 0, 'success') }, reduce, [report!]);
+    expect(next.committed).toBe(true);
+    expect(a.pendingEffects('r1').map((e) => e.key)).toEqual(['r1:report:3']);
+    // Even when applying fails, the marks are not lost.
+    a.create(newRun('r2'), [{ type: 'report', key: 'r2:report:1' }]);
+    expect(() => applyEvent(a, 'ghost', { type: 'started', at: AT }, reduce, [{ runId: 'r2', key: 'r2:report:1' }])).toThrow('There is no run "ghost"');
+    expect(a.pendingEffects('r2')).toEqual([]);
+  });
+
   it('names a run that does not exist', () => {
     expect(() => applyEvent(a, 'ghost', { type: 'started', at: AT }, reduce)).toThrow('There is no run "ghost" in the store.');
   });

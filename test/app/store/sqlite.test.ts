@@ -72,6 +72,38 @@ describe('sqlite store', () => {
     expect(store.pendingEffects('r1').map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
   });
 
+  it('writes done marks with a commit, in its transaction, even when the compare-and-swap fails', () => {
+    const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+    store.create(runOf('r1'), [effect, report('r1:report:1')]);
+    store.create(runOf('r2'), [report('r2:report:1')]);
+    const v1 = store.get('r1')!;
+    // Marks of this run and of another, with a key that was never stored (ignored).
+    expect(store.commit({ ...v1, status: 'waiting' }, [report('r1:report:2')], [{ runId: 'r1', key: effect.key }, { runId: 'r2', key: 'r2:report:1' }, { runId: 'r2', key: 'nope' }])).toBe(true);
+    expect(store.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['r1/r1:report:1', 'r1/r1:report:2']);
+    // A stale commit writes neither the run nor its effects, but the marks were true either way.
+    expect(store.commit({ ...v1, status: 'cancelled' }, [report('stale')], [{ runId: 'r1', key: 'r1:report:1' }])).toBe(false);
+    expect(store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
+    expect(store.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['r1/r1:report:2']);
+    // A new run can carry marks too.
+    store.create(runOf('r3'), [report('r3:report:1')], [{ runId: 'r1', key: 'r1:report:2' }]);
+    expect(store.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['r3/r3:report:1']);
+  });
+
+  it('marks several effects done in one call, from another handle too', () => {
+    store.create(runOf('r1'), [report('a'), report('b'), report('c')]);
+    store.create(runOf('r2'), [report('a')]);
+    const other = openSqliteStore(join(dir, 'nested', 'state.db'));
+    try {
+      other.markEffectsDone([{ runId: 'r1', key: 'a' }, { runId: 'r1', key: 'c' }, { runId: 'ghost', key: 'a' }]);
+      other.markEffectsDone([]);
+    } finally {
+      other.close();
+    }
+    expect(store.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['r1/b', 'r2/a']);
+    store.markEffectsDone([{ runId: 'r2', key: 'a' }]);
+    expect(store.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['r1/b']);
+  });
+
   it('lists runs in creation order, filtered by status, issue and pipeline', () => {
     store.create(runOf('b', 1), []);
     store.create(runOf('a', 2, 'hotfix'), []);
