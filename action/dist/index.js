@@ -44504,6 +44504,7 @@ init_git();
 import { mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join2, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
   return `${owner}__${name}`;
@@ -44522,7 +44523,15 @@ function checkServerUrl(serverUrl) {
     refuse(`GITHUB_SERVER_URL "${serverUrl}" uses ${url2.protocol}; expected https://, http:// or file://`);
   }
   if (url2.username || url2.password) refuse("GITHUB_SERVER_URL must not carry credentials; the token is passed to git per command");
+  if (url2.protocol === "file:") localPath(serverUrl, "GITHUB_SERVER_URL");
   return serverUrl.replace(/\/+$/, "");
+}
+function localPath(url2, what) {
+  try {
+    return fileURLToPath(url2);
+  } catch {
+    return refuse(`${what} "${url2}" is not a folder on this machine (a host other than localhost, or an encoded "/"?); expected file:///folder`);
+  }
 }
 function assertCloneTarget(target, serverUrl) {
   const base = checkServerUrl(serverUrl);
@@ -44556,16 +44565,38 @@ function gitOptions(ctx, cwd, network = false) {
     ...network && http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}
   };
 }
-async function remoteHeads(ctx, dir, url2, branches) {
-  const out = await gitOut(["ls-remote", "--heads", url2, ...branches.map((b) => `refs/heads/${b}`)], {
-    ...gitOptions(ctx, dir, true),
+function headsOf(lines, prefix, branches) {
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of lines.split("\n")) {
+    const [sha, ref] = line.split(/[\t ]/);
+    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : void 0;
+    if (sha && branch !== void 0 && branches.includes(branch)) heads.set(branch, sha);
+  }
+  return heads;
+}
+async function cloneLocal(ctx, dir, url2, branches) {
+  const path = localPath(url2, "clone target");
+  const local = gitOptions(ctx, dir);
+  await git(["clone", "--quiet", "--local", "--no-hardlinks", "--no-checkout", "--no-tags", "--origin", "origin", "--", path, dir], {
+    ...local,
     code: "clone-failed"
   });
-  const heads = /* @__PURE__ */ new Map();
-  for (const line of out.split("\n")) {
-    const [sha, ref] = line.split("	");
-    if (sha && ref?.startsWith("refs/heads/")) heads.set(ref.slice("refs/heads/".length), sha);
-  }
+  const [, refs] = await Promise.all([
+    git(["config", "remote.origin.url", url2], local),
+    gitOut(["for-each-ref", "--format=%(objectname) %(refname)", ...branches.map((b) => `refs/remotes/origin/${b}`)], local)
+  ]);
+  return headsOf(refs, "refs/remotes/origin/", branches);
+}
+async function fetchRemote(ctx, dir, url2, base, work) {
+  const local = gitOptions(ctx, dir);
+  const network = { ...gitOptions(ctx, dir, true), code: "clone-failed" };
+  await git(["init", "--quiet", dir], local);
+  await git(["remote", "add", "origin", url2], local);
+  const listed = await gitOut(["ls-remote", "--heads", url2, `refs/heads/${base}`, `refs/heads/${work}`], network);
+  const heads = headsOf(listed, "refs/heads/", [base, work]);
+  if (!heads.get(base)) return heads;
+  const refspecs = [base, ...heads.has(work) ? [work] : []].map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
+  await git(["fetch", "--quiet", "--no-tags", url2, ...refspecs], network);
   return heads;
 }
 async function prepareRepo(ctx, root, repo, mode) {
@@ -44577,19 +44608,15 @@ async function prepareRepo(ctx, root, repo, mode) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const local = gitOptions(ctx, dir);
-  await git(["init", "--quiet", dir], local);
-  await git(["remote", "add", "origin", url2], local);
-  const heads = await remoteHeads(ctx, dir, url2, [repo.base, repo.workBranch]);
+  const heads = url2.startsWith("file:") ? await cloneLocal(ctx, dir, url2, [repo.base, repo.workBranch]) : await fetchRemote(ctx, dir, url2, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError("clone-failed", `base branch "${repo.base}" does not exist in ${repo.repo} (${url2})`);
   }
   const workCommit = heads.get(repo.workBranch) ?? "";
-  const refspecs = [`+refs/heads/${repo.base}:refs/remotes/origin/${repo.base}`];
-  if (workCommit) refspecs.push(`+refs/heads/${repo.workBranch}:refs/remotes/origin/${repo.workBranch}`);
-  await git(["fetch", "--quiet", "--no-tags", url2, ...refspecs], { ...gitOptions(ctx, dir, true), code: "clone-failed" });
   let baseMerge = "new-branch";
   let checkedOut = repo.workBranch;
+  let preparedHead = workCommit || baseCommit;
   if (workCommit) {
     await git(["checkout", "--quiet", "-B", repo.workBranch, `refs/remotes/origin/${repo.workBranch}`], local);
     if (mode === "checkout") baseMerge = "not-merged";
@@ -44597,6 +44624,7 @@ async function prepareRepo(ctx, root, repo, mode) {
       const ancestor = await git(["merge-base", "--is-ancestor", baseCommit, "HEAD"], { ...local, allowFailure: true });
       if (ancestor.code === 0) baseMerge = "up-to-date";
       else {
+        preparedHead = void 0;
         const merge3 = await git(["merge", "--no-edit", "--quiet", `refs/remotes/origin/${repo.base}`], { ...local, allowFailure: true });
         if (merge3.code === 0) baseMerge = "merged";
         else {
@@ -44612,7 +44640,7 @@ async function prepareRepo(ctx, root, repo, mode) {
   } else {
     await git(["checkout", "--quiet", "-b", repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
   }
-  const preparedHead = await gitOut(["rev-parse", "HEAD"], local);
+  preparedHead ??= await gitOut(["rev-parse", "HEAD"], local);
   const gitConfig = await readFile(join2(dir, ".git", "config"), "utf8");
   return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }
@@ -45019,6 +45047,21 @@ function identityVariables(payload) {
     CONVEYOR_RUN_ID: payload.runId
   };
 }
+function agentEnvironment(ctx, payload, ws, agent, files) {
+  return safeEnvironment(ctx, {
+    // Commits made by the agent need an identity on runners that have none.
+    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || "Conveyor",
+    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || "conveyor@users.noreply.github.com",
+    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || "Conveyor",
+    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || "conveyor@users.noreply.github.com",
+    ...agent.env,
+    CONVEYOR_PROMPT_FILE: files.promptFile,
+    CONVEYOR_RESULT_FILE: files.resultFile,
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...identityVariables(payload)
+  });
+}
 async function runAgent(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
   const promptFile = join5(dir, "prompt.md");
@@ -45045,19 +45088,7 @@ async function runAgent(ctx, payload, ws, agent, options) {
     notes: ws.notes
   });
   await writeFile5(promptFile, ctx.scrubber.scrub(prompt));
-  const env = safeEnvironment(ctx, {
-    // Commits made by the agent need an identity on runners that have none.
-    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || "Conveyor",
-    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || "conveyor@users.noreply.github.com",
-    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || "Conveyor",
-    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || "conveyor@users.noreply.github.com",
-    ...agent.env,
-    CONVEYOR_PROMPT_FILE: promptFile,
-    CONVEYOR_RESULT_FILE: resultFile,
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPOS: reposVariable(payload, ws),
-    ...identityVariables(payload)
-  });
+  const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
   const result2 = await runCommand({
     command: agent.run,
@@ -45663,18 +45694,7 @@ async function runRoleAgent(ctx, payload, ws, agent, options) {
   const resultFile = join7(dir, `${options.role}-result.json`);
   await rm5(resultFile, { force: true });
   await writeFile6(promptFile, ctx.scrubber.scrub(options.prompt));
-  const env = safeEnvironment(ctx, {
-    GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || "Conveyor",
-    GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || "conveyor@users.noreply.github.com",
-    GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || "Conveyor",
-    GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || "conveyor@users.noreply.github.com",
-    ...agent.env,
-    CONVEYOR_PROMPT_FILE: promptFile,
-    CONVEYOR_RESULT_FILE: resultFile,
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPOS: reposVariable(payload, ws),
-    ...identityVariables(payload)
-  });
+  const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
   const result2 = await runCommand({
     command: agent.run,

@@ -79,13 +79,15 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
             status: 'queued',
             output: { title: `queued: attempt ${payload.attempt}`, summary: `Conveyor run \`${run.id}\`, step \`${payload.step.id}\` (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}${payload.epoch > 0 ? `, dispatch ${payload.epoch + 1}` : ''}: waiting for its workflow run.` },
           }));
-        save({ state: 'check-created', checkRunId: check.id, checkRunUrl: check.url });
+        // Recorded with the next state: a crash before the dispatch makes the next try look first.
+        link = { ...link, state: 'dispatching', checkRunId: check.id, checkRunUrl: check.url };
       }
       const checkRunId = link.checkRunId!;
 
       if (link.state !== 'dispatched') {
         const marker = workflowRunMarker(checkRunId);
-        const earlier = link.state === 'dispatching' ? await client.findWorkflowRun(repo, workflow, marker, link.at) : undefined;
+        const stored = links.attempt(externalId);
+        const earlier = stored?.state === 'dispatching' && stored.checkRunId === checkRunId ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
         if (earlier) {
           save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {

@@ -1,6 +1,11 @@
-// The check run reporter: a step's result as the check run `conveyor / <step-id>`. It talks to
-// GitHub through a CheckRunClient, which the GitHub mode provides; where no client is given
-// (the embedded mode), chooseReporters leaves this reporter out.
+// The check run reporter (GitHub mode): the step's result completes its check run
+// `conveyor / <step-id>`, with the conclusion, a Markdown summary and the machine-readable result
+// (core/check-run.ts) the app parses back. Before the step runs, prepareCheckRun reads that check
+// run: an attempt that is no longer current (completed, another attempt's external id, or already
+// taken by another workflow run) does nothing at all; otherwise the check run is marked in
+// progress with a link to this workflow run.
+import { readFile } from 'node:fs/promises';
+import { CHECK_OUTPUT_LIMIT, externalIdOf, renderResultText } from '../../../core/check-run.ts';
 import type { StepResult } from '../../../core/wire.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -12,6 +17,8 @@ export interface CheckRunOutput {
   summary: string;
   /** Stable key of the attempt, so reporting twice updates one check run. */
   externalId: string;
+  /** The machine-readable result (a hidden marker), for the app. */
+  text?: string;
 }
 
 export interface CheckRunClient {
@@ -29,7 +36,8 @@ export function checkRunOutput(result: StepResult): CheckRunOutput {
     conclusion: result.conclusion,
     title,
     summary,
-    externalId: `${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}`,
+    externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    text: renderResultText(result, CHECK_OUTPUT_LIMIT - 200),
   };
 }
 
@@ -40,4 +48,102 @@ export class CheckRunReporter implements Reporter {
   async report(result: StepResult): Promise<void> {
     await this.client.complete(checkRunOutput(result));
   }
+}
+
+export interface CheckRunIO {
+  env: NodeJS.ProcessEnv;
+  getInput(name: string): string;
+  log(line: string): void;
+  /** Writes the job summary (GITHUB_STEP_SUMMARY); @actions/core's summary in the entry. */
+  writeJobSummary?(markdown: string): Promise<void>;
+}
+
+export type CheckRunGate = { proceed: true; client?: CheckRunClient } | { proceed: false; reason: string };
+
+interface ApiCheckRun {
+  status: string;
+  external_id: string | null;
+  details_url: string | null;
+}
+
+/** The REST calls of the check run, on the global fetch with the installation token. */
+function api(env: NodeJS.ProcessEnv, token: string, repo: string, id: string) {
+  const base = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+  const url = `${base}/repos/${repo}/check-runs/${id}`;
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json', 'user-agent': 'conveyor-action' };
+  const call = async <T>(method: 'GET' | 'PATCH', body?: unknown): Promise<T> => {
+    let last = '';
+    // Server errors and rate limits are retried; anything else is final.
+    for (let tries = 0; tries < 4; tries++) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, 500 * 2 ** (tries - 1)));
+      let res: Response;
+      try {
+        res = await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      } catch (e) {
+        last = (e as Error).message;
+        continue;
+      }
+      if (res.ok) return (await res.json()) as T;
+      last = `HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`;
+      if (res.status < 500 && res.status !== 429) break;
+    }
+    throw new Error(`${method} check run ${id} of ${repo} failed: ${last}`);
+  };
+  return { get: () => call<ApiCheckRun>('GET'), patch: (body: unknown) => call<ApiCheckRun>('PATCH', body) };
+}
+
+async function payloadIdentity(io: CheckRunIO): Promise<{ runId: string; step: string; attempt: number; epoch: number; mode?: string } | undefined> {
+  try {
+    const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, 'utf8') : io.getInput('payload');
+    const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown };
+    if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
+    return { runId: p.runId, step: p.step.id, attempt: p.attempt, epoch: p.epoch, ...(typeof p.mode === 'string' ? { mode: p.mode } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * In GitHub mode (CONVEYOR_CHECK_RUN_ID set): reads the check run, decides whether this attempt is
+ * still the current one, marks it in progress and returns the client that completes it.
+ * Elsewhere: proceeds without a check run.
+ */
+export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
+  const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
+  if (!id) return { proceed: true };
+  const repo = io.env.GITHUB_REPOSITORY;
+  const token = io.getInput('token') || io.env.CONVEYOR_TOKEN;
+  if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
+  if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token` are needed to report to the check run');
+  const identity = await payloadIdentity(io);
+  const check = api(io.env, token, repo, id);
+  const current = await check.get();
+  const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+  const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
+  if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
+  if (identity && current.external_id !== externalIdOf(identity)) {
+    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.external_id ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+  }
+  if (current.status === 'in_progress' && runUrl && current.details_url && !current.details_url.startsWith(runUrl)) {
+    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.details_url}` };
+  }
+  await check.patch({
+    status: 'in_progress',
+    started_at: new Date().toISOString(),
+    ...(runUrl ? { details_url: runUrl } : {}),
+    output: { title: 'running', summary: runUrl ? `Running in [workflow run ${io.env.GITHUB_RUN_ID}](${runUrl}).` : 'Running.' },
+  });
+  const client: CheckRunClient = {
+    async complete(out) {
+      await check.patch({
+        status: 'completed',
+        conclusion: out.conclusion,
+        completed_at: new Date().toISOString(),
+        ...(runUrl ? { details_url: runUrl } : {}),
+        output: { title: out.title, summary: out.summary, ...(out.text ? { text: out.text } : {}) },
+      });
+      if (io.env.GITHUB_STEP_SUMMARY && io.writeJobSummary) await io.writeJobSummary(`## ${out.name}: ${out.title}\n\n${out.summary}\n`);
+    },
+  };
+  return { proceed: true, client };
 }

@@ -1,0 +1,220 @@
+// The Conveyor GitHub App (Probot): webhook handlers that start runs, feed step results from
+// check runs to the engine and mark lost attempts; the engine with the workflow dispatcher, the
+// GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
+// the sweeper. The default export is the Probot application function `conveyor serve` loads.
+import type { ApplicationFunctionOptions, Probot } from 'probot';
+import type { Octokit as RestOctokit } from '@octokit/rest';
+import { CONVEYOR_ACTOR } from '../../core/run/reducer.ts';
+import type { Run } from '../../core/run/types.ts';
+import { Engine } from '../engine/engine.ts';
+import { mergeRun } from '../engine/merge.ts';
+import { GitHubForge } from '../forge/github.ts';
+import { createWorkflowDispatcher } from '../dispatch/workflow.ts';
+import type { RunStore } from '../store/port.ts';
+import { GitHubClient } from './client.ts';
+import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
+import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import { Heads } from './heads.ts';
+import type { LinkStore } from './links.ts';
+import { RunReporter } from './report.ts';
+import type { RetryOptions } from './retry.ts';
+import { parseRunCommand, startRun } from './start.ts';
+import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
+import { openAppStores } from './stores.ts';
+
+export interface ConveyorAppOptions {
+  store: RunStore;
+  links: LinkStore;
+  /** This app's id: only its own check runs count. */
+  appId: number;
+  now?: () => string;
+  retry?: RetryOptions;
+  /** How often the sweeper runs (default every minute); false: never by itself (tests call sweep()). */
+  sweepEveryMs?: number | false;
+  sweep?: SweepOptions;
+  workflow?: string;
+  inputsLimit?: number;
+  /** Login of this app's bot user, whose pushes never make approvals stale (default: asked of GitHub once). */
+  botLogin?: string;
+  log?: (line: string) => void;
+}
+
+type Sender = { login: string; type?: string };
+
+export class ConveyorApp {
+  readonly engine: Engine;
+  readonly deps: AppDeps;
+  private readonly clients = new Map<number, Promise<GitHubClient>>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private botLogin: Promise<string> | undefined;
+
+  constructor(
+    private readonly probot: Probot,
+    private readonly options: ConveyorAppOptions,
+  ) {
+    const now = options.now ?? (() => new Date().toISOString());
+    const log = options.log ?? ((line: string) => probot.log.info(line));
+    const heads = new Heads();
+    const client = (installationId: number) => this.client(installationId);
+    const clientOf = (run: Run) => this.client(installationOf(run));
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, client: clientOf, now });
+    this.engine = new Engine({
+      store: options.store,
+      now,
+      dispatcher: createWorkflowDispatcher({
+        store: options.store,
+        links: options.links,
+        heads,
+        client: clientOf,
+        now,
+        log,
+        ...(options.workflow ? { workflow: options.workflow } : {}),
+        ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
+      }),
+      merge: async (run, effect) => {
+        const c = await clientOf(run);
+        return mergeRun(new GitHubForge({ token: '', octokit: c.octokit as unknown as RestOctokit }), run, effect);
+      },
+      reply: async (run, text) => {
+        const c = await clientOf(run);
+        await c.createComment(run.issue.repo, run.issue.number, text);
+      },
+      report: (run) => reporter.report(run.id),
+    });
+    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, client, clientOf, now, log };
+    this.register();
+    if (options.sweepEveryMs !== false) {
+      this.timer = setInterval(() => this.track(this.sweep()), options.sweepEveryMs ?? 60_000);
+      this.timer.unref();
+    }
+  }
+
+  private client(installationId: number): Promise<GitHubClient> {
+    let c = this.clients.get(installationId);
+    if (!c) {
+      c = this.probot.auth(installationId).then((octokit) => new GitHubClient(octokit, this.options.retry));
+      this.clients.set(installationId, c);
+      c.catch(() => this.clients.delete(installationId));
+    }
+    return c;
+  }
+
+  /** Each delivery is handled once: a redelivered id changes nothing. */
+  private once(id: string): boolean {
+    return !this.options.store.seenDelivery(id);
+  }
+
+  private register(): void {
+    const { probot, deps } = this;
+    probot.on('issues.labeled', async (context) => {
+      const { issue, label, repository, installation, sender } = context.payload;
+      if (!label || !installation || !this.once(context.id)) return;
+      await startRun(deps, {
+        installationId: installation.id,
+        repo: repository.full_name,
+        defaultBranch: repository.default_branch,
+        issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+        requester: sender.login,
+        trigger: { kind: 'label', label: label.name },
+      });
+    });
+
+    probot.on('issue_comment.created', async (context) => {
+      const { issue, comment, repository, installation } = context.payload;
+      if (!installation || issue.pull_request || comment.user?.type === 'Bot') return;
+      const command = parseRunCommand(comment.body ?? '');
+      if (!command || !this.once(context.id)) return;
+      const client = await deps.client(installation.id);
+      const login = comment.user?.login ?? '';
+      const permission = await client.permission(repository.full_name, login);
+      if (!canWrite(permission)) {
+        await client.createComment(repository.full_name, issue.number, `@${login} only people with write permission on ${repository.full_name} can start a Conveyor run (you have ${permission}). Nothing was started.`);
+        return;
+      }
+      await startRun(deps, {
+        installationId: installation.id,
+        repo: repository.full_name,
+        defaultBranch: repository.default_branch,
+        issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+        requester: login,
+        trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
+      });
+    });
+
+    probot.on('check_run.completed', async (context) => {
+      const check = context.payload.check_run;
+      if (check.app?.id !== deps.appId || !this.once(context.id)) return;
+      await onCheckRunCompleted(deps, check);
+    });
+
+    probot.on('check_run.rerequested', async (context) => {
+      const check = context.payload.check_run;
+      if (check.app?.id !== deps.appId || !this.once(context.id)) return;
+      await onCheckRunRerequested(deps, check, context.payload.sender as Sender);
+    });
+
+    probot.on('workflow_run.completed', async (context) => {
+      if (!this.once(context.id)) return;
+      await onWorkflowRunCompleted(deps, context.payload.workflow_run);
+    });
+
+    probot.on('pull_request.synchronize', async (context) => {
+      const { pull_request: pr, repository, sender } = context.payload;
+      const repo = repository.full_name;
+      const runs = deps.store.list({ status: ['running', 'waiting'] }).filter((r) => r.prs.some((p) => p.repo === repo && p.number === pr.number));
+      if (runs.length === 0 || !this.once(context.id)) return;
+      const by = sender.type === 'Bot' && sender.login === (await this.ownLogin()) ? CONVEYOR_ACTOR : sender.login;
+      for (const run of runs) await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by });
+    });
+  }
+
+  private ownLogin(): Promise<string> {
+    if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
+    this.botLogin ??= this.probot.auth().then(async (octokit) => {
+      const { data } = await octokit.rest.apps.getAuthenticated();
+      return `${data?.slug ?? 'conveyor'}[bot]`;
+    });
+    return this.botLogin;
+  }
+
+  /** Judges old attempts (lost, timed out, or completed with a missed webhook). */
+  sweep(): Promise<SweepReport> {
+    return sweep(this.deps, this.options.sweep);
+  }
+
+  /** After a restart: settles what the previous process left for each active run. */
+  async recover(): Promise<void> {
+    for (const run of this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
+  }
+
+  /** Resolves when no effect, report or sweep is in flight. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.engine.idle();
+      if (this.inflight.size === 0) return;
+      await Promise.race(this.inflight);
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log(`conveyor: ${(e as Error).message}`)).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+}
+
+/** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
+export default function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): void {
+  const { store, links } = openAppStores(process.env);
+  const conveyor = new ConveyorApp(app, {
+    store,
+    links,
+    appId: Number(process.env.APP_ID),
+    ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
+  });
+  void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
+}

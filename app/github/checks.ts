@@ -1,0 +1,117 @@
+// Advancing runs from GitHub: a completed step check run carries the attempt's result; the Checks
+// tab's Re-run retries the step; a workflow run that ended without a result, or an attempt the
+// sweeper judged lost, is lost (the engine dispatches it again with the next epoch, at most twice).
+import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, parseResultText, type AttemptId } from '../../core/check-run.ts';
+import type { Run } from '../../core/run/types.ts';
+import type { StepResult } from '../../core/wire.ts';
+import { parseWorkflowRunMarker } from '../dispatch/workflow.ts';
+import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import type { AttemptLink } from './links.ts';
+
+interface CheckRunPayload {
+  id: number;
+  name: string;
+  external_id: string | null;
+  details_url?: string | null;
+  html_url?: string | null;
+  conclusion?: string | null;
+  app?: { id: number } | null;
+  output?: { summary?: string | null; text?: string | null };
+}
+
+/** The run and attempt a check run names, when it is one of ours and its attempt is current. */
+function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
+  const s = run?.steps[id.step];
+  return !!s && !id.teardown && s.status === 'queued' && s.attempt === id.attempt && s.epoch === id.epoch;
+}
+
+/** Feeds a result read from a check run to the engine (the reducer ignores any but the current attempt). */
+async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
+  if (externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
+    deps.log(`conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`);
+    return;
+  }
+  if (result.mode === 'teardown') await deps.engine.apply(run.id, { type: 'torn-down', at: deps.now(), environments: result.environments });
+  else await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result });
+}
+
+/** Marks an attempt lost, then closes its check run so a late action finds it no longer current. */
+export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: AttemptLink | undefined, reason: string, conclusion: 'cancelled' | 'timed_out'): Promise<void> {
+  const after = await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason });
+  if (link?.checkRunId === undefined) return;
+  const s = after.steps[id.step];
+  const next = s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
+  const client = await deps.clientOf(run);
+  await client.updateCheckRun(link.repo, link.checkRunId, {
+    status: 'completed',
+    conclusion,
+    completed_at: deps.now(),
+    output: { title: `lost: ${reason}`.slice(0, 200), summary: `This attempt was lost: ${reason}${next}.` },
+  });
+}
+
+export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload): Promise<void> {
+  if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
+  const id = parseExternalId(check.external_id);
+  if (!id) return;
+  const run = deps.store.get(id.runId);
+  if (!run) return;
+  const externalId = check.external_id!;
+  const link = deps.links.attempt(externalId);
+  if (link && check.details_url && link.workflowRunUrl !== check.details_url && /\/actions\/runs\//.test(check.details_url)) {
+    deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() });
+  }
+  const parsed = parseResultText(check.output?.text, check.output?.summary);
+  if (parsed.ok) return feed(deps, run, externalId, parsed.result);
+  // Completed without a result: someone (or something) closed it before the action reported.
+  if (currentAttempt(run, id)) {
+    await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` });
+  }
+}
+
+export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayload, sender: { login: string; type?: string }): Promise<void> {
+  if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
+  const id = parseExternalId(check.external_id);
+  const run = id ? deps.store.get(id.runId) : undefined;
+  if (!id || !run) return;
+  if (sender.type === 'Bot') return;
+  const client = await deps.client(installationOf(run));
+  const permission = await client.permission(run.issue.repo, sender.login);
+  if (!canWrite(permission)) {
+    await client.createComment(run.issue.repo, run.issue.number, `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`);
+    return;
+  }
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login });
+}
+
+interface WorkflowRunPayload {
+  id: number;
+  html_url: string;
+  conclusion: string | null;
+  display_title?: string | null;
+  name?: string | null;
+  run_number?: number;
+}
+
+export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPayload): Promise<void> {
+  const checkRunId = parseWorkflowRunMarker(wr.display_title ?? wr.name);
+  let link = checkRunId !== undefined ? deps.links.attemptByCheckRun(checkRunId) : deps.links.attemptByWorkflowRun(wr.id);
+  if (!link?.checkRunId) return;
+  const id = parseExternalId(link.externalId);
+  const run = id ? deps.store.get(id.runId) : undefined;
+  if (!id || !run) return;
+  if (link.workflowRunId !== wr.id) {
+    link = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };
+    deps.links.saveAttempt(link);
+  }
+  if (!currentAttempt(run, id)) return;
+  const client = await deps.clientOf(run);
+  const check = await client.getCheckRun(link.repo, link.checkRunId!);
+  if (check.status === 'completed') {
+    // The result may be here before its own check_run webhook.
+    const parsed = parseResultText(check.output.text, check.output.summary);
+    if (parsed.ok) return feed(deps, run, link.externalId, parsed.result);
+  }
+  const reason = `workflow run ${wr.run_number !== undefined ? `#${wr.run_number} ` : ''}(${wr.html_url}) ended (${wr.conclusion ?? 'no conclusion'}) without reporting a result`;
+  await loseAttempt(deps, run, id, link, reason, 'cancelled');
+}

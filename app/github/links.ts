@@ -1,0 +1,83 @@
+// What the app knows about a run on GitHub that the run itself does not hold: the check run and
+// workflow run of each attempt (and how far its dispatch got, so a dispatch interrupted by a crash
+// is looked up before it is done again), the tracking comment, and the summary check run of each
+// head. Kept in tables of their own beside the store's, in the same SQLite file.
+import Database from 'better-sqlite3';
+
+/** How far the dispatch of an attempt got: each state is written before the call it names. */
+export type DispatchState = 'creating-check' | 'dispatching' | 'dispatched';
+
+export interface AttemptLink {
+  externalId: string;
+  runId: string;
+  repo: string;
+  state: DispatchState;
+  head?: string;
+  checkRunId?: number;
+  checkRunUrl?: string;
+  workflowRunId?: number;
+  workflowRunUrl?: string;
+  /** When the state last changed (ISO). */
+  at: string;
+}
+
+export interface LinkStore {
+  attempt(externalId: string): AttemptLink | undefined;
+  attemptByCheckRun(checkRunId: number): AttemptLink | undefined;
+  attemptByWorkflowRun(workflowRunId: number): AttemptLink | undefined;
+  saveAttempt(link: AttemptLink): void;
+  comment(runId: string): { id: number; url: string } | undefined;
+  saveComment(runId: string, comment: { id: number; url: string }): void;
+  summary(runId: string, head: string): number | undefined;
+  saveSummary(runId: string, head: string, checkRunId: number): void;
+  close(): void;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS github_attempts (
+  external_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, check_run_id INTEGER, workflow_run_id INTEGER, body TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS github_attempts_check ON github_attempts (check_run_id);
+CREATE INDEX IF NOT EXISTS github_attempts_workflow ON github_attempts (workflow_run_id);
+CREATE TABLE IF NOT EXISTS github_comments (run_id TEXT PRIMARY KEY, id INTEGER NOT NULL, url TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT NULL, check_run_id INTEGER NOT NULL, PRIMARY KEY (run_id, head)) WITHOUT ROWID;
+`;
+
+/** Opens the link tables in `path` (the store's SQLite file, or ':memory:'). */
+export function openLinkStore(path: string): LinkStore {
+  const db = new Database(path);
+  db.pragma('busy_timeout = 10000');
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  // As the store: with WAL, NORMAL survives a killed process and does not fsync every write.
+  db.pragma('synchronous = NORMAL');
+  db.exec(SCHEMA);
+  const byId = db.prepare<[string], string>('SELECT body FROM github_attempts WHERE external_id = ?').pluck();
+  const byCheck = db.prepare<[number], string>('SELECT body FROM github_attempts WHERE check_run_id = ?').pluck();
+  const byWorkflow = db.prepare<[number], string>('SELECT body FROM github_attempts WHERE workflow_run_id = ?').pluck();
+  const upsert = db.prepare(
+    `INSERT INTO github_attempts (external_id, run_id, check_run_id, workflow_run_id, body) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (external_id) DO UPDATE SET check_run_id = excluded.check_run_id, workflow_run_id = excluded.workflow_run_id, body = excluded.body`,
+  );
+  const getComment = db.prepare<[string], { id: number; url: string }>('SELECT id, url FROM github_comments WHERE run_id = ?');
+  const putComment = db.prepare('INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url');
+  const getSummary = db.prepare<[string, string], number>('SELECT check_run_id FROM github_summaries WHERE run_id = ? AND head = ?').pluck();
+  const putSummary = db.prepare('INSERT INTO github_summaries (run_id, head, check_run_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET check_run_id = excluded.check_run_id');
+  const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
+  return {
+    attempt: (id) => parse(byId.get(id)),
+    attemptByCheckRun: (id) => parse(byCheck.get(id)),
+    attemptByWorkflowRun: (id) => parse(byWorkflow.get(id)),
+    saveAttempt(link) {
+      upsert.run(link.externalId, link.runId, link.checkRunId ?? null, link.workflowRunId ?? null, JSON.stringify(link));
+    },
+    comment: (runId) => getComment.get(runId),
+    saveComment(runId, c) {
+      putComment.run(runId, c.id, c.url);
+    },
+    summary: (runId, head) => getSummary.get(runId, head),
+    saveSummary(runId, head, id) {
+      putSummary.run(runId, head, id);
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,71 @@
+// The sweeper (every minute): an attempt whose workflow run never started within 10 minutes, or
+// that runs past its step's timeout, is lost; an attempt whose check run completed while its
+// webhook went missing gets its result. It reads GitHub only for attempts old enough to judge.
+import { externalIdOf, parseResultText } from '../../core/check-run.ts';
+import type { Run } from '../../core/run/types.ts';
+import { loseAttempt } from './checks.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface SweepOptions {
+  /** An attempt with no workflow run this long after its dispatch is lost (default 10). */
+  queuedMinutes?: number;
+  /** Time a running attempt gets beyond its step timeout, for checkout and reporting (default 5). */
+  graceMinutes?: number;
+}
+
+export interface SweepReport {
+  judged: number;
+  lost: string[];
+  completed: string[];
+}
+
+const MINUTE = 60_000;
+
+export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<SweepReport> {
+  const queuedMs = (options.queuedMinutes ?? 10) * MINUTE;
+  const graceMs = (options.graceMinutes ?? 5) * MINUTE;
+  const report: SweepReport = { judged: 0, lost: [], completed: [] };
+  for (const listed of deps.store.list({ status: ['running'] })) {
+    for (const p of listed.plan.steps) {
+      if (p.kind === 'merge' || p.kind === 'approval') continue;
+      const run: Run | undefined = deps.store.get(listed.id);
+      const s = run?.steps[p.id];
+      if (!run || !s || s.status !== 'queued') continue;
+      const record = s.attempts.findLast((r) => r.attempt === s.attempt && r.epoch === s.epoch);
+      const now = Date.parse(deps.now());
+      if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
+      report.judged++;
+      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+      const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
+      const link = deps.links.attempt(externalId);
+      const minutes = Math.round(queuedMs / MINUTE);
+      if (link?.checkRunId === undefined) {
+        await loseAttempt(deps, run, id, link, `it was not dispatched within ${minutes} minutes`, 'cancelled');
+        report.lost.push(externalId);
+        continue;
+      }
+      const client = await deps.clientOf(run);
+      const check = await client.getCheckRun(link.repo, link.checkRunId);
+      if (check.status === 'completed') {
+        const parsed = parseResultText(check.output.text, check.output.summary);
+        if (parsed.ok) {
+          await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result: parsed.result });
+          report.completed.push(externalId);
+        } else {
+          await loseAttempt(deps, run, id, link, `its check run completed without a result (${parsed.message})`, 'cancelled');
+          report.lost.push(externalId);
+        }
+      } else if (check.status === 'queued') {
+        await loseAttempt(deps, run, id, link, `no workflow run started it within ${minutes} minutes`, 'cancelled');
+        report.lost.push(externalId);
+      } else {
+        const started = Date.parse(check.startedAt ?? record.startedAt);
+        if (now - started > p.timeoutMinutes * MINUTE + graceMs) {
+          await loseAttempt(deps, run, id, link, `it ran past its timeout of ${p.timeoutMinutes} minutes`, 'timed_out');
+          report.lost.push(externalId);
+        }
+      }
+    }
+  }
+  return report;
+}

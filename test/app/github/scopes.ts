@@ -1,0 +1,73 @@
+// nock scopes of the app's usual calls, and the runner's part: the real action for a dispatch.
+import nock from 'nock';
+import { join } from 'node:path';
+import { API, runActionChild, type fakeCheckRuns } from './harness.ts';
+
+type FakeGitHub = Awaited<ReturnType<typeof fakeCheckRuns>>;
+
+export const CONFIG = `version: 1
+agents:
+  coder:
+    run: echo done > feature.txt
+services:
+  web:
+    repo: acme/web
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: check, kind: gate, run: test -f feature.txt }
+      - { id: ship, kind: merge }
+`;
+export const BASE_SHA = 'b'.repeat(40);
+
+export function configScope(text = CONFIG): nock.Scope {
+  return nock(API)
+    .get('/repos/acme/web/contents/.github%2Fconveyor.yml')
+    .query({ ref: 'main' })
+    .reply(200, { type: 'file', encoding: 'base64', content: Buffer.from(text).toString('base64'), path: '.github/conveyor.yml' });
+}
+
+export interface Dispatched {
+  checkRunId: number;
+  externalId: string;
+  inputs: Record<string, string>;
+  headSha: string;
+}
+
+/** nock of one step's dispatch: its check run, then the workflow_dispatch; the captured request bodies. */
+export function dispatchScope(step: string, checkRunId: number, into: Dispatched[]): nock.Scope {
+  const d: Partial<Dispatched> = { checkRunId };
+  return nock(API)
+    .post('/repos/acme/web/check-runs', (b: { name: string; status: string; external_id: string; head_sha: string }) => {
+      if (b.name !== `conveyor / ${step}`) return false;
+      d.externalId = b.external_id;
+      d.headSha = b.head_sha;
+      return b.status === 'queued';
+    })
+    .reply(201, (_u, b) => ({ id: checkRunId, html_url: `https://github.com/acme/web/runs/${checkRunId}`, status: 'queued', conclusion: null, external_id: (b as { external_id: string }).external_id, details_url: null, started_at: null, output: { summary: null, text: null } }))
+    .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { ref: string; inputs: Record<string, string> }) => {
+      if (b.inputs['check-run'] !== String(checkRunId)) return false;
+      d.inputs = b.inputs;
+      into.push(d as Dispatched);
+      return b.ref === 'main';
+    })
+    .reply(204);
+}
+
+/** What GitHub's runner does with a dispatch: the action, from source, against the fake check runs. */
+export async function runDispatched(d: Dispatched, f: FakeGitHub, remotesUrl: string, workDir: string, runId = 777) {
+  f.checks.set(d.checkRunId, { id: d.checkRunId, name: `conveyor / ${d.externalId.split(':')[1]}`, status: 'queued', external_id: d.externalId });
+  const out = await runActionChild({
+    INPUT_PAYLOAD: d.inputs.payload!,
+    INPUT_TOKEN: 'ghs_action',
+    CONVEYOR_CHECK_RUN_ID: String(d.checkRunId),
+    GITHUB_REPOSITORY: 'acme/web',
+    GITHUB_API_URL: f.url,
+    GITHUB_SERVER_URL: remotesUrl,
+    GITHUB_RUN_ID: String(runId),
+    CONVEYOR_WORKSPACE_ROOT: join(workDir, `ws-${d.checkRunId}`),
+  });
+  return { out, check: f.checks.get(d.checkRunId)! };
+}
+
