@@ -64,7 +64,9 @@ function terminalProgress(out: NodeJS.WritableStream & { columns?: number }): Pr
 function describe(state: StepState): string {
   const what = state.status === 'queued' && state.mode === 'repair' ? 'repairing' : state.status;
   const last = state.attempts.at(-1);
-  const parts = [`${what.padEnd(9)} attempt ${state.attempt}${state.epoch > 0 ? ` (epoch ${state.epoch})` : ''}`];
+  // An approval has no attempts: people decide it.
+  const attempt = state.attempt > 0 ? ` attempt ${state.attempt}${state.epoch > 0 ? ` (epoch ${state.epoch})` : ''}` : '';
+  const parts = [`${what.padEnd(9)}${attempt}`];
   if (state.status !== 'queued' && last?.finishedAt) parts.push(duration(last.startedAt, last.finishedAt));
   if (state.reason && (state.status === 'failed' || state.status === 'waiting')) parts.push(`— ${state.reason}`);
   return parts.join('  ');
@@ -100,6 +102,11 @@ export function renderRun(run: Run): string {
   if (envs.length) {
     lines.push('', 'Environments:');
     for (const e of envs) lines.push(`  ${e.service}  ${e.state}${e.url ? `  ${e.url}` : ''}${e.error ? `  — ${e.error}` : ''}`);
+  }
+  const removed = (run.removedEnvironments ?? []).filter((e) => e.url);
+  if (removed.length) {
+    lines.push('', 'Environments torn down when the run ended (`conveyor run --keep-envs` keeps them):');
+    for (const e of removed) lines.push(`  ${e.service}  ${e.url}`);
   }
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');
