@@ -50,6 +50,8 @@ describe('runCommand', () => {
     const r = await runCommand({ command: `sleep 300 & echo $! > ${pidFile}; echo done`, cwd: dir, env, timeoutMs: 60_000 });
     expect(r.exitCode).toBe(0);
     const pid = Number(readFileSync(pidFile, 'utf8'));
+    // SIGKILL was sent to the group as the command ended; the kernel finishes it a moment later.
+    await waitUntil(() => !processAlive(pid));
     expect(processAlive(pid)).toBe(false);
   });
 
@@ -59,6 +61,13 @@ describe('runCommand', () => {
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).not.toBe(0);
     expect(r.output).toContain('up');
-    expect(processAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await waitUntil(() => !processAlive(pid));
+    expect(processAlive(pid)).toBe(false);
   });
 });
+
+/** Polls for a condition for up to 5 s; the assertion after it says what failed. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition() && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
