@@ -18,6 +18,11 @@ function agentsOf(plan: Plan, stepId: string): string[] {
   if ('agent' in step) names.push(step.agent);
   if ('repair' in step && step.repair) names.push(step.repair.agent);
   if (step.kind === 'gate' && step.author) names.push(step.author);
+  // A merge step's repair (resolving a conflict with the base) is the coder's work.
+  if (step.kind === 'merge') {
+    const code = plan.steps.find((s) => s.kind === 'code');
+    if (code?.kind === 'code') names.push(code.agent);
+  }
   return names;
 }
 

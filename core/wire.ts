@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'deploy-failed',
   'teardown-failed',
   'merge-failed',
+  /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
+  'merge-conflict',
   'stale-attempt',
   'internal',
 ] as const;

@@ -44183,6 +44183,8 @@ var ERROR_CODES = [
   "deploy-failed",
   "teardown-failed",
   "merge-failed",
+  /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
+  "merge-conflict",
   "stale-attempt",
   "internal"
 ];
@@ -46483,7 +46485,7 @@ async function runStep(ctx, payload) {
   const step = payload.step;
   if (payload.mode === "teardown") return runTeardown(ctx, payload);
   if (payload.mode === "repair") {
-    const agent = step.kind === "code" ? step.agent : "repair" in step && step.repair ? step.repair.agent : void 0;
+    const agent = step.kind === "code" ? step.agent : step.kind === "merge" ? payload.coder?.agent : "repair" in step && step.repair ? step.repair.agent : void 0;
     if (!agent) {
       const message = `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`;
       return { ...baseResult(payload), conclusion: "failure", summary: `**${message}.**`, error: { code: "bad-payload", message } };

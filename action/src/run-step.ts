@@ -14,7 +14,8 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
   if (payload.mode === 'teardown') return runTeardown(ctx, payload);
   if (payload.mode === 'repair') {
     // A repair is a code run by the step's repair agent with the findings to address.
-    const agent = step.kind === 'code' ? step.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
+    // A merge step's repair resolves a conflict with the base: the coder's work on the work branch.
+    const agent = step.kind === 'code' ? step.agent : step.kind === 'merge' ? payload.coder?.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
     if (!agent) {
       const message = `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`;
       return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'bad-payload', message } };

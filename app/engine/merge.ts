@@ -20,6 +20,12 @@ export function mergeOrder(run: Run): PullRequestRef[] {
   return order.flatMap((repo) => run.prs.filter((p) => p.repo === repo));
 }
 
+/** `Merged: a#1, b#2. Not merged: c#3.`: exactly where a merge that stopped part-way left the PRs. */
+export function mergedAndNot(merged: readonly PullRequestRef[], rest: readonly PullRequestRef[]): string {
+  const list = (xs: readonly PullRequestRef[]) => (xs.length ? xs.map((p) => `${p.repo}#${p.number}`).join(', ') : 'none');
+  return `Merged: ${list(merged)}. Not merged: ${list(rest)}.`;
+}
+
 export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
@@ -40,8 +46,7 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
       merged.push(pr);
     } catch (e) {
       const rest = prs.filter((p) => !merged.includes(p));
-      const list = (xs: PullRequestRef[]) => (xs.length ? xs.map((p) => `${p.repo}#${p.number}`).join(', ') : 'none');
-      const message = `merging ${pr.repo}#${pr.number} failed: ${(e as Error).message}. Merged: ${list(merged)}. Not merged: ${list(rest)}.`;
+      const message = `merging ${pr.repo}#${pr.number} failed: ${(e as Error).message}. ${mergedAndNot(merged, rest)}`;
       return { ...base, conclusion: 'failure', summary: message, prs, commits, environments: [], error: { code: 'merge-failed', message } };
     }
   }

@@ -3,22 +3,23 @@
 // GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
 // the sweeper. The default export is the Probot application function `conveyor serve` loads.
 import type { ApplicationFunctionOptions, Probot } from 'probot';
-import type { Octokit as RestOctokit } from '@octokit/rest';
-import { CONVEYOR_ACTOR } from '../../core/run/reducer.ts';
+import { STEP_CHECK_PREFIX, parseExternalId } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
 import { Engine } from '../engine/engine.ts';
-import { mergeRun } from '../engine/merge.ts';
-import { GitHubForge } from '../forge/github.ts';
 import { createWorkflowDispatcher } from '../dispatch/workflow.ts';
 import type { RunStore } from '../store/port.ts';
 import { GitHubClient } from './client.ts';
 import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
-import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import { ApprovalChecks } from './approval-check.ts';
+import { onCommandText, onRequestedAction } from './commands.ts';
+import { installationOf, type AppDeps } from './deps.ts';
+import { mergeOnGitHub, type MergePolicy } from './merge.ts';
+import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from './heads.ts';
 import type { LinkStore } from './links.ts';
 import { RunReporter } from './report.ts';
 import type { RetryOptions } from './retry.ts';
-import { parseRunCommand, startRun } from './start.ts';
+import { startRun } from './start.ts';
 import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStores } from './stores.ts';
 
@@ -34,6 +35,8 @@ export interface ConveyorAppOptions {
   sweep?: SweepOptions;
   workflow?: string;
   inputsLimit?: number;
+  /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
+  merge?: MergePolicy;
   /** Login of this app's bot user, whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
@@ -58,7 +61,8 @@ export class ConveyorApp {
     const heads = new Heads();
     const client = (installationId: number) => this.client(installationId);
     const clientOf = (run: Run) => this.client(installationOf(run));
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, client: clientOf, now });
+    const approvals = new ApprovalChecks(options.links, heads, now);
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, client: clientOf, now, approvals });
     this.engine = new Engine({
       store: options.store,
       now,
@@ -72,10 +76,7 @@ export class ConveyorApp {
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
       }),
-      merge: async (run, effect) => {
-        const c = await clientOf(run);
-        return mergeRun(new GitHubForge({ token: '', octokit: c.octokit as unknown as RestOctokit }), run, effect);
-      },
+      merge: async (run, effect) => mergeOnGitHub(await clientOf(run), run, effect, options.merge),
       reply: async (run, text) => {
         const c = await clientOf(run);
         await c.createComment(run.issue.repo, run.issue.number, text);
@@ -122,24 +123,39 @@ export class ConveyorApp {
 
     probot.on('issue_comment.created', async (context) => {
       const { issue, comment, repository, installation } = context.payload;
-      if (!installation || issue.pull_request || comment.user?.type === 'Bot') return;
-      const command = parseRunCommand(comment.body ?? '');
-      if (!command || !this.once(context.id)) return;
-      const client = await deps.client(installation.id);
-      const login = comment.user?.login ?? '';
-      const permission = await client.permission(repository.full_name, login);
-      if (!canWrite(permission)) {
-        await client.createComment(repository.full_name, issue.number, `@${login} only people with write permission on ${repository.full_name} can start a Conveyor run (you have ${permission}). Nothing was started.`);
-        return;
-      }
-      await startRun(deps, {
-        installationId: installation.id,
-        repo: repository.full_name,
-        defaultBranch: repository.default_branch,
-        issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
-        requester: login,
-        trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
-      });
+      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !this.once(context.id)) return;
+      const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
+      if (actor.login === (await this.ownLogin())) return; // our own replies quote commands
+      await onCommandText(
+        deps,
+        {
+          kind: 'comment',
+          installationId: installation.id,
+          repo: repository.full_name,
+          number: issue.number,
+          pullRequest: !!issue.pull_request,
+          commentId: comment.id,
+          actor,
+          issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
+        },
+        comment.body ?? '',
+      );
+    });
+
+    probot.on('pull_request_review.submitted', async (context) => {
+      const { review, pull_request: pr, repository, installation } = context.payload;
+      if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !this.once(context.id)) return;
+      const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
+      await onCommandText(deps, { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor }, review.body ?? '');
+    });
+
+    probot.on('check_run.requested_action', async (context) => {
+      const { check_run: check, requested_action: action, sender } = context.payload;
+      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !this.once(context.id)) return;
+      const id = parseExternalId(check.external_id);
+      const run = id ? deps.store.get(id.runId) : undefined;
+      if (!id || !run) return;
+      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null });
     });
 
     probot.on('check_run.completed', async (context) => {
@@ -161,11 +177,14 @@ export class ConveyorApp {
 
     probot.on('pull_request.synchronize', async (context) => {
       const { pull_request: pr, repository, sender } = context.payload;
-      const repo = repository.full_name;
-      const runs = deps.store.list({ status: ['running', 'waiting'] }).filter((r) => r.prs.some((p) => p.repo === repo && p.number === pr.number));
-      if (runs.length === 0 || !this.once(context.id)) return;
-      const by = sender.type === 'Bot' && sender.login === (await this.ownLogin()) ? CONVEYOR_ACTOR : sender.login;
-      for (const run of runs) await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by });
+      if (!this.once(context.id)) return;
+      await onPullRequestSynchronize(deps, repository.full_name, pr, sender, () => this.ownLogin());
+    });
+
+    probot.on('pull_request.closed', async (context) => {
+      const { pull_request: pr, repository, sender } = context.payload;
+      if (!this.once(context.id)) return;
+      await onPullRequestClosed(deps, repository.full_name, pr, sender);
     });
   }
 

@@ -17,6 +17,8 @@ export interface RunReporterOptions {
   heads: Heads;
   client(run: Run): Promise<GitHubClient>;
   now?: () => string;
+  /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
+  approvals?: { publish(run: Run, client: GitHubClient): Promise<void> };
 }
 
 export function linksOf(run: Run, links: LinkStore): RunLinks {
@@ -89,6 +91,8 @@ export class RunReporter {
       this.fresh.delete(runId);
       this.written.set(commentKey, stable);
     }
+
+    await this.options.approvals?.publish(run, client);
 
     const { repo, head } = await this.options.heads.of(run, payloadRepos(run), client);
     const check = renderSummaryCheck(run, view, run.updatedAt);

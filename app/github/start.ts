@@ -1,6 +1,6 @@
 // Starting a run: a pipeline's label on an issue, or `/conveyor run [pipeline]` in an issue
-// comment from someone with write permission. The configuration is read from the default branch
-// (never a PR branch); an invalid one gets a comment listing every error, and no run starts.
+// comment from someone with write permission (parsed in core/commands.ts, checked in commands.ts).
+// The configuration is read from the default branch (never a PR branch); an invalid one gets a comment listing every error, and no run starts.
 // One active run per issue and pipeline: a second label or a redelivery changes nothing.
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../../core/config/load.ts';
@@ -26,19 +26,6 @@ export interface StartRequest {
 export type StartOutcome =
   | { started: true; runId: string }
   | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active'; message: string };
-
-/** `/conveyor run [pipeline]` on its own line; undefined when the comment holds no such command. */
-export function parseRunCommand(body: string): { pipeline?: string } | undefined {
-  let fenced = false;
-  for (const raw of body.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line.startsWith('```') || line.startsWith('~~~')) fenced = !fenced;
-    if (fenced || line.startsWith('>')) continue;
-    const m = /^\/conveyor\s+run(?:\s+([A-Za-z0-9_-]+))?\s*$/i.exec(line);
-    if (m) return m[1] ? { pipeline: m[1] } : {};
-  }
-  return undefined;
-}
 
 function pipelineFor(config: Config, trigger: StartRequest['trigger']): string | undefined {
   const names = listPipelines(config);

@@ -2,7 +2,7 @@
 // permission, not a bot) is checked by the app before the event exists; the rules that depend on
 // the plan (named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
-import { approvalReason, CONVEYOR_ACTOR, Draft, reply, validApprovals } from './draft.ts';
+import { approvalReason, CONVEYOR_ACTOR, Draft, pushedAfter, reply, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Transition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
@@ -23,7 +23,7 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
     );
     if (!target) return reply(run, event, `Run ${run.id} is not waiting for an approval (it is ${run.status}).`);
   }
-  if (target.approvers.length > 0 && !target.approvers.some((a) => same(a, event.by))) {
+  if (!isApprover(target.approvers, event.by, event.team)) {
     return reply(run, event, `${event.by} is not an approver of step "${target.id}" (approvers: ${target.approvers.join(', ')}).`);
   }
 
@@ -59,19 +59,42 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
 }
 
 /**
- * Someone other than Conveyor pushed to one of the run's PRs: approvals given on an older head no
- * longer count, and an approval step that lost its approvals waits again. Steps after it that
- * already started are left to finish (a merge checks the heads it merges itself).
+ * Whether `by` may decide a step with these approvers: anyone (no approvers), a named user (`bob`
+ * or `@bob`), or a member of a named `@org/team` (the app checked membership and names the team).
+ */
+export function isApprover(approvers: readonly string[], by: string, team: string | undefined): boolean {
+  if (approvers.length === 0) return true;
+  const bare = (a: string) => a.replace(/^@/, '');
+  return approvers.some((a) => (a.includes('/') ? team !== undefined && same(bare(a), bare(team)) : same(bare(a), by)));
+}
+
+/**
+ * Someone other than Conveyor pushed to one of the run's PRs. Approvals given on an older head no
+ * longer count; the gate and review steps that ran (or run) on an older head run again on the new
+ * heads (new attempts, repairs reset), and the steps after them go back to pending, so an approval
+ * waits for them before it can count again. A merge already under way is left to finish: it
+ * merges only the heads it was given. An approval with nothing to re-run before it waits again.
  */
 export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): Transition {
   const pr = run.prs.find((p) => p.repo === event.repo);
   if (!pr || pr.head === event.head || same(event.by, CONVEYOR_ACTOR)) return { run, effects: [] };
   const d = new Draft(run, event.at);
   d.run.prs = run.prs.map((p) => (p.repo === event.repo ? { ...p, head: event.head } : p));
-  const why = `${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo} after the approval`;
+  const why = pushedAfter(event.by, event.head, event.repo);
   d.run.approvals = run.approvals.map((a) => (a.stale || a.heads[event.repo] === event.head ? a : { ...a, stale: why }));
+  const rerun = stepsToRerun(run);
+  for (const id of rerun) {
+    const s = d.step(id);
+    // Attempt numbers keep growing, so a late result of the old head's attempt never matches.
+    s.status = 'pending';
+    s.mode = 'run';
+    s.repairs = 0;
+    s.losses = 0;
+    s.result = undefined;
+    s.reason = `runs again: ${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo}`;
+  }
   for (const p of run.plan.steps) {
-    if (p.kind !== 'approval') continue;
+    if (p.kind !== 'approval' || rerun.has(p.id)) continue;
     const s = run.steps[p.id];
     if (s?.status !== 'succeeded' && s?.status !== 'waiting') continue;
     const have = validApprovals(d.run, p.id).length;
@@ -80,6 +103,22 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
     w.status = 'waiting';
     w.reason = `${approvalReason(have, p.minApprovals)} (approvals are stale: ${why})`;
   }
+  d.advance();
   d.settle();
   return d.finish();
+}
+
+/** Gates and reviews that started on an older head, and every step after them that is not a merge under way or done. */
+function stepsToRerun(run: Run): Set<string> {
+  const out = new Set<string>();
+  for (const p of run.plan.steps) {
+    const status = run.steps[p.id]?.status;
+    if (status === undefined || status === 'pending' || status === 'cancelled') continue;
+    const checks = (p.kind === 'gate' || p.kind === 'review') && status !== 'waiting';
+    const after = p.needs.some((n) => out.has(n));
+    if (!checks && !after) continue;
+    if (p.kind === 'merge' && (status === 'queued' || status === 'succeeded')) continue;
+    out.add(p.id);
+  }
+  return out;
 }

@@ -9,6 +9,9 @@ import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, StepState } 
 /** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */
 export const MAX_LOSSES = 2;
 
+/** How many conflict repairs (code attempts that merge the base into the work branch) a merge step gets. */
+export const MAX_CONFLICT_REPAIRS = 2;
+
 /** The actor name of Conveyor's own pushes: they never make approvals stale. */
 export const CONVEYOR_ACTOR = 'conveyor';
 
@@ -139,7 +142,7 @@ export class Draft {
     }
   }
 
-  /** Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step. */
+  /** Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step (whose repairs, conflict resolutions, are dispatched). */
   dispatch(id: string, attempt: number, epoch: number, mode: AttemptMode, findings?: string): void {
     const s = this.step(id);
     s.status = 'queued';
@@ -152,7 +155,7 @@ export class Draft {
     if (findings !== undefined) record.findings = findings;
     s.attempts.push(record);
     const kind = planStep(this.run, id)?.kind;
-    if (kind === 'merge') {
+    if (kind === 'merge' && mode === 'run') {
       this.effects.push({ type: 'merge', key: dispatchKey(this.run.id, id, attempt, epoch, 'merge'), step: id, attempt, epoch });
     } else {
       const effect: RunEffect = {
@@ -189,7 +192,7 @@ export class Draft {
             s.reason = undefined;
           } else {
             s.status = 'waiting';
-            s.reason = approvalReason(have, p.minApprovals);
+            s.reason = approvalReason(have, p.minApprovals) + staleNote(this.run, id);
           }
         } else {
           const s = this.run.steps[id];
@@ -243,6 +246,18 @@ export class Draft {
 
 export function approvalReason(have: number, need: number): string {
   return `waiting for approvals: ${have} of ${need}`;
+}
+
+/** The stale reason of an approval that a push made stale (see approvals.ts). */
+export function pushedAfter(by: string, head: string, repo: string): string {
+  return `${by} pushed ${head.slice(0, 7)} to ${repo} after the approval`;
+}
+
+/** Why earlier approvals of a step no longer count, when a push made them stale (the latest), for its waiting reason. */
+export function staleNote(run: Run, stepId: string): string {
+  const stale = run.approvals.filter((a) => a.step === stepId && a.stale?.endsWith(' after the approval'));
+  const last = stale.at(-1);
+  return last ? ` (approvals are stale: ${last.stale})` : '';
 }
 
 /** A refusal: the run does not change; a reply says why (keyed by the event, so a redelivery replies once). */

@@ -9,7 +9,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { PullRequestRef } from '../wire.ts';
 import { decide, prPushed } from './approvals.ts';
-import { describeFailure, Draft, isTerminal, MAX_LOSSES, planStep, renderFindings, reply } from './draft.ts';
+import { describeFailure, Draft, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 
@@ -21,6 +21,7 @@ export {
   renderFindings,
   dispatchKey,
   MAX_LOSSES,
+  MAX_CONFLICT_REPAIRS,
   CONVEYOR_ACTOR,
 } from './draft.ts';
 
@@ -126,7 +127,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     else d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
   } else {
     step.result = result;
-    const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : undefined;
+    const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : conflictRepair(run, p.kind, result);
     if (ok) {
       step.status = 'succeeded';
       step.reason = undefined;
@@ -214,6 +215,17 @@ function cancel(run: Run, at: string, reason: string): Transition {
 
 function cancelReason(by: string | undefined, why: string | undefined): string {
   return `cancelled${by ? ` by ${by}` : ''}${why ? `: ${why}` : ''}`;
+}
+
+/**
+ * A merge that found a PR conflicting with its base is repaired like a gate: a code attempt of the
+ * merge step (the first code step's agent) merges the base into the work branch and resolves the
+ * conflict, then merging is tried again; at most MAX_CONFLICT_REPAIRS times.
+ */
+function conflictRepair(run: Run, kind: string, result: { error?: { code: string } }): { agent: string; maxAttempts: number } | undefined {
+  if (kind !== 'merge' || result.error?.code !== 'merge-conflict') return undefined;
+  const code = run.plan.steps.find((s) => s.kind === 'code');
+  return code?.kind === 'code' ? { agent: code.agent, maxAttempts: MAX_CONFLICT_REPAIRS } : undefined;
 }
 
 /** Latest PR per repository, keeping the order repositories first appeared in. */

@@ -103,7 +103,8 @@ export type RunEvent =
   | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string; environments?: Environment[] }
   /** A deploy attempt's environments as they settle, before its result. */
   | { type: 'environments-settled'; at: string; step: string; attempt: number; epoch: number; environments: Environment[] }
-  | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string }
+  /** `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub). */
+  | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string }
   | { type: 'retry'; at: string; step?: string; by?: string }
   | { type: 'cancel'; at: string; by?: string; reason?: string }
   | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string }

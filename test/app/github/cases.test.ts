@@ -87,6 +87,8 @@ describe('starting', () => {
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
       nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+      // The accepted command gets a reaction.
+      nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: 'rocket' }).reply(201, {}),
     ];
     await h.receive('issue_comment', webhooks.comment('Please go.\n/conveyor run default\n'));
     for (const s of ok) expect(s.isDone()).toBe(true);

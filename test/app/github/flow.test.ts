@@ -84,6 +84,8 @@ describe('GitHub mode: label to last step', () => {
 
     // The gate's completion runs the merge step in the app, through the GitHub API.
     const last = [
+      // The merge step first checks the PR is open, at the head the run saw, and mergeable.
+      nock(API).get('/repos/acme/web/pulls/1').reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: prHead }, base: { ref: 'main' } }),
       nock(API).put('/repos/acme/web/pulls/1/merge', (b: { merge_method: string; sha: string }) => b.merge_method === 'squash' && b.sha === prHead).reply(200, { merged: true, sha: 'c'.repeat(40) }),
       // One or two reports, depending on how the two transitions coalesce.
       nock(API).persist().patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0).reply(200, {}),

@@ -1,0 +1,123 @@
+// Comment commands: `/conveyor <command> [argument]` on a line of its own in an issue comment, a
+// PR comment or a PR review body. Only lines a reader sees as the writer's own words count: lines
+// inside fenced code blocks (``` or ~~~), indented code, block quotes (`>`, someone quoting an
+// earlier command) and HTML comments (invisible, so nobody could see what they would approve) are
+// skipped. The command word is case-insensitive. Pure: the app decides who may give them.
+
+export type Command =
+  | { name: 'approve' }
+  | { name: 'reject'; reason?: string }
+  | { name: 'retry'; step?: string }
+  | { name: 'restart' }
+  | { name: 'cancel'; reason?: string }
+  | { name: 'status' }
+  | { name: 'run'; pipeline?: string };
+
+export type CommandName = Command['name'];
+
+/** A `/conveyor …` line that is not a command Conveyor knows, with why. */
+export interface UnknownCommand {
+  line: number;
+  text: string;
+  message: string;
+}
+
+export interface ParsedCommands {
+  commands: Array<Command & { line: number }>;
+  unknown: UnknownCommand[];
+  /** Lines of a block quote that hold a command: they do not count (someone quoting it may think they do). */
+  quoted: number[];
+}
+
+const USAGE: Record<CommandName, string> = {
+  approve: '`/conveyor approve` — approve the step waiting for approval',
+  reject: '`/conveyor reject [reason]` — reject it (the run waits for a retry or cancel)',
+  retry: '`/conveyor retry [step]` — run again from the first step that did not succeed, or from `step`',
+  restart: '`/conveyor restart` — start the pipeline over on the current configuration',
+  cancel: '`/conveyor cancel [reason]` — cancel the run and tear its environments down',
+  status: '`/conveyor status` — show where the run is and what it waits for',
+  run: '`/conveyor run [pipeline]` — start a run for this issue',
+};
+
+export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
+
+/** The commands, one per line, for a reply to an unknown command. */
+export function commandHelp(): string {
+  return COMMAND_NAMES.map((n) => `- ${USAGE[n]}`).join('\n');
+}
+
+/** Step ids and pipeline names as the configuration allows them. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const COMMAND_LINE = /^\/conveyor(?:[ \t]+(\S+))?(?:[ \t]+(.*?))?[ \t]*$/i;
+
+export function parseCommands(body: string): ParsedCommands {
+  const out: ParsedCommands = { commands: [], unknown: [], quoted: [] };
+  let fence: { char: string; size: number } | undefined;
+  let htmlComment = false;
+  const lines = body.split(/\r\n|\r|\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    // Up to three spaces of indentation keep a line in the paragraph; four make it code.
+    const indent = /^[ ]*/.exec(raw)![0].length;
+    const line = raw.trim();
+    const opener = /^(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (opener && opener[1]![0] === fence.char && opener[1]!.length >= fence.size && line.slice(opener[1]!.length).trim() === '') fence = undefined;
+      continue;
+    }
+    if (opener && indent < 4) {
+      fence = { char: opener[1]![0]!, size: opener[1]!.length };
+      continue;
+    }
+    if (htmlComment) {
+      if (line.includes('-->')) htmlComment = false;
+      continue;
+    }
+    if (line.startsWith('<!--')) {
+      htmlComment = !line.includes('-->', 4);
+      continue;
+    }
+    if (indent >= 4 || raw.startsWith('\t')) continue;
+    if (line.startsWith('>')) {
+      if (COMMAND_LINE.test(line.replace(/^(?:>\s*)+/, ''))) out.quoted.push(i + 1);
+      continue;
+    }
+    const m = COMMAND_LINE.exec(line);
+    if (!m) continue;
+    const parsed = parseOne(m[1], m[2]);
+    if ('message' in parsed) out.unknown.push({ line: i + 1, text: line, message: parsed.message });
+    else out.commands.push({ ...parsed, line: i + 1 });
+  }
+  return out;
+}
+
+function parseOne(word: string | undefined, rest: string | undefined): Command | { message: string } {
+  const arg = rest?.trim() || undefined;
+  if (!word) return { message: 'it names no command' };
+  const name = word.toLowerCase();
+  const none = (command: Command): Command | { message: string } =>
+    arg === undefined ? command : { message: `\`/conveyor ${name}\` takes nothing after it (got "${clip(arg)}")` };
+  const oneName = (what: string, make: (value: string | undefined) => Command): Command | { message: string } => {
+    if (arg === undefined) return make(undefined);
+    if (!NAME.test(arg)) return { message: `\`/conveyor ${name}\` takes one ${what} name (letters, digits, \`-\`, \`_\`), not "${clip(arg)}"` };
+    return make(arg);
+  };
+  switch (name) {
+    case 'approve':
+    case 'restart':
+    case 'status':
+      return none({ name });
+    case 'reject':
+      return arg === undefined ? { name } : { name, reason: arg };
+    case 'cancel':
+      return arg === undefined ? { name } : { name, reason: arg };
+    case 'retry':
+      return oneName('step', (step) => (step === undefined ? { name } : { name, step }));
+    case 'run':
+      return oneName('pipeline', (pipeline) => (pipeline === undefined ? { name } : { name, pipeline }));
+    default:
+      return { message: `\`${clip(word)}\` is not a Conveyor command` };
+  }
+}
+
+const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

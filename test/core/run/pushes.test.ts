@@ -1,0 +1,60 @@
+// The reducer's rules added for GitHub decisions: a push re-runs gates and reviews before an
+// approval can count again; a merge conflict is repaired by a code attempt of the merge step.
+import { describe, expect, it } from 'vitest';
+import { planOf } from '../../helpers/plans.ts';
+import { AT, current, start, statuses, step, succeed, types } from './drive.ts';
+
+const pr = { repo: 'acme/web', number: 1, url: 'u', branch: 'conveyor/web-7', head: 'aaa1111' };
+
+describe('a push after an approval', () => {
+  it('runs the gate and review again (new attempts), puts the steps after them back to pending, and the approval waits with the reason', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'test', kind: 'gate', repair: 1 },
+      { id: 'review', kind: 'review', needs: ['implement'] },
+      { id: 'approve', kind: 'approval', needs: ['test', 'review'], minApprovals: 2 },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test', 'review');
+    run = step(run, { type: 'decision', at: AT, decision: 'approve', by: 'bob' }).run;
+    const t = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'ccc3333', by: 'mallory' });
+    expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', review: 'queued', approve: 'pending', ship: 'pending' });
+    expect(types(t.effects)).toEqual(['dispatch:test:2:0', 'dispatch:review:2:0', 'report']);
+    expect(t.run.approvals[0]?.stale).toBe('mallory pushed ccc3333 to acme/web after the approval');
+    let after = succeed(t.run, 'test', 'review');
+    expect(after.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ccc3333 to acme/web after the approval)' });
+    // A late result of the old head's attempt changes nothing.
+    after = step(after, current(run, 'test', 'failure')).run;
+    expect(after.steps.test?.status).toBe('succeeded');
+  });
+});
+
+describe('a merge conflict', () => {
+  const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]);
+  const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
+
+  it('dispatches a repair of the merge step with the findings, then merges again; at most twice', () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    let t = step(run, current(run, 'ship', 'failure', conflict));
+    expect(types(t.effects)).toEqual(['dispatch:ship:2:0:repair', 'report']);
+    expect(t.effects[0]).toMatchObject({ findings: 'resolve acme/web#1' });
+    t = step(t.run, current(t.run, 'ship', 'success', { mode: 'repair', prs: [{ ...pr, head: 'ddd4444' }] }));
+    expect(types(t.effects)).toEqual(['merge:ship:3:0', 'report']);
+    expect(t.run.prs[0]?.head).toBe('ddd4444');
+    t = step(t.run, current(t.run, 'ship', 'failure', conflict));
+    t = step(t.run, current(t.run, 'ship', 'success', { mode: 'repair' }));
+    t = step(t.run, current(t.run, 'ship', 'failure', conflict));
+    expect(t.run.steps.ship).toMatchObject({ status: 'failed' });
+    expect(t.run.steps.ship?.reason).toMatch(/^merge failed after 2 repairs \(max-attempts 2\): merge-conflict/);
+  });
+
+  it('any other merge failure is not repaired', () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    const t = step(run, current(run, 'ship', 'failure', { error: { code: 'merge-failed', message: 'Merged: none.' } }));
+    expect(t.run.steps.ship?.status).toBe('failed');
+  });
+});
