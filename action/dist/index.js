@@ -1885,14 +1885,14 @@ var require_request = __commonJS({
         if (statusCode !== null) {
           this.#publishUpgradeHeaders(statusCode, headers, statusText);
         }
-        const result2 = this[kHandler].onUpgrade(statusCode, headers, socket);
+        const result = this[kHandler].onUpgrade(statusCode, headers, socket);
         if (!this.aborted) {
           this.completed = true;
           if (statusCode !== null) {
             this.#publishUpgradeTrailers();
           }
         }
-        return result2;
+        return result;
       }
       /**
        * @param {number} statusCode
@@ -3373,12 +3373,12 @@ var require_data_url = __commonJS({
       return serialized;
     }
     function collectASequenceOfCodePoints(condition, input2, position) {
-      let result2 = "";
+      let result = "";
       while (position.position < input2.length && condition(input2[position.position])) {
-        result2 += input2[position.position];
+        result += input2[position.position];
         position.position++;
       }
-      return result2;
+      return result;
     }
     function collectASequenceOfCodePointsFast(char, input2, position) {
       const idx = input2.indexOf(char, position.position);
@@ -3600,16 +3600,16 @@ var require_data_url = __commonJS({
       if ((2 << 15) - 1 > length) {
         return String.fromCharCode.apply(null, input2);
       }
-      let result2 = "";
+      let result = "";
       let i = 0;
       let addition = (2 << 15) - 1;
       while (i < length) {
         if (i + addition > length) {
           addition = length - i;
         }
-        result2 += String.fromCharCode.apply(null, input2.subarray(i, i += addition));
+        result += String.fromCharCode.apply(null, input2.subarray(i, i += addition));
       }
-      return result2;
+      return result;
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -3858,15 +3858,15 @@ var require_webidl = __commonJS({
             message: `${argument} ("${webidl.util.Type(O)}") is not an Object.`
           });
         }
-        const result2 = {};
+        const result = {};
         if (!types.isProxy(O)) {
           const keys2 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
           for (const key of keys2) {
             const typedKey = keyConverter(key, prefix, argument);
             const typedValue = valueConverter(O[key], prefix, argument);
-            result2[typedKey] = typedValue;
+            result[typedKey] = typedValue;
           }
-          return result2;
+          return result;
         }
         const keys = Reflect.ownKeys(O);
         for (const key of keys) {
@@ -3874,10 +3874,10 @@ var require_webidl = __commonJS({
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
             const typedValue = valueConverter(O[key], prefix, argument);
-            result2[typedKey] = typedValue;
+            result[typedKey] = typedValue;
           }
         }
-        return result2;
+        return result;
       };
     };
     webidl.interfaceConverter = function(i) {
@@ -4407,7 +4407,7 @@ var require_util2 = __commonJS({
     }
     var parseHashWithOptions = /(?<algo>sha256|sha384|sha512)-((?<hash>[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}(?:\s|$)( +[!-~]*)?)?/i;
     function parseMetadata(metadata) {
-      const result2 = [];
+      const result = [];
       let empty = true;
       for (const token of metadata.split(" ")) {
         empty = false;
@@ -4417,13 +4417,13 @@ var require_util2 = __commonJS({
         }
         const algorithm = parsedToken.groups.algo.toLowerCase();
         if (supportedHashes.includes(algorithm)) {
-          result2.push(parsedToken.groups);
+          result.push(parsedToken.groups);
         }
       }
       if (empty === true) {
         return "no metadata";
       }
-      return result2;
+      return result;
     }
     function getStrongestMetadata(metadataList) {
       let algorithm = metadataList[0].algo;
@@ -4500,12 +4500,12 @@ var require_util2 = __commonJS({
       return normalizedMethodRecordsBase[method.toLowerCase()] ?? method;
     }
     function serializeJavascriptValueToJSONString(value) {
-      const result2 = JSON.stringify(value);
-      if (result2 === void 0) {
+      const result = JSON.stringify(value);
+      if (result === void 0) {
         throw new TypeError("Value is not JSON serializable");
       }
-      assert2(typeof result2 === "string");
-      return result2;
+      assert2(typeof result === "string");
+      return result;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
     function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -4543,20 +4543,20 @@ var require_util2 = __commonJS({
           }
           const { [keyIndex]: key, [valueIndex]: value } = values[index];
           this.#index = index + 1;
-          let result2;
+          let result;
           switch (this.#kind) {
             case "key":
-              result2 = key;
+              result = key;
               break;
             case "value":
-              result2 = value;
+              result = value;
               break;
             case "key+value":
-              result2 = [key, value];
+              result = [key, value];
               break;
           }
           return {
-            value: result2,
+            value: result,
             done: false
           };
         }
@@ -5247,11 +5247,11 @@ var require_formdata_parser = __commonJS({
           return "failure";
         }
         position.position += 2;
-        const result2 = parseMultipartFormDataHeaders(input2, position);
-        if (result2 === "failure") {
+        const result = parseMultipartFormDataHeaders(input2, position);
+        if (result === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result2;
+        let { name, filename, contentType, encoding } = result;
         position.position += 2;
         let body;
         {
@@ -6927,17 +6927,17 @@ var require_client_h2 = __commonJS({
       }
     } = http2;
     function parseH2Headers(headers) {
-      const result2 = [];
+      const result = [];
       for (const [name, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
           for (const subvalue of value) {
-            result2.push(Buffer.from(name), Buffer.from(subvalue));
+            result.push(Buffer.from(name), Buffer.from(subvalue));
           }
         } else {
-          result2.push(Buffer.from(name), Buffer.from(value));
+          result.push(Buffer.from(name), Buffer.from(value));
         }
       }
-      return result2;
+      return result;
     }
     function parseH2ResponseHeaders(headers) {
       const { [HTTP2_HEADER_STATUS]: _statusCode, ...realHeaders } = headers;
@@ -8553,11 +8553,11 @@ var require_balanced_pool = __commonJS({
         return this;
       }
       _updateBalancedPoolStats() {
-        let result2 = 0;
+        let result = 0;
         for (let i = 0; i < this[kClients].length; i++) {
-          result2 = getGreatestCommonDivisor(this[kClients][i][kWeight], result2);
+          result = getGreatestCommonDivisor(this[kClients][i][kWeight], result);
         }
-        this[kGreatestCommonDivisor] = result2;
+        this[kGreatestCommonDivisor] = result;
       }
       removeUpstream(upstream) {
         const upstreamOrigin = parseOrigin(upstream).origin;
@@ -10828,20 +10828,20 @@ var require_mock_utils = __commonJS({
     }
     function generateKeyValues(data) {
       const keys = Object.keys(data);
-      const result2 = [];
+      const result = [];
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
         const value = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
           for (let j = 0; j < value.length; ++j) {
-            result2.push(name, Buffer.from(`${value[j]}`));
+            result.push(name, Buffer.from(`${value[j]}`));
           }
         } else {
-          result2.push(name, Buffer.from(`${value}`));
+          result.push(name, Buffer.from(`${value}`));
         }
       }
-      return result2;
+      return result;
     }
     function getStatusText(statusCode) {
       return STATUS_CODES[statusCode] || "unknown";
@@ -15008,11 +15008,11 @@ var require_util4 = __commonJS({
               queueMicrotask(() => {
                 fr[kState] = "done";
                 try {
-                  const result2 = packageData(bytes2, type, blob.type, encodingName);
+                  const result = packageData(bytes2, type, blob.type, encodingName);
                   if (fr[kAborted]) {
                     return;
                   }
-                  fr[kResult] = result2;
+                  fr[kResult] = result;
                   fireAProgressEvent("load", fr);
                 } catch (error62) {
                   fr[kError] = error62;
@@ -17315,10 +17315,10 @@ var require_connection = __commonJS({
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
       let code = 1005;
       let reason = "";
-      const result2 = ws[kByteParser].closingInfo;
-      if (result2 && !result2.error) {
-        code = result2.code ?? 1005;
-        reason = result2.reason;
+      const result = ws[kByteParser].closingInfo;
+      if (result && !result.error) {
+        code = result.code ?? 1005;
+        reason = result.reason;
       } else if (!ws[kReceivedClose]) {
         code = 1006;
       }
@@ -19218,13 +19218,13 @@ function git(args, options) {
       { cwd: options.cwd, env: gitEnvironment(options.env, options.auth?.token), maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
       (error62, stdout, stderr) => {
         const code = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-        const result2 = { code, stdout, stderr: scrub(stderr) };
+        const result = { code, stdout, stderr: scrub(stderr) };
         if (code !== 0 && !options.allowFailure) {
           const what = `git ${args.filter((a) => !a.includes("\n")).join(" ")}`;
-          reject(new ConveyorError(options.code ?? "internal", scrub(`${what} failed (exit ${code}) in ${options.cwd}: ${result2.stderr.trim() || stdout.trim()}`)));
+          reject(new ConveyorError(options.code ?? "internal", scrub(`${what} failed (exit ${code}) in ${options.cwd}: ${result.stderr.trim() || stdout.trim()}`)));
           return;
         }
-        resolve2(result2);
+        resolve2(result);
       }
     );
     if (options.input !== void 0) child.stdin?.end(options.input);
@@ -19517,12 +19517,12 @@ function addHook(state, kind, name, hook2) {
   }
   if (kind === "after") {
     hook2 = (method, options) => {
-      let result2;
+      let result;
       return Promise.resolve().then(method.bind(null, options)).then((result_) => {
-        result2 = result_;
-        return orig(result2, options);
+        result = result_;
+        return orig(result, options);
       }).then(() => {
-        return result2;
+        return result;
       });
     };
   }
@@ -19622,16 +19622,16 @@ function isPlainObject2(value) {
   return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
 }
 function mergeDeep(defaults, options) {
-  const result2 = Object.assign({}, defaults);
+  const result = Object.assign({}, defaults);
   Object.keys(options).forEach((key) => {
     if (isPlainObject2(options[key])) {
-      if (!(key in defaults)) Object.assign(result2, { [key]: options[key] });
-      else result2[key] = mergeDeep(defaults[key], options[key]);
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
     } else {
-      Object.assign(result2, { [key]: options[key] });
+      Object.assign(result, { [key]: options[key] });
     }
   });
-  return result2;
+  return result;
 }
 function removeUndefinedProperties(obj) {
   for (const key in obj) {
@@ -19686,13 +19686,13 @@ function extractUrlVariableNames(url2) {
   return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
 }
 function omit2(object2, keysToOmit) {
-  const result2 = { __proto__: null };
+  const result = { __proto__: null };
   for (const key of Object.keys(object2)) {
     if (keysToOmit.indexOf(key) === -1) {
-      result2[key] = object2[key];
+      result[key] = object2[key];
     }
   }
-  return result2;
+  return result;
 }
 function encodeReserved(str) {
   return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
@@ -19722,28 +19722,28 @@ function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
 function getValues(context, operator, key, modifier) {
-  var value = context[key], result2 = [];
+  var value = context[key], result = [];
   if (isDefined(value) && value !== "") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
       value = value.toString();
       if (modifier && modifier !== "*") {
         value = value.substring(0, parseInt(modifier, 10));
       }
-      result2.push(
+      result.push(
         encodeValue(operator, value, isKeyOperator(operator) ? key : "")
       );
     } else {
       if (modifier === "*") {
         if (Array.isArray(value)) {
           value.filter(isDefined).forEach(function(value2) {
-            result2.push(
+            result.push(
               encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
             );
           });
         } else {
           Object.keys(value).forEach(function(k) {
             if (isDefined(value[k])) {
-              result2.push(encodeValue(operator, value[k], k));
+              result.push(encodeValue(operator, value[k], k));
             }
           });
         }
@@ -19762,24 +19762,24 @@ function getValues(context, operator, key, modifier) {
           });
         }
         if (isKeyOperator(operator)) {
-          result2.push(encodeUnreserved(key) + "=" + tmp.join(","));
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
         } else if (tmp.length !== 0) {
-          result2.push(tmp.join(","));
+          result.push(tmp.join(","));
         }
       }
     }
   } else {
     if (operator === ";") {
       if (isDefined(value)) {
-        result2.push(encodeUnreserved(key));
+        result.push(encodeUnreserved(key));
       }
     } else if (value === "" && (operator === "&" || operator === "?")) {
-      result2.push(encodeUnreserved(key) + "=");
+      result.push(encodeUnreserved(key) + "=");
     } else if (value === "") {
-      result2.push("");
+      result.push("");
     }
   }
-  return result2;
+  return result;
 }
 function parseUrl(template) {
   return {
@@ -20056,14 +20056,14 @@ function parseParameters(header, type, index, len, stopFlags) {
   return { type, index, parameters };
 }
 function unescapeQuotedPairs(str, start, end) {
-  let result2 = "";
+  let result = "";
   for (let index = start; index < end; index++) {
     if (str.charCodeAt(index) === BSLASH) {
-      result2 += str.slice(start, index);
+      result += str.slice(start, index);
       start = ++index;
     }
   }
-  return result2 + str.slice(start, end);
+  return result + str.slice(start, end);
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
 var init_dist = __esm({
@@ -20336,12 +20336,12 @@ var init_json_with_bigint = __esm({
         return featureCache.get(parseFingerprint);
       }
       try {
-        const result2 = JSON.parse(
+        const result = JSON.parse(
           "1",
           (_, __, context) => !!context?.source && context.source === "1"
         );
-        featureCache.set(parseFingerprint, result2);
-        return result2;
+        featureCache.set(parseFingerprint, result);
+        return result;
       } catch {
         featureCache.set(parseFingerprint, false);
         return false;
@@ -20511,7 +20511,7 @@ async function fetchWrapper(requestOptions) {
       "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
     );
   }
-  const log2 = requestOptions.request?.log || console;
+  const log = requestOptions.request?.log || console;
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
   const body = isPlainObject3(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
@@ -20569,7 +20569,7 @@ async function fetchWrapper(requestOptions) {
   if ("deprecation" in responseHeaders) {
     const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
     const deprecationLink = matches && matches.pop();
-    log2.warn(
+    log.warn(
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
@@ -20711,16 +20711,16 @@ function graphql(request2, query, options) {
   const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
   const requestOptions = Object.keys(
     parsedOptions
-  ).reduce((result2, key) => {
+  ).reduce((result, key) => {
     if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result2[key] = parsedOptions[key];
-      return result2;
+      result[key] = parsedOptions[key];
+      return result;
     }
-    if (!result2.variables) {
-      result2.variables = {};
+    if (!result.variables) {
+      result.variables = {};
     }
-    result2.variables[key] = parsedOptions[key];
-    return result2;
+    result.variables[key] = parsedOptions[key];
+    return result;
   }, {});
   const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
   if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
@@ -21130,8 +21130,8 @@ function paginate(octokit, route, parameters, mapFn) {
   );
 }
 function gather(octokit, results, iterator2, mapFn) {
-  return iterator2.next().then((result2) => {
-    if (result2.done) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
       return results;
     }
     let earlyExit = false;
@@ -21139,7 +21139,7 @@ function gather(octokit, results, iterator2, mapFn) {
       earlyExit = true;
     }
     results = results.concat(
-      mapFn ? mapFn(result2.value, done) : result2.value.data
+      mapFn ? mapFn(result.value, done) : result.value.data
     );
     if (earlyExit) {
       return results;
@@ -23962,8 +23962,8 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
         reject(e);
       }
     }
-    function step(result2) {
-      result2.done ? resolve2(result2.value) : adopt(result2.value).then(fulfilled, rejected);
+    function step(result) {
+      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -26044,7 +26044,7 @@ function formatError(error62, mapper = (issue3) => issue3.message) {
   return fieldErrors;
 }
 function treeifyError(error62, mapper = (issue3) => issue3.message) {
-  const result2 = { errors: [] };
+  const result = { errors: [] };
   const processError = (error63, path = []) => {
     var _a3;
     for (const issue3 of error63.issues) {
@@ -26057,10 +26057,10 @@ function treeifyError(error62, mapper = (issue3) => issue3.message) {
       } else {
         const fullpath = [...path, ...issue3.path];
         if (fullpath.length === 0) {
-          result2.errors.push(mapper(issue3));
+          result.errors.push(mapper(issue3));
           continue;
         }
-        let curr = result2;
+        let curr = result;
         let i = 0;
         while (i < fullpath.length) {
           const el = fullpath[i];
@@ -26090,7 +26090,7 @@ function treeifyError(error62, mapper = (issue3) => issue3.message) {
     }
   };
   processError(error62);
-  return result2;
+  return result;
 }
 function toDotPath(_path) {
   const segs = [];
@@ -26128,16 +26128,16 @@ function finalizeParams(callee, params) {
 var _parse = (_Err) => {
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result2 = schema._zod.run({ value, issues: [] }, ctx);
-    if (result2 instanceof Promise) {
+    const result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise) {
       throw new $ZodAsyncError();
     }
-    if (result2.issues.length) {
-      const e = new (_params?.Err ?? _Err)(result2.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+    if (result.issues.length) {
+      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
       captureStackTrace(e, _params?.callee ?? fn);
       throw e;
     }
-    return result2.value;
+    return result.value;
   };
   return fn;
 };
@@ -26145,26 +26145,26 @@ var parse = /* @__PURE__ */ _parse($ZodRealError);
 var _parseAsync = (_Err) => {
   const fn = async (schema, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result2 = schema._zod.run({ value, issues: [] }, ctx);
-    if (result2 instanceof Promise)
-      result2 = await result2;
-    if (result2.issues.length) {
-      const e = new (params?.Err ?? _Err)(result2.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+      result = await result;
+    if (result.issues.length) {
+      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
       captureStackTrace(e, params?.callee ?? fn);
       throw e;
     }
-    return result2.value;
+    return result.value;
   };
   return fn;
 };
 var parseAsync = /* @__PURE__ */ _parseAsync($ZodRealError);
 var _safeParse = (_Err) => (schema, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result2 = schema._zod.run({ value, issues: [] }, ctx);
-  if (result2 instanceof Promise) {
+  const result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
-  return result2.issues.length ? failure(_Err, result2.issues, ctx) : { success: true, data: result2.value };
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
 var safeParse = /* @__PURE__ */ _safeParse($ZodRealError);
 function failure(Err, issues, ctx) {
@@ -26188,10 +26188,10 @@ function failure(Err, issues, ctx) {
 }
 var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result2 = schema._zod.run({ value, issues: [] }, ctx);
-  if (result2 instanceof Promise)
-    result2 = await result2;
-  return result2.issues.length ? failure(_Err, result2.issues, ctx) : { success: true, data: result2.value };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
 var safeParseAsync = /* @__PURE__ */ _safeParseAsync($ZodRealError);
 var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
@@ -26209,24 +26209,24 @@ var validate = ((schema, value, _ctx) => {
 function validateFallback(schema, value, _ctx) {
   const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
   const fallbackRun = schema._zod.bag.fallbackRun;
-  let result2;
+  let result;
   if (fallbackRun) {
     ctx[COMPILE_FALLBACK] = true;
-    result2 = fallbackRun({ value, issues: [] }, ctx);
+    result = fallbackRun({ value, issues: [] }, ctx);
   } else {
-    result2 = schema._zod.run({ value, issues: [] }, ctx);
+    result = schema._zod.run({ value, issues: [] }, ctx);
   }
-  if (result2 instanceof Promise) {
+  if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
-  return result2.issues.length === 0;
+  return result.issues.length === 0;
 }
 var validateAsync = async (schema, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
-  let result2 = schema._zod.run({ value, issues: [] }, ctx);
-  if (result2 instanceof Promise)
-    result2 = await result2;
-  return result2.issues.length === 0;
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length === 0;
 };
 var _encode = (_Err) => {
   const parse5 = _parse(_Err);
@@ -26860,22 +26860,22 @@ var $ZodCheckEndsWith = /* @__PURE__ */ $constructor("$ZodCheckEndsWith", (inst,
     });
   };
 });
-function handleCheckPropertyResult(result2, payload, property) {
-  if (result2.issues.length) {
-    payload.issues.push(...prefixIssues(property, result2.issues));
+function handleCheckPropertyResult(result, payload, property) {
+  if (result.issues.length) {
+    payload.issues.push(...prefixIssues(property, result.issues));
   }
 }
 var $ZodCheckProperty = /* @__PURE__ */ $constructor("$ZodCheckProperty", (inst, def) => {
   $ZodCheck.init(inst, def);
   inst._zod.check = (payload) => {
-    const result2 = def.schema._zod.run({
+    const result = def.schema._zod.run({
       value: payload.value[def.property],
       issues: []
     }, {});
-    if (result2 instanceof Promise) {
-      return result2.then((result3) => handleCheckPropertyResult(result3, payload, def.property));
+    if (result instanceof Promise) {
+      return result.then((result2) => handleCheckPropertyResult(result2, payload, def.property));
     }
-    handleCheckPropertyResult(result2, payload, def.property);
+    handleCheckPropertyResult(result, payload, def.property);
     return;
   };
 });
@@ -26894,12 +26894,12 @@ var $ZodCheckProperties = /* @__PURE__ */ $constructor("$ZodCheckProperties", (i
     const input2 = payload.value;
     let proms;
     for (const [key, schema] of entries) {
-      const result2 = schema._zod.run({ value: input2[key], issues: [] }, {});
-      if (result2 instanceof Promise) {
+      const result = schema._zod.run({ value: input2[key], issues: [] }, {});
+      if (result instanceof Promise) {
         proms ?? (proms = []);
-        proms.push(result2.then((result3) => handleCheckPropertyResult(result3, payload, key)));
+        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key)));
       } else {
-        handleCheckPropertyResult(result2, payload, key);
+        handleCheckPropertyResult(result, payload, key);
       }
     }
     if (proms)
@@ -27069,13 +27069,13 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
         }
         return handleCanaryResult(canary, payload, ctx);
       }
-      const result2 = inst._zod.parse(payload, ctx);
-      if (result2 instanceof Promise) {
+      const result = inst._zod.parse(payload, ctx);
+      if (result instanceof Promise) {
         if (ctx.async === false)
           throw new $ZodAsyncError();
-        return result2.then((result3) => runChecks(result3, checks, ctx));
+        return result.then((result2) => runChecks(result2, checks, ctx));
       }
-      return runChecks(result2, checks, ctx);
+      return runChecks(result, checks, ctx);
     };
   }
 }, {
@@ -27755,11 +27755,11 @@ function capSize(inst, size) {
 var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
 var mapSize = (input2) => input2 instanceof Map ? input2.size : -1;
 var setSize = (input2) => input2 instanceof Set ? input2.size : -1;
-function handleArrayResult(result2, final, index) {
-  if (result2.issues.length) {
-    final.issues.push(...prefixIssues(index, result2.issues));
+function handleArrayResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
   }
-  final.value[index] = result2.value;
+  final.value[index] = result.value;
 }
 var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   $ZodType.init(inst, def);
@@ -27781,15 +27781,15 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
     const abortEarly = ctx?.abortEarly;
     for (let i = 0; i < input2.length; i++) {
       const item = input2[i];
-      const result2 = def.element._zod.run({
+      const result = def.element._zod.run({
         value: item,
         issues: []
       }, ctx);
-      if (result2 instanceof Promise) {
-        proms.push(result2.then((result3) => handleArrayResult(result3, payload, i)));
+      if (result instanceof Promise) {
+        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
       } else {
-        handleArrayResult(result2, payload, i);
-        if (abortEarly && result2.issues.length !== 0 && aborted(result2))
+        handleArrayResult(result, payload, i);
+        if (abortEarly && result.issues.length !== 0 && aborted(result))
           break;
       }
     }
@@ -27800,20 +27800,20 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result2, final, key, input2, optin, optout) {
+function handlePropertyResult(result, final, key, input2, optin, optout) {
   const isPresent = key in input2;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
   }
-  if (result2.issues.length) {
+  if (result.issues.length) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key, result2.issues));
+    final.issues.push(...prefixIssues(key, result.issues));
   }
   if (!isPresent && optin === void 0) {
-    if (!result2.issues.length) {
+    if (!result.issues.length) {
       final.issues.push({
         code: "invalid_type",
         expected: "nonoptional",
@@ -27823,12 +27823,12 @@ function handlePropertyResult(result2, final, key, input2, optin, optout) {
     }
     return;
   }
-  if (result2.value === void 0) {
+  if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
       final.value[key] = void 0;
     }
   } else {
-    final.value[key] = result2.value;
+    final.value[key] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -28107,9 +28107,9 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   };
 });
 function handleUnionResults(results, final, inst, ctx) {
-  for (const result2 of results) {
-    if (result2.issues.length === 0) {
-      final.value = result2.value;
+  for (const result of results) {
+    if (result.issues.length === 0) {
+      final.value = result.value;
       return final;
     }
   }
@@ -28122,7 +28122,7 @@ function handleUnionResults(results, final, inst, ctx) {
     code: "invalid_union",
     input: final.value,
     inst,
-    errors: results.map((result2) => result2.issues.map((iss) => finalizeIssue(iss, ctx, config())))
+    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
   });
   return final;
 }
@@ -28151,17 +28151,17 @@ var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
     let async = false;
     const results = [];
     for (const option of def.options) {
-      const result2 = option._zod.run({
+      const result = option._zod.run({
         value: payload.value,
         issues: []
       }, ctx);
-      if (result2 instanceof Promise) {
-        results.push(result2);
+      if (result instanceof Promise) {
+        results.push(result);
         async = true;
       } else {
-        if (result2.issues.length === 0)
-          return result2;
-        results.push(result2);
+        if (result.issues.length === 0)
+          return result;
+        results.push(result);
       }
     }
     if (!async)
@@ -28186,7 +28186,7 @@ function handleExclusiveUnionResults(results, final, inst, ctx) {
       code: "invalid_union",
       input: final.value,
       inst,
-      errors: results.map((result2) => result2.issues.map((iss) => finalizeIssue(iss, ctx, config())))
+      errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
     });
   } else {
     final.issues.push({
@@ -28211,15 +28211,15 @@ var $ZodXor = /* @__PURE__ */ $constructor("$ZodXor", (inst, def) => {
     let async = false;
     const results = [];
     for (const option of def.options) {
-      const result2 = option._zod.run({
+      const result = option._zod.run({
         value: payload.value,
         issues: []
       }, ctx);
-      if (result2 instanceof Promise) {
-        results.push(result2);
+      if (result instanceof Promise) {
+        results.push(result);
         async = true;
       } else {
-        results.push(result2);
+        results.push(result);
       }
     }
     if (!async)
@@ -28387,7 +28387,7 @@ function mergeValues(a, b) {
   }
   return { valid: false, mergeErrorPath: [] };
 }
-function handleIntersectionResults(result2, left, right) {
+function handleIntersectionResults(result, left, right) {
   const unrecKeys = /* @__PURE__ */ new Map();
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
@@ -28413,30 +28413,30 @@ function handleIntersectionResults(result2, left, right) {
   };
   for (const iss of left.issues) {
     if (!collect(iss, "l"))
-      result2.issues.push(iss);
+      result.issues.push(iss);
   }
   for (const iss of right.issues) {
     if (!collect(iss, "r"))
-      result2.issues.push(iss);
+      result.issues.push(iss);
   }
   const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
   if (bothKeys.length) {
     const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
     if (aggregated.length)
-      result2.issues.push({ ...unrecIssue, keys: aggregated });
+      result.issues.push({ ...unrecIssue, keys: aggregated });
     for (const k of bothKeys) {
       if (!aggregated.includes(k) && keyIssues.has(k))
-        result2.issues.push(keyIssues.get(k));
+        result.issues.push(keyIssues.get(k));
     }
   }
   const merged = mergeValues(left.value, right.value);
   if (!merged.valid) {
-    if (aborted(result2))
-      return result2;
+    if (aborted(result))
+      return result;
     throw new Error(`Unmergable intersection. Error path: ${JSON.stringify(merged.mergeErrorPath)}`);
   }
-  result2.value = merged.data;
-  return result2;
+  result.value = merged.data;
+  return result;
 }
 var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
   $ZodType.init(inst, def);
@@ -28507,11 +28507,11 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
           seen = payload.issues.length;
         }
         i++;
-        const result2 = def.rest._zod.run({ value: el, issues: [] }, ctx);
-        if (result2 instanceof Promise) {
-          proms.push(result2.then((r) => handleTupleResult(r, payload, i)));
+        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
         } else {
-          handleTupleResult(result2, payload, i);
+          handleTupleResult(result, payload, i);
         }
       }
     }
@@ -28529,11 +28529,11 @@ function getTupleOptStart(items, key) {
   }
   return 0;
 }
-function handleTupleResult(result2, final, index) {
-  if (result2.issues.length) {
-    final.issues.push(...prefixIssues(index, result2.issues));
+function handleTupleResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
   }
-  final.value[index] = result2.value;
+  final.value[index] = result.value;
 }
 function handleTupleResults(itemResults, final, items, input2, optoutStart) {
   for (let i = 0; i < items.length; i++) {
@@ -28604,19 +28604,19 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result2 = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
-          if (result2 instanceof Promise) {
-            proms.push(result2.then((result3) => {
-              if (result3.issues.length) {
-                payload.issues.push(...prefixIssues(key, result3.issues));
+          const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key, result2.issues));
               }
-              payload.value[outKey] = result3.value;
+              payload.value[outKey] = result2.value;
             }));
           } else {
-            if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key, result.issues));
             }
-            payload.value[outKey] = result2.value;
+            payload.value[outKey] = result.value;
           }
         }
       }
@@ -28685,19 +28685,19 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result2 = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
-        if (result2 instanceof Promise) {
-          proms.push(result2.then((result3) => {
-            if (result3.issues.length) {
-              payload.issues.push(...prefixIssues(key, result3.issues));
+        const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key, result2.issues));
             }
-            payload.value[outKey] = result3.value;
+            payload.value[outKey] = result2.value;
           }));
         } else {
-          if (result2.issues.length) {
-            payload.issues.push(...prefixIssues(key, result2.issues));
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key, result.issues));
           }
-          payload.value[outKey] = result2.value;
+          payload.value[outKey] = result.value;
         }
       }
       if (unrecognized && unrecognized.length > 0) {
@@ -28812,11 +28812,11 @@ var $ZodSet = /* @__PURE__ */ $constructor("$ZodSet", (inst, def) => {
           break;
         seen = payload.issues.length;
       }
-      const result2 = def.valueType._zod.run({ value: item, issues: [] }, ctx);
-      if (result2 instanceof Promise) {
-        proms.push(result2.then((result3) => handleSetResult(result3, payload)));
+      const result = def.valueType._zod.run({ value: item, issues: [] }, ctx);
+      if (result instanceof Promise) {
+        proms.push(result.then((result2) => handleSetResult(result2, payload)));
       } else
-        handleSetResult(result2, payload);
+        handleSetResult(result, payload);
     }
     if (proms.length)
       return Promise.all(proms).then(() => payload);
@@ -28824,11 +28824,11 @@ var $ZodSet = /* @__PURE__ */ $constructor("$ZodSet", (inst, def) => {
   };
   capSize(inst, setSize);
 });
-function handleSetResult(result2, final) {
-  if (result2.issues.length) {
-    final.issues.push(...result2.issues);
+function handleSetResult(result, final) {
+  if (result.issues.length) {
+    final.issues.push(...result.issues);
   }
-  final.value.add(result2.value);
+  final.value.add(result.value);
 }
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
@@ -28913,8 +28913,8 @@ var $ZodTransform = /* @__PURE__ */ $constructor("$ZodTransform", (inst, def) =>
     return payload;
   };
 });
-function handleOptionalResult(payload, result2) {
-  payload.value = result2.issues.length ? void 0 : result2.value;
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
   return payload;
 }
 var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
@@ -28933,10 +28933,10 @@ var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
     if (payload.value === void 0) {
       if (def.innerType._zod.optin !== "defaulted")
         return payload;
-      const result2 = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-      if (result2 instanceof Promise)
-        return result2.then((result3) => handleOptionalResult(payload, result3));
-      return handleOptionalResult(payload, result2);
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
     }
     return def.innerType._zod.run(payload, ctx);
   };
@@ -28978,11 +28978,11 @@ var $ZodDefault = /* @__PURE__ */ $constructor("$ZodDefault", (inst, def) => {
       payload.value = def.defaultValue;
       return payload;
     }
-    const result2 = def.innerType._zod.run(payload, ctx);
-    if (result2 instanceof Promise) {
-      return result2.then((result3) => handleDefaultResult(result3, def));
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleDefaultResult(result2, def));
     }
-    return handleDefaultResult(result2, def);
+    return handleDefaultResult(result, def);
   };
 });
 function handleDefaultResult(payload, def) {
@@ -29012,11 +29012,11 @@ var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def
     return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
   });
   inst._zod.parse = (payload, ctx) => {
-    const result2 = def.innerType._zod.run(payload, ctx);
-    if (result2 instanceof Promise) {
-      return result2.then((result3) => handleNonOptionalResult(result3, inst));
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleNonOptionalResult(result2, inst));
     }
-    return handleNonOptionalResult(result2, inst);
+    return handleNonOptionalResult(result, inst);
   };
 });
 function handleNonOptionalResult(payload, inst) {
@@ -29036,29 +29036,29 @@ var $ZodSuccess = /* @__PURE__ */ $constructor("$ZodSuccess", (inst, def) => {
     if (ctx.direction === "backward") {
       throw new $ZodEncodeError("ZodSuccess");
     }
-    const result2 = def.innerType._zod.run(payload, ctx);
-    if (result2 instanceof Promise) {
-      return result2.then((result3) => {
-        payload.value = result3.issues.length === 0;
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => {
+        payload.value = result2.issues.length === 0;
         return payload;
       });
     }
-    payload.value = result2.issues.length === 0;
+    payload.value = result.issues.length === 0;
     return payload;
   };
 });
-function handleCatchResult(payload, result2, def, ctx) {
-  if (!result2.issues.length) {
-    payload.value = result2.value;
-    if (result2.memo)
+function handleCatchResult(payload, result, def, ctx) {
+  if (!result.issues.length) {
+    payload.value = result.value;
+    if (result.memo)
       payload.memo = true;
     return payload;
   }
   payload.value = def.catchValue({
-    ...result2,
+    ...result,
     value: payload.value,
     error: {
-      issues: result2.issues.map((iss) => finalizeIssue(iss, ctx, config()))
+      issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config()))
     },
     input: payload.value
   });
@@ -29073,11 +29073,11 @@ var $ZodCatch = /* @__PURE__ */ $constructor("$ZodCatch", (inst, def) => {
     if (ctx.direction === "backward") {
       return def.innerType._zod.run(payload, ctx);
     }
-    const result2 = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-    if (result2 instanceof Promise) {
-      return result2.then((result3) => handleCatchResult(payload, result3, def, ctx));
+    const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleCatchResult(payload, result2, def, ctx));
     }
-    return handleCatchResult(payload, result2, def, ctx);
+    return handleCatchResult(payload, result, def, ctx);
   };
 });
 var $ZodNaN = /* @__PURE__ */ $constructor("$ZodNaN", (inst, def) => {
@@ -29146,24 +29146,24 @@ var $ZodCodec = /* @__PURE__ */ $constructor("$ZodCodec", (inst, def) => {
     }
   };
 });
-function handleCodecAResult(result2, def, ctx) {
-  if (result2.issues.length) {
-    result2.aborted = true;
-    return result2;
+function handleCodecAResult(result, def, ctx) {
+  if (result.issues.length) {
+    result.aborted = true;
+    return result;
   }
   const direction = ctx.direction || "forward";
   if (direction === "forward") {
-    const transformed = def.transform(result2.value, result2);
+    const transformed = def.transform(result.value, result);
     if (transformed instanceof Promise) {
-      return transformed.then((value) => handleCodecTxResult(result2, value, def.out, ctx));
+      return transformed.then((value) => handleCodecTxResult(result, value, def.out, ctx));
     }
-    return handleCodecTxResult(result2, transformed, def.out, ctx);
+    return handleCodecTxResult(result, transformed, def.out, ctx);
   } else {
-    const transformed = def.reverseTransform(result2.value, result2);
+    const transformed = def.reverseTransform(result.value, result);
     if (transformed instanceof Promise) {
-      return transformed.then((value) => handleCodecTxResult(result2, value, def.in, ctx));
+      return transformed.then((value) => handleCodecTxResult(result, value, def.in, ctx));
     }
-    return handleCodecTxResult(result2, transformed, def.in, ctx);
+    return handleCodecTxResult(result, transformed, def.in, ctx);
   }
 }
 function handleCodecTxResult(left, value, nextSchema, ctx) {
@@ -29186,11 +29186,11 @@ var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
     if (ctx.direction === "backward") {
       return def.innerType._zod.run(payload, ctx);
     }
-    const result2 = def.innerType._zod.run(payload, ctx);
-    if (result2 instanceof Promise) {
-      return result2.then(handleReadonlyResult);
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then(handleReadonlyResult);
     }
-    return handleReadonlyResult(result2);
+    return handleReadonlyResult(result);
   };
 });
 function handleReadonlyResult(payload) {
@@ -29295,11 +29295,11 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
     }
     return Object.defineProperty(function(...args) {
       const parsedArgs = inst._def.input ? parse(inst._def.input, args) : args;
-      const result2 = Reflect.apply(func, this, parsedArgs);
+      const result = Reflect.apply(func, this, parsedArgs);
       if (inst._def.output) {
-        return parse(inst._def.output, result2);
+        return parse(inst._def.output, result);
       }
-      return result2;
+      return result;
     }, "_zod", { value: inst._zod, enumerable: false });
   };
   inst.implementAsync = (func) => {
@@ -29308,11 +29308,11 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
     }
     return Object.defineProperty(async function(...args) {
       const parsedArgs = inst._def.input ? await parseAsync(inst._def.input, args) : args;
-      const result2 = await Reflect.apply(func, this, parsedArgs);
+      const result = await Reflect.apply(func, this, parsedArgs);
       if (inst._def.output) {
-        return await parseAsync(inst._def.output, result2);
+        return await parseAsync(inst._def.output, result);
       }
-      return result2;
+      return result;
     }, "_zod", { value: inst._zod, enumerable: false });
   };
   inst._zod.parse = (payload, _ctx) => {
@@ -29401,8 +29401,8 @@ var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
     return;
   };
 });
-function handleRefineResult(result2, payload, input2, inst) {
-  if (!result2) {
+function handleRefineResult(result, payload, input2, inst) {
+  if (!result) {
     const _iss = {
       code: "custom",
       input: input2,
@@ -29445,12 +29445,12 @@ function isRecursive(inst, stack, resolve2) {
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
-  let result2 = NONE;
+  let result = NONE;
   const check2 = (child) => {
-    if (result2 !== PROVEN && child?._zod) {
+    if (result !== PROVEN && child?._zod) {
       const answer = isRecursive(child, stack, resolve2);
-      if (answer > result2)
-        result2 = answer;
+      if (answer > result)
+        result = answer;
     }
   };
   const shape = (sh, spread) => {
@@ -29466,8 +29466,8 @@ function isRecursive(inst, stack, resolve2) {
     return answer;
   };
   const merge3 = (answer) => {
-    if (answer > result2)
-      result2 = answer;
+    if (answer > result)
+      result = answer;
   };
   const def = inst._zod.def;
   const kind = def.type;
@@ -29568,7 +29568,7 @@ function isRecursive(inst, stack, resolve2) {
     }
   }
   stack.delete(inst);
-  return settle(inst, result2);
+  return settle(inst, result);
 }
 function settle(inst, answer) {
   if (answer !== ASSUMED)
@@ -29668,19 +29668,19 @@ var memo = {
         }
         handoff = bucket;
         const depth = open2.length;
-        const result2 = base(payload, ctx);
+        const result = base(payload, ctx);
         handoff = void 0;
         const entry = open2.length > depth ? open2.pop() : void 0;
-        if (result2 instanceof Promise) {
-          return result2.then((r) => {
+        if (result instanceof Promise) {
+          return result.then((r) => {
             if (entry)
               entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
             return r;
           });
         }
         if (entry)
-          entry.issues = result2.issues.length ? cloneIssues(result2.issues) : NO_ISSUES;
-        return result2;
+          entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
+        return result;
       };
       inst._zod.parse = wrapped;
       if (inst._zod.run === base)
@@ -33806,12 +33806,12 @@ var error33 = () => {
     }
   };
   function getSizing(origin, unitType, inclusive, targetShouldBe) {
-    const result2 = Sizable[origin] ?? null;
-    if (result2 === null)
-      return result2;
+    const result = Sizable[origin] ?? null;
+    if (result === null)
+      return result;
     return {
-      unit: result2.unit[unitType],
-      verb: result2.verb[targetShouldBe][inclusive ? "inclusive" : "notInclusive"]
+      unit: result.unit[unitType],
+      verb: result.verb[targetShouldBe][inclusive ? "inclusive" : "notInclusive"]
     };
   }
   const FormatDictionary = {
@@ -37460,10 +37460,10 @@ function newVar(ctx) {
   return `v${ctx.varCounter++}`;
 }
 function runtimeRun(schema, value) {
-  const result2 = schema._zod.run({ value, issues: [] }, {});
-  if (result2 && typeof result2.then === "function")
+  const result = schema._zod.run({ value, issues: [] }, {});
+  if (result && typeof result.then === "function")
     return INVALID;
-  const r = result2;
+  const r = result;
   return r.issues.length === 0 ? r.value : INVALID;
 }
 function compileChild(doc, ctx, schema, accessor, needsValue = true) {
@@ -37735,8 +37735,8 @@ function generateCustomRefineCheck(doc, ctx, check2, accessor) {
     const checkFn = check2._zod.check;
     const helperFn = (value) => {
       const fakePayload = { value, issues: [], addIssue: pushIssue };
-      const result2 = checkFn(fakePayload);
-      if (result2 instanceof Promise)
+      const result = checkFn(fakePayload);
+      if (result instanceof Promise)
         throwAsync();
       return fakePayload.issues.length === 0 ? fakePayload.value : INVALID;
     };
@@ -38834,10 +38834,10 @@ function generatePipeCheck(doc, ctx, schema, accessor) {
     const transformFn = def.transform;
     const helperFn = (value) => {
       const fakePayload = { value, issues: [], addIssue: pushIssue };
-      const result2 = transformFn(value, fakePayload);
-      if (result2 instanceof Promise)
+      const result = transformFn(value, fakePayload);
+      if (result instanceof Promise)
         return INVALID;
-      return fakePayload.issues.length === 0 ? result2 : INVALID;
+      return fakePayload.issues.length === 0 ? result : INVALID;
     };
     const helperConst = addUserConstant(ctx, helperFn);
     const transformedVar = newVar(ctx);
@@ -38869,10 +38869,10 @@ function generateCustomCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 function runtimeCatch(innerSchema, catchValue, value) {
-  const result2 = innerSchema._zod.run({ value, issues: [] }, {});
-  if (result2 && typeof result2.then === "function")
+  const result = innerSchema._zod.run({ value, issues: [] }, {});
+  if (result && typeof result.then === "function")
     return INVALID;
-  const r = result2;
+  const r = result;
   if (r.issues.length === 0)
     return r.value;
   return catchValue();
@@ -38909,10 +38909,10 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
     const transformFn = def.transform;
     const helperFn = (value) => {
       const fakePayload = { value, issues: [], addIssue: pushIssue };
-      const result2 = transformFn(value, fakePayload);
-      if (result2 instanceof Promise)
+      const result = transformFn(value, fakePayload);
+      if (result instanceof Promise)
         return INVALID;
-      return fakePayload.issues.length === 0 ? result2 : INVALID;
+      return fakePayload.issues.length === 0 ? result : INVALID;
     };
     const helperConst = addUserConstant(ctx, helperFn);
     const outputVar = newVar(ctx);
@@ -40019,12 +40019,12 @@ function initializeContext(params) {
   };
 }
 function handleUnrepresentable(schema, ctx, json2, params, message) {
-  const result2 = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
-  if (result2 === "any")
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+  if (result === "any")
     return false;
-  if (result2 === void 0 || result2 === "throw")
+  if (result === void 0 || result === "throw")
     throw new Error(message);
-  Object.assign(json2, result2);
+  Object.assign(json2, result);
   return true;
 }
 function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
@@ -40039,13 +40039,13 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
     }
     return seen.schema;
   }
-  const result2 = { schema: {}, count: 1, cycle: void 0, path: _params.path };
-  ctx.seen.set(schema, result2);
+  const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
+  ctx.seen.set(schema, result);
   ctx.sharedDefsExtractedFor = void 0;
   ctx.sharedEmitDoneFor = void 0;
   const overrideSchema = schema._zod.toJSONSchema?.();
   if (overrideSchema) {
-    result2.schema = overrideSchema;
+    result.schema = overrideSchema;
   } else {
     const params = {
       ..._params,
@@ -40053,9 +40053,9 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
       path: _params.path
     };
     if (schema._zod.processJSONSchema) {
-      schema._zod.processJSONSchema(ctx, result2.schema, params);
+      schema._zod.processJSONSchema(ctx, result.schema, params);
     } else {
-      const _json = result2.schema;
+      const _json = result.schema;
       const processor = ctx.processors[def.type];
       if (!processor) {
         throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
@@ -40064,22 +40064,22 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
     }
     const parent = schema._zod.parent;
     if (parent) {
-      if (!result2.ref)
-        result2.ref = parent;
+      if (!result.ref)
+        result.ref = parent;
       processSchema(parent, ctx, params);
       ctx.seen.get(parent).isParent = true;
     }
   }
   const meta3 = ctx.metadataRegistry.get(schema);
   if (meta3)
-    assignProps(result2.schema, meta3);
+    assignProps(result.schema, meta3);
   if (ctx.io === "input" && isTransforming(schema)) {
-    delete result2.schema.examples;
-    delete result2.schema.default;
+    delete result.schema.examples;
+    delete result.schema.default;
   }
-  if (ctx.io === "input" && "_prefault" in result2.schema)
-    (_a3 = result2.schema).default ?? (_a3.default = result2.schema._prefault);
-  delete result2.schema._prefault;
+  if (ctx.io === "input" && "_prefault" in result.schema)
+    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
+  delete result.schema._prefault;
   const _result = ctx.seen.get(schema);
   return _result.schema;
 }
@@ -40384,13 +40384,13 @@ function finalize(ctx, schema) {
       }
     }
   }
-  const result2 = {};
+  const result = {};
   if (ctx.target === "draft-2020-12") {
-    result2.$schema = "https://json-schema.org/draft/2020-12/schema";
+    result.$schema = "https://json-schema.org/draft/2020-12/schema";
   } else if (ctx.target === "draft-07") {
-    result2.$schema = "http://json-schema.org/draft-07/schema#";
+    result.$schema = "http://json-schema.org/draft-07/schema#";
   } else if (ctx.target === "draft-04") {
-    result2.$schema = "http://json-schema.org/draft-04/schema#";
+    result.$schema = "http://json-schema.org/draft-04/schema#";
   } else if (ctx.target === "openapi-3.0") {
   } else {
   }
@@ -40398,12 +40398,12 @@ function finalize(ctx, schema) {
     const id = ctx.external.registry.get(schema)?.id;
     if (!id)
       throw new Error("Schema is missing an `id` property");
-    result2.$id = ctx.external.uri(id);
+    result.$id = ctx.external.uri(id);
   }
-  assignProps(result2, root.defId ? root.schema : root.def ?? root.schema);
+  assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
   const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
-  if (rootMetaId !== void 0 && result2.id === rootMetaId)
-    delete result2.id;
+  if (rootMetaId !== void 0 && result.id === rootMetaId)
+    delete result.id;
   const defs = ctx.external?.defs ?? {};
   if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
     for (const entry of ctx.seen.entries()) {
@@ -40421,14 +40421,14 @@ function finalize(ctx, schema) {
   } else {
     if (Object.keys(defs).length > 0) {
       if (ctx.target === "draft-2020-12") {
-        result2.$defs = defs;
+        result.$defs = defs;
       } else {
-        result2.definitions = defs;
+        result.definitions = defs;
       }
     }
   }
   try {
-    const finalized = JSON.parse(JSON.stringify(result2));
+    const finalized = JSON.parse(JSON.stringify(result));
     Object.defineProperty(finalized, "~standard", {
       value: {
         ...schema["~standard"],
@@ -41332,8 +41332,8 @@ var JSONSchemaGenerator = class {
     this.ctx.sharedDefsExtractedFor = void 0;
     this.ctx.sharedEmitDoneFor = void 0;
     extractDefs(this.ctx, schema);
-    const result2 = finalize(this.ctx, schema);
-    const { "~standard": _, ...plainResult } = result2;
+    const result = finalize(this.ctx, schema);
+    const { "~standard": _, ...plainResult } = result;
     return plainResult;
   }
 };
@@ -43279,13 +43279,13 @@ function checkObjectGuards(objectSchema, guards) {
     }
     if (guards.keySchema) {
       for (const key of keys) {
-        const result2 = guards.keySchema.safeParse(key);
-        if (result2.success)
+        const result = guards.keySchema.safeParse(key);
+        if (result.success)
           continue;
         payload.issues.push({
           code: "invalid_key",
           origin: "record",
-          issues: result2.error.issues,
+          issues: result.error.issues,
           input: key,
           path: [key],
           continue: true
@@ -43651,11 +43651,11 @@ function convertBaseSchema(schema, ctx) {
         } else if (schemasToIntersect.length === 1) {
           zodSchema = schemasToIntersect[0];
         } else {
-          let result2 = z.intersection(schemasToIntersect[0], schemasToIntersect[1]);
+          let result = z.intersection(schemasToIntersect[0], schemasToIntersect[1]);
           for (let i = 2; i < schemasToIntersect.length; i++) {
-            result2 = z.intersection(result2, schemasToIntersect[i]);
+            result = z.intersection(result, schemasToIntersect[i]);
           }
-          zodSchema = result2;
+          zodSchema = result;
         }
         if (schema.additionalProperties === false) {
           const propertyKeys = Object.keys(shape);
@@ -43782,12 +43782,12 @@ function convertSchema(schema, ctx) {
     if (schema.allOf.length === 0) {
       baseSchema = hasExplicitType ? baseSchema : z.any();
     } else {
-      let result2 = hasExplicitType ? baseSchema : convertSchema(schema.allOf[0], ctx);
+      let result = hasExplicitType ? baseSchema : convertSchema(schema.allOf[0], ctx);
       const startIdx = hasExplicitType ? 0 : 1;
       for (let i = startIdx; i < schema.allOf.length; i++) {
-        result2 = z.intersection(result2, convertSchema(schema.allOf[i], ctx));
+        result = z.intersection(result, convertSchema(schema.allOf[i], ctx));
       }
-      baseSchema = result2;
+      baseSchema = result;
     }
   }
   if (schema.nullable === true && ctx.version === "openapi-3.0") {
@@ -44443,12 +44443,12 @@ function receiptInputs(payload) {
 function inputsDigest(payload) {
   return canonicalDigest(receiptInputs(payload));
 }
-function receiptOf(result2, inputs) {
-  const { receipt: _receipt, ...outputs } = result2;
+function receiptOf(result, inputs) {
+  const { receipt: _receipt, ...outputs } = result;
   return `${RECEIPT_PREFIX}${canonicalDigest({ inputs, outputs })}`;
 }
-function sealResult(result2, inputs) {
-  return { ...result2, receipt: receiptOf(result2, inputs) };
+function sealResult(result, inputs) {
+  return { ...result, receipt: receiptOf(result, inputs) };
 }
 
 // action/src/context.ts
@@ -44716,11 +44716,11 @@ function externalIdOf(a) {
   return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
 }
 var MARKER = "conveyor:result:v1";
-function renderResultText(result2, limit = CHECK_OUTPUT_LIMIT - 200) {
+function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
   const encode3 = (r) => `<!-- ${MARKER} ${JSON.stringify(r).replace(/</g, "\\u003c").replace(/>/g, "\\u003e")} -->`;
-  let text = encode3(result2);
+  let text = encode3(result);
   if (text.length <= limit) return text;
-  const lean = { ...result2, summary: "(see the check run summary)" };
+  const lean = { ...result, summary: "(see the check run summary)" };
   text = encode3(lean);
   if (text.length <= limit && lean.findings === void 0) return text;
   if (lean.findings !== void 0) {
@@ -44734,18 +44734,18 @@ function renderResultText(result2, limit = CHECK_OUTPUT_LIMIT - 200) {
 
 // action/src/report/check-run.ts
 var MAX_SUMMARY = 65e3;
-function checkRunOutput(result2) {
-  const title = result2.error ? `${result2.conclusion}: ${result2.error.code}` : result2.conclusion;
-  const summary2 = result2.summary.length > MAX_SUMMARY ? `${result2.summary.slice(0, MAX_SUMMARY)}
+function checkRunOutput(result) {
+  const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
+  const summary2 = result.summary.length > MAX_SUMMARY ? `${result.summary.slice(0, MAX_SUMMARY)}
 
-\u2026(truncated)` : result2.summary;
+\u2026(truncated)` : result.summary;
   return {
-    name: `conveyor / ${result2.stepId}`,
-    conclusion: result2.conclusion,
+    name: `conveyor / ${result.stepId}`,
+    conclusion: result.conclusion,
     title,
     summary: summary2,
-    externalId: externalIdOf({ runId: result2.runId, step: result2.stepId, attempt: result2.attempt, epoch: result2.epoch, mode: result2.mode }),
-    text: renderResultText(result2, CHECK_OUTPUT_LIMIT - 200)
+    externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    text: renderResultText(result, CHECK_OUTPUT_LIMIT - 200)
   };
 }
 var CheckRunReporter = class {
@@ -44754,8 +44754,8 @@ var CheckRunReporter = class {
   }
   client;
   name = "check run";
-  async report(result2) {
-    await this.client.complete(checkRunOutput(result2));
+  async report(result) {
+    await this.client.complete(checkRunOutput(result));
   }
 };
 function api(env, token, repo, id) {
@@ -44843,11 +44843,11 @@ var FileReporter = class {
   }
   path;
   name = "result file";
-  async report(result2) {
+  async report(result) {
     const dir = dirname(this.path);
     await mkdir3(dir, { recursive: true });
     const temp = join4(dir, `.${basename(this.path)}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile4(temp, `${JSON.stringify(result2, null, 2)}
+    await writeFile4(temp, `${JSON.stringify(result, null, 2)}
 `);
     await rename2(temp, this.path);
   }
@@ -44855,19 +44855,19 @@ var FileReporter = class {
 
 // action/src/report/log.ts
 var LogReporter = class {
-  constructor(log2 = (l) => process.stdout.write(`${l}
+  constructor(log = (l) => process.stdout.write(`${l}
 `), setOutput2) {
-    this.log = log2;
+    this.log = log;
     this.setOutput = setOutput2;
   }
   log;
   setOutput;
   name = "log";
-  async report(result2) {
-    const error62 = result2.error ? ` [${result2.error.code}] ${result2.error.message}` : "";
-    this.log(`conveyor: step ${result2.stepId || "?"} attempt ${result2.attempt}: ${result2.conclusion}${error62}`);
-    this.setOutput?.("conclusion", result2.conclusion);
-    this.setOutput?.("result", JSON.stringify(result2));
+  async report(result) {
+    const error62 = result.error ? ` [${result.error.code}] ${result.error.message}` : "";
+    this.log(`conveyor: step ${result.stepId || "?"} attempt ${result.attempt}: ${result.conclusion}${error62}`);
+    this.setOutput?.("conclusion", result.conclusion);
+    this.setOutput?.("result", JSON.stringify(result));
   }
 };
 
@@ -44879,8 +44879,8 @@ function chooseReporters(options) {
   if (client) reporters.push(new CheckRunReporter(client));
   return reporters;
 }
-async function reportAll(reporters, result2) {
-  const settled = await Promise.allSettled(reporters.map((r) => r.report(result2)));
+async function reportAll(reporters, result) {
+  const settled = await Promise.allSettled(reporters.map((r) => r.report(result)));
   return settled.flatMap((s, i) => s.status === "rejected" ? [new Error(`reporter ${reporters[i]?.name}: ${s.reason?.message ?? s.reason}`)] : []);
 }
 
@@ -45092,7 +45092,7 @@ async function runAgent(ctx, payload, ws, agent, options) {
   await writeFile5(promptFile, ctx.scrubber.scrub(prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result2 = await runCommand({
+  const result = await runCommand({
     command: agent.run,
     cwd,
     env,
@@ -45107,7 +45107,7 @@ async function runAgent(ctx, payload, ws, agent, options) {
   } catch {
     resultText = void 0;
   }
-  return { ...result2, cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
+  return { ...result, cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
 }
 
 // core/pr-body.ts
@@ -45698,7 +45698,7 @@ async function runRoleAgent(ctx, payload, ws, agent, options) {
   await writeFile6(promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result2 = await runCommand({
+  const result = await runCommand({
     command: agent.run,
     cwd: options.cwd,
     env,
@@ -45713,7 +45713,7 @@ async function runRoleAgent(ctx, payload, ws, agent, options) {
   } catch {
     resultText = void 0;
   }
-  return { ...result2, cwd: options.cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
+  return { ...result, cwd: options.cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
 }
 function shellQuote(value) {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -45872,10 +45872,10 @@ function judgeIndependence(coder, reviewer) {
 }
 
 // core/run/draft.ts
-function renderFindings(result2) {
-  if (result2.findings) return result2.findings;
-  const findings = result2.review?.findings ?? [];
-  if (findings.length === 0) return result2.summary;
+function renderFindings(result) {
+  if (result.findings) return result.findings;
+  const findings = result.review?.findings ?? [];
+  if (findings.length === 0) return result.summary;
   return findings.map((f) => {
     if (typeof f === "string") return `- ${f}`;
     const text = f.message ?? f.text ?? f.title ?? f.description;
@@ -45965,12 +45965,12 @@ ${list}${touched.length > 20 ? `
 | --- | --- | --- |
 | ${verdict.scores.complexity} | ${verdict.scores.risk} | ${verdict.scores.impact} |`;
     const who = `${independence.independent ? "Independent" : "**Not independent**"} review: ${independence.reason}.`;
-    const result2 = { ...baseResult(payload), conclusion: verdict.verdict === "pass" ? "success" : "failure", summary: "", commits, review };
-    const findings = verdict.findings.length > 0 ? renderFindings(result2) : "";
+    const result = { ...baseResult(payload), conclusion: verdict.verdict === "pass" ? "success" : "failure", summary: "", commits, review };
+    const findings = verdict.findings.length > 0 ? renderFindings(result) : "";
     const head = verdict.verdict === "pass" ? `Review \`${step.id}\` passed (${verdict.findings.length} finding(s)).` : `**Review \`${step.id}\` failed with ${verdict.findings.length} finding(s).**`;
-    result2.summary = [head, who, scores, ...findings ? ["### Findings", findings] : [], ...sections, agentTail].join("\n\n");
-    if (verdict.verdict === "fail") result2.findings = findings || "The reviewer failed the change without findings.";
-    return result2;
+    result.summary = [head, who, scores, ...findings ? ["### Findings", findings] : [], ...sections, agentTail].join("\n\n");
+    if (verdict.verdict === "fail") result.findings = findings || "The reviewer failed the change without findings.";
+    return result;
   } finally {
     if (!ctx.workspaceRoot) await rm7(ws.root, { recursive: true, force: true });
   }
@@ -46535,9 +46535,9 @@ async function runEntry(io) {
   const token = io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
   if (token && io.env.GITHUB_ACTIONS === "true") io.setSecret(token);
   const scrubber = Scrubber.fromEnvironment(io.env, token);
-  const log2 = (line) => io.log(scrubber.scrub(line));
+  const log = (line) => io.log(scrubber.scrub(line));
   let identity = identityOf(void 0);
-  let result2;
+  let result;
   let inputs;
   try {
     const text = await payloadText(io);
@@ -46547,53 +46547,63 @@ async function runEntry(io) {
     if (!parsed.ok) throw new ConveyorError("bad-payload", `the step payload is not valid: ${parsed.message}`);
     const payload = parsed.payload;
     inputs = payload;
-    log2(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
     const ctx = createContext({
       env: io.env,
       ...token ? { token } : {},
-      log: log2,
+      log,
       ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
       ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {}
     });
     const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
-    result2 = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {} };
+    result = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {} };
   } catch (e) {
-    result2 = failureResult(identity, e, (t) => scrubber.scrub(t));
-    if (!(e instanceof ConveyorError)) log2(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
+    result = failureResult(identity, e, (t) => scrubber.scrub(t));
+    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
   }
-  result2 = sealResult(result2, inputsDigest(inputs));
+  result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({
     env: io.env,
-    log: log2,
+    log,
     ...io.setOutput ? { setOutput: io.setOutput } : {},
     ...io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}
   });
-  for (const error62 of await reportAll(reporters, result2)) log2(`conveyor: could not report the result: ${error62.message}`);
-  return result2;
+  for (const error62 of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error62.message}`);
+  return result;
+}
+
+// action/src/main.ts
+async function main() {
+  const log = (line) => process.stdout.write(`${line}
+`);
+  for (const signal of ["SIGTERM", "SIGINT"]) {
+    process.once(signal, () => {
+      killRunningCommands();
+      process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
+    });
+  }
+  const checkRun = await prepareCheckRun({
+    env: process.env,
+    getInput: (name) => getInput(name),
+    log,
+    writeJobSummary: async (md) => void await summary.addRaw(md).write()
+  }).catch((e) => ({ proceed: false, reason: `cannot read the check run: ${e.message}`, failed: true }));
+  if (!checkRun.proceed) {
+    log(`conveyor: ${checkRun.reason}; doing nothing`);
+    return "failed" in checkRun ? 1 : 0;
+  }
+  const result = await runEntry({
+    env: process.env,
+    getInput: (name) => getInput(name),
+    setSecret: (value) => setSecret(value),
+    ...process.env.GITHUB_OUTPUT ? { setOutput: (name, value) => setOutput(name, value) } : {},
+    log,
+    ...checkRun.client ? { checkRunClient: () => checkRun.client } : {}
+  });
+  return result.conclusion === "failure" ? 1 : 0;
 }
 
 // action/src/index.ts
-var log = (line) => process.stdout.write(`${line}
-`);
-for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => {
-    killRunningCommands();
-    process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
-  });
-}
-var checkRun = await prepareCheckRun({ env: process.env, getInput: (name) => getInput(name), log, writeJobSummary: async (md) => void await summary.addRaw(md).write() }).catch((e) => ({ proceed: false, reason: `cannot read the check run: ${e.message}`, failed: true }));
-if (!checkRun.proceed) {
-  log(`conveyor: ${checkRun.reason}; doing nothing`);
-  process.exit("failed" in checkRun ? 1 : 0);
-}
-var result = await runEntry({
-  env: process.env,
-  getInput: (name) => getInput(name),
-  setSecret: (value) => setSecret(value),
-  ...process.env.GITHUB_OUTPUT ? { setOutput: (name, value) => setOutput(name, value) } : {},
-  log,
-  ...checkRun.client ? { checkRunClient: () => checkRun.client } : {}
-});
-process.exitCode = result.conclusion === "failure" ? 1 : 0;
+process.exitCode = await main();
