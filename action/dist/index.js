@@ -24360,7 +24360,7 @@ function runCommand(options) {
 
 // action/src/entry.ts
 init_errors();
-import { readFile as readFile7 } from "node:fs/promises";
+import { readFile as readFile6 } from "node:fs/promises";
 
 // core/receipt.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -45092,6 +45092,9 @@ async function runAgent(ctx, payload, ws, agent, options) {
   await writeFile5(promptFile, ctx.scrubber.scrub(prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
+  return runAgentCommand(ctx, agent, cwd, env, { promptFile, resultFile });
+}
+async function runAgentCommand(ctx, agent, cwd, env, files) {
   const result = await runCommand({
     command: agent.run,
     cwd,
@@ -45103,11 +45106,11 @@ async function runAgent(ctx, payload, ws, agent, options) {
   });
   let resultText;
   try {
-    resultText = ctx.scrubber.scrub(await readFile3(resultFile, "utf8"));
+    resultText = ctx.scrubber.scrub(await readFile3(files.resultFile, "utf8"));
   } catch {
     resultText = void 0;
   }
-  return { ...result, cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
+  return { ...result, cwd, ...files, ...resultText !== void 0 ? { resultText } : {} };
 }
 
 // core/pr-body.ts
@@ -45581,7 +45584,7 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 init_errors();
-import { lstat as lstat2, mkdir as mkdir5, readFile as readFile5, rm as rm6, writeFile as writeFile7 } from "node:fs/promises";
+import { lstat as lstat2, mkdir as mkdir5, readFile as readFile4, rm as rm6, writeFile as writeFile7 } from "node:fs/promises";
 import { dirname as dirname2, isAbsolute, join as join8, normalize as normalize2 } from "node:path";
 
 // core/role-prompts.ts
@@ -45688,7 +45691,7 @@ function quoteWritten(text, max = 500) {
 init_git();
 
 // action/src/steps/role-agent.ts
-import { readFile as readFile4, rm as rm5, writeFile as writeFile6 } from "node:fs/promises";
+import { rm as rm5, writeFile as writeFile6 } from "node:fs/promises";
 import { join as join7 } from "node:path";
 async function runRoleAgent(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
@@ -45698,22 +45701,7 @@ async function runRoleAgent(ctx, payload, ws, agent, options) {
   await writeFile6(promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runCommand({
-    command: agent.run,
-    cwd: options.cwd,
-    env,
-    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
-    ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-    scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`  | ${line}`)
-  });
-  let resultText;
-  try {
-    resultText = ctx.scrubber.scrub(await readFile4(resultFile, "utf8"));
-  } catch {
-    resultText = void 0;
-  }
-  return { ...result, cwd: options.cwd, promptFile, resultFile, ...resultText !== void 0 ? { resultText } : {} };
+  return runAgentCommand(ctx, agent, options.cwd, env, { promptFile, resultFile });
 }
 function shellQuote(value) {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -45776,7 +45764,7 @@ ${fenced(tail(outcome.output) || "(no output)")}`;
       const what = !info ? "did not write" : "wrote something other than a regular file at";
       return fail("gate-file-missing", `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
     }
-    const content = await readFile5(file2);
+    const content = await readFile4(file2);
     if (!content.toString("utf8").trim()) {
       return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
     }
@@ -45978,7 +45966,7 @@ ${list}${touched.length > 20 ? `
 
 // action/src/steps/deploy.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { appendFile as appendFile2, readFile as readFile6, writeFile as writeFile9 } from "node:fs/promises";
+import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile9 } from "node:fs/promises";
 import { join as join10 } from "node:path";
 
 // core/deploy-plan.ts
@@ -46305,7 +46293,7 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
   if (r.timedOut) outcome = { ...base, state: "failed", error: `timed out after ${t.deploy.timeoutMinutes} min`, outputTail };
   else if (r.exitCode !== 0) outcome = { ...base, state: "failed", error: `exited with ${r.exitCode ?? `signal ${r.signal ?? "?"}`}`, outputTail };
   else {
-    const url2 = reportedUrl(await readFile6(output2, "utf8"));
+    const url2 = reportedUrl(await readFile5(output2, "utf8"));
     if (!url2) outcome = { ...base, state: "failed", error: "no url reported (write url=... to $CONVEYOR_OUTPUT)", outputTail };
     else if (!isUrl(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2)} is not an absolute URL`, outputTail };
     else outcome = { ...base, state: "ready", url: ctx.scrubber.scrub(url2) };
@@ -46515,7 +46503,7 @@ async function payloadText(io) {
   const path = io.env.CONVEYOR_PAYLOAD_PATH;
   if (path) {
     try {
-      return await readFile7(path, "utf8");
+      return await readFile6(path, "utf8");
     } catch (e) {
       throw new ConveyorError("bad-payload", `CONVEYOR_PAYLOAD_PATH ${path} cannot be read: ${e.message}`);
     }

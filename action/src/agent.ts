@@ -120,6 +120,17 @@ export async function runAgent(
   await writeFile(promptFile, ctx.scrubber.scrub(prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
+  return runAgentCommand(ctx, agent, cwd, env, { promptFile, resultFile });
+}
+
+/** Runs an agent's command with its timeout, streaming scrubbed lines, and reads what it wrote to its result file. */
+export async function runAgentCommand(
+  ctx: StepContext,
+  agent: ResolvedAgent,
+  cwd: string,
+  env: Record<string, string>,
+  files: { promptFile: string; resultFile: string },
+): Promise<AgentOutcome> {
   const result = await runCommand({
     command: agent.run,
     cwd,
@@ -131,9 +142,9 @@ export async function runAgent(
   });
   let resultText: string | undefined;
   try {
-    resultText = ctx.scrubber.scrub(await readFile(resultFile, 'utf8'));
+    resultText = ctx.scrubber.scrub(await readFile(files.resultFile, 'utf8'));
   } catch {
     resultText = undefined;
   }
-  return { ...result, cwd, promptFile, resultFile, ...(resultText !== undefined ? { resultText } : {}) };
+  return { ...result, cwd, ...files, ...(resultText !== undefined ? { resultText } : {}) };
 }

@@ -1,12 +1,11 @@
 // Runs an agent with a prompt of its own (the reviewer, a gate's author): the same contract as the
 // coding agent (prompt and result files, CONVEYOR_* variables, no secret in its environment), but
 // the prompt is the caller's and the result file starts absent, so whatever is there is its own.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedAgent } from '../../../core/plan/types.ts';
 import type { StepPayload } from '../../../core/wire.ts';
-import { agentEnvironment, conveyorDir, type AgentOutcome } from '../agent.ts';
-import { runCommand } from '../command.ts';
+import { agentEnvironment, conveyorDir, runAgentCommand, type AgentOutcome } from '../agent.ts';
 import type { StepContext } from '../context.ts';
 import type { Workspace } from '../workspace.ts';
 
@@ -24,22 +23,7 @@ export async function runRoleAgent(
   await writeFile(promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
   ctx.log(`conveyor: running ${options.role} agent "${agent.name}" in ${options.cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runCommand({
-    command: agent.run,
-    cwd: options.cwd,
-    env,
-    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
-    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-    scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`  | ${line}`),
-  });
-  let resultText: string | undefined;
-  try {
-    resultText = ctx.scrubber.scrub(await readFile(resultFile, 'utf8'));
-  } catch {
-    resultText = undefined;
-  }
-  return { ...result, cwd: options.cwd, promptFile, resultFile, ...(resultText !== undefined ? { resultText } : {}) };
+  return runAgentCommand(ctx, agent, options.cwd, env, { promptFile, resultFile });
 }
 
 /** Shell-quotes one argument: what `{path}` becomes in a gate command. */
