@@ -83,16 +83,7 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
   const why = pushedAfter(event.by, event.head, event.repo);
   d.run.approvals = run.approvals.map((a) => (a.stale || a.heads[event.repo] === event.head ? a : { ...a, stale: why }));
   const rerun = stepsToRerun(run);
-  for (const id of rerun) {
-    const s = d.step(id);
-    // Attempt numbers keep growing, so a late result of the old head's attempt never matches.
-    s.status = 'pending';
-    s.mode = 'run';
-    s.repairs = 0;
-    s.losses = 0;
-    s.result = undefined;
-    s.reason = `runs again: ${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo}`;
-  }
+  for (const id of rerun) d.resetStep(id, `runs again: ${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo}`);
   for (const p of run.plan.steps) {
     if (p.kind !== 'approval' || rerun.has(p.id)) continue;
     const s = run.steps[p.id];

@@ -96,6 +96,20 @@ export class Draft {
   }
 
   /** A writable copy of the step (made once per transition). */
+  /**
+   * Puts a step back to pending, to run again from scratch. Attempt numbers keep growing, so a
+   * late result of an old attempt can never match again.
+   */
+  resetStep(id: string, reason?: string): void {
+    const s = this.step(id);
+    s.status = 'pending';
+    s.mode = 'run';
+    s.repairs = 0;
+    s.losses = 0;
+    s.result = undefined;
+    s.reason = reason;
+  }
+
   step(id: string): StepState {
     const s = this.run.steps[id];
     if (!s) throw new Error(`run ${this.run.id} has no step "${id}"`);

@@ -177,16 +177,7 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
   }
   const d = new Draft(run, event.at);
   const reset = new Set(order.slice(from));
-  for (const id of reset) {
-    const s = d.step(id);
-    // Attempt numbers keep growing, so a late result of an old attempt can never match again.
-    s.status = 'pending';
-    s.mode = 'run';
-    s.repairs = 0;
-    s.losses = 0;
-    s.result = undefined;
-    s.reason = undefined;
-  }
+  for (const id of reset) d.resetStep(id);
   const who = event.by ? ` by ${event.by}` : '';
   if (run.approvals.some((a) => reset.has(a.step) && !a.stale)) {
     d.run.approvals = run.approvals.map((a) => (reset.has(a.step) && !a.stale ? { ...a, stale: `step retried${who}` } : a));
