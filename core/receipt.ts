@@ -168,7 +168,11 @@ function canonicalKeys(o: Record<string, unknown>): string[] {
 /** The payload as the action sees it (JSON, then the wire schema), without agents' `env` values. */
 export function receiptInputs(payload: unknown): unknown {
   let value: unknown = payload;
-  const parsed = stepPayloadSchema.safeParse(payload === undefined ? undefined : JSON.parse(JSON.stringify(payload)));
+  // Plain JSON data comes back from a JSON round trip as it was, less its undefined members, which
+  // the schema reads as absent and the digest leaves out: parsing it as it is gives the same inputs,
+  // without the round trip. Anything else (a Date, NaN, a hole...) takes the action's own path.
+  const direct = isPlainJson(payload) ? stepPayloadSchema.safeParse(payload) : undefined;
+  const parsed = direct?.success ? direct : stepPayloadSchema.safeParse(payload === undefined ? undefined : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value ?? null;
   const o = value as Record<string, unknown>;
@@ -182,6 +186,38 @@ export function receiptInputs(payload: unknown): unknown {
     } else stripped[name] = agent;
   }
   return { ...o, agents: stripped };
+}
+
+/**
+ * True for a value JSON.stringify then JSON.parse give back unchanged (but for undefined object
+ * members, dropped): plain objects and arrays of strings, finite numbers, booleans and null.
+ */
+function isPlainJson(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!isPlainJson(v[i])) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) {
+    if (k === '__proto__') return false;
+    const member = (v as Record<string, unknown>)[k];
+    if (member !== undefined && !isPlainJson(member)) return false;
+  }
+  // Symbol keys and non-enumerable properties, which JSON leaves out, but a schema might read.
+  return Object.getOwnPropertySymbols(v).length === 0 && Object.getOwnPropertyNames(v).length === Object.keys(v).length;
 }
 
 /** Digest of an attempt's inputs: what the engine records at dispatch and the action seals with. */

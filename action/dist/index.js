@@ -44425,7 +44425,8 @@ function canonicalKeys(o) {
 }
 function receiptInputs(payload) {
   let value = payload;
-  const parsed = stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
+  const direct = isPlainJson(payload) ? stepPayloadSchema.safeParse(payload) : void 0;
+  const parsed = direct?.success ? direct : stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== "object" || Array.isArray(value)) return value ?? null;
   const o = value;
@@ -44439,6 +44440,32 @@ function receiptInputs(payload) {
     } else stripped[name] = agent;
   }
   return { ...o, agents: stripped };
+}
+function isPlainJson(v) {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!isPlainJson(v[i])) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) {
+    if (k === "__proto__") return false;
+    const member = v[k];
+    if (member !== void 0 && !isPlainJson(member)) return false;
+  }
+  return Object.getOwnPropertySymbols(v).length === 0 && Object.getOwnPropertyNames(v).length === Object.keys(v).length;
 }
 function inputsDigest(payload) {
   return canonicalDigest(receiptInputs(payload));

@@ -1,6 +1,7 @@
 // The embedded store: one SQLite file (better-sqlite3, WAL), safe to share between processes on
-// one machine. Runs are JSON text with a version column for compare-and-swap; effects live in an
-// outbox keyed (run, key), written in the same transaction as the run.
+// one machine. Runs are JSON text with a version column for compare-and-swap; each run's outbox
+// (its pending effects and the keys of those carried out) lives in columns of its own row, written
+// by the same UPDATE as the run (see outbox.ts).
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -8,6 +9,7 @@ import { sha256 } from '../../core/canonical.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Run, RunEffect } from '../../core/run/types.ts';
 import { deepFreeze, freezeRun, serializeRun } from './json.ts';
+import { Outbox, OutboxError, parsePending, type OutboxColumns } from './outbox.ts';
 import { StoreError } from './port.ts';
 import type { EffectRef, RunFilter, RunStore, StoredEffect } from './port.ts';
 
@@ -33,18 +35,17 @@ CREATE TABLE runs (
   plan_key TEXT NOT NULL REFERENCES plans (key),
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
+  -- The outbox (outbox.ts): pending effects as a JSON list ('' when none), and the keys of the
+  -- effects carried out, one a line. Before the body, so reading them never walks the body.
+  -- has_pending: 1 while pending is not empty. Set only when it flips: SQLite rewrites the entry
+  -- of an index whose columns an UPDATE sets, even to the same value.
+  has_pending INTEGER NOT NULL DEFAULT 0,
+  pending TEXT NOT NULL DEFAULT '',
+  done TEXT NOT NULL DEFAULT '',
   body TEXT NOT NULL
 );
 CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
-CREATE TABLE effects (
-  run INTEGER NOT NULL,
-  key TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  done INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (run, key)
-) WITHOUT ROWID;
+CREATE INDEX runs_pending ON runs (has_pending) WHERE has_pending = 1;
 CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
 `;
 
@@ -106,6 +107,7 @@ function migrate(db: Db, path: string): void {
 /** Turns SQLite's own errors into one that names the file and what to do about it. */
 function explain(e: unknown, path: string): unknown {
   if (e instanceof StoreError) return e;
+  if (e instanceof OutboxError) return new StoreError('corrupt', `${e.message} Restore it from a backup, or move it away to start afresh.`, { cause: e });
   const code = (e as { code?: unknown }).code;
   const said = (e as Error).message;
   if (code === 'SQLITE_NOTADB') {
@@ -118,7 +120,6 @@ function explain(e: unknown, path: string): unknown {
 }
 
 interface RunRow {
-  rowid: number;
   version: number;
   plan_key: string;
   body: string;
@@ -136,14 +137,14 @@ class SqliteStore implements RunStore {
   private readonly updateRun;
   private readonly insertPlan;
   private readonly selectPlan;
-  private readonly insertEffectStatements: Database.Statement[] = [];
+  private readonly updateRunOnly;
+  private readonly selectOutbox;
+  private readonly updateOutbox;
+  private readonly updateRunFlag;
+  private readonly updateOutboxFlag;
+
   private readonly selectPending;
   private readonly selectPendingOf;
-  private readonly markDone;
-  private readonly markDoneOf;
-  private readonly selectRowid;
-  /** Rowids of runs, so that effects (which refer to runs by rowid) need no lookup by id. Runs are never deleted. */
-  private readonly rowids = new Map<string, number>();
   private readonly insertDelivery;
   private readonly createTx;
   private readonly commitTx;
@@ -166,40 +167,58 @@ class SqliteStore implements RunStore {
     private readonly path: string,
   ) {
     this.insertRun = db.prepare(
-      `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, has_pending, pending, done, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectRun = db.prepare<[string], RunRow>('SELECT rowid, version, plan_key, body FROM runs WHERE id = ?');
+    this.selectRun = db.prepare<[string], RunRow>('SELECT version, plan_key, body FROM runs WHERE id = ?');
     this.selectVersion = db.prepare<[string], number>('SELECT version FROM runs WHERE id = ?').pluck();
-    this.updateRun = db.prepare('UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, body = ? WHERE id = ? AND version = ?');
-    this.selectRowid = db.prepare<[string], number>('SELECT rowid FROM runs WHERE id = ?').pluck();
+    this.updateRun = db.prepare(
+      'UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, pending = ?, done = ?, body = ? WHERE id = ? AND version = ?',
+    );
+    this.updateRunOnly = db.prepare('UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, body = ? WHERE id = ? AND version = ?');
+    this.selectOutbox = db.prepare<[string], OutboxColumns & { version: number }>('SELECT version, pending, done FROM runs WHERE id = ?');
+    this.updateOutbox = db.prepare('UPDATE runs SET pending = ?, done = ? WHERE id = ?');
+    this.updateRunFlag = db.prepare(
+      'UPDATE runs SET version = version + 1, status = ?, plan_key = ?, updated_at = ?, pending = ?, done = ?, body = ?, has_pending = ? WHERE id = ? AND version = ?',
+    );
+    this.updateOutboxFlag = db.prepare('UPDATE runs SET pending = ?, done = ?, has_pending = ? WHERE id = ?');
     this.insertPlan = db.prepare('INSERT INTO plans (key, body) VALUES (?, ?) ON CONFLICT DO NOTHING');
     this.selectPlan = db.prepare<[string], string>('SELECT body FROM plans WHERE key = ?').pluck();
-    this.selectPending = db.prepare<[], { run_id: string; body: string }>(
-      'SELECT runs.id AS run_id, effects.body FROM effects JOIN runs ON runs.rowid = effects.run WHERE done = 0 ORDER BY effects.run, effects.version, effects.idx',
-    );
-    this.selectPendingOf = db.prepare<[string], { run_id: string; body: string }>(
-      'SELECT runs.id AS run_id, effects.body FROM runs JOIN effects ON effects.run = runs.rowid WHERE runs.id = ? AND done = 0 ORDER BY effects.version, effects.idx',
-    );
-    this.markDone = db.prepare('UPDATE effects SET done = 1 WHERE run = (SELECT rowid FROM runs WHERE id = ?) AND key = ?');
-    this.markDoneOf = db.prepare('UPDATE effects SET done = 1 WHERE run = ? AND key = ?');
+    this.selectPending = db.prepare<[], { id: string; pending: string }>('SELECT id, pending FROM runs WHERE has_pending = 1 ORDER BY rowid');
+    this.selectPendingOf = db.prepare<[string], { id: string; pending: string }>("SELECT id, pending FROM runs WHERE id = ? AND pending <> ''");
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
     this.markDoneTx = db.transaction((refs: readonly EffectRef[]) => this.markAll(refs));
 
     this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined) => {
       if (done) this.markAll(done);
       if (plan) this.insertPlan.run(plan.key, plan.body);
-      const version = run.version + 1;
-      const rowid = Number(this.insertRun.run(run.id, version, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, body).lastInsertRowid);
-      this.insertEffects(rowid, version, effects);
-      return rowid;
+      const box = new Outbox(run.id, { pending: '', done: '' }, this.whose(run.id));
+      box.add(effects);
+      const { pending, done: doneKeys } = box.columnsToWrite();
+      this.insertRun.run(run.id, run.version + 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, pending ? 1 : 0, pending, doneKeys, body);
     });
     this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined): boolean => {
-      if (done) this.markAll(done);
+      // This run's marks are written by the same UPDATE as the run; other runs' on their own.
+      const mine = done ? this.markAll(done, run.id) : [];
       if (plan) this.insertPlan.run(plan.key, plan.body);
-      if (this.updateRun.run(run.status, planKey, run.updatedAt, body, run.id, run.version).changes !== 1) return false;
-      if (effects.length > 0) this.insertEffects(this.rowidOf(run.id), run.version + 1, effects);
-      return true;
+      if (effects.length === 0 && mine.length === 0) return this.updateRunOnly.run(run.status, planKey, run.updatedAt, body, run.id, run.version).changes === 1;
+      // Under the write lock (an immediate transaction), so no other writer changes the row meanwhile.
+      const row = this.selectOutbox.get(run.id);
+      if (!row) return false;
+      const box = new Outbox(run.id, row, this.whose(run.id));
+      box.markDone(mine);
+      if (row.version !== run.version) {
+        // A conflict: the run and its effects are not written, the marks are (they are true either way).
+        if (box.dirty) this.writeOutbox(run.id, box, row);
+        return false;
+      }
+      box.add(effects);
+      const c = box.columnsToWrite();
+      const changes =
+        (c.pending === '') === (row.pending === '')
+          ? this.updateRun.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, run.id, run.version).changes
+          : this.updateRunFlag.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, c.pending ? 1 : 0, run.id, run.version).changes;
+      return changes === 1;
     });
   }
 
@@ -208,7 +227,7 @@ class SqliteStore implements RunStore {
     const body = serializeRun(freezeRun(run));
     this.guard(() => {
       try {
-        this.rowids.set(run.id, this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined));
+        this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined);
       } catch (e) {
         if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
@@ -247,7 +266,7 @@ class SqliteStore implements RunStore {
       where.push('pipeline = ?');
       args.push(filter.pipeline);
     }
-    const sql = `SELECT rowid, id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const sql = `SELECT id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
     const rows = this.guard(() => this.db.prepare<unknown[], RunRow & { id: string }>(sql).all(...args));
     return rows.map((r) => this.parse(r.id, r));
   }
@@ -263,11 +282,13 @@ class SqliteStore implements RunStore {
 
   pendingEffects(runId?: string): StoredEffect[] {
     const rows = this.guard(() => (runId === undefined ? this.selectPending.all() : this.selectPendingOf.all(runId)));
-    return rows.map((r) => ({ ...(JSON.parse(r.body) as RunEffect), runId: r.run_id }));
+    const out: StoredEffect[] = [];
+    for (const r of rows) for (const e of this.guard(() => parsePending(r.pending, this.whose(r.id)))) out.push({ ...e, runId: r.id });
+    return out;
   }
 
   markEffectDone(runId: string, key: string): void {
-    this.guard(() => this.markDone.run(runId, key));
+    this.markEffectsDone([{ runId, key }]);
   }
 
   markEffectsDone(refs: readonly EffectRef[]): void {
@@ -275,22 +296,40 @@ class SqliteStore implements RunStore {
     this.guard(() => this.markDoneTx.immediate(refs));
   }
 
-  private markAll(refs: readonly EffectRef[]): void {
+  /**
+   * Marks effects done, one read and at most one write per run; the marks of `except` (the run
+   * being committed) are returned instead, for its own UPDATE.
+   */
+  private markAll(refs: readonly EffectRef[], except?: string): string[] {
+    const mine: string[] = [];
+    const byRun = new Map<string, string[]>();
     for (const r of refs) {
-      const rowid = this.rowids.get(r.runId);
-      if (rowid === undefined) this.markDone.run(r.runId, r.key);
-      else this.markDoneOf.run(rowid, r.key);
+      if (r.runId === except) mine.push(r.key);
+      else {
+        const keys = byRun.get(r.runId);
+        if (keys) keys.push(r.key);
+        else byRun.set(r.runId, [r.key]);
+      }
     }
+    for (const [runId, keys] of byRun) {
+      const row = this.selectOutbox.get(runId);
+      if (!row || row.pending === '') continue;
+      const box = new Outbox(runId, row, this.whose(runId));
+      box.markDone(keys);
+      if (box.dirty) this.writeOutbox(runId, box, row);
+    }
+    return mine;
   }
 
-  private rowidOf(id: string): number {
-    let rowid = this.rowids.get(id);
-    if (rowid === undefined) {
-      rowid = this.selectRowid.get(id);
-      if (rowid === undefined) throw new StoreError('no-such-run', `There is no run "${id}" in ${this.path}.`);
-      this.rowids.set(id, rowid);
-    }
-    return rowid;
+  private writeOutbox(runId: string, box: Outbox, before: OutboxColumns): void {
+    const { pending, done } = box.columnsToWrite();
+    if ((pending === '') === (before.pending === '')) this.updateOutbox.run(pending, done, runId);
+    else this.updateOutboxFlag.run(pending, done, pending ? 1 : 0, runId);
+  }
+
+  /** Names a run in the messages of a damaged outbox. */
+  private whose(runId: string): string {
+    return `run "${runId}" in the state database ${this.path}`;
   }
 
   seenDelivery(id: string): boolean {
@@ -307,27 +346,6 @@ class SqliteStore implements RunStore {
     // Oldest first: a Map iterates in insertion order.
     if (this.recent.size > RECENT_RUNS) this.recent.delete(this.recent.keys().next().value!);
     return run;
-  }
-
-  /**
-   * Effects are keyed by the run's rowid: runs being driven are the newest, so their effects land
-   * at the end of the table. One statement per commit, whatever the number of effects.
-   */
-  private insertEffects(run: number, version: number, effects: RunEffect[]): void {
-    if (effects.length === 0) return;
-    const args: (string | number)[] = [];
-    for (let i = 0; i < effects.length; i++) args.push(run, effects[i]!.key, version, i, JSON.stringify(effects[i]));
-    this.insertEffectsStatement(effects.length).run(...args);
-  }
-
-  private insertEffectsStatement(count: number): Database.Statement {
-    let statement = this.insertEffectStatements[count];
-    if (!statement) {
-      const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare(`INSERT INTO effects (run, key, version, idx, body) VALUES ${rows} ON CONFLICT DO NOTHING`);
-      this.insertEffectStatements[count] = statement;
-    }
-    return statement;
   }
 
   /** The plan's key, and its text when it may not be stored yet. */
@@ -352,7 +370,6 @@ class SqliteStore implements RunStore {
   }
 
   private parse(id: string, row: RunRow): Run {
-    this.rowids.set(id, row.rowid);
     const run = this.parseJson(`Run "${id}"`, row.body) as Run;
     run.plan = this.loadPlan(row.plan_key);
     // The column is the truth: the body was serialized before the version was bumped.
