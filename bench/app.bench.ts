@@ -2,7 +2,9 @@
 // calls of a whole 6-step run, and webhooks per second when 10,000 webhooks are replayed through
 // the app (Probot's receive, the real engine and SQLite store) with GitHub answering instantly (a
 // fake fetch at the HTTP layer), divided by the engine's own transitions per second measured in
-// the same run (the floor: read + reduce + compare-and-swap commit). Target ratio >= 0.3.
+// the same run (the floor: read + reduce + compare-and-swap commit). Target ratio >= 0.3. It also
+// prints what bounds that ratio: the REST calls each webhook needs, each timed through Octokit's
+// whole request path in the same run, plus one transition.
 //   npx tsx bench/app.bench.ts [webhooks]
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
@@ -53,6 +55,7 @@ async function github(input: string | URL | Request, init?: RequestInit): Promis
     return json(204, null);
   }
   if (method === 'POST' && path.endsWith('/comments')) return json(201, { id: ++ids, html_url: 'c' });
+  if (method === 'GET' && /\/pulls\/\d+$/.test(path)) return json(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: 'a'.repeat(40) }, base: { ref: 'main' } });
   if (method === 'PUT' && path.endsWith('/merge')) return json(200, { merged: true, sha: 'c'.repeat(40) });
   return json(200, {});
 }
@@ -132,12 +135,16 @@ current.close();
 ids = 1000;
 dispatches.length = 0;
 current = createApp('replay');
+const replayCalls0 = calls;
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 for (const event of recorded) {
   await current.probot.receive(event as never);
   await current.app.idle();
 }
 const appMs = performance.now() - t0;
+const appCpu = process.cpuUsage(cpu0);
+const callsPerWebhook = (calls - replayCalls0) / recorded.length;
 received = recorded.length;
 const appRate = (received / appMs) * 1000;
 const replayed = current.store.list({ status: ['succeeded'] }).length;
@@ -160,16 +167,32 @@ const engine = new Engine({
   observe: () => void transitions++,
 });
 const f0 = performance.now();
+const fcpu0 = process.cpuUsage();
 for (let i = 0; transitions < received; i++) {
   await engine.start({ id: `floor-${i}`, plan, issue: { repo: 'acme/web', number: i + 1, title: 't', body: 'b' }, options: {} });
   await engine.idle();
 }
 const floorRate = (transitions / (performance.now() - f0)) * 1000;
+const floorCpu = process.cpuUsage(fcpu0);
 
+// 4. What bounds the ratio: each webhook costs at least one transition plus its REST calls, and
+// one call through the app's own client (Octokit's whole request path, with GitHub answering at
+// once) is timed here in the same run.
+const client = await current.app.deps.client(2);
+const output = { title: 'in_progress: 3 of 6 steps succeeded', summary: 'x'.repeat(700) };
+for (let i = 0; i < 500; i++) await client.updateCheckRun('acme/web', 7, { status: 'in_progress', output });
+const q0 = performance.now();
+for (let i = 0; i < 3000; i++) await client.updateCheckRun('acme/web', 7, { status: 'in_progress', output });
+const callUs = ((performance.now() - q0) * 1000) / 3000;
+const transitionUs = 1e6 / floorRate;
+const bound = transitionUs / (transitionUs + callsPerWebhook * callUs);
+
+const us = (cpu: NodeJS.CpuUsage, n: number) => ((cpu.user + cpu.system) / n).toFixed(0);
 const ratio = appRate / floorRate;
 console.log(`REST calls from a step's completion to the next dispatch: max ${Math.max(...counts.between.slice(0, -1))} (each: ${counts.between.join(', ')}; target <= 6)`);
 console.log(`REST calls of a whole 6-step run (label to merged): ${wholeRun}`);
-console.log(`app: ${received} webhooks in ${appMs.toFixed(0)} ms = ${appRate.toFixed(0)}/s; engine floor: ${floorRate.toFixed(0)} transitions/s`);
+console.log(`app: ${received} webhooks in ${appMs.toFixed(0)} ms = ${appRate.toFixed(0)}/s (${us(appCpu, received)} us CPU each); engine floor: ${floorRate.toFixed(0)} transitions/s (${us(floorCpu, transitions)} us CPU each)`);
+console.log(`bound: ${callsPerWebhook.toFixed(2)} REST calls per webhook x ${callUs.toFixed(0)} us per call (Octokit, instant answer) + one transition (${transitionUs.toFixed(0)} us): ratio <= ${bound.toFixed(2)} before any other work`);
 console.log(`ratio app/engine: ${ratio.toFixed(2)} (target >= 0.3) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}`);
 current.close();
 floorStore.close();

@@ -59,7 +59,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       const client = await options.client(run);
       const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
       const { repo, head } = await options.heads.of(run, payload.repos, client);
-      let link: AttemptLink = links.attempt(externalId) ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
+      // What an earlier try of this attempt recorded (read once: this try's own writes follow it).
+      const stored = links.attempt(externalId);
+      let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
       const save = (patch: Partial<AttemptLink>) => {
         link = { ...link, ...patch, at: now() };
         links.saveAttempt(link);
@@ -68,7 +70,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       if (link.checkRunId === undefined) {
         const name = stepCheckName(payload.step.id);
         // A record without an id means an earlier try may have created it before it died.
-        const earlier = links.attempt(externalId) ? await client.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
+        const earlier = stored ? await client.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
         if (!earlier) save({ state: 'creating-check', head });
         const check =
           earlier ??
@@ -86,7 +88,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
       if (link.state !== 'dispatched') {
         const marker = workflowRunMarker(checkRunId);
-        const stored = links.attempt(externalId);
+        // Only a try that got as far as dispatching with this check run may have started a workflow run.
         const earlier = stored?.state === 'dispatching' && stored.checkRunId === checkRunId ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
         if (earlier) {
           save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });

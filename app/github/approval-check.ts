@@ -7,7 +7,7 @@ import { validApprovals } from '../../core/run/reducer.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { CheckRunWrite, GitHubClient } from './client.ts';
 import type { Heads } from './heads.ts';
-import type { LinkStore } from './links.ts';
+import type { AttemptLink, LinkStore } from './links.ts';
 
 /** GitHub's limits: label 20, description 40, identifier 20 characters. */
 export const APPROVAL_ACTIONS = [
@@ -27,7 +27,8 @@ export class ApprovalChecks {
     private readonly now: () => string,
   ) {}
 
-  async publish(run: Run, client: GitHubClient): Promise<void> {
+  /** `attempts`: the run's attempt links when the caller has read them already. */
+  async publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> {
     const steps = run.plan.steps.filter((p) => p.kind === 'approval');
     if (steps.length === 0) return;
     const { repo, head } = await this.heads.of(run, payloadRepos(run), client);
@@ -35,7 +36,7 @@ export class ApprovalChecks {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 });
-      const link = this.links.attempt(externalId);
+      const link = attempts ? attempts.find((l) => l.externalId === externalId) : this.links.attempt(externalId);
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {
         // The old head's check: no longer the one that decides.

@@ -23,6 +23,8 @@ export interface AttemptLink {
 
 export interface LinkStore {
   attempt(externalId: string): AttemptLink | undefined;
+  /** Every attempt of a run (all steps, attempts and epochs), in one read. */
+  attemptsOfRun(runId: string): AttemptLink[];
   attemptByCheckRun(checkRunId: number): AttemptLink | undefined;
   attemptByWorkflowRun(workflowRunId: number): AttemptLink | undefined;
   saveAttempt(link: AttemptLink): void;
@@ -37,8 +39,12 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS github_attempts (
   external_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, check_run_id INTEGER, workflow_run_id INTEGER, body TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS github_attempts_check ON github_attempts (check_run_id);
-CREATE INDEX IF NOT EXISTS github_attempts_workflow ON github_attempts (workflow_run_id);
+-- Partial: an attempt without a check run or workflow run yet (most writes) costs no index write.
+-- (Replaces the full indexes of the first version, which indexed every NULL too.)
+DROP INDEX IF EXISTS github_attempts_check;
+DROP INDEX IF EXISTS github_attempts_workflow;
+CREATE INDEX IF NOT EXISTS github_attempts_check_run ON github_attempts (check_run_id) WHERE check_run_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS github_attempts_workflow_run ON github_attempts (workflow_run_id) WHERE workflow_run_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS github_comments (run_id TEXT PRIMARY KEY, id INTEGER NOT NULL, url TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT NULL, check_run_id INTEGER NOT NULL, PRIMARY KEY (run_id, head)) WITHOUT ROWID;
 `;
@@ -52,12 +58,16 @@ export function openLinkStore(path: string): LinkStore {
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
   const byId = db.prepare<[string], string>('SELECT body FROM github_attempts WHERE external_id = ?').pluck();
+  // External ids start with `<run id>:` and run ids never hold `:` (core/check-run.ts), so one
+  // range of the primary key holds exactly one run's attempts (`;` sorts right after `:`).
+  const ofRun = db.prepare<[string, string, string], string>('SELECT body FROM github_attempts WHERE external_id > ? AND external_id < ? AND run_id = ?').pluck();
   const byCheck = db.prepare<[number], string>('SELECT body FROM github_attempts WHERE check_run_id = ?').pluck();
   const byWorkflow = db.prepare<[number], string>('SELECT body FROM github_attempts WHERE workflow_run_id = ?').pluck();
   const upsert = db.prepare(
     `INSERT INTO github_attempts (external_id, run_id, check_run_id, workflow_run_id, body) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (external_id) DO UPDATE SET check_run_id = excluded.check_run_id, workflow_run_id = excluded.workflow_run_id, body = excluded.body`,
   );
+  const updateBody = db.prepare('UPDATE github_attempts SET body = ? WHERE external_id = ? AND check_run_id IS ? AND workflow_run_id IS ?');
   const getComment = db.prepare<[string], { id: number; url: string }>('SELECT id, url FROM github_comments WHERE run_id = ?');
   const putComment = db.prepare('INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url');
   const getSummary = db.prepare<[string, string], number>('SELECT check_run_id FROM github_summaries WHERE run_id = ? AND head = ?').pluck();
@@ -65,10 +75,15 @@ export function openLinkStore(path: string): LinkStore {
   const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
   return {
     attempt: (id) => parse(byId.get(id)),
+    attemptsOfRun: (runId) => ofRun.all(`${runId}:`, `${runId};`, runId).map((body) => JSON.parse(body) as AttemptLink),
     attemptByCheckRun: (id) => parse(byCheck.get(id)),
     attemptByWorkflowRun: (id) => parse(byWorkflow.get(id)),
     saveAttempt(link) {
-      upsert.run(link.externalId, link.runId, link.checkRunId ?? null, link.workflowRunId ?? null, JSON.stringify(link));
+      const body = JSON.stringify(link);
+      const checkRunId = link.checkRunId ?? null;
+      const workflowRunId = link.workflowRunId ?? null;
+      // Most saves change only the body: then the indexes are not rewritten (fewer pages to the log).
+      if (updateBody.run(body, link.externalId, checkRunId, workflowRunId).changes === 0) upsert.run(link.externalId, link.runId, checkRunId, workflowRunId, body);
     },
     comment: (runId) => getComment.get(runId),
     saveComment(runId, c) {

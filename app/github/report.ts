@@ -9,7 +9,7 @@ import { renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLink
 import type { RunStore } from '../store/port.ts';
 import type { GitHubClient } from './client.ts';
 import type { Heads } from './heads.ts';
-import type { LinkStore } from './links.ts';
+import type { AttemptLink, LinkStore } from './links.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
@@ -18,25 +18,35 @@ export interface RunReporterOptions {
   client(run: Run): Promise<GitHubClient>;
   now?: () => string;
   /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
-  approvals?: { publish(run: Run, client: GitHubClient): Promise<void> };
+  approvals?: { publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> };
 }
 
-export function linksOf(run: Run, links: LinkStore): RunLinks {
+export function linksOf(run: Run, links: LinkStore | readonly AttemptLink[]): RunLinks {
+  // One read for the whole run rather than one per step.
+  const byId = new Map((Array.isArray(links) ? links : (links as LinkStore).attemptsOfRun(run.id)).map((l) => [l.externalId, l]));
   const out: RunLinks = {};
   for (const [id, s] of Object.entries(run.steps)) {
     if (s.attempt === 0) continue;
-    const link = links.attempt(externalIdOf({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch }));
+    const link = byId.get(externalIdOf({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch }));
     if (!link) continue;
     out[id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
   }
   return out;
 }
 
+/** What this process last wrote for a run, so an unchanged view costs no call and no read. */
+interface Written {
+  comment?: { id: number; url: string; body: string };
+  summary?: { head: string; id: number; text: string };
+}
+
+/** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
+const REMEMBERED_RUNS = 1024;
+
 export class RunReporter {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
-  /** What was last written, so an unchanged view costs no call. */
-  private readonly written = new Map<string, string>();
+  private readonly written = new Map<string, Written>();
   /** Runs this process just started: they have no tracking comment to look for. */
   private readonly fresh = new Set<string>();
   private readonly now: () => string;
@@ -75,38 +85,52 @@ export class RunReporter {
     if (!run) return;
     const client = await this.options.client(run);
     const now = this.now();
-    const view = linksOf(run, links);
+    const attempts = links.attemptsOfRun(runId);
+    const view = linksOf(run, attempts);
+    const written = this.remember(runId);
 
     // Rendered as of the run's last change, so an unchanged run renders the same text.
     const body = renderTrackingComment(run, view, run.updatedAt);
-    const stable = body;
-    const commentKey = `comment\u0000${runId}`;
-    if (this.written.get(commentKey) !== stable) {
-      let comment = links.comment(runId);
+    if (written.comment?.body !== body) {
+      const recorded = written.comment ?? links.comment(runId);
+      let comment = recorded;
       // Without a record (a lost links file), the comment is found by its marker before a new one is made.
       if (!comment && !this.fresh.has(runId)) comment = await client.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
       if (comment) await client.updateComment(run.issue.repo, comment.id, body);
       else comment = await client.createComment(run.issue.repo, run.issue.number, body);
-      links.saveComment(runId, comment);
+      // Recorded when it is new to the record (created or found), not on every edit.
+      if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url });
       this.fresh.delete(runId);
-      this.written.set(commentKey, stable);
+      written.comment = { id: comment.id, url: comment.url, body };
     }
 
-    await this.options.approvals?.publish(run, client);
+    await this.options.approvals?.publish(run, client, attempts);
 
     const { repo, head } = await this.options.heads.of(run, payloadRepos(run), client);
     const check = renderSummaryCheck(run, view, run.updatedAt);
-    const summaryKey = `summary\u0000${runId}\u0000${head}`;
     const text = JSON.stringify(check);
-    if (this.written.get(summaryKey) === text) return;
+    if (written.summary?.head === head && written.summary.text === text) return;
     const output = { title: check.title, summary: check.summary.slice(0, 65_000) };
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
-    const known = links.summary(runId, head);
-    if (known !== undefined) await client.updateCheckRun(repo, known, { ...state, output });
-    else {
-      const created = await client.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output });
-      links.saveSummary(runId, head, created.id);
+    const known = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
+    let id: number;
+    if (known !== undefined) {
+      await client.updateCheckRun(repo, known, { ...state, output });
+      id = known;
+    } else {
+      id = (await client.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
+      links.saveSummary(runId, head, id);
     }
-    this.written.set(summaryKey, text);
+    written.summary = { head, id, text };
+  }
+
+  /** This run's record of what was written, kept among the most recently reported runs. */
+  private remember(runId: string): Written {
+    const known = this.written.get(runId);
+    if (known) this.written.delete(runId);
+    const entry = known ?? {};
+    this.written.set(runId, entry);
+    if (this.written.size > REMEMBERED_RUNS) this.written.delete(this.written.keys().next().value!);
+    return entry;
   }
 }

@@ -1,7 +1,7 @@
 // A run from the label to its last step, on GitHub: the app dispatches each step as a workflow run
 // with its check run, the real action (a child process) reads the check run, marks it in progress
 // and completes it with the result, and the completed check run advances the run.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { parseResultText } from '../../../core/check-run.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../../helpers/repos.ts';
@@ -34,6 +34,7 @@ afterEach(async () => {
 describe('GitHub mode: label to last step', () => {
   it('runs code, gate and merge, each step a workflow run reporting through its check run', async () => {
     const dispatched: Dispatched[] = [];
+    const commentRecords = vi.spyOn(h.conveyor.deps.links, 'saveComment');
     const start = [
       tokenScope(),
       configScope(),
@@ -105,5 +106,8 @@ describe('GitHub mode: label to last step', () => {
     expect(comments.at(-1)).toContain('[acme/web#1]');
     expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect(nock.pendingMocks()).toEqual([]);
+    // The tracking comment is recorded once, when it is made; its edits write no record.
+    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }]]);
+    expect(h.conveyor.deps.links.comment('acme-web-7')).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
   }, 120_000);
 });
