@@ -19257,6 +19257,33 @@ var init_port = __esm({
   }
 });
 
+// app/store/wal.ts
+function useWal(db, busyTimeoutMs) {
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  const deadline = Date.now() + busyTimeoutMs;
+  for (; ; ) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (e) {
+      if (!isBusy(e) || Date.now() > deadline) throw e;
+      sleepSync(20);
+    }
+  }
+}
+function isBusy(e) {
+  const code = e.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || /database is locked/.test(String(e.message));
+}
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+var init_wal = __esm({
+  "app/store/wal.ts"() {
+    "use strict";
+  }
+});
+
 // app/forge/local.ts
 var local_exports = {};
 __export(local_exports, {
@@ -19281,6 +19308,7 @@ var init_local = __esm({
     init_errors();
     init_git();
     init_port();
+    init_wal();
     LOCAL_FORGE_DB = ".conveyor-forge.db";
     MERGE_TRIES = 5;
     SCHEMA = `
@@ -19314,8 +19342,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         if (!existsSync2(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
         const { default: Database } = await import("better-sqlite3");
         const db = new Database(join3(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
-        db.pragma("journal_mode = WAL");
-        db.pragma("busy_timeout = 15000");
+        useWal(db, 15e3);
         db.exec(SCHEMA);
         return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
       }

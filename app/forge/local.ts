@@ -11,6 +11,7 @@ import { ConveyorError } from '../../core/errors.ts';
 import { git, gitOut } from '../../action/src/git.ts';
 import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState } from './port.ts';
 import { splitRepo } from './port.ts';
+import { useWal } from '../store/wal.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
 /** Tries of one merge while other runs move the same base. */
@@ -62,8 +63,7 @@ export class LocalForge implements Forge {
     if (!existsSync(remotesDir)) throw new ConveyorError('bad-input', `remotes folder ${remotesDir} does not exist`);
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15_000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 15000');
+    useWal(db, 15_000);
     db.exec(SCHEMA);
     return new LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, '')}`);
   }

@@ -3,6 +3,7 @@
 // is looked up before it is done again), the tracking comment, and the summary check run of each
 // head. Kept in tables of their own beside the store's, in the same SQLite file.
 import Database from 'better-sqlite3';
+import { useWal } from '../store/wal.ts';
 
 /** How far the dispatch of an attempt got: each state is written before the call it names. */
 export type DispatchState = 'creating-check' | 'dispatching' | 'dispatched';
@@ -52,8 +53,8 @@ CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT
 /** Opens the link tables in `path` (the store's SQLite file, or ':memory:'). */
 export function openLinkStore(path: string): LinkStore {
   const db = new Database(path);
-  db.pragma('busy_timeout = 10000');
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  if (path === ':memory:') db.pragma('busy_timeout = 10000');
+  else useWal(db, 10_000);
   // As the store: with WAL, NORMAL survives a killed process and does not fsync every write.
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);

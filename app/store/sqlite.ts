@@ -12,6 +12,7 @@ import { deepFreeze, freezeRun, serializeRun } from './json.ts';
 import { Outbox, OutboxError, parsePending, type OutboxColumns } from './outbox.ts';
 import { StoreError } from './port.ts';
 import type { EffectRef, RunFilter, RunStore, StoredEffect } from './port.ts';
+import { useWal } from './wal.ts';
 
 /** Bump with a migration in `migrate` whenever the tables change. */
 export const SCHEMA_VERSION = 1;
@@ -66,8 +67,7 @@ export function openSqliteStore(path: string): RunStore {
     throw new StoreError('not-a-store', `Cannot open the state database ${path}: ${(e as Error).message}`, { cause: e });
   }
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
+    useWal(db, BUSY_TIMEOUT_MS);
     // With WAL, NORMAL survives a killed process (only a power loss may drop the last commits).
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -32000');
