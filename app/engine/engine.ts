@@ -99,7 +99,10 @@ export class Engine {
   async recover(runId: string): Promise<void> {
     const run = this.get(runId);
     for (const step of Object.values(run.steps)) {
-      if (step.status !== 'queued' || run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge') continue;
+      // A merge runs in this process (its pending effect is carried out again below); only a
+      // merge's conflict repair is an attempt dispatched elsewhere.
+      const merge = run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge';
+      if (step.status !== 'queued' || (merge && step.mode !== 'repair')) continue;
       const payload = buildPayload(run, { step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode });
       const outcome = await this.options.dispatcher.recover(payload);
       if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch, inputsDigest(payload)));

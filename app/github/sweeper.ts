@@ -5,6 +5,7 @@ import { externalIdOf, parseResultText } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
 import { loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
+import { attemptTimeoutMinutes } from '../../core/run/draft.ts';
 
 export interface SweepOptions {
   /** An attempt with no workflow run this long after its dispatch is lost (default 10). */
@@ -27,10 +28,12 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
   for (const listed of deps.store.list({ status: ['running'] })) {
     for (const p of listed.plan.steps) {
-      if (p.kind === 'merge' || p.kind === 'approval') continue;
+      if (p.kind === 'approval') continue;
       const run: Run | undefined = deps.store.get(listed.id);
       const s = run?.steps[p.id];
       if (!run || !s || s.status !== 'queued') continue;
+      // The app merges by itself; only a merge's conflict repair runs as a workflow run.
+      if (p.kind === 'merge' && s.mode !== 'repair') continue;
       const record = s.attempts.findLast((r) => r.attempt === s.attempt && r.epoch === s.epoch);
       const now = Date.parse(deps.now());
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
@@ -60,8 +63,9 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
         report.lost.push(externalId);
       } else {
         const started = Date.parse(check.startedAt ?? record.startedAt);
-        if (now - started > p.timeoutMinutes * MINUTE + graceMs) {
-          await loseAttempt(deps, run, id, link, `it ran past its timeout of ${p.timeoutMinutes} minutes`, 'timed_out');
+        const timeout = attemptTimeoutMinutes(run, p.id);
+        if (now - started > timeout * MINUTE + graceMs) {
+          await loseAttempt(deps, run, id, link, `it ran past its timeout of ${timeout} minutes`, 'timed_out');
           report.lost.push(externalId);
         }
       }

@@ -83,6 +83,19 @@ function findRecord(s: StepState, attempt: number, epoch: number): AttemptRecord
   return undefined;
 }
 
+/**
+ * How long the current attempt of a step may run: the step's timeout, or for a repair the
+ * repairing agent's (a gate's or merge's own timeout says nothing about how long an agent takes).
+ */
+export function attemptTimeoutMinutes(run: Run, stepId: string): number {
+  const step = planStep(run, stepId);
+  if (!step) return 0;
+  if (run.steps[stepId]?.mode !== 'repair') return step.timeoutMinutes;
+  const coder = run.plan.steps.find((s) => s.kind === 'code');
+  const agent = ('repair' in step && step.repair?.agent) || (coder && 'agent' in coder ? coder.agent : undefined);
+  return Math.max(step.timeoutMinutes, (agent && run.plan.agents[agent]?.timeoutMinutes) || 0);
+}
+
 export class Draft {
   readonly run: Run;
   readonly effects: RunEffect[] = [];

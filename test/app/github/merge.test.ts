@@ -93,6 +93,35 @@ describe('merging on GitHub', () => {
     expect(run.steps.ship?.result?.summary).toBe('Merged acme/lib#3, acme/api#2, acme/web#1 (squash).');
   });
 
+  it('the sweeper catches a conflict repair whose workflow never started, and dispatches it again', async () => {
+    seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const dispatched: Dispatched[] = [];
+    const conflict = [
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, WEB_HEAD, { mergeable: false, mergeable_state: 'dirty' }),
+      dispatchScope('ship', 801, dispatched),
+    ];
+    await approve();
+    allDone(conflict);
+    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 0 });
+
+    h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
+    const lost = [
+      nock(API).get('/repos/acme/web/check-runs/801').reply(200, { id: 801, status: 'queued', conclusion: null, external_id: `${RUN}:ship:2:0`, output: {} }),
+      nock(API).patch('/repos/acme/web/check-runs/801', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      dispatchScope('ship', 802, dispatched),
+    ];
+    const report = await h.conveyor.sweep();
+    await h.conveyor.idle();
+    expect(report.lost).toEqual([`${RUN}:ship:2:0`]);
+    allDone(lost);
+    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 1 });
+    expect(dispatched.map((d) => d.externalId)).toEqual([`${RUN}:ship:2:0`, `${RUN}:ship:2:1`]);
+  });
+
   it('a conflicting PR is resolved by a code attempt on its work branch, then merged', async () => {
     seed(h, plan(), built);
     reportScopes();

@@ -1,0 +1,36 @@
+// How long an attempt may run before it counts as lost: the step's timeout, or for a repair the
+// repairing agent's.
+import { describe, expect, it } from 'vitest';
+import { attemptTimeoutMinutes } from '../../../core/run/draft.ts';
+import { createRun, reduce } from '../../../core/run/reducer.ts';
+import type { Plan } from '../../../core/plan/types.ts';
+import { planOf, resultOf } from '../../helpers/plans.ts';
+
+const AT = '2025-01-01T00:00:00.000Z';
+
+function withCoderTimeout(plan: Plan, minutes: number): Plan {
+  return { ...plan, agents: { ...plan.agents, coder: { ...plan.agents.coder!, timeoutMinutes: minutes } } };
+}
+
+describe('attemptTimeoutMinutes', () => {
+  const plan = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'test', kind: 'gate', repair: 2 }]), 45);
+  let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
+  run = reduce(run, { type: 'step-completed', at: AT, result: resultOf('r', 'implement', 1, 0, 'success') }).run;
+
+  it("is the step's own timeout for a run attempt", () => {
+    expect(run.steps.test).toMatchObject({ status: 'queued', mode: 'run' });
+    expect(attemptTimeoutMinutes(run, 'test')).toBe(30);
+  });
+
+  it("is the repairing agent's timeout when that is longer, for a repair attempt", () => {
+    const repairing = reduce(run, { type: 'step-completed', at: AT, result: resultOf('r', 'test', 1, 0, 'failure', { findings: 'boom' }) }).run;
+    expect(repairing.steps.test).toMatchObject({ status: 'queued', mode: 'repair' });
+    expect(attemptTimeoutMinutes(repairing, 'test')).toBe(45);
+    const quick = { ...repairing, plan: withCoderTimeout(repairing.plan, 5) };
+    expect(attemptTimeoutMinutes(quick, 'test')).toBe(30);
+  });
+
+  it('is 0 for a step the plan does not have', () => {
+    expect(attemptTimeoutMinutes(run, 'nope')).toBe(0);
+  });
+});
