@@ -15,6 +15,7 @@ import type { StepResult } from '../../core/wire.ts';
 import type { EffectRef, RunStore } from '../store/port.ts';
 import { applyEvent } from '../store/apply.ts';
 import type { AttemptOutcome, Dispatcher } from '../dispatch/port.ts';
+import { tornDownEvent } from '../../core/run/environments.ts';
 
 export interface EngineOptions {
   store: RunStore;
@@ -215,11 +216,7 @@ export class Engine {
     if (outcome.kind === 'dispatched') return;
     const removed = outcome.kind === 'result' ? outcome.result.environments : [];
     const why = outcome.kind === 'result' ? (outcome.result.error?.message ?? outcome.result.summary) : outcome.reason;
-    // What is still up stays on the run with the reason, for people and for `conveyor teardown`.
-    const failed = effect.environments
-      .filter((e) => !removed.some((r) => r.service === e.service && r.envId === e.envId))
-      .map((e) => ({ ...e, error: why }));
-    await this.apply(run.id, { type: 'torn-down', at: this.now(), environments: removed, ...(failed.length ? { failed } : {}) });
+    await this.apply(run.id, tornDownEvent(effect.environments, removed, why, this.now()));
   }
 
   /** Tears the run's ready environments down now (`conveyor teardown RUN`); resolves with the run after. */

@@ -7,6 +7,7 @@ import type { StepResult } from '../../core/wire.ts';
 import { parseWorkflowRunMarker } from '../dispatch/workflow.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import type { AttemptLink } from './links.ts';
+import { tornDownEvent } from '../../core/run/environments.ts';
 
 interface CheckRunPayload {
   id: number;
@@ -31,7 +32,11 @@ async function feed(deps: AppDeps, run: Run, externalId: string, result: StepRes
     deps.log(`conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`);
     return;
   }
-  if (result.mode === 'teardown') await deps.engine.apply(run.id, { type: 'torn-down', at: deps.now(), environments: result.environments });
+  if (result.mode === 'teardown') {
+    // The teardown was asked for the run's ready environments; what it did not remove stays, with why.
+    const targets = run.environments.filter((e) => e.state === 'ready');
+    await deps.engine.apply(run.id, tornDownEvent(targets, result.environments, result.error?.message ?? result.summary, deps.now()));
+  }
   else await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result });
 }
 

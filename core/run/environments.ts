@@ -45,6 +45,17 @@ export function lateEnvironments(run: Run, envs: readonly Environment[], at: str
   return d.finish();
 }
 
+/**
+ * The event a teardown attempt ends with: what it removed, and every target it did not remove,
+ * kept on the run with the reason (for people, and for `conveyor teardown` to try again).
+ */
+export function tornDownEvent(targets: readonly Environment[], removed: Environment[], why: string, at: string): Extract<RunEvent, { type: 'torn-down' }> {
+  const failed = targets
+    .filter((e) => !removed.some((r) => r.service === e.service && r.envId === e.envId))
+    .map((e) => ({ ...e, error: why }));
+  return { type: 'torn-down', at, environments: removed, ...(failed.length ? { failed } : {}) };
+}
+
 export function tornDown(run: Run, event: Extract<RunEvent, { type: 'torn-down' }>): Transition {
   const gone = (e: Environment): boolean => event.environments.some((t) => t.service === e.service && t.envId === e.envId);
   const failed = (event.failed ?? []).filter((f) => run.environments.some((e) => e.service === f.service && e.envId === f.envId && !gone(e)));
