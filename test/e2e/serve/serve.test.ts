@@ -1,0 +1,75 @@
+// `conveyor serve` as an operator starts it: Probot's environment variables, a real HTTP server,
+// and webhooks whose signature is checked before anything else happens.
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
+import { removeDir, tempDir } from '../../helpers/repos.ts';
+
+const SECRET = 'a-webhook-secret';
+let dir: string | undefined;
+let stop: (() => void) | undefined;
+afterEach(() => {
+  stop?.();
+  stop = undefined;
+  if (dir) removeDir(dir);
+  dir = undefined;
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function post(port: number, body: string, signature: string): Promise<number> {
+  return fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'ping',
+      'x-github-delivery': `delivery-${signature.slice(-8)}`,
+      'x-hub-signature-256': signature,
+    },
+    body,
+  }).then((r) => r.status);
+}
+
+describe('conveyor serve', () => {
+  it('refuses to start without its settings, naming each one (exit 2)', async () => {
+    const r = await cli(['serve']);
+    expect(r.code).toBe(2);
+    for (const name of ['APP_ID', 'PRIVATE_KEY', 'WEBHOOK_SECRET']) expect(r.stderr).toContain(name);
+  });
+
+  it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
+    dir = tempDir('conveyor-serve-');
+    const port = await freePort();
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const server = startCli(['serve'], {
+      env: {
+        APP_ID: '12345',
+        PRIVATE_KEY: privateKey,
+        WEBHOOK_SECRET: SECRET,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
+      },
+    });
+    stop = () => server.child.kill('SIGTERM');
+    await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
+    expect(server.child.exitCode, server.output()).toBeNull();
+
+    const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
+    const good = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    const forged = `sha256=${createHmac('sha256', 'another-secret').update(body).digest('hex')}`;
+    expect(await post(port, body, good)).toBe(200);
+    expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
+  });
+});
