@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/wire.ts';
 import type { AttemptOutcome, Dispatcher } from './port.ts';
+import { isSecretName } from '../../action/src/secrets.ts';
+import { killGroup, processAlive } from '../../action/src/command.ts';
 
 export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', import.meta.url));
 
@@ -19,8 +21,6 @@ export interface LocalDispatcherOptions {
   actionEntry?: string;
 }
 
-/** Variables a step process must never inherit from whoever started `conveyor`. */
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 
 export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'step' | 'mode' | 'attempt' | 'epoch'>): string {
   return join(stateDir, 'attempts', p.runId, `${p.step.id}.${p.mode}.${p.attempt}.${p.epoch}`);
@@ -37,7 +37,8 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       writeAtomically(join(dir, 'payload.json'), JSON.stringify(payload));
       const log = openSync(join(dir, 'output.log'), 'a');
       const env: NodeJS.ProcessEnv = {};
-      for (const [k, v] of Object.entries(process.env)) if (!SECRET_NAME.test(k)) env[k] = v;
+      // A step process never inherits a secret from whoever started `conveyor`.
+      for (const [k, v] of Object.entries(process.env)) if (!isSecretName(k)) env[k] = v;
       Object.assign(env, {
         CONVEYOR_PAYLOAD_PATH: join(dir, 'payload.json'),
         CONVEYOR_RESULT_PATH: join(dir, 'result.json'),
@@ -70,13 +71,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       const known = readResult(dir);
       if (known) return known;
       const pid = Number(readText(join(dir, 'pid')));
-      if (pid > 0 && alive(pid)) {
+      if (pid > 0 && processAlive(pid)) {
         // SIGTERM first: the step process stops the commands it started (their own process
         // groups), then its own group is killed whatever it did.
-        signalGroup(pid, 'SIGTERM');
-        for (let waited = 0; alive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
-        signalGroup(pid, 'SIGKILL');
-        while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+        killGroup(pid, 'SIGTERM');
+        for (let waited = 0; processAlive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        killGroup(pid, 'SIGKILL');
+        while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
         // It may have finished in the meantime.
         const late = readResult(dir);
         if (late) return late;
@@ -156,23 +157,6 @@ function readText(path: string): string | undefined {
 
 /** How long a leftover step process gets to stop its commands before it is killed. */
 const STOP_GRACE_MS = 5000;
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function writeAtomically(path: string, text: string): void {
   writeFileSync(`${path}.tmp`, text);

@@ -93,7 +93,8 @@ describe('merging on GitHub', () => {
     expect(run.steps.ship?.result?.summary).toBe('Merged acme/lib#3, acme/api#2, acme/web#1 (squash).');
   });
 
-  it('the sweeper catches a conflict repair whose workflow never started, and dispatches it again', async () => {
+  /** Seeds a run up to its approval and approves it: acme/web#1 conflicts, so a repair of `ship` is dispatched (check run 801). */
+  async function approveIntoConflict(): Promise<Dispatched[]> {
     seed(h, plan(), built);
     reportScopes();
     approvalCheckScope([]);
@@ -106,6 +107,11 @@ describe('merging on GitHub', () => {
     ];
     await approve();
     allDone(conflict);
+    return dispatched;
+  }
+
+  it('the sweeper catches a conflict repair whose workflow never started, and dispatches it again', async () => {
+    const dispatched = await approveIntoConflict();
     expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 0 });
 
     h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
@@ -123,18 +129,7 @@ describe('merging on GitHub', () => {
   });
 
   it('a conflicting PR is resolved by a code attempt on its work branch, then merged', async () => {
-    seed(h, plan(), built);
-    reportScopes();
-    approvalCheckScope([]);
-    const dispatched: Dispatched[] = [];
-    const conflict = [
-      pull('acme/lib', 3, LIB_HEAD),
-      pull('acme/api', 2, API_HEAD),
-      pull('acme/web', 1, WEB_HEAD, { mergeable: false, mergeable_state: 'dirty' }),
-      dispatchScope('ship', 801, dispatched),
-    ];
-    await approve();
-    allDone(conflict);
+    const dispatched = await approveIntoConflict();
     let run = h.conveyor.engine.get(RUN);
     expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, repairs: 1 });
     const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
