@@ -5,7 +5,6 @@
 //
 // Never twice for one attempt: each call is preceded by a record of what is about to happen
 // (links.ts); a record left by an interrupted try makes the next try look on GitHub first.
-import { buildPayload } from '../../core/payload.ts';
 import { DISPATCH_INPUTS_LIMIT, fitPayload } from '../../core/payload-fit.ts';
 import { externalIdOf, parseResultText, stepCheckName } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
@@ -118,11 +117,4 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
     },
   };
-}
-
-/** The payload of a run's current attempt of a step (for re-reading what was dispatched). */
-export function currentPayload(run: Run, step: string): StepPayload | undefined {
-  const s = run.steps[step];
-  if (!s || s.attempt === 0) return undefined;
-  return buildPayload(run, { step, attempt: s.attempt, epoch: s.epoch, mode: s.mode });
 }

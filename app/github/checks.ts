@@ -5,7 +5,7 @@ import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, parseResultText, type
 import type { Run } from '../../core/run/types.ts';
 import type { StepResult } from '../../core/wire.ts';
 import { parseWorkflowRunMarker } from '../dispatch/workflow.ts';
-import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import { canWrite, type AppDeps } from './deps.ts';
 import type { AttemptLink } from './links.ts';
 import { tornDownEvent } from '../../core/run/environments.ts';
 
@@ -27,7 +27,7 @@ function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
 }
 
 /** Feeds a result read from a check run to the engine (the reducer ignores any but the current attempt). */
-async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
+export async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
   if (externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
     deps.log(`conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`);
     return;
@@ -80,7 +80,7 @@ export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayloa
   const run = id ? deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
   if (sender.type === 'Bot') return;
-  const client = await deps.client(installationOf(run));
+  const client = await deps.clientOf(run);
   const permission = await client.permission(run.issue.repo, sender.login);
   if (!canWrite(permission)) {
     await client.createComment(run.issue.repo, run.issue.number, `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`);

@@ -13,7 +13,7 @@ import type { Run, RunEvent } from '../../core/run/types.ts';
 import type { PlanStep } from '../../core/plan/types.ts';
 import { splitRepo } from '../forge/port.ts';
 import type { GitHubClient } from './client.ts';
-import { canWrite, type AppDeps } from './deps.ts';
+import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import { leaveOpen } from './pulls.ts';
 import { withRetry } from './retry.ts';
 import { startRun } from './start.ts';
@@ -63,7 +63,7 @@ export async function onRequestedAction(deps: AppDeps, run: Run, step: string, i
   const pr = run.prs.find((p) => p.repo === primary);
   const source: CommandSource = {
     kind: 'button',
-    installationId: run.options.installationId as number,
+    installationId: installationOf(run),
     repo: pr ? pr.repo : run.issue.repo,
     number: pr ? pr.number : run.issue.number,
     pullRequest: !!pr,
@@ -219,7 +219,7 @@ async function restart(deps: AppDeps, client: GitHubClient, source: CommandSourc
     await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
   }
   const outcome = await startRun(deps, {
-    installationId: run.options.installationId as number,
+    installationId: installationOf(run),
     repo: run.issue.repo,
     defaultBranch: typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main',
     issue: { number: run.issue.number, title: run.issue.title, body: run.issue.body, url: run.issue.url ?? '' },

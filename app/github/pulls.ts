@@ -28,7 +28,8 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullP
   if (pr.merged) return;
   for (const run of runsOf(deps, repo, pr.number)) {
     const after = await deps.engine.apply(run.id, { type: 'pr-closed', at: deps.now(), repo, merged: false });
-    if (after.status === 'cancelled' && run.status !== 'cancelled') {
+    // `run` is active (runsOf): cancelled now means this close cancelled it.
+    if (after.status === 'cancelled') {
       await leaveOpen(deps, after, repo, `Conveyor run \`${run.id}\` was cancelled: @${sender.login} closed ${repo}#${pr.number} without merging it.`);
     }
   }

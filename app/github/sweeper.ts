@@ -3,7 +3,7 @@
 // webhook went missing gets its result. It reads GitHub only for attempts old enough to judge.
 import { externalIdOf, parseResultText } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
-import { loseAttempt } from './checks.ts';
+import { feed, loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
 import { attemptTimeoutMinutes } from '../../core/run/draft.ts';
 
@@ -27,9 +27,11 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
   const graceMs = (options.graceMinutes ?? 5) * MINUTE;
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
   for (const listed of deps.store.list({ status: ['running'] })) {
+    // Read again only after a step was judged (its awaits let other events change the run): most
+    // steps are too young to judge, and a read per step of every running run is the sweep's cost.
+    let run: Run | undefined = listed;
     for (const p of listed.plan.steps) {
       if (p.kind === 'approval') continue;
-      const run: Run | undefined = deps.store.get(listed.id);
       const s = run?.steps[p.id];
       if (!run || !s || s.status !== 'queued') continue;
       // The app merges by itself; only a merge's conflict repair runs as a workflow run.
@@ -45,30 +47,31 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       if (link?.checkRunId === undefined) {
         await loseAttempt(deps, run, id, link, `it was not dispatched within ${minutes} minutes`, 'cancelled');
         report.lost.push(externalId);
-        continue;
-      }
-      const client = await deps.clientOf(run);
-      const check = await client.getCheckRun(link.repo, link.checkRunId);
-      if (check.status === 'completed') {
-        const parsed = parseResultText(check.output.text, check.output.summary);
-        if (parsed.ok) {
-          await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result: parsed.result });
-          report.completed.push(externalId);
-        } else {
-          await loseAttempt(deps, run, id, link, `its check run completed without a result (${parsed.message})`, 'cancelled');
-          report.lost.push(externalId);
-        }
-      } else if (check.status === 'queued') {
-        await loseAttempt(deps, run, id, link, `no workflow run started it within ${minutes} minutes`, 'cancelled');
-        report.lost.push(externalId);
       } else {
-        const started = Date.parse(check.startedAt ?? record.startedAt);
-        const timeout = attemptTimeoutMinutes(run, p.id);
-        if (now - started > timeout * MINUTE + graceMs) {
-          await loseAttempt(deps, run, id, link, `it ran past its timeout of ${timeout} minutes`, 'timed_out');
+        const client = await deps.clientOf(run);
+        const check = await client.getCheckRun(link.repo, link.checkRunId);
+        if (check.status === 'completed') {
+          const parsed = parseResultText(check.output.text, check.output.summary);
+          if (parsed.ok) {
+            await feed(deps, run, externalId, parsed.result);
+            report.completed.push(externalId);
+          } else {
+            await loseAttempt(deps, run, id, link, `its check run completed without a result (${parsed.message})`, 'cancelled');
+            report.lost.push(externalId);
+          }
+        } else if (check.status === 'queued') {
+          await loseAttempt(deps, run, id, link, `no workflow run started it within ${minutes} minutes`, 'cancelled');
           report.lost.push(externalId);
+        } else {
+          const started = Date.parse(check.startedAt ?? record.startedAt);
+          const timeout = attemptTimeoutMinutes(run, p.id);
+          if (now - started > timeout * MINUTE + graceMs) {
+            await loseAttempt(deps, run, id, link, `it ran past its timeout of ${timeout} minutes`, 'timed_out');
+            report.lost.push(externalId);
+          }
         }
       }
+      run = deps.store.get(listed.id);
     }
   }
   return report;

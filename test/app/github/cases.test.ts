@@ -3,7 +3,9 @@
 // payload over the input limit, and the sweeper.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
+import { renderResultText } from '../../../core/check-run.ts';
 import { parseStepPayload } from '../../../core/wire.ts';
+import { resultOf } from '../../helpers/plans.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
 import { BASE_SHA, configScope, dispatchScope, type Dispatched } from './scopes.ts';
@@ -179,16 +181,49 @@ describe('attempts', () => {
     expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ epoch: 2, losses: 2 });
   });
 
+  it('the sweeper takes the result of an attempt whose check run completed while its webhook went missing', async () => {
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    h.clock.now = '2025-03-01T10:11:00.000Z';
+    const prHead = 'a'.repeat(40);
+    const result = resultOf('acme-web-7', 'implement', 1, 0, 'success', { prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: prHead }], commits: { 'acme/web': prHead } });
+    const scopes = [
+      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'completed', conclusion: 'success', external_id: 'acme-web-7:implement:1:0', output: { summary: 'ok', text: renderResultText(result) } }),
+      // Taken as the result, not lost: the check run is left as the action completed it, and the gate is dispatched on the PR's head.
+      dispatchScope('check', 102, dispatched),
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+    ];
+    const report = await h.conveyor.sweep();
+    await h.conveyor.idle();
+    expect(report).toEqual({ judged: 1, lost: [], completed: ['acme-web-7:implement:1:0'] });
+    for (const s of scopes) expect(s.isDone()).toBe(true);
+    expect(nock.pendingMocks()).toEqual([]);
+    expect(dispatched[1]).toMatchObject({ externalId: 'acme-web-7:check:1:0', headSha: prHead });
+    expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ status: 'succeeded', losses: 0 });
+  });
+
   it('Re-run in the Checks tab retries that step', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     // The attempt fails (no repair for a code step): the run waits for a person.
     const failed = { version: 1, runId: 'acme-web-7', stepId: 'implement', mode: 'run', attempt: 1, epoch: 0, conclusion: 'failure', summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } };
-    const { renderResultText } = await import('../../../core/check-run.ts');
     nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
     await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure', output: { summary: 'agent failed', text: renderResultText(failed as never) } }));
     expect(h.conveyor.engine.get('acme-web-7').status).toBe('waiting');
+
+    // A reader's Re-run is refused with a reply on the issue, and changes nothing.
+    let refusal = '';
+    const refused = [
+      nock(API).get('/repos/acme/web/collaborators/mallory/permission').reply(200, { permission: 'read' }),
+      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((refusal = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
+    ];
+    const version = h.conveyor.engine.get('acme-web-7').version;
+    await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'mallory'));
+    for (const s of refused) expect(s.isDone()).toBe(true);
+    expect(refusal).toBe('@mallory asked to re-run step `implement` of run `acme-web-7`, but only people with write permission on acme/web can (they have read). Nothing changed.');
+    expect(h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
 
     const scopes = [nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }), dispatchScope('implement', 102, dispatched)];
     await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }));

@@ -1,0 +1,128 @@
+// The workflow dispatcher after a crash: a record left by an interrupted try makes the next try
+// look on GitHub before it creates a check run or dispatches again, so one attempt never gets two
+// check runs or two workflow runs. And a server that does not know `return_run_details` still gets
+// its dispatch. Real store and link tables, GitHub mocked with nock.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import { buildPayload } from '../../../core/payload.ts';
+import { createWorkflowDispatcher } from '../../../app/dispatch/workflow.ts';
+import type { Dispatcher } from '../../../app/dispatch/port.ts';
+import type { AttemptLink } from '../../../app/github/links.ts';
+import { API, createHarness, tokenScope, type Harness } from './harness.ts';
+import { BASE_SHA } from './scopes.ts';
+import { planWith, RUN, seed } from './decisions-setup.ts';
+
+const EXTERNAL_ID = `${RUN}:implement:1:0`;
+const CRASHED_AT = '2025-03-01T09:58:00.000Z';
+
+let h: Harness;
+let dispatcher: Dispatcher;
+beforeEach(() => {
+  nock.disableNetConnect();
+  h = createHarness();
+  tokenScope();
+  const { store, links, heads, clientOf } = h.conveyor.deps;
+  dispatcher = createWorkflowDispatcher({ store, links, heads, client: clientOf, now: () => h.clock.now });
+  seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }]), {}, { leaveQueued: 'implement' });
+  nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } });
+});
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  h.close();
+});
+
+const payload = () => buildPayload(h.conveyor.engine.get(RUN), { step: 'implement', attempt: 1, epoch: 0, mode: 'run' });
+const crashed = (extra: Partial<AttemptLink>) => h.conveyor.deps.links.saveAttempt({ externalId: EXTERNAL_ID, runId: RUN, repo: 'acme/web', head: BASE_SHA, at: CRASHED_AT, state: 'creating-check', ...extra });
+const noCheckRunCreated = () => nock(API).post('/repos/acme/web/check-runs').reply(500, { message: 'must not be called' });
+const allDone = (scopes: nock.Scope[]) => {
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+};
+
+function workflowRuns(runs: Array<{ id: number; display_title: string }>, query: Record<string, string>[] = []): nock.Scope {
+  return nock(API)
+    .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
+    .query((q) => query.push(q as Record<string, string>) > 0)
+    .reply(200, { total_count: runs.length, workflow_runs: runs.map((r) => ({ ...r, name: 'conveyor', html_url: `https://github.com/acme/web/actions/runs/${r.id}` })) });
+}
+
+describe('the workflow dispatcher after a crash', () => {
+  it('finds the workflow run an interrupted dispatch started, and dispatches nothing', async () => {
+    crashed({ state: 'dispatching', checkRunId: 101, checkRunUrl: 'https://github.com/acme/web/runs/101' });
+    const query: Record<string, string>[] = [];
+    const scopes = [workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }, { id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]' }], query)];
+    const forbidden = [noCheckRunCreated(), nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204)];
+    expect(await dispatcher.run(payload())).toEqual({ kind: 'dispatched' });
+    allDone(scopes);
+    for (const s of forbidden) expect(s.isDone()).toBe(false);
+    // Looked only at runs dispatched since the record was written.
+    expect(query[0]).toMatchObject({ event: 'workflow_dispatch', created: '>=2025-03-01T09:58:00Z' });
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242, workflowRunUrl: 'https://github.com/acme/web/actions/runs/4242' });
+  });
+
+  it('dispatches again on the same check run when the interrupted dispatch started nothing', async () => {
+    crashed({ state: 'dispatching', checkRunId: 101 });
+    let inputs: Record<string, string> = {};
+    const scopes = [
+      workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }]),
+      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { inputs: Record<string, string> }) => ((inputs = b.inputs), true)).reply(204),
+    ];
+    const forbidden = noCheckRunCreated();
+    await dispatcher.run(payload());
+    allDone(scopes);
+    expect(forbidden.isDone()).toBe(false);
+    expect(inputs['check-run']).toBe('101');
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+  });
+
+  it('finds the check run an interrupted try created before it could record its id', async () => {
+    crashed({ state: 'creating-check' });
+    let inputs: Record<string, string> = {};
+    const scopes = [
+      nock(API)
+        .get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`)
+        .query((q) => q.check_name === 'conveyor / implement')
+        .reply(200, {
+          total_count: 2,
+          check_runs: [
+            { id: 99, html_url: 'https://github.com/acme/web/runs/99', status: 'completed', conclusion: 'cancelled', external_id: `${RUN}:implement:0:0`, details_url: null, started_at: null, output: { summary: null, text: null } },
+            { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } },
+          ],
+        }),
+      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { inputs: Record<string, string> }) => ((inputs = b.inputs), true)).reply(204),
+    ];
+    const forbidden = noCheckRunCreated();
+    await dispatcher.run(payload());
+    allDone(scopes);
+    expect(forbidden.isDone()).toBe(false);
+    expect(inputs['check-run']).toBe('101');
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101, checkRunUrl: 'https://github.com/acme/web/runs/101' });
+  });
+
+  it('does nothing for an attempt already dispatched', async () => {
+    crashed({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242 });
+    h.calls.length = 0;
+    await dispatcher.run(payload());
+    expect(h.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /repos/acme/web/git/ref/heads/main']);
+  });
+});
+
+describe('dispatching', () => {
+  it('sends the dispatch again without `return_run_details` to a server that refuses that parameter', async () => {
+    const bodies: Array<Record<string, unknown>> = [];
+    const scopes = [
+      nock(API).post('/repos/acme/web/check-runs').reply(201, { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } }),
+      nock(API)
+        .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: Record<string, unknown>) => bodies.push(b) > 0)
+        .reply(422, { message: 'Invalid request.\n\n"return_run_details" is not a permitted key.' })
+        .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: Record<string, unknown>) => bodies.push(b) > 0)
+        .reply(204),
+    ];
+    await dispatcher.run(payload());
+    allDone(scopes);
+    expect(bodies.map((b) => b.return_run_details)).toEqual([true, undefined]);
+    expect(bodies[1]).toMatchObject({ ref: 'main', inputs: { 'check-run': '101' } });
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)?.workflowRunId).toBeUndefined();
+  });
+});
