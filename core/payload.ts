@@ -62,8 +62,9 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
   if (!step) throw new Error(`run ${run.id} has no step ${request.step}`);
   const names = new Set(agentsOf(plan, step.id));
   const agents = Object.fromEntries(Object.entries(plan.agents).filter(([n]) => names.has(n)));
-  const state = run.steps[step.id];
-  const findings = request.mode === 'repair' ? findingsOf(state?.result) : undefined;
+  // The reducer decided what a repair addresses when it dispatched it, and kept it on the attempt
+  // (a re-dispatch after a loss carries it on): read it back rather than deriving it again.
+  const findings = request.mode === 'repair' ? findingsOfAttempt(run, step.id, request.attempt, request.epoch) : undefined;
   return {
     version: WIRE_VERSION,
     runId: run.id,
@@ -86,14 +87,8 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
   };
 }
 
-/** What a repair agent should address: the failing gate lines, or the review's findings. */
-export function findingsOf(result: Run['steps'][string]['result']): string | undefined {
-  if (!result) return undefined;
-  if (result.findings) return result.findings;
-  if (result.review && result.review.findings.length > 0) {
-    return result.review.findings
-      .map((f) => `- ${typeof f === 'string' ? f : JSON.stringify(f)}`)
-      .join('\n');
-  }
-  return result.error?.message;
+/** What the reducer asked this attempt of a repair to address (see Draft.dispatch). */
+function findingsOfAttempt(run: Run, stepId: string, attempt: number, epoch: number): string | undefined {
+  const records = run.steps[stepId]?.attempts ?? [];
+  return records.findLast((r) => r.attempt === attempt && r.epoch === epoch)?.findings;
 }

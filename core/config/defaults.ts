@@ -23,13 +23,6 @@ export const DEFAULT_STEP_TIMEOUT_MINUTES: Readonly<Record<StepKind, number>> = 
   merge: 10,
 };
 
-/** Bounds the schema enforces, repeated in messages. */
-export const LIMITS = {
-  timeoutMinutes: { min: 1, max: 360 },
-  maxAttempts: { min: 1, max: 5 },
-  minApprovals: { min: 1, max: 10 },
-} as const;
-
 /** `conveyor` for the pipeline named `default`, `conveyor:<name>` for any other. */
 export function defaultLabel(pipeline: string): string {
   return pipeline === DEFAULT_PIPELINE ? DEFAULT_LABEL : `${DEFAULT_LABEL}:${pipeline}`;

@@ -108,7 +108,6 @@ export class Draft {
     this.run = { ...base, steps: { ...base.steps }, updatedAt: at };
   }
 
-  /** A writable copy of the step (made once per transition). */
   /**
    * Puts a step back to pending, to run again from scratch. Attempt numbers keep growing, so a
    * late result of an old attempt can never match again.
@@ -123,6 +122,7 @@ export class Draft {
     s.reason = reason;
   }
 
+  /** A writable copy of the step (made once per transition). */
   step(id: string): StepState {
     const s = this.run.steps[id];
     if (!s) throw new Error(`run ${this.run.id} has no step "${id}"`);

@@ -64,11 +64,13 @@ const runs = fc
     const pr = put({ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7' }, 'head', g.prHead);
     const environments = g.environments.map((e) => put({ service: e.service, envId: e.envId, state: e.state }, 'url', e.url));
     const failed = put({ version: 1, runId: 'web-7', stepId: 'test', mode: 'run', attempt: 1, epoch: 0, conclusion: 'failure', summary: 'failed', prs: [], commits: {}, environments: [] }, 'findings', g.findings);
+    // The repair attempt the payloads below are built for, with the findings it was dispatched with.
+    const repair = put({ attempt: 2, epoch: 1, mode: 'repair', startedAt: '2025-01-01T00:00:00.000Z' }, 'findings', g.findings);
     return {
       ...run,
       prs: [pr],
       environments: environments as Run['environments'],
-      steps: { ...run.steps, test: { ...run.steps.test!, result: failed as never } },
+      steps: { ...run.steps, test: { ...run.steps.test!, result: failed as never, attempts: [repair as never] } },
     };
   });
 
