@@ -44511,6 +44511,7 @@ init_errors();
 // action/src/secrets.ts
 var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
+var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH"]);
 var MIN_SECRET_LENGTH = 6;
 function isSecretName(name) {
   return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
@@ -44548,7 +44549,7 @@ var Scrubber = class _Scrubber {
 function commandEnvironment(base, scrubber, extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(base)) {
-    if (v === void 0 || isSecretName(k) || scrubber.carriesSecret(v)) continue;
+    if (v === void 0 || STEP_PROCESS_ONLY.has(k) || isSecretName(k) || scrubber.carriesSecret(v)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };
@@ -44759,6 +44760,26 @@ function createContext(options) {
 }
 function safeEnvironment(ctx, extra = {}) {
   return commandEnvironment(ctx.env, ctx.scrubber, extra);
+}
+function workspaceContext(ctx) {
+  return {
+    serverUrl: ctx.serverUrl,
+    ...ctx.token ? { token: ctx.token } : {},
+    env: safeEnvironment(ctx),
+    scrub: (t) => ctx.scrubber.scrub(t)
+  };
+}
+function runUserCommand(ctx, options) {
+  const prefix = options.linePrefix ?? "  | ";
+  return runCommand({
+    command: options.command,
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMinutes * ctx.minuteMs,
+    ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
+    scrub: (t) => ctx.scrubber.scrub(t),
+    onLine: (line) => ctx.log(`${prefix}${line}`)
+  });
 }
 
 // action/src/report/check-run.ts
@@ -44987,6 +45008,7 @@ init_errors();
 import { rm as rm3 } from "node:fs/promises";
 
 // action/src/agent.ts
+init_errors();
 import { mkdir as mkdir4, readFile as readFile3, writeFile as writeFile5 } from "node:fs/promises";
 import { join as join5 } from "node:path";
 
@@ -45068,6 +45090,14 @@ function buildPrompt(input2) {
 }
 
 // action/src/agent.ts
+function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agent`) {
+  const agent = payload.agents[name];
+  if (!agent) {
+    const known = Object.keys(payload.agents).join(", ") || "none";
+    throw new ConveyorError("bad-payload", `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
+  }
+  return agent;
+}
 async function conveyorDir(ws) {
   const dir = join5(ws.root, ".conveyor");
   await mkdir4(dir, { recursive: true });
@@ -45149,15 +45179,7 @@ async function runAgent(ctx, payload, ws, agent, options) {
   return runAgentCommand(ctx, agent, cwd, env, { promptFile, resultFile });
 }
 async function runAgentCommand(ctx, agent, cwd, env, files) {
-  const result = await runCommand({
-    command: agent.run,
-    cwd,
-    env,
-    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
-    ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-    scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`  | ${line}`)
-  });
+  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes });
   let resultText;
   try {
     resultText = ctx.scrubber.scrub(await readFile3(files.resultFile, "utf8"));
@@ -45324,22 +45346,6 @@ function workspaceTable(ws, extra) {
 
 // action/src/steps/code.ts
 init_git();
-function workspaceContext(ctx) {
-  return {
-    serverUrl: ctx.serverUrl,
-    ...ctx.token ? { token: ctx.token } : {},
-    env: safeEnvironment(ctx),
-    scrub: (t) => ctx.scrubber.scrub(t)
-  };
-}
-function resolveAgent(payload, name) {
-  const agent = payload.agents[name];
-  if (!agent) {
-    const known = Object.keys(payload.agents).join(", ") || "none";
-    throw new ConveyorError("bad-payload", `agents.${name}: step ${payload.step.id} uses agent "${name}", which the payload does not define (known: ${known})`);
-  }
-  return agent;
-}
 async function runCodeWork(ctx, payload, work) {
   const agent = resolveAgent(payload, work.agent);
   const wctx = workspaceContext(ctx);
@@ -45556,6 +45562,15 @@ function gateRepos(payload, step) {
   }
   return picked;
 }
+function gateEnvironment(ctx, payload, ws, repo, service) {
+  return safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    CONVEYOR_REPO: repo,
+    ...service ? { CONVEYOR_SERVICE: service } : {}
+  });
+}
 function commandsFor(payload, step, repo) {
   if (step.run) return [{ repo, label: repo.repo, command: step.run, cwd: repo.dir }];
   const services = step.in.length ? repo.services.filter((s) => step.in.includes(s)) : repo.services;
@@ -45578,23 +45593,9 @@ async function runGate(ctx, payload) {
     }
     const outcomes = [];
     for (const c of commands) {
-      const env = safeEnvironment(ctx, {
-        ...identityVariables(payload),
-        CONVEYOR_WORKSPACE: ws.root,
-        CONVEYOR_REPOS: reposVariable(payload, ws),
-        CONVEYOR_REPO: c.repo.repo,
-        ...c.service ? { CONVEYOR_SERVICE: c.service } : {}
-      });
+      const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
       ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runCommand({
-        command: c.command,
-        cwd: c.cwd,
-        env,
-        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
-        ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-        scrub: (t) => ctx.scrubber.scrub(t),
-        onLine: (line) => ctx.log(`  | ${line}`)
-      });
+      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes });
       outcomes.push({
         repo: c.label,
         command: c.command,
@@ -45786,10 +45787,7 @@ async function runAuthorGate(ctx, payload) {
   if (step.kind !== "gate" || !step.author) throw new ConveyorError("internal", `runAuthorGate got a ${step.kind} step without an author`);
   const path = gatePath(step.path, step.id);
   if (!step.run) throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
-  const agent = payload.agents[step.author];
-  if (!agent) {
-    throw new ConveyorError("bad-payload", `agents.${step.author}: gate ${step.id} uses author "${step.author}", which the payload does not define (known: ${Object.keys(payload.agents).join(", ") || "none"})`);
-  }
+  const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
   const primary = payload.repos.find((r) => r.role === "primary") ?? payload.repos[0];
   const command = step.run.split("{path}").join(shellQuote(path));
   const wctx = workspaceContext(ctx);
@@ -45828,22 +45826,8 @@ ${fenced(tail(outcome.output) || "(no output)")}`;
     try {
       await mkdir5(dirname2(join8(baseDir, path)), { recursive: true });
       await writeFile7(join8(baseDir, path), content);
-      const env = safeEnvironment(ctx, {
-        ...identityVariables(payload),
-        CONVEYOR_WORKSPACE: ws.root,
-        CONVEYOR_REPOS: reposVariable(payload, ws),
-        CONVEYOR_REPO: repo.repo
-      });
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runCommand({
-        command,
-        cwd: baseDir,
-        env,
-        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
-        ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-        scrub: (t) => ctx.scrubber.scrub(t),
-        onLine: (line) => ctx.log(`  | ${line}`)
-      });
+      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes });
     } finally {
       await git(["worktree", "remove", "--force", baseDir], { ...o, allowFailure: true });
     }
@@ -45945,10 +45929,7 @@ function changedPaths(status) {
 async function runReview(ctx, payload) {
   const step = payload.step;
   if (step.kind !== "review") throw new ConveyorError("internal", `runReview got a ${step.kind} step`);
-  const agent = payload.agents[step.agent];
-  if (!agent) {
-    throw new ConveyorError("bad-payload", `agents.${step.agent}: review ${step.id} uses agent "${step.agent}", which the payload does not define (known: ${Object.keys(payload.agents).join(", ") || "none"})`);
-  }
+  const agent = resolveAgent(payload, step.agent, `review ${step.id} uses agent`);
   const wctx = workspaceContext(ctx);
   const ws = await prepareWorkspace(wctx, payload.repos, { mode: "checkout", ...ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {} });
   try {
@@ -46225,6 +46206,10 @@ async function deploymentsFor(ctx) {
     }
   };
 }
+function deploymentNotes(deployments) {
+  return deployments?.notes.length ? [`Notes:
+${deployments.notes.map((n) => `- ${n}`).join("\n")}`] : [];
+}
 
 // action/src/steps/deploy.ts
 function reposOf(payload, services) {
@@ -46249,6 +46234,16 @@ function serviceDir(ws, repo, path) {
   const dir = path ? join10(r.dir, path) : r.dir;
   if (!existsSync3(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
   return { repo: r, dir };
+}
+function serviceEnvironment(ctx, payload, ws, target, extra) {
+  return safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPO: target.repo,
+    CONVEYOR_SERVICE: target.service,
+    CONVEYOR_ENV_ID: target.envId,
+    ...extra
+  });
 }
 async function runDeploy(ctx, payload) {
   const step = payload.step;
@@ -46320,27 +46315,13 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
   const output2 = join10(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile9(output2, "");
   const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
-  const env = safeEnvironment(ctx, {
-    ...identityVariables(payload),
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPO: t.repo,
-    CONVEYOR_SERVICE: t.service,
-    CONVEYOR_ENV_ID: t.envId,
+  const env = serviceEnvironment(ctx, payload, ws, t, {
     CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t.service, payload.attempt, payload.epoch),
     CONVEYOR_OUTPUT: output2,
     ...peerVariables(ready)
   });
-  delete env.CONVEYOR_PROGRESS_PATH;
   ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t.deploy.run}`);
-  const r = await runCommand({
-    command: t.deploy.run,
-    cwd: where.dir,
-    env,
-    timeoutMs: t.deploy.timeoutMinutes * ctx.minuteMs,
-    ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-    scrub: (text) => ctx.scrubber.scrub(text),
-    onLine: (line) => ctx.log(`  ${t.service} | ${line}`)
-  });
+  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | ` });
   const base = { service: t.service, envId: t.envId, commit, ...deployment ? { deployment } : {} };
   const outputTail = tail(r.output, 20, 2e3);
   let outcome;
@@ -46399,8 +46380,7 @@ function deployResult(payload, plan, settled, deployments) {
   const tails = failed.filter((e) => e.outputTail).map((e) => `### ${e.service}: ${e.error}
 
 ${fenced(e.outputTail)}`);
-  const notes = deployments?.notes.length ? [`Notes:
-${deployments.notes.map((n) => `- ${n}`).join("\n")}`] : [];
+  const notes = deploymentNotes(deployments);
   const ownEnv = plan.own ? settled.get(plan.own)?.env : void 0;
   const ready = environments.filter((e) => e.state === "ready").length;
   if (ownEnv?.state === "failed") {
@@ -46456,48 +46436,33 @@ function teardownWaves(payload, envs) {
   return waves.map((w) => w.map((n) => envs.find((e) => e.service === n)));
 }
 async function removeOne(ctx, payload, ws, e, deployments) {
-  const deploy = payload.services[e.service]?.deploy;
+  const svc = payload.services[e.service];
+  const deploy = svc.deploy;
   if (!deploy?.teardown || !ws) {
     await deployments?.deactivate(e);
     return { env: e, ok: true, tries: 0, note: "no `teardown` command: nothing to run" };
   }
-  const svc = payload.services[e.service];
+  const { teardown, timeoutMinutes } = deploy;
   let dir;
   try {
     dir = serviceDir(ws, svc.repo, svc.path).dir;
   } catch (err) {
     return { env: e, ok: false, tries: 0, note: err.message };
   }
-  const env = safeEnvironment(ctx, {
-    ...identityVariables(payload),
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPO: svc.repo,
-    CONVEYOR_SERVICE: e.service,
-    CONVEYOR_ENV_ID: e.envId,
-    ...e.url ? { CONVEYOR_ENV_URL: e.url } : {}
-  });
-  delete env.CONVEYOR_PROGRESS_PATH;
-  let last = "";
-  for (let tries = 1; tries <= MAX_TEARDOWN_RETRIES + 1; tries++) {
+  const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
+  for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r2) => setTimeout(r2, backoffMs(tries - 1)));
-    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${deploy.teardown}`);
-    const r = await runCommand({
-      command: deploy.teardown,
-      cwd: dir,
-      env,
-      timeoutMs: deploy.timeoutMinutes * ctx.minuteMs,
-      ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-      scrub: (t) => ctx.scrubber.scrub(t),
-      onLine: (line) => ctx.log(`  ${e.service} | ${line}`)
-    });
+    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
+    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | ` });
     if (r.exitCode === 0 && !r.timedOut) {
       await deployments?.deactivate(e);
       return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : "removed" };
     }
-    last = r.timedOut ? `timed out after ${deploy.timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? "?"}`}`;
-    if (tries === MAX_TEARDOWN_RETRIES + 1) return { env: e, ok: false, tries, note: last, output: tail(r.output, 20, 2e3) };
+    if (tries > MAX_TEARDOWN_RETRIES) {
+      const note = r.timedOut ? `timed out after ${timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? "?"}`}`;
+      return { env: e, ok: false, tries, note, output: tail(r.output, 20, 2e3) };
+    }
   }
-  return { env: e, ok: false, tries: 0, note: last };
 }
 function teardownResult(payload, removals, deployments) {
   const rows = removals.map((r) => `| ${r.env.service} | \`${r.env.envId}\` | ${r.ok ? "removed" : "**still up**"} | ${r.tries} | ${r.note} |`);
@@ -46506,8 +46471,7 @@ function teardownResult(payload, removals, deployments) {
   const tails = failed.filter((r) => r.output).map((r) => `### ${r.env.service}: ${r.note}
 
 ${fenced(r.output)}`);
-  const notes = deployments?.notes.length ? [`Notes:
-${deployments.notes.map((n) => `- ${n}`).join("\n")}`] : [];
+  const notes = deploymentNotes(deployments);
   const environments = removals.filter((r) => r.ok).map((r) => r.env);
   if (failed.length === 0) {
     return { ...baseResult(payload), conclusion: "success", summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? "" : "s"}.`, table, ...notes].join("\n\n"), environments };

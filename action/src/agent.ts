@@ -3,11 +3,12 @@
 // holding no token or secret.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConveyorError } from '../../core/errors.ts';
 import { buildPrompt } from '../../core/prompt.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import type { StepPayload } from '../../core/wire.ts';
-import { runCommand, type CommandResult } from './command.ts';
-import { safeEnvironment, type StepContext } from './context.ts';
+import type { CommandResult } from './command.ts';
+import { runUserCommand, safeEnvironment, type StepContext } from './context.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
@@ -16,6 +17,19 @@ export interface AgentOutcome extends CommandResult {
   resultFile: string;
   /** What the agent wrote to $CONVEYOR_RESULT_FILE, if anything. */
   resultText?: string;
+}
+
+/**
+ * The agent a step names, or a bad-payload error naming it and the known ones. `usedBy` says who
+ * names it, e.g. `review r1 uses agent`.
+ */
+export function resolveAgent(payload: StepPayload, name: string, usedBy = `step ${payload.step.id} uses agent`): ResolvedAgent {
+  const agent = payload.agents[name];
+  if (!agent) {
+    const known = Object.keys(payload.agents).join(', ') || 'none';
+    throw new ConveyorError('bad-payload', `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
+  }
+  return agent;
 }
 
 /** The folder for Conveyor's own files of this attempt: inside the root, outside every repository. */
@@ -131,15 +145,7 @@ export async function runAgentCommand(
   env: Record<string, string>,
   files: { promptFile: string; resultFile: string },
 ): Promise<AgentOutcome> {
-  const result = await runCommand({
-    command: agent.run,
-    cwd,
-    env,
-    timeoutMs: agent.timeoutMinutes * ctx.minuteMs,
-    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-    scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`  | ${line}`),
-  });
+  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes });
   let resultText: string | undefined;
   try {
     resultText = ctx.scrubber.scrub(await readFile(files.resultFile, 'utf8'));

@@ -3,8 +3,9 @@
 // timeout can be exercised without waiting minutes).
 import { ConveyorError } from '../../core/errors.ts';
 import type { Forge } from '../../app/forge/port.ts';
+import { runCommand, type CommandResult } from './command.ts';
 import { Scrubber, commandEnvironment } from './secrets.ts';
-import { checkServerUrl } from './workspace.ts';
+import { checkServerUrl, type WorkspaceContext } from './workspace.ts';
 
 export interface StepContext {
   /** The runner's environment as the process got it (secrets included: never pass it on). */
@@ -24,7 +25,7 @@ export interface StepContext {
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
-export async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv): Promise<Forge> {
+async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv): Promise<Forge> {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === 'file:') {
     const { LocalForge } = await import('../../app/forge/local.ts');
@@ -63,4 +64,34 @@ export function createContext(options: {
 /** The secret-free base environment for git and user commands. */
 export function safeEnvironment(ctx: StepContext, extra: Record<string, string> = {}): Record<string, string> {
   return commandEnvironment(ctx.env, ctx.scrubber, extra);
+}
+
+/** What git needs of the step: the server, the token for network commands, a secret-free environment. */
+export function workspaceContext(ctx: StepContext): WorkspaceContext {
+  return {
+    serverUrl: ctx.serverUrl,
+    ...(ctx.token ? { token: ctx.token } : {}),
+    env: safeEnvironment(ctx),
+    scrub: (t) => ctx.scrubber.scrub(t),
+  };
+}
+
+/**
+ * Runs a user command of the step (agent, gate, deploy, teardown) with its timeout in configured
+ * minutes, each output line scrubbed and logged after `linePrefix`.
+ */
+export function runUserCommand(
+  ctx: StepContext,
+  options: { command: string; cwd: string; env: Record<string, string>; timeoutMinutes: number; linePrefix?: string },
+): Promise<CommandResult> {
+  const prefix = options.linePrefix ?? '  | ';
+  return runCommand({
+    command: options.command,
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMinutes * ctx.minuteMs,
+    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
+    scrub: (t) => ctx.scrubber.scrub(t),
+    onLine: (line) => ctx.log(`${prefix}${line}`),
+  });
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
 import type { ErrorCode } from '../../core/wire.ts';
 
-export const CONVEYOR_IDENTITY = ['-c', 'user.name=Conveyor', '-c', 'user.email=conveyor@users.noreply.github.com'];
+const CONVEYOR_IDENTITY = ['-c', 'user.name=Conveyor', '-c', 'user.email=conveyor@users.noreply.github.com'];
 
 /** The credential helper reads the token from the environment of the git process that runs it. */
 const TOKEN_VARIABLE = 'CONVEYOR_GIT_TOKEN';

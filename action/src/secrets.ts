@@ -5,6 +5,11 @@
 /** Names of variables that hold secrets on a runner (or look like they do). */
 const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 const ALWAYS_DROP = new Set(['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'CONVEYOR_GIT_TOKEN']);
+/**
+ * The step process's own files (its payload, its result, the deploy progress it appends): a user
+ * command that wrote to them could forge what the engine reads back, so none of them gets these.
+ */
+const STEP_PROCESS_ONLY = new Set(['CONVEYOR_PAYLOAD_PATH', 'CONVEYOR_RESULT_PATH', 'CONVEYOR_PROGRESS_PATH']);
 /** Secrets shorter than this are not scrubbed from text: they would mangle ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 
@@ -54,7 +59,8 @@ export class Scrubber {
 
 /**
  * The environment for a user command or git: the runner's, without any secret by name or by
- * value, plus `extra` (the contract variables and the agent's own `env`, which the user chose).
+ * value and without the step process's own files, plus `extra` (the contract variables and the
+ * agent's own `env`, which the user chose).
  */
 export function commandEnvironment(
   base: NodeJS.ProcessEnv,
@@ -63,7 +69,7 @@ export function commandEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) {
-    if (v === undefined || isSecretName(k) || scrubber.carriesSecret(v)) continue;
+    if (v === undefined || STEP_PROCESS_ONLY.has(k) || isSecretName(k) || scrubber.carriesSecret(v)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };

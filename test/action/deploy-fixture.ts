@@ -31,6 +31,7 @@ echo "$svc end $(date +%s%3N)" >> "$REC/log"
 
 export const TEARDOWN_SCRIPT = `#!/bin/bash
 echo "$CONVEYOR_SERVICE $CONVEYOR_ENV_ID $(date +%s%3N)" >> "$REC/teardown.log"
+{ env | grep '^CONVEYOR_' | sort; echo "pwd=$(pwd)"; echo "token=[\${GITHUB_TOKEN:-}]"; } > "$REC/$CONVEYOR_SERVICE.teardown.env"
 n=$(grep -c "^$CONVEYOR_SERVICE " "$REC/teardown.log")
 if [ -n "\${TEARDOWN_FAILS:-}" ] && [ "$n" -le "$TEARDOWN_FAILS" ]; then echo "still busy"; exit 1; fi
 exit 0
@@ -54,8 +55,8 @@ export interface Fixture {
   deploy(payload: StepPayload, env?: Record<string, string>, options?: { minuteMs?: number }): Promise<StepResult>;
   /** Lines of the timing log: service -> { start, end }. */
   times(): Map<string, { start: number; end?: number; starts: number }>;
-  /** The CONVEYOR_* variables (and pwd, marker, token) a service's deploy saw. */
-  envOf(service: string): Record<string, string>;
+  /** The CONVEYOR_* variables (and pwd, marker, token) a service's deploy (or last teardown) saw. */
+  envOf(service: string, command?: 'deploy' | 'teardown'): Record<string, string>;
   cleanup(): void;
 }
 
@@ -182,8 +183,8 @@ export function createFixture(): Fixture {
       });
     },
     times: () => readTimes(rec),
-    envOf(service) {
-      const text = readFileSync(join(rec, `${service}.env`), 'utf8');
+    envOf(service, command = 'deploy') {
+      const text = readFileSync(join(rec, command === 'deploy' ? `${service}.env` : `${service}.teardown.env`), 'utf8');
       return Object.fromEntries(text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
     },
     cleanup() {

@@ -38,6 +38,7 @@ describe('deploy step: order over the service graph', () => {
     expect(web.CONVEYOR_STEP).toBe('preview');
     expect(web.CONVEYOR_OUTPUT).toMatch(/\.conveyor\/deploy-web-7-web-1\.0\.out$/);
     expect(web.CONVEYOR_PROGRESS_PATH).toBeUndefined();
+    expect(web.CONVEYOR_PAYLOAD_PATH).toBeUndefined();
     expect(web.pwd).toMatch(/acme__mono\/apps\/web$/);
     expect(result.environments.find((e) => e.service === 'web')?.url).toBe(`http://web.preview.test/${web.CONVEYOR_ENV_ID}`);
     for (const s of ['web', 'api', 'db']) expect(result.summary).toContain(`http://${s}.preview.test/`);
@@ -230,18 +231,27 @@ describe('teardown mode', () => {
       expect(down.summary).toContain('no `teardown` command');
     }
     expect(lines().map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['web web-7-web', 'api web-7-api', 'web web-7-web', 'api web-7-api']);
+    // A teardown command gets the identity, its environment and URL, in the service's folder, and
+    // nothing of the step process's own or of the runner's secrets.
+    const web = f.envOf('web', 'teardown');
+    expect(web).toMatchObject({ CONVEYOR_ENV_ID: 'web-7-web', CONVEYOR_ENV_URL: 'http://web.preview.test/web-7-web', CONVEYOR_REPO: 'acme/mono', CONVEYOR_SERVICE: 'web', CONVEYOR_STEP: 'preview', CONVEYOR_RUN_ID: 'web-7', token: '[]' });
+    expect(web.pwd).toMatch(/acme__mono\/apps\/web$/);
+    expect(web.CONVEYOR_PROGRESS_PATH).toBeUndefined();
+    expect(web.CONVEYOR_PAYLOAD_PATH).toBeUndefined();
+    expect(web.CONVEYOR_DEPLOY_KEY).toBeUndefined();
   });
 
   it('retries a failing teardown 3 times, then reports it as a failure naming the environment', async () => {
     const specs = { web: { run: deployCommand(0), teardown } };
     const env = { service: 'web', envId: 'web-7-web', state: 'ready' as const, url: 'http://web' };
-    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: [env] }), { TEARDOWN_FAILS: '9' });
+    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: [env] }), { TEARDOWN_FAILS: '9', GITHUB_TOKEN: 'ghs_teardown_secret' });
     expect(down.conclusion).toBe('failure');
     expect(down.error?.code).toBe('teardown-failed');
     expect(down.error?.message).toContain('web (web-7-web: exited with 1)');
     expect(down.environments).toEqual([]);
     expect(lines()).toHaveLength(4);
     expect(down.summary).toContain('still busy');
+    expect(f.envOf('web', 'teardown').token).toBe('[]');
   });
 
   it('refuses an environment of a service the payload does not describe', async () => {

@@ -16,6 +16,16 @@ describe('secrets', () => {
     expect(env).toEqual({ PATH: '/bin', CONVEYOR_STEP: 's' });
   });
 
+  it("keeps the step process's own files (payload, result, deploy progress) from every command", () => {
+    const scrubber = Scrubber.fromEnvironment({}, undefined);
+    const env = commandEnvironment(
+      { PATH: '/bin', CONVEYOR_PAYLOAD_PATH: '/a/payload.json', CONVEYOR_RESULT_PATH: '/a/result.json', CONVEYOR_PROGRESS_PATH: '/a/progress.jsonl', CONVEYOR_WORKSPACE_ROOT: '/a/ws' },
+      scrubber,
+      { CONVEYOR_RESULT_FILE: '/a/ws/.conveyor/result.json' },
+    );
+    expect(env).toEqual({ PATH: '/bin', CONVEYOR_WORKSPACE_ROOT: '/a/ws', CONVEYOR_RESULT_FILE: '/a/ws/.conveyor/result.json' });
+  });
+
   it('scrubs the token, its basic-auth and base64 forms, and secret-named values', () => {
     const token = 'ghs_abcdefghijklmnop';
     const s = Scrubber.fromEnvironment({ MY_SECRET: 'another-secret', SHORT_TOKEN: 'abc' }, token);

@@ -68,7 +68,8 @@ describe('the token stays out of everything a step leaves', () => {
     const dump = readFileSync(join(ws, 'env-dump.txt'), 'utf8');
     expect(dump).toContain('CONVEYOR_PROMPT_FILE=');
     expect(dump).toContain('CONVEYOR_RUN_ID=run-1');
-    for (const name of ['GITHUB_TOKEN', 'CONVEYOR_TOKEN', 'INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'MY_API_SECRET']) {
+    // Nor the step process's own files: an agent writing its result there could forge the step's.
+    for (const name of ['GITHUB_TOKEN', 'CONVEYOR_TOKEN', 'INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'MY_API_SECRET', 'CONVEYOR_PAYLOAD_PATH', 'CONVEYOR_RESULT_PATH']) {
       expect(dump).not.toMatch(new RegExp(`^${name}=`, 'm'));
     }
     expect(existsSync(hookDump)).toBe(false);

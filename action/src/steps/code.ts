@@ -2,10 +2,9 @@
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../../core/errors.ts';
-import type { ResolvedAgent } from '../../../core/plan/types.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
-import { runAgent } from '../agent.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import { resolveAgent, runAgent } from '../agent.ts';
+import { workspaceContext, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
@@ -17,24 +16,6 @@ export interface CodeWork {
   mode: 'run' | 'repair';
   writes: string[];
   findings?: string;
-}
-
-export function workspaceContext(ctx: StepContext): WorkspaceContext {
-  return {
-    serverUrl: ctx.serverUrl,
-    ...(ctx.token ? { token: ctx.token } : {}),
-    env: safeEnvironment(ctx),
-    scrub: (t) => ctx.scrubber.scrub(t),
-  };
-}
-
-function resolveAgent(payload: StepPayload, name: string): ResolvedAgent {
-  const agent = payload.agents[name];
-  if (!agent) {
-    const known = Object.keys(payload.agents).join(', ') || 'none';
-    throw new ConveyorError('bad-payload', `agents.${name}: step ${payload.step.id} uses agent "${name}", which the payload does not define (known: ${known})`);
-  }
-  return agent;
 }
 
 export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: CodeWork): Promise<StepResult> {

@@ -10,13 +10,11 @@ import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/wire.ts';
 import { conveyorDir, identityVariables } from '../agent.ts';
-import { runCommand } from '../command.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import { runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import { prepareWorkspace, type Workspace, type WorkspaceRepo } from '../workspace.ts';
-import { workspaceContext } from './code.ts';
-import { deploymentsFor, type Deployments } from './deployments.ts';
+import { deploymentsFor, deploymentNotes, type Deployments } from './deployments.ts';
 
 /** The repositories holding `services`: the change set's entries, or the service's base for one outside it. */
 export function reposOf(payload: StepPayload, services: readonly string[]): PayloadRepo[] {
@@ -32,7 +30,7 @@ export function reposOf(payload: StepPayload, services: readonly string[]): Payl
 }
 
 /** The own service: the payload names it; older payloads leave it to the primary repository's only service. */
-export function ownService(payload: StepPayload): string | undefined {
+function ownService(payload: StepPayload): string | undefined {
   if (payload.service) return payload.service;
   const primary = payload.repos.find((r) => r.role === 'primary');
   return primary?.services.length === 1 ? primary.services[0] : undefined;
@@ -45,6 +43,27 @@ export function serviceDir(ws: Workspace, repo: string, path: string | undefined
   const dir = path ? join(r.dir, path) : r.dir;
   if (!existsSync(dir)) throw new ConveyorError('bad-input', `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
   return { repo: r, dir };
+}
+
+/**
+ * The environment of a service's deploy or teardown command: the identity and the service's
+ * environment, plus `extra` (the deploy's key, output and peers; the URL for a teardown).
+ */
+export function serviceEnvironment(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  target: { repo: string; service: string; envId: string },
+  extra: Record<string, string>,
+): Record<string, string> {
+  return safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPO: target.repo,
+    CONVEYOR_SERVICE: target.service,
+    CONVEYOR_ENV_ID: target.envId,
+    ...extra,
+  });
 }
 
 interface Settled {
@@ -137,28 +156,13 @@ async function deployOne(
   const output = join(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`); // envIds are unique per service
   await writeFile(output, '');
   const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
-  const env = safeEnvironment(ctx, {
-    ...identityVariables(payload),
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPO: t.repo,
-    CONVEYOR_SERVICE: t.service,
-    CONVEYOR_ENV_ID: t.envId,
+  const env = serviceEnvironment(ctx, payload, ws, t, {
     CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t.service, payload.attempt, payload.epoch),
     CONVEYOR_OUTPUT: output,
     ...peerVariables(ready),
   });
-  // The progress file is Conveyor's record of outcomes: a deploy command must not write to it.
-  delete env.CONVEYOR_PROGRESS_PATH;
   ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(', ')}` : ''}: ${t.deploy.run}`);
-  const r = await runCommand({
-    command: t.deploy.run,
-    cwd: where.dir,
-    env,
-    timeoutMs: t.deploy.timeoutMinutes * ctx.minuteMs,
-    ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-    scrub: (text) => ctx.scrubber.scrub(text),
-    onLine: (line) => ctx.log(`  ${t.service} | ${line}`),
-  });
+  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | ` });
   const base = { service: t.service, envId: t.envId, commit, ...(deployment ? { deployment } : {}) };
   const outputTail = tail(r.output, 20, 2000);
   let outcome: Environment;
@@ -176,7 +180,7 @@ async function deployOne(
 }
 
 /** The last `url=` line of the output file, as with $GITHUB_OUTPUT. */
-export function reportedUrl(text: string): string | undefined {
+function reportedUrl(text: string): string | undefined {
   let url: string | undefined;
   for (const line of text.split('\n')) {
     const m = /^\s*url\s*=\s*(.*?)\s*$/.exec(line);
@@ -220,7 +224,7 @@ function deployResult(payload: StepPayload, plan: DeployPlan, settled: Map<strin
   const table = ['| service | environment | state | URL or error | started, took | note |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
   const failed = environments.filter((e) => e.state === 'failed');
   const tails = failed.filter((e) => e.outputTail).map((e) => `### ${e.service}: ${e.error}\n\n${fenced(e.outputTail!)}`);
-  const notes = deployments?.notes.length ? [`Notes:\n${deployments.notes.map((n) => `- ${n}`).join('\n')}`] : [];
+  const notes = deploymentNotes(deployments);
   const ownEnv = plan.own ? settled.get(plan.own)?.env : undefined;
   const ready = environments.filter((e) => e.state === 'ready').length;
   if (ownEnv?.state === 'failed') {

@@ -61,3 +61,8 @@ export async function deploymentsFor(ctx: StepContext): Promise<Deployments | un
     },
   };
 }
+
+/** The summary section of what went wrong with GitHub's deployments: none when nothing did. */
+export function deploymentNotes(deployments: Deployments | undefined): string[] {
+  return deployments?.notes.length ? [`Notes:\n${deployments.notes.map((n) => `- ${n}`).join('\n')}`] : [];
+}

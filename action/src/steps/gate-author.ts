@@ -9,15 +9,14 @@ import { ConveyorError } from '../../../core/errors.ts';
 import { oneLine } from '../../../core/prompt.ts';
 import { buildAuthorPrompt } from '../../../core/role-prompts.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
-import { conveyorDir, identityVariables, reposVariable } from '../agent.ts';
-import { runCommand } from '../command.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import { conveyorDir, resolveAgent } from '../agent.ts';
+import { runUserCommand, workspaceContext, type StepContext } from '../context.ts';
 import { git, gitOut } from '../git.ts';
 import { pushBranch } from '../publish.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, prepareWorkspace, restoreGitConfigs } from '../workspace.ts';
-import { workspaceContext } from './code.ts';
+import { gateEnvironment } from './gate.ts';
 import { runRoleAgent, shellQuote } from './role-agent.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
@@ -47,10 +46,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   if (step.kind !== 'gate' || !step.author) throw new ConveyorError('internal', `runAuthorGate got a ${step.kind} step without an author`);
   const path = gatePath(step.path, step.id);
   if (!step.run) throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
-  const agent = payload.agents[step.author];
-  if (!agent) {
-    throw new ConveyorError('bad-payload', `agents.${step.author}: gate ${step.id} uses author "${step.author}", which the payload does not define (known: ${Object.keys(payload.agents).join(', ') || 'none'})`);
-  }
+  const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
   const primary = payload.repos.find((r) => r.role === 'primary') ?? payload.repos[0]!;
   const command = step.run.split('{path}').join(shellQuote(path));
   const wctx = workspaceContext(ctx);
@@ -90,22 +86,8 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     try {
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
-      const env = safeEnvironment(ctx, {
-        ...identityVariables(payload),
-        CONVEYOR_WORKSPACE: ws.root,
-        CONVEYOR_REPOS: reposVariable(payload, ws),
-        CONVEYOR_REPO: repo.repo,
-      });
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runCommand({
-        command,
-        cwd: baseDir,
-        env,
-        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
-        ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-        scrub: (t) => ctx.scrubber.scrub(t),
-        onLine: (line) => ctx.log(`  | ${line}`),
-      });
+      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes });
     } finally {
       await git(['worktree', 'remove', '--force', baseDir], { ...o, allowFailure: true });
     }

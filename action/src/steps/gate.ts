@@ -8,13 +8,11 @@ import { ConveyorError } from '../../../core/errors.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/wire.ts';
 import { identityVariables, reposVariable } from '../agent.ts';
-import { runCommand } from '../command.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import { runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
 import { gitOut } from '../git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
-import { gitOptions, prepareWorkspace, type WorkspaceRepo } from '../workspace.ts';
-import { workspaceContext } from './code.ts';
+import { gitOptions, prepareWorkspace, type Workspace, type WorkspaceRepo } from '../workspace.ts';
 
 type GateStep = Extract<PlanStep, { kind: 'gate' }>;
 
@@ -35,6 +33,17 @@ export function gateRepos(payload: StepPayload, step: GateStep): StepPayload['re
     throw new ConveyorError('bad-payload', `step.in: gate ${step.id} runs in ${step.in.join(', ')}, none of which is in the change set (services: ${present})`);
   }
   return picked;
+}
+
+/** The environment of a gate command run in `repo` (for `service`'s own gate, when it is one). */
+export function gateEnvironment(ctx: StepContext, payload: StepPayload, ws: Workspace, repo: string, service?: string): Record<string, string> {
+  return safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    CONVEYOR_WORKSPACE: ws.root,
+    CONVEYOR_REPOS: reposVariable(payload, ws),
+    CONVEYOR_REPO: repo,
+    ...(service ? { CONVEYOR_SERVICE: service } : {}),
+  });
 }
 
 function commandsFor(payload: StepPayload, step: GateStep, repo: WorkspaceRepo): GateCommand[] {
@@ -60,23 +69,9 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     }
     const outcomes: (GateOutcome & { durationMs: number })[] = [];
     for (const c of commands) {
-      const env = safeEnvironment(ctx, {
-        ...identityVariables(payload),
-        CONVEYOR_WORKSPACE: ws.root,
-        CONVEYOR_REPOS: reposVariable(payload, ws),
-        CONVEYOR_REPO: c.repo.repo,
-        ...(c.service ? { CONVEYOR_SERVICE: c.service } : {}),
-      });
+      const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
       ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runCommand({
-        command: c.command,
-        cwd: c.cwd,
-        env,
-        timeoutMs: step.timeoutMinutes * ctx.minuteMs,
-        ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-        scrub: (t) => ctx.scrubber.scrub(t),
-        onLine: (line) => ctx.log(`  | ${line}`),
-      });
+      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes });
       outcomes.push({
         repo: c.label,
         command: c.command,

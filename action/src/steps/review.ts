@@ -9,13 +9,12 @@ import { judgeIndependence } from '../../../core/independence.ts';
 import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/role-prompts.ts';
 import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
-import { conveyorDir } from '../agent.ts';
-import type { StepContext } from '../context.ts';
+import { conveyorDir, resolveAgent } from '../agent.ts';
+import { workspaceContext, type StepContext } from '../context.ts';
 import { git, gitOut } from '../git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
-import { workspaceContext } from './code.ts';
 import { runRoleAgent } from './role-agent.ts';
 
 /** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
@@ -40,10 +39,7 @@ function changedPaths(status: string): string[] {
 export async function runReview(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
   if (step.kind !== 'review') throw new ConveyorError('internal', `runReview got a ${step.kind} step`);
-  const agent = payload.agents[step.agent];
-  if (!agent) {
-    throw new ConveyorError('bad-payload', `agents.${step.agent}: review ${step.id} uses agent "${step.agent}", which the payload does not define (known: ${Object.keys(payload.agents).join(', ') || 'none'})`);
-  }
+  const agent = resolveAgent(payload, step.agent, `review ${step.id} uses agent`);
   const wctx = workspaceContext(ctx);
   const ws = await prepareWorkspace(wctx, payload.repos, { mode: 'checkout', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
   try {

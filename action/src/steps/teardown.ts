@@ -7,17 +7,14 @@ import { planDeploy } from '../../../core/deploy-plan.ts';
 import { topologicalWaves } from '../../../core/plan/graph.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, StepPayload, StepResult } from '../../../core/wire.ts';
-import { identityVariables } from '../agent.ts';
-import { runCommand } from '../command.ts';
-import { safeEnvironment, type StepContext } from '../context.ts';
+import { runUserCommand, workspaceContext, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import { prepareWorkspace, type Workspace } from '../workspace.ts';
-import { workspaceContext } from './code.ts';
-import { reposOf, serviceDir } from './deploy.ts';
-import { deploymentsFor, type Deployments } from './deployments.ts';
+import { reposOf, serviceDir, serviceEnvironment } from './deploy.ts';
+import { deploymentNotes, deploymentsFor, type Deployments } from './deployments.ts';
 
-export const MAX_TEARDOWN_RETRIES = 3;
+const MAX_TEARDOWN_RETRIES = 3;
 /** Pause before the n-th retry: 250 ms, 500 ms, 1 s (a flaky API usually recovers that fast). */
 const backoffMs = (retry: number) => 250 * 2 ** (retry - 1);
 
@@ -65,48 +62,33 @@ function teardownWaves(payload: StepPayload, envs: Environment[]): Environment[]
 }
 
 async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace | undefined, e: Environment, deployments: Deployments | undefined): Promise<Removal> {
-  const deploy = payload.services[e.service]?.deploy;
+  const svc = payload.services[e.service]!;
+  const deploy = svc.deploy;
   if (!deploy?.teardown || !ws) {
     await deployments?.deactivate(e);
     return { env: e, ok: true, tries: 0, note: 'no `teardown` command: nothing to run' };
   }
-  const svc = payload.services[e.service]!;
+  const { teardown, timeoutMinutes } = deploy;
   let dir: string;
   try {
     dir = serviceDir(ws, svc.repo, svc.path).dir;
   } catch (err) {
     return { env: e, ok: false, tries: 0, note: (err as Error).message };
   }
-  const env = safeEnvironment(ctx, {
-    ...identityVariables(payload),
-    CONVEYOR_WORKSPACE: ws.root,
-    CONVEYOR_REPO: svc.repo,
-    CONVEYOR_SERVICE: e.service,
-    CONVEYOR_ENV_ID: e.envId,
-    ...(e.url ? { CONVEYOR_ENV_URL: e.url } : {}),
-  });
-  delete env.CONVEYOR_PROGRESS_PATH;
-  let last = '';
-  for (let tries = 1; tries <= MAX_TEARDOWN_RETRIES + 1; tries++) {
+  const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
+  for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));
-    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${deploy.teardown}`);
-    const r = await runCommand({
-      command: deploy.teardown,
-      cwd: dir,
-      env,
-      timeoutMs: deploy.timeoutMinutes * ctx.minuteMs,
-      ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
-      scrub: (t) => ctx.scrubber.scrub(t),
-      onLine: (line) => ctx.log(`  ${e.service} | ${line}`),
-    });
+    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
+    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | ` });
     if (r.exitCode === 0 && !r.timedOut) {
       await deployments?.deactivate(e);
       return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : 'removed' };
     }
-    last = r.timedOut ? `timed out after ${deploy.timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? '?'}`}`;
-    if (tries === MAX_TEARDOWN_RETRIES + 1) return { env: e, ok: false, tries, note: last, output: tail(r.output, 20, 2000) };
+    if (tries > MAX_TEARDOWN_RETRIES) {
+      const note = r.timedOut ? `timed out after ${timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? '?'}`}`;
+      return { env: e, ok: false, tries, note, output: tail(r.output, 20, 2000) };
+    }
   }
-  return { env: e, ok: false, tries: 0, note: last };
 }
 
 function teardownResult(payload: StepPayload, removals: Removal[], deployments: Deployments | undefined): StepResult {
@@ -114,7 +96,7 @@ function teardownResult(payload: StepPayload, removals: Removal[], deployments: 
   const table = ['| service | environment | result | tries | note |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
   const failed = removals.filter((r) => !r.ok);
   const tails = failed.filter((r) => r.output).map((r) => `### ${r.env.service}: ${r.note}\n\n${fenced(r.output!)}`);
-  const notes = deployments?.notes.length ? [`Notes:\n${deployments.notes.map((n) => `- ${n}`).join('\n')}`] : [];
+  const notes = deploymentNotes(deployments);
   const environments = removals.filter((r) => r.ok).map((r) => r.env);
   if (failed.length === 0) {
     return { ...baseResult(payload), conclusion: 'success', summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? '' : 's'}.`, table, ...notes].join('\n\n'), environments };
