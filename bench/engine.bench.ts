@@ -22,8 +22,8 @@ import { Engine } from '../app/engine/engine.ts';
 import { serializeRun } from '../app/store/json.ts';
 import { openSqliteStore } from '../app/store/sqlite.ts';
 import type { RunStore } from '../app/store/port.ts';
-import { inputsDigest, sealResult } from '../core/receipt.ts';
-import type { StepPayload } from '../core/wire.ts';
+import { inputsDigest, sealResult, verifyReceipt } from '../core/receipt.ts';
+import type { StepPayload, StepResult } from '../core/wire.ts';
 import { planOf, resultOf } from '../test/helpers/plans.ts';
 import { tempDir } from '../test/helpers/repos.ts';
 
@@ -64,6 +64,10 @@ const store: RunStore = {
 
 const pr = { repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-1', head: 'a'.repeat(40) };
 
+/** Payloads and their results, to time apart the receipt work the engine must do for each (issue #6). */
+const SAMPLES = 3000;
+const sampled: { payload: StepPayload; result: StepResult }[] = [];
+
 /** Time spent standing in for the action and the forge, or on the bench's own bookkeeping: not the engine's. */
 let outsideMs = 0;
 let bookkeepingMs = 0;
@@ -77,6 +81,7 @@ const dispatcher: Dispatcher = {
     const extra = payload.step.id === 'implement' ? { prs: [pr], commits: { 'acme/web': pr.head } } : {};
     const mode = payload.mode === 'teardown' ? 'run' : payload.mode;
     const result = sealResult(resultOf(payload.runId, payload.step.id, payload.attempt, payload.epoch, 'success', { mode, ...extra }), inputsDigest(payload));
+    if (sampled.length < SAMPLES) sampled.push({ payload, result });
     outsideMs += performance.now() - t0;
     return Promise.resolve({ kind: 'result', result });
   },
@@ -203,6 +208,12 @@ for (let i = 0; i < RUNS; i++) {
 const wallMs = performance.now() - wall0;
 perRun.sort((a, b) => a - b);
 
+// What no engine can skip, timed apart on the same data: for each attempt, the digest of the
+// payload it sends (the inputs a receipt is checked against) and the check of the result's receipt.
+const r0 = performance.now();
+for (const { payload, result } of sampled) if (!verifyReceipt(result, inputsDigest(payload))) throw new Error('a sampled receipt does not verify');
+const receiptUsPerAttempt = ((performance.now() - r0) * 1000) / sampled.length;
+
 // Nothing is left behind: every effect of every run was carried out and marked done.
 const left = store.pendingEffects();
 raw.close();
@@ -228,5 +239,12 @@ console.log(`  for context: a bare CAS write of the same row with the body each 
 console.log(
   `  of one transition, the store's writes (create, compare-and-swap commit with its outbox, marking done) take ${((storeWriteMs / transitions) * 1000).toFixed(1)} us = ${(storeWriteMs / transitions / perBare).toFixed(2)} bare writes; everything else (reduce, receipts, payloads, carrying out) ${(((engineMs - storeWriteMs) / transitions) * 1000).toFixed(1)} us`,
 );
+{
+  const changingUs = (changingMs / bareWrites) * 1000;
+  const receiptsUs = (receiptUsPerAttempt * attempts) / transitions;
+  console.log(
+    `  what no transition can skip: writing the changed run (${changingUs.toFixed(1)} us) and the receipt work of its attempts (inputs digest and receipt check: ${receiptsUs.toFixed(1)} us) = ${((changingUs + receiptsUs) / (perBare * 1000)).toFixed(2)} bare writes`,
+  );
+}
 console.log(`  pages written to the WAL: ${(engineFrames / warmTransitions).toFixed(2)} per transition, ${(bareFrames / (WARM_UP * 7)).toFixed(2)} per bare write`);
 console.log(`peak RSS = ${rssMb.toFixed(0)} MB (target < 300 MB)${verdict(rssMb < 300)}`);
