@@ -121,9 +121,11 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
   if (result.environments.length > 0) d.run.environments = mergeEnvironments(d.run.environments, result.environments);
 
   const step = d.step(s.id);
+  const unmet = unmetNeeds(run, p);
   if (s.mode === 'repair') {
     // A repair that finished (even with nothing to change) is judged by running the step again.
-    if (ok) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    if (ok && unmet.length > 0) waitForNeeds(d, s.id, unmet);
+    else if (ok) d.dispatch(s.id, s.attempt + 1, 0, 'run');
     else d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
   } else {
     step.result = result;
@@ -131,6 +133,8 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     if (ok) {
       step.status = 'succeeded';
       step.reason = undefined;
+    } else if (repair && s.repairs < repair.maxAttempts && unmet.length > 0) {
+      waitForNeeds(d, s.id, unmet);
     } else if (repair && s.repairs < repair.maxAttempts) {
       step.repairs = s.repairs + 1;
       d.dispatch(s.id, s.attempt + 1, 0, 'repair', renderFindings(result));
@@ -152,7 +156,11 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
   d.finishAttempt(s.id, { conclusion: 'lost', summary: event.reason });
   // What the lost attempt settled stays settled: its re-dispatch deploys only the rest.
   if (event.environments?.length) d.run.environments = mergeEnvironments(d.run.environments, event.environments);
-  if (s.losses < MAX_LOSSES) {
+  const p = planStep(run, s.id);
+  const unmet = p ? unmetNeeds(run, p) : [];
+  if (unmet.length > 0) {
+    waitForNeeds(d, s.id, unmet);
+  } else if (s.losses < MAX_LOSSES) {
     d.step(s.id).losses = s.losses + 1;
     d.dispatch(s.id, s.attempt, s.epoch + 1, s.mode, findings);
   } else {
@@ -160,6 +168,21 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
   }
   d.settle();
   return d.finish();
+}
+
+/** The steps a step needs that have not succeeded (now). */
+function unmetNeeds(run: Run, p: { needs: string[] }): string[] {
+  return p.needs.filter((n) => run.steps[n]?.status !== 'succeeded');
+}
+
+/**
+ * A merge under way when someone pushed was left to finish, while the steps it needs run again on
+ * the new head. What would follow it (its conflict repair, merging again after one, or dispatching
+ * a lost attempt again) waits for them instead, as its first attempt did: a merge never starts
+ * before everything it needs has succeeded on the heads it would merge.
+ */
+function waitForNeeds(d: Draft, id: string, unmet: string[]): void {
+  d.resetStep(id, `waits for ${unmet.map((n) => `"${n}"`).join(', ')} to succeed again (a push made ${unmet.length === 1 ? 'it' : 'them'} run again)`);
 }
 
 function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transition {

@@ -58,3 +58,49 @@ describe('a merge conflict', () => {
     expect(t.run.steps.ship?.status).toBe('failed');
   });
 });
+
+describe('a merge under way when someone pushes', () => {
+  // Found by the property test: the merge is left to finish, but what would follow it must wait
+  // for the gate the push re-ran, or the pushed head would be merged untested.
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate' },
+    { id: 'ship', kind: 'merge', needs: ['implement', 'test'] },
+  ]);
+  const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
+  const underWay = () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test');
+    expect(statuses(run)).toEqual({ implement: 'succeeded', test: 'succeeded', ship: 'queued' });
+    return step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'eee5555', by: 'mallory' }).run;
+  };
+
+  it('a conflict is not repaired before the gate passes again on the pushed head; then the merge starts afresh', () => {
+    const run = underWay();
+    expect(statuses(run)).toEqual({ implement: 'succeeded', test: 'queued', ship: 'queued' });
+    const t = step(run, current(run, 'ship', 'failure', conflict));
+    expect(types(t.effects)).toEqual(['report']);
+    expect(t.run.steps.ship).toMatchObject({ status: 'pending', repairs: 0, reason: 'waits for "test" to succeed again (a push made it run again)' });
+    const after = step(t.run, current(t.run, 'test', 'success'));
+    expect(types(after.effects)).toEqual(['merge:ship:2:0', 'report']);
+  });
+
+  it('a repair that ends while the gate runs again does not merge; a lost merge is not dispatched again', () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test');
+    run = step(run, current(run, 'ship', 'failure', conflict)).run;
+    run = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'eee5555', by: 'mallory' }).run;
+    expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair' });
+    let t = step(run, current(run, 'ship', 'success', { mode: 'repair' }));
+    expect(types(t.effects)).toEqual(['report']);
+    expect(t.run.steps.ship?.status).toBe('pending');
+
+    const lostRun = underWay();
+    const s = lostRun.steps.ship!;
+    t = step(lostRun, { type: 'step-lost', at: AT, step: 'ship', attempt: s.attempt, epoch: s.epoch, reason: 'the app restarted' });
+    expect(types(t.effects)).toEqual(['report']);
+    expect(t.run.steps.ship).toMatchObject({ status: 'pending', reason: 'waits for "test" to succeed again (a push made it run again)' });
+  });
+});

@@ -1,8 +1,10 @@
 // Property-based: random small plans, and random interleavings, duplicates and reorderings of
-// completions, losses, decisions, retries and cancels keep the run state machine's invariants.
+// completions, losses, decisions, retries, cancels, pushes to the run's PRs, closed PRs and merge
+// conflicts keep the run state machine's invariants.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, MAX_LOSSES, nextWave, reduce } from '../../../core/run/reducer.ts';
+import { CONVEYOR_ACTOR, MAX_CONFLICT_REPAIRS } from '../../../core/run/draft.ts';
 import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
@@ -11,10 +13,21 @@ import { AT, newRun } from './drive.ts';
 
 const KINDS = ['code', 'gate', 'review', 'deploy', 'approval', 'merge'] as const;
 
+// Most plans start with a code step, as real pipelines do: its PR is what pushes, closes and
+// merge conflicts act on.
 const planArb = fc
-  .array(fc.tuple(fc.constantFrom(...KINDS), fc.integer({ min: 0, max: 2 }), fc.array(fc.boolean(), { maxLength: 6 })), {
-    minLength: 1,
-    maxLength: 6,
+  .tuple(
+    fc.oneof({ arbitrary: fc.constant('code' as const), weight: 3 }, { arbitrary: fc.constantFrom(...KINDS), weight: 1 }),
+    fc.array(fc.tuple(fc.constantFrom(...KINDS), fc.integer({ min: 0, max: 2 }), fc.array(fc.boolean(), { maxLength: 6 })), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+    fc.boolean(),
+  )
+  // ...and often end with a merge that needs every step before it.
+  .map(([first, [head, ...rest], merge]) => {
+    const raw = [[first, head![1], head![2]] as const, ...rest];
+    return merge && raw.length < 6 ? [...raw, ['merge', 0, raw.map(() => true)] as const] : raw;
   })
   .map((raw): Plan => {
     const specs: StepSpec[] = raw.map(([kind, n, picks], i) => {
@@ -28,7 +41,7 @@ const planArb = fc
   });
 
 // Each action is interpreted against the current state: [what, which, how].
-const actionsArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.nat(), fc.nat()), { maxLength: 80 });
+const actionsArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.nat(), fc.nat()), { minLength: 5, maxLength: 80, size: 'medium' });
 
 interface Attempt {
   step: string;
@@ -65,15 +78,48 @@ class Checker {
     if (isTerminal(prev)) expect(next.status).toBe(prev.status); // terminal stays terminal
     expect(t.effects.at(-1)).toEqual({ type: 'report', key: `${prev.id}:report:${prev.version + 1}` });
     if (event.type === 'retry') this.repairsSinceReset.clear();
+    // A step put back to pending starts over: a push re-runs it (at once when it can start), or it
+    // waits for steps a push re-ran.
+    for (const id of Object.keys(next.steps)) {
+      const [a, b] = [prev.steps[id]!, next.steps[id]!];
+      const rerun = event.type === 'pr-pushed' && b.repairs < a.repairs;
+      if (rerun || (b.status === 'pending' && a.status !== 'pending')) this.repairsSinceReset.delete(id);
+    }
     if (event.type === 'step-completed' || event.type === 'step-lost') {
       const id = event.type === 'step-completed' ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}` : `${event.step}:${event.attempt}:${event.epoch}`;
       expect(this.accepted.has(id), `attempt ${id} completed twice`).toBe(false);
       this.accepted.add(id);
     }
+    if (event.type === 'pr-pushed') this.checkPush(prev, next, event);
+    if (event.type === 'pr-closed' && !event.merged && !isTerminal(prev)) expect(next.status).toBe('cancelled');
     for (const e of t.effects) this.checkEffect(next, e);
     for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
     this.checkStatus(next);
     this.run = next;
+  }
+
+  /** Repairs a step may use: a gate's or review's own bound; a merge's conflict repairs when the plan has a code step. */
+  private maxRepairs(id: string): number {
+    const p = this.plan.steps.find((s) => s.id === id)!;
+    if (p.kind === 'gate' || p.kind === 'review') return p.repair?.maxAttempts ?? 0;
+    if (p.kind === 'merge') return this.plan.steps.some((s) => s.kind === 'code') ? MAX_CONFLICT_REPAIRS : 0;
+    return 0;
+  }
+
+  /**
+   * After someone else pushed a new head to a PR: no approval given on another head of it still
+   * counts, and no gate or review that had run keeps its success (each runs again on the new head).
+   */
+  private checkPush(prev: Run, next: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): void {
+    const pr = prev.prs.find((p) => p.repo === event.repo);
+    if (!pr || pr.head === event.head || event.by === CONVEYOR_ACTOR || isTerminal(prev)) return;
+    expect(next.prs.find((p) => p.repo === event.repo)?.head).toBe(event.head);
+    for (const a of next.approvals) if (!a.stale) expect(a.heads[event.repo], `approval by ${a.by} still counts after a push`).toBe(event.head);
+    for (const p of this.plan.steps) {
+      if (p.kind !== 'gate' && p.kind !== 'review') continue;
+      const before = prev.steps[p.id]!.status;
+      if (before === 'succeeded' || before === 'failed') expect(next.steps[p.id]!.status, `${p.id} kept its result after a push`).not.toBe(before);
+    }
   }
 
   private checkTerminalReply(prev: Run, event: RunEvent, effects: RunEffect[]): void {
@@ -89,7 +135,9 @@ class Checker {
     }
     if (e.type !== 'dispatch' && e.type !== 'merge') return;
     const p = this.plan.steps.find((s) => s.id === e.step)!;
-    expect(p.kind === 'merge').toBe(e.type === 'merge');
+    // A merge step merges (a merge effect); only its conflict repairs are dispatched, as code attempts.
+    if (p.kind === 'merge') expect(e.type === 'merge' || e.mode === 'repair', `merge step ${e.step} dispatched a run attempt`).toBe(true);
+    else expect(e.type).toBe('dispatch');
     expect(p.kind).not.toBe('approval');
     for (const n of p.needs) expect(next.steps[n]?.status, `${e.step} dispatched before ${n} succeeded`).toBe('succeeded');
     expect(next.steps[e.step]).toMatchObject({ status: 'queued', attempt: e.attempt, epoch: e.epoch });
@@ -97,8 +145,7 @@ class Checker {
     if (mode === 'repair' && e.epoch === 0) {
       const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
       this.repairsSinceReset.set(e.step, used);
-      const max = p.kind === 'gate' || p.kind === 'review' ? (p.repair?.maxAttempts ?? 0) : 0;
-      expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(max);
+      expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(this.maxRepairs(e.step));
     }
     this.attempts.push({ step: e.step, attempt: e.attempt, epoch: e.epoch, mode });
   }
@@ -112,9 +159,7 @@ class Checker {
     // A finished attempt record never changes again, and (attempt, epoch) pairs are unique.
     expect(b.attempts.slice(0, a.attempts.length).filter((r, i) => a.attempts[i]?.finishedAt && r !== a.attempts[i])).toEqual([]);
     expect(new Set(b.attempts.map((r) => `${r.attempt}.${r.epoch}`)).size).toBe(b.attempts.length);
-    const p = this.plan.steps.find((s) => s.id === id)!;
-    const max = p.kind === 'gate' || p.kind === 'review' ? (p.repair?.maxAttempts ?? 0) : 0;
-    expect(b.repairs).toBeLessThanOrEqual(max);
+    expect(b.repairs).toBeLessThanOrEqual(this.maxRepairs(id));
     // A lost attempt is dispatched again a bounded number of times.
     expect(b.epoch).toBeLessThanOrEqual(MAX_LOSSES);
     if (b.status === 'queued') expect(b.losses).toBe(b.epoch);
@@ -133,6 +178,9 @@ class Checker {
   }
 }
 
+const PR = { repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: 'h0' };
+const CONFLICT = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts with main' }, findings: 'resolve acme/web#1' };
+
 function interpret(c: Checker, [what, which, how]: [number, number, number]): void {
   const run = c.run;
   if (what < 45 && c.attempts.length > 0) {
@@ -143,12 +191,22 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     const a: Attempt =
       which % 4 !== 0 && q ? { step: q.id, attempt: q.attempt, epoch: q.epoch, mode: q.mode } : c.attempts[which % c.attempts.length]!;
     const outcome = how % 4;
+    const kind = c.plan.steps.find((s) => s.id === a.step)!.kind;
     if (outcome === 3) {
       c.apply({ type: 'step-lost', at: AT, step: a.step, attempt: a.attempt, epoch: a.epoch, reason: 'gone' });
     } else {
       const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
-      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, a.step, a.attempt, a.epoch, conclusion, { mode: a.mode, findings: 'f' }) });
+      // A code step opens (or updates) the run's PR; a merge that fails mostly fails on a conflict.
+      const extra = kind === 'code' ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] } : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0 ? CONFLICT : {};
+      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, a.step, a.attempt, a.epoch, conclusion, { mode: a.mode, findings: 'f', ...extra }) });
     }
+  } else if (what < 62 && run.prs.length > 0) {
+    // A push to the PR: mostly someone else's new head, sometimes Conveyor's own or the same head.
+    const by: string = how % 4 === 0 ? CONVEYOR_ACTOR : how % 2 === 0 ? 'mallory' : 'bob';
+    const head = which % 5 === 0 ? (run.prs[0]!.head ?? 'h0') : `p${which % 7}`;
+    c.apply({ type: 'pr-pushed', at: AT, repo: PR.repo, head, by });
+  } else if (what === 62 && run.prs.length > 0) {
+    c.apply({ type: 'pr-closed', at: AT, repo: PR.repo, merged: how % 2 === 0 });
   } else if (what < 70 && c.delivered.length > 0) {
     c.apply(c.delivered[which % c.delivered.length]!); // an exact duplicate, possibly much later
   } else if (what < 85) {
@@ -188,7 +246,7 @@ describe('run state machine properties', () => {
         for (const a of actions) interpret(c, a);
         if (c.run.status !== 'cancelled') finish(c);
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 
