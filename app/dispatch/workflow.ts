@@ -61,9 +61,12 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       // What an earlier try of this attempt recorded (read once: this try's own writes follow it).
       const stored = links.attempt(externalId);
       let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
+      // What the table holds for this attempt as far as this try knows (each save is one statement).
+      let written: AttemptLink | null = stored ?? null;
       const save = (patch: Partial<AttemptLink>) => {
         link = { ...link, ...patch, at: now() };
-        links.saveAttempt(link);
+        links.saveAttempt(link, written);
+        written = link;
       };
 
       if (link.checkRunId === undefined) {

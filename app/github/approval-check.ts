@@ -50,7 +50,7 @@ export class ApprovalChecks {
       if (s.status === 'pending') continue;
       const created = await client.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
       this.written.set(created.id, JSON.stringify(want));
-      this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() });
+      this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() }, link ?? null);
     }
   }
 

@@ -62,9 +62,10 @@ export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload)
   const run = deps.store.get(id.runId);
   if (!run) return;
   const externalId = check.external_id!;
-  const link = deps.links.attempt(externalId);
-  if (link && check.details_url && link.workflowRunUrl !== check.details_url && /\/actions\/runs\//.test(check.details_url)) {
-    deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() });
+  // The workflow run's link, when the action gave one the record lacks (read only then).
+  if (check.details_url && /\/actions\/runs\//.test(check.details_url)) {
+    const link = deps.links.attempt(externalId);
+    if (link && link.workflowRunUrl !== check.details_url) deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() }, link);
   }
   const parsed = parseResultText(check.output?.text, check.output?.summary);
   if (parsed.ok) return feed(deps, run, externalId, parsed.result);
@@ -106,8 +107,9 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
   const run = id ? deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
   if (link.workflowRunId !== wr.id) {
+    const before = link;
     link = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };
-    deps.links.saveAttempt(link);
+    deps.links.saveAttempt(link, before);
   }
   if (!currentAttempt(run, id)) return;
   const client = await deps.clientOf(run);

@@ -1,7 +1,9 @@
-// The GitHub calls the app makes, each retried with backoff on retryable errors (retry.ts), on
-// an installation's Octokit (Probot's, on the global fetch, so nock sees it in tests).
+// The GitHub calls the app makes, each retried with backoff on retryable errors (retry.ts). They
+// go through the lean requester of rest.ts, built from an installation's Octokit (Probot's: its
+// base URL, token and fetch, so GHE and nock work as they do for Octokit itself).
 import type { ProbotOctokit } from 'probot';
 import { splitRepo } from '../forge/port.ts';
+import { enc, restOf, type GitHubRest } from './rest.ts';
 import { withRetry, type RetryOptions } from './retry.ts';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -52,94 +54,117 @@ export function checkRunInfo(c: ApiCheckRun): CheckRunInfo {
   };
 }
 
-const status = (e: unknown): number | undefined => (e as { status?: number }).status;
+/** The HTTP status of a failed call: Octokit's or rest.ts's error, or the one withRetry wrapped. */
+export function httpStatus(e: unknown): number | undefined {
+  const err = e as { status?: unknown; cause?: { status?: unknown } } | undefined;
+  const s = err?.status ?? err?.cause?.status;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/** `undefined` on 404 (what is asked for is not there), any other failure as it was. */
+async function unlessMissing<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (httpStatus(e) === 404) return undefined;
+    throw e;
+  }
+}
+
+/** A pull request as the merge step judges it. */
+export interface ApiPull {
+  state: string;
+  merged: boolean;
+  merge_commit_sha: string | null;
+  mergeable: boolean | null;
+  mergeable_state: string;
+  draft?: boolean;
+  head: { sha: string };
+  base: { ref: string };
+}
 
 export class GitHubClient {
+  readonly rest: GitHubRest;
+
   constructor(
+    /** Kept for callers that need an endpoint this client does not wrap (and for its auth). */
     readonly octokit: Octokit,
     private readonly retry: RetryOptions = {},
-  ) {}
+    rest?: GitHubRest,
+  ) {
+    this.rest = rest ?? restOf(octokit, retry.sleep ? { sleep: retry.sleep } : {});
+  }
 
   private call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return withRetry(what, fn, this.retry);
   }
 
+  private async get<T>(what: string, path: string, query?: Record<string, string | number | undefined>): Promise<T> {
+    return (await this.call(what, () => this.rest.request<T>('GET', path, query ? { query } : {}))).data;
+  }
+
+  private async send<T>(what: string, method: 'POST' | 'PATCH' | 'PUT', path: string, body: unknown): Promise<T> {
+    return (await this.call(what, () => this.rest.request<T>(method, path, { body }))).data;
+  }
+
   /** A file's text at a ref, or undefined when there is no such file. */
   async readFile(repo: string, path: string, ref: string): Promise<string | undefined> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`reading ${path} of ${repo}@${ref}`, () =>
-      this.octokit.rest.repos.getContent({ owner, repo: name, path, ref }).catch((e: unknown) => {
-        if (status(e) === 404) return { data: undefined };
-        throw e;
-      }),
-    );
-    if (!data || Array.isArray(data) || data.type !== 'file' || !('content' in data)) return undefined;
+    const data = await this.call(`reading ${path} of ${repo}@${ref}`, () =>
+      unlessMissing(this.rest.request<{ type?: string; content?: string; encoding?: string } | unknown[]>('GET', `${repoPath(repo)}/contents/${enc(path)}`, { query: { ref } })),
+    ).then((r) => r?.data);
+    if (!data || Array.isArray(data) || data.type !== 'file' || typeof data.content !== 'string') return undefined;
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || 'base64').toString('utf8');
   }
 
   async branchHead(repo: string, branch: string): Promise<string> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`reading the head of ${repo}:${branch}`, () => this.octokit.rest.git.getRef({ owner, repo: name, ref: `heads/${branch}` }));
+    const data = await this.get<{ object: { sha: string } }>(`reading the head of ${repo}:${branch}`, `${repoPath(repo)}/git/ref/${enc(`heads/${branch}`)}`);
     return data.object.sha;
   }
 
   async createComment(repo: string, issue: number, body: string): Promise<{ id: number; url: string }> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`commenting on ${repo}#${issue}`, () => this.octokit.rest.issues.createComment({ owner, repo: name, issue_number: issue, body }));
+    const data = await this.send<{ id: number; html_url: string }>(`commenting on ${repo}#${issue}`, 'POST', `${repoPath(repo)}/issues/${issue}/comments`, { body });
     return { id: data.id, url: data.html_url };
   }
 
   async updateComment(repo: string, id: number, body: string): Promise<void> {
-    const { owner, name } = splitRepo(repo);
-    await this.call(`editing comment ${id} in ${repo}`, () => this.octokit.rest.issues.updateComment({ owner, repo: name, comment_id: id, body }));
+    await this.send(`editing comment ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/issues/comments/${id}`, { body });
   }
 
   /** The issue's comment holding `marker`, if any (the tracking comment after a lost record). */
   async findComment(repo: string, issue: number, marker: string): Promise<{ id: number; url: string } | undefined> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`listing the comments of ${repo}#${issue}`, () => this.octokit.rest.issues.listComments({ owner, repo: name, issue_number: issue, per_page: 100 }));
+    const data = await this.get<Array<{ id: number; html_url: string; body?: string | null }>>(`listing the comments of ${repo}#${issue}`, `${repoPath(repo)}/issues/${issue}/comments`, { per_page: 100 });
     const found = data.find((c) => c.body?.includes(marker));
     return found ? { id: found.id, url: found.html_url } : undefined;
   }
 
   /** admin, write, read or none (the collaborator permission API, never author_association). */
   async permission(repo: string, user: string): Promise<string> {
-    const { owner, name } = splitRepo(repo);
-    try {
-      const { data } = await this.call(`reading the permission of ${user} on ${repo}`, () =>
-        this.octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo: name, username: user }),
-      );
-      return data.permission;
-    } catch (e) {
-      if (status((e as { cause?: unknown }).cause) === 404) return 'none';
-      throw e;
-    }
+    const res = await this.call(`reading the permission of ${user} on ${repo}`, () =>
+      unlessMissing(this.rest.request<{ permission: string }>('GET', `${repoPath(repo)}/collaborators/${enc(user)}/permission`)),
+    );
+    return res?.data.permission ?? 'none';
   }
 
   async createCheckRun(repo: string, check: CheckRunWrite & { name: string; head_sha: string }): Promise<CheckRunInfo> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`creating check run "${check.name}" in ${repo}`, () => this.octokit.rest.checks.create({ owner, repo: name, ...check }));
-    return checkRunInfo(data as ApiCheckRun);
+    return checkRunInfo(await this.send<ApiCheckRun>(`creating check run "${check.name}" in ${repo}`, 'POST', `${repoPath(repo)}/check-runs`, check));
   }
 
   async updateCheckRun(repo: string, id: number, patch: CheckRunWrite): Promise<void> {
-    const { owner, name } = splitRepo(repo);
-    await this.call(`updating check run ${id} in ${repo}`, () => this.octokit.rest.checks.update({ owner, repo: name, check_run_id: id, ...patch }));
+    await this.send(`updating check run ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/check-runs/${id}`, patch);
   }
 
   async getCheckRun(repo: string, id: number): Promise<CheckRunInfo> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`reading check run ${id} in ${repo}`, () => this.octokit.rest.checks.get({ owner, repo: name, check_run_id: id }));
-    return checkRunInfo(data as ApiCheckRun);
+    return checkRunInfo(await this.get<ApiCheckRun>(`reading check run ${id} in ${repo}`, `${repoPath(repo)}/check-runs/${id}`));
   }
 
   /** The check run named `checkName` on `ref` with this external id (look before creating). */
   async findCheckRun(repo: string, ref: string, checkName: string, externalId: string): Promise<CheckRunInfo | undefined> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`listing check runs "${checkName}" of ${repo}@${ref.slice(0, 7)}`, () =>
-      this.octokit.rest.checks.listForRef({ owner, repo: name, ref, check_name: checkName, filter: 'all', per_page: 100 }),
-    );
-    const found = (data.check_runs as ApiCheckRun[]).find((c) => c.external_id === externalId);
+    const data = await this.get<{ check_runs: ApiCheckRun[] }>(`listing check runs "${checkName}" of ${repo}@${ref.slice(0, 7)}`, `${repoPath(repo)}/commits/${enc(ref)}/check-runs`, {
+      check_name: checkName,
+      filter: 'all',
+      per_page: 100,
+    });
+    const found = data.check_runs.find((c) => c.external_id === externalId);
     return found ? checkRunInfo(found) : undefined;
   }
 
@@ -148,17 +173,15 @@ export class GitHubClient {
    * that parameter answers 204 without details, or 422 naming it: then it is sent again without.
    */
   async dispatchWorkflow(repo: string, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ runId?: number; url?: string }> {
-    const { owner, name } = splitRepo(repo);
-    const route = 'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches' as const;
+    const path = `${repoPath(repo)}/actions/workflows/${enc(workflow)}/dispatches`;
     const what = `dispatching workflow ${workflow} of ${repo}@${ref}`;
     try {
-      const res = await this.call(what, () => this.octokit.request(route, { owner, repo: name, workflow_id: workflow, ref, inputs, return_run_details: true } as never));
-      const data = (res as { data?: { workflow_run_id?: number; html_url?: string } }).data;
+      const data = await this.send<{ workflow_run_id?: number; html_url?: string } | undefined>(what, 'POST', path, { ref, inputs, return_run_details: true });
       return data && typeof data === 'object' && data.workflow_run_id ? { runId: data.workflow_run_id, ...(data.html_url ? { url: data.html_url } : {}) } : {};
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause;
-      if (status(cause) === 422 && /return_run_details/.test((cause as Error).message)) {
-        await this.call(what, () => this.octokit.request(route, { owner, repo: name, workflow_id: workflow, ref, inputs }));
+      if (httpStatus(cause) === 422 && /return_run_details/.test((cause as Error).message)) {
+        await this.send(what, 'POST', path, { ref, inputs });
         return {};
       }
       throw e;
@@ -167,11 +190,42 @@ export class GitHubClient {
 
   /** A workflow run of `workflow` whose name holds `marker`, created since `since` (look before dispatching). */
   async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<{ id: number; url: string } | undefined> {
-    const { owner, name } = splitRepo(repo);
-    const { data } = await this.call(`listing runs of workflow ${workflow} in ${repo}`, () =>
-      this.octokit.rest.actions.listWorkflowRuns({ owner, repo: name, workflow_id: workflow, event: 'workflow_dispatch', created: `>=${since.slice(0, 19)}Z`, per_page: 100 }),
+    const data = await this.get<{ workflow_runs: Array<{ id: number; html_url: string; display_title?: string | null; name?: string | null }> }>(
+      `listing runs of workflow ${workflow} in ${repo}`,
+      `${repoPath(repo)}/actions/workflows/${enc(workflow)}/runs`,
+      { event: 'workflow_dispatch', created: `>=${since.slice(0, 19)}Z`, per_page: 100 },
     );
     const found = data.workflow_runs.find((r) => (r.display_title ?? r.name ?? '').includes(marker));
     return found ? { id: found.id, url: found.html_url } : undefined;
   }
+
+  /** A pull request as the merge step judges it (one read, not retried by the caller again). */
+  async getPull(repo: string, number: number): Promise<ApiPull> {
+    return this.get<ApiPull>(`reading ${repo}#${number}`, `${repoPath(repo)}/pulls/${number}`);
+  }
+
+  /**
+   * Merges a pull request. Not retried: a merge that GitHub did but whose answer was lost must be
+   * judged (read) again, not sent twice; a refusal keeps its HTTP status for the caller.
+   */
+  async mergePull(repo: string, number: number, merge: { merge_method: string; commit_title: string; commit_message: string; sha?: string }): Promise<{ merged: boolean; sha: string; message?: string }> {
+    return (await this.rest.request<{ merged: boolean; sha: string; message?: string }>('PUT', `${repoPath(repo)}/pulls/${number}/merge`, { body: merge })).data;
+  }
+
+  /** active, pending or none: the user's membership of an organisation's team. */
+  async teamMembership(org: string, team: string, user: string): Promise<string> {
+    const res = await this.call(`reading the membership of ${user} in @${org}/${team}`, () =>
+      unlessMissing(this.rest.request<{ state: string }>('GET', `/orgs/${enc(org)}/teams/${enc(team)}/memberships/${enc(user)}`)),
+    );
+    return res?.data.state ?? 'none';
+  }
+
+  async reactToComment(repo: string, commentId: number, content: string): Promise<void> {
+    await this.send(`reacting to comment ${commentId} in ${repo}`, 'POST', `${repoPath(repo)}/issues/comments/${commentId}/reactions`, { content });
+  }
+}
+
+function repoPath(repo: string): string {
+  const { owner, name } = splitRepo(repo);
+  return `/repos/${enc(owner)}/${enc(name)}`;
 }

@@ -15,7 +15,6 @@ import { splitRepo } from '../forge/port.ts';
 import type { GitHubClient } from './client.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import { leaveOpen } from './pulls.ts';
-import { withRetry } from './retry.ts';
 import { startRun } from './start.ts';
 
 export interface CommandSource {
@@ -176,15 +175,7 @@ async function teamOf(client: GitHubClient, approvers: readonly string[], login:
   for (const a of approvers) {
     if (!a.includes('/')) continue;
     const { owner: org, name: team } = splitRepo(a.replace(/^@/, ''));
-    const state = await withRetry(`reading the membership of ${login} in ${a}`, () =>
-      client.octokit.rest.teams.getMembershipForUserInOrg({ org, team_slug: team, username: login }).then(
-        (r) => r.data.state,
-        (e: unknown) => {
-          if ((e as { status?: number }).status === 404) return 'none';
-          throw e;
-        },
-      ),
-    );
+    const state = await client.teamMembership(org, team, login);
     if (state === 'active') return `@${org}/${team}`;
   }
   return undefined;
@@ -237,9 +228,7 @@ async function react(client: GitHubClient, source: CommandSource, content: '+1' 
     await client.createComment(source.repo, source.number, `@${source.actor.login} done: Conveyor took the command of your review.`);
     return;
   }
-  const { owner, name } = splitRepo(source.repo);
-  const id = source.commentId;
-  await withRetry(`reacting to comment ${id} in ${source.repo}`, () => client.octokit.rest.reactions.createForIssueComment({ owner, repo: name, comment_id: id, content }));
+  await client.reactToComment(source.repo, source.commentId, content);
   // (A reaction that fails fails the delivery's handling after the command took effect; the
   // redelivery is then ignored by its id, so nothing happens twice.)
 }

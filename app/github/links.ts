@@ -28,7 +28,11 @@ export interface LinkStore {
   attemptsOfRun(runId: string): AttemptLink[];
   attemptByCheckRun(checkRunId: number): AttemptLink | undefined;
   attemptByWorkflowRun(workflowRunId: number): AttemptLink | undefined;
-  saveAttempt(link: AttemptLink): void;
+  /**
+   * Writes an attempt's record. `before` is the record as the caller last read or wrote it (null:
+   * it knows there is none): with it the write is one statement instead of a try and a fallback.
+   */
+  saveAttempt(link: AttemptLink, before?: AttemptLink | null): void;
   comment(runId: string): { id: number; url: string } | undefined;
   saveComment(runId: string, comment: { id: number; url: string }): void;
   summary(runId: string, head: string): number | undefined;
@@ -74,18 +78,24 @@ export function openLinkStore(path: string): LinkStore {
   const getSummary = db.prepare<[string, string], number>('SELECT check_run_id FROM github_summaries WHERE run_id = ? AND head = ?').pluck();
   const putSummary = db.prepare('INSERT INTO github_summaries (run_id, head, check_run_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET check_run_id = excluded.check_run_id');
   const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
+  const writeAttempt = (link: AttemptLink, before?: AttemptLink | null): void => {
+    const body = JSON.stringify(link);
+    const checkRunId = link.checkRunId ?? null;
+    const workflowRunId = link.workflowRunId ?? null;
+    // A new record, or new ids: straight to the upsert (an update would only miss first).
+    const idsChange = before === null || (before !== undefined && ((before.checkRunId ?? null) !== checkRunId || (before.workflowRunId ?? null) !== workflowRunId));
+    // Most saves change only the body: then the indexes are not rewritten (fewer pages to the log).
+    // The update is tried first where the ids may be unchanged; it misses when they changed (or
+    // the caller's knowledge was stale), and the upsert writes them.
+    if (idsChange || updateBody.run(body, link.externalId, checkRunId, workflowRunId).changes === 0) upsert.run(link.externalId, link.runId, checkRunId, workflowRunId, body);
+  };
+
   return {
     attempt: (id) => parse(byId.get(id)),
     attemptsOfRun: (runId) => ofRun.all(`${runId}:`, `${runId};`, runId).map((body) => JSON.parse(body) as AttemptLink),
     attemptByCheckRun: (id) => parse(byCheck.get(id)),
     attemptByWorkflowRun: (id) => parse(byWorkflow.get(id)),
-    saveAttempt(link) {
-      const body = JSON.stringify(link);
-      const checkRunId = link.checkRunId ?? null;
-      const workflowRunId = link.workflowRunId ?? null;
-      // Most saves change only the body: then the indexes are not rewritten (fewer pages to the log).
-      if (updateBody.run(body, link.externalId, checkRunId, workflowRunId).changes === 0) upsert.run(link.externalId, link.runId, checkRunId, workflowRunId, body);
-    },
+    saveAttempt: writeAttempt,
     comment: (runId) => getComment.get(runId),
     saveComment(runId, c) {
       putComment.run(runId, c.id, c.url);

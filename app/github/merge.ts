@@ -12,9 +12,7 @@ import type { Run, RunEffect } from '../../core/run/types.ts';
 import { mergeTrailers } from '../../core/trailers.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../../core/wire.ts';
 import { mergedAndNot, mergeOrder } from '../engine/merge.ts';
-import { splitRepo } from '../forge/port.ts';
 import type { GitHubClient } from './client.ts';
-import { withRetry } from './retry.ts';
 
 export interface MergePolicy {
   /** Reads of a PR whose mergeability is still being computed (default 5). */
@@ -22,17 +20,6 @@ export interface MergePolicy {
   /** First wait between them, doubled each time (default 1000 ms). */
   baseMs?: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-interface ApiPull {
-  state: string;
-  merged: boolean;
-  merge_commit_sha: string | null;
-  mergeable: boolean | null;
-  mergeable_state: string;
-  draft?: boolean;
-  head: { sha: string };
-  base: { ref: string };
 }
 
 type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string };
@@ -87,12 +74,8 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
   const before = merged.length;
   for (const pr of prs) {
     if (merged.includes(pr)) continue;
-    const { owner, name: repo } = splitRepo(pr.repo);
     try {
-      const { data } = await client.octokit.rest.pulls.merge({
-        owner,
-        repo,
-        pull_number: pr.number,
+      const data = await client.mergePull(pr.repo, pr.number, {
         merge_method: method,
         commit_title: `${run.issue.title} (#${run.issue.number})`,
         commit_message: mergeTrailers(run, pr),
@@ -117,9 +100,8 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
 async function judge(client: GitHubClient, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
   const polls = Math.max(1, policy.polls ?? 5);
   const wait = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const { owner, name: repo } = splitRepo(pr.repo);
   for (let i = 0; ; i++) {
-    const p = (await withRetry(`reading ${name(pr)}`, () => client.octokit.rest.pulls.get({ owner, repo, pull_number: pr.number }))).data as unknown as ApiPull;
+    const p = await client.getPull(pr.repo, pr.number);
     if (p.merged) return { kind: 'merged', sha: p.merge_commit_sha ?? '' };
     if (p.state !== 'open') return { kind: 'blocked', why: 'it is closed' };
     if (pr.head && p.head.sha !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.sha.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };

@@ -10,6 +10,7 @@ import type { Plan } from '../../core/plan/types.ts';
 import type { RunStore } from '../store/port.ts';
 import type { GitHubClient } from './client.ts';
 import type { AppDeps } from './deps.ts';
+import { deepFreeze } from '../store/json.ts';
 
 export const CONFIG_PATH = '.github/conveyor.yml';
 
@@ -47,16 +48,36 @@ function meantForConveyor(trigger: StartRequest['trigger'], text: string | undef
   return text !== undefined && new RegExp(`label:\\s*["']?${trigger.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*$`, 'm').test(text);
 }
 
-/** Parsed configurations by their text: the same file is read on every label of a busy repository. */
-const parsedConfigs = new Map<string, ReturnType<typeof loadConfig>>();
-function loadCached(text: string): ReturnType<typeof loadConfig> {
-  let loaded = parsedConfigs.get(text);
-  if (!loaded) {
-    loaded = loadConfig(text, CONFIG_PATH);
+/** Parsed configurations by their text (the same file is read on every label of a busy
+ * repository), each with the plans compiled from it: compiling is pure, and a compiled plan is
+ * frozen, so runs share it. */
+interface Loaded {
+  loaded: ReturnType<typeof loadConfig>;
+  plans: Map<string, Plan | Error>;
+}
+const parsedConfigs = new Map<string, Loaded>();
+function loadCached(text: string): Loaded {
+  let entry = parsedConfigs.get(text);
+  if (!entry) {
+    entry = { loaded: loadConfig(text, CONFIG_PATH), plans: new Map() };
     if (parsedConfigs.size >= 64) parsedConfigs.delete(parsedConfigs.keys().next().value!);
-    parsedConfigs.set(text, loaded);
+    parsedConfigs.set(text, entry);
   }
-  return loaded;
+  return entry;
+}
+
+function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): Plan | Error {
+  const key = `${pipeline}\u0000${repo}`;
+  let plan = entry.plans.get(key);
+  if (!plan) {
+    try {
+      plan = deepFreeze(compilePlan(config, pipeline, { primaryRepo: repo }));
+    } catch (e) {
+      plan = e as Error;
+    }
+    entry.plans.set(key, plan);
+  }
+  return plan;
 }
 
 export async function startRun(deps: AppDeps, request: StartRequest): Promise<StartOutcome> {
@@ -70,7 +91,8 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     if (meantForConveyor(trigger, undefined)) await comment(message);
     return { started: false, why: 'no-config', message };
   }
-  const loaded = loadCached(text);
+  const cached = loadCached(text);
+  const { loaded } = cached;
   if (!loaded.ok) {
     const list = loaded.errors.map((e) => `- \`${formatConfigError(e)}\``).join('\n');
     const message = `Conveyor did not start: \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on \`${request.defaultBranch}\` (\`conveyor validate\` checks the file locally), then label the issue again.`;
@@ -86,11 +108,9 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     if (trigger.kind === 'command') await comment(message);
     return { started: false, why: trigger.kind === 'label' ? 'not-conveyor' : 'no-pipeline', message };
   }
-  let plan: Plan;
-  try {
-    plan = compilePlan(config, pipeline, { primaryRepo: repo });
-  } catch (e) {
-    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${(e as Error).message}.`;
+  const plan = planOf(cached, config, pipeline, repo);
+  if (plan instanceof Error) {
+    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
     await comment(message);
     return { started: false, why: 'invalid-config', message };
   }

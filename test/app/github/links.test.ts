@@ -64,6 +64,30 @@ describe('link store', () => {
     expect(links.attemptsOfRun('r')).toEqual([withRun]);
   });
 
+  it('writes right whatever the caller believed was there before (the one-statement hint)', () => {
+    const first = link('r', 'implement');
+    links.saveAttempt(first, null);
+    expect(links.attempt(first.externalId)).toEqual(first);
+    // Believed new, but a record exists (another try wrote it): the newer one wins, ids included.
+    const taken: AttemptLink = { ...first, state: 'dispatching', checkRunId: 11 };
+    links.saveAttempt(taken, null);
+    expect(links.attemptByCheckRun(11)).toEqual(taken);
+    // Believed to hold these ids already, but the record's differ: the update misses, the upsert writes them.
+    const moved: AttemptLink = { ...taken, checkRunId: 12, workflowRunId: 21 };
+    links.saveAttempt(moved, moved);
+    expect(links.attemptByCheckRun(11)).toBeUndefined();
+    expect(links.attemptByCheckRun(12)).toEqual(moved);
+    expect(links.attemptByWorkflowRun(21)).toEqual(moved);
+    // Believed to exist, but it does not: written all the same.
+    const other = link('r', 'test', { checkRunId: 13 });
+    links.saveAttempt(other, other);
+    expect(links.attemptByCheckRun(13)).toEqual(other);
+    // Only the body changes.
+    const done: AttemptLink = { ...moved, state: 'dispatched' };
+    links.saveAttempt(done, moved);
+    expect(links.attemptsOfRun('r').sort((a, b) => a.externalId.localeCompare(b.externalId))).toEqual([done, other]);
+  });
+
   it('opens a file made with the first indexes and keeps its records', () => {
     const path = join(dir, 'old.db');
     const db = new Database(path);
