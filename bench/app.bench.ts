@@ -11,7 +11,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { Probot, ProbotOctokit } from 'probot';
 import { ConveyorApp } from '../app/github/app.ts';
-import { openLinkStore } from '../app/github/links.ts';
+import { openAppStores } from '../app/github/stores.ts';
 import { Engine } from '../app/engine/engine.ts';
 import { openSqliteStore } from '../app/store/sqlite.ts';
 import { renderResultText } from '../core/check-run.ts';
@@ -75,8 +75,7 @@ const dir = tempDir('conveyor-app-bench-');
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 function createApp(name: string) {
   const db = join(dir, `${name}.db`);
-  const store = openSqliteStore(db);
-  const links = openLinkStore(db);
+  const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: db });
   // Probot merges its own throttling (a second between writes) over plain defaults; the function form wins.
   const probot = new Probot({ appId: 1, privateKey, Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
   const app = new ConveyorApp(probot, { store, links, appId: 1, sweepEveryMs: false, botLogin: 'conveyor[bot]', log: () => undefined });

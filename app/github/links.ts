@@ -54,13 +54,19 @@ CREATE TABLE IF NOT EXISTS github_comments (run_id TEXT PRIMARY KEY, id INTEGER 
 CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT NULL, check_run_id INTEGER NOT NULL, PRIMARY KEY (run_id, head)) WITHOUT ROWID;
 `;
 
-/** Opens the link tables in `path` (the store's SQLite file, or ':memory:'). */
-export function openLinkStore(path: string): LinkStore {
-  const db = new Database(path);
-  if (path === ':memory:') db.pragma('busy_timeout = 10000');
-  else useWal(db, 10_000);
-  // As the store: with WAL, NORMAL survives a killed process and does not fsync every write.
-  db.pragma('synchronous = NORMAL');
+/**
+ * Opens the link tables: on the store's own connection (the app's way: one connection, whose page
+ * cache no second writer keeps invalidating; closing the store closes it), or in a file of their own.
+ */
+export function openLinkStore(where: string | Database.Database): LinkStore {
+  const owned = typeof where === 'string';
+  const db = owned ? new Database(where) : where;
+  if (owned) {
+    if (where === ':memory:') db.pragma('busy_timeout = 10000');
+    else useWal(db, 10_000);
+    // As the store: with WAL, NORMAL survives a killed process and does not fsync every write.
+    db.pragma('synchronous = NORMAL');
+  }
   db.exec(SCHEMA);
   const byId = db.prepare<[string], string>('SELECT body FROM github_attempts WHERE external_id = ?').pluck();
   // External ids start with `<run id>:` and run ids never hold `:` (core/check-run.ts), so one
@@ -104,6 +110,9 @@ export function openLinkStore(path: string): LinkStore {
     saveSummary(runId, head, id) {
       putSummary.run(runId, head, id);
     },
-    close: () => db.close(),
+    // A borrowed connection is closed by the store that lent it.
+    close: () => {
+      if (owned) db.close();
+    },
   };
 }

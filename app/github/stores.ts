@@ -2,8 +2,7 @@
 // `file:PATH`. PostgreSQL (several replicas) is not in this version.
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { openSqliteStore } from '../store/sqlite.ts';
-import type { RunStore } from '../store/port.ts';
+import { openSqliteStore, type SqliteRunStore } from '../store/sqlite.ts';
 import { openLinkStore, type LinkStore } from './links.ts';
 
 export const DEFAULT_DATABASE = '.conveyor/app.db';
@@ -25,10 +24,10 @@ export function sqlitePathOf(url: string | undefined): string {
   return resolve(value);
 }
 
-export function openAppStores(env: NodeJS.ProcessEnv): { store: RunStore; links: LinkStore; path: string } {
+export function openAppStores(env: NodeJS.ProcessEnv): { store: SqliteRunStore; links: LinkStore; path: string } {
   const path = sqlitePathOf(env.CONVEYOR_DATABASE_URL);
   const store = openSqliteStore(path);
-  // An in-memory store and its links cannot share one connection; each gets its own.
-  const links = openLinkStore(path);
+  // One connection for both (an in-memory database included): see SqliteRunStore.
+  const links = openLinkStore(store.database);
   return { store, links, path };
 }

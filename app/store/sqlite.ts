@@ -52,7 +52,16 @@ CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROW
 
 type Db = Database.Database;
 
-export function openSqliteStore(path: string): RunStore {
+/**
+ * The SQLite store, with its connection: tables of the same file that are written beside the runs
+ * (the GitHub app's links) use this connection rather than a second one, whose every write would
+ * make this one read its cached pages again.
+ */
+export interface SqliteRunStore extends RunStore {
+  readonly database: Db;
+}
+
+export function openSqliteStore(path: string): SqliteRunStore {
   if (path !== ':memory:') {
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -131,7 +140,7 @@ interface PlanWrite {
   body: string;
 }
 
-class SqliteStore implements RunStore {
+class SqliteStore implements SqliteRunStore {
   private readonly insertRun;
   private readonly selectRun;
   private readonly updateRun;
@@ -161,11 +170,13 @@ class SqliteStore implements RunStore {
    */
   private readonly recent = new Map<string, Run>();
   private readonly selectVersion;
+  readonly database: Db;
 
   constructor(
     private readonly db: Db,
     private readonly path: string,
   ) {
+    this.database = db;
     this.insertRun = db.prepare(
       `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, has_pending, pending, done, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -11,8 +11,7 @@ import { join, resolve } from 'node:path';
 import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import { ConveyorApp, type ConveyorAppOptions } from '../../../app/github/app.ts';
-import { openLinkStore } from '../../../app/github/links.ts';
-import { openSqliteStore } from '../../../app/store/sqlite.ts';
+import { openAppStores } from '../../../app/github/stores.ts';
 import { tempDir, removeDir } from '../../helpers/repos.ts';
 
 export const API = 'https://api.github.com';
@@ -42,8 +41,7 @@ let delivery = 0;
 export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harness {
   const dir = tempDir('conveyor-app-');
   const db = join(dir, 'app.db');
-  const store = openSqliteStore(db);
-  const links = openLinkStore(db);
+  const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: db });
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
   const original = globalThis.fetch;
