@@ -4,9 +4,10 @@
 // leaves pending effects and queued attempts that `recover` settles before anything else.
 //
 // Marking done costs a write, so the marks of idempotent effects (dispatch, merge, teardown,
-// report) are held and written with the engine's next commit, or on their own when the engine
-// goes idle. Until then those effects are still pending in the store: a crash makes recovery
-// carry them out again, which they tolerate. A reply is not idempotent: it is marked at once.
+// report) are held and written with the engine's next commit (of any run), or on their own by
+// `idle()`, `close()`, or a second after the engine's work drained (a busy app's next webhook
+// usually comes first). Until then those effects are still pending in the store: a crash makes
+// recovery carry them out again, which they tolerate. A reply is not idempotent: it is marked at once.
 import { reduce, createRun } from '../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../../core/run/types.ts';
 import { buildPayload } from '../../core/payload.ts';
@@ -33,12 +34,17 @@ export interface EngineOptions {
 
 export type NewRun = Omit<Parameters<typeof createRun>[0], 'at'>;
 
+/** How long held done marks wait for a commit to carry them once the engine's work drained. */
+export const FLUSH_AFTER_MS = 1000;
+
 export class Engine {
   private readonly inflight = new Set<Promise<unknown>>();
   /** Effects this engine is carrying out or carried out, whose done marks are not written yet. */
   private readonly claimed = new Set<string>();
-  /** Done marks waiting for the next commit (or for the engine to go idle). */
+  /** Done marks waiting for the next commit (or for `idle`, `close` or the flush timer). */
   private held: EffectRef[] = [];
+  /** Writes the held marks when no commit came to carry them (see FLUSH_AFTER_MS). */
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => string;
 
   constructor(private readonly options: EngineOptions) {
@@ -113,7 +119,20 @@ export class Engine {
 
   /** Resolves when no attempt is running any more (the run ended or waits for a person), with every done mark written. */
   async idle(): Promise<void> {
+    await this.settled();
+    this.flush();
+  }
+
+  /**
+   * Resolves when no attempt is running any more, leaving the held done marks to ride on the
+   * next commit (a long-lived process between events; `idle` is for one that is about to stop).
+   */
+  async settled(): Promise<void> {
     while (this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  /** Writes the held done marks and stops the flush timer: call before closing the store. */
+  close(): void {
     this.flush();
   }
 
@@ -123,8 +142,10 @@ export class Engine {
     return run;
   }
 
-  /** Writes the held done marks now (the engine went idle: no commit is coming to carry them). */
+  /** Writes the held done marks now (no commit is coming to carry them). */
   private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     const done = this.takeHeld();
     if (done.length === 0) return;
     try {
@@ -134,6 +155,14 @@ export class Engine {
       process.stderr.write(`conveyor: could not mark ${done.length} effects done: ${(e as Error).message}\n`);
     }
     this.released(done);
+  }
+
+  /** The engine's work drained: the held marks are written a little later unless a commit takes them first. */
+  private flushSoon(): void {
+    if (this.flushTimer || this.held.length === 0) return;
+    this.flushTimer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+    // A process with nothing else to do exits without waiting for it (its marks stay pending: recovery carries them out again).
+    this.flushTimer.unref();
   }
 
   private takeHeld(): EffectRef[] {
@@ -204,7 +233,7 @@ export class Engine {
         this.held.push({ runId, key: effect.key });
       }
     }
-    if (this.inflight.size === 0) this.flush();
+    if (this.inflight.size === 0) this.flushSoon();
   }
 
   private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {
@@ -249,7 +278,7 @@ export class Engine {
       })
       .finally(() => {
         this.inflight.delete(p);
-        if (this.inflight.size === 0) this.flush();
+        if (this.inflight.size === 0) this.flushSoon();
       });
     this.inflight.add(p);
   }

@@ -207,17 +207,19 @@ export class ConveyorApp {
     for (const run of this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
   }
 
-  /** Resolves when no effect, report or sweep is in flight. */
+  /** Resolves when no effect, report or sweep is in flight (done marks may still be held: see Engine). */
   async idle(): Promise<void> {
     for (;;) {
-      await this.engine.idle();
+      await this.engine.settled();
       if (this.inflight.size === 0) return;
       await Promise.race(this.inflight);
     }
   }
 
+  /** Stops the sweeper and writes the engine's held done marks: call before closing the store. */
   close(): void {
     if (this.timer) clearInterval(this.timer);
+    this.engine.close();
   }
 
   private track(work: Promise<unknown>): void {

@@ -1,11 +1,12 @@
 // The engine over the SQLite store's outbox: every effect is carried out once and marked done,
-// the done marks ride on the engine's next commit (or are written when it goes idle), and a
+// the done marks ride on the engine's next commit (or are written when it goes idle, is closed,
+// or a moment after its work drained), and a
 // process that dies before writing them leaves the effects pending for recovery, which carries
 // them out without running any attempt twice.
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptOutcome, Dispatcher } from '../../../app/dispatch/port.ts';
-import { Engine } from '../../../app/engine/engine.ts';
+import { Engine, FLUSH_AFTER_MS } from '../../../app/engine/engine.ts';
 import type { EffectRef, RunStore } from '../../../app/store/port.ts';
 import { openSqliteStore } from '../../../app/store/sqlite.ts';
 import { inputsDigest, sealResult } from '../../../core/receipt.ts';
@@ -103,6 +104,41 @@ describe('the engine over the outbox', () => {
     expect(keys).toContain('web-7:ship:1:0:merge');
     expect(counted.commitsWithMarks).toBeGreaterThanOrEqual(run.version - 1);
     expect(counted.separateMarkWrites).toBe(1); // the last report's mark, when the engine went idle
+  });
+
+  it('a long-lived process holds its marks for its next commit, of any run, and writes them a moment after its work drained', async () => {
+    const counted = counting(open());
+    const engine = new Engine({
+      store: counted.store,
+      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: answer(payload) }), recover: () => Promise.resolve(undefined) },
+      now: () => AT,
+      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+      await engine.settled();
+      expect(engine.get('web-7').status).toBe('succeeded');
+      // Nothing written apart: the last marks wait for a commit.
+      expect(counted.separateMarkWrites).toBe(0);
+      const held = counted.store.pendingEffects().map((e) => `${e.runId}/${e.key}`);
+      expect(held.length).toBeGreaterThan(0);
+      // Another run's first commit carries them.
+      await engine.start({ id: 'web-8', plan, issue: { ...issue, number: 8 }, requester: 'alice', options: {} });
+      await engine.settled();
+      expect(counted.store.pendingEffects('web-7')).toEqual([]);
+      expect(counted.separateMarkWrites).toBe(0);
+      // With no commit coming, the timer writes them on their own.
+      expect(counted.store.pendingEffects('web-8')).not.toEqual([]);
+      vi.advanceTimersByTime(FLUSH_AFTER_MS);
+      expect(counted.store.pendingEffects()).toEqual([]);
+      expect(counted.separateMarkWrites).toBe(1);
+      // close() writes what is held at once (nothing is, now) and leaves no timer behind.
+      engine.close();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a process that dies before writing its marks leaves the effects pending; recovery runs no attempt twice', async () => {
