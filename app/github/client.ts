@@ -107,6 +107,11 @@ export class GitHubClient {
     return (await this.call(what, () => this.rest.request<T>(method, path, { body }))).data;
   }
 
+  /** As `send`, for a change whose answer nobody reads (edits of what people see). */
+  private async change(what: string, method: 'POST' | 'PATCH', path: string, body: unknown): Promise<void> {
+    await this.call(what, () => this.rest.request(method, path, { body, discard: true }));
+  }
+
   /** A file's text at a ref, or undefined when there is no such file. */
   async readFile(repo: string, path: string, ref: string): Promise<string | undefined> {
     const data = await this.call(`reading ${path} of ${repo}@${ref}`, () =>
@@ -127,7 +132,7 @@ export class GitHubClient {
   }
 
   async updateComment(repo: string, id: number, body: string): Promise<void> {
-    await this.send(`editing comment ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/issues/comments/${id}`, { body });
+    await this.change(`editing comment ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/issues/comments/${id}`, { body });
   }
 
   /** The issue's comment holding `marker`, if any (the tracking comment after a lost record). */
@@ -150,7 +155,7 @@ export class GitHubClient {
   }
 
   async updateCheckRun(repo: string, id: number, patch: CheckRunWrite): Promise<void> {
-    await this.send(`updating check run ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/check-runs/${id}`, patch);
+    await this.change(`updating check run ${id} in ${repo}`, 'PATCH', `${repoPath(repo)}/check-runs/${id}`, patch);
   }
 
   async getCheckRun(repo: string, id: number): Promise<CheckRunInfo> {
@@ -221,7 +226,7 @@ export class GitHubClient {
   }
 
   async reactToComment(repo: string, commentId: number, content: string): Promise<void> {
-    await this.send(`reacting to comment ${commentId} in ${repo}`, 'POST', `${repoPath(repo)}/issues/comments/${commentId}/reactions`, { content });
+    await this.change(`reacting to comment ${commentId} in ${repo}`, 'POST', `${repoPath(repo)}/issues/comments/${commentId}/reactions`, { content });
   }
 }
 

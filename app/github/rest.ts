@@ -25,6 +25,8 @@ export interface RestResponse<T> {
 export interface RestRequest {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** The caller needs no answer: a successful one's body is let go unread (an error's is still read). */
+  discard?: boolean;
 }
 
 /** An HTTP answer of 400 or more (or 304), shaped as Octokit's RequestError is where it matters. */
@@ -114,19 +116,20 @@ export class GitHubRest {
       if (parts.length > 0) url += `?${parts.join('&')}`;
     }
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    let res = await this.send<T>(method, url, body, await this.token());
+    const discard = req.discard === true;
+    let res = await this.send<T>(method, url, body, await this.token(), discard);
     if (res.status === 401) {
       // Refused credentials are not used again. A token minted a moment ago may not have reached
       // every GitHub server yet (Octokit's app auth retries those too): one more try, a second later.
       this.cached = undefined;
       await this.sleep(REFUSED_WAIT_MS);
-      res = await this.send<T>(method, url, body, await this.token());
+      res = await this.send<T>(method, url, body, await this.token(), discard);
       if (res.status === 401) this.cached = undefined;
     }
     return this.settle(method, url, res);
   }
 
-  private async send<T>(method: Method, url: string, body: string | undefined, token: Token): Promise<RestResponse<T> & { statusText: string }> {
+  private async send<T>(method: Method, url: string, body: string | undefined, token: Token, discard: boolean): Promise<RestResponse<T> & { statusText: string }> {
     const headers: Record<string, string> = {
       accept: 'application/vnd.github.v3+json',
       'user-agent': this.options.userAgent,
@@ -141,7 +144,9 @@ export class GitHubRest {
     const out: Record<string, string> = {};
     if (failed) res.headers.forEach((v, k) => (out[k] = v));
     let data: unknown = undefined;
-    if (res.status !== 204 && res.status !== 205) {
+    // Cancelling frees the connection without reading what nobody will look at.
+    if (discard && !failed) await res.body?.cancel();
+    else if (res.status !== 204 && res.status !== 205) {
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       if (/^application\/(?:[\w.+-]*\+)?json\b/i.test(type) && text !== '') {

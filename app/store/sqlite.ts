@@ -170,6 +170,7 @@ class SqliteStore implements SqliteRunStore {
    */
   private readonly recent = new Map<string, Run>();
   private readonly selectVersion;
+  private readonly listings = new Map<string, Database.Statement<unknown[], RunRow & { id: string }>>();
   readonly database: Db;
 
   constructor(
@@ -278,7 +279,7 @@ class SqliteStore implements SqliteRunStore {
       args.push(filter.pipeline);
     }
     const sql = `SELECT id, version, plan_key, body FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
-    const rows = this.guard(() => this.db.prepare<unknown[], RunRow & { id: string }>(sql).all(...args));
+    const rows = this.guard(() => this.listing(sql).all(...args));
     return rows.map((r) => this.parse(r.id, r));
   }
 
@@ -330,6 +331,17 @@ class SqliteStore implements SqliteRunStore {
       if (box.dirty) this.writeOutbox(runId, box, row);
     }
     return mine;
+  }
+
+  /** A prepared listing query, kept: the app lists an issue's active runs on every label or command. */
+  private listing(sql: string): Database.Statement<unknown[], RunRow & { id: string }> {
+    let statement = this.listings.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<unknown[], RunRow & { id: string }>(sql);
+      // A few filter shapes exist (status, issue, pipeline, combined): the map stays small.
+      this.listings.set(sql, statement);
+    }
+    return statement;
   }
 
   private writeOutbox(runId: string, box: Outbox, before: OutboxColumns): void {
