@@ -64,6 +64,8 @@ export async function openSession(statePath: string, remotes: string, json: bool
     store,
     close() {
       progress.done();
+      // The engine's held done marks first (a command that failed half-way never went idle).
+      engine.close();
       forge.close?.();
       store.close();
     },

@@ -18,7 +18,7 @@ import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from './heads.ts';
 import type { LinkStore } from './links.ts';
 import { RunReporter } from './report.ts';
-import type { RetryOptions } from './retry.ts';
+import { withRetry, type RetryOptions } from './retry.ts';
 import { startRun } from './start.ts';
 import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStores } from './stores.ts';
@@ -190,10 +190,21 @@ export class ConveyorApp {
 
   private ownLogin(): Promise<string> {
     if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
-    this.botLogin ??= this.probot.auth().then(async (octokit) => {
-      const { data } = await octokit.rest.apps.getAuthenticated();
-      return `${data?.slug ?? 'conveyor'}[bot]`;
-    });
+    if (!this.botLogin) {
+      const asked = withRetry(
+        "reading the app's own login",
+        async () => {
+          const { data } = await (await this.probot.auth()).rest.apps.getAuthenticated();
+          return `${data?.slug ?? 'conveyor'}[bot]`;
+        },
+        this.options.retry,
+      );
+      this.botLogin = asked;
+      // A failed ask is not kept (else every later push would fail with it): the next push asks again.
+      asked.catch(() => {
+        if (this.botLogin === asked) this.botLogin = undefined;
+      });
+    }
     return this.botLogin;
   }
 

@@ -3,7 +3,7 @@
 // base URL, token and fetch, so GHE and nock work as they do for Octokit itself).
 import type { ProbotOctokit } from 'probot';
 import { splitRepo } from '../forge/port.ts';
-import { enc, restOf, type GitHubRest } from './rest.ts';
+import { enc, GitHubCredentialsError, restOf, type GitHubRest } from './rest.ts';
 import { withRetry, type RetryOptions } from './retry.ts';
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -54,8 +54,8 @@ export function checkRunInfo(c: ApiCheckRun): CheckRunInfo {
   };
 }
 
-/** The HTTP status of a failed call: Octokit's or rest.ts's error, or the one withRetry wrapped. */
-export function httpStatus(e: unknown): number | undefined {
+/** The HTTP status of a failed call: rest.ts's error, or the one withRetry wrapped. */
+function httpStatus(e: unknown): number | undefined {
   const err = e as { status?: unknown; cause?: { status?: unknown } } | undefined;
   const s = err?.status ?? err?.cause?.status;
   return typeof s === 'number' ? s : undefined;
@@ -66,7 +66,8 @@ async function unlessMissing<T>(p: Promise<T>): Promise<T | undefined> {
   try {
     return await p;
   } catch (e) {
-    if (httpStatus(e) === 404) return undefined;
+    // A 404 when asking for the token is a missing installation, not a missing file or member.
+    if (httpStatus(e) === 404 && !(e instanceof GitHubCredentialsError)) return undefined;
     throw e;
   }
 }
@@ -84,11 +85,11 @@ export interface ApiPull {
 }
 
 export class GitHubClient {
-  readonly rest: GitHubRest;
+  private readonly rest: GitHubRest;
 
   constructor(
-    /** Kept for callers that need an endpoint this client does not wrap (and for its auth). */
-    readonly octokit: Octokit,
+    /** An installation's Octokit: the requester takes its base URL, fetch and auth (see rest.ts). */
+    octokit: Octokit,
     private readonly retry: RetryOptions = {},
     rest?: GitHubRest,
   ) {

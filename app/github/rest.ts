@@ -42,6 +42,23 @@ export class GitHubHttpError extends Error {
   }
 }
 
+/**
+ * The installation's credentials could not be had (asking for its token failed): the call itself
+ * got no answer, so a 404 here is a missing installation, never a missing thing the call asked for.
+ * It keeps the failed ask's status and headers, which retry.ts reads (none: the network).
+ */
+export class GitHubCredentialsError extends Error {
+  override readonly name = 'GitHubCredentialsError';
+  readonly status: number | undefined;
+  readonly response: { headers: Record<string, string | undefined> } | undefined;
+  constructor(cause: unknown) {
+    const e = cause as { status?: unknown; message?: unknown; response?: { headers?: Record<string, string | undefined> } } | undefined;
+    super(`the installation's credentials could not be had: ${String(e?.message ?? cause)}`, { cause });
+    this.status = typeof e?.status === 'number' ? e.status : undefined;
+    this.response = e?.response?.headers ? { headers: e.response.headers } : undefined;
+  }
+}
+
 export interface Token {
   /** The Authorization header's value (`token ghs_...`). */
   authorization: string;
@@ -95,7 +112,9 @@ export class GitHubRest {
   private token(): Promise<Token> {
     const c = this.cached;
     if (c && this.now() < c.until) return c.token;
-    const token = this.options.token();
+    const token = this.options.token().catch((e: unknown) => {
+      throw new GitHubCredentialsError(e);
+    });
     // Until it is known, concurrent calls wait for this one; a failed ask is not kept.
     const entry = { token, until: Number.POSITIVE_INFINITY };
     this.cached = entry;
@@ -119,8 +138,9 @@ export class GitHubRest {
     const discard = req.discard === true;
     let res = await this.send<T>(method, url, body, await this.token(), discard);
     if (res.status === 401) {
-      // Refused credentials are not used again. A token minted a moment ago may not have reached
-      // every GitHub server yet (Octokit's app auth retries those too): one more try, a second later.
+      // A token minted a moment ago may not have reached every GitHub server yet (Octokit's app
+      // auth retries those too): one more try, a second later, with the credentials read anew
+      // (Octokit's auth usually hands back the same token: it drops one only when it expires).
       this.cached = undefined;
       await this.sleep(REFUSED_WAIT_MS);
       res = await this.send<T>(method, url, body, await this.token(), discard);

@@ -171,13 +171,11 @@ class SqliteStore implements SqliteRunStore {
   private readonly recent = new Map<string, Run>();
   private readonly selectVersion;
   private readonly listings = new Map<string, Database.Statement<unknown[], RunRow & { id: string }>>();
-  readonly database: Db;
 
   constructor(
     private readonly db: Db,
     private readonly path: string,
   ) {
-    this.database = db;
     this.insertRun = db.prepare(
       `INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, has_pending, pending, done, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -357,6 +355,10 @@ class SqliteStore implements SqliteRunStore {
 
   seenDelivery(id: string): boolean {
     return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
+  }
+
+  get database(): Db {
+    return this.db;
   }
 
   close(): void {

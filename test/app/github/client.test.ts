@@ -6,6 +6,7 @@ import nock from 'nock';
 import { ConveyorError } from '../../../core/errors.ts';
 import { GitHubClient } from '../../../app/github/client.ts';
 import { API, createHarness, INSTALLATION, tokenScope, type Harness } from './harness.ts';
+import { rejectionOf } from '../../helpers/errors.ts';
 
 let h: Harness;
 let sleeps: number[];
@@ -26,14 +27,7 @@ afterEach(() => {
 const REF = '/repos/acme/web/git/ref/heads%2Fmain';
 const ok = { object: { sha: 'b'.repeat(40) } };
 
-async function failure(p: Promise<unknown>): Promise<ConveyorError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(ConveyorError);
-  return e as ConveyorError;
-}
+const failure = (p: Promise<unknown>) => rejectionOf(p, ConveyorError);
 
 describe('retries', () => {
   it('tries a server error again with exponential backoff', async () => {

@@ -174,6 +174,27 @@ describe('pushes after an approval', () => {
     expect(created).toMatchObject({ head_sha: NEW_HEAD, status: 'in_progress' });
     expect(created.actions?.map((a) => a.identifier)).toEqual(['approve', 'reject']);
   });
+
+  it("knows its own bot's pushes by a login asked of GitHub once (retried; a failed ask is asked again)", async () => {
+    h.close();
+    h = createHarness({ botLogin: undefined });
+    const before = seed(h, atApproval(), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
+    const push = () => events.pull('synchronize', 'acme/web', 1, 'f'.repeat(40), 'conveyor-app[bot]', false, 'Bot');
+    // Every try fails: the push's handling fails, naming the call, and the answer is not kept.
+    const down = nock(API).get('/app').times(4).reply(500, { message: 'Server Error' });
+    (await h.probot.ready()).log.level = 'silent'; // else Probot prints the failed delivery whole
+    await expect(h.receive('pull_request', push())).rejects.toThrow("GitHub reading the app's own login failed after 4 tries (HTTP 500): Server Error");
+    allDone([down]);
+    // Asked again at the next push, through a passing error; then known.
+    const asked = nock(API).get('/app').reply(502, 'Bad Gateway').get('/app').reply(200, { id: 1, slug: 'conveyor-app' });
+    await h.receive('pull_request', push());
+    await h.receive('pull_request', push());
+    allDone([asked]);
+    expect(h.calls.filter((c) => c.path === '/app')).toHaveLength(6);
+    // Its own pushes changed nothing.
+    expect(h.conveyor.engine.get(RUN).approvals).toEqual(before.approvals);
+    expect(h.conveyor.engine.get(RUN).approvals[0]?.stale).toBeUndefined();
+  });
 });
 
 describe('the approval check run', () => {

@@ -11,6 +11,7 @@ import { ConveyorError } from '../../../core/errors.ts';
 import { GitHubClient } from '../../../app/github/client.ts';
 import { REFUSED_WAIT_MS, TOKEN_HOLD_MS, enc, restOf, type GitHubHttpError } from '../../../app/github/rest.ts';
 import { API, INSTALLATION } from './harness.ts';
+import { rejectionOf } from '../../helpers/errors.ts';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 const GHE = 'https://ghe.example.com';
@@ -39,14 +40,7 @@ afterEach(() => {
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(Error);
-  return e as Error;
-}
+const failure = (p: Promise<unknown>) => rejectionOf(p, Error);
 
 describe('requests', () => {
   it("sends the installation token, Octokit's headers and a JSON body; reads the JSON answer", async () => {
@@ -140,6 +134,43 @@ describe('the token', () => {
     expect(reads).toBe(6);
     allDone([again]);
     expect(sleeps).toEqual([REFUSED_WAIT_MS, REFUSED_WAIT_MS]);
+  });
+});
+
+describe('the token, asked for by many calls at once or refused', () => {
+  it('is read once for calls made together', async () => {
+    const octokit = await probot().auth(INSTALLATION);
+    const client = new GitHubClient(octokit);
+    let reads = 0;
+    octokit.hook.before('request', () => void reads++);
+    const scopes = [token(API, 'ghs_one'), nock(API, { reqheaders: { authorization: 'token ghs_one' } }).get('/repos/acme/web/git/ref/heads%2Fmain').times(5).reply(200, { object: { sha: 'b'.repeat(40) } })];
+    const heads = await Promise.all(Array.from({ length: 5 }, () => client.branchHead('acme/web', 'main')));
+    expect(heads).toEqual(Array(5).fill('b'.repeat(40)));
+    // One read of the header, and the one mint it made.
+    expect(reads).toBe(2);
+    allDone(scopes);
+  });
+
+  it('a failed ask fails the call, naming it and the credentials; its 404 is not "not there"; it is not kept', async () => {
+    const client = new GitHubClient(await probot().auth(INSTALLATION), { sleep: async (ms) => void sleeps.push(ms) });
+    const mint = `/app/installations/${INSTALLATION}/access_tokens`;
+    const refused = [nock(API).post(mint).times(2).reply(404, { message: 'Not Found' })];
+    const file = await failure(client.readFile('acme/web', '.github/conveyor.yml', 'main'));
+    expect(file).toBeInstanceOf(ConveyorError);
+    expect(file.message).toBe("GitHub reading .github/conveyor.yml of acme/web@main failed (HTTP 404): the installation's credentials could not be had: Not Found");
+    const who = await failure(client.permission('acme/web', 'bob'));
+    expect(who.message).toBe("GitHub reading the permission of bob on acme/web failed (HTTP 404): the installation's credentials could not be had: Not Found");
+    expect(sleeps).toEqual([]);
+    allDone(refused);
+    // A server error while asking is retried as any call's; the next call asks again and goes through.
+    const scopes = [
+      nock(API).post(mint).reply(502, 'Bad Gateway', { 'content-type': 'text/html' }),
+      token(API, 'ghs_two'),
+      nock(API, { reqheaders: { authorization: 'token ghs_two' } }).get('/repos/acme/web/collaborators/bob/permission').reply(200, { permission: 'write' }),
+    ];
+    expect(await client.permission('acme/web', 'bob')).toBe('write');
+    expect(sleeps).toEqual([500]);
+    allDone(scopes);
   });
 });
 
