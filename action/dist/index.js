@@ -44513,7 +44513,9 @@ var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
 var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH"]);
 var MIN_SECRET_LENGTH = 6;
+var TOKEN_FILE = /* @__PURE__ */ new Set(["INPUT_TOKEN-FILE", "CONVEYOR_TOKEN_FILE"]);
 function isSecretName(name) {
+  if (TOKEN_FILE.has(name)) return false;
   return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
 }
 var Scrubber = class _Scrubber {
@@ -44807,6 +44809,33 @@ function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
   return text;
 }
 
+// action/src/token.ts
+init_errors();
+import { readFileSync, unlinkSync } from "node:fs";
+function takeToken(io) {
+  const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
+  if (file2) return takeTokenFile(file2);
+  return io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
+}
+function takeTokenFile(path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
+  }
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`);
+  }
+  const token = text.trim();
+  if (!token || /\s/.test(token)) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`);
+  }
+  return token;
+}
+
 // action/src/report/check-run.ts
 var MAX_SUMMARY = 65e3;
 function checkRunOutput(result) {
@@ -44870,9 +44899,9 @@ async function prepareCheckRun(io) {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
   if (!id) return { proceed: true };
   const repo = io.env.GITHUB_REPOSITORY;
-  const token = io.getInput("token") || io.env.CONVEYOR_TOKEN;
+  const token = "token" in io ? io.token : takeToken(io);
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
-  if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token` are needed to report to the check run");
+  if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
   const identity = await payloadIdentity(io);
   const check2 = api(io.env, token, repo, id);
   const current = await check2.get();
@@ -46538,7 +46567,13 @@ function lenientJson(text) {
   }
 }
 async function runEntry(io) {
-  const token = io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
+  let token;
+  let tokenError;
+  try {
+    token = io.token ? io.token() : takeToken(io);
+  } catch (e) {
+    tokenError = e;
+  }
   if (token && io.env.GITHUB_ACTIONS === "true") io.setSecret(token);
   const scrubber = Scrubber.fromEnvironment(io.env, token);
   const log = (line) => io.log(scrubber.scrub(line));
@@ -46553,6 +46588,7 @@ async function runEntry(io) {
     if (!parsed.ok) throw new ConveyorError("bad-payload", `the step payload is not valid: ${parsed.message}`);
     const payload = parsed.payload;
     inputs = payload;
+    if (tokenError) throw tokenError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
     const ctx = createContext({
       env: io.env,
@@ -46590,9 +46626,21 @@ async function main() {
       process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
     });
   }
+  let token;
+  let tokenError;
+  try {
+    token = takeToken({ env: process.env, getInput: (name) => getInput(name) });
+  } catch (e) {
+    tokenError = e;
+  }
+  if (tokenError && process.env.CONVEYOR_CHECK_RUN_ID) {
+    log(`conveyor: ${tokenError.message}; cannot report to the check run`);
+    return 1;
+  }
   const checkRun = await prepareCheckRun({
     env: process.env,
     getInput: (name) => getInput(name),
+    token,
     log,
     writeJobSummary: async (md) => void await summary.addRaw(md).write()
   }).catch((e) => ({ proceed: false, reason: `cannot read the check run: ${e.message}`, failed: true }));
@@ -46603,6 +46651,10 @@ async function main() {
   const result = await runEntry({
     env: process.env,
     getInput: (name) => getInput(name),
+    token: () => {
+      if (tokenError) throw tokenError;
+      return token;
+    },
     setSecret: (value) => setSecret(value),
     ...process.env.GITHUB_OUTPUT ? { setOutput: (name, value) => setOutput(name, value) } : {},
     log,

@@ -10,6 +10,7 @@ import { chooseReporters, reportAll, type ReporterOptions } from './report/repor
 import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from './secrets.ts';
+import { takeToken } from './token.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -17,6 +18,8 @@ export interface EntryIO {
   getInput(name: string): string;
   /** Masks a value in GitHub's logs. */
   setSecret(value: string): void;
+  /** Gives the token the step process already took (token.ts: a token file is read once), or throws why it could not; else it is taken here. */
+  token?: () => string | undefined;
   setOutput?(name: string, value: string): void;
   log(line: string): void;
   checkRunClient?: ReporterOptions['checkRunClient'];
@@ -47,7 +50,14 @@ function lenientJson(text: string): unknown {
 }
 
 export async function runEntry(io: EntryIO): Promise<StepResult> {
-  const token = io.getInput('token') || io.env.CONVEYOR_TOKEN || undefined;
+  let token: string | undefined;
+  // A token that cannot be had fails the attempt once the payload has said which attempt it is.
+  let tokenError: unknown;
+  try {
+    token = io.token ? io.token() : takeToken(io);
+  } catch (e) {
+    tokenError = e;
+  }
   // On GitHub the runner reads this command from stdout and masks the value; elsewhere it would
   // print the token itself, so it is not sent.
   if (token && io.env.GITHUB_ACTIONS === 'true') io.setSecret(token);
@@ -65,6 +75,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
     const payload = parsed.payload;
     inputs = payload;
+    if (tokenError) throw tokenError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
     const ctx = createContext({
       env: io.env,

@@ -1,7 +1,7 @@
 // The token never leaks: an agent that dumps its environment, plants a hook and rewrites its git
 // config; afterwards the workspace, every .git/config, the dump, the remotes' history, the logs
 // and the result are searched for the token (and its encoded forms): nothing.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makePayload } from '../helpers/payload.ts';
@@ -95,5 +95,62 @@ describe('the token stays out of everything a step leaves', () => {
     expect(readFileSync(join(ws, 'acme__web', '.git', 'config'), 'utf8')).not.toContain('evil');
     expect(remotes.branches('acme/web')).toContain('conveyor/web-7');
     expect(run.stdout).toContain('GITHUB_TOKEN is []');
+  });
+});
+
+describe('the token handed over in a file', () => {
+  // Every process above the agent (the shell, the step process) as the agent can read it: its
+  // environment and command line in /proc.
+  const dumpAncestors = (out: string) =>
+    [
+      'p=$$',
+      'while [ "$p" -gt 1 ]; do',
+      `  { tr '\\0' '\\n' < /proc/$p/environ; tr '\\0' ' ' < /proc/$p/cmdline; echo; } >> ${out} 2>/dev/null`,
+      // The parent's pid follows the state, after the name in parentheses (which may hold spaces).
+      "  p=$(sed 's/.*) //' /proc/$p/stat | awk '{print $2}')",
+      'done',
+    ].join('\n');
+
+  it('is deleted once read and is in no environment an agent can read; as an input it would be', () => {
+    const token = `ghs_${'F1'.repeat(18)}`;
+    const tokenFile = join(scratch, 'conveyor-token');
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+    const byFile = join(scratch, 'ancestors-file.txt');
+    const run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors(byFile)}\necho change > change.txt` }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': tokenFile, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws1') },
+    });
+    expect(run.result?.conclusion, JSON.stringify(run.result?.error) + run.stdout + run.stderr).toBe('success');
+    expect(existsSync(tokenFile)).toBe(false);
+    const seen = readFileSync(byFile, 'utf8');
+    expect(seen).toContain('CONVEYOR_RUN_ID=run-1'); // the agent's own shell was read
+    expect(seen).toMatch(/INPUT_TOKEN-FILE=/); // ...and the step process above it
+    expect(seen.includes(token)).toBe(false);
+    for (const f of allFiles(scratch)) expect(readFileSync(f, 'latin1').includes(token), `${f} holds the token`).toBe(false);
+
+    // The same agent, the token given as the input `token`: the step process's environment has it.
+    const byInput = join(scratch, 'ancestors-input.txt');
+    const again = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors(byInput)}\necho change > change.txt` }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws2') },
+    });
+    expect(again.result?.conclusion, again.stdout + again.stderr).toBe('success');
+    expect(readFileSync(byInput, 'utf8')).toContain(`INPUT_TOKEN=${token}`);
+  });
+
+  it('a token file that cannot be read or holds more than the token fails the attempt, naming the file and what to do', () => {
+    const missing = join(scratch, 'nowhere', 'conveyor-token');
+    let run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': missing } });
+    expect(run.result).toMatchObject({ conclusion: 'failure', runId: 'run-1', error: { code: 'bad-input' } });
+    expect(run.result?.error?.message).toContain(`the token file ${missing} (input \`token-file\`) cannot be read`);
+
+    const twoWords = join(scratch, 'conveyor-token');
+    writeFileSync(twoWords, 'ghs_one ghs_two\n');
+    run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': twoWords } });
+    expect(run.result?.error?.message).toBe(`the token file ${twoWords} (input \`token-file\`) must hold the installation token alone, on one line; it holds more than one word`);
+    // Read, so deleted all the same: nothing of it is left for an agent.
+    expect(existsSync(twoWords)).toBe(false);
   });
 });

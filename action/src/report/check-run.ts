@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { CHECK_OUTPUT_LIMIT, externalIdOf, renderResultText } from '../../../core/check-run.ts';
 import type { StepResult } from '../../../core/wire.ts';
 import type { Reporter } from './reporter.ts';
+import { takeToken } from '../token.ts';
 
 export interface CheckRunOutput {
   name: string;
@@ -53,6 +54,8 @@ export class CheckRunReporter implements Reporter {
 export interface CheckRunIO {
   env: NodeJS.ProcessEnv;
   getInput(name: string): string;
+  /** The token, already taken (token.ts); else it is taken here. */
+  token?: string | undefined;
   log(line: string): void;
   /** Writes the job summary (GITHUB_STEP_SUMMARY); @actions/core's summary in the entry. */
   writeJobSummary?(markdown: string): Promise<void>;
@@ -112,9 +115,9 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
   if (!id) return { proceed: true };
   const repo = io.env.GITHUB_REPOSITORY;
-  const token = io.getInput('token') || io.env.CONVEYOR_TOKEN;
+  const token = 'token' in io ? io.token : takeToken(io);
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
-  if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token` are needed to report to the check run');
+  if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);
   const check = api(io.env, token, repo, id);
   const current = await check.get();

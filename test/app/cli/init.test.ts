@@ -113,8 +113,14 @@ describe('the workflow template', () => {
     });
     const mintId = (mint as { id?: string }).id;
     expect(mintId).toBeTruthy();
+    // Handed over in a file the action deletes, not as an input (which would sit in its environment).
+    const handOver = steps.find((s) => s.env?.TOKEN !== undefined);
+    expect(handOver?.env).toEqual({ TOKEN: `\${{ steps.${mintId}.outputs.token }}` });
+    expect(handOver?.run).toBe(`umask 077 && printf '%s' "$TOKEN" > "$RUNNER_TEMP/conveyor-token"`);
     const run = steps.find((s) => s.uses === 'conveyor-dev/conveyor@v1');
-    expect(run?.with).toEqual({ payload: '${{ inputs.payload }}', token: `\${{ steps.${mintId}.outputs.token }}` });
+    expect(run?.with).toEqual({ payload: '${{ inputs.payload }}', 'token-file': '${{ runner.temp }}/conveyor-token' });
+    expect(steps.indexOf(handOver!)).toBe(steps.indexOf(run!) - 1);
+    expect(JSON.stringify(run)).not.toContain('outputs.token');
   });
 
   it('has no ${{ }} expression inside any run: line', () => {
