@@ -65,7 +65,8 @@ function answer(input: string | URL | Request, init?: RequestInit): Response {
   if (method === 'POST' && path.endsWith('/check-runs')) return json(201, { id: ++ids, html_url: `https://github.com/acme/web/runs/${ids}`, status: 'queued', output: {} });
   if (path.endsWith('/dispatches')) {
     dispatched++;
-    dispatches.push((JSON.parse(String(init?.body)) as { inputs: { payload: string; 'check-run': string } }).inputs['check-run'] + '\u0000' + (JSON.parse(String(init?.body)) as { inputs: { payload: string } }).inputs.payload);
+    const { inputs } = JSON.parse(String(init?.body)) as { inputs: { payload: string; 'check-run': string } };
+    dispatches.push(`${inputs['check-run']}\u0000${inputs.payload}`);
     return json(204, null);
   }
   if (method === 'POST' && path.endsWith('/comments')) return json(201, { id: ++ids, html_url: 'c' });
