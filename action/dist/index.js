@@ -44809,33 +44809,6 @@ function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
   return text;
 }
 
-// action/src/token.ts
-init_errors();
-import { readFileSync, unlinkSync } from "node:fs";
-function takeToken(io) {
-  const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
-  if (file2) return takeTokenFile(file2);
-  return io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
-}
-function takeTokenFile(path) {
-  let text;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
-  }
-  try {
-    unlinkSync(path);
-  } catch (e) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`);
-  }
-  const token = text.trim();
-  if (!token || /\s/.test(token)) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`);
-  }
-  return token;
-}
-
 // action/src/report/check-run.ts
 var MAX_SUMMARY = 65e3;
 function checkRunOutput(result) {
@@ -44899,7 +44872,7 @@ async function prepareCheckRun(io) {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
   if (!id) return { proceed: true };
   const repo = io.env.GITHUB_REPOSITORY;
-  const token = "token" in io ? io.token : takeToken(io);
+  const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
   const identity = await payloadIdentity(io);
@@ -46543,6 +46516,33 @@ async function runStep(ctx, payload) {
       return { ...baseResult(payload), conclusion: "failure", summary: `**${message}.**`, error: { code: "bad-payload", message } };
     }
   }
+}
+
+// action/src/token.ts
+init_errors();
+import { readFileSync, unlinkSync } from "node:fs";
+function takeToken(io) {
+  const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
+  if (file2) return takeTokenFile(file2);
+  return io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
+}
+function takeTokenFile(path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
+  }
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`);
+  }
+  const token = text.trim();
+  if (!token || /\s/.test(token)) {
+    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`);
+  }
+  return token;
 }
 
 // action/src/entry.ts

@@ -176,10 +176,11 @@ function unmetNeeds(run: Run, p: { needs: string[] }): string[] {
 }
 
 /**
- * A merge under way when someone pushed was left to finish, while the steps it needs run again on
- * the new head. What would follow it (its conflict repair, merging again after one, or dispatching
- * a lost attempt again) waits for them instead, as its first attempt did: a merge never starts
- * before everything it needs has succeeded on the heads it would merge.
+ * A step under way when someone pushed was left to finish (a merge, while the steps it needs run
+ * again on the new head; or a step after an approval the push made stale). What would follow it
+ * (a merge's conflict repair, merging again after one, or dispatching a lost attempt again) waits
+ * for them instead, as its first attempt did: no attempt starts before everything it needs has
+ * succeeded on the heads it would work on.
  */
 function waitForNeeds(d: Draft, id: string, unmet: string[]): void {
   d.resetStep(id, `waits for ${unmet.map((n) => `"${n}"`).join(', ')} to succeed again (a push made ${unmet.length === 1 ? 'it' : 'them'} run again)`);

@@ -1,12 +1,16 @@
 // The token never leaks: an agent that dumps its environment, plants a hook and rewrites its git
 // config; afterwards the workspace, every .git/config, the dump, the remotes' history, the logs
 // and the result are searched for the token (and its encoded forms): nothing.
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { externalIdOf } from '../../core/check-run.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
-import { removeActionBundle, runAction } from '../helpers/action.ts';
+import { actionBundle, removeActionBundle, runAction } from '../helpers/action.ts';
 
 let remotes: Remotes;
 let scratch: string;
@@ -153,4 +157,62 @@ describe('the token handed over in a file', () => {
     // Read, so deleted all the same: nothing of it is left for an agent.
     expect(existsSync(twoWords)).toBe(false);
   });
+
+  // GitHub mode: the step process reads the file once and uses the token for the check run too.
+  it('on GitHub, one read serves the check run and the step; a bad token file fails the job before any call', async () => {
+    const token = `ghs_${'G7'.repeat(18)}`;
+    const tokenFile = join(scratch, 'conveyor-token');
+    writeFileSync(tokenFile, token);
+    const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'echo change > change.txt' });
+    writeFileSync(join(scratch, 'payload.json'), JSON.stringify(payload));
+    const check: Record<string, unknown> = { id: 5, status: 'queued', external_id: externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch }), details_url: null };
+    const calls: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        calls.push(`${req.method} ${req.headers.authorization === `Bearer ${token}` ? 'with' : 'without'} the token`);
+        if (req.method === 'PATCH') Object.assign(check, JSON.parse(body) as object);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(check));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
+    const env = {
+      ...base,
+      CONVEYOR_PAYLOAD_PATH: join(scratch, 'payload.json'),
+      CONVEYOR_CHECK_RUN_ID: '5',
+      GITHUB_REPOSITORY: 'acme/web',
+      GITHUB_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      GITHUB_SERVER_URL: remotes.url,
+      CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws'),
+      'INPUT_TOKEN-FILE': tokenFile,
+    };
+    const bundle = actionBundle();
+    const exec = () =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [bundle], { env });
+        let stdout = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.on('close', (code) => resolve({ code, stdout }));
+      });
+    try {
+      const ok = await exec();
+      expect(ok.code, ok.stdout).toBe(0);
+      expect(existsSync(tokenFile)).toBe(false);
+      expect(check).toMatchObject({ status: 'completed', conclusion: 'success' });
+      expect(calls).toEqual(['GET with the token', 'PATCH with the token', 'PATCH with the token']);
+      expect(remotes.branches('acme/web')).toContain('conveyor/web-7');
+
+      // The same job again: the file is gone, so the job fails at once, saying why, and calls nothing.
+      const again = await exec();
+      expect(again.code).toBe(1);
+      expect(again.stdout).toContain(`conveyor: the token file ${tokenFile} (input \`token-file\`) cannot be read`);
+      expect(again.stdout).toContain('; cannot report to the check run');
+      expect(calls).toHaveLength(3);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });

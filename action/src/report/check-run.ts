@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import { CHECK_OUTPUT_LIMIT, externalIdOf, renderResultText } from '../../../core/check-run.ts';
 import type { StepResult } from '../../../core/wire.ts';
 import type { Reporter } from './reporter.ts';
-import { takeToken } from '../token.ts';
 
 export interface CheckRunOutput {
   name: string;
@@ -54,8 +53,8 @@ export class CheckRunReporter implements Reporter {
 export interface CheckRunIO {
   env: NodeJS.ProcessEnv;
   getInput(name: string): string;
-  /** The token, already taken (token.ts); else it is taken here. */
-  token?: string | undefined;
+  /** The token the step process took (token.ts): a token file is read once, so never here. */
+  token: string | undefined;
   log(line: string): void;
   /** Writes the job summary (GITHUB_STEP_SUMMARY); @actions/core's summary in the entry. */
   writeJobSummary?(markdown: string): Promise<void>;
@@ -115,7 +114,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
   if (!id) return { proceed: true };
   const repo = io.env.GITHUB_REPOSITORY;
-  const token = 'token' in io ? io.token : takeToken(io);
+  const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);

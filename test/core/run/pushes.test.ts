@@ -104,3 +104,24 @@ describe('a merge under way when someone pushes', () => {
     expect(t.run.steps.ship).toMatchObject({ status: 'pending', reason: 'waits for "test" to succeed again (a push made it run again)' });
   });
 });
+
+describe('a step after an approval a push made stale', () => {
+  it('runs on, but a lost attempt of it waits for the approval instead of being dispatched again', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'approve', kind: 'approval', needs: ['implement'] },
+      { id: 'deploy', kind: 'deploy', needs: ['approve'] },
+    ]);
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = step(run, { type: 'decision', at: AT, decision: 'approve', by: 'bob' }).run;
+    run = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'eee5555', by: 'mallory' }).run;
+    expect(statuses(run)).toEqual({ implement: 'succeeded', approve: 'waiting', deploy: 'queued' });
+    const s = run.steps.deploy!;
+    const t = step(run, { type: 'step-lost', at: AT, step: 'deploy', attempt: s.attempt, epoch: s.epoch, reason: 'the runner vanished' });
+    expect(types(t.effects)).toEqual(['report']);
+    expect(t.run.steps.deploy).toMatchObject({ status: 'pending', losses: 0 });
+    const approved = step(t.run, { type: 'decision', at: AT, decision: 'approve', by: 'carol' });
+    expect(types(approved.effects)).toEqual(['dispatch:deploy:2:0', 'report']);
+  });
+});

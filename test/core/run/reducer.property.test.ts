@@ -83,6 +83,7 @@ class Checker {
     for (const id of Object.keys(next.steps)) {
       const [a, b] = [prev.steps[id]!, next.steps[id]!];
       const rerun = event.type === 'pr-pushed' && b.repairs < a.repairs;
+      if (b.status === 'pending' && a.status !== 'pending') this.checkBackToPending(prev, event, id);
       if (rerun || (b.status === 'pending' && a.status !== 'pending')) this.repairsSinceReset.delete(id);
     }
     if (event.type === 'step-completed' || event.type === 'step-lost') {
@@ -96,6 +97,17 @@ class Checker {
     for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
     this.checkStatus(next);
     this.run = next;
+  }
+
+  /**
+   * Only a retry or a push puts a step back to pending, or the end of the step's own attempt while
+   * a step it needs runs again (so its repairs start over only then).
+   */
+  private checkBackToPending(prev: Run, event: RunEvent, id: string): void {
+    if (event.type === 'retry' || event.type === 'pr-pushed') return;
+    const own = (event.type === 'step-completed' && event.result.stepId === id) || (event.type === 'step-lost' && event.step === id);
+    const needs = this.plan.steps.find((s) => s.id === id)!.needs;
+    expect(own && needs.some((n) => prev.steps[n]?.status !== 'succeeded'), `${id} went back to pending on ${event.type}`).toBe(true);
   }
 
   /** Repairs a step may use: a gate's or review's own bound; a merge's conflict repairs when the plan has a code step. */
@@ -163,6 +175,14 @@ class Checker {
     // A lost attempt is dispatched again a bounded number of times.
     expect(b.epoch).toBeLessThanOrEqual(MAX_LOSSES);
     if (b.status === 'queued') expect(b.losses).toBe(b.epoch);
+    // A step is under way while a step it needs is not done only when a push left it to finish: a
+    // merge, or a step after an approval the push made stale (which waits for a decision again).
+    const p = this.plan.steps.find((s) => s.id === id)!;
+    if (b.status === 'queued' && p.kind !== 'merge') {
+      for (const n of p.needs) {
+        if (next.steps[n]!.status !== 'succeeded') expect(this.plan.steps.find((s) => s.id === n)!.kind, `${id} runs before ${n}`).toBe('approval');
+      }
+    }
   }
 
   private checkStatus(run: Run): void {
