@@ -122,10 +122,13 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
 
   const step = d.step(s.id);
   const unmet = unmetNeeds(run, p);
-  if (s.mode === 'repair') {
+  if (unmet.length > 0 && !(ok && s.mode === 'run')) {
+    // Whatever would follow (a repair, running the step again, or failing: a merge that finds the
+    // head moved by the push fails) waits until the re-run needs have succeeded on the new head.
+    waitForNeeds(d, s.id, unmet);
+  } else if (s.mode === 'repair') {
     // A repair that finished (even with nothing to change) is judged by running the step again.
-    if (ok && unmet.length > 0) waitForNeeds(d, s.id, unmet);
-    else if (ok) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    if (ok) d.dispatch(s.id, s.attempt + 1, 0, 'run');
     else d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
   } else {
     step.result = result;
@@ -133,8 +136,6 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     if (ok) {
       step.status = 'succeeded';
       step.reason = undefined;
-    } else if (repair && s.repairs < repair.maxAttempts && unmet.length > 0) {
-      waitForNeeds(d, s.id, unmet);
     } else if (repair && s.repairs < repair.maxAttempts) {
       step.repairs = s.repairs + 1;
       d.dispatch(s.id, s.attempt + 1, 0, 'repair', renderFindings(result));

@@ -125,3 +125,34 @@ describe('a step after an approval a push made stale', () => {
     expect(types(approved.effects)).toEqual(['dispatch:deploy:2:0', 'report']);
   });
 });
+
+describe('a merge that fails while the steps it needs run again after a push', () => {
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate' },
+    { id: 'ship', kind: 'merge', needs: ['implement', 'test'] },
+  ]);
+
+  it('waits for them and merges afresh, instead of failing the run (the merge found the head moved by the push)', () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test');
+    run = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'fff6666', by: 'mallory' }).run;
+    const moved = { error: { code: 'merge-failed' as const, message: 'acme/web#1: its head moved to fff6666 since the run checked aaa1111' } };
+    const t = step(run, current(run, 'ship', 'failure', moved));
+    expect(t.run.status).toBe('running');
+    expect(t.run.steps.ship).toMatchObject({ status: 'pending', reason: 'waits for "test" to succeed again (a push made it run again)' });
+    expect(t.run.steps.ship?.attempts.at(-1)).toMatchObject({ conclusion: 'failure' });
+    const after = step(t.run, current(t.run, 'test', 'success'));
+    expect(types(after.effects)).toEqual(['merge:ship:2:0', 'report']);
+  });
+
+  it('fails as before when nothing it needs is running again', () => {
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test');
+    const t = step(run, current(run, 'ship', 'failure', { error: { code: 'merge-failed' as const, message: 'blocked' } }));
+    expect(t.run.steps.ship?.status).toBe('failed');
+    expect(t.run.status).toBe('waiting');
+  });
+});
