@@ -16,8 +16,7 @@ import { Engine } from '../app/engine/engine.ts';
 import { openSqliteStore } from '../app/store/sqlite.ts';
 import { renderResultText } from '../core/check-run.ts';
 import { parseStepPayload, WIRE_VERSION, type StepResult } from '../core/wire.ts';
-import { inputsDigest, sealResult } from '../core/receipt.ts';
-import { planOf, resultOf } from '../test/helpers/plans.ts';
+import { planOf, resultOf, successFor } from '../test/helpers/plans.ts';
 import { removeDir, tempDir } from '../test/helpers/repos.ts';
 
 const WEBHOOKS = Number(process.argv[2] ?? 10_000);
@@ -183,7 +182,7 @@ const engine = new Engine({
   dispatcher: {
     run: async (p) => {
       const t = performance.now();
-      const result = sealResult(resultOf(p.runId, p.step.id, p.attempt, p.epoch, 'success', p.step.kind === 'code' ? { prs: [pr(1)] } : {}), inputsDigest(p));
+      const result = successFor(p, p.step.kind === 'code' ? { prs: [pr(1)] } : {});
       standInMs += performance.now() - t;
       return { kind: 'result', result };
     },

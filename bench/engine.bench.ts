@@ -22,9 +22,9 @@ import { Engine } from '../app/engine/engine.ts';
 import { serializeRun } from '../app/store/json.ts';
 import { openSqliteStore } from '../app/store/sqlite.ts';
 import type { RunStore } from '../app/store/port.ts';
-import { inputsDigest, sealResult, verifyReceipt } from '../core/receipt.ts';
+import { inputsDigest, verifyReceipt } from '../core/receipt.ts';
 import type { StepPayload, StepResult } from '../core/wire.ts';
-import { planOf, resultOf } from '../test/helpers/plans.ts';
+import { planOf, resultOf, successFor } from '../test/helpers/plans.ts';
 import { tempDir } from '../test/helpers/repos.ts';
 
 const RUNS = Number(process.argv[2] ?? 1000);
@@ -79,8 +79,7 @@ const dispatcher: Dispatcher = {
     const t0 = performance.now();
     attempts++;
     const extra = payload.step.id === 'implement' ? { prs: [pr], commits: { 'acme/web': pr.head } } : {};
-    const mode = payload.mode === 'teardown' ? 'run' : payload.mode;
-    const result = sealResult(resultOf(payload.runId, payload.step.id, payload.attempt, payload.epoch, 'success', { mode, ...extra }), inputsDigest(payload));
+    const result = successFor(payload, extra);
     if (sampled.length < SAMPLES) sampled.push({ payload, result });
     outsideMs += performance.now() - t0;
     return Promise.resolve({ kind: 'result', result });

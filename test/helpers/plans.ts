@@ -4,7 +4,8 @@
 import { digest } from '../../core/canonical.ts';
 import { topologicalWaves } from '../../core/plan/graph.ts';
 import type { Plan, PlanStep } from '../../core/plan/types.ts';
-import type { StepResult } from '../../core/wire.ts';
+import { inputsDigest, sealResult } from '../../core/receipt.ts';
+import type { StepPayload, StepResult } from '../../core/wire.ts';
 import { WIRE_VERSION } from '../../core/wire.ts';
 
 export type StepSpec =
@@ -111,4 +112,13 @@ export function resultOf(
     environments: [],
     ...extra,
   };
+}
+
+/**
+ * What the action answers to a payload when its step succeeds: a result for exactly that attempt
+ * (a teardown reports as a run), sealed against the payload as the action seals it.
+ */
+export function successFor(payload: StepPayload, extra: Partial<StepResult> = {}): StepResult {
+  const mode = payload.mode === 'teardown' ? 'run' : payload.mode;
+  return sealResult(resultOf(payload.runId, payload.step.id, payload.attempt, payload.epoch, 'success', { mode, ...extra }), inputsDigest(payload));
 }
