@@ -2,6 +2,7 @@
 // re-dispatch after a crash sends exactly what the first dispatch would have sent.
 import type { Plan } from './plan/types.ts';
 import type { Run, AttemptMode } from './run/types.ts';
+import { findRecord } from './run/draft.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from './wire.ts';
 
 /** The branch the run works on in every repository of its change set. */
@@ -89,6 +90,6 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
 
 /** What the reducer asked this attempt of a repair to address (see Draft.dispatch). */
 function findingsOfAttempt(run: Run, stepId: string, attempt: number, epoch: number): string | undefined {
-  const records = run.steps[stepId]?.attempts ?? [];
-  return records.findLast((r) => r.attempt === attempt && r.epoch === epoch)?.findings;
+  const s = run.steps[stepId];
+  return s ? findRecord(s, attempt, epoch)?.findings : undefined;
 }

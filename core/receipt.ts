@@ -244,8 +244,7 @@ export function verifyReceipt(result: StepResult, inputs: string | undefined): b
 /** `sha256:` and the first 12 hex digits: enough to tell receipts apart in a table. */
 export function shortReceipt(receipt: string | undefined): string {
   if (!receipt) return '';
-  const hex = receipt.startsWith(RECEIPT_PREFIX) ? receipt.slice(RECEIPT_PREFIX.length) : receipt;
-  return `${RECEIPT_PREFIX}${hex.slice(0, 12)}`;
+  return `${RECEIPT_PREFIX}${receiptHex(receipt).slice(0, 12)}`;
 }
 
 /** The digest part of a receipt (hex), as merge trailers print it after `sha256:`. */

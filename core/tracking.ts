@@ -1,5 +1,6 @@
 // What people see of a run on GitHub: the tracking comment on the issue (one, edited in place) and
 // the summary check run `conveyor` on the primary PR's head. Pure: links come from the caller.
+import { findRecord } from './run/draft.ts';
 import type { Run, StepState } from './run/types.ts';
 
 export interface AttemptLinks {
@@ -46,7 +47,7 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
   return run.plan.steps.map((p) => {
     const s = run.steps[p.id];
     if (!s) return `| ${p.id} | ${p.kind} | ? | | | |`;
-    const record = s.attempts.findLast((r) => r.attempt === s.attempt && r.epoch === s.epoch);
+    const record = findRecord(s, s.attempt, s.epoch);
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${s.mode === 'repair' ? ' (repair)' : ''}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
     const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
     const l = links[p.id] ?? {};

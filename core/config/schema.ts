@@ -48,7 +48,7 @@ const repairSchema = z.strictObject({
     .min(1, 'must be from 1 to 5 attempts')
     .max(5, 'must be from 1 to 5 attempts')
     .optional()
-    .describe('Gate or review runs, repairs included, before the run waits for a person (default 2).'),
+    .describe('Repairs of a failed gate or review (each followed by running it again) before the run waits for a person (default 2).'),
 });
 
 const stepBase = {

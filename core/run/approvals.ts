@@ -2,7 +2,7 @@
 // permission, not a bot) is checked by the app before the event exists; the rules that depend on
 // the plan (named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
-import { approvalReason, CONVEYOR_ACTOR, Draft, pushedAfter, reply, validApprovals } from './draft.ts';
+import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, pushedAfter, reply, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Transition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
@@ -11,7 +11,7 @@ const same = (a: string, b: string | undefined): boolean => b !== undefined && a
 export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>): Transition {
   let target: ApprovalStep | undefined;
   if (event.step !== undefined) {
-    const p = run.plan.steps.find((s) => s.id === event.step);
+    const p = planStep(run, event.step);
     if (!p) return reply(run, event, `Run ${run.id} has no step "${event.step}".`);
     if (p.kind !== 'approval') return reply(run, event, `Step "${p.id}" is a ${p.kind} step, not an approval: there is nothing to ${event.decision}.`);
     const status = run.steps[p.id]?.status;

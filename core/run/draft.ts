@@ -75,12 +75,28 @@ export function describeFailure(result: StepResult): string {
   return result.error ? `${result.error.code}: ${result.error.message}` : result.summary || 'failed';
 }
 
-function findRecord(s: StepState, attempt: number, epoch: number): AttemptRecord | undefined {
+/** The record of an attempt of a step (the latest, should one be there twice). */
+export function findRecord(s: StepState, attempt: number, epoch: number): AttemptRecord | undefined {
+  return s.attempts[findRecordIndex(s, attempt, epoch)];
+}
+
+function findRecordIndex(s: StepState, attempt: number, epoch: number): number {
   for (let i = s.attempts.length - 1; i >= 0; i--) {
     const r = s.attempts[i];
-    if (r && r.attempt === attempt && r.epoch === epoch) return r;
+    if (r && r.attempt === attempt && r.epoch === epoch) return i;
   }
-  return undefined;
+  return -1;
+}
+
+/** The incoming entries replace current ones with the same key; new keys go last, in the order they came. */
+export function mergeBy<T>(current: readonly T[], incoming: readonly T[], key: (t: T) => string): T[] {
+  const out = [...current];
+  for (const item of incoming) {
+    const i = out.findIndex((c) => key(c) === key(item));
+    if (i >= 0) out[i] = item;
+    else out.push(item);
+  }
+  return out;
 }
 
 /**
@@ -148,25 +164,22 @@ export class Draft {
   /** Replaces the record of the step's current attempt with a finished one. */
   finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs'>): void {
     const s = this.step(id);
-    for (let i = s.attempts.length - 1; i >= 0; i--) {
-      const r = s.attempts[i];
-      if (r && r.attempt === s.attempt && r.epoch === s.epoch) {
-        s.attempts[i] = {
-          attempt: r.attempt,
-          epoch: r.epoch,
-          mode: r.mode,
-          startedAt: r.startedAt,
-          finishedAt: this.at,
-          conclusion: outcome.conclusion,
-          summary: outcome.summary,
-          error: outcome.error,
-          receipt: outcome.receipt,
-          inputs: outcome.inputs,
-          findings: r.findings,
-        };
-        return;
-      }
-    }
+    const i = findRecordIndex(s, s.attempt, s.epoch);
+    const r = s.attempts[i];
+    if (!r) return;
+    s.attempts[i] = {
+      attempt: r.attempt,
+      epoch: r.epoch,
+      mode: r.mode,
+      startedAt: r.startedAt,
+      finishedAt: this.at,
+      conclusion: outcome.conclusion,
+      summary: outcome.summary,
+      error: outcome.error,
+      receipt: outcome.receipt,
+      inputs: outcome.inputs,
+      findings: r.findings,
+    };
   }
 
   /** Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step (whose repairs, conflict resolutions, are dispatched). */

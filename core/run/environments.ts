@@ -3,21 +3,17 @@
 // down at once), and teardown bookkeeping (removed ones leave run.environments; ones that would not
 // go stay, with the error, so people see them and `conveyor teardown` can try again).
 import type { Environment } from '../wire.ts';
-import { Draft } from './draft.ts';
+import { Draft, mergeBy } from './draft.ts';
 import type { Run, RunEvent, Transition } from './types.ts';
 
 /** Latest outcome per service, keeping the order services first appeared in. */
-export function mergeEnvironments(current: Environment[], incoming: Environment[]): Environment[] {
-  const out = [...current];
-  for (const env of incoming) {
-    const i = out.findIndex((e) => e.service === env.service);
-    if (i >= 0) out[i] = env;
-    else out.push(env);
-  }
-  return out;
+export function mergeEnvironments(current: readonly Environment[], incoming: readonly Environment[]): Environment[] {
+  return mergeBy(current, incoming, (e) => e.service);
 }
 
 const same = (a: Environment, b: Environment): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** One environment of one service: what a teardown removes (or fails to). */
+const sameTarget = (a: Environment, b: Environment): boolean => a.service === b.service && a.envId === b.envId;
 
 /** Outcomes of the current attempt of a deploy step, reported while it runs. */
 export function environmentsSettled(run: Run, event: Extract<RunEvent, { type: 'environments-settled' }>): Transition {
@@ -51,20 +47,20 @@ export function lateEnvironments(run: Run, envs: readonly Environment[], at: str
  */
 export function tornDownEvent(targets: readonly Environment[], removed: Environment[], why: string, at: string): Extract<RunEvent, { type: 'torn-down' }> {
   const failed = targets
-    .filter((e) => !removed.some((r) => r.service === e.service && r.envId === e.envId))
+    .filter((e) => !removed.some((r) => sameTarget(r, e)))
     .map((e) => ({ ...e, error: why }));
   return { type: 'torn-down', at, environments: removed, ...(failed.length ? { failed } : {}) };
 }
 
 export function tornDown(run: Run, event: Extract<RunEvent, { type: 'torn-down' }>): Transition {
-  const gone = (e: Environment): boolean => event.environments.some((t) => t.service === e.service && t.envId === e.envId);
-  const failed = (event.failed ?? []).filter((f) => run.environments.some((e) => e.service === f.service && e.envId === f.envId && !gone(e)));
+  const gone = (e: Environment): boolean => event.environments.some((t) => sameTarget(t, e));
+  const failed = (event.failed ?? []).filter((f) => run.environments.some((e) => sameTarget(e, f) && !gone(e)));
   if (!run.environments.some(gone) && failed.length === 0) return { run, effects: [] };
   const d = new Draft(run, event.at);
   d.run.environments = run.environments
     .filter((e) => !gone(e))
     .map((e) => {
-      const f = failed.find((x) => x.service === e.service && x.envId === e.envId);
+      const f = failed.find((x) => sameTarget(x, e));
       // The time makes each failed try a change of its own: the next `conveyor teardown` is a new attempt.
       return f ? { ...e, error: `teardown failed (${event.at}): ${f.error ?? 'no reason given'}` } : e;
     });

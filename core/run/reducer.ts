@@ -9,7 +9,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { PullRequestRef } from '../wire.ts';
 import { decide, prPushed } from './approvals.ts';
-import { describeFailure, Draft, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, planStep, renderFindings, reply } from './draft.ts';
+import { describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 
@@ -153,7 +153,7 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
   const s = run.steps[event.step];
   if (!s || s.status !== 'queued' || s.attempt !== event.attempt || s.epoch !== event.epoch) return unchanged(run);
   const d = new Draft(run, event.at);
-  const findings = s.attempts.find((r) => r.attempt === s.attempt && r.epoch === s.epoch)?.findings;
+  const findings = findRecord(s, s.attempt, s.epoch)?.findings;
   d.finishAttempt(s.id, { conclusion: 'lost', summary: event.reason });
   // What the lost attempt settled stays settled: its re-dispatch deploys only the rest.
   if (event.environments?.length) d.run.environments = mergeEnvironments(d.run.environments, event.environments);
@@ -245,12 +245,6 @@ function conflictRepair(run: Run, kind: string, result: { error?: { code: string
 }
 
 /** Latest PR per repository, keeping the order repositories first appeared in. */
-function mergePrs(current: PullRequestRef[], incoming: PullRequestRef[]): PullRequestRef[] {
-  const out = [...current];
-  for (const pr of incoming) {
-    const i = out.findIndex((p) => p.repo === pr.repo);
-    if (i >= 0) out[i] = pr;
-    else out.push(pr);
-  }
-  return out;
+function mergePrs(current: readonly PullRequestRef[], incoming: readonly PullRequestRef[]): PullRequestRef[] {
+  return mergeBy(current, incoming, (p) => p.repo);
 }

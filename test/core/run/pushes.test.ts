@@ -1,10 +1,30 @@
 // The reducer's rules added for GitHub decisions: a push re-runs gates and reviews before an
 // approval can count again; a merge conflict is repaired by a code attempt of the merge step.
 import { describe, expect, it } from 'vitest';
+import type { Run } from '../../../core/run/types.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { AT, current, start, statuses, step, succeed, types } from './drive.ts';
 
 const pr = { repo: 'acme/web', number: 1, url: 'u', branch: 'conveyor/web-7', head: 'aaa1111' };
+const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
+
+/** A merge that needs a gate: `test` must pass on the head the merge merges. */
+const gatedMerge = planOf([
+  { id: 'implement', kind: 'code' },
+  { id: 'test', kind: 'gate' },
+  { id: 'ship', kind: 'merge', needs: ['implement', 'test'] },
+]);
+
+/** The gated merge with the code and the gate done: `ship` is under way. */
+function mergeQueued(): Run {
+  let run = start(gatedMerge).run;
+  run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+  run = succeed(run, 'test');
+  expect(statuses(run)).toEqual({ implement: 'succeeded', test: 'succeeded', ship: 'queued' });
+  return run;
+}
+
+const pushed = (run: Run, head: string): Run => step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head, by: 'mallory' }).run;
 
 describe('a push after an approval', () => {
   it('runs the gate and review again (new attempts), puts the steps after them back to pending, and the approval waits with the reason', () => {
@@ -33,7 +53,6 @@ describe('a push after an approval', () => {
 
 describe('a merge conflict', () => {
   const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]);
-  const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
 
   it('dispatches a repair of the merge step with the findings, then merges again; at most twice', () => {
     let run = start(plan).run;
@@ -62,19 +81,7 @@ describe('a merge conflict', () => {
 describe('a merge under way when someone pushes', () => {
   // Found by the property test: the merge is left to finish, but what would follow it must wait
   // for the gate the push re-ran, or the pushed head would be merged untested.
-  const plan = planOf([
-    { id: 'implement', kind: 'code' },
-    { id: 'test', kind: 'gate' },
-    { id: 'ship', kind: 'merge', needs: ['implement', 'test'] },
-  ]);
-  const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
-  const underWay = () => {
-    let run = start(plan).run;
-    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
-    run = succeed(run, 'test');
-    expect(statuses(run)).toEqual({ implement: 'succeeded', test: 'succeeded', ship: 'queued' });
-    return step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'eee5555', by: 'mallory' }).run;
-  };
+  const underWay = () => pushed(mergeQueued(), 'eee5555');
 
   it('a conflict is not repaired before the gate passes again on the pushed head; then the merge starts afresh', () => {
     const run = underWay();
@@ -87,11 +94,9 @@ describe('a merge under way when someone pushes', () => {
   });
 
   it('a repair that ends while the gate runs again does not merge; a lost merge is not dispatched again', () => {
-    let run = start(plan).run;
-    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
-    run = succeed(run, 'test');
+    let run = mergeQueued();
     run = step(run, current(run, 'ship', 'failure', conflict)).run;
-    run = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'eee5555', by: 'mallory' }).run;
+    run = pushed(run, 'eee5555');
     expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair' });
     let t = step(run, current(run, 'ship', 'success', { mode: 'repair' }));
     expect(types(t.effects)).toEqual(['report']);
@@ -127,17 +132,8 @@ describe('a step after an approval a push made stale', () => {
 });
 
 describe('a merge that fails while the steps it needs run again after a push', () => {
-  const plan = planOf([
-    { id: 'implement', kind: 'code' },
-    { id: 'test', kind: 'gate' },
-    { id: 'ship', kind: 'merge', needs: ['implement', 'test'] },
-  ]);
-
   it('waits for them and merges afresh, instead of failing the run (the merge found the head moved by the push)', () => {
-    let run = start(plan).run;
-    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
-    run = succeed(run, 'test');
-    run = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'fff6666', by: 'mallory' }).run;
+    const run = pushed(mergeQueued(), 'fff6666');
     const moved = { error: { code: 'merge-failed' as const, message: 'acme/web#1: its head moved to fff6666 since the run checked aaa1111' } };
     const t = step(run, current(run, 'ship', 'failure', moved));
     expect(t.run.status).toBe('running');
@@ -148,9 +144,7 @@ describe('a merge that fails while the steps it needs run again after a push', (
   });
 
   it('fails as before when nothing it needs is running again', () => {
-    let run = start(plan).run;
-    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
-    run = succeed(run, 'test');
+    const run = mergeQueued();
     const t = step(run, current(run, 'ship', 'failure', { error: { code: 'merge-failed' as const, message: 'blocked' } }));
     expect(t.run.steps.ship?.status).toBe('failed');
     expect(t.run.status).toBe('waiting');
