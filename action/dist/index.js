@@ -19203,7 +19203,7 @@ function gitEnvironment(base, token) {
     GIT_CONFIG_NOSYSTEM: "1",
     LC_ALL: "C"
   };
-  for (const k of Object.keys(env)) if (k.startsWith("GIT_CONFIG_") && /^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
+  for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
   delete env[TOKEN_VARIABLE];
   if (token) env[TOKEN_VARIABLE] = token;
   return env;
@@ -44737,7 +44737,7 @@ async function forgeFor(serverUrl, token, env) {
     const { LocalForge: LocalForge2 } = await Promise.resolve().then(() => (init_local(), local_exports));
     return LocalForge2.open(decodeURIComponent(url2.pathname));
   }
-  if (!token) throw new ConveyorError("bad-input", "no token: give the action input `token` (or CONVEYOR_TOKEN) to reach GitHub");
+  if (!token) throw new ConveyorError("bad-input", `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
   const { GitHubForge: GitHubForge2 } = await Promise.resolve().then(() => (init_github(), github_exports));
   return new GitHubForge2({ token, apiUrl: env.GITHUB_API_URL || "https://api.github.com" });
 }
@@ -45004,6 +45004,9 @@ function failureResult(identity, error62, scrub) {
     error: { code, message }
   };
 }
+
+// action/src/run-step.ts
+init_errors();
 
 // action/src/steps/code.ts
 init_errors();
@@ -46494,10 +46497,7 @@ async function runStep(ctx, payload) {
   if (payload.mode === "teardown") return runTeardown(ctx, payload);
   if (payload.mode === "repair") {
     const agent = step.kind === "code" ? step.agent : step.kind === "merge" ? payload.coder?.agent : "repair" in step && step.repair ? step.repair.agent : void 0;
-    if (!agent) {
-      const message = `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`;
-      return { ...baseResult(payload), conclusion: "failure", summary: `**${message}.**`, error: { code: "bad-payload", message } };
-    }
+    if (!agent) throw new ConveyorError("bad-payload", `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
     return runCodeWork(ctx, payload, { agent, mode: "repair", writes: [], ...payload.findings ? { findings: payload.findings } : {} });
   }
   switch (step.kind) {
@@ -46511,10 +46511,8 @@ async function runStep(ctx, payload) {
     case "deploy":
       return runDeploy(ctx, payload);
     case "approval":
-    case "merge": {
-      const message = `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`;
-      return { ...baseResult(payload), conclusion: "failure", summary: `**${message}.**`, error: { code: "bad-payload", message } };
-    }
+    case "merge":
+      throw new ConveyorError("bad-payload", `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`);
   }
 }
 

@@ -60,7 +60,8 @@ export function processAlive(pid: number): boolean {
   }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    // The state follows the command name, which may itself hold ')'.
+    const state = stat[stat.lastIndexOf(')') + 2];
     return state !== 'Z' && state !== 'X';
   } catch {
     return true;

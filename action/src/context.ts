@@ -31,7 +31,7 @@ async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJ
     const { LocalForge } = await import('../../app/forge/local.ts');
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
-  if (!token) throw new ConveyorError('bad-input', 'no token: give the action input `token` (or CONVEYOR_TOKEN) to reach GitHub');
+  if (!token) throw new ConveyorError('bad-input', `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
   const { GitHubForge } = await import('../../app/forge/github.ts');
   return new GitHubForge({ token, apiUrl: env.GITHUB_API_URL || 'https://api.github.com' });
 }

@@ -69,7 +69,7 @@ export function gitEnvironment(base: Record<string, string>, token: string | und
     GIT_CONFIG_NOSYSTEM: '1',
     LC_ALL: 'C',
   };
-  for (const k of Object.keys(env)) if (k.startsWith('GIT_CONFIG_') && /^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
+  for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
   delete env[TOKEN_VARIABLE];
   if (token) env[TOKEN_VARIABLE] = token;
   return env;

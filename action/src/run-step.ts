@@ -1,7 +1,7 @@
 // Chooses the work of a step attempt by its kind and mode.
+import { ConveyorError } from '../../core/errors.ts';
 import type { StepPayload, StepResult } from '../../core/wire.ts';
 import type { StepContext } from './context.ts';
-import { baseResult } from './result.ts';
 import { runCodeWork } from './steps/code.ts';
 import { runGate } from './steps/gate.ts';
 import { runAuthorGate } from './steps/gate-author.ts';
@@ -16,10 +16,7 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
     // A repair is a code run by the step's repair agent with the findings to address.
     // A merge step's repair resolves a conflict with the base: the coder's work on the work branch.
     const agent = step.kind === 'code' ? step.agent : step.kind === 'merge' ? payload.coder?.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
-    if (!agent) {
-      const message = `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`;
-      return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'bad-payload', message } };
-    }
+    if (!agent) throw new ConveyorError('bad-payload', `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
     return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: [], ...(payload.findings ? { findings: payload.findings } : {}) });
   }
   switch (step.kind) {
@@ -33,9 +30,7 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
     case 'deploy':
       return runDeploy(ctx, payload);
     case 'approval':
-    case 'merge': {
-      const message = `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`;
-      return { ...baseResult(payload), conclusion: 'failure', summary: `**${message}.**`, error: { code: 'bad-payload', message } };
-    }
+    case 'merge':
+      throw new ConveyorError('bad-payload', `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`);
   }
 }

@@ -2,9 +2,11 @@
 // and what would be right.
 import { describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../action/src/agent.ts';
+import { runEntry } from '../../action/src/entry.ts';
 import { gatePath } from '../../action/src/steps/gate-author.ts';
 import { gateRepos } from '../../action/src/steps/gate.ts';
 import { ConveyorError } from '../../core/errors.ts';
+import type { PlanStep } from '../../core/plan/types.ts';
 import { codeStep, gateStep, makePayload } from '../helpers/payload.ts';
 
 const REPOS = [{ repo: 'acme/web' }, { repo: 'acme/api' }];
@@ -80,5 +82,30 @@ describe('agents named by a step', () => {
     expect(thrown(() => resolveAgent({ ...payload, agents: {} }, 'judge', 'review r uses agent')).message).toBe(
       'agents.judge: review r uses agent "judge", which the payload does not define (known: none)',
     );
+  });
+});
+
+describe('steps the action cannot run', () => {
+  /** Runs the entry on a payload given as the input; nothing is cloned (no server is set). */
+  async function entry(payload: unknown) {
+    const lines: string[] = [];
+    const result = await runEntry({ env: {}, getInput: (n) => (n === 'payload' ? JSON.stringify(payload) : ''), setSecret: () => undefined, log: (l) => lines.push(l) });
+    return { result, lines };
+  }
+  const merge: PlanStep = { id: 'ship', kind: 'merge', method: 'squash', needs: [], timeoutMinutes: 10 };
+  const approval: PlanStep = { id: 'ok', kind: 'approval', approvers: ['lead'], minApprovals: 1, allowRequester: false, needs: [], timeoutMinutes: 30 };
+
+  it.each([merge, approval])('refuses a dispatched $kind step as a bad payload, naming it', async (step) => {
+    const { result } = await entry(makePayload({ repos: REPOS, step }));
+    expect(result.conclusion).toBe('failure');
+    expect(result.stepId).toBe(step.id);
+    expect(result.error).toEqual({ code: 'bad-payload', message: `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action` });
+  });
+
+  it('refuses a repair of a step with no repair agent (and a merge repair without the coder), naming the step', async () => {
+    const noRepair = await entry(makePayload({ repos: REPOS, step: gateStep({ run: 'true' }), mode: 'repair', findings: 'x' }));
+    expect(noRepair.result.error).toEqual({ code: 'bad-payload', message: 'step test (gate) has no repair agent; a repair attempt cannot run' });
+    const mergeRepair = await entry(makePayload({ repos: REPOS, step: merge, mode: 'repair' }));
+    expect(mergeRepair.result.error).toEqual({ code: 'bad-payload', message: 'step ship (merge) has no repair agent; a repair attempt cannot run' });
   });
 });

@@ -1,6 +1,7 @@
 // An agent that never ends is stopped at its timeout, with every process it started: checked by
 // pid and by process group, including children that ignore SIGTERM.
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAlive } from '../../action/src/command.ts';
@@ -70,7 +71,6 @@ describe('agent timeout', () => {
 });
 
 async function write(payload: unknown): Promise<string> {
-  const { writeFile } = await import('node:fs/promises');
   const path = join(scratch, 'payload.json');
   await writeFile(path, JSON.stringify(payload));
   return path;

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext } from '../../action/src/context.ts';
 import { takeToken } from '../../action/src/token.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
@@ -37,5 +38,15 @@ describe('takeToken', () => {
     const folder = join(dir, 'folder');
     mkdirSync(folder);
     expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': folder }) })).toThrow(/cannot be read/);
+  });
+});
+
+describe('a step on GitHub without a token', () => {
+  it('cannot reach the forge, and says which inputs give the token', async () => {
+    const ctx = createContext({ env: { GITHUB_SERVER_URL: 'https://github.com' }, log: () => undefined });
+    await expect(ctx.forge()).rejects.toMatchObject({
+      code: 'bad-input',
+      message: 'no token to reach https://github.com: give the action input `token-file` (or `token`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)',
+    });
   });
 });
