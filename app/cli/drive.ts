@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
 import type { RunStore } from '../store/port.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
-import { checkRemotes, exitCodeOf, openSession, openStore, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
+import { checkRemotes, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
 import { nextCommand, renderRun } from './render.ts';
 import { EXIT } from './program.ts';
 
@@ -71,13 +71,7 @@ export interface DecisionRequest {
 
 /** 1. find the run, 2. refuse if it ended, 3. settle what a dead process left, 4. decide, 5. drive. */
 export async function decide(request: DecisionRequest): Promise<number> {
-  const peek = openStore(request.statePath);
-  const stored = peek.get(request.runId);
-  const known = stored ? [] : peek.list().map((r) => r.id);
-  peek.close();
-  if (!stored) {
-    throw new UsageError(`no run ${request.runId} in ${request.statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
-  }
+  const stored = loadRun(request.statePath, request.runId);
   if (stored.status === 'succeeded' || stored.status === 'cancelled') {
     process.stderr.write(`conveyor: run ${stored.id} has ended (${stored.status}); nothing to decide. Start a new run with \`conveyor run\`.\n`);
     return EXIT.failed;
@@ -146,6 +140,7 @@ function uniqueRunId(store: RunStore, repo: string, issue: number): string {
   for (let n = 2; ; n++) if (!store.get(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-function definedOnly<T extends object>(o: T): Partial<T> {
+/** The fields of `o` that are set: options given again on the command line, over the stored ones. */
+export function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

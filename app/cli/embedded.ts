@@ -29,6 +29,19 @@ export function openStore(statePath: string): RunStore {
   return openSqliteStore(resolve(statePath));
 }
 
+/** The stored run; a UsageError naming the state database and its latest runs when there is none. */
+export function loadRun(statePath: string, runId: string): Run {
+  const store = openStore(statePath);
+  try {
+    const run = store.get(runId);
+    if (run) return run;
+    const known = store.list().map((r) => r.id);
+    throw new UsageError(`no run ${runId} in ${statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
+  } finally {
+    store.close();
+  }
+}
+
 /** Every repository of the plan must exist as a bare repository under the remotes folder. */
 export function checkRemotes(plan: Plan, remotes: string): void {
   if (!existsSync(remotes)) throw new UsageError(`--remotes ${remotes}: no such folder`);

@@ -73,16 +73,16 @@ function describe(state: StepState): string {
 }
 
 export function duration(from: string, to?: string): string {
-  if (!to) return '';
-  const ms = Date.parse(to) - Date.parse(from);
-  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
+  return to ? formatMs(Date.parse(to) - Date.parse(from)) : '';
 }
+
+const formatMs = (ms: number): string => (ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`);
 
 /** Total time a step spent in attempts. */
 function stepDuration(state: StepState): string {
   let ms = 0;
   for (const a of state.attempts) if (a.finishedAt) ms += Date.parse(a.finishedAt) - Date.parse(a.startedAt);
-  return state.attempts.length ? (ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`) : '';
+  return state.attempts.length ? formatMs(ms) : '';
 }
 
 export function renderRun(run: Run): string {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { buildDemo } from '../../demo/build.ts';
 import { startRun } from '../drive.ts';
 import { openStore } from '../embedded.ts';
-import { action, EXIT } from '../program.ts';
+import { action } from '../program.ts';
 
 export function register(program: Command): void {
   program
@@ -50,7 +50,7 @@ export function register(program: Command): void {
           if (o.keepEnvs) say(`  node ${bin} teardown ${demoRunId(statePath)} --state ${statePath}   # stops the previews`);
           else say('  (run `conveyor demo --keep-envs` to keep the previews up and open the storefront)');
         }
-        return code === EXIT.ok ? EXIT.ok : code;
+        return code;
       }),
     );
 }

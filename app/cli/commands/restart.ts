@@ -15,8 +15,8 @@ import { planDiff, PIPELINE_ENTRY, type StepDiff } from '../../../core/plan/diff
 import type { Plan } from '../../../core/plan/types.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { compileConfigFile, formatConfigErrors } from '../config-file.ts';
-import { startRun } from '../drive.ts';
-import { DEFAULT_STATE, openSession, openStore, runOptions, type EmbeddedOptions } from '../embedded.ts';
+import { definedOnly, startRun } from '../drive.ts';
+import { DEFAULT_STATE, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 
 /** The repository given with --repo when the run started, if any (for services that name none). */
@@ -91,10 +91,6 @@ export function checkPlanUnchanged(run: Run, configPath: string): number | undef
   return EXIT.failed;
 }
 
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 interface RestartOptions {
   state: string;
   config?: string;
@@ -105,10 +101,7 @@ interface RestartOptions {
 }
 
 export async function restartRun(runId: string, o: RestartOptions): Promise<number> {
-  const peek = openStore(o.state);
-  const old = peek.get(runId);
-  peek.close();
-  if (!old) throw new UsageError(`no run ${runId} in ${o.state}`);
+  const old = loadRun(o.state, runId);
   if (old.status === 'succeeded') {
     process.stderr.write(`conveyor: run ${old.id} has succeeded (its PRs are merged); there is nothing to restart. Start a new run with \`conveyor run\`.\n`);
     return EXIT.failed;

@@ -1,8 +1,7 @@
 // `conveyor teardown RUN`: removes a run's preview environments now, whatever the run's state
 // (a run kept with --keep-envs, one that waits after a failure, or one whose teardown failed).
 import type { Command } from 'commander';
-import { UsageError } from '../../../core/errors.ts';
-import { DEFAULT_STATE, openSession, openStore, runOptions } from '../embedded.ts';
+import { DEFAULT_STATE, loadRun, openSession, runOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 
 export function register(program: Command): void {
@@ -15,11 +14,7 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExit codes: 0 every environment is gone, 1 some are still up (each with the reason), 2 bad usage.')
     .action(
       action(async (runId: string, o: { state: string; remotes?: string }) => {
-        const peek = openStore(o.state);
-        const stored = peek.get(runId);
-        const known = stored ? [] : peek.list().map((r) => r.id);
-        peek.close();
-        if (!stored) throw new UsageError(`no run ${runId} in ${o.state}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
+        const stored = loadRun(o.state, runId);
         if (stored.status === 'running') {
           process.stderr.write(`conveyor: run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.\n`);
           return EXIT.failed;

@@ -181,5 +181,17 @@ describe('conveyor run (embedded mode)', () => {
     const unknownRun = await cli(['approve', 'web-99', '--state', fleet.state]);
     expect(unknownRun.code).toBe(2);
     expect(unknownRun.stderr).toContain('no run web-99');
+
+    const badIssue = await cli(fleet.runArgs('--title', 'x', '--issue', '0'));
+    expect(badIssue.code).toBe(2);
+    expect(badIssue.stderr).toMatch(/--issue.*must be a whole number of 1 or more/);
+
+    const noBody = await cli(fleet.runArgs('--title', 'x', '--body-file', join(fleet.dir, 'no-body.md')));
+    expect(noBody.code).toBe(2);
+    expect(noBody.stderr).toContain(`--body-file ${join(fleet.dir, 'no-body.md')}: no such file`);
+
+    const unknownStatus = await cli(['status', 'web-99', '--state', fleet.state]);
+    expect(unknownStatus.code).toBe(2);
+    expect(unknownStatus.stderr).toContain('no run web-99');
   });
 });
