@@ -40,6 +40,15 @@ export function parseWorkflowRunMarker(title: string | null | undefined): number
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * What a completed check run says of its attempt: the result the action wrote into it, or why the
+ * attempt is lost (it was completed by someone or something else before the action reported).
+ */
+export function completedOutcome(check: { conclusion?: string | null; output?: { text?: string | null; summary?: string | null } | null }): Extract<AttemptOutcome, { kind: 'result' | 'lost' }> {
+  const parsed = parseResultText(check.output?.text, check.output?.summary);
+  return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
+}
+
 export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Dispatcher {
   const now = options.now ?? (() => new Date().toISOString());
   const workflow = options.workflow ?? WORKFLOW_FILE;
@@ -115,9 +124,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       if (link?.checkRunId === undefined) return undefined;
       const client = await options.client(runOf(payload));
       const check = await client.getCheckRun(link.repo, link.checkRunId);
-      if (check.status !== 'completed') return undefined;
-      const parsed = parseResultText(check.output.text, check.output.summary);
-      return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
+      return check.status === 'completed' ? completedOutcome(check) : undefined;
     },
   };
 }

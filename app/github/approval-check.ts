@@ -15,6 +15,9 @@ export const APPROVAL_ACTIONS = [
   { label: 'Reject', description: 'Reject: the run waits for a person', identifier: 'reject' },
 ] as const;
 
+/** Check runs whose last write is remembered (a forgotten one costs one more update, no harm). */
+const REMEMBERED_CHECKS = 4096;
+
 type Write = CheckRunWrite & { actions?: Array<{ label: string; description: string; identifier: string }> };
 
 export class ApprovalChecks {
@@ -49,16 +52,21 @@ export class ApprovalChecks {
       // Nothing to show before the step first waits on this head.
       if (s.status === 'pending') continue;
       const created = await client.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
-      this.written.set(created.id, JSON.stringify(want));
+      this.remember(created.id, want);
       this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() }, link ?? null);
     }
   }
 
   private async write(client: GitHubClient, repo: string, id: number, patch: Write): Promise<void> {
-    const text = JSON.stringify({ ...patch, completed_at: undefined });
-    if (this.written.get(id) === text) return;
+    if (this.written.get(id) === writtenText(patch)) return;
     await client.updateCheckRun(repo, id, patch);
-    this.written.set(id, text);
+    this.remember(id, patch);
+  }
+
+  private remember(id: number, patch: Write): void {
+    this.written.delete(id);
+    this.written.set(id, writtenText(patch));
+    if (this.written.size > REMEMBERED_CHECKS) this.written.delete(this.written.keys().next().value!);
   }
 
   private state(run: Run, step: string, need: number, status: string, reason: string | undefined): Write {
@@ -78,4 +86,9 @@ export class ApprovalChecks {
         return { status: 'queued', actions: [], output: { title: reason ?? 'waiting for the steps before it', summary: `The steps before this approval run first${reason ? ` (${reason})` : ''}. ${approvals}` } };
     }
   }
+}
+
+/** A write as compared with the last one: its completion time changes on every render. */
+function writtenText(patch: Write): string {
+  return JSON.stringify({ ...patch, completed_at: undefined });
 }

@@ -1,10 +1,11 @@
 // Advancing runs from GitHub: a completed step check run carries the attempt's result; the Checks
 // tab's Re-run retries the step; a workflow run that ended without a result, or an attempt the
 // sweeper judged lost, is lost (the engine dispatches it again with the next epoch, at most twice).
-import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, parseResultText, type AttemptId } from '../../core/check-run.ts';
+import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, type AttemptId } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { StepResult } from '../../core/wire.ts';
-import { parseWorkflowRunMarker } from '../dispatch/workflow.ts';
+import { completedOutcome, parseWorkflowRunMarker } from '../dispatch/workflow.ts';
+import { isBot } from './commands.ts';
 import { canWrite, type AppDeps } from './deps.ts';
 import type { AttemptLink } from './links.ts';
 import { tornDownEvent } from '../../core/run/environments.ts';
@@ -67,11 +68,10 @@ export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload)
     const link = deps.links.attempt(externalId);
     if (link && link.workflowRunUrl !== check.details_url) deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() }, link);
   }
-  const parsed = parseResultText(check.output?.text, check.output?.summary);
-  if (parsed.ok) return feed(deps, run, externalId, parsed.result);
-  // Completed without a result: someone (or something) closed it before the action reported.
+  const outcome = completedOutcome(check);
+  if (outcome.kind === 'result') return feed(deps, run, externalId, outcome.result);
   if (currentAttempt(run, id)) {
-    await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` });
+    await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason: outcome.reason });
   }
 }
 
@@ -80,7 +80,7 @@ export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayloa
   const id = parseExternalId(check.external_id);
   const run = id ? deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
-  if (sender.type === 'Bot') return;
+  if (isBot(sender)) return;
   const client = await deps.clientOf(run);
   const permission = await client.permission(run.issue.repo, sender.login);
   if (!canWrite(permission)) {
@@ -116,8 +116,8 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
   const check = await client.getCheckRun(link.repo, link.checkRunId!);
   if (check.status === 'completed') {
     // The result may be here before its own check_run webhook.
-    const parsed = parseResultText(check.output.text, check.output.summary);
-    if (parsed.ok) return feed(deps, run, link.externalId, parsed.result);
+    const outcome = completedOutcome(check);
+    if (outcome.kind === 'result') return feed(deps, run, link.externalId, outcome.result);
   }
   const reason = `workflow run ${wr.run_number !== undefined ? `#${wr.run_number} ` : ''}(${wr.html_url}) ended (${wr.conclusion ?? 'no conclusion'}) without reporting a result`;
   await loseAttempt(deps, run, id, link, reason, 'cancelled');

@@ -55,7 +55,7 @@ export function checkRunInfo(c: ApiCheckRun): CheckRunInfo {
 }
 
 /** The HTTP status of a failed call: rest.ts's error, or the one withRetry wrapped. */
-function httpStatus(e: unknown): number | undefined {
+export function httpStatus(e: unknown): number | undefined {
   const err = e as { status?: unknown; cause?: { status?: unknown } } | undefined;
   const s = err?.status ?? err?.cause?.status;
   return typeof s === 'number' ? s : undefined;

@@ -14,7 +14,7 @@ import type { PlanStep } from '../../core/plan/types.ts';
 import { splitRepo } from '../forge/port.ts';
 import type { GitHubClient } from './client.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
-import { leaveOpen } from './pulls.ts';
+import { leaveOpen, runsOf } from './pulls.ts';
 import { startRun } from './start.ts';
 
 export interface CommandSource {
@@ -102,13 +102,10 @@ async function handle(deps: AppDeps, client: GitHubClient, source: CommandSource
 }
 
 /** The run a command is for: the newest active run of the issue, or of which the PR is one of the PRs (else the newest ended one). */
-export function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | 'pullRequest'>): Run | undefined {
-  const mine = (r: Run) =>
-    source.pullRequest ? r.prs.some((p) => p.repo === source.repo && p.number === source.number) : r.issue.repo === source.repo && r.issue.number === source.number;
-  const active = deps.store.list({ status: ['running', 'waiting'] }).filter(mine);
-  if (active.length > 0) return active.at(-1);
-  const all = source.pullRequest ? deps.store.list().filter(mine) : deps.store.list({ issue: { repo: source.repo, number: source.number } });
-  return all.at(-1);
+function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | 'pullRequest'>): Run | undefined {
+  if (source.pullRequest) return runsOf(deps, source.repo, source.number).at(-1) ?? runsOf(deps, source.repo, source.number, 'all').at(-1);
+  const issue = { repo: source.repo, number: source.number };
+  return deps.store.list({ status: ['running', 'waiting'], issue }).at(-1) ?? deps.store.list({ issue }).at(-1);
 }
 
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */

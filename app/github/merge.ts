@@ -12,7 +12,7 @@ import type { Run, RunEffect } from '../../core/run/types.ts';
 import { mergeTrailers } from '../../core/trailers.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../../core/wire.ts';
 import { mergedAndNot, mergeOrder } from '../engine/merge.ts';
-import type { GitHubClient } from './client.ts';
+import { httpStatus, type GitHubClient } from './client.ts';
 
 export interface MergePolicy {
   /** Reads of a PR whose mergeability is still being computed (default 5). */
@@ -25,7 +25,6 @@ export interface MergePolicy {
 type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string };
 
 const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
-const status = (e: unknown): number | undefined => (e as { status?: number }).status ?? (e as { cause?: { status?: number } }).cause?.status;
 
 export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
@@ -85,7 +84,7 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
       merged.push(pr);
       commits[pr.repo] = data.sha;
     } catch (e) {
-      const code = status(e);
+      const code = httpStatus(e);
       const why = `merging ${name(pr)} failed${code ? ` (HTTP ${code})` : ''}: ${(e as Error).message}`;
       // Nothing merged by this try yet: a refusal is a conflict to resolve, not a half-merged run.
       if ((code === 405 || code === 409) && merged.length === before && before === 0) {

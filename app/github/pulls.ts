@@ -12,9 +12,11 @@ interface PullPayload {
   head: { sha: string };
 }
 
-/** Active runs of which this PR is one of the PRs. */
-function runsOf(deps: AppDeps, repo: string, number: number): Run[] {
-  return deps.store.list({ status: ['running', 'waiting'] }).filter((r) => r.prs.some((p) => p.repo === repo && p.number === number));
+const hasPull = (repo: string, number: number) => (r: Run) => r.prs.some((p) => p.repo === repo && p.number === number);
+
+/** Runs of which this PR is one of the PRs: the active ones, or all. */
+export function runsOf(deps: AppDeps, repo: string, number: number, which: 'active' | 'all' = 'active'): Run[] {
+  return deps.store.list(which === 'active' ? { status: ['running', 'waiting'] } : undefined).filter(hasPull(repo, number));
 }
 
 export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string; type?: string | null }, ownLogin: () => Promise<string>): Promise<void> {

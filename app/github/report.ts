@@ -21,9 +21,9 @@ export interface RunReporterOptions {
   approvals?: { publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> };
 }
 
-export function linksOf(run: Run, links: LinkStore | readonly AttemptLink[]): RunLinks {
-  // One read for the whole run rather than one per step.
-  const byId = new Map((Array.isArray(links) ? links : (links as LinkStore).attemptsOfRun(run.id)).map((l) => [l.externalId, l]));
+/** The links the tracking comment and summary show, from the run's attempts (read once for the whole run). */
+function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
+  const byId = new Map(attempts.map((l) => [l.externalId, l]));
   const out: RunLinks = {};
   for (const [id, s] of Object.entries(run.steps)) {
     if (s.attempt === 0) continue;

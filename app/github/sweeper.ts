@@ -1,11 +1,13 @@
 // The sweeper (every minute): an attempt whose workflow run never started within 10 minutes, or
 // that runs past its step's timeout, is lost; an attempt whose check run completed while its
 // webhook went missing gets its result. It reads GitHub only for attempts old enough to judge.
-import { externalIdOf, parseResultText } from '../../core/check-run.ts';
+import { externalIdOf } from '../../core/check-run.ts';
+import { completedOutcome } from '../dispatch/workflow.ts';
 import type { Run } from '../../core/run/types.ts';
 import { feed, loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
 import { attemptTimeoutMinutes } from '../../core/run/draft.ts';
+import { findRecord } from '../../core/run/draft.ts';
 
 export interface SweepOptions {
   /** An attempt with no workflow run this long after its dispatch is lost (default 10). */
@@ -25,6 +27,7 @@ const MINUTE = 60_000;
 export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const queuedMs = (options.queuedMinutes ?? 10) * MINUTE;
   const graceMs = (options.graceMinutes ?? 5) * MINUTE;
+  const minutes = Math.round(queuedMs / MINUTE);
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
   for (const listed of deps.store.list({ status: ['running'] })) {
     // Read again only after a step was judged (its awaits let other events change the run): most
@@ -36,14 +39,13 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       if (!run || !s || s.status !== 'queued') continue;
       // The app merges by itself; only a merge's conflict repair runs as a workflow run.
       if (p.kind === 'merge' && s.mode !== 'repair') continue;
-      const record = s.attempts.findLast((r) => r.attempt === s.attempt && r.epoch === s.epoch);
+      const record = findRecord(s, s.attempt, s.epoch);
       const now = Date.parse(deps.now());
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
       report.judged++;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
       const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
       const link = deps.links.attempt(externalId);
-      const minutes = Math.round(queuedMs / MINUTE);
       if (link?.checkRunId === undefined) {
         await loseAttempt(deps, run, id, link, `it was not dispatched within ${minutes} minutes`, 'cancelled');
         report.lost.push(externalId);
@@ -51,12 +53,12 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
         const client = await deps.clientOf(run);
         const check = await client.getCheckRun(link.repo, link.checkRunId);
         if (check.status === 'completed') {
-          const parsed = parseResultText(check.output.text, check.output.summary);
-          if (parsed.ok) {
-            await feed(deps, run, externalId, parsed.result);
+          const outcome = completedOutcome(check);
+          if (outcome.kind === 'result') {
+            await feed(deps, run, externalId, outcome.result);
             report.completed.push(externalId);
           } else {
-            await loseAttempt(deps, run, id, link, `its check run completed without a result (${parsed.message})`, 'cancelled');
+            await loseAttempt(deps, run, id, link, outcome.reason, 'cancelled');
             report.lost.push(externalId);
           }
         } else if (check.status === 'queued') {

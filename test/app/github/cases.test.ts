@@ -150,6 +150,19 @@ describe('attempts', () => {
     expect(h.calls).toEqual([]);
   });
 
+  it('a check run completed by someone else without a result is lost: dispatched again, saying why', async () => {
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    const scopes = [dispatchScope('implement', 102, dispatched), nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}), nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {})];
+    await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'cancelled', output: { summary: 'closed by hand', text: null } }));
+    await h.conveyor.idle();
+    for (const s of scopes) expect(s.isDone()).toBe(true);
+    expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
+    const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
+    expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
+    expect(step.attempts[0]!.summary).toContain('its check run was completed (cancelled) without a result: the check run has no output text');
+  });
+
   it('the sweeper loses an attempt with no workflow run after 10 minutes, and one past its timeout', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
@@ -223,6 +236,12 @@ describe('attempts', () => {
     await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'mallory'));
     for (const s of refused) expect(s.isDone()).toBe(true);
     expect(refusal).toBe('@mallory asked to re-run step `implement` of run `acme-web-7`, but only people with write permission on acme/web can (they have read). Nothing changed.');
+    expect(h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
+
+    // A bot's Re-run is ignored without a call (a `[bot]` login counts as a bot, as for commands).
+    h.calls.length = 0;
+    await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'renovate[bot]'));
+    expect(h.calls).toEqual([]);
     expect(h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
 
     const scopes = [nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }), dispatchScope('implement', 102, dispatched)];

@@ -39,6 +39,13 @@ const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
 
+/** The dispatch of the workflow, its inputs copied into `inputs`. */
+function dispatchInto(inputs: Record<string, string>): nock.Scope {
+  return nock(API)
+    .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { inputs: Record<string, string> }) => (Object.assign(inputs, b.inputs), true))
+    .reply(204);
+}
+
 function workflowRuns(runs: Array<{ id: number; display_title: string }>, query: Record<string, string>[] = []): nock.Scope {
   return nock(API)
     .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
@@ -62,10 +69,10 @@ describe('the workflow dispatcher after a crash', () => {
 
   it('dispatches again on the same check run when the interrupted dispatch started nothing', async () => {
     crashed({ state: 'dispatching', checkRunId: 101 });
-    let inputs: Record<string, string> = {};
+    const inputs: Record<string, string> = {};
     const scopes = [
       workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }]),
-      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { inputs: Record<string, string> }) => ((inputs = b.inputs), true)).reply(204),
+      dispatchInto(inputs),
     ];
     const forbidden = noCheckRunCreated();
     await dispatcher.run(payload());
@@ -77,7 +84,7 @@ describe('the workflow dispatcher after a crash', () => {
 
   it('finds the check run an interrupted try created before it could record its id', async () => {
     crashed({ state: 'creating-check' });
-    let inputs: Record<string, string> = {};
+    const inputs: Record<string, string> = {};
     const scopes = [
       nock(API)
         .get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`)
@@ -89,7 +96,7 @@ describe('the workflow dispatcher after a crash', () => {
             { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } },
           ],
         }),
-      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { inputs: Record<string, string> }) => ((inputs = b.inputs), true)).reply(204),
+      dispatchInto(inputs),
     ];
     const forbidden = noCheckRunCreated();
     await dispatcher.run(payload());
