@@ -65,6 +65,8 @@ export interface DecisionRequest {
   event: (run: Run) => RunEvent | undefined;
   /** Options given again on the command line override the stored ones. */
   override?: Partial<EmbeddedOptions>;
+  /** The event cancels the run: it is applied before the run is taken over, not after driving it on. */
+  cancels?: boolean;
   /** Runs before anything is settled or decided; an exit code stops the decision (it said why). */
   check?: (run: Run, options: EmbeddedOptions) => number | undefined;
 }
@@ -82,6 +84,15 @@ export async function decide(request: DecisionRequest): Promise<number> {
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {
     const wasRunning = stored.status === 'running';
+    // A cancel stops first: taking a killed run over would otherwise drive it on (merges included)
+    // before cancelling. Its left attempts are still settled: their processes stopped, what they
+    // deployed recorded and torn down.
+    const cancel = request.cancels ? request.event(stored) : undefined;
+    if (cancel) {
+      await session.engine.apply(stored.id, cancel);
+      await session.engine.recover(stored.id, stored);
+      return await drive(session, stored.id, options, 'cancelled');
+    }
     await session.engine.recover(stored.id);
     await session.engine.idle();
     const run = session.engine.get(stored.id);

@@ -103,8 +103,11 @@ export class Engine {
    * what that attempt left behind (a late result is kept; otherwise it is lost and re-dispatched
    * with the next epoch), then the pending effects are carried out.
    */
-  async recover(runId: string): Promise<void> {
-    const run = this.get(runId);
+  async recover(runId: string, left: Run = this.get(runId)): Promise<void> {
+    // `left`: the run as the other process left it, whose queued attempts are settled (the stored
+    // run by default; a cancel applied first passes the run from before it, so those attempts'
+    // processes are still stopped and what they deployed is still recorded, then torn down).
+    const run = left;
     for (const step of Object.values(run.steps)) {
       // A merge runs in this process (its pending effect is carried out again below); only a
       // merge's conflict repair is an attempt dispatched elsewhere.
@@ -207,7 +210,10 @@ export class Engine {
           );
           break;
         }
-        case 'merge':
+        case 'merge': {
+          const step = run.steps[effect.step];
+          // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
+          if (!step || step.status !== 'queued' || step.attempt !== effect.attempt || step.epoch !== effect.epoch) break;
           this.track(
             this.options.merge(run, effect).then((result) => {
               // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
@@ -216,6 +222,7 @@ export class Engine {
             }),
           );
           break;
+        }
         case 'teardown':
           this.track(this.tearDown(run, effect));
           break;

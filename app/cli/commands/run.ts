@@ -127,7 +127,7 @@ export function register(program: Command): void {
     .description('Cancel a run and tear its environments down')
     .argument('<run>', 'run id')
     .option('--state <db>', 'state database', DEFAULT_STATE)
-    .action(action((runId: string, o: { state: string }) => decide({ statePath: o.state, runId, event: () => ({ type: 'cancel', at: now(), by: 'conveyor-cli' }) })));
+    .action(action((runId: string, o: { state: string }) => decide({ statePath: o.state, runId, cancels: true, event: () => ({ type: 'cancel', at: now(), by: 'conveyor-cli' }) })));
 
   program
     .command('status')

@@ -149,6 +149,27 @@ describe('conveyor run (embedded mode)', () => {
     }
   });
 
+  it('cancels a run killed with SIGKILL mid-step without driving it on first: its agent is stopped, nothing is merged', async () => {
+    const started = join(fleet.dir, 'agent-started');
+    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
+    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
+    const running = startCli(fleet.runArgs('--title', 'Interrupted then cancelled', '--issue', '9', '--approve'));
+    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
+    running.child.kill('SIGKILL');
+    await running.done;
+    const orphan = Number(readFileSync(started, 'utf8').split('\n')[0]);
+
+    const cancelled = await cli(['cancel', 'web-9', '--state', fleet.state]);
+    expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
+    expect(processAlive(orphan)).toBe(false);
+    const s = await status(fleet, 'web-9');
+    expect(s.status).toBe('cancelled');
+    // The lost attempt was not run again, and no later step started.
+    expect(s.steps.implement!.attempts).toHaveLength(1);
+    expect(Object.entries(s.steps).filter(([, x]) => x.attempts.length > 0).map(([id]) => id)).toEqual(['implement']);
+    for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('1');
+  });
+
   it('runs two issues at once on the same repositories', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
     const [a, b] = await Promise.all([
