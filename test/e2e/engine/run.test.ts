@@ -119,17 +119,21 @@ describe('conveyor run (embedded mode)', () => {
     expect(fleet.remotes.branches('acme/web')).toContain('conveyor/web-6');
   });
 
-  it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
+  /** Starts a run whose agent sleeps, kills `conveyor run` with SIGKILL while the agent runs; returns the agent's pid. */
+  async function killMidStep(title: string, issue: string): Promise<number> {
     const started = join(fleet.dir, 'agent-started');
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
     fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
-    const running = startCli(fleet.runArgs('--title', 'Interrupted', '--issue', '8', '--approve'));
+    const running = startCli(fleet.runArgs('--title', title, '--issue', issue, '--approve'));
     await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
     running.child.kill('SIGKILL');
     const killed = await running.done;
     expect(killed.signal).toBe('SIGKILL');
+    return Number(readFileSync(started, 'utf8').split('\n')[0]);
+  }
 
-    const orphan = Number(readFileSync(started, 'utf8').split('\n')[0]);
+  it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
+    const orphan = await killMidStep('Interrupted', '8');
     const resumed = await cli(['retry', 'web-8', '--state', fleet.state]);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     // The agent of the lost attempt did not outlive it: taking the run over stopped it (a zombie
@@ -150,14 +154,7 @@ describe('conveyor run (embedded mode)', () => {
   });
 
   it('cancels a run killed with SIGKILL mid-step without driving it on first: its agent is stopped, nothing is merged', async () => {
-    const started = join(fleet.dir, 'agent-started');
-    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
-    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
-    const running = startCli(fleet.runArgs('--title', 'Interrupted then cancelled', '--issue', '9', '--approve'));
-    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
-    running.child.kill('SIGKILL');
-    await running.done;
-    const orphan = Number(readFileSync(started, 'utf8').split('\n')[0]);
+    const orphan = await killMidStep('Interrupted then cancelled', '9');
 
     const cancelled = await cli(['cancel', 'web-9', '--state', fleet.state]);
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
