@@ -37,41 +37,44 @@ pipelines:
       - { id: ship, kind: merge }
 `;
 
-// GitHub, answering at once.
+// GitHub, answering at once. Its own part of each answer (reading the request, building the
+// answer's JSON) is timed and left out of the app's time, as the floor leaves out its stand-in
+// for the action: GitHub answering instantly. The Response object is the app's part: a real fetch
+// builds one from the bytes it receives.
 let calls = 0;
 let dispatched = 0;
 let ids = 1000;
 /** Time spent inside the fake GitHub below (building its answers), in ms. */
 let githubMs = 0;
 const dispatches: string[] = [];
-const json = (status: number, body: unknown) => new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+type Answer = [status: number, body: unknown];
+const headers = { 'content-type': 'application/json' };
 async function github(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const t = performance.now();
-  try {
-    return answer(input, init);
-  } finally {
-    githubMs += performance.now() - t;
-  }
+  const [status, body] = answer(input, init);
+  const text = status === 204 ? null : JSON.stringify(body);
+  githubMs += performance.now() - t;
+  return new Response(text, { status, headers });
 }
-function answer(input: string | URL | Request, init?: RequestInit): Response {
+function answer(input: string | URL | Request, init?: RequestInit): Answer {
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   const method = (init?.method ?? 'GET').toUpperCase();
   const path = decodeURIComponent(url.pathname);
-  if (path.endsWith('/access_tokens')) return json(201, { token: 'ghs_bench', expires_at: '2099-01-01T00:00:00Z' });
+  if (path.endsWith('/access_tokens')) return [201, { token: 'ghs_bench', expires_at: '2099-01-01T00:00:00Z' }];
   calls++;
-  if (path.endsWith('/contents/.github/conveyor.yml')) return json(200, { type: 'file', encoding: 'base64', content: Buffer.from(CONFIG).toString('base64') });
-  if (path.includes('/git/ref/')) return json(200, { object: { sha: 'b'.repeat(40) } });
-  if (method === 'POST' && path.endsWith('/check-runs')) return json(201, { id: ++ids, html_url: `https://github.com/acme/web/runs/${ids}`, status: 'queued', output: {} });
+  if (path.endsWith('/contents/.github/conveyor.yml')) return [200, { type: 'file', encoding: 'base64', content: Buffer.from(CONFIG).toString('base64') }];
+  if (path.includes('/git/ref/')) return [200, { object: { sha: 'b'.repeat(40) } }];
+  if (method === 'POST' && path.endsWith('/check-runs')) return [201, { id: ++ids, html_url: `https://github.com/acme/web/runs/${ids}`, status: 'queued', output: {} }];
   if (path.endsWith('/dispatches')) {
     dispatched++;
     const { inputs } = JSON.parse(String(init?.body)) as { inputs: { payload: string; 'check-run': string } };
     dispatches.push(`${inputs['check-run']}\u0000${inputs.payload}`);
-    return json(204, null);
+    return [204, null];
   }
-  if (method === 'POST' && path.endsWith('/comments')) return json(201, { id: ++ids, html_url: 'c' });
-  if (method === 'GET' && /\/pulls\/\d+$/.test(path)) return json(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: 'a'.repeat(40) }, base: { ref: 'main' } });
-  if (method === 'PUT' && path.endsWith('/merge')) return json(200, { merged: true, sha: 'c'.repeat(40) });
-  return json(200, {});
+  if (method === 'POST' && path.endsWith('/comments')) return [201, { id: ++ids, html_url: 'c' }];
+  if (method === 'GET' && /\/pulls\/\d+$/.test(path)) return [200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: 'a'.repeat(40) }, base: { ref: 'main' } }];
+  if (method === 'PUT' && path.endsWith('/merge')) return [200, { merged: true, sha: 'c'.repeat(40) }];
+  return [200, {}];
 }
 
 const dir = tempDir('conveyor-app-bench-');
@@ -157,8 +160,10 @@ for (const event of recorded) {
   await current.probot.receive(event as never);
   await current.app.idle();
 }
-const appMs = performance.now() - t0;
+const wallMs = performance.now() - t0;
 const githubUs = ((githubMs - github0) * 1000) / recorded.length;
+// GitHub answering instantly: its own part of each answer is not the app's time.
+const appMs = wallMs - (githubMs - github0);
 const appCpu = process.cpuUsage(cpu0);
 const callsPerWebhook = (calls - replayCalls0) / recorded.length;
 const dispatchesPerWebhook = (dispatched - replayDispatched0) / recorded.length;
@@ -233,7 +238,7 @@ console.log(`REST calls from a step's completion to the next dispatch: max ${Mat
 console.log(`REST calls of a whole 6-step run (label to merged): ${wholeRun}`);
 console.log(`app: ${received} webhooks in ${appMs.toFixed(0)} ms = ${appRate.toFixed(0)}/s (${us(appCpu, received)} us CPU each); engine floor: ${floorRate.toFixed(0)} transitions/s (${us(floorCpu, transitions)} us CPU each)`);
 console.log(`bound: ${callsPerWebhook.toFixed(2)} REST calls per webhook x ${callUs.toFixed(0)} us per call (the app's client, instant answer) + one transition (${transitionUs.toFixed(0)} us): ratio <= ${bound.toFixed(2)} before any other work`);
-console.log(`of each webhook's ${((appMs * 1000) / received).toFixed(0)} us, the fake GitHub building its answers took ${githubUs.toFixed(0)} us`);
+console.log(`each webhook took ${((wallMs * 1000) / received).toFixed(0)} us, of which the fake GitHub building its answers took ${githubUs.toFixed(0)} us (left out of the app's time above)`);
 console.log(
   `what every webhook needs before any work of the app's own: Probot's receive ${receiveUs.toFixed(0)} us + one transition ${transitionUs.toFixed(0)} us + ${callsPerWebhook.toFixed(2)} REST calls x ${callUs.toFixed(0)} us + ${(1 + dispatchesPerWebhook).toFixed(2)} durable records (the delivery id, one per dispatch) x ${writeUs.toFixed(0)} us = ${requiredUs.toFixed(0)} us: ratio <= ${(transitionUs / requiredUs).toFixed(2)}`,
 );

@@ -3,8 +3,10 @@
 // repository's conveyor.yml with the payload as one input. The result comes back later through
 // the check run (check_run.completed), so `run` answers `dispatched`.
 //
-// Never twice for one attempt: each call is preceded by a record of what is about to happen
-// (links.ts); a record left by an interrupted try makes the next try look on GitHub first.
+// Never twice for one attempt: a record is written before the check run is created (links.ts),
+// and one left by an interrupted try makes the next try look on GitHub, for the check run and
+// then for the workflow run, before it makes either. The record that the dispatch is done rides
+// on the store's next write: a crash before it only makes the next try look.
 import { DISPATCH_INPUTS_LIMIT, fitPayload } from '../../core/payload-fit.ts';
 import { externalIdOf, parseResultText, stepCheckName } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
@@ -72,12 +74,13 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
       // What the table holds for this attempt as far as this try knows (each save is one statement).
       let written: AttemptLink | null = stored ?? null;
-      const save = (patch: Partial<AttemptLink>) => {
+      const save = (patch: Partial<AttemptLink>, options?: { later: boolean }) => {
         link = { ...link, ...patch, at: now() };
-        links.saveAttempt(link, written);
+        links.saveAttempt(link, written, options);
         written = link;
       };
 
+      let checkFoundOnGitHub = false;
       if (link.checkRunId === undefined) {
         const name = stepCheckName(payload.step.id);
         // A record without an id means an earlier try may have created it before it died.
@@ -92,15 +95,17 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
             status: 'queued',
             output: { title: `queued: attempt ${payload.attempt}`, summary: `Conveyor run \`${run.id}\`, step \`${payload.step.id}\` (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}${payload.epoch > 0 ? `, dispatch ${payload.epoch + 1}` : ''}: waiting for its workflow run.` },
           }));
-        // Recorded with the next state: a crash before the dispatch makes the next try look first.
-        link = { ...link, state: 'dispatching', checkRunId: check.id, checkRunUrl: check.url };
+        // Recorded with the dispatch: the `creating-check` record makes a try after a crash look first.
+        link = { ...link, checkRunId: check.id, checkRunUrl: check.url };
+        checkFoundOnGitHub = earlier !== undefined;
       }
       const checkRunId = link.checkRunId!;
 
       if (link.state !== 'dispatched') {
         const marker = workflowRunMarker(checkRunId);
-        // Only a try that got as far as dispatching with this check run may have started a workflow run.
-        const earlier = stored?.state === 'dispatching' && stored.checkRunId === checkRunId ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
+        // Only an earlier try that got as far as a check run may have started a workflow run.
+        const mayHaveDispatched = stored !== undefined && (checkFoundOnGitHub || stored.checkRunId === checkRunId);
+        const earlier = mayHaveDispatched ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
         if (earlier) {
           save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {
@@ -109,10 +114,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           const room = limit - JSON.stringify(fixed).length - 32;
           const fitted = fitPayload(payload, room);
           if (fitted.cuts.length > 0) options.log?.(`conveyor: run ${run.id} step ${payload.step.id}: cut ${fitted.cuts.join(', ')} to fit the workflow inputs`);
-          save({ state: 'dispatching' });
           const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
           const started = await client.dispatchWorkflow(repo, workflow, ref, { payload: fitted.text, ...fixed });
-          save({ state: 'dispatched', ...(started.runId ? { workflowRunId: started.runId } : {}), ...(started.url ? { workflowRunUrl: started.url } : {}) });
+          save({ state: 'dispatched', ...(started.runId ? { workflowRunId: started.runId } : {}), ...(started.url ? { workflowRunUrl: started.url } : {}) }, { later: true });
         }
       }
       return { kind: 'dispatched' };

@@ -101,9 +101,15 @@ export class ConveyorApp {
     return c;
   }
 
-  /** Each delivery is handled once: a redelivered id changes nothing. */
-  private once(id: string): boolean {
-    return !this.options.store.seenDelivery(id);
+  /**
+   * Each delivery is handled once: a redelivered id changes nothing. `later`: for the webhooks
+   * that only feed the engine (a completed check run or workflow run), whose transition's commit
+   * then carries the record, and whose redelivery after a crash the reducer ignores (the attempt
+   * is no longer current); every other handler may answer on GitHub first, so its record is
+   * written before it does anything.
+   */
+  private once(id: string, later = false): boolean {
+    return !this.options.store.seenDelivery(id, later ? { later } : undefined);
   }
 
   private register(): void {
@@ -160,7 +166,7 @@ export class ConveyorApp {
 
     probot.on('check_run.completed', async (context) => {
       const check = context.payload.check_run;
-      if (check.app?.id !== deps.appId || !this.once(context.id)) return;
+      if (check.app?.id !== deps.appId || !this.once(context.id, true)) return;
       await onCheckRunCompleted(deps, check);
     });
 
@@ -171,7 +177,7 @@ export class ConveyorApp {
     });
 
     probot.on('workflow_run.completed', async (context) => {
-      if (!this.once(context.id)) return;
+      if (!this.once(context.id, true)) return;
       await onWorkflowRunCompleted(deps, context.payload.workflow_run);
     });
 

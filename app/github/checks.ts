@@ -66,7 +66,7 @@ export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload)
   // The workflow run's link, when the action gave one the record lacks (read only then).
   if (check.details_url && /\/actions\/runs\//.test(check.details_url)) {
     const link = deps.links.attempt(externalId);
-    if (link && link.workflowRunUrl !== check.details_url) deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() }, link);
+    if (link && link.workflowRunUrl !== check.details_url) deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() }, link, { later: true });
   }
   const outcome = completedOutcome(check);
   if (outcome.kind === 'result') return feed(deps, run, externalId, outcome.result);
@@ -109,7 +109,7 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
   if (link.workflowRunId !== wr.id) {
     const before = link;
     link = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };
-    deps.links.saveAttempt(link, before);
+    deps.links.saveAttempt(link, before, { later: true });
   }
   if (!currentAttempt(run, id)) return;
   const client = await deps.clientOf(run);

@@ -5,7 +5,13 @@
 import Database from 'better-sqlite3';
 import { useWal } from '../store/wal.ts';
 
-/** How far the dispatch of an attempt got: each state is written before the call it names. */
+/**
+ * How far the dispatch of an attempt got. `creating-check` is written before the check run is
+ * created and stays until the dispatch is done: a try that finds it looks on GitHub for the check
+ * run, then for the workflow run, before making either. `dispatched` is written after, with the
+ * store's next write (a crash before it leaves `creating-check`, so the next try looks).
+ * `dispatching` (a check run made, the dispatch under way) is no longer written, but is still read.
+ */
 export type DispatchState = 'creating-check' | 'dispatching' | 'dispatched';
 
 export interface AttemptLink {
@@ -31,8 +37,10 @@ export interface LinkStore {
   /**
    * Writes an attempt's record. `before` is the record as the caller last read or wrote it (null:
    * it knows there is none): with it the write is one statement instead of a try and a fallback.
+   * `later`: the record rides on the store's next write (reads here see it at once): for records
+   * whose loss in a crash only makes the next try look on GitHub (see DispatchState).
    */
-  saveAttempt(link: AttemptLink, before?: AttemptLink | null): void;
+  saveAttempt(link: AttemptLink, before?: AttemptLink | null, options?: { later?: boolean }): void;
   comment(runId: string): { id: number; url: string } | undefined;
   saveComment(runId: string, comment: { id: number; url: string }): void;
   summary(runId: string, head: string): number | undefined;
@@ -54,13 +62,23 @@ CREATE TABLE IF NOT EXISTS github_comments (run_id TEXT PRIMARY KEY, id INTEGER 
 CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT NULL, check_run_id INTEGER NOT NULL, PRIMARY KEY (run_id, head)) WITHOUT ROWID;
 `;
 
+/** The store whose connection the link tables share, and how it writes (see SqliteRunStore). */
+export interface SharedConnection {
+  readonly database: Database.Database;
+  write<T>(write: () => T): T;
+  ride(rider: { write(): void; written?(): void }): void;
+}
+
 /**
  * Opens the link tables: on the store's own connection (the app's way: one connection, whose page
- * cache no second writer keeps invalidating; closing the store closes it), or in a file of their own.
+ * cache no second writer keeps invalidating, and whose transactions carry the records saved
+ * `later`; closing the store closes it), or in a file of their own (every record written at once).
  */
-export function openLinkStore(where: string | Database.Database): LinkStore {
+export function openLinkStore(where: string | SharedConnection): LinkStore {
   const owned = typeof where === 'string';
-  const db = owned ? new Database(where) : where;
+  const db = owned ? new Database(where) : where.database;
+  const now = owned ? <T>(write: () => T): T => write() : <T>(write: () => T): T => where.write(write);
+  const later = owned ? (write: () => void, written: () => void) => (write(), written()) : (write: () => void, written: () => void) => where.ride({ write, written });
   if (owned) {
     if (where === ':memory:') db.pragma('busy_timeout = 10000');
     else useWal(db, 10_000);
@@ -84,6 +102,12 @@ export function openLinkStore(where: string | Database.Database): LinkStore {
   const getSummary = db.prepare<[string, string], number>('SELECT check_run_id FROM github_summaries WHERE run_id = ? AND head = ?').pluck();
   const putSummary = db.prepare('INSERT INTO github_summaries (run_id, head, check_run_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET check_run_id = excluded.check_run_id');
   const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
+  /** Records saved `later` and not written yet, by external id: reads look here first. */
+  const unwritten = new Map<string, AttemptLink>();
+  const find = (match: (l: AttemptLink) => boolean): AttemptLink | undefined => {
+    for (const l of unwritten.values()) if (match(l)) return l;
+    return undefined;
+  };
   const writeAttempt = (link: AttemptLink, before?: AttemptLink | null): void => {
     const body = JSON.stringify(link);
     const checkRunId = link.checkRunId ?? null;
@@ -97,18 +121,37 @@ export function openLinkStore(where: string | Database.Database): LinkStore {
   };
 
   return {
-    attempt: (id) => parse(byId.get(id)),
-    attemptsOfRun: (runId) => ofRun.all(`${runId}:`, `${runId};`, runId).map((body) => JSON.parse(body) as AttemptLink),
-    attemptByCheckRun: (id) => parse(byCheck.get(id)),
-    attemptByWorkflowRun: (id) => parse(byWorkflow.get(id)),
-    saveAttempt: writeAttempt,
+    attempt: (id) => unwritten.get(id) ?? parse(byId.get(id)),
+    attemptsOfRun: (runId) => {
+      const stored = ofRun.all(`${runId}:`, `${runId};`, runId).map((body) => JSON.parse(body) as AttemptLink);
+      if (unwritten.size === 0) return stored;
+      const mine = [...unwritten.values()].filter((l) => l.runId === runId);
+      return [...stored.filter((l) => !unwritten.has(l.externalId)), ...mine].sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
+    },
+    attemptByCheckRun: (id) => find((l) => l.checkRunId === id) ?? parse(byCheck.get(id)),
+    attemptByWorkflowRun: (id) => find((l) => l.workflowRunId === id) ?? parse(byWorkflow.get(id)),
+    saveAttempt(link, before, options) {
+      if (!options?.later) {
+        unwritten.delete(link.externalId);
+        now(() => writeAttempt(link, before));
+        return;
+      }
+      unwritten.set(link.externalId, link);
+      later(
+        () => writeAttempt(link, before),
+        // A newer record saved meanwhile stays unwritten until its own turn.
+        () => {
+          if (unwritten.get(link.externalId) === link) unwritten.delete(link.externalId);
+        },
+      );
+    },
     comment: (runId) => getComment.get(runId),
     saveComment(runId, c) {
-      putComment.run(runId, c.id, c.url);
+      now(() => putComment.run(runId, c.id, c.url));
     },
     summary: (runId, head) => getSummary.get(runId, head),
     saveSummary(runId, head, id) {
-      putSummary.run(runId, head, id);
+      now(() => putSummary.run(runId, head, id));
     },
     // A borrowed connection is closed by the store that lent it.
     close: () => {

@@ -28,6 +28,6 @@ export function openAppStores(env: NodeJS.ProcessEnv): { store: SqliteRunStore; 
   const path = sqlitePathOf(env.CONVEYOR_DATABASE_URL);
   const store = openSqliteStore(path);
   // One connection for both (an in-memory database included): see SqliteRunStore.
-  const links = openLinkStore(store.database);
+  const links = openLinkStore(store);
   return { store, links, path };
 }

@@ -9,46 +9,20 @@ import { sha256 } from '../../core/canonical.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Run, RunEffect } from '../../core/run/types.ts';
 import { deepFreeze, freezeRun, serializeRun } from './json.ts';
-import { Outbox, OutboxError, parsePending, type OutboxColumns } from './outbox.ts';
+import { Outbox, parsePending, type OutboxColumns } from './outbox.ts';
 import { StoreError } from './port.ts';
 import type { EffectRef, RunFilter, RunStore, StoredEffect } from './port.ts';
 import { useWal } from './wal.ts';
+import { Riders, type Rider } from './riders.ts';
+import { explain, migrate } from './sqlite-schema.ts';
 
-/** Bump with a migration in `migrate` whenever the tables change. */
-export const SCHEMA_VERSION = 1;
+export { SCHEMA_VERSION } from './sqlite-schema.ts';
 
 /** How long a writer waits for another process's write to finish before giving up. */
 const BUSY_TIMEOUT_MS = 10_000;
 
 /** Parsed runs kept per handle (the runs being driven right now). */
 const RECENT_RUNS = 256;
-
-const SCHEMA = `
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE plans (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE runs (
-  id TEXT PRIMARY KEY,
-  version INTEGER NOT NULL,
-  status TEXT NOT NULL,
-  issue_repo TEXT NOT NULL,
-  issue_number INTEGER NOT NULL,
-  pipeline TEXT NOT NULL,
-  plan_key TEXT NOT NULL REFERENCES plans (key),
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  -- The outbox (outbox.ts): pending effects as a JSON list ('' when none), and the keys of the
-  -- effects carried out, one a line. Before the body, so reading them never walks the body.
-  -- has_pending: 1 while pending is not empty. Set only when it flips: SQLite rewrites the entry
-  -- of an index whose columns an UPDATE sets, even to the same value.
-  has_pending INTEGER NOT NULL DEFAULT 0,
-  pending TEXT NOT NULL DEFAULT '',
-  done TEXT NOT NULL DEFAULT '',
-  body TEXT NOT NULL
-);
-CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
-CREATE INDEX runs_pending ON runs (has_pending) WHERE has_pending = 1;
-CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
-`;
 
 type Db = Database.Database;
 
@@ -59,6 +33,13 @@ type Db = Database.Database;
  */
 export interface SqliteRunStore extends RunStore {
   readonly database: Db;
+  /**
+   * Runs `write` (statements on `database`) in a transaction of its own, which also carries the
+   * queued riders: for a record that must be durable before the caller goes on.
+   */
+  write<T>(write: () => T): T;
+  /** Queues a write to run inside this store's next transaction, or on its own within a second (see riders.ts). */
+  ride(rider: Rider): void;
 }
 
 export function openSqliteStore(path: string): SqliteRunStore {
@@ -88,45 +69,6 @@ export function openSqliteStore(path: string): SqliteRunStore {
   }
 }
 
-function migrate(db: Db, path: string): void {
-  db.transaction(() => {
-    const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all();
-    if (tables.length === 0) {
-      db.exec(SCHEMA);
-      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
-      return;
-    }
-    if (!tables.includes('schema_version')) {
-      throw new StoreError(
-        'not-a-store',
-        `${path} is a SQLite database but not a Conveyor state database (it has tables ${tables.join(', ')} and no schema_version). Pass another state file.`,
-      );
-    }
-    const version = db.prepare<[], number>('SELECT max(version) FROM schema_version').pluck().get();
-    if (typeof version !== 'number' || version > SCHEMA_VERSION) {
-      throw new StoreError(
-        'newer-schema',
-        `The state database ${path} has schema version ${String(version)}, but this Conveyor knows versions up to ${SCHEMA_VERSION}. Upgrade Conveyor, or use another state file.`,
-      );
-    }
-    // Migrations from older versions go here, one step at a time, when there are any.
-  }).immediate();
-}
-
-/** Turns SQLite's own errors into one that names the file and what to do about it. */
-function explain(e: unknown, path: string): unknown {
-  if (e instanceof StoreError) return e;
-  if (e instanceof OutboxError) return new StoreError('corrupt', `${e.message} Restore it from a backup, or move it away to start afresh.`, { cause: e });
-  const code = (e as { code?: unknown }).code;
-  const said = (e as Error).message;
-  if (code === 'SQLITE_NOTADB') {
-    return new StoreError('not-a-store', `The state database ${path} is not a SQLite database (SQLite: ${said}). Move it away or pass another state file.`, { cause: e });
-  }
-  if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) {
-    return new StoreError('corrupt', `The state database ${path} is corrupted (SQLite: ${said}). Restore it from a backup, or move it away to start afresh.`, { cause: e });
-  }
-  return e;
-}
 
 interface RunRow {
   version: number;
@@ -158,6 +100,11 @@ class SqliteStore implements SqliteRunStore {
   private readonly createTx;
   private readonly commitTx;
   private readonly markDoneTx;
+  private readonly writeTx;
+  private readonly riders = new Riders(() => this.flushRiders());
+  /** Delivery ids recorded with the next transaction (see seenDelivery), until it is written. */
+  private readonly deliveriesToWrite = new Set<string>();
+  private readonly selectDelivery;
   /**
    * A run's plan never changes while it runs, so it is stored once (by a digest of its JSON) and
    * not re-serialized on every transition. Plans read back are frozen and shared between runs.
@@ -197,9 +144,19 @@ class SqliteStore implements SqliteRunStore {
     this.selectPending = db.prepare<[], { id: string; pending: string }>('SELECT id, pending FROM runs WHERE has_pending = 1 ORDER BY rowid');
     this.selectPendingOf = db.prepare<[string], { id: string; pending: string }>("SELECT id, pending FROM runs WHERE id = ? AND pending <> ''");
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
-    this.markDoneTx = db.transaction((refs: readonly EffectRef[]) => this.markAll(refs));
+    this.selectDelivery = db.prepare<[string], number>('SELECT 1 FROM deliveries WHERE id = ?').pluck();
+    // Every transaction writes the queued riders first (they were asked for before it).
+    this.markDoneTx = db.transaction((refs: readonly EffectRef[], riders: readonly Rider[]) => {
+      Riders.run(riders);
+      this.markAll(refs);
+    });
+    this.writeTx = db.transaction(<T>(write: () => T, riders: readonly Rider[]): T => {
+      Riders.run(riders);
+      return write();
+    });
 
-    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined) => {
+    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]) => {
+      Riders.run(riders);
       if (done) this.markAll(done);
       if (plan) this.insertPlan.run(plan.key, plan.body);
       const box = new Outbox(run.id, { pending: '', done: '' }, this.whose(run.id));
@@ -207,7 +164,8 @@ class SqliteStore implements SqliteRunStore {
       const { pending, done: doneKeys } = box.columnsToWrite();
       this.insertRun.run(run.id, run.version + 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, pending ? 1 : 0, pending, doneKeys, body);
     });
-    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined): boolean => {
+    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]): boolean => {
+      Riders.run(riders);
       // This run's marks are written by the same UPDATE as the run; other runs' on their own.
       const mine = done ? this.markAll(done, run.id) : [];
       if (plan) this.insertPlan.run(plan.key, plan.body);
@@ -237,7 +195,7 @@ class SqliteStore implements SqliteRunStore {
     const body = serializeRun(freezeRun(run));
     this.guard(() => {
       try {
-        this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined);
+        this.withRiders((riders) => this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined, riders));
       } catch (e) {
         if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
@@ -285,7 +243,7 @@ class SqliteStore implements SqliteRunStore {
     const [planKey, plan] = this.planOf(run.plan);
     // Frozen: the store keeps the run as its latest and shares it with readers (see port.ts).
     const body = serializeRun(freezeRun(run));
-    const ok = this.guard(() => this.commitTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined));
+    const ok = this.guard(() => this.withRiders((riders) => this.commitTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined, riders)));
     if (ok) this.remember(Object.freeze({ ...run, version: run.version + 1 }));
     return ok;
   }
@@ -303,7 +261,38 @@ class SqliteStore implements SqliteRunStore {
 
   markEffectsDone(refs: readonly EffectRef[]): void {
     if (refs.length === 0) return;
-    this.guard(() => this.markDoneTx.immediate(refs));
+    this.guard(() => this.withRiders((riders) => this.markDoneTx.immediate(refs, riders)));
+  }
+
+  write<T>(write: () => T): T {
+    return this.guard(() => this.withRiders((riders) => this.writeTx.immediate(write, riders) as T));
+  }
+
+  ride(rider: Rider): void {
+    this.riders.add(rider);
+  }
+
+  /** Writes the queued riders in a transaction of their own (none came to carry them). */
+  private flushRiders(): void {
+    if (this.riders.size === 0 || !this.db.open) return;
+    try {
+      this.write(() => undefined);
+    } catch (e) {
+      process.stderr.write(`conveyor: deferred records could not be written: ${(e as Error).message}\n`);
+    }
+  }
+
+  /** Runs a transaction with the queued riders; if it fails they wait for the next one. */
+  private withRiders<T>(transaction: (riders: readonly Rider[]) => T): T {
+    const riders = this.riders.take();
+    try {
+      const out = transaction(riders);
+      Riders.written(riders);
+      return out;
+    } catch (e) {
+      this.riders.putBack(riders);
+      throw e;
+    }
   }
 
   /**
@@ -353,8 +342,14 @@ class SqliteStore implements SqliteRunStore {
     return `run "${runId}" in the state database ${this.path}`;
   }
 
-  seenDelivery(id: string): boolean {
-    return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
+  seenDelivery(id: string, options?: { later?: boolean }): boolean {
+    if (this.deliveriesToWrite.has(id)) return true;
+    if (!options?.later) return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
+    if (this.guard(() => this.selectDelivery.get(id)) !== undefined) return true;
+    this.deliveriesToWrite.add(id);
+    const at = new Date().toISOString();
+    this.ride({ write: () => this.insertDelivery.run(id, at), written: () => this.deliveriesToWrite.delete(id) });
+    return false;
   }
 
   get database(): Db {
@@ -362,6 +357,7 @@ class SqliteStore implements SqliteRunStore {
   }
 
   close(): void {
+    this.flushRiders();
     this.db.close();
   }
 

@@ -7,7 +7,8 @@ import nock from 'nock';
 import { buildPayload } from '../../../core/payload.ts';
 import { createWorkflowDispatcher } from '../../../app/dispatch/workflow.ts';
 import type { Dispatcher } from '../../../app/dispatch/port.ts';
-import type { AttemptLink } from '../../../app/github/links.ts';
+import { join } from 'node:path';
+import { openLinkStore, type AttemptLink } from '../../../app/github/links.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
 import { BASE_SHA } from './scopes.ts';
 import { planWith, RUN, seed } from './decisions-setup.ts';
@@ -82,28 +83,40 @@ describe('the workflow dispatcher after a crash', () => {
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
   });
 
+  /** The check runs of the crashed attempt's head: an older attempt's, and the one the interrupted try created. */
+  const checkRunsOnHead = () =>
+    nock(API)
+      .get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`)
+      .query((q) => q.check_name === 'conveyor / implement')
+      .reply(200, {
+        total_count: 2,
+        check_runs: [
+          { id: 99, html_url: 'https://github.com/acme/web/runs/99', status: 'completed', conclusion: 'cancelled', external_id: `${RUN}:implement:0:0`, details_url: null, started_at: null, output: { summary: null, text: null } },
+          { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } },
+        ],
+      });
+
   it('finds the check run an interrupted try created before it could record its id', async () => {
     crashed({ state: 'creating-check' });
     const inputs: Record<string, string> = {};
-    const scopes = [
-      nock(API)
-        .get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`)
-        .query((q) => q.check_name === 'conveyor / implement')
-        .reply(200, {
-          total_count: 2,
-          check_runs: [
-            { id: 99, html_url: 'https://github.com/acme/web/runs/99', status: 'completed', conclusion: 'cancelled', external_id: `${RUN}:implement:0:0`, details_url: null, started_at: null, output: { summary: null, text: null } },
-            { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } },
-          ],
-        }),
-      dispatchInto(inputs),
-    ];
+    // The interrupted try may have dispatched too (that record rides on a later write): looked for first.
+    const scopes = [checkRunsOnHead(), workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }]), dispatchInto(inputs)];
     const forbidden = noCheckRunCreated();
     await dispatcher.run(payload());
     allDone(scopes);
     expect(forbidden.isDone()).toBe(false);
     expect(inputs['check-run']).toBe('101');
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101, checkRunUrl: 'https://github.com/acme/web/runs/101' });
+  });
+
+  it('finds the workflow run of an interrupted try that died before its dispatch was recorded, and makes nothing', async () => {
+    crashed({ state: 'creating-check' });
+    const scopes = [checkRunsOnHead(), workflowRuns([{ id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]' }])];
+    const forbidden = [noCheckRunCreated(), nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204)];
+    await dispatcher.run(payload());
+    allDone(scopes);
+    for (const s of forbidden) expect(s.isDone()).toBe(false);
+    expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242 });
   });
 
   it('does nothing for an attempt already dispatched', async () => {
@@ -115,6 +128,32 @@ describe('the workflow dispatcher after a crash', () => {
 });
 
 describe('dispatching', () => {
+  it('writes its record before it creates the check run, and the dispatched record with the store\'s next write', async () => {
+    // What a process that took over after a crash would find: a second connection to the same file.
+    const other = openLinkStore(join(h.dir, 'app.db'));
+    const seen: Array<AttemptLink | undefined> = [];
+    const scopes = [
+      nock(API)
+        .post('/repos/acme/web/check-runs')
+        .reply(201, () => (seen.push(other.attempt(EXTERNAL_ID)), { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', external_id: EXTERNAL_ID, output: {} })),
+      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204),
+    ];
+    try {
+      await dispatcher.run(payload());
+      allDone(scopes);
+      expect(seen).toEqual([expect.objectContaining({ state: 'creating-check', head: BASE_SHA })]);
+      expect(seen[0]?.checkRunId).toBeUndefined();
+      // This process knows at once; the file, with the next write (a transition, here marking effects done).
+      expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+      expect(h.conveyor.deps.links.attemptByCheckRun(101)).toMatchObject({ externalId: EXTERNAL_ID });
+      expect(other.attempt(EXTERNAL_ID)).toMatchObject({ state: 'creating-check' });
+      h.conveyor.deps.store.markEffectsDone([{ runId: RUN, key: 'no-such-effect' }]);
+      expect(other.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+    } finally {
+      other.close();
+    }
+  });
+
   it('sends the dispatch again without `return_run_details` to a server that refuses that parameter', async () => {
     const bodies: Array<Record<string, unknown>> = [];
     const scopes = [
