@@ -9,7 +9,8 @@
 //   npx tsx bench/app.bench.ts [webhooks]
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
-import { Probot, ProbotOctokit } from 'probot';
+import { Probot } from 'probot';
+import { ConveyorOctokit } from '../app/github/octokit.ts';
 import { ConveyorApp } from '../app/github/app.ts';
 import { openAppStores } from '../app/github/stores.ts';
 import { Engine } from '../app/engine/engine.ts';
@@ -83,7 +84,7 @@ function createApp(name: string) {
   const db = join(dir, `${name}.db`);
   const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: db });
   // Probot merges its own throttling (a second between writes) over plain defaults; the function form wins.
-  const probot = new Probot({ appId: 1, privateKey, Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
+  const probot = new Probot({ appId: 1, privateKey, Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
   const app = new ConveyorApp(probot, { store, links, appId: 1, sweepEveryMs: false, botLogin: 'conveyor[bot]', log: () => undefined });
   return { store, links, probot, app, close: () => (app.close(), store.close(), links.close()) };
 }
@@ -222,7 +223,7 @@ const bound = transitionUs / (transitionUs + callsPerWebhook * callUs);
 // Probot receiving it (the same recorded webhooks, into a Probot whose handlers do nothing), the
 // delivery id recorded (a security rule: a redelivery changes nothing) and, per dispatch, at least
 // one durable record between creating the check run and dispatching (never twice for one attempt).
-const bare = new Probot({ appId: 1, privateKey, Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
+const bare = new Probot({ appId: 1, privateKey, Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
 bare.onAny(async () => undefined);
 const b0 = performance.now();
 for (const event of recorded) await bare.receive(event as never);

@@ -1,5 +1,6 @@
 // The Dispatcher port: start one step attempt somewhere (a child process here, a workflow run on
 // GitHub) and learn how it ended.
+import type { Run, RunEffect } from '../../core/run/types.ts';
 import type { Environment, StepPayload, StepResult } from '../../core/wire.ts';
 
 export type AttemptOutcome =
@@ -21,6 +22,13 @@ export interface Dispatcher {
    * for an attempt that already reported returns its result instead of running it twice.
    */
   run(payload: StepPayload, hooks?: AttemptHooks): Promise<AttemptOutcome>;
+  /**
+   * Optional, synchronous: called with a transition's run and effects just before they are
+   * committed, to queue what must be durable before an attempt starts so that the same commit
+   * writes it (the app's workflow dispatcher: the record that its check run is being created).
+   * A commit that fails leaves those records unused; the effects it did commit reach `run`.
+   */
+  prepare?(run: Run, effects: readonly RunEffect[]): void;
   /**
    * Before the engine takes over a run that another process was driving: settle attempts that
    * process left behind (a result written after it died is kept; a still-running leftover is

@@ -5,19 +5,25 @@
 //
 // Never twice for one attempt: a record is written before the check run is created (links.ts),
 // and one left by an interrupted try makes the next try look on GitHub, for the check run and
-// then for the workflow run, before it makes either. The record that the dispatch is done rides
-// on the store's next write: a crash before it only makes the next try look.
+// then for the workflow run, before it makes either. When the head is known as the transition
+// that makes the attempt is committed, that record rides on the same commit (`prepare`); else the
+// try writes it first. The record that the dispatch is done rides on the store's next write: a
+// crash before it only makes the next try look.
 import { DISPATCH_INPUTS_LIMIT, fitPayload } from '../../core/payload-fit.ts';
 import { externalIdOf, parseResultText, stepCheckName } from '../../core/check-run.ts';
+import { payloadRepos } from '../../core/payload.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/wire.ts';
-import type { RunStore } from '../store/port.ts';
+import { latestRun, type RunStore } from '../store/port.ts';
 import type { AttemptOutcome, Dispatcher } from './port.ts';
 import type { GitHubClient } from '../github/client.ts';
 import type { Heads } from '../github/heads.ts';
 import type { AttemptLink, LinkStore } from '../github/links.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';
+
+/** Prepared records kept for their attempt's first try; far more than one commit makes. */
+const PREPARED_KEPT = 1000;
 
 export interface WorkflowDispatcherOptions {
   store: RunStore;
@@ -57,23 +63,47 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
   const limit = options.inputsLimit ?? DISPATCH_INPUTS_LIMIT;
   const { links } = options;
 
+  /**
+   * Attempts whose `creating-check` record was queued to ride on the commit that made them, by
+   * external id; `durable` once that commit wrote it. Taken by the attempt's first try.
+   */
+  const prepared = new Map<string, { link: AttemptLink; durable: boolean }>();
+
   const runOf = (payload: StepPayload): Run => {
-    const run = options.store.get(payload.runId);
+    const run = latestRun(options.store, payload.runId);
     if (!run) throw new Error(`no run ${payload.runId} in the store`);
     return run;
   };
 
   return {
+    prepare(run, effects) {
+      for (const effect of effects) {
+        if (effect.type !== 'dispatch') continue;
+        const known = options.heads.known(run, payloadRepos(run));
+        if (!known) continue;
+        const externalId = externalIdOf({ runId: run.id, step: effect.step, attempt: effect.attempt, epoch: effect.epoch, mode: effect.mode });
+        const entry = { link: { externalId, runId: run.id, repo: known.repo, state: 'creating-check' as const, head: known.head, at: now() }, durable: false };
+        links.saveAttempt(entry.link, null, { later: true, written: () => void (entry.durable = true) });
+        prepared.set(externalId, entry);
+        // Entries of commits that failed are never taken: the oldest go.
+        if (prepared.size > PREPARED_KEPT) prepared.delete(prepared.keys().next().value!);
+      }
+    },
+
     async run(payload) {
       const run = runOf(payload);
       const client = await options.client(run);
       const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
-      const { repo, head } = await options.heads.of(run, payload.repos, client);
+      // This attempt's record, written by the commit that made it: nothing of it can exist on GitHub yet.
+      const ready = prepared.get(externalId);
+      prepared.delete(externalId);
+      const fresh = ready?.durable ? ready.link : undefined;
+      const { repo, head } = fresh ? { repo: fresh.repo, head: fresh.head! } : await options.heads.of(run, payload.repos, client);
       // What an earlier try of this attempt recorded (read once: this try's own writes follow it).
-      const stored = links.attempt(externalId);
-      let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
+      const stored = fresh ? undefined : links.attempt(externalId);
+      let link: AttemptLink = fresh ?? stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
       // What the table holds for this attempt as far as this try knows (each save is one statement).
-      let written: AttemptLink | null = stored ?? null;
+      let written: AttemptLink | null = fresh ?? stored ?? null;
       const save = (patch: Partial<AttemptLink>, options?: { later: boolean }) => {
         link = { ...link, ...patch, at: now() };
         links.saveAttempt(link, written, options);
@@ -85,7 +115,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
         const name = stepCheckName(payload.step.id);
         // A record without an id means an earlier try may have created it before it died.
         const earlier = stored ? await client.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
-        if (!earlier) save({ state: 'creating-check', head });
+        if (!earlier && !fresh) save({ state: 'creating-check', head });
         const check =
           earlier ??
           (await client.createCheckRun(repo, {

@@ -46,9 +46,13 @@ export class Engine {
   /** Writes the held marks when no commit came to carry them (see FLUSH_AFTER_MS). */
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => string;
+  /** The dispatcher's look at each transition before its commit (see Dispatcher.prepare). */
+  private readonly prepare: ((run: Run, effects: readonly RunEffect[]) => void) | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
+    const { dispatcher } = options;
+    this.prepare = dispatcher.prepare ? (run, effects) => dispatcher.prepare!(run, effects) : undefined;
   }
 
   /**
@@ -61,6 +65,7 @@ export class Engine {
     const started = reduce(created, event);
     const done = this.takeHeld();
     try {
+      this.options.dispatcher.prepare?.(started.run, started.effects);
       this.options.store.create(started.run, started.effects, done);
     } catch (e) {
       this.held.push(...done);
@@ -87,7 +92,7 @@ export class Engine {
     let transition: ReturnType<typeof applyEvent>;
     try {
       // The held marks ride on this commit (applyEvent writes them even if it commits nothing).
-      transition = applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)), done);
+      transition = applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)), done, this.prepare);
     } finally {
       // Written, or (if writing failed) left pending in the store for recovery to carry out again.
       this.released(done);

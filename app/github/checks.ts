@@ -3,6 +3,7 @@
 // sweeper judged lost, is lost (the engine dispatches it again with the next epoch, at most twice).
 import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, type AttemptId } from '../../core/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
+import { latestRun } from '../store/port.ts';
 import type { StepResult } from '../../core/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker } from '../dispatch/workflow.ts';
 import { isBot } from './commands.ts';
@@ -60,7 +61,7 @@ export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload)
   if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
   const id = parseExternalId(check.external_id);
   if (!id) return;
-  const run = deps.store.get(id.runId);
+  const run = latestRun(deps.store, id.runId);
   if (!run) return;
   const externalId = check.external_id!;
   // The workflow run's link, when the action gave one the record lacks (read only then).

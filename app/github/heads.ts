@@ -7,28 +7,49 @@ import type { GitHubClient } from './client.ts';
 /** Runs whose base head is remembered; far more than run at once before their first PR. */
 const REMEMBERED_RUNS = 1024;
 
+interface BaseHead {
+  asked: Promise<string>;
+  /** Once GitHub answered. */
+  head?: string;
+}
+
 export class Heads {
-  private readonly base = new Map<string, Promise<string>>();
+  private readonly base = new Map<string, BaseHead>();
 
   /** The primary repository and the commit to put check runs on. */
   async of(run: Run, repos: PayloadRepo[], client: GitHubClient): Promise<{ repo: string; head: string }> {
-    const primary = repos.find((r) => r.role === 'primary') ?? repos[0];
-    if (!primary) throw new Error(`run ${run.id} has no repositories`);
-    const key = `${run.id}\u0000${primary.base}`;
-    const pr = run.prs.find((p) => p.repo === primary.repo) ?? primary.pr;
+    const { repo, base: branch, key, pr } = this.primaryOf(run, repos);
     if (pr?.head) {
       // The base head is not asked for again once the run has a PR.
       this.base.delete(key);
-      return { repo: primary.repo, head: pr.head };
+      return { repo, head: pr.head };
     }
-    let head = this.base.get(key);
-    if (!head) {
-      head = client.branchHead(primary.repo, primary.base);
-      this.base.set(key, head);
+    let base = this.base.get(key);
+    if (!base) {
+      const asked = client.branchHead(repo, branch);
+      const entry: BaseHead = { asked };
+      base = entry;
+      this.base.set(key, entry);
       // A run that ends before its first PR never reaches the delete above: the oldest goes.
       if (this.base.size > REMEMBERED_RUNS) this.base.delete(this.base.keys().next().value!);
-      head.catch(() => this.base.delete(key));
+      asked.then(
+        (head) => void (entry.head = head),
+        () => this.base.delete(key),
+      );
     }
-    return { repo: primary.repo, head: await head };
+    return { repo, head: await base.asked };
+  }
+
+  /** The same, when it is known without asking GitHub (the PR's head, or a base head already read). */
+  known(run: Run, repos: PayloadRepo[]): { repo: string; head: string } | undefined {
+    const { repo, key, pr } = this.primaryOf(run, repos);
+    const head = pr?.head ?? this.base.get(key)?.head;
+    return head ? { repo, head } : undefined;
+  }
+
+  private primaryOf(run: Run, repos: PayloadRepo[]) {
+    const primary = repos.find((r) => r.role === 'primary') ?? repos[0];
+    if (!primary) throw new Error(`run ${run.id} has no repositories`);
+    return { repo: primary.repo, base: primary.base, key: `${run.id}\u0000${primary.base}`, pr: run.prs.find((p) => p.repo === primary.repo) ?? primary.pr };
   }
 }

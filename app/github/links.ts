@@ -38,9 +38,10 @@ export interface LinkStore {
    * Writes an attempt's record. `before` is the record as the caller last read or wrote it (null:
    * it knows there is none): with it the write is one statement instead of a try and a fallback.
    * `later`: the record rides on the store's next write (reads here see it at once): for records
-   * whose loss in a crash only makes the next try look on GitHub (see DispatchState).
+   * whose loss in a crash only makes the next try look on GitHub (see DispatchState). `written`:
+   * called once the record is in the database (at once, or when the transaction carrying it commits).
    */
-  saveAttempt(link: AttemptLink, before?: AttemptLink | null, options?: { later?: boolean }): void;
+  saveAttempt(link: AttemptLink, before?: AttemptLink | null, options?: { later?: boolean; written?: () => void }): void;
   comment(runId: string): { id: number; url: string } | undefined;
   saveComment(runId: string, comment: { id: number; url: string }): void;
   summary(runId: string, head: string): number | undefined;
@@ -134,6 +135,7 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
       if (!options?.later) {
         unwritten.delete(link.externalId);
         now(() => writeAttempt(link, before));
+        options?.written?.();
         return;
       }
       unwritten.set(link.externalId, link);
@@ -142,6 +144,7 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
         // A newer record saved meanwhile stays unwritten until its own turn.
         () => {
           if (unwritten.get(link.externalId) === link) unwritten.delete(link.externalId);
+          options.written?.();
         },
       );
     },

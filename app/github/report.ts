@@ -6,7 +6,7 @@ import { SUMMARY_CHECK_NAME, externalIdOf } from '../../core/check-run.ts';
 import { payloadRepos } from '../../core/payload.ts';
 import type { Run } from '../../core/run/types.ts';
 import { renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../../core/tracking.ts';
-import type { RunStore } from '../store/port.ts';
+import { latestRun, type RunStore } from '../store/port.ts';
 import type { GitHubClient } from './client.ts';
 import type { Heads } from './heads.ts';
 import type { AttemptLink, LinkStore } from './links.ts';
@@ -81,7 +81,7 @@ export class RunReporter {
 
   private async publish(runId: string): Promise<void> {
     const { store, links } = this.options;
-    const run = store.get(runId);
+    const run = latestRun(store, runId);
     if (!run) return;
     const client = await this.options.client(run);
     const now = this.now();

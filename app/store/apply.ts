@@ -16,6 +16,9 @@ const MAX_CONFLICTS = 10_000;
  * `done`: effects already carried out, marked done in the transaction of the first commit tried
  * (see RunStore.commit); when nothing is committed they are marked on their own, so they are
  * always written by the time this returns.
+ *
+ * `beforeCommit`: called with each transition just before its commit is tried (synchronously, so
+ * that what it queues for the store's next write rides on that commit).
  */
 export function applyEvent<E>(
   store: RunStore,
@@ -23,9 +26,11 @@ export function applyEvent<E>(
   event: E,
   reduceFn: (run: Run, event: E) => Transition,
   done?: readonly EffectRef[],
+  beforeCommit?: (run: Run, effects: Transition['effects']) => void,
 ): Transition & { committed: boolean } {
   let marks = done?.length ? done : undefined;
   const commit = (run: Run, effects: Transition['effects']): boolean => {
+    beforeCommit?.(run, effects);
     const ok = store.commit(run, effects, marks);
     marks = undefined;
     return ok;

@@ -74,6 +74,15 @@ export interface RunStore {
   close(): void;
 }
 
+/**
+ * The run as this handle last wrote or read it, without a read when it has it, else as stored.
+ * For the only writer of a store (the GitHub app: one replica) that is the stored run; the hot
+ * paths that follow a commit (dispatching, reporting) read it this way.
+ */
+export function latestRun(store: RunStore, id: string): Run | undefined {
+  return store.peek?.(id) ?? store.get(id);
+}
+
 export type StoreErrorCode = 'not-a-store' | 'corrupt' | 'newer-schema' | 'duplicate-run' | 'no-such-run' | 'conflict';
 
 /** A store problem a person can act on: the message names the database and what would be right. */

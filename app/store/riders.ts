@@ -14,6 +14,9 @@ export interface Rider {
   written?(): void;
 }
 
+/** Riders that failed and were dropped: they were not written, whatever became of their transaction. */
+const dropped = new WeakSet<Rider>();
+
 export class Riders {
   private queue: Rider[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -61,13 +64,14 @@ export class Riders {
       try {
         rider.write();
       } catch (e) {
+        dropped.add(rider);
         process.stderr.write(`conveyor: a deferred record could not be written and was dropped: ${(e as Error).message}\n`);
       }
     }
   }
 
-  /** The transaction that carried them committed. */
+  /** The transaction that carried them committed: each one written says so. */
   static written(taken: readonly Rider[]): void {
-    for (const rider of taken) rider.written?.();
+    for (const rider of taken) if (!dropped.has(rider)) rider.written?.();
   }
 }

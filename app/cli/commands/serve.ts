@@ -24,8 +24,8 @@ export function register(program: Command): void {
         const missing = missingSettings(process.env);
         if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
         sqlitePathOf(process.env.CONVEYOR_DATABASE_URL);
-        const [{ run }, { default: conveyorApp }] = await Promise.all([import('probot'), import('../../github/app.ts')]);
-        await run(conveyorApp);
+        const [{ run }, { default: conveyorApp }, { ConveyorOctokit }] = await Promise.all([import('probot'), import('../../github/app.ts'), import('../../github/octokit.ts')]);
+        await run(conveyorApp, { Octokit: ConveyorOctokit });
         // The server keeps the process alive until it is stopped.
         return await new Promise<number>(() => EXIT.ok);
       }),

@@ -2,7 +2,7 @@
 // look on GitHub before it creates a check run or dispatches again, so one attempt never gets two
 // check runs or two workflow runs. And a server that does not know `return_run_details` still gets
 // its dispatch. Real store and link tables, GitHub mocked with nock.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { buildPayload } from '../../../core/payload.ts';
 import { createWorkflowDispatcher } from '../../../app/dispatch/workflow.ts';
@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { openLinkStore, type AttemptLink } from '../../../app/github/links.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
 import { BASE_SHA } from './scopes.ts';
-import { planWith, RUN, seed } from './decisions-setup.ts';
+import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
+import { resultOf } from '../../helpers/plans.ts';
 
 const EXTERNAL_ID = `${RUN}:implement:1:0`;
 const CRASHED_AT = '2025-03-01T09:58:00.000Z';
@@ -170,5 +171,36 @@ describe('dispatching', () => {
     expect(bodies[1]).toMatchObject({ ref: 'main', inputs: { 'check-run': '101' } });
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)?.workflowRunId).toBeUndefined();
+  });
+});
+
+describe('dispatching an attempt a transition made', () => {
+  it('writes its record with the commit that made it, when its head is known then, and calls nothing twice', async () => {
+    const other = openLinkStore(join(h.dir, 'app.db'));
+    const saves = vi.spyOn(h.conveyor.deps.links, 'saveAttempt');
+    const seen: Array<AttemptLink | undefined> = [];
+    // The tracking comment's edit, and the summary check run on the PR's head (new to the run).
+    const scopes = [
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === WEB_HEAD).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor / check' && b.head_sha === WEB_HEAD)
+        .reply(201, () => (seen.push(other.attempt(`${RUN}:check:1:0`)), { id: 102, html_url: 'https://github.com/acme/web/runs/102', status: 'queued', output: {} })),
+      nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204),
+    ];
+    try {
+      // The code step's result names its PR: the gate after it goes on the PR's head, known at the commit.
+      await h.conveyor.engine.apply(RUN, { type: 'step-completed', at: CRASHED_AT, result: resultOf(RUN, 'implement', 1, 0, 'success', { prs: [pr('acme/web', 12, WEB_HEAD)] }) });
+      await h.conveyor.idle();
+      for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+      // In the file before the check run was made: the commit of the transition wrote it.
+      expect(seen).toEqual([expect.objectContaining({ state: 'creating-check', head: WEB_HEAD })]);
+      // Two saves, both riding on writes the store made anyway: none of its own.
+      const mine = saves.mock.calls.filter(([l]) => l.externalId === `${RUN}:check:1:0`);
+      expect(mine.map(([l, , o]) => [l.state, o?.later])).toEqual([['creating-check', true], ['dispatched', true]]);
+    } finally {
+      saves.mockRestore();
+      other.close();
+    }
   });
 });

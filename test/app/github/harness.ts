@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import nock from 'nock';
-import { Probot, ProbotOctokit } from 'probot';
+import { Probot } from 'probot';
+import { ConveyorOctokit } from '../../../app/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../../app/github/app.ts';
 import { openAppStores } from '../../../app/github/stores.ts';
 import { tempDir, removeDir } from '../../helpers/repos.ts';
@@ -55,7 +56,7 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     privateKey,
     // Probot merges its own throttling options over plain defaults (writes would wait a second
     // each); the function form has the last word.
-    Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })),
+    Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })),
   });
   const conveyor = new ConveyorApp(probot, {
     store,

@@ -92,11 +92,14 @@ describe('records that ride on the next write', () => {
   it('drops a rider that fails, and the transaction it rode on still commits', () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      store.ride({ write: () => store.database.prepare('INSERT INTO no_such_table VALUES (1)').run() });
+      const written = vi.fn();
+      store.ride({ write: () => store.database.prepare('INSERT INTO no_such_table VALUES (1)').run(), written });
       store.seenDelivery('d-1', { later: true });
       store.create(runOf('r1'), []);
       expect(file.prepare("SELECT count(*) FROM runs WHERE id = 'r1'").pluck().get()).toBe(1);
       expect(inFile('d-1')).toBe(true);
+      // It never says it was written.
+      expect(written).not.toHaveBeenCalled();
       expect(String(stderr.mock.calls[0]?.[0])).toMatch(/deferred record could not be written and was dropped: no such table: no_such_table/);
       // Dropped: the next transaction does not try it again.
       stderr.mockClear();
