@@ -43,9 +43,10 @@ export interface LinkStore {
    */
   saveAttempt(link: AttemptLink, before?: AttemptLink | null, options?: { later?: boolean; written?: () => void }): void;
   comment(runId: string): { id: number; url: string } | undefined;
-  saveComment(runId: string, comment: { id: number; url: string }): void;
+  /** `later`: as for saveAttempt (the reporter looks for a comment it has no record of). */
+  saveComment(runId: string, comment: { id: number; url: string }, options?: { later?: boolean }): void;
   summary(runId: string, head: string): number | undefined;
-  saveSummary(runId: string, head: string, checkRunId: number): void;
+  saveSummary(runId: string, head: string, checkRunId: number, options?: { later?: boolean }): void;
   close(): void;
 }
 
@@ -105,6 +106,24 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
   const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
   /** Records saved `later` and not written yet, by external id: reads look here first. */
   const unwritten = new Map<string, AttemptLink>();
+  /** Comments and summary check runs saved `later` and not written yet. */
+  const comments = new Map<string, { id: number; url: string }>();
+  const summaries = new Map<string, number>();
+  /** Writes a record now, or with the store's next write (kept in `unwrittenOf` until then). */
+  const keep = <V>(unwrittenOf: Map<string, V>, key: string, value: V, write: () => void, deferred = false, written?: () => void): void => {
+    if (!deferred) {
+      unwrittenOf.delete(key);
+      now(write);
+      written?.();
+      return;
+    }
+    unwrittenOf.set(key, value);
+    later(write, () => {
+      // A newer record saved meanwhile stays unwritten until its own turn.
+      if (unwrittenOf.get(key) === value) unwrittenOf.delete(key);
+      written?.();
+    });
+  };
   const find = (match: (l: AttemptLink) => boolean): AttemptLink | undefined => {
     for (const l of unwritten.values()) if (match(l)) return l;
     return undefined;
@@ -132,29 +151,15 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
     attemptByCheckRun: (id) => find((l) => l.checkRunId === id) ?? parse(byCheck.get(id)),
     attemptByWorkflowRun: (id) => find((l) => l.workflowRunId === id) ?? parse(byWorkflow.get(id)),
     saveAttempt(link, before, options) {
-      if (!options?.later) {
-        unwritten.delete(link.externalId);
-        now(() => writeAttempt(link, before));
-        options?.written?.();
-        return;
-      }
-      unwritten.set(link.externalId, link);
-      later(
-        () => writeAttempt(link, before),
-        // A newer record saved meanwhile stays unwritten until its own turn.
-        () => {
-          if (unwritten.get(link.externalId) === link) unwritten.delete(link.externalId);
-          options.written?.();
-        },
-      );
+      keep(unwritten, link.externalId, link, () => writeAttempt(link, before), options?.later, options?.written);
     },
-    comment: (runId) => getComment.get(runId),
-    saveComment(runId, c) {
-      now(() => putComment.run(runId, c.id, c.url));
+    comment: (runId) => comments.get(runId) ?? getComment.get(runId),
+    saveComment(runId, c, options) {
+      keep(comments, runId, c, () => putComment.run(runId, c.id, c.url), options?.later);
     },
-    summary: (runId, head) => getSummary.get(runId, head),
-    saveSummary(runId, head, id) {
-      now(() => putSummary.run(runId, head, id));
+    summary: (runId, head) => summaries.get(`${runId}\u0000${head}`) ?? getSummary.get(runId, head),
+    saveSummary(runId, head, id, options) {
+      keep(summaries, `${runId}\u0000${head}`, id, () => putSummary.run(runId, head, id), options?.later);
     },
     // A borrowed connection is closed by the store that lent it.
     close: () => {

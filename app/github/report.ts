@@ -47,8 +47,12 @@ export class RunReporter {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly written = new Map<string, Written>();
-  /** Runs this process just started: they have no tracking comment to look for. */
-  private readonly fresh = new Set<string>();
+  /**
+   * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
+   * comment or summary check run without a record is not looked for. For any other run it is:
+   * the records are written with the store's next write, and a crash may lose the newest.
+   */
+  private readonly startedHere = new Set<string>();
   private readonly now: () => string;
 
   constructor(private readonly options: RunReporterOptions) {
@@ -56,7 +60,8 @@ export class RunReporter {
   }
 
   markNew(runId: string): void {
-    this.fresh.add(runId);
+    this.startedHere.add(runId);
+    if (this.startedHere.size > REMEMBERED_RUNS) this.startedHere.delete(this.startedHere.keys().next().value!);
   }
 
   report(runId: string): Promise<void> {
@@ -94,13 +99,12 @@ export class RunReporter {
     if (written.comment?.body !== body) {
       const recorded = written.comment ?? links.comment(runId);
       let comment = recorded;
-      // Without a record (a lost links file), the comment is found by its marker before a new one is made.
-      if (!comment && !this.fresh.has(runId)) comment = await client.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
+      // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
+      if (!comment && !this.startedHere.has(runId)) comment = await client.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
       if (comment) await client.updateComment(run.issue.repo, comment.id, body);
       else comment = await client.createComment(run.issue.repo, run.issue.number, body);
       // Recorded when it is new to the record (created or found), not on every edit.
-      if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url });
-      this.fresh.delete(runId);
+      if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url }, { later: true });
       written.comment = { id: comment.id, url: comment.url, body };
     }
 
@@ -112,15 +116,17 @@ export class RunReporter {
     if (written.summary?.head === head && written.summary.text === text) return;
     const output = { title: check.title, summary: check.summary.slice(0, 65_000) };
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
-    const known = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
+    const recorded = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
+    // As for the comment: without a record, one this process did not make may exist (external id: the run).
+    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await client.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
     let id: number;
     if (known !== undefined) {
       await client.updateCheckRun(repo, known, { ...state, output });
       id = known;
     } else {
       id = (await client.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
-      links.saveSummary(runId, head, id);
     }
+    if (recorded === undefined) links.saveSummary(runId, head, id, { later: true });
     written.summary = { head, id, text };
   }
 

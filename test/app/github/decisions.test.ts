@@ -5,7 +5,7 @@ import nock from 'nock';
 import { renderResultText } from '../../../core/check-run.ts';
 import { resultOf } from '../../helpers/plans.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
-import { dispatchScope, type Dispatched } from './scopes.ts';
+import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import { approvalCheckScope, events, permissionScope, planWith, pr, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
 
 let h: Harness;
@@ -147,6 +147,7 @@ describe('pushes after an approval', () => {
     const scopes = [
       approvalCheckScope(old),
       dispatchScope('check', 702, dispatched),
+      noSummaryOnHead(NEW_HEAD),
       nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === NEW_HEAD).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, NEW_HEAD, 'mallory'));

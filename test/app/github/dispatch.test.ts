@@ -10,7 +10,7 @@ import type { Dispatcher } from '../../../app/dispatch/port.ts';
 import { join } from 'node:path';
 import { openLinkStore, type AttemptLink } from '../../../app/github/links.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
-import { BASE_SHA } from './scopes.ts';
+import { BASE_SHA, noSummaryOnHead } from './scopes.ts';
 import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 import { resultOf } from '../../helpers/plans.ts';
 
@@ -182,6 +182,7 @@ describe('dispatching an attempt a transition made', () => {
     // The tracking comment's edit, and the summary check run on the PR's head (new to the run).
     const scopes = [
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      noSummaryOnHead(WEB_HEAD),
       nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === WEB_HEAD).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
       nock(API)
         .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor / check' && b.head_sha === WEB_HEAD)

@@ -107,7 +107,7 @@ describe('GitHub mode: label to last step', () => {
     expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect(nock.pendingMocks()).toEqual([]);
     // The tracking comment is recorded once, when it is made; its edits write no record.
-    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }]]);
+    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }, { later: true }]]);
     expect(h.conveyor.deps.links.comment('acme-web-7')).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
   }, 120_000);
 });

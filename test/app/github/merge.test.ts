@@ -8,7 +8,7 @@ import { renderResultText } from '../../../core/check-run.ts';
 import { parseStepPayload } from '../../../core/wire.ts';
 import { resultOf } from '../../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
-import { dispatchScope, type Dispatched } from './scopes.ts';
+import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import { approvalCheckScope, events, permissionScope, planWith, pr, readyEnv, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
 
 let h: Harness;
@@ -145,6 +145,7 @@ describe('merging on GitHub', () => {
     const messages: Record<string, string> = {};
     const again = [
       // The summary and the approval's check runs move to the new head.
+      noSummaryOnHead(RESOLVED),
       nock(API).persist().post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => ['conveyor', 'conveyor / approve'].includes(b.name) && b.head_sha === RESOLVED).reply(201, { id: 502, html_url: 'x', status: 'completed', output: {} }),
       nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/50\d/).reply(200, {}),
       pull('acme/lib', 3, LIB_HEAD),

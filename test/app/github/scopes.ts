@@ -35,6 +35,17 @@ export interface Dispatched {
   headSha: string;
 }
 
+/**
+ * The reporter looking for the summary check run `conveyor` of a run it did not start, on a head
+ * it has no record for (none there): it makes one after.
+ */
+export function noSummaryOnHead(head: string, runId = 'acme-web-7'): nock.Scope {
+  return nock(API)
+    .get(`/repos/acme/web/commits/${head}/check-runs`)
+    .query({ check_name: 'conveyor', filter: 'all', per_page: '100' })
+    .reply(200, { total_count: 1, check_runs: [{ id: 99, name: 'conveyor', external_id: `${runId}-other`, status: 'completed', conclusion: 'success', html_url: 'x', details_url: null, started_at: null, output: { summary: null, text: null } }] });
+}
+
 /** nock of one step's dispatch: its check run, then the workflow_dispatch; the captured request bodies. */
 export function dispatchScope(step: string, checkRunId: number, into: Dispatched[]): nock.Scope {
   const d: Partial<Dispatched> = { checkRunId };
