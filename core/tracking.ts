@@ -72,12 +72,13 @@ export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   return lines.join('\n');
 }
 
-export function renderTrackingComment(run: Run, links: RunLinks, now: string): string {
+/** `table`: renderRunTable's answer, when the caller has it already (the summary check run shows it too). */
+export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): string {
   return [
     trackingMarker(run.id),
     `### Conveyor run \`${run.id}\` — pipeline \`${run.plan.pipeline}\`: ${RUN_STATE[run.status]}`,
     '',
-    renderRunTable(run, links, now),
+    table,
     '',
     `<sub>Updated ${now}. Commands: \`/conveyor status\`, \`/conveyor retry [step]\`, \`/conveyor cancel\`.</sub>`,
   ].join('\n');
@@ -90,12 +91,12 @@ export interface SummaryCheck {
   summary: string;
 }
 
-export function renderSummaryCheck(run: Run, links: RunLinks, now: string): SummaryCheck {
+export function renderSummaryCheck(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): SummaryCheck {
   const done = Object.values(run.steps).filter((s) => s.status === 'succeeded').length;
   const title = run.waitingFor
     ? `waiting: ${run.waitingFor}`.slice(0, 200)
     : `${run.status}: ${done} of ${run.plan.steps.length} steps succeeded`;
-  const summary = renderRunTable(run, links, now);
+  const summary = table;
   if (run.status === 'succeeded') return { status: 'completed', conclusion: 'success', title, summary };
   if (run.status === 'cancelled') return { status: 'completed', conclusion: 'cancelled', title, summary };
   return { status: 'in_progress', title, summary };

@@ -29,9 +29,7 @@ export class Heads {
       const asked = client.branchHead(repo, branch);
       const entry: BaseHead = { asked };
       base = entry;
-      this.base.set(key, entry);
-      // A run that ends before its first PR never reaches the delete above: the oldest goes.
-      if (this.base.size > REMEMBERED_RUNS) this.base.delete(this.base.keys().next().value!);
+      this.remember(key, entry);
       asked.then(
         (head) => void (entry.head = head),
         () => this.base.delete(key),
@@ -40,11 +38,22 @@ export class Heads {
     return { repo, head: await base.asked };
   }
 
+  /** The base head of a run about to start, read by its starter (a failed read is not adopted: `of` asks). */
+  adopt(runId: string, base: string, head: string): void {
+    this.remember(`${runId}\u0000${base}`, { asked: Promise.resolve(head), head });
+  }
+
   /** The same, when it is known without asking GitHub (the PR's head, or a base head already read). */
   known(run: Run, repos: PayloadRepo[]): { repo: string; head: string } | undefined {
     const { repo, key, pr } = this.primaryOf(run, repos);
     const head = pr?.head ?? this.base.get(key)?.head;
     return head ? { repo, head } : undefined;
+  }
+
+  private remember(key: string, entry: BaseHead): void {
+    this.base.set(key, entry);
+    // A run that ends before its first PR never reaches the delete in `of`: the oldest goes.
+    if (this.base.size > REMEMBERED_RUNS) this.base.delete(this.base.keys().next().value!);
   }
 
   private primaryOf(run: Run, repos: PayloadRepo[]) {

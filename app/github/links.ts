@@ -30,7 +30,11 @@ export interface AttemptLink {
 
 export interface LinkStore {
   attempt(externalId: string): AttemptLink | undefined;
-  /** Every attempt of a run (all steps, attempts and epochs), in one read. */
+  /**
+   * Every attempt of a run (all steps, attempts and epochs), by external id. Read once per run and
+   * then kept up to date by this handle's saves (the reporter asks on every transition); the app is
+   * the only writer of its link tables (one replica).
+   */
   attemptsOfRun(runId: string): AttemptLink[];
   attemptByCheckRun(checkRunId: number): AttemptLink | undefined;
   attemptByWorkflowRun(workflowRunId: number): AttemptLink | undefined;
@@ -49,6 +53,9 @@ export interface LinkStore {
   saveSummary(runId: string, head: string, checkRunId: number, options?: { later?: boolean }): void;
   close(): void;
 }
+
+/** Runs whose attempts are kept in memory: far more than run at once. */
+const KEPT_RUNS = 256;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS github_attempts (
@@ -106,6 +113,8 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
   const parse = (body: string | undefined): AttemptLink | undefined => (body === undefined ? undefined : (JSON.parse(body) as AttemptLink));
   /** Records saved `later` and not written yet, by external id: reads look here first. */
   const unwritten = new Map<string, AttemptLink>();
+  /** The attempts of the runs the reporter asked for lately, kept up to date by saves. */
+  const ofRuns = new Map<string, Map<string, AttemptLink>>();
   /** Comments and summary check runs saved `later` and not written yet. */
   const comments = new Map<string, { id: number; url: string }>();
   const summaries = new Map<string, number>();
@@ -143,14 +152,25 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
   return {
     attempt: (id) => unwritten.get(id) ?? parse(byId.get(id)),
     attemptsOfRun: (runId) => {
-      const stored = ofRun.all(`${runId}:`, `${runId};`, runId).map((body) => JSON.parse(body) as AttemptLink);
-      if (unwritten.size === 0) return stored;
-      const mine = [...unwritten.values()].filter((l) => l.runId === runId);
-      return [...stored.filter((l) => !unwritten.has(l.externalId)), ...mine].sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
+      let kept = ofRuns.get(runId);
+      if (kept) ofRuns.delete(runId);
+      else {
+        kept = new Map<string, AttemptLink>();
+        for (const body of ofRun.all(`${runId}:`, `${runId};`, runId)) {
+          const l = JSON.parse(body) as AttemptLink;
+          kept.set(l.externalId, l);
+        }
+        for (const l of unwritten.values()) if (l.runId === runId) kept.set(l.externalId, l);
+      }
+      // The most recently asked-for runs are kept: the oldest goes.
+      ofRuns.set(runId, kept);
+      if (ofRuns.size > KEPT_RUNS) ofRuns.delete(ofRuns.keys().next().value!);
+      return [...kept.values()].sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
     },
     attemptByCheckRun: (id) => find((l) => l.checkRunId === id) ?? parse(byCheck.get(id)),
     attemptByWorkflowRun: (id) => find((l) => l.workflowRunId === id) ?? parse(byWorkflow.get(id)),
     saveAttempt(link, before, options) {
+      ofRuns.get(link.runId)?.set(link.externalId, link);
       keep(unwritten, link.externalId, link, () => writeAttempt(link, before), options?.later, options?.written);
     },
     comment: (runId) => comments.get(runId) ?? getComment.get(runId),

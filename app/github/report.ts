@@ -5,7 +5,7 @@
 import { SUMMARY_CHECK_NAME, externalIdOf } from '../../core/check-run.ts';
 import { payloadRepos } from '../../core/payload.ts';
 import type { Run } from '../../core/run/types.ts';
-import { renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../../core/tracking.ts';
+import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../../core/tracking.ts';
 import { latestRun, type RunStore } from '../store/port.ts';
 import type { GitHubClient } from './client.ts';
 import type { Heads } from './heads.ts';
@@ -95,7 +95,8 @@ export class RunReporter {
     const written = this.remember(runId);
 
     // Rendered as of the run's last change, so an unchanged run renders the same text.
-    const body = renderTrackingComment(run, view, run.updatedAt);
+    const table = renderRunTable(run, view, run.updatedAt);
+    const body = renderTrackingComment(run, view, run.updatedAt, table);
     if (written.comment?.body !== body) {
       const recorded = written.comment ?? links.comment(runId);
       let comment = recorded;
@@ -111,7 +112,7 @@ export class RunReporter {
     await this.options.approvals?.publish(run, client, attempts);
 
     const { repo, head } = await this.options.heads.of(run, payloadRepos(run), client);
-    const check = renderSummaryCheck(run, view, run.updatedAt);
+    const check = renderSummaryCheck(run, view, run.updatedAt, table);
     const text = JSON.stringify(check);
     if (written.summary?.head === head && written.summary.text === text) return;
     const output = { title: check.title, summary: check.summary.slice(0, 65_000) };

@@ -7,6 +7,7 @@ import { formatConfigError, loadConfig } from '../../core/config/load.ts';
 import type { Config } from '../../core/config/schema.ts';
 import { compilePlan, listPipelines } from '../../core/plan/compile.ts';
 import type { Plan } from '../../core/plan/types.ts';
+import type { Run } from '../../core/run/types.ts';
 import type { RunStore } from '../store/port.ts';
 import type { GitHubClient } from './client.ts';
 import type { AppDeps } from './deps.ts';
@@ -120,14 +121,23 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
 async function begin(deps: AppDeps, client: GitHubClient, request: StartRequest, plan: Plan): Promise<StartOutcome> {
   const { store } = deps;
   const issue = { repo: request.repo, number: request.issue.number };
-  // From the check to engine.start nothing awaits, so two deliveries cannot both pass it.
-  const active = store.list({ status: ['running', 'waiting'], issue, pipeline: plan.pipeline }).at(0);
-  if (active) {
+  const refused = async (active: Run): Promise<StartOutcome> => {
     const message = `Run \`${active.id}\` of pipeline \`${plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
     if (request.trigger.kind === 'command') await client.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
-  }
+  };
+  const activeRun = () => store.list({ status: ['running', 'waiting'], issue, pipeline: plan.pipeline }).at(0);
+  const before = activeRun();
+  if (before) return refused(before);
+  // The first check run goes on the base branch's head, which the first dispatch would read: read
+  // now, the record of that check run's creation rides on the run's first commit (see Heads).
+  const primary = plan.changeSet.find((r) => r.role === 'primary');
+  const baseHead = primary ? await client.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
+  // From this check to engine.start nothing awaits, so two deliveries cannot both pass it.
+  const active = activeRun();
+  if (active) return refused(active);
   const id = runIdFor(store, request.repo, request.issue.number, plan.pipeline);
+  if (primary && baseHead) deps.heads.adopt(id, primary.base, baseHead);
   deps.reporter.markNew(id);
   await deps.engine.start({
     id,

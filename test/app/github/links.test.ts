@@ -41,6 +41,23 @@ describe('link store', () => {
     expect(links.attemptsOfRun('acme-web-2')).toEqual([]);
   });
 
+  it("keeps a run's attempts once read, with every later save of this handle in them, as the file has them", () => {
+    const first = link('acme-web-1', 'test');
+    links.saveAttempt(first);
+    expect(links.attemptsOfRun('acme-web-1')).toEqual([first]);
+    const moved: AttemptLink = { ...first, state: 'dispatched', checkRunId: 11 };
+    const earlier = link('acme-web-1', 'implement');
+    links.saveAttempt(moved, first);
+    links.saveAttempt(earlier, null, { later: true });
+    expect(links.attemptsOfRun('acme-web-1')).toEqual([earlier, moved]);
+    const reopened = openLinkStore(join(dir, 'app.db'));
+    try {
+      expect(reopened.attemptsOfRun('acme-web-1')).toEqual([earlier, moved]);
+    } finally {
+      reopened.close();
+    }
+  });
+
   it('finds an attempt by its check run and workflow run through each state of its dispatch', () => {
     const first = link('r', 'implement');
     links.saveAttempt(first);
