@@ -102,14 +102,15 @@ export class ConveyorApp {
   }
 
   /**
-   * Each delivery is handled once: a redelivered id changes nothing. `later`: for the webhooks
-   * that only feed the engine (a completed check run or workflow run), whose transition's commit
-   * then carries the record, and whose redelivery after a crash the reducer ignores (the attempt
-   * is no longer current); every other handler may answer on GitHub first, so its record is
-   * written before it does anything.
+   * Each delivery is handled once: a redelivered id changes nothing. Its id is recorded before
+   * anything is done, except for a completed step check run or workflow run: those act only on
+   * their attempt while it is current, and acting retires it (the reducer ignores the result of an
+   * attempt that is not current, and records only environments it does not know: it is
+   * property-tested with exact duplicates), so a redelivery finds nothing to do, and the record
+   * (a read and a write on every step's completion) would add nothing.
    */
-  private once(id: string, later = false): boolean {
-    return !this.options.store.seenDelivery(id, later ? { later } : undefined);
+  private once(id: string): boolean {
+    return !this.options.store.seenDelivery(id);
   }
 
   private register(): void {
@@ -166,7 +167,9 @@ export class ConveyorApp {
 
     probot.on('check_run.completed', async (context) => {
       const check = context.payload.check_run;
-      if (check.app?.id !== deps.appId || !this.once(context.id, true)) return;
+      if (check.app?.id !== deps.appId) return;
+      // A teardown's result has no attempt to retire: its delivery is recorded (see once).
+      if (parseExternalId(check.external_id)?.teardown && !this.once(context.id)) return;
       await onCheckRunCompleted(deps, check);
     });
 
@@ -177,7 +180,7 @@ export class ConveyorApp {
     });
 
     probot.on('workflow_run.completed', async (context) => {
-      if (!this.once(context.id, true)) return;
+      // Acts only on a current attempt, and retires it (see once).
       await onWorkflowRunCompleted(deps, context.payload.workflow_run);
     });
 

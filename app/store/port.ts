@@ -64,13 +64,8 @@ export interface RunStore {
   markEffectDone(runId: string, key: string): void;
   /** Marks several effects done in one transaction (as `markEffectDone` does each). */
   markEffectsDone(refs: readonly EffectRef[]): void;
-  /**
-   * Records a delivery id; true if it had been seen before (atomic). `later`: the record may wait
-   * for this store's next write (this handle sees it at once): for a webhook whose only durable
-   * effect is a transition, whose commit then carries it, and whose redelivery after a crash the
-   * reducer ignores anyway. An adapter may always write at once.
-   */
-  seenDelivery(id: string, options?: { later?: boolean }): boolean;
+  /** Records a delivery id; true if it had been seen before (atomic). */
+  seenDelivery(id: string): boolean;
   close(): void;
 }
 

@@ -102,9 +102,6 @@ class SqliteStore implements SqliteRunStore {
   private readonly markDoneTx;
   private readonly writeTx;
   private readonly riders = new Riders(() => this.flushRiders());
-  /** Delivery ids recorded with the next transaction (see seenDelivery), until it is written. */
-  private readonly deliveriesToWrite = new Set<string>();
-  private readonly selectDelivery;
   /**
    * A run's plan never changes while it runs, so it is stored once (by a digest of its JSON) and
    * not re-serialized on every transition. Plans read back are frozen and shared between runs.
@@ -144,7 +141,6 @@ class SqliteStore implements SqliteRunStore {
     this.selectPending = db.prepare<[], { id: string; pending: string }>('SELECT id, pending FROM runs WHERE has_pending = 1 ORDER BY rowid');
     this.selectPendingOf = db.prepare<[string], { id: string; pending: string }>("SELECT id, pending FROM runs WHERE id = ? AND pending <> ''");
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
-    this.selectDelivery = db.prepare<[string], number>('SELECT 1 FROM deliveries WHERE id = ?').pluck();
     // Every transaction writes the queued riders first (they were asked for before it).
     this.markDoneTx = db.transaction((refs: readonly EffectRef[], riders: readonly Rider[]) => {
       Riders.run(riders);
@@ -342,14 +338,8 @@ class SqliteStore implements SqliteRunStore {
     return `run "${runId}" in the state database ${this.path}`;
   }
 
-  seenDelivery(id: string, options?: { later?: boolean }): boolean {
-    if (this.deliveriesToWrite.has(id)) return true;
-    if (!options?.later) return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
-    if (this.guard(() => this.selectDelivery.get(id)) !== undefined) return true;
-    this.deliveriesToWrite.add(id);
-    const at = new Date().toISOString();
-    this.ride({ write: () => this.insertDelivery.run(id, at), written: () => this.deliveriesToWrite.delete(id) });
-    return false;
+  seenDelivery(id: string): boolean {
+    return this.guard(() => this.insertDelivery.run(id, new Date().toISOString()).changes === 0);
   }
 
   get database(): Db {

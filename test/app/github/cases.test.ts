@@ -138,8 +138,15 @@ describe('attempts', () => {
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
     ];
-    await h.receive('workflow_run', webhooks.workflowRun({ id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]', conclusion: 'failure' }));
+    const ended = webhooks.workflowRun({ id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]', conclusion: 'failure' });
+    await h.receive('workflow_run', ended, 'workflow-run-ended');
     for (const s of scopes) expect(s.isDone()).toBe(true);
+    // Redelivered: the attempt it ended is not current any more, so nothing happens.
+    const version = h.conveyor.engine.get('acme-web-7').version;
+    h.calls.length = 0;
+    await h.receive('workflow_run', ended, 'workflow-run-ended');
+    expect(h.calls).toEqual([]);
+    expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
     const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
@@ -154,9 +161,16 @@ describe('attempts', () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     const scopes = [dispatchScope('implement', 102, dispatched), nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}), nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {})];
-    await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'cancelled', output: { summary: 'closed by hand', text: null } }));
+    const closed = webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'cancelled', output: { summary: 'closed by hand', text: null } });
+    await h.receive('check_run', closed, 'closed-by-hand');
     await h.conveyor.idle();
     for (const s of scopes) expect(s.isDone()).toBe(true);
+    // Redelivered: the attempt is not current any more, so nothing happens (no second loss).
+    const version = h.conveyor.engine.get('acme-web-7').version;
+    h.calls.length = 0;
+    await h.receive('check_run', closed, 'closed-by-hand');
+    expect(h.calls).toEqual([]);
+    expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
     const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });

@@ -231,10 +231,16 @@ describe('closing', () => {
     const removed = { ...resultOf(RUN, 'preview', 1, 0, 'success', { mode: 'teardown', environments: [readyEnv] }) };
     const { externalId, checkRunId } = dispatched[0]!;
     removed.attempt = Number(externalId.split(':')[2]);
-    await h.receive('check_run', events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed)));
+    const completed = events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed));
+    await h.receive('check_run', completed, 'teardown-done');
     run = h.conveyor.engine.get(RUN);
     expect(run.environments).toEqual([]);
     expect(run.removedEnvironments).toEqual([readyEnv]);
+    // Redelivered: nothing happens.
+    h.calls.length = 0;
+    await h.receive('check_run', completed, 'teardown-done');
+    expect(h.calls).toEqual([]);
+    expect(h.conveyor.engine.get(RUN).version).toBe(run.version);
   });
 
   it('`/conveyor cancel` from a writer cancels, tears down, and comments on every PR', async () => {
