@@ -14,8 +14,6 @@ export interface FittedPayload {
   cuts: string[];
 }
 
-const size = (p: StepPayload): number => JSON.stringify(p).length;
-
 /** Shortens `text` so its JSON form loses at least `over` characters, keeping a note at its end. */
 function shorten(text: string, over: number, note: string): string {
   const encoded = JSON.stringify(text).length - 2;
@@ -27,9 +25,11 @@ function shorten(text: string, over: number, note: string): string {
 
 export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
   let p = payload;
+  // The payload's JSON, made again only after a cut (most payloads fit as they are).
+  let text = JSON.stringify(p);
   const cuts: string[] = [];
-  for (let round = 0; round < 8 && size(p) > limit; round++) {
-    const over = size(p) - limit;
+  for (let round = 0; round < 8 && text.length > limit; round++) {
+    const over = text.length - limit;
     if (p.issue.body.length > 0 && !cuts.includes('issue body')) {
       const where = p.issue.url ? ` (read it whole at ${p.issue.url})` : ` (read it whole in ${p.issue.repo}#${p.issue.number})`;
       p = { ...p, issue: { ...p.issue, body: shorten(p.issue.body, over, `> [Conveyor] The issue body was cut to fit GitHub's workflow input limit${where}.`) } };
@@ -48,8 +48,8 @@ export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
     } else {
       break;
     }
+    text = JSON.stringify(p);
   }
-  const text = JSON.stringify(p);
   if (text.length > limit) {
     throw new Error(
       `the step payload of ${p.runId} step ${p.step.id} is ${text.length} characters even without the issue body and findings, over GitHub's limit of ${limit}; the plan itself (agents, services) is too large to dispatch`,
