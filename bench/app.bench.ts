@@ -205,14 +205,16 @@ const floorCpu = process.cpuUsage(fcpu0);
 
 // 4. What every webhook costs before the app does anything of its own, timed in the same run:
 // Probot receiving it (the same recorded webhooks, into a Probot whose handlers do nothing), one
-// transition (whose commit also carries the app's records: the delivery id, the dispatch's) and
-// its REST calls, each timed through the app's own client with GitHub answering at once.
+// transition (whose commit also carries the app's records of the dispatches it makes) and its REST
+// calls, each timed through the app's own client with GitHub answering at once (its own part of
+// each answer left out, as for the app).
 const client = await current.app.deps.client(2);
 const output = { title: 'in_progress: 3 of 6 steps succeeded', summary: 'x'.repeat(700) };
 for (let i = 0; i < 500; i++) await client.updateCheckRun('acme/web', 7, { status: 'in_progress', output });
 const q0 = performance.now();
+const qGithub0 = githubMs;
 for (let i = 0; i < 3000; i++) await client.updateCheckRun('acme/web', 7, { status: 'in_progress', output });
-const callUs = ((performance.now() - q0) * 1000) / 3000;
+const callUs = ((performance.now() - q0 - (githubMs - qGithub0)) * 1000) / 3000;
 const transitionUs = 1e6 / floorRate;
 const bare = new Probot({ appId: 1, privateKey, Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false }, request: { fetch: github } })) });
 bare.onAny(async () => undefined);
@@ -230,7 +232,7 @@ console.log(`each webhook took ${((wallMs * 1000) / received).toFixed(0)} us, of
 console.log(
   `what every webhook needs before any work of the app's own: Probot's receive ${receiveUs.toFixed(0)} us + one transition ${transitionUs.toFixed(0)} us + ${callsPerWebhook.toFixed(2)} REST calls x ${callUs.toFixed(0)} us (the app's client, instant answer) = ${requiredUs.toFixed(0)} us: ratio <= ${(transitionUs / requiredUs).toFixed(2)}`,
 );
-console.log(`ratio app/engine: ${ratio.toFixed(2)} (target >= 0.3) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}`);
+console.log(`ratio app/engine: ${ratio.toFixed(2)} (target >= 0.3) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}; with the fake GitHub's own time counted as the app's: ${((received / wallMs) * 1000 / floorRate).toFixed(2)}`);
 current.close();
 floorStore.close();
 removeDir(dir);

@@ -26,9 +26,10 @@ export interface Dispatcher {
    * Optional, synchronous: called with a transition's run and effects just before they are
    * committed, to queue what must be durable before an attempt starts so that the same commit
    * writes it (the app's workflow dispatcher: the record that its check run is being created).
-   * A commit that fails leaves those records unused; the effects it did commit reach `run`.
+   * Returns what to call once the commit is tried, with whether the transition was committed (a
+   * compare-and-swap conflict or an error: not, and what was prepared for it must not be trusted).
    */
-  prepare?(run: Run, effects: readonly RunEffect[]): void;
+  prepare?(run: Run, effects: readonly RunEffect[]): (committed: boolean) => void;
   /**
    * Before the engine takes over a run that another process was driving: settle attempts that
    * process left behind (a result written after it died is kept; a still-running leftover is

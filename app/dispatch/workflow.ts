@@ -25,6 +25,12 @@ export const WORKFLOW_FILE = 'conveyor.yml';
 /** Prepared records kept for their attempt's first try; far more than one commit makes. */
 const PREPARED_KEPT = 1000;
 
+/** A `creating-check` record queued by `prepare`; `durable` once its commit wrote it. */
+interface Prepared {
+  link: AttemptLink;
+  durable: boolean;
+}
+
 export interface WorkflowDispatcherOptions {
   store: RunStore;
   links: LinkStore;
@@ -67,7 +73,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
    * Attempts whose `creating-check` record was queued to ride on the commit that made them, by
    * external id; `durable` once that commit wrote it. Taken by the attempt's first try.
    */
-  const prepared = new Map<string, { link: AttemptLink; durable: boolean }>();
+  const prepared = new Map<string, Prepared>();
 
   const runOf = (payload: StepPayload): Run => {
     const run = latestRun(options.store, payload.runId);
@@ -77,17 +83,30 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
   return {
     prepare(run, effects) {
+      const mine: Array<[string, Prepared]> = [];
       for (const effect of effects) {
         if (effect.type !== 'dispatch') continue;
-        const known = options.heads.known(run, payloadRepos(run));
+        let known: { repo: string; head: string } | undefined;
+        try {
+          known = options.heads.known(run, payloadRepos(run));
+        } catch {
+          // Never a reason for the transition to fail: the dispatch finds out for itself.
+        }
         if (!known) continue;
         const externalId = externalIdOf({ runId: run.id, step: effect.step, attempt: effect.attempt, epoch: effect.epoch, mode: effect.mode });
-        const entry = { link: { externalId, runId: run.id, repo: known.repo, state: 'creating-check' as const, head: known.head, at: now() }, durable: false };
+        const entry: Prepared = { link: { externalId, runId: run.id, repo: known.repo, state: 'creating-check', head: known.head, at: now() }, durable: false };
         links.saveAttempt(entry.link, null, { later: true, written: () => void (entry.durable = true) });
         prepared.set(externalId, entry);
-        // Entries of commits that failed are never taken: the oldest go.
+        mine.push([externalId, entry]);
+        // Entries never taken (their attempt became moot) go, the oldest first.
         if (prepared.size > PREPARED_KEPT) prepared.delete(prepared.keys().next().value!);
       }
+      // A transition not committed (a conflict: another writer made or moved the run) made none of
+      // these attempts here: a try of theirs must look on GitHub first, as after a crash.
+      return (committed) => {
+        if (committed) return;
+        for (const [externalId, entry] of mine) if (prepared.get(externalId) === entry) prepared.delete(externalId);
+      };
     },
 
     async run(payload) {
@@ -104,9 +123,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       let link: AttemptLink = fresh ?? stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
       // What the table holds for this attempt as far as this try knows (each save is one statement).
       let written: AttemptLink | null = fresh ?? stored ?? null;
-      const save = (patch: Partial<AttemptLink>, options?: { later: boolean }) => {
+      const save = (patch: Partial<AttemptLink>, how?: { later: boolean }) => {
         link = { ...link, ...patch, at: now() };
-        links.saveAttempt(link, written, options);
+        links.saveAttempt(link, written, how);
         written = link;
       };
 

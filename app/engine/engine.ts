@@ -47,7 +47,7 @@ export class Engine {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly now: () => string;
   /** The dispatcher's look at each transition before its commit (see Dispatcher.prepare). */
-  private readonly prepare: ((run: Run, effects: readonly RunEffect[]) => void) | undefined;
+  private readonly prepare: ((run: Run, effects: readonly RunEffect[]) => (committed: boolean) => void) | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
@@ -64,13 +64,15 @@ export class Engine {
     const event: RunEvent = { type: 'started', at: this.now() };
     const started = reduce(created, event);
     const done = this.takeHeld();
+    const settle = this.prepare?.(started.run, started.effects);
     try {
-      this.options.dispatcher.prepare?.(started.run, started.effects);
       this.options.store.create(started.run, started.effects, done);
     } catch (e) {
+      settle?.(false);
       this.held.push(...done);
       throw e;
     }
+    settle?.(true);
     this.released(done);
     const run = this.options.store.peek?.(created.id) ?? this.get(created.id);
     this.options.observe?.(run, event);

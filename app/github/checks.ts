@@ -121,5 +121,9 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
     if (outcome.kind === 'result') return feed(deps, run, link.externalId, outcome.result);
   }
   const reason = `workflow run ${wr.run_number !== undefined ? `#${wr.run_number} ` : ''}(${wr.html_url}) ended (${wr.conclusion ?? 'no conclusion'}) without reporting a result`;
-  await loseAttempt(deps, run, id, link, reason, 'cancelled');
+  // Judged again after the call: the same delivery handled at once by another handler (nothing
+  // records it), or the result's own webhook, may have settled the attempt meanwhile.
+  const now = latestRun(deps.store, run.id);
+  if (!now || !currentAttempt(now, id)) return;
+  await loseAttempt(deps, now, id, link, reason, 'cancelled');
 }

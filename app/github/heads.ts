@@ -32,7 +32,10 @@ export class Heads {
       this.remember(key, entry);
       asked.then(
         (head) => void (entry.head = head),
-        () => this.base.delete(key),
+        () => {
+          // Unless `adopt` put a head there meanwhile.
+          if (this.base.get(key) === entry) this.base.delete(key);
+        },
       );
     }
     return { repo, head: await base.asked };

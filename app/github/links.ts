@@ -4,6 +4,7 @@
 // head. Kept in tables of their own beside the store's, in the same SQLite file.
 import Database from 'better-sqlite3';
 import { useWal } from '../store/wal.ts';
+import type { Rider } from '../store/riders.ts';
 
 /**
  * How far the dispatch of an attempt got. `creating-check` is written before the check run is
@@ -75,7 +76,7 @@ CREATE TABLE IF NOT EXISTS github_summaries (run_id TEXT NOT NULL, head TEXT NOT
 export interface SharedConnection {
   readonly database: Database.Database;
   write<T>(write: () => T): T;
-  ride(rider: { write(): void; written?(): void }): void;
+  ride(rider: Rider): void;
 }
 
 /**

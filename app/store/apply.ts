@@ -18,7 +18,8 @@ const MAX_CONFLICTS = 10_000;
  * always written by the time this returns.
  *
  * `beforeCommit`: called with each transition just before its commit is tried (synchronously, so
- * that what it queues for the store's next write rides on that commit).
+ * that what it queues for the store's next write rides on that commit); what it returns is called
+ * with whether that commit wrote the transition.
  */
 export function applyEvent<E>(
   store: RunStore,
@@ -26,12 +27,17 @@ export function applyEvent<E>(
   event: E,
   reduceFn: (run: Run, event: E) => Transition,
   done?: readonly EffectRef[],
-  beforeCommit?: (run: Run, effects: Transition['effects']) => void,
+  beforeCommit?: (run: Run, effects: Transition['effects']) => ((committed: boolean) => void) | undefined,
 ): Transition & { committed: boolean } {
   let marks = done?.length ? done : undefined;
   const commit = (run: Run, effects: Transition['effects']): boolean => {
-    beforeCommit?.(run, effects);
-    const ok = store.commit(run, effects, marks);
+    const settle = beforeCommit?.(run, effects);
+    let ok = false;
+    try {
+      ok = store.commit(run, effects, marks);
+    } finally {
+      settle?.(ok);
+    }
     marks = undefined;
     return ok;
   };

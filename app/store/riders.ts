@@ -1,7 +1,7 @@
 // Writes that may wait for the store's next transaction ("riders"). Each transaction SQLite
 // commits costs far more than the statements in it (the WAL frames and the commit record), so a
-// record whose loss in a crash costs a lookup rather than a guarantee (which workflow run an
-// attempt got, a delivery id whose webhook only feeds the reducer something it ignores twice)
+// record whose loss in a crash costs a lookup rather than a guarantee (that an attempt was
+// dispatched and which workflow run it got, a run's tracking comment and summary check run)
 // is written with whatever the store writes next: the next transition, usually a few
 // milliseconds later, or on its own after RIDE_AT_MOST_MS when nothing else is written.
 
@@ -51,27 +51,41 @@ export class Riders {
     if (taken.length === 0) return;
     const later = this.queue;
     this.queue = [];
-    for (const r of [...taken, ...later]) this.add(r);
+    // One dropped inside it would only fail again.
+    for (const r of [...taken, ...later]) if (!dropped.has(r)) this.add(r);
   }
 
   /**
-   * Runs taken riders inside the caller's transaction. One that throws is reported and dropped,
-   * never allowed to abort the transaction it rides on (a transition must not fail for a record
-   * that is only a shortcut).
+   * Runs taken riders inside the caller's transaction (`db`). One that throws is reported and
+   * dropped, never allowed to abort the transaction it rides on (a transition must not fail for a
+   * record that is only a shortcut), unless SQLite itself rolled that transaction back (a full
+   * disk, an I/O error): then the error goes on, or the caller's statements would each commit alone.
    */
-  static run(taken: readonly Rider[]): void {
+  static run(taken: readonly Rider[], db: { readonly inTransaction: boolean }): void {
     for (const rider of taken) {
       try {
         rider.write();
       } catch (e) {
+        if (!db.inTransaction) throw e;
         dropped.add(rider);
         process.stderr.write(`conveyor: a deferred record could not be written and was dropped: ${(e as Error).message}\n`);
       }
     }
   }
 
-  /** The transaction that carried them committed: each one written says so. */
+  /**
+   * The transaction that carried them committed: each one written says so. A callback that throws
+   * is reported and must not reach the caller, which would put the committed riders back (writing
+   * them twice) and report a committed transaction as failed.
+   */
   static written(taken: readonly Rider[]): void {
-    for (const rider of taken) if (!dropped.has(rider)) rider.written?.();
+    for (const rider of taken) {
+      if (dropped.has(rider)) continue;
+      try {
+        rider.written?.();
+      } catch (e) {
+        process.stderr.write(`conveyor: a deferred record was written, but what follows its write failed: ${(e as Error).message}\n`);
+      }
+    }
   }
 }

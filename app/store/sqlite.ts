@@ -143,16 +143,16 @@ class SqliteStore implements SqliteRunStore {
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
     // Every transaction writes the queued riders first (they were asked for before it).
     this.markDoneTx = db.transaction((refs: readonly EffectRef[], riders: readonly Rider[]) => {
-      Riders.run(riders);
+      Riders.run(riders, db);
       this.markAll(refs);
     });
     this.writeTx = db.transaction(<T>(write: () => T, riders: readonly Rider[]): T => {
-      Riders.run(riders);
+      Riders.run(riders, db);
       return write();
     });
 
     this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]) => {
-      Riders.run(riders);
+      Riders.run(riders, db);
       if (done) this.markAll(done);
       if (plan) this.insertPlan.run(plan.key, plan.body);
       const box = new Outbox(run.id, { pending: '', done: '' }, this.whose(run.id));
@@ -161,7 +161,7 @@ class SqliteStore implements SqliteRunStore {
       this.insertRun.run(run.id, run.version + 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, pending ? 1 : 0, pending, doneKeys, body);
     });
     this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]): boolean => {
-      Riders.run(riders);
+      Riders.run(riders, db);
       // This run's marks are written by the same UPDATE as the run; other runs' on their own.
       const mine = done ? this.markAll(done, run.id) : [];
       if (plan) this.insertPlan.run(plan.key, plan.body);

@@ -7,6 +7,7 @@ import nock from 'nock';
 import { buildPayload } from '../../../core/payload.ts';
 import { createWorkflowDispatcher } from '../../../app/dispatch/workflow.ts';
 import type { Dispatcher } from '../../../app/dispatch/port.ts';
+import type { RunEffect } from '../../../core/run/types.ts';
 import { join } from 'node:path';
 import { openLinkStore, type AttemptLink } from '../../../app/github/links.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
@@ -171,6 +172,40 @@ describe('dispatching', () => {
     expect(bodies[1]).toMatchObject({ ref: 'main', inputs: { 'check-run': '101' } });
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
     expect(h.conveyor.deps.links.attempt(EXTERNAL_ID)?.workflowRunId).toBeUndefined();
+  });
+});
+
+describe('a record prepared with a transition', () => {
+  const effect: RunEffect = { type: 'dispatch', key: `${RUN}:dispatch:implement:1:0`, step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+  /** Prepares the attempt's record as a commit would, writes it (the store's next write), and says how the commit went. */
+  const prepareAndCommit = (committed: boolean) => {
+    h.conveyor.deps.heads.adopt(RUN, 'main', BASE_SHA);
+    const settle = dispatcher.prepare!(h.conveyor.engine.get(RUN), [effect]);
+    h.conveyor.deps.store.markEffectsDone([{ runId: RUN, key: 'no-such-effect' }]);
+    settle(committed);
+  };
+  const created = () =>
+    nock(API)
+      .post('/repos/acme/web/check-runs', (b: { head_sha: string }) => b.head_sha === BASE_SHA)
+      .reply(201, { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', external_id: EXTERNAL_ID, output: {} });
+  const dispatched = () => nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204);
+
+  it('is trusted by the attempt\'s first try once its transition was committed: nothing is looked up', async () => {
+    nock.removeInterceptor({ hostname: 'api.github.com', path: '/repos/acme/web/git/ref/heads%2Fmain', method: 'GET' });
+    prepareAndCommit(true);
+    const scopes = [created(), dispatched()];
+    h.calls.length = 0;
+    await dispatcher.run(payload());
+    allDone(scopes);
+    expect(h.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /repos/acme/web/check-runs', 'POST /repos/acme/web/actions/workflows/conveyor.yml/dispatches']);
+  });
+
+  it('is not trusted when its transition was not committed (another writer got there first): the try looks on GitHub first', async () => {
+    prepareAndCommit(false);
+    const lookup = nock(API).get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] });
+    const scopes = [lookup, created(), dispatched()];
+    await dispatcher.run(payload());
+    allDone(scopes);
   });
 });
 

@@ -2,6 +2,8 @@
 // mergeability is still being computed is asked again, a conflict is resolved by a code attempt
 // and merged after, a merge that stops part-way says exactly where it stopped, and a PR closed
 // mid-run cancels the run and tears its environments down. Driven through probot.receive, nock.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../../core/check-run.ts';
@@ -236,7 +238,13 @@ describe('closing', () => {
     run = h.conveyor.engine.get(RUN);
     expect(run.environments).toEqual([]);
     expect(run.removedEnvironments).toEqual([readyEnv]);
-    // Redelivered: nothing happens.
+    // Redelivered: nothing happens. A teardown retires no attempt: its delivery id is what says so.
+    const file = new Database(join(h.dir, 'app.db'), { readonly: true });
+    try {
+      expect(file.prepare("SELECT count(*) FROM deliveries WHERE id = 'teardown-done'").pluck().get()).toBe(1);
+    } finally {
+      file.close();
+    }
     h.calls.length = 0;
     await h.receive('check_run', completed, 'teardown-done');
     expect(h.calls).toEqual([]);
