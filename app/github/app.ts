@@ -257,5 +257,13 @@ export default function conveyorApp(app: Probot, _options?: ApplicationFunctionO
     appId: Number(process.env.APP_ID),
     ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
   });
+  // A stop writes what the engine and the store hold for their next write (done marks, riders)
+  // before the process ends, so only a crash loses any. Probot's SIGINT handler stops its server
+  // and exits; a service manager's SIGTERM exits the same way.
+  process.once('exit', () => {
+    conveyor.close();
+    store.close();
+  });
+  process.once('SIGTERM', () => process.exit(0));
   void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
 }

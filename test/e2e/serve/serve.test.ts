@@ -2,6 +2,7 @@
 // and webhooks whose signature is checked before anything else happens.
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
@@ -40,6 +41,21 @@ function post(port: number, body: string, signature: string): Promise<number> {
   }).then((r) => r.status);
 }
 
+/** `conveyor serve` on a free port with a state file in a new folder, once it listens. */
+async function serve(): Promise<{ port: number; db: string; server: ReturnType<typeof startCli> }> {
+  dir = tempDir('conveyor-serve-');
+  const port = await freePort();
+  const db = join(dir, 'app.db');
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const server = startCli(['serve'], {
+    env: { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', CONVEYOR_DATABASE_URL: `sqlite:${db}` },
+  });
+  stop = () => server.child.kill('SIGTERM');
+  await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
+  expect(server.child.exitCode, server.output()).toBeNull();
+  return { port, db, server };
+}
+
 describe('conveyor serve', () => {
   it('refuses to start without its settings, naming each one (exit 2)', async () => {
     const r = await cli(['serve']);
@@ -48,28 +64,22 @@ describe('conveyor serve', () => {
   });
 
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
-    dir = tempDir('conveyor-serve-');
-    const port = await freePort();
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-    const server = startCli(['serve'], {
-      env: {
-        APP_ID: '12345',
-        PRIVATE_KEY: privateKey,
-        WEBHOOK_SECRET: SECRET,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
-      },
-    });
-    stop = () => server.child.kill('SIGTERM');
-    await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
-    expect(server.child.exitCode, server.output()).toBeNull();
+    const { port } = await serve();
 
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
     const good = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
     const forged = `sha256=${createHmac('sha256', 'another-secret').update(body).digest('hex')}`;
     expect(await post(port, body, good)).toBe(200);
     expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
+  });
+
+  it('stops on SIGTERM by closing its state database, so nothing held for its next write is lost', async () => {
+    const { db, server } = await serve();
+    // Open, in WAL mode: the write-ahead log exists until the last connection closes cleanly.
+    expect(existsSync(`${db}-wal`)).toBe(true);
+    server.child.kill('SIGTERM');
+    const ended = await server.done;
+    expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
+    expect(existsSync(`${db}-wal`)).toBe(false);
   });
 });
