@@ -261,8 +261,12 @@ export default function conveyorApp(app: Probot, _options?: ApplicationFunctionO
   // before the process ends, so only a crash loses any. Probot's SIGINT handler stops its server
   // and exits; a service manager's SIGTERM exits the same way.
   process.once('exit', () => {
-    conveyor.close();
-    store.close();
+    try {
+      conveyor.close();
+      store.close();
+    } catch (e) {
+      process.stderr.write(`conveyor: could not close the state database cleanly: ${(e as Error).message}\n`);
+    }
   });
   process.once('SIGTERM', () => process.exit(0));
   void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
