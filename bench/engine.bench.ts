@@ -6,9 +6,10 @@
 //
 // One engine transition costs the engine's whole time for a run (creating it, then from `start`
 // until `idle`: reading, reducing, verifying receipts, building payloads, the CAS commit with its
-// outbox rows, carrying the effects out and marking them done), divided by the transitions it
-// committed. The time the dispatcher and the merge spend standing in for the action and the forge
-// (making and sealing the result) is not the engine's and is taken out; it is printed too.
+// outbox (in the run's row), carrying the effects out and marking them done), divided by the
+// transitions it committed. The time the dispatcher and the merge spend standing in for the
+// action and the forge (making and sealing the result) is not the engine's and is taken out; it
+// is printed too.
 //
 // Before the measured runs, a few warm-up runs (not counted) also count the pages each side
 // writes to the write-ahead log: a bare write of an unchanged body rewrites one page, while a

@@ -24,7 +24,10 @@ export interface EngineOptions {
   /** Carries out a merge effect (merges the run's PRs) and says how it went. */
   merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult>;
   now?: () => string;
-  /** Called after every committed transition, with the event that caused it. */
+  /**
+   * Called after a run starts and after every event applied to it, with the run as it stands then
+   * and the event: also for an event that changed nothing and was not written.
+   */
   observe?(run: Run, event: RunEvent): void;
   /** Carries out a reply effect (answers a refused or answered command). */
   reply?(run: Run, text: string): void | Promise<void>;
@@ -51,8 +54,7 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
-    const { dispatcher } = options;
-    this.prepare = dispatcher.prepare ? (run, effects) => dispatcher.prepare!(run, effects) : undefined;
+    this.prepare = options.dispatcher.prepare?.bind(options.dispatcher);
   }
 
   /**

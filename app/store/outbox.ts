@@ -32,9 +32,8 @@ export class Outbox {
   add(effects: readonly RunEffect[]): void {
     if (effects.length === 0) return;
     const pending = this.pending();
-    let keys: Set<string> | undefined;
+    const keys = new Set(pending.map((p) => p.key));
     for (const e of effects) {
-      keys ??= new Set(pending.map((p) => p.key));
       if (keys.has(e.key) || this.isDone(e.key)) continue;
       keys.add(e.key);
       pending.push(e);

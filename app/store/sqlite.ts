@@ -69,7 +69,6 @@ export function openSqliteStore(path: string): SqliteRunStore {
   }
 }
 
-
 interface RunRow {
   version: number;
   plan_key: string;
@@ -93,14 +92,12 @@ class SqliteStore implements SqliteRunStore {
   private readonly updateOutbox;
   private readonly updateRunFlag;
   private readonly updateOutboxFlag;
-
+  private readonly selectVersion;
   private readonly selectPending;
   private readonly selectPendingOf;
   private readonly insertDelivery;
-  private readonly createTx;
-  private readonly commitTx;
-  private readonly markDoneTx;
-  private readonly writeTx;
+  /** Every transaction: `write`, after the queued riders (they were asked for before it). */
+  private readonly transaction;
   private readonly riders = new Riders(() => this.flushRiders());
   /**
    * A run's plan never changes while it runs, so it is stored once (by a digest of its JSON) and
@@ -113,7 +110,6 @@ class SqliteStore implements SqliteRunStore {
    * skips parsing the JSON again. Cached runs are deeply frozen, so sharing them is safe.
    */
   private readonly recent = new Map<string, Run>();
-  private readonly selectVersion;
   private readonly listings = new Map<string, Database.Statement<unknown[], RunRow & { id: string }>>();
 
   constructor(
@@ -141,64 +137,31 @@ class SqliteStore implements SqliteRunStore {
     this.selectPending = db.prepare<[], { id: string; pending: string }>('SELECT id, pending FROM runs WHERE has_pending = 1 ORDER BY rowid');
     this.selectPendingOf = db.prepare<[string], { id: string; pending: string }>("SELECT id, pending FROM runs WHERE id = ? AND pending <> ''");
     this.insertDelivery = db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
-    // Every transaction writes the queued riders first (they were asked for before it).
-    this.markDoneTx = db.transaction((refs: readonly EffectRef[], riders: readonly Rider[]) => {
-      Riders.run(riders, db);
-      this.markAll(refs);
-    });
-    this.writeTx = db.transaction(<T>(write: () => T, riders: readonly Rider[]): T => {
+    this.transaction = db.transaction(<T>(write: () => T, riders: readonly Rider[]): T => {
       Riders.run(riders, db);
       return write();
-    });
-
-    this.createTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]) => {
-      Riders.run(riders, db);
-      if (done) this.markAll(done);
-      if (plan) this.insertPlan.run(plan.key, plan.body);
-      const box = new Outbox(run.id, { pending: '', done: '' }, this.whose(run.id));
-      box.add(effects);
-      const { pending, done: doneKeys } = box.columnsToWrite();
-      this.insertRun.run(run.id, run.version + 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, pending ? 1 : 0, pending, doneKeys, body);
-    });
-    this.commitTx = db.transaction((run: Run, planKey: string, plan: PlanWrite | undefined, body: string, effects: RunEffect[], done: readonly EffectRef[] | undefined, riders: readonly Rider[]): boolean => {
-      Riders.run(riders, db);
-      // This run's marks are written by the same UPDATE as the run; other runs' on their own.
-      const mine = done ? this.markAll(done, run.id) : [];
-      if (plan) this.insertPlan.run(plan.key, plan.body);
-      if (effects.length === 0 && mine.length === 0) return this.updateRunOnly.run(run.status, planKey, run.updatedAt, body, run.id, run.version).changes === 1;
-      // Under the write lock (an immediate transaction), so no other writer changes the row meanwhile.
-      const row = this.selectOutbox.get(run.id);
-      if (!row) return false;
-      const box = new Outbox(run.id, row, this.whose(run.id));
-      box.markDone(mine);
-      if (row.version !== run.version) {
-        // A conflict: the run and its effects are not written, the marks are (they are true either way).
-        if (box.dirty) this.writeOutbox(run.id, box, row);
-        return false;
-      }
-      box.add(effects);
-      const c = box.columnsToWrite();
-      const changes =
-        (c.pending === '') === (row.pending === '')
-          ? this.updateRun.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, run.id, run.version).changes
-          : this.updateRunFlag.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, c.pending ? 1 : 0, run.id, run.version).changes;
-      return changes === 1;
     });
   }
 
   create(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): void {
     const [planKey, plan] = this.planOf(run.plan);
     const body = serializeRun(freezeRun(run));
-    this.guard(() => {
-      try {
-        this.withRiders((riders) => this.createTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined, riders));
-      } catch (e) {
-        if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
-        }
-        throw e;
+    try {
+      this.write(() => {
+        if (done?.length) this.markAll(done);
+        if (plan) this.insertPlan.run(plan.key, plan.body);
+        const box = new Outbox(run.id, { pending: '', done: '' }, this.whose(run.id));
+        box.add(effects);
+        const { pending, done: doneKeys } = box.columnsToWrite();
+        this.insertRun.run(run.id, run.version + 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, planKey, run.createdAt, run.updatedAt, pending ? 1 : 0, pending, doneKeys, body);
+      });
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`, { cause: e });
       }
-    });
+      throw e;
+    }
+    this.planWritten(run.plan, plan);
     this.remember(Object.freeze({ ...run, version: run.version + 1 }));
   }
 
@@ -239,16 +202,40 @@ class SqliteStore implements SqliteRunStore {
     const [planKey, plan] = this.planOf(run.plan);
     // Frozen: the store keeps the run as its latest and shares it with readers (see port.ts).
     const body = serializeRun(freezeRun(run));
-    const ok = this.guard(() => this.withRiders((riders) => this.commitTx.immediate(run, planKey, plan, body, effects, done?.length ? done : undefined, riders)));
+    const ok = this.write(() => {
+      // This run's marks are written by the same UPDATE as the run; other runs' on their own.
+      const mine = done?.length ? this.markAll(done, run.id) : [];
+      if (plan) this.insertPlan.run(plan.key, plan.body);
+      if (effects.length === 0 && mine.length === 0) return this.updateRunOnly.run(run.status, planKey, run.updatedAt, body, run.id, run.version).changes === 1;
+      // Under the write lock (an immediate transaction), so no other writer changes the row meanwhile.
+      const row = this.selectOutbox.get(run.id);
+      if (!row) return false;
+      const box = new Outbox(run.id, row, this.whose(run.id));
+      box.markDone(mine);
+      if (row.version !== run.version) {
+        // A conflict: the run and its effects are not written, the marks are (they are true either way).
+        if (box.dirty) this.writeOutbox(run.id, box, row);
+        return false;
+      }
+      box.add(effects);
+      const c = box.columnsToWrite();
+      const changes =
+        (c.pending === '') === (row.pending === '')
+          ? this.updateRun.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, run.id, run.version).changes
+          : this.updateRunFlag.run(run.status, planKey, run.updatedAt, c.pending, c.done, body, c.pending ? 1 : 0, run.id, run.version).changes;
+      return changes === 1;
+    });
+    // Committed, even when the compare-and-swap failed: the plan was written either way.
+    this.planWritten(run.plan, plan);
     if (ok) this.remember(Object.freeze({ ...run, version: run.version + 1 }));
     return ok;
   }
 
   pendingEffects(runId?: string): StoredEffect[] {
-    const rows = this.guard(() => (runId === undefined ? this.selectPending.all() : this.selectPendingOf.all(runId)));
-    const out: StoredEffect[] = [];
-    for (const r of rows) for (const e of this.guard(() => parsePending(r.pending, this.whose(r.id)))) out.push({ ...e, runId: r.id });
-    return out;
+    return this.guard(() => {
+      const rows = runId === undefined ? this.selectPending.all() : this.selectPendingOf.all(runId);
+      return rows.flatMap((r) => parsePending(r.pending, this.whose(r.id)).map((e) => ({ ...e, runId: r.id })));
+    });
   }
 
   markEffectDone(runId: string, key: string): void {
@@ -257,11 +244,11 @@ class SqliteStore implements SqliteRunStore {
 
   markEffectsDone(refs: readonly EffectRef[]): void {
     if (refs.length === 0) return;
-    this.guard(() => this.withRiders((riders) => this.markDoneTx.immediate(refs, riders)));
+    this.write(() => this.markAll(refs));
   }
 
   write<T>(write: () => T): T {
-    return this.guard(() => this.withRiders((riders) => this.writeTx.immediate(write, riders) as T));
+    return this.guard(() => this.withRiders((riders) => this.transaction.immediate(write, riders) as T));
   }
 
   ride(rider: Rider): void {
@@ -359,14 +346,21 @@ class SqliteStore implements SqliteRunStore {
     return run;
   }
 
-  /** The plan's key, and its text when it may not be stored yet. */
+  /**
+   * The plan's key, and its text when it may not be stored yet: it is known stored (see
+   * `planWritten`) only once a transaction that wrote it committed.
+   */
   private planOf(plan: Plan): [string, PlanWrite | undefined] {
     const known = this.planKeys.get(plan);
     if (known) return [known, undefined];
     const body = JSON.stringify(plan);
     const key = sha256(body);
-    this.planKeys.set(plan, key);
     return [key, { key, body }];
+  }
+
+  /** A transaction that wrote the plan (if it had to) committed: the next ones need not. */
+  private planWritten(plan: Plan, write: PlanWrite | undefined): void {
+    if (write) this.planKeys.set(plan, write.key);
   }
 
   private loadPlan(key: string): Plan {

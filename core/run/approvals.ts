@@ -2,7 +2,7 @@
 // permission, not a bot) is checked by the app before the event exists; the rules that depend on
 // the plan (named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
-import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, pushedAfter, reply, validApprovals } from './draft.ts';
+import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, pushedAfter, reply, staleApprovalsNote, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Transition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
@@ -92,7 +92,7 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
     if (have >= p.minApprovals) continue;
     const w = d.step(p.id);
     w.status = 'waiting';
-    w.reason = `${approvalReason(have, p.minApprovals)} (approvals are stale: ${why})`;
+    w.reason = approvalReason(have, p.minApprovals) + staleApprovalsNote(why);
   }
   d.advance();
   d.settle();

@@ -107,9 +107,14 @@ export function attemptTimeoutMinutes(run: Run, stepId: string): number {
   const step = planStep(run, stepId);
   if (!step) return 0;
   if (run.steps[stepId]?.mode !== 'repair') return step.timeoutMinutes;
-  const coder = run.plan.steps.find((s) => s.kind === 'code');
-  const agent = ('repair' in step && step.repair?.agent) || (coder && 'agent' in coder ? coder.agent : undefined);
+  const agent = ('repair' in step && step.repair?.agent) || coderAgent(run);
   return Math.max(step.timeoutMinutes, (agent && run.plan.agents[agent]?.timeoutMinutes) || 0);
+}
+
+/** The first code step's agent: the one that repairs a merge's conflicts (see the reducer's conflictRepair). */
+export function coderAgent(run: Run): string | undefined {
+  const code = run.plan.steps.find((s) => s.kind === 'code');
+  return code?.kind === 'code' ? code.agent : undefined;
 }
 
 export class Draft {
@@ -288,16 +293,23 @@ export function approvalReason(have: number, need: number): string {
   return `waiting for approvals: ${have} of ${need}`;
 }
 
+/** How the stale reason of an approval that a push made stale ends (and only such a reason). */
+const AFTER_THE_APPROVAL = ' after the approval';
+
 /** The stale reason of an approval that a push made stale (see approvals.ts). */
 export function pushedAfter(by: string, head: string, repo: string): string {
-  return `${by} pushed ${head.slice(0, 7)} to ${repo} after the approval`;
+  return `${by} pushed ${head.slice(0, 7)} to ${repo}${AFTER_THE_APPROVAL}`;
+}
+
+/** What a waiting approval's reason ends with when a push made its approvals stale (`why`: see pushedAfter). */
+export function staleApprovalsNote(why: string): string {
+  return ` (approvals are stale: ${why})`;
 }
 
 /** Why earlier approvals of a step no longer count, when a push made them stale (the latest), for its waiting reason. */
 export function staleNote(run: Run, stepId: string): string {
-  const stale = run.approvals.filter((a) => a.step === stepId && a.stale?.endsWith(' after the approval'));
-  const last = stale.at(-1);
-  return last ? ` (approvals are stale: ${last.stale})` : '';
+  const last = run.approvals.findLast((a) => a.step === stepId && a.stale?.endsWith(AFTER_THE_APPROVAL));
+  return last?.stale ? staleApprovalsNote(last.stale) : '';
 }
 
 /** A refusal: the run does not change; a reply says why (keyed by the event, so a redelivery replies once). */

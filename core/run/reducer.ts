@@ -9,7 +9,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { PullRequestRef } from '../wire.ts';
 import { decide, prPushed } from './approvals.ts';
-import { describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
+import { coderAgent, describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 
@@ -240,8 +240,8 @@ function cancelReason(by: string | undefined, why: string | undefined): string {
  */
 function conflictRepair(run: Run, kind: string, result: { error?: { code: string } }): { agent: string; maxAttempts: number } | undefined {
   if (kind !== 'merge' || result.error?.code !== 'merge-conflict') return undefined;
-  const code = run.plan.steps.find((s) => s.kind === 'code');
-  return code?.kind === 'code' ? { agent: code.agent, maxAttempts: MAX_CONFLICT_REPAIRS } : undefined;
+  const agent = coderAgent(run);
+  return agent !== undefined ? { agent, maxAttempts: MAX_CONFLICT_REPAIRS } : undefined;
 }
 
 /** Latest PR per repository, keeping the order repositories first appeared in. */

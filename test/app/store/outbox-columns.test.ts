@@ -71,4 +71,22 @@ describe('the outbox in the run row', () => {
     expect(() => store.pendingEffects('r1')).toThrow(`The pending effects of run "r1" in the state database ${path} are not valid JSON`);
     expect(() => store.commit(store.get('r1')!, [report('k2')])).toThrow('Restore it from a backup');
   });
+
+  it('a pending column that is JSON but not a list of keyed effects is reported too, by every reader and writer of it', () => {
+    store.create(runOf('r1'), [report('k')]);
+    store.create(runOf('r2'), [report('r2:k')]);
+    for (const damaged of ['{"key":"k"}', '[1]', '[{"type":"report"}]', 'null']) {
+      const raw = new Database(path);
+      raw.prepare("UPDATE runs SET pending = ? WHERE id = 'r1'").run(damaged);
+      raw.close();
+      const notAList = `The pending effects of run "r1" in the state database ${path} are not a list of effects with keys.`;
+      expect(() => store.pendingEffects('r1'), damaged).toThrow(notAList);
+      // Listing every run's effects, and marking done (alone or beside a commit of another run), name it as well.
+      expect(() => store.pendingEffects(), damaged).toThrow(notAList);
+      expect(() => store.markEffectDone('r1', 'k'), damaged).toThrow(notAList);
+      expect(() => store.commit(store.get('r2')!, [], [{ runId: 'r1', key: 'k' }]), damaged).toThrow(`${notAList} Restore it from a backup`);
+      // The run that is not damaged was not written either: the transaction rolled back whole.
+      expect(store.get('r2')?.version).toBe(1);
+    }
+  });
 });

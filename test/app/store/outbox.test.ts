@@ -141,6 +141,30 @@ describe('the engine over the outbox', () => {
     }
   });
 
+  it('marks held for a new run whose write failed are kept for the next write, not lost', async () => {
+    const counted = counting(open());
+    let refuse = false;
+    const create = counted.store.create.bind(counted.store);
+    counted.store.create = (run, effects, done) => {
+      if (refuse) throw new Error('disk full');
+      create(run, effects, done);
+    };
+    const engine = new Engine({
+      store: counted.store,
+      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: answer(payload) }), recover: () => Promise.resolve(undefined) },
+      now: () => AT,
+      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+    });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.settled();
+    expect(counted.store.pendingEffects('web-7')).not.toEqual([]);
+    refuse = true;
+    await expect(engine.start({ id: 'web-8', plan, issue: { ...issue, number: 8 }, requester: 'alice', options: {} })).rejects.toThrow('disk full');
+    await engine.idle();
+    expect(counted.store.pendingEffects()).toEqual([]);
+    expect(counted.separateMarkWrites).toBe(1);
+  });
+
   it('a process that dies before writing its marks leaves the effects pending; recovery runs no attempt twice', async () => {
     // The first process: its `implement` attempt never reports before it dies.
     const first = open();

@@ -104,6 +104,29 @@ describe('records that ride on the next write', () => {
     }
   });
 
+  it('fail the transaction they ride on when SQLite itself rolled it back (a full disk), and wait for the next one', () => {
+    let fail = true;
+    store.ride({
+      write: () => {
+        store.database.prepare('INSERT INTO notes (note) VALUES (?)').run('x');
+        if (!fail) return;
+        fail = false;
+        // What SQLite does on SQLITE_FULL or SQLITE_IOERR: the transaction is rolled back, and the statement throws.
+        store.database.exec('ROLLBACK');
+        throw new Error('database or disk is full');
+      },
+    });
+    ride('a');
+    expect(() => store.create(runOf('r1'), [])).toThrow('database or disk is full');
+    // Not written: nor the run (its statements did not commit on their own), nor any rider.
+    expect(file.prepare("SELECT count(*) FROM runs WHERE id = 'r1'").pluck().get()).toBe(0);
+    expect(inFile('a')).toBe(false);
+    expect(inFile('x')).toBe(false);
+    store.create(runOf('r2'), []);
+    expect(inFile('x')).toBe(true);
+    expect(inFile('a')).toBe(true);
+  });
+
   it('run before the statements of the transaction that carries them', () => {
     const order: string[] = [];
     store.ride({ write: () => order.push('rider'), written: () => order.push('written') });

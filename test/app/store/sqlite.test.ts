@@ -6,6 +6,7 @@ import { createRun } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect } from '../../../core/run/types.ts';
 import { StoreError } from '../../../app/store/port.ts';
 import type { RunStore } from '../../../app/store/port.ts';
+import { serializeRun } from '../../../app/store/json.ts';
 import { openSqliteStore, SCHEMA_VERSION } from '../../../app/store/sqlite.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
@@ -41,6 +42,15 @@ describe('sqlite store', () => {
   it('refuses a second run with the same id', () => {
     store.create(runOf('r1'), []);
     expect(() => store.create(runOf('r1'), [])).toThrow(/A run "r1" already exists in .*state\.db/);
+  });
+
+  it('a plan whose first write failed is written again with the next run that uses it', () => {
+    store.create(runOf('r1'), []);
+    // A new plan, first seen with a run that cannot be stored: its transaction, plan included, rolls back.
+    const refused = runOf('r1', 7, 'hotfix');
+    expect(() => store.create(refused, [])).toThrow(/already exists/);
+    store.create({ ...refused, id: 'r2' }, []);
+    expect(store.get('r2')?.plan).toEqual(refused.plan);
   });
 
   it('commit is compare-and-swap: a stale version writes nothing, not even its effects', () => {
@@ -169,6 +179,63 @@ describe('sqlite store', () => {
       expect(raw.prepare('SELECT version FROM schema_version').pluck().get()).toBe(SCHEMA_VERSION);
     } finally {
       raw.close();
+    }
+  });
+});
+
+describe('sqlite store: older files', () => {
+  it('brings a version 1 file (effects in a table of their own) up to date, keeping runs, their order and their outbox', () => {
+    const path = join(dir, 'v1.db');
+    const raw = new Database(path);
+    raw.exec(`
+      CREATE TABLE schema_version (version INTEGER NOT NULL);
+      INSERT INTO schema_version (version) VALUES (1);
+      CREATE TABLE plans (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE runs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL, issue_repo TEXT NOT NULL, issue_number INTEGER NOT NULL,
+        pipeline TEXT NOT NULL, plan_key TEXT NOT NULL REFERENCES plans (key), created_at TEXT NOT NULL, updated_at TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
+      CREATE TABLE effects (run INTEGER NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, key)) WITHOUT ROWID;
+      CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
+    `);
+    raw.prepare('INSERT INTO plans (key, body) VALUES (?, ?)').run('p1', JSON.stringify(plan));
+    const insertRun = raw.prepare(
+      "INSERT INTO runs (rowid, id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body) VALUES (?, ?, ?, 'running', 'acme/web', 7, 'default', 'p1', ?, ?, ?)",
+    );
+    const insertEffect = raw.prepare('INSERT INTO effects (run, key, version, idx, body, done) VALUES (?, ?, ?, ?, ?, ?)');
+    // Created first: `b` (rowid 1), then `a` (rowid 2); `a`'s effects were committed out of key order.
+    const b = runOf('b');
+    const a = runOf('a');
+    insertRun.run(1, 'b', 1, AT, AT, serializeRun(b));
+    insertRun.run(2, 'a', 3, AT, AT, serializeRun(a));
+    insertEffect.run(1, 'b:report:1', 1, 0, JSON.stringify(report('b:report:1')), 1);
+    insertEffect.run(2, 'a:report:3', 3, 0, JSON.stringify(report('a:report:3')), 0);
+    insertEffect.run(2, 'a:report:2', 2, 1, JSON.stringify(report('a:report:2')), 0);
+    insertEffect.run(2, 'a:report:1', 2, 0, JSON.stringify(report('a:report:1')), 1);
+    raw.close();
+
+    const migrated = openSqliteStore(path);
+    try {
+      expect(migrated.list().map((r) => r.id)).toEqual(['b', 'a']);
+      expect(migrated.get('a')).toEqual({ ...a, version: 3 });
+      expect(migrated.pendingEffects().map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:2', 'a/a:report:3']);
+      // A done effect committed again stays done; a pending one is stored once.
+      expect(migrated.commit(migrated.get('a')!, [report('a:report:1'), report('a:report:2'), report('a:report:4')])).toBe(true);
+      expect(migrated.pendingEffects('a').map((e) => e.key)).toEqual(['a:report:2', 'a:report:3', 'a:report:4']);
+      migrated.markEffectsDone([{ runId: 'a', key: 'a:report:2' }, { runId: 'a', key: 'a:report:3' }, { runId: 'a', key: 'a:report:4' }]);
+      expect(migrated.pendingEffects()).toEqual([]);
+      expect(migrated.commit(migrated.get('b')!, [report('b:report:1')])).toBe(true);
+      expect(migrated.pendingEffects()).toEqual([]);
+    } finally {
+      migrated.close();
+    }
+    const after = new Database(path, { readonly: true });
+    try {
+      expect(after.prepare('SELECT version FROM schema_version').pluck().get()).toBe(SCHEMA_VERSION);
+      const tables = after.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
+      expect(tables).toEqual(['deliveries', 'plans', 'runs', 'runs_issue', 'runs_pending', 'schema_version']);
+    } finally {
+      after.close();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isApprover } from '../../../core/run/approvals.ts';
 import { reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../../core/run/types.ts';
 import { planOf } from '../../helpers/plans.ts';
@@ -54,6 +55,17 @@ describe('decisions', () => {
     const run = atApproval({ approvers: ['Carol'] });
     expect(replyText(step(run, approve('bob')))).toBe('bob is not an approver of step "approve" (approvers: Carol).');
     expect(step(run, approve('carol')).run.steps.approve?.status).toBe('succeeded');
+  });
+
+  it("a named team's approver counts only when the app named the team it verified", () => {
+    const run = atApproval({ approvers: ['@acme/reviewers', '@bob'] });
+    expect(isApprover(['@acme/reviewers', '@bob'], 'bob', undefined)).toBe(true);
+    expect(isApprover(['@acme/reviewers'], 'acme/reviewers', undefined)).toBe(false); // a login is never a team
+    expect(isApprover(['@acme/reviewers'], 'dave', 'acme/other')).toBe(false);
+    expect(isApprover([], 'anyone', undefined)).toBe(true);
+    expect(replyText(reduce(run, approve('dave')))).toMatch(/dave is not an approver of step "approve"/);
+    const t = reduce(run, { type: 'decision', at: AT, decision: 'approve', by: 'dave', team: '@ACME/Reviewers' });
+    expect(t.run.approvals.map((a) => a.by)).toEqual(['dave']);
   });
 
   it('reject fails the approval step and the run waits, saying who and why', () => {

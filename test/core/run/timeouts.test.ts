@@ -30,6 +30,17 @@ describe('attemptTimeoutMinutes', () => {
     expect(attemptTimeoutMinutes(quick, 'test')).toBe(30);
   });
 
+  it("is the code step's agent's timeout for a merge's conflict repair (the merge step names no agent)", () => {
+    const merging = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]), 45);
+    let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
+    m = reduce(m, { type: 'step-completed', at: AT, result: resultOf('m', 'implement', 1, 0, 'success') }).run;
+    expect(attemptTimeoutMinutes(m, 'ship')).toBe(30);
+    const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
+    m = reduce(m, { type: 'step-completed', at: AT, result: resultOf('m', 'ship', 1, 0, 'failure', conflict) }).run;
+    expect(m.steps.ship).toMatchObject({ status: 'queued', mode: 'repair' });
+    expect(attemptTimeoutMinutes(m, 'ship')).toBe(45);
+  });
+
   it('is 0 for a step the plan does not have', () => {
     expect(attemptTimeoutMinutes(run, 'nope')).toBe(0);
   });
