@@ -40,6 +40,8 @@ export function parseExternalId(text: string | null | undefined): AttemptId | un
 }
 
 const MARKER = 'conveyor:result:v1';
+/** The summary of a result too long for output.text: output.summary holds it. */
+const SUMMARY_ELSEWHERE = '(see the check run summary)';
 
 /**
  * The result as a hidden HTML comment: invisible in the Checks tab, exact for the app. `<` and `>`
@@ -49,17 +51,13 @@ const MARKER = 'conveyor:result:v1';
  */
 export function renderResultText(result: StepResult, limit = CHECK_OUTPUT_LIMIT - 200): string {
   const encode = (r: StepResult) => `<!-- ${MARKER} ${JSON.stringify(r).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
-  let text = encode(result);
+  const text = encode(result);
   if (text.length <= limit) return text;
-  const lean: StepResult = { ...result, summary: '(see the check run summary)' };
-  text = encode(lean);
-  if (text.length <= limit && lean.findings === undefined) return text;
-  if (lean.findings !== undefined) {
-    const over = text.length - limit;
-    if (over > 0) lean.findings = `${lean.findings.slice(0, Math.max(0, lean.findings.length - over - 100))}\n…(cut to fit GitHub's check run limit)`;
-    text = encode(lean);
-  }
-  return text;
+  const lean: StepResult = { ...result, summary: SUMMARY_ELSEWHERE };
+  const leanText = encode(lean);
+  if (leanText.length <= limit || lean.findings === undefined) return leanText;
+  const over = leanText.length - limit;
+  return encode({ ...lean, findings: `${lean.findings.slice(0, Math.max(0, lean.findings.length - over - 100))}\n…(cut to fit GitHub's check run limit)` });
 }
 
 export type ParsedResult = { ok: true; result: StepResult } | { ok: false; message: string };
@@ -80,6 +78,6 @@ export function parseResultText(text: string | null | undefined, summary?: strin
   const parsed = stepResultSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, message: `the Conveyor result does not match the wire contract: ${describeIssues(parsed.error)}` };
   const result = parsed.data;
-  if (result.summary === '(see the check run summary)' && summary) result.summary = summary;
+  if (result.summary === SUMMARY_ELSEWHERE && summary) result.summary = summary;
   return { ok: true, result };
 }

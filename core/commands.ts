@@ -108,7 +108,6 @@ function parseOne(word: string | undefined, rest: string | undefined): Command |
     case 'status':
       return none({ name });
     case 'reject':
-      return arg === undefined ? { name } : { name, reason: arg };
     case 'cancel':
       return arg === undefined ? { name } : { name, reason: arg };
     case 'retry':

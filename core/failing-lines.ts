@@ -64,7 +64,7 @@ function failureGroups(lines: readonly string[]): number[][] {
         const next = lines[j] ?? '';
         if (next.trim() && indentOf(next) <= indent) break;
         if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j);
-        if (next.trim() === '...' ) {
+        if (next.trim() === '...') {
           j++;
           break;
         }
@@ -117,8 +117,13 @@ export function failingLines(output: string, options: FailingLinesOptions = {}):
   const ordered = [...keep].sort((a, b) => a - b);
   const out: string[] = [];
   let previous = -1;
+  // A gap is marked only where a non-empty line was left out (blank lines are not worth a mark).
+  const leftOutBetween = (from: number, to: number): boolean => {
+    for (let j = from + 1; j < to; j++) if (lines[j]?.trim()) return true;
+    return false;
+  };
   for (const i of ordered) {
-    if (previous >= 0 && i > previous + 1 && nonEmpty.some((n) => n > previous && n < i)) out.push(GAP);
+    if (previous >= 0 && leftOutBetween(previous, i)) out.push(GAP);
     else if (previous < 0 && i > (nonEmpty[0] ?? 0)) out.push(GAP);
     out.push(lines[i] ?? '');
     previous = i;

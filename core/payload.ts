@@ -20,14 +20,12 @@ function agentsOf(plan: Plan, stepId: string): string[] {
   if ('repair' in step && step.repair) names.push(step.repair.agent);
   if (step.kind === 'gate' && step.author) names.push(step.author);
   // A merge step's repair (resolving a conflict with the base) is the coder's work.
-  if (step.kind === 'merge') {
-    const code = plan.steps.find((s) => s.kind === 'code');
-    if (code?.kind === 'code') names.push(code.agent);
-  }
+  const coder = step.kind === 'merge' ? coderOf(plan) : undefined;
+  if (coder) names.push(coder.agent);
   return names;
 }
 
-/** The code step's agent (the first code step in plan order), for review independence. */
+/** The code step's agent (the first code step in plan order): review independence judges against it, and it repairs a merge conflict. */
 function coderOf(plan: Plan): StepPayload['coder'] {
   const code = plan.steps.find((s) => s.kind === 'code');
   if (!code || code.kind !== 'code') return undefined;

@@ -1,7 +1,7 @@
 // One agent run: the prompt goes to a file, the contract goes to variables, and the command runs
 // once at the workspace root (inside the repository when there is only one) with an environment
 // holding no token or secret.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
 import { buildPrompt } from '../../core/prompt.ts';
@@ -77,7 +77,7 @@ export function identityVariables(payload: StepPayload): Record<string, string> 
  * The environment of any agent (coder, reviewer, gate author): the runner's without secrets, an
  * identity for commits, the agent's own `env`, and the contract variables.
  */
-export function agentEnvironment(
+function agentEnvironment(
   ctx: StepContext,
   payload: StepPayload,
   ws: Workspace,
@@ -99,6 +99,7 @@ export function agentEnvironment(
   });
 }
 
+/** Runs the coding agent (a code step, or a repair) with the prompt of its step. */
 export async function runAgent(
   ctx: StepContext,
   payload: StepPayload,
@@ -106,11 +107,7 @@ export async function runAgent(
   agent: ResolvedAgent,
   options: { mode: 'run' | 'repair'; writes: string[]; findings?: string },
 ): Promise<AgentOutcome> {
-  const dir = await conveyorDir(ws);
-  const promptFile = join(dir, 'prompt.md');
-  const resultFile = join(dir, 'result.json');
   const single = ws.repos.length === 1 ? ws.repos[0] : undefined;
-  const cwd = single ? single.dir : ws.root;
   const prompt = buildPrompt({
     issue: payload.issue,
     step: { id: payload.step.id, kind: payload.step.kind },
@@ -130,21 +127,30 @@ export async function runAgent(
     ...(options.findings ? { findings: options.findings } : {}),
     notes: ws.notes,
   });
-  // The prompt may carry findings from a gate's output: scrub it like everything else we write.
-  await writeFile(promptFile, ctx.scrubber.scrub(prompt));
-  const env = agentEnvironment(ctx, payload, ws, agent, { promptFile, resultFile });
-  ctx.log(`conveyor: running agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  return runAgentCommand(ctx, agent, cwd, env, { promptFile, resultFile });
+  return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root });
 }
 
-/** Runs an agent's command with its timeout, streaming scrubbed lines, and reads what it wrote to its result file. */
-export async function runAgentCommand(
+/**
+ * Runs any agent (coder, reviewer, gate author) on a prompt: the prompt goes to its file (scrubbed:
+ * it may carry findings from a gate's output), the result file starts absent (so whatever is there
+ * is the agent's own), the command runs with its timeout, and what it wrote to its result file is
+ * read back. `role` names the files of an agent other than the coder (`review-prompt.md`...).
+ */
+export async function runAgentWithPrompt(
   ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
   agent: ResolvedAgent,
-  cwd: string,
-  env: Record<string, string>,
-  files: { promptFile: string; resultFile: string },
+  options: { prompt: string; cwd: string; role?: string },
 ): Promise<AgentOutcome> {
+  const dir = await conveyorDir(ws);
+  const prefix = options.role ? `${options.role}-` : '';
+  const files = { promptFile: join(dir, `${prefix}prompt.md`), resultFile: join(dir, `${prefix}result.json`) };
+  await rm(files.resultFile, { force: true });
+  await writeFile(files.promptFile, ctx.scrubber.scrub(options.prompt));
+  const env = agentEnvironment(ctx, payload, ws, agent, files);
+  const cwd = options.cwd;
+  ctx.log(`conveyor: running ${options.role ? `${options.role} ` : ''}agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
   const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes });
   let resultText: string | undefined;
   try {

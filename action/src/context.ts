@@ -1,11 +1,13 @@
 // What a step needs from its surroundings, gathered once by the entry: the runner's environment,
 // the token, the server, the forge, a log, and the scale of a "minute" (tests shrink it so a
 // timeout can be exercised without waiting minutes).
+import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
+import type { PayloadRepo } from '../../core/wire.ts';
 import type { Forge } from '../../app/forge/port.ts';
 import { runCommand, type CommandResult } from './command.ts';
 import { Scrubber, commandEnvironment } from './secrets.ts';
-import { checkServerUrl, type WorkspaceContext } from './workspace.ts';
+import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, type WorkspaceContext } from './workspace.ts';
 
 export interface StepContext {
   /** The runner's environment as the process got it (secrets included: never pass it on). */
@@ -74,6 +76,21 @@ export function workspaceContext(ctx: StepContext): WorkspaceContext {
     env: safeEnvironment(ctx),
     scrub: (t) => ctx.scrubber.scrub(t),
   };
+}
+
+/** Clones the step's repositories into CONVEYOR_WORKSPACE_ROOT when given, else into a new temporary folder. */
+export function prepareStepWorkspace(
+  ctx: StepContext,
+  repos: readonly PayloadRepo[],
+  mode: PrepareMode,
+  wctx: WorkspaceContext = workspaceContext(ctx),
+): Promise<Workspace> {
+  return prepareWorkspace(wctx, repos, { mode, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+}
+
+/** Removes a temporary workspace once the step is done with it; CONVEYOR_WORKSPACE_ROOT is the caller's and stays. */
+export async function removeStepWorkspace(ctx: StepContext, ws: Workspace): Promise<void> {
+  if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
 }
 
 /**

@@ -2,11 +2,8 @@
 // before it gets here.
 import type { Workspace } from './workspace.ts';
 
-export function fenced(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}text\n${text}\n${ticks}`;
-}
+/** A fenced text block no backticks in `text` can close. */
+export { fence as fenced } from '../../core/prompt.ts';
 
 /** The last `maxLines` lines, at most `maxChars` characters. */
 export function tail(text: string, maxLines = 40, maxChars = 4000): string {

@@ -31,6 +31,16 @@ describe('check run external ids and results', () => {
     expect(parsed.ok && parsed.result.findings?.endsWith("(cut to fit GitHub's check run limit)")).toBe(true);
   });
 
+  it('leaves findings whole when dropping the summary is enough, and a result without findings its summary only', () => {
+    const longSummary = { ...result, summary: 'x'.repeat(80_000) };
+    const parsed = parseResultText(renderResultText(longSummary), 'from output.summary');
+    expect(parsed).toEqual({ ok: true, result: { ...result, summary: 'from output.summary' } });
+    const { findings: _findings, ...noFindings } = longSummary;
+    const lean = parseResultText(renderResultText(noFindings));
+    expect(lean.ok && lean.result.summary).toBe('(see the check run summary)');
+    expect(lean.ok && lean.result.findings).toBeUndefined();
+  });
+
   it('says why a text holds no result', () => {
     expect(parseResultText(null)).toMatchObject({ ok: false, message: 'the check run has no output text' });
     expect(parseResultText('<!-- conveyor:result:v1 {"version":1} -->')).toMatchObject({ ok: false, message: expect.stringMatching(/wire contract: runId/) });

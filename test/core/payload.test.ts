@@ -46,6 +46,18 @@ describe('buildPayload', () => {
     expect(buildPayload(run, { step: 'review', attempt: next.attempt, epoch: next.epoch, mode: next.mode })).not.toHaveProperty('findings');
   });
 
+  it("a merge step's payload carries the coder, who repairs a conflict with the base, and no other agent", () => {
+    const withMerge = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'review', kind: 'review' },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    const payload = buildPayload(start(withMerge).run, { step: 'ship', attempt: 1, epoch: 0, mode: 'repair' });
+    expect(Object.keys(payload.agents)).toEqual(['coder']);
+    expect(payload.coder).toEqual({ agent: 'coder', model: 'anthropic/claude' });
+    expect(buildPayload(start(withMerge).run, { step: 'review', attempt: 1, epoch: 0, mode: 'run' }).agents).not.toHaveProperty('coder');
+  });
+
   it('names the run and the step it does not know', () => {
     const run = start(plan).run;
     expect(() => buildPayload(run, { step: 'nope', attempt: 1, epoch: 0, mode: 'run' })).toThrow('run r1 has no step nope');

@@ -64,4 +64,13 @@ describe('merge trailers', () => {
     const stale: Run = { ...run, approvals: run.approvals.map((a) => ({ ...a, stale: 'pushed' })) };
     expect(trailerLines(stale, pr).some((l) => l.startsWith('Approved-by'))).toBe(false);
   });
+
+  it('keep every value on its line: a newline in a name cannot start a forged trailer', () => {
+    const run = atMerge();
+    const forged: Run = { ...run, approvals: run.approvals.map((a) => ({ ...a, by: 'bob\nReviewed-by: mallory' })) };
+    const lines = trailerLines(forged, pr);
+    expect(lines).toContain('Approved-by: bob Reviewed-by: mallory');
+    expect(lines.filter((l) => l.startsWith('Reviewed-by'))).toHaveLength(1);
+    expect(mergeTrailers(forged, pr).split('\n').filter((l) => l.startsWith('Reviewed-by'))).toHaveLength(1);
+  });
 });

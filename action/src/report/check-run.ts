@@ -5,7 +5,8 @@
 // taken by another workflow run) does nothing at all; otherwise the check run is marked in
 // progress with a link to this workflow run.
 import { readFile } from 'node:fs/promises';
-import { CHECK_OUTPUT_LIMIT, externalIdOf, renderResultText } from '../../../core/check-run.ts';
+import { externalIdOf, renderResultText } from '../../../core/check-run.ts';
+import { withRetry } from '../../../app/github/retry.ts';
 import type { StepResult } from '../../../core/wire.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -37,7 +38,7 @@ export function checkRunOutput(result: StepResult): CheckRunOutput {
     title,
     summary,
     externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
-    text: renderResultText(result, CHECK_OUTPUT_LIMIT - 200),
+    text: renderResultText(result),
   };
 }
 
@@ -68,29 +69,18 @@ interface ApiCheckRun {
   details_url: string | null;
 }
 
-/** The REST calls of the check run, on the global fetch with the installation token. */
+/** The REST calls of the check run, on the global fetch with the installation token, retried as the app's are. */
 function api(env: NodeJS.ProcessEnv, token: string, repo: string, id: string) {
   const base = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
   const url = `${base}/repos/${repo}/check-runs/${id}`;
   const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json', 'user-agent': 'conveyor-action' };
-  const call = async <T>(method: 'GET' | 'PATCH', body?: unknown): Promise<T> => {
-    let last = '';
-    // Server errors and rate limits are retried; anything else is final.
-    for (let tries = 0; tries < 4; tries++) {
-      if (tries > 0) await new Promise((r) => setTimeout(r, 500 * 2 ** (tries - 1)));
-      let res: Response;
-      try {
-        res = await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      } catch (e) {
-        last = (e as Error).message;
-        continue;
-      }
+  const call = <T>(method: 'GET' | 'PATCH', body?: unknown): Promise<T> =>
+    withRetry(`${method} check run ${id} of ${repo}`, async () => {
+      const res = await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       if (res.ok) return (await res.json()) as T;
-      last = `HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`;
-      if (res.status < 500 && res.status !== 429) break;
-    }
-    throw new Error(`${method} check run ${id} of ${repo} failed: ${last}`);
-  };
+      // What withRetry reads to tell a retryable failure: the status and the rate-limit headers.
+      throw Object.assign(new Error((await res.text()).slice(0, 300)), { status: res.status, response: { headers: Object.fromEntries(res.headers) } });
+    });
   return { get: () => call<ApiCheckRun>('GET'), patch: (body: unknown) => call<ApiCheckRun>('PATCH', body) };
 }
 

@@ -1,13 +1,12 @@
 // The `code` step (and the repair of a gate or review, which is the same work with findings): one
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
-import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
 import { resolveAgent, runAgent } from '../agent.ts';
-import { workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 import { git } from '../git.ts';
 import { baseResult } from '../result.ts';
 
@@ -21,7 +20,7 @@ export interface CodeWork {
 export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: CodeWork): Promise<StepResult> {
   const agent = resolveAgent(payload, work.agent);
   const wctx = workspaceContext(ctx);
-  const ws = await prepareWorkspace(wctx, payload.repos, { mode: 'work', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', wctx);
   try {
     for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
@@ -101,7 +100,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     ].join('\n\n');
     return { ...baseResult(payload), conclusion: 'success', summary, prs, commits };
   } finally {
-    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+    await removeStepWorkspace(ctx, ws);
   }
 }
 

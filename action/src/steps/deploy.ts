@@ -10,10 +10,10 @@ import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/wire.ts';
 import { conveyorDir, identityVariables } from '../agent.ts';
-import { runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, runUserCommand, safeEnvironment, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
-import { prepareWorkspace, type Workspace, type WorkspaceRepo } from '../workspace.ts';
+import type { Workspace, WorkspaceRepo } from '../workspace.ts';
 import { deploymentsFor, deploymentNotes, type Deployments } from './deployments.ts';
 
 /** The repositories holding `services`: the change set's entries, or the service's base for one outside it. */
@@ -90,10 +90,7 @@ export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise
     return { ...baseResult(payload), conclusion: 'success', summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.` };
   }
   // The workspace stays: a preview may run from its checkout after this process ends.
-  const ws = await prepareWorkspace(workspaceContext(ctx), reposOf(payload, plan.targets.map((t) => t.service)), {
-    mode: 'checkout',
-    ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}),
-  });
+  const ws = await prepareStepWorkspace(ctx, reposOf(payload, plan.targets.map((t) => t.service)), 'checkout');
   const headOf = (service: string) => ws.repos.find((r) => r.repo === payload.services[service]?.repo)?.preparedHead;
   const settled = new Map<string, Settled>();
   for (const [service, env] of keptOutcomes(plan, payload.environments, { epoch: payload.epoch, headOf })) {

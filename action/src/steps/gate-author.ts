@@ -3,21 +3,21 @@
 // file as one shell-quoted argument, must FAIL on a clean checkout of the base branch with only that
 // file added. A test that already passes there cannot tell whether the issue is done. The file is
 // then committed to the work branch and pushed, so the code step that follows sees it.
-import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
 import { oneLine } from '../../../core/prompt.ts';
+import { shellQuote } from '../../../core/shell.ts';
 import { buildAuthorPrompt } from '../../../core/role-prompts.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
-import { conveyorDir, resolveAgent } from '../agent.ts';
-import { runUserCommand, workspaceContext, type StepContext } from '../context.ts';
+import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
 import { git, gitOut } from '../git.ts';
 import { pushBranch } from '../publish.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, prepareWorkspace, restoreGitConfigs } from '../workspace.ts';
+import { gitOptions, restoreGitConfigs } from '../workspace.ts';
 import { gateEnvironment } from './gate.ts';
-import { runRoleAgent, shellQuote } from './role-agent.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
 export function gatePath(path: string | undefined, stepId: string): string {
@@ -50,12 +50,12 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   const primary = payload.repos.find((r) => r.role === 'primary') ?? payload.repos[0]!;
   const command = step.run.split('{path}').join(shellQuote(path));
   const wctx = workspaceContext(ctx);
-  const ws = await prepareWorkspace(wctx, [primary], { mode: 'work', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  const ws = await prepareStepWorkspace(ctx, [primary], 'work', wctx);
   try {
     const repo = ws.repos[0]!;
     const o = gitOptions(wctx, repo.dir);
     const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
-    const outcome = await runRoleAgent(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
+    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
     await restoreGitConfigs(ws);
     const sections = [workspaceTable(ws)];
     const agentTail = `Author \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
@@ -118,6 +118,6 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     ].join('\n\n');
     return { ...baseResult(payload), conclusion: 'success', summary, commits: { [repo.repo]: head } };
   } finally {
-    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+    await removeStepWorkspace(ctx, ws);
   }
 }

@@ -1,18 +1,17 @@
 // The plain `gate` step: the step's `run` (or each service's own `gate`) in every repository of
 // the change set, on the work branch when it exists remotely, else the base. It passes when every
 // command passes; a failure carries the failing lines of each repository for the repair agent.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gateFindings, type GateOutcome } from '../../../core/failing-lines.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/wire.ts';
 import { identityVariables, reposVariable } from '../agent.ts';
-import { runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
 import { gitOut } from '../git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
-import { gitOptions, prepareWorkspace, type Workspace, type WorkspaceRepo } from '../workspace.ts';
+import { gitOptions, type Workspace, type WorkspaceRepo } from '../workspace.ts';
 
 type GateStep = Extract<PlanStep, { kind: 'gate' }>;
 
@@ -61,7 +60,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
   if (step.kind !== 'gate') throw new ConveyorError('internal', `runGate got a ${step.kind} step`);
   const wctx = workspaceContext(ctx);
   const repos = gateRepos(payload, step);
-  const ws = await prepareWorkspace(wctx, repos, { mode: 'checkout', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  const ws = await prepareStepWorkspace(ctx, repos, 'checkout', wctx);
   try {
     const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
     if (commands.length === 0) {
@@ -109,6 +108,6 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
       error: { code: 'gate-failed', message },
     };
   } finally {
-    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+    await removeStepWorkspace(ctx, ws);
   }
 }

@@ -2,20 +2,19 @@
 // work branch against its base) and writes a JSON verdict. It is read-only: any change it leaves in
 // a checkout, tracked or untracked, fails the step. The result says whether the review was
 // independent of the coder (core/independence.ts).
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
 import { judgeIndependence } from '../../../core/independence.ts';
 import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/role-prompts.ts';
 import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
-import { conveyorDir, resolveAgent } from '../agent.ts';
-import { workspaceContext, type StepContext } from '../context.ts';
+import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { git, gitOut } from '../git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, prepareWorkspace, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
-import { runRoleAgent } from './role-agent.ts';
+import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 
 /** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
 async function snapshot(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<{ head: string; status: string }> {
@@ -41,7 +40,7 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
   if (step.kind !== 'review') throw new ConveyorError('internal', `runReview got a ${step.kind} step`);
   const agent = resolveAgent(payload, step.agent, `review ${step.id} uses agent`);
   const wctx = workspaceContext(ctx);
-  const ws = await prepareWorkspace(wctx, payload.repos, { mode: 'checkout', ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  const ws = await prepareStepWorkspace(ctx, payload.repos, 'checkout', wctx);
   try {
     const single = ws.repos.length === 1 ? ws.repos[0] : undefined;
     const reviewed: ReviewedRepo[] = [];
@@ -52,7 +51,7 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
     await writeFile(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}\n${r.diff}`).join('\n')));
     const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
     const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
-    const outcome = await runRoleAgent(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'review' });
+    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'review' });
     await restoreGitConfigs(ws);
     const after = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
     const commits = Object.fromEntries(ws.repos.map((r, i) => [r.repo, before[i]!.head]));
@@ -69,14 +68,17 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
     });
 
     if (outcome.timedOut) return fail('agent-timeout', `The reviewer ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.`);
-    const touched: string[] = [];
-    ws.repos.forEach((r, i) => {
+    const touched = ws.repos.flatMap((r, i) => {
       const b = before[i]!;
       const a = after[i]!;
-      if (a.head !== b.head) touched.push(`${r.repo}: HEAD moved from ${b.head.slice(0, 12)} to ${a.head.slice(0, 12)}`);
       const was = new Set(changedPaths(b.status));
-      for (const p of changedPaths(a.status)) if (!was.has(p)) touched.push(`${r.repo}: ${p}`);
-      if (a.status !== b.status && touched.every((t) => !t.startsWith(`${r.repo}:`))) touched.push(`${r.repo}: the working tree changed`);
+      const found = [
+        ...(a.head !== b.head ? [`HEAD moved from ${b.head.slice(0, 12)} to ${a.head.slice(0, 12)}`] : []),
+        ...changedPaths(a.status).filter((p) => !was.has(p)),
+      ];
+      // A change that adds no path (one went away, or its state changed) shows only in the status.
+      if (found.length === 0 && a.status !== b.status) found.push('the working tree changed');
+      return found.map((f) => `${r.repo}: ${f}`);
     });
     if (touched.length > 0) {
       const list = touched.slice(0, 20).map((t) => `- ${t}`).join('\n');
@@ -103,6 +105,6 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
     if (verdict.verdict === 'fail') result.findings = findings || 'The reviewer failed the change without findings.';
     return result;
   } finally {
-    if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+    await removeStepWorkspace(ctx, ws);
   }
 }

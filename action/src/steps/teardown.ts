@@ -7,10 +7,10 @@ import { planDeploy } from '../../../core/deploy-plan.ts';
 import { topologicalWaves } from '../../../core/plan/graph.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, StepPayload, StepResult } from '../../../core/wire.ts';
-import { runUserCommand, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
-import { prepareWorkspace, type Workspace } from '../workspace.ts';
+import type { Workspace } from '../workspace.ts';
 import { reposOf, serviceDir, serviceEnvironment } from './deploy.ts';
 import { deploymentNotes, deploymentsFor, type Deployments } from './deployments.ts';
 
@@ -38,10 +38,7 @@ export async function runTeardown(ctx: StepContext, payload: StepPayload): Promi
   }
   const needing = envs.filter((e) => payload.services[e.service]?.deploy?.teardown);
   const ws = needing.length
-    ? await prepareWorkspace(workspaceContext(ctx), reposOf(payload, needing.map((e) => e.service)), {
-        mode: 'checkout',
-        ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}),
-      })
+    ? await prepareStepWorkspace(ctx, reposOf(payload, needing.map((e) => e.service)), 'checkout')
     : undefined;
   const deployments = await deploymentsFor(ctx);
   const removals: Removal[] = [];
