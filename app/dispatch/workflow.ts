@@ -129,7 +129,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
         written = link;
       };
 
-      let checkFoundOnGitHub = false;
+      let madeCheck = false;
       if (link.checkRunId === undefined) {
         const name = stepCheckName(payload.step.id);
         // A record without an id means an earlier try may have created it before it died.
@@ -146,15 +146,15 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           }));
         // Recorded with the dispatch: the `creating-check` record makes a try after a crash look first.
         link = { ...link, checkRunId: check.id, checkRunUrl: check.url };
-        checkFoundOnGitHub = earlier !== undefined;
+        madeCheck = earlier === undefined;
       }
       const checkRunId = link.checkRunId!;
 
       if (link.state !== 'dispatched') {
         const marker = workflowRunMarker(checkRunId);
-        // Only an earlier try that got as far as a check run may have started a workflow run.
-        const mayHaveDispatched = stored !== undefined && (checkFoundOnGitHub || stored.checkRunId === checkRunId);
-        const earlier = mayHaveDispatched ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
+        // A check run an earlier try made (recorded, or found on GitHub) may have its workflow run
+        // already; one this try made cannot (and without a stored record, this try made it).
+        const earlier = stored && !madeCheck ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
         if (earlier) {
           save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {

@@ -22,7 +22,7 @@ interface CheckRunPayload {
   output?: { summary?: string | null; text?: string | null };
 }
 
-/** The run and attempt a check run names, when it is one of ours and its attempt is current. */
+/** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
 function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
   const s = run?.steps[id.step];
   return !!s && !id.teardown && s.status === 'queued' && s.attempt === id.attempt && s.epoch === id.epoch;
@@ -42,10 +42,17 @@ export async function feed(deps: AppDeps, run: Run, externalId: string, result: 
   else await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result });
 }
 
-/** Marks an attempt lost, then closes its check run so a late action finds it no longer current. */
-export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: AttemptLink | undefined, reason: string, conclusion: 'cancelled' | 'timed_out'): Promise<void> {
+/**
+ * Marks an attempt lost, then closes its check run (when `link` has one) so a late action finds it
+ * no longer current. Judged on the latest run first: the caller's awaits (a read of GitHub) let the
+ * attempt's result, or the same delivery handled at once by another handler, settle it meanwhile,
+ * and then nothing is done (its check run is left as it is). Says whether it was lost here.
+ */
+export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: AttemptLink | undefined, reason: string, conclusion: 'cancelled' | 'timed_out'): Promise<boolean> {
+  // From this check to the event's commit nothing awaits (Engine.apply), so the loss is this one.
+  if (!currentAttempt(latestRun(deps.store, run.id), id)) return false;
   const after = await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason });
-  if (link?.checkRunId === undefined) return;
+  if (link?.checkRunId === undefined) return true;
   const s = after.steps[id.step];
   const next = s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
   const client = await deps.clientOf(run);
@@ -55,6 +62,7 @@ export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: 
     completed_at: deps.now(),
     output: { title: `lost: ${reason}`.slice(0, 200), summary: `This attempt was lost: ${reason}${next}.` },
   });
+  return true;
 }
 
 export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload): Promise<void> {
@@ -71,9 +79,8 @@ export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload)
   }
   const outcome = completedOutcome(check);
   if (outcome.kind === 'result') return feed(deps, run, externalId, outcome.result);
-  if (currentAttempt(run, id)) {
-    await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason: outcome.reason });
-  }
+  // Its check run is completed already: nothing to close.
+  await loseAttempt(deps, run, id, undefined, outcome.reason, 'cancelled');
 }
 
 export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayload, sender: { login: string; type?: string }): Promise<void> {
@@ -121,9 +128,7 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
     if (outcome.kind === 'result') return feed(deps, run, link.externalId, outcome.result);
   }
   const reason = `workflow run ${wr.run_number !== undefined ? `#${wr.run_number} ` : ''}(${wr.html_url}) ended (${wr.conclusion ?? 'no conclusion'}) without reporting a result`;
-  // Judged again after the call: the same delivery handled at once by another handler (nothing
-  // records it), or the result's own webhook, may have settled the attempt meanwhile.
-  const now = latestRun(deps.store, run.id);
-  if (!now || !currentAttempt(now, id)) return;
-  await loseAttempt(deps, now, id, link, reason, 'cancelled');
+  // Judged again after the call (by loseAttempt): the same delivery handled at once by another
+  // handler (nothing records it), or the result's own webhook, may have settled the attempt meanwhile.
+  await loseAttempt(deps, run, id, link, reason, 'cancelled');
 }

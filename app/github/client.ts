@@ -1,12 +1,9 @@
 // The GitHub calls the app makes, each retried with backoff on retryable errors (retry.ts). They
 // go through the lean requester of rest.ts, built from an installation's Octokit (Probot's: its
 // base URL, token and fetch, so GHE and nock work as they do for Octokit itself).
-import type { ProbotOctokit } from 'probot';
 import { splitRepo } from '../forge/port.ts';
-import { enc, GitHubCredentialsError, restOf, type GitHubRest } from './rest.ts';
+import { enc, GitHubCredentialsError, restOf, type GitHubRest, type Octokit } from './rest.ts';
 import { withRetry, type RetryOptions } from './retry.ts';
-
-export type Octokit = InstanceType<typeof ProbotOctokit>;
 
 export interface CheckRunInfo {
   id: number;
@@ -41,7 +38,7 @@ interface ApiCheckRun {
   output: { summary: string | null; text: string | null };
 }
 
-export function checkRunInfo(c: ApiCheckRun): CheckRunInfo {
+function checkRunInfo(c: ApiCheckRun): CheckRunInfo {
   return {
     id: c.id,
     url: c.html_url ?? '',
@@ -104,6 +101,11 @@ export class GitHubClient {
     return (await this.call(what, () => this.rest.request<T>('GET', path, query ? { query } : {}))).data;
   }
 
+  /** As `get`, but `undefined` when GitHub answers 404: what is asked for is not there. */
+  private async find<T>(what: string, path: string, query?: Record<string, string | number | undefined>): Promise<T | undefined> {
+    return (await this.call(what, () => unlessMissing(this.rest.request<T>('GET', path, query ? { query } : {}))))?.data;
+  }
+
   private async send<T>(what: string, method: 'POST' | 'PATCH' | 'PUT', path: string, body: unknown): Promise<T> {
     return (await this.call(what, () => this.rest.request<T>(method, path, { body }))).data;
   }
@@ -115,9 +117,7 @@ export class GitHubClient {
 
   /** A file's text at a ref, or undefined when there is no such file. */
   async readFile(repo: string, path: string, ref: string): Promise<string | undefined> {
-    const data = await this.call(`reading ${path} of ${repo}@${ref}`, () =>
-      unlessMissing(this.rest.request<{ type?: string; content?: string; encoding?: string } | unknown[]>('GET', `${repoPath(repo)}/contents/${enc(path)}`, { query: { ref } })),
-    ).then((r) => r?.data);
+    const data = await this.find<{ type?: string; content?: string; encoding?: string } | unknown[]>(`reading ${path} of ${repo}@${ref}`, `${repoPath(repo)}/contents/${enc(path)}`, { ref });
     if (!data || Array.isArray(data) || data.type !== 'file' || typeof data.content !== 'string') return undefined;
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || 'base64').toString('utf8');
   }
@@ -145,10 +145,8 @@ export class GitHubClient {
 
   /** admin, write, read or none (the collaborator permission API, never author_association). */
   async permission(repo: string, user: string): Promise<string> {
-    const res = await this.call(`reading the permission of ${user} on ${repo}`, () =>
-      unlessMissing(this.rest.request<{ permission: string }>('GET', `${repoPath(repo)}/collaborators/${enc(user)}/permission`)),
-    );
-    return res?.data.permission ?? 'none';
+    const data = await this.find<{ permission: string }>(`reading the permission of ${user} on ${repo}`, `${repoPath(repo)}/collaborators/${enc(user)}/permission`);
+    return data?.permission ?? 'none';
   }
 
   async createCheckRun(repo: string, check: CheckRunWrite & { name: string; head_sha: string }): Promise<CheckRunInfo> {
@@ -220,10 +218,8 @@ export class GitHubClient {
 
   /** active, pending or none: the user's membership of an organisation's team. */
   async teamMembership(org: string, team: string, user: string): Promise<string> {
-    const res = await this.call(`reading the membership of ${user} in @${org}/${team}`, () =>
-      unlessMissing(this.rest.request<{ state: string }>('GET', `/orgs/${enc(org)}/teams/${enc(team)}/memberships/${enc(user)}`)),
-    );
-    return res?.data.state ?? 'none';
+    const data = await this.find<{ state: string }>(`reading the membership of ${user} in @${org}/${team}`, `/orgs/${enc(org)}/teams/${enc(team)}/memberships/${enc(user)}`);
+    return data?.state ?? 'none';
   }
 
   async reactToComment(repo: string, commentId: number, content: string): Promise<void> {

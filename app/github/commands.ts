@@ -33,6 +33,11 @@ export interface CommandSource {
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 
+/** A comment where the command was given, addressed to whoever gave it. */
+function replyTo(client: GitHubClient, source: CommandSource, text: string): Promise<unknown> {
+  return client.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
+}
+
 export function isBot(actor: { login: string; type?: string | null }): boolean {
   return actor.type === 'Bot' || /\[bot\]$/i.test(actor.login);
 }
@@ -42,15 +47,14 @@ export async function onCommandText(deps: AppDeps, source: CommandSource, body: 
   const parsed = parseCommands(body);
   if (parsed.commands.length === 0 && parsed.unknown.length === 0 && parsed.quoted.length === 0) return;
   const client = await deps.client(source.installationId);
-  const who = `@${source.actor.login}`;
   if (parsed.commands.length === 0 && parsed.unknown.length === 0) {
     const lines = parsed.quoted.join(', ');
-    await client.createComment(source.repo, source.number, `${who} a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
+    await replyTo(client, source, `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
     return;
   }
   if (parsed.unknown.length > 0) {
     const what = parsed.unknown.map((u) => `- line ${u.line}: ${u.message}`).join('\n');
-    await client.createComment(source.repo, source.number, `${who} Conveyor did not understand:\n${what}\n\nThe commands are:\n${commandHelp()}`);
+    await replyTo(client, source, `Conveyor did not understand:\n${what}\n\nThe commands are:\n${commandHelp()}`);
   }
   for (const command of parsed.commands) await handle(deps, client, source, command);
 }
@@ -69,15 +73,14 @@ export async function onRequestedAction(deps: AppDeps, run: Run, step: string, i
     actor,
   };
   if (identifier !== 'approve' && identifier !== 'reject') {
-    await client.createComment(source.repo, source.number, `@${actor.login} the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
+    await replyTo(client, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
     return;
   }
   await decideOn(deps, client, source, run, { name: identifier }, step);
 }
 
 async function handle(deps: AppDeps, client: GitHubClient, source: CommandSource, command: Command): Promise<void> {
-  const who = `@${source.actor.login}`;
-  const reply = (text: string) => client.createComment(source.repo, source.number, `${who} ${text}`);
+  const reply = (text: string) => replyTo(client, source, text);
   if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
 
   if (command.name === 'run') {
@@ -110,8 +113,7 @@ function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | '
 
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
 async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSource, run: Run, command: Exclude<Command, { name: 'run' }>, step?: string): Promise<void> {
-  const who = `@${source.actor.login}`;
-  const reply = (text: string) => client.createComment(source.repo, source.number, `${who} ${text}`);
+  const reply = (text: string) => replyTo(client, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
   const repo = primaryRepo(run.plan);
@@ -215,14 +217,14 @@ async function restart(deps: AppDeps, client: GitHubClient, source: CommandSourc
     trigger: { kind: 'command', pipeline: run.plan.pipeline },
   });
   if (outcome.started) await react(client, source, 'rocket');
-  else await client.createComment(source.repo, source.number, `@${login} run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
+  else await replyTo(client, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
 }
 
 async function react(client: GitHubClient, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
   if (source.kind === 'button') return; // the check run itself shows the decision
   if (source.commentId === undefined) {
     // A review has no reactions: a one-line answer says the command was taken.
-    await client.createComment(source.repo, source.number, `@${source.actor.login} done: Conveyor took the command of your review.`);
+    await replyTo(client, source, `done: Conveyor took the command of your review.`);
     return;
   }
   await client.reactToComment(source.repo, source.commentId, content);

@@ -119,8 +119,8 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
   /** Comments and summary check runs saved `later` and not written yet. */
   const comments = new Map<string, { id: number; url: string }>();
   const summaries = new Map<string, number>();
-  /** Writes a record now, or with the store's next write (kept in `unwrittenOf` until then). */
-  const keep = <V>(unwrittenOf: Map<string, V>, key: string, value: V, write: () => void, deferred = false, written?: () => void): void => {
+  /** Writes a record now, or with the store's next write (`later`: kept in `unwrittenOf` until then). */
+  const keep = <V>(unwrittenOf: Map<string, V>, key: string, value: V, write: () => void, { later: deferred = false, written }: { later?: boolean; written?: () => void } = {}): void => {
     if (!deferred) {
       unwrittenOf.delete(key);
       now(write);
@@ -172,15 +172,15 @@ export function openLinkStore(where: string | SharedConnection): LinkStore {
     attemptByWorkflowRun: (id) => find((l) => l.workflowRunId === id) ?? parse(byWorkflow.get(id)),
     saveAttempt(link, before, options) {
       ofRuns.get(link.runId)?.set(link.externalId, link);
-      keep(unwritten, link.externalId, link, () => writeAttempt(link, before), options?.later, options?.written);
+      keep(unwritten, link.externalId, link, () => writeAttempt(link, before), options);
     },
     comment: (runId) => comments.get(runId) ?? getComment.get(runId),
     saveComment(runId, c, options) {
-      keep(comments, runId, c, () => putComment.run(runId, c.id, c.url), options?.later);
+      keep(comments, runId, c, () => putComment.run(runId, c.id, c.url), options);
     },
     summary: (runId, head) => summaries.get(`${runId}\u0000${head}`) ?? getSummary.get(runId, head),
     saveSummary(runId, head, id, options) {
-      keep(summaries, `${runId}\u0000${head}`, id, () => putSummary.run(runId, head, id), options?.later);
+      keep(summaries, `${runId}\u0000${head}`, id, () => putSummary.run(runId, head, id), options);
     },
     // A borrowed connection is closed by the store that lent it.
     close: () => {

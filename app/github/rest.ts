@@ -11,7 +11,8 @@
 // retrying, and waiting out rate limits (retry-after, a spent quota), is retry.ts's job.
 import type { ProbotOctokit } from 'probot';
 
-type Octokit = InstanceType<typeof ProbotOctokit>;
+/** An installation's Octokit, as Probot makes it. */
+export type Octokit = InstanceType<typeof ProbotOctokit>;
 type Fetch = typeof globalThis.fetch;
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

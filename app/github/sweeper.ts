@@ -6,8 +6,7 @@ import { completedOutcome } from '../dispatch/workflow.ts';
 import type { Run } from '../../core/run/types.ts';
 import { feed, loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
-import { attemptTimeoutMinutes } from '../../core/run/draft.ts';
-import { findRecord } from '../../core/run/draft.ts';
+import { attemptTimeoutMinutes, findRecord } from '../../core/run/draft.ts';
 
 export interface SweepOptions {
   /** An attempt with no workflow run this long after its dispatch is lost (default 10). */
@@ -29,6 +28,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
   const graceMs = (options.graceMinutes ?? 5) * MINUTE;
   const minutes = Math.round(queuedMs / MINUTE);
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
+  const now = Date.parse(deps.now());
   for (const listed of deps.store.list({ status: ['running'] })) {
     // Read again only after a step was judged (its awaits let other events change the run): most
     // steps are too young to judge, and a read per step of every running run is the sweep's cost.
@@ -40,15 +40,18 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       // The app merges by itself; only a merge's conflict repair runs as a workflow run.
       if (p.kind === 'merge' && s.mode !== 'repair') continue;
       const record = findRecord(s, s.attempt, s.epoch);
-      const now = Date.parse(deps.now());
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
       report.judged++;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
       const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
       const link = deps.links.attempt(externalId);
+      const judged = run;
+      // Counted only when lost here (loseAttempt judges again after the read of GitHub).
+      const lose = async (reason: string, conclusion: 'cancelled' | 'timed_out' = 'cancelled') => {
+        if (await loseAttempt(deps, judged, id, link, reason, conclusion)) report.lost.push(externalId);
+      };
       if (link?.checkRunId === undefined) {
-        await loseAttempt(deps, run, id, link, `it was not dispatched within ${minutes} minutes`, 'cancelled');
-        report.lost.push(externalId);
+        await lose(`it was not dispatched within ${minutes} minutes`);
       } else {
         const client = await deps.clientOf(run);
         const check = await client.getCheckRun(link.repo, link.checkRunId);
@@ -57,20 +60,13 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
           if (outcome.kind === 'result') {
             await feed(deps, run, externalId, outcome.result);
             report.completed.push(externalId);
-          } else {
-            await loseAttempt(deps, run, id, link, outcome.reason, 'cancelled');
-            report.lost.push(externalId);
-          }
+          } else await lose(outcome.reason);
         } else if (check.status === 'queued') {
-          await loseAttempt(deps, run, id, link, `no workflow run started it within ${minutes} minutes`, 'cancelled');
-          report.lost.push(externalId);
+          await lose(`no workflow run started it within ${minutes} minutes`);
         } else {
           const started = Date.parse(check.startedAt ?? record.startedAt);
           const timeout = attemptTimeoutMinutes(run, p.id);
-          if (now - started > timeout * MINUTE + graceMs) {
-            await loseAttempt(deps, run, id, link, `it ran past its timeout of ${timeout} minutes`, 'timed_out');
-            report.lost.push(externalId);
-          }
+          if (now - started > timeout * MINUTE + graceMs) await lose(`it ran past its timeout of ${timeout} minutes`, 'timed_out');
         }
       }
       run = deps.store.get(listed.id);

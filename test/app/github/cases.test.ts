@@ -36,6 +36,15 @@ async function started(dispatched: Dispatched[], firstCheck = 101): Promise<void
   for (const s of scopes) expect(s.isDone()).toBe(true);
 }
 
+/** Delivers the same webhook again (same delivery id): no call to GitHub, and the run is not changed. */
+async function redeliveredChangesNothing(name: string, payload: unknown, id: string): Promise<void> {
+  const version = h.conveyor.engine.get('acme-web-7').version;
+  h.calls.length = 0;
+  await h.receive(name, payload, id);
+  expect(h.calls).toEqual([]);
+  expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
+}
+
 describe('starting', () => {
   it('comments every error of an invalid configuration with its line, and starts nothing', async () => {
     const bad = 'version: 1\nagents:\n  coder: { run: x }\nservices:\n  web: { repo: acme/web }\npipelines:\n  default:\n    steps:\n      - { id: a, kind: code, agent: codr }\n      - { id: b, kind: gate }\n';
@@ -142,11 +151,7 @@ describe('attempts', () => {
     await h.receive('workflow_run', ended, 'workflow-run-ended');
     for (const s of scopes) expect(s.isDone()).toBe(true);
     // Redelivered: the attempt it ended is not current any more, so nothing happens.
-    const version = h.conveyor.engine.get('acme-web-7').version;
-    h.calls.length = 0;
-    await h.receive('workflow_run', ended, 'workflow-run-ended');
-    expect(h.calls).toEqual([]);
-    expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
+    await redeliveredChangesNothing('workflow_run', ended, 'workflow-run-ended');
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
     const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
@@ -166,11 +171,7 @@ describe('attempts', () => {
     await h.conveyor.idle();
     for (const s of scopes) expect(s.isDone()).toBe(true);
     // Redelivered: the attempt is not current any more, so nothing happens (no second loss).
-    const version = h.conveyor.engine.get('acme-web-7').version;
-    h.calls.length = 0;
-    await h.receive('check_run', closed, 'closed-by-hand');
-    expect(h.calls).toEqual([]);
-    expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
+    await redeliveredChangesNothing('check_run', closed, 'closed-by-hand');
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
     const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
@@ -228,6 +229,33 @@ describe('attempts', () => {
     expect(nock.pendingMocks()).toEqual([]);
     expect(dispatched[1]).toMatchObject({ externalId: 'acme-web-7:check:1:0', headSha: prHead });
     expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ status: 'succeeded', losses: 0 });
+  });
+
+  it('the sweeper leaves alone an attempt whose result came in while it read the check run', async () => {
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    h.clock.now = '2025-03-01T10:11:00.000Z';
+    nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
+    nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
+    const failed = resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } });
+    // GitHub answers the sweeper's read with the check run as it was before the action completed
+    // it; the completion's webhook is handled meanwhile.
+    const read = nock(API)
+      .get('/repos/acme/web/check-runs/101')
+      .reply(200, (_uri, _body, answer) => {
+        h.conveyor.engine.apply('acme-web-7', { type: 'step-completed', at: h.clock.now, result: failed }).then(
+          () => answer(null, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
+          (e: Error) => answer(e, ''),
+        );
+      });
+    const closed = nock(API).patch('/repos/acme/web/check-runs/101').reply(200, {});
+    const report = await h.conveyor.sweep();
+    await h.conveyor.idle();
+    expect(read.isDone()).toBe(true);
+    // Not lost, and its check run (completed by the action) is not closed as lost over its result.
+    expect(report).toEqual({ judged: 1, lost: [], completed: [] });
+    expect(closed.isDone()).toBe(false);
+    expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ status: 'failed', losses: 0 });
   });
 
   it('Re-run in the Checks tab retries that step', async () => {

@@ -1,15 +1,13 @@
 // Runs seeded into the app's real store at a chosen point (built with the pure reducer, as the
 // engine would have left them), and webhook payloads for PR comments, reviews, buttons and PR
 // events, built from the fixtures in test/fixtures/webhooks (copied from @octokit/webhooks-examples).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import nock from 'nock';
 import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../../../core/wire.ts';
 import { planOf, resultOf, type StepSpec } from '../../helpers/plans.ts';
-import { API, APP_ID, INSTALLATION, ROOT, type Harness } from './harness.ts';
+import { API, APP_ID, fixture, INSTALLATION, repoOf, type Harness } from './harness.ts';
 
 export const RUN = 'acme-web-7';
 export const AT = '2025-03-01T09:00:00.000Z';
@@ -102,11 +100,6 @@ export function permissionScope(user: string, permission: string): nock.Scope {
   return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
 }
 
-function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/webhooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
-}
-
-const repoOf = (full: string) => ({ ...(fixture('issues.labeled').repository as object), full_name: full, name: full.split('/')[1], owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' });
 const user = (login: string, type = 'User') => ({ login, type, id: login.length });
 
 export const events = {

@@ -95,8 +95,13 @@ describe('GitHub mode: label to last step', () => {
     const comments: string[] = [];
     const summaries: Array<{ status: string; conclusion?: string }> = [];
     const finalSummary: unknown[] = [];
-    nock.emitter.on('no match', (req: unknown) => finalSummary.push(req));
-    await h.receive('check_run', webhooks.checkRun('completed', gate.check as never));
+    const unmatched = (req: unknown) => void finalSummary.push(req);
+    nock.emitter.on('no match', unmatched);
+    try {
+      await h.receive('check_run', webhooks.checkRun('completed', gate.check as never));
+    } finally {
+      nock.emitter.removeListener('no match', unmatched);
+    }
     const run = h.conveyor.engine.get('acme-web-7');
     expect(run.status).toBe('succeeded');
     expect(Object.values(run.steps).map((s) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);

@@ -19,7 +19,8 @@ export const API = 'https://api.github.com';
 export const APP_ID = 1;
 export const INSTALLATION = 2;
 export const ROOT = resolve(import.meta.dirname, '../../..');
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+/** The app's private key in every test (made once: an RSA key takes a while). */
+export const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 
 export interface Call {
   method: string;
@@ -94,11 +95,15 @@ export function tokenScope(): nock.Scope {
   return nock(API).post(`/app/installations/${INSTALLATION}/access_tokens`).reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
 }
 
-function fixture(name: string): Record<string, unknown> {
+/** A webhook payload of test/fixtures/webhooks (copied from @octokit/webhooks-examples). */
+export function fixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/webhooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
 }
 
-const repository = { ...fixture('issues.labeled').repository as object, full_name: 'acme/web', name: 'web', owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' };
+/** A webhook's `repository` of acme's repository `full` (default branch main). */
+export const repoOf = (full: string) => ({ ...(fixture('issues.labeled').repository as object), full_name: full, name: full.split('/')[1], owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' });
+
+const repository = repoOf('acme/web');
 
 export const webhooks = {
   labeled(label = 'conveyor', number = 7, sender = 'alice') {

@@ -1,14 +1,11 @@
 // The Octokit the app gives Probot builds one event Octokit per installation, not one per webhook;
 // an event about the installation itself builds afresh and drops the kept one. The shared Octokit
 // still authenticates as the installation (GitHub mocked with nock).
-import { generateKeyPairSync } from 'node:crypto';
 import nock from 'nock';
 import { Probot, type Context } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConveyorOctokit } from '../../../app/github/octokit.ts';
-import { API, INSTALLATION, tokenScope } from './harness.ts';
-
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+import { API, INSTALLATION, privateKey, tokenScope } from './harness.ts';
 
 let probot: Probot;
 const seen: Array<Context['octokit']> = [];

@@ -3,17 +3,15 @@
 // Enterprise Server's base URL when Probot is configured for one, through a `fetch` given to the
 // Octokit; its errors carry status, GitHub's message and headers, so retries (502, 429 with
 // retry-after) and 404s behave as before and a failure names the call.
-import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import { ConveyorError } from '../../../core/errors.ts';
 import { GitHubClient } from '../../../app/github/client.ts';
 import { REFUSED_WAIT_MS, TOKEN_HOLD_MS, enc, restOf, type GitHubHttpError } from '../../../app/github/rest.ts';
-import { API, INSTALLATION } from './harness.ts';
+import { API, INSTALLATION, privateKey } from './harness.ts';
 import { rejectionOf } from '../../helpers/errors.ts';
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 const GHE = 'https://ghe.example.com';
 
 function probot(options: { baseUrl?: string; fetch?: typeof fetch } = {}): Probot {
