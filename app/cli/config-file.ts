@@ -78,6 +78,8 @@ export function compileConfigFile(
   pipeline: string | undefined,
   repo: string | undefined,
 ): { ok: true; plan: Plan } | { ok: false; errors: ConfigError[] } {
+  // It names a folder under --remotes in the embedded mode: only owner/name, as a service's `repo`.
+  if (repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError(`--repo must be "owner/name", got "${repo}"`);
   const loaded = loadConfigFile(path);
   if (!loaded.ok) return loaded;
   const name = choosePipeline(loaded.config, pipeline, path);

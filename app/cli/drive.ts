@@ -84,13 +84,9 @@ export async function decide(request: DecisionRequest): Promise<number> {
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {
     const wasRunning = stored.status === 'running';
-    // A cancel stops first: taking a killed run over would otherwise drive it on (merges included)
-    // before cancelling. Its left attempts are still settled: their processes stopped, what they
-    // deployed recorded and torn down.
     const cancel = request.cancels ? request.event(stored) : undefined;
     if (cancel) {
-      await session.engine.apply(stored.id, cancel);
-      await session.engine.recover(stored.id, stored);
+      await cancelTakenOver(session, stored, cancel);
       return await drive(session, stored.id, options, 'cancelled');
     }
     await session.engine.recover(stored.id);
@@ -106,6 +102,16 @@ export async function decide(request: DecisionRequest): Promise<number> {
   } finally {
     session.close();
   }
+}
+
+/**
+ * Cancels a run that another process may have left running. The cancel comes first: taking a
+ * killed run over would otherwise drive it on (merges included) before cancelling. Its left
+ * attempts are still settled: their processes stopped, what they deployed recorded and torn down.
+ */
+export async function cancelTakenOver(session: Session, stored: Run, cancel: RunEvent): Promise<void> {
+  await session.engine.apply(stored.id, cancel);
+  await session.engine.recover(stored.id, stored);
 }
 
 async function drive(session: Session, runId: string, options: EmbeddedOptions, wanted?: Run['status']): Promise<number> {

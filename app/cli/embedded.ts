@@ -33,13 +33,18 @@ export function openStore(statePath: string): RunStore {
 export function loadRun(statePath: string, runId: string): Run {
   const store = openStore(statePath);
   try {
-    const run = store.get(runId);
-    if (run) return run;
-    const known = store.list().map((r) => r.id);
-    throw new UsageError(`no run ${runId} in ${statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
+    return storedRun(store, statePath, runId);
   } finally {
     store.close();
   }
+}
+
+/** The same, from a store the caller holds open. */
+export function storedRun(store: RunStore, statePath: string, runId: string): Run {
+  const run = store.get(runId);
+  if (run) return run;
+  const known = store.list().map((r) => r.id);
+  throw new UsageError(`no run ${runId} in ${statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
 }
 
 /** Every repository of the plan must exist as a bare repository under the remotes folder. */

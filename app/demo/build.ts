@@ -10,6 +10,7 @@ import { isDeepStrictEqual, promisify } from 'node:util';
 import { parseDocument } from 'yaml';
 import { configSchema } from '../../core/config/schema.ts';
 import { UsageError } from '../../core/errors.ts';
+import { shellQuote } from '../../core/shell.ts';
 import { describeIssues } from '../../core/wire.ts';
 
 const execFileAsync = promisify(execFile);
@@ -131,11 +132,6 @@ async function createBareRepo(bare: string, source: string): Promise<void> {
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** Single-quotes a path for bash, so spaces, `$` or quotes in it stay literal. */
-export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The configuration template with every agent command pointing at `agentsDir`; checked against the schema. */

@@ -1,6 +1,8 @@
 // The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
 // Two adapters: GitHub (Octokit REST) and Local (bare repositories plus a SQLite file of PRs).
-// Check runs, comments and permissions join this port in later issues.
+// The action opens PRs and deployments through it, and the embedded mode merges through it; the
+// GitHub App's merges, check runs, comments and permissions go through its own client
+// (app/github/client.ts).
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
 export type MergeMethod = 'merge' | 'squash' | 'rebase';

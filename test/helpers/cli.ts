@@ -1,12 +1,14 @@
 // Runs the real `conveyor` command in a child process, as a user would. Its HOME is an empty
 // folder and system git config is ignored, so a test passes only if the command needs no git
 // identity or configuration of the machine (CI has none).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const CONVEYOR_BIN = resolve(import.meta.dirname, '../../bin/conveyor.js');
+/** The project's root folder (fixtures, examples, workflows). */
+export const ROOT = resolve(import.meta.dirname, '../..');
 
 export interface CliResult {
   code: number | null;
@@ -51,6 +53,13 @@ export function startCli(args: string[], options: CliOptions = {}): { child: Chi
 
 export function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+/** The same, run to its end before it returns (for commands that finish at once: validate, plan, init). */
+export function cliSync(args: string[], options: CliOptions = {}): CliResult {
+  const r = spawnSync(process.execPath, [CONVEYOR_BIN, ...args], { cwd: options.cwd ?? process.cwd(), env: environment(options.env), encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Resolves once `predicate` holds for the output so far (polls; the test's own timeout bounds it). */

@@ -2,7 +2,6 @@
 // waves — and the plan hash a run started now would be pinned to.
 import type { Command } from 'commander';
 import { DEFAULT_PIPELINE } from '../../../core/config/defaults.ts';
-import { UsageError } from '../../../core/errors.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
 import { action, EXIT } from '../program.ts';
 import { compileConfigFile, DEFAULT_CONFIG_PATH, formatConfigErrors } from '../config-file.ts';
@@ -24,9 +23,6 @@ export function register(program: Command): void {
     .option('--json', 'print the compiled plan as JSON, including its hash')
     .action(
       action((opts: PlanOptions) => {
-        if (opts.repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(opts.repo)) {
-          throw new UsageError(`--repo must be "owner/name", got "${opts.repo}"`);
-        }
         const compiled = compileConfigFile(opts.config, opts.pipeline, opts.repo);
         if (!compiled.ok) {
           process.stderr.write(formatConfigErrors(compiled.errors));

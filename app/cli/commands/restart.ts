@@ -15,7 +15,7 @@ import { planDiff, PIPELINE_ENTRY, type StepDiff } from '../../../core/plan/diff
 import type { Plan } from '../../../core/plan/types.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { compileConfigFile, formatConfigErrors } from '../config-file.ts';
-import { definedOnly, startRun } from '../drive.ts';
+import { cancelTakenOver, definedOnly, startRun } from '../drive.ts';
 import { DEFAULT_STATE, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 
@@ -113,20 +113,12 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
   const now = currentPlan(old, options.configPath);
   if (!now.ok) return now.code;
   if (old.status !== 'cancelled') {
-    // Settle what a dead process left, then stop the old run: only one run of an issue is active.
+    // Stop the old run (only one run of an issue is active), as `conveyor cancel` does: a run whose
+    // process was killed is not driven on first, and what that process left is settled.
     const session = await openSession(o.state, options.remotes, options.json);
     try {
-      await session.engine.recover(old.id);
+      await cancelTakenOver(session, old, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` });
       await session.engine.idle();
-      const current = session.engine.get(old.id);
-      if (current.status === 'succeeded') {
-        process.stderr.write(`conveyor: run ${old.id} succeeded while it was taken over; there is nothing to restart.\n`);
-        return EXIT.failed;
-      }
-      if (current.status !== 'cancelled') {
-        await session.engine.apply(old.id, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` });
-        await session.engine.idle();
-      }
     } finally {
       session.close();
     }

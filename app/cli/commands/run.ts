@@ -1,6 +1,6 @@
 // `conveyor run | approve | retry | cancel | status`: the embedded mode on local repositories.
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_STATE, openStore } from '../embedded.ts';
+import { DEFAULT_STATE, openStore, storedRun } from '../embedded.ts';
 import { decide, readBody, report, startRun } from '../drive.ts';
 import { action, EXIT } from '../program.ts';
 import { renderRun } from '../render.ts';
@@ -140,8 +140,7 @@ export function register(program: Command): void {
         const store = openStore(o.state);
         try {
           if (runId) {
-            const run = store.get(runId);
-            if (!run) throw new UsageError(`no run ${runId} in ${o.state}`);
+            const run = storedRun(store, o.state, runId);
             if (o.json) report(run, true);
             else process.stdout.write(`${renderRun(run)}\n`);
             return EXIT.ok;

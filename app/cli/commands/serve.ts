@@ -23,11 +23,12 @@ export function register(program: Command): void {
       action(async () => {
         const missing = missingSettings(process.env);
         if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
+        // A database this version cannot use is bad usage, said before Probot starts.
         sqlitePathOf(process.env.CONVEYOR_DATABASE_URL);
         const [{ run }, { default: conveyorApp }, { ConveyorOctokit }] = await Promise.all([import('probot'), import('../../github/app.ts'), import('../../github/octokit.ts')]);
         await run(conveyorApp, { Octokit: ConveyorOctokit });
-        // The server keeps the process alive until it is stopped.
-        return await new Promise<number>(() => EXIT.ok);
+        // The server keeps the process alive until it is stopped (SIGTERM or SIGINT, which exit 0).
+        return EXIT.ok;
       }),
     );
 }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../core/config/load.ts';
 import { compilePlan } from '../../../core/plan/compile.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
-import { conveyor, ROOT } from './spawn-conveyor.ts';
+import { cliSync, ROOT } from '../../helpers/cli.ts';
 
 const STARTER = readFileSync(join(ROOT, 'examples/starter/conveyor.yml'), 'utf8');
 const WORKFLOW = readFileSync(join(ROOT, 'workflows/conveyor.yml'), 'utf8');
@@ -18,52 +18,52 @@ afterEach(() => removeDir(dir));
 
 describe('conveyor init', () => {
   it('writes the starter configuration and the workflow, and the configuration validates', () => {
-    const r = conveyor(dir, 'init');
+    const r = cliSync(['init'], { cwd: dir });
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('✓ wrote .github/conveyor.yml');
     expect(r.stdout).toContain('✓ wrote .github/workflows/conveyor.yml');
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
     expect(readFileSync(join(dir, '.github/workflows/conveyor.yml'), 'utf8')).toBe(WORKFLOW);
 
-    const v = conveyor(dir, 'validate');
+    const v = cliSync(['validate'], { cwd: dir });
     expect(v).toMatchObject({ code: 0, stdout: '✓ .github/conveyor.yml: 1 pipeline, 1 service, 2 agents\n' });
-    const p = conveyor(dir, 'plan', '--repo', 'me/app');
+    const p = cliSync(['plan', '--repo', 'me/app'], { cwd: dir });
     expect(p.code).toBe(0);
     expect(p.stdout).toContain('me/app  primary');
   });
 
   it('writes into --dir', () => {
-    const r = conveyor(ROOT, 'init', '--dir', dir);
+    const r = cliSync(['init', '--dir', dir], { cwd: ROOT });
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
   });
 
   it('refuses to overwrite without --force, naming the file, and writes nothing', () => {
-    expect(conveyor(dir, 'init').code).toBe(0);
+    expect(cliSync(['init'], { cwd: dir }).code).toBe(0);
     writeFileSync(join(dir, '.github/conveyor.yml'), '# mine\n');
-    const r = conveyor(dir, 'init');
+    const r = cliSync(['init'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('.github/conveyor.yml already exists');
     expect(r.stderr).toContain('--force');
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe('# mine\n');
 
-    const forced = conveyor(dir, 'init', '--force');
+    const forced = cliSync(['init', '--force'], { cwd: dir });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('(overwritten)');
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
   });
 
   it('refuses when only the workflow exists, and writes neither file', () => {
-    expect(conveyor(dir, 'init').code).toBe(0);
+    expect(cliSync(['init'], { cwd: dir }).code).toBe(0);
     removeDir(join(dir, '.github/conveyor.yml'));
-    const r = conveyor(dir, 'init');
+    const r = cliSync(['init'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('.github/workflows/conveyor.yml already exists');
     expect(() => readFileSync(join(dir, '.github/conveyor.yml'))).toThrow();
   });
 
   it('exits 2 when --dir does not exist', () => {
-    const r = conveyor(dir, 'init', '--dir', join(dir, 'missing'));
+    const r = cliSync(['init', '--dir', join(dir, 'missing')], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is not an existing folder');
   });

@@ -6,7 +6,7 @@ import { compilePlan } from '../../../core/plan/compile.ts';
 import { hashPlan } from '../../../core/plan/hash.ts';
 import { planSchema } from '../../../core/plan/types.ts';
 import { git, removeDir, tempDir, writeFiles } from '../../helpers/repos.ts';
-import { conveyor, ROOT } from './spawn-conveyor.ts';
+import { cliSync, ROOT } from '../../helpers/cli.ts';
 
 const DESIGN = join(ROOT, 'test/fixtures/configs/plan/design.yml');
 
@@ -39,13 +39,13 @@ afterAll(() => removeDir(dir));
 
 describe('conveyor validate', () => {
   it('prints one line with the counts and exits 0 on a valid file (default path)', () => {
-    const r = conveyor(dir, 'validate');
+    const r = cliSync(['validate'], { cwd: dir });
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toBe('✓ .github/conveyor.yml: 1 pipeline, 3 services, 2 agents\n');
   });
 
   it('prints every error as PATH:LINE:COL key.path: message on stderr and exits 1', () => {
-    const r = conveyor(dir, 'validate', '--config', 'bad.yml');
+    const r = cliSync(['validate', '--config', 'bad.yml'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
@@ -56,26 +56,26 @@ describe('conveyor validate', () => {
   });
 
   it('reports a YAML syntax error with its position and exits 1', () => {
-    const r = conveyor(dir, 'validate', '-c', 'broken.yml');
+    const r = cliSync(['validate', '-c', 'broken.yml'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^broken\.yml:\d+:\d+ /);
   });
 
   it('exits 2 naming a missing file and what to do', () => {
-    const r = conveyor(dir, 'validate', '--config', 'nope/conveyor.yml');
+    const r = cliSync(['validate', '--config', 'nope/conveyor.yml'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no configuration file at nope/conveyor.yml');
     expect(r.stderr).toContain('conveyor init');
   });
 
   it('exits 2 when --config names a folder', () => {
-    const r = conveyor(dir, 'validate', '--config', '.github');
+    const r = cliSync(['validate', '--config', '.github'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('.github is not a file');
   });
 
   it('exits 2 on bad usage', () => {
-    const r = conveyor(dir, 'validate', '--bogus');
+    const r = cliSync(['validate', '--bogus'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option '--bogus'");
   });
@@ -89,7 +89,7 @@ describe('conveyor plan', () => {
   })();
 
   it('shows waves, repair loops, change set, deploy waves and the plan hash', () => {
-    const r = conveyor(dir, 'plan');
+    const r = cliSync(['plan'], { cwd: dir });
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const out = r.stdout;
     expect(out).toContain('Pipeline default  (label "conveyor")');
@@ -103,7 +103,7 @@ describe('conveyor plan', () => {
   });
 
   it('--json prints the compiled plan with its hash', () => {
-    const r = conveyor(dir, 'plan', '--json');
+    const r = cliSync(['plan', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const plan = planSchema.parse(JSON.parse(r.stdout));
     expect(plan).toEqual(expected);
@@ -111,19 +111,19 @@ describe('conveyor plan', () => {
   });
 
   it('compiles the pipeline asked for', () => {
-    const r = conveyor(dir, 'plan', '-c', 'two.yml', '--pipeline', 'hotfix', '--json');
+    const r = cliSync(['plan', '-c', 'two.yml', '--pipeline', 'hotfix', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ pipeline: 'hotfix', label: 'conveyor:hotfix', waves: [['b']] });
   });
 
   it('exits 2 on an unknown pipeline, naming the known ones and the closest', () => {
-    const r = conveyor(dir, 'plan', '-c', 'two.yml', '--pipeline', 'hotfx');
+    const r = cliSync(['plan', '-c', 'two.yml', '--pipeline', 'hotfx'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no pipeline "hotfx" in two.yml; did you mean "hotfix"? Known pipelines: default, hotfix');
   });
 
   it('exits 1 with the errors of an invalid file', () => {
-    const r = conveyor(dir, 'plan', '-c', 'bad.yml');
+    const r = cliSync(['plan', '-c', 'bad.yml'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^bad\.yml:7:\d+ pipelines\.default\.steps\[0\]\.agent: /);
   });
@@ -134,19 +134,21 @@ describe('conveyor plan', () => {
       writeFiles(repoDir, {
         '.github/conveyor.yml': 'version: 1\nagents: { a: { run: ./a } }\nservices: { app: {} }\npipelines: { default: { steps: [ { id: go, kind: code, agent: a } ] } }\n',
       });
-      const none = conveyor(repoDir, 'plan');
+      const none = cliSync(['plan'], { cwd: repoDir });
       expect(none.code).toBe(2);
       expect(none.stderr).toContain('service "app" has no `repo`');
       expect(none.stderr).toContain('--repo owner/name');
 
-      const given = conveyor(repoDir, 'plan', '--json', '--repo', 'me/app');
+      const given = cliSync(['plan', '--json', '--repo', 'me/app'], { cwd: repoDir });
       expect(JSON.parse(given.stdout).changeSet).toEqual([{ repo: 'me/app', base: 'main', role: 'primary', services: ['app'] }]);
 
-      expect(conveyor(repoDir, 'plan', '--repo', 'not a repo').code).toBe(2);
+      const bad = cliSync(['plan', '--repo', 'not a repo'], { cwd: repoDir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--repo must be "owner/name", got "not a repo"');
 
       git(repoDir, 'init', '-q');
       git(repoDir, 'remote', 'add', 'origin', 'git@github.com:acme/app.git');
-      const inferred = conveyor(repoDir, 'plan', '--json');
+      const inferred = cliSync(['plan', '--json'], { cwd: repoDir });
       expect(inferred.code).toBe(0);
       expect(JSON.parse(inferred.stdout).services.app.repo).toBe('acme/app');
     } finally {
@@ -158,15 +160,15 @@ describe('conveyor plan', () => {
 describe('conveyor --help and --version', () => {
   it('--version prints the package version', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const r = conveyor(dir, '--version');
+    const r = cliSync(['--version'], { cwd: dir });
     expect(r).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
   it('--help lists the commands, and each command has its own help', () => {
-    const r = conveyor(dir, '--help');
+    const r = cliSync(['--help'], { cwd: dir });
     expect(r.code).toBe(0);
     for (const c of ['validate', 'plan', 'init']) expect(r.stdout).toMatch(new RegExp(`\\n {2}${c} `));
-    const plan = conveyor(dir, 'plan', '--help');
+    const plan = cliSync(['plan', '--help'], { cwd: dir });
     expect(plan.code).toBe(0);
     for (const o of ['--config <path>', '--pipeline <name>', '--json', '--repo <owner/name>']) expect(plan.stdout).toContain(o);
   });

@@ -1,13 +1,13 @@
-// The demo organisation's previews through the real `conveyor` command: the catalog and a
-// storefront wired to it come up on loopback, the storefront's page shows the catalog's data, and
-// both stop when the run ends. (The demo's pipeline without its review step, which another issue
-// delivers; everything else is the demo as `conveyor demo` runs it.)
+// The demo organisation through the real `conveyor` command: the catalog and a storefront wired
+// to it come up on loopback, the storefront's page shows the catalog's data, and both stop when
+// the run ends (the demo's pipeline without its review step, through `conveyor run` and `approve`),
+// or stay up for `conveyor teardown` (`conveyor demo --keep-envs`, as the README's first command).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, type Demo } from '../../../app/demo/build.ts';
-import { cli } from '../../helpers/cli.ts';
-import { removeDir, tempDir } from '../../helpers/repos.ts';
+import { cli, CONVEYOR_BIN } from '../../helpers/cli.ts';
+import { git, removeDir, tempDir } from '../../helpers/repos.ts';
 
 let root: string;
 let demo: Demo;
@@ -79,6 +79,46 @@ describe('the demo\'s deploy step', () => {
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);
     expect(await refused(storefront!)).toBe(true);
     expect(await refused(`${catalog}/products`)).toBe(true);
+    expect(readdirSync(envDir()).filter((f) => f.endsWith('.pid'))).toEqual([]);
+  });
+
+  it('`conveyor demo --keep-envs` runs the whole demo, repair loop included, and leaves the previews up for the `teardown` it prints', async () => {
+    const dir = join(root, 'demo-cli');
+    const state = join(dir, 'state.db');
+    const env = { TMPDIR: tmp };
+    const r = await cli(['demo', '--dir', dir, '--keep-envs'], { cwd: root, env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('Run storefront-1: succeeded');
+    const teardown = `node ${CONVEYOR_BIN} teardown storefront-1 --state ${state}`;
+    expect(r.stdout).toContain(teardown);
+
+    const s = JSON.parse((await cli(['status', 'storefront-1', '--json', '--state', state], { cwd: root, env })).stdout) as {
+      steps: Record<string, { attempts: { mode: string; conclusion?: string }[] }>;
+      environments: { service: string; state: string; url?: string }[];
+    };
+    // The scripted coder's first change fails the tests of both repositories; its repair passes.
+    expect(s.steps.test!.attempts.map((a) => `${a.mode}:${a.conclusion}`)).toEqual(['run:failure', 'repair:success', 'run:success']);
+    expect(s.steps.review!.attempts.map((a) => a.conclusion)).toEqual(['success']);
+    // Both PRs merged, the provider (catalog) no later than its consumer.
+    const merged = (repo: string) => git(join(dir, 'remotes', `${repo}.git`), 'log', '-1', '--format=%ct%n%B', 'main').split('\n');
+    const [catalogTime, ...catalogMessage] = merged('demo/catalog');
+    const [storefrontTime, ...storefrontMessage] = merged('demo/storefront');
+    for (const message of [catalogMessage, storefrontMessage]) expect(message).toContain('Conveyor-Run: storefront-1');
+    expect(Number(catalogTime)).toBeLessThanOrEqual(Number(storefrontTime));
+
+    // Kept up: the storefront shows the catalog's products, with the prices the run added.
+    const url = (service: string) => s.environments.find((e) => e.service === service && e.state === 'ready')?.url;
+    const products = (await (await fetch(`${url('catalog')}/products`)).json()) as { name: string }[];
+    const page = await (await fetch(url('storefront')!)).text();
+    for (const p of products) expect(page).toContain(p.name);
+    expect(page).toMatch(/\$\d+\.\d\d/);
+
+    const down = await cli(teardown.split(' ').slice(2), { cwd: root, env });
+    expect(down.code, down.stdout + down.stderr).toBe(0);
+    expect(down.stdout).toMatch(/removed +catalog/);
+    expect(down.stdout).toMatch(/removed +storefront/);
+    expect(await refused(url('storefront')!)).toBe(true);
+    expect(await refused(`${url('catalog')}/products`)).toBe(true);
     expect(readdirSync(envDir()).filter((f) => f.endsWith('.pid'))).toEqual([]);
   });
 });

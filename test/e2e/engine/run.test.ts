@@ -132,6 +132,12 @@ describe('conveyor run (embedded mode)', () => {
     return Number(readFileSync(started, 'utf8').split('\n')[0]);
   }
 
+  /** The killed run's lost attempt was not run again, and no later step of it started. */
+  function expectNotDrivenOn(s: StatusJson): void {
+    expect(s.steps.implement!.attempts).toHaveLength(1);
+    expect(Object.entries(s.steps).filter(([, x]) => x.attempts.length > 0).map(([id]) => id)).toEqual(['implement']);
+  }
+
   it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
     const orphan = await killMidStep('Interrupted', '8');
     const resumed = await cli(['retry', 'web-8', '--state', fleet.state]);
@@ -161,10 +167,22 @@ describe('conveyor run (embedded mode)', () => {
     expect(processAlive(orphan)).toBe(false);
     const s = await status(fleet, 'web-9');
     expect(s.status).toBe('cancelled');
-    // The lost attempt was not run again, and no later step started.
-    expect(s.steps.implement!.attempts).toHaveLength(1);
-    expect(Object.entries(s.steps).filter(([, x]) => x.attempts.length > 0).map(([id]) => id)).toEqual(['implement']);
+    expectNotDrivenOn(s);
     for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('1');
+  });
+
+  it('restarts a run killed with SIGKILL mid-step without driving the old run on first: it is cancelled, its agent stopped, the new run finishes', async () => {
+    const orphan = await killMidStep('Interrupted then restarted', '10');
+    fleet.setScript(RIGHT_FIRST_TIME);
+
+    const restarted = await cli(['restart', 'web-10', '--state', fleet.state]);
+    expect(restarted.code, restarted.stdout + restarted.stderr).toBe(0);
+    expect(processAlive(orphan)).toBe(false);
+    const old = await status(fleet, 'web-10');
+    expect(old.status).toBe('cancelled');
+    expectNotDrivenOn(old);
+    expect((await status(fleet, 'web-10-2')).status).toBe('succeeded');
+    for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('2');
   });
 
   it('runs two issues at once on the same repositories', async () => {
@@ -207,6 +225,11 @@ describe('conveyor run (embedded mode)', () => {
     const noBody = await cli(fleet.runArgs('--title', 'x', '--body-file', join(fleet.dir, 'no-body.md')));
     expect(noBody.code).toBe(2);
     expect(noBody.stderr).toContain(`--body-file ${join(fleet.dir, 'no-body.md')}: no such file`);
+
+    // --repo names a folder under --remotes: nothing but owner/name, in every command that takes it.
+    const badRepo = await cli(fleet.runArgs('--title', 'x', '--repo', 'not a repo'));
+    expect(badRepo.code).toBe(2);
+    expect(badRepo.stderr).toContain('--repo must be "owner/name", got "not a repo"');
 
     const unknownStatus = await cli(['status', 'web-99', '--state', fleet.state]);
     expect(unknownStatus.code).toBe(2);

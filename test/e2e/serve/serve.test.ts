@@ -61,6 +61,16 @@ describe('conveyor serve', () => {
     const r = await cli(['serve']);
     expect(r.code).toBe(2);
     for (const name of ['APP_ID', 'PRIVATE_KEY', 'WEBHOOK_SECRET']) expect(r.stderr).toContain(name);
+
+    const settings = { APP_ID: '12345', PRIVATE_KEY: 'a key', WEBHOOK_SECRET: SECRET };
+    const badId = await cli(['serve'], { env: { ...settings, APP_ID: 'my-app' } });
+    expect(badId.code).toBe(2);
+    expect(badId.stderr).toContain('APP_ID: the numeric id');
+    expect(badId.stderr).not.toContain('WEBHOOK_SECRET');
+    // A database this version cannot use is refused before anything starts.
+    const postgres = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'postgres://db.example/conveyor' } });
+    expect(postgres.code).toBe(2);
+    expect(postgres.stderr).toContain('CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported');
   });
 
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
@@ -73,11 +83,11 @@ describe('conveyor serve', () => {
     expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
   });
 
-  it('stops on SIGTERM by closing its state database, so nothing held for its next write is lost', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('stops on %s by closing its state database, so nothing held for its next write is lost', async (signal) => {
     const { db, server } = await serve();
     // Open, in WAL mode: the write-ahead log exists until the last connection closes cleanly.
     expect(existsSync(`${db}-wal`)).toBe(true);
-    server.child.kill('SIGTERM');
+    server.child.kill(signal);
     const ended = await server.done;
     expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
     expect(existsSync(`${db}-wal`)).toBe(false);
