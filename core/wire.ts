@@ -3,6 +3,7 @@
 // and bumps WIRE_VERSION.
 import { z } from 'zod';
 import { planStepSchema, resolvedAgentSchema, resolvedServiceSchema } from './plan/types.ts';
+import { REPO_NAME } from './repo-name.ts';
 
 export const WIRE_VERSION = 1;
 
@@ -41,7 +42,7 @@ export const pullRequestRefSchema = z.object({
 });
 
 export const payloadRepoSchema = z.object({
-  repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"'),
+  repo: z.string().regex(REPO_NAME, 'must be "owner/name"'),
   role: z.enum(['primary', 'sibling']),
   services: z.array(z.string()),
   base: z.string().min(1),

@@ -44189,6 +44189,9 @@ var planSchema = external_exports.object({
   hash: external_exports.string()
 });
 
+// core/repo-name.ts
+var REPO_NAME = /^(?!\.{1,2}\/)[A-Za-z0-9_.-]+\/(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
+
 // core/wire.ts
 var WIRE_VERSION = 1;
 var ERROR_CODES = [
@@ -44223,7 +44226,7 @@ var pullRequestRefSchema = external_exports.object({
   head: external_exports.string().optional()
 });
 var payloadRepoSchema = external_exports.object({
-  repo: external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name"'),
+  repo: external_exports.string().regex(REPO_NAME, 'must be "owner/name"'),
   role: external_exports.enum(["primary", "sibling"]),
   services: external_exports.array(external_exports.string()),
   base: external_exports.string().min(1),

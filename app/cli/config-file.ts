@@ -11,6 +11,7 @@ import type { Plan } from '../../core/plan/types.ts';
 import { formatConfigError, loadConfig } from '../../core/config/load.ts';
 import type { ConfigError } from '../../core/config/load.ts';
 import { UsageError } from '../../core/errors.ts';
+import { isRepoName } from '../../core/repo-name.ts';
 
 export const DEFAULT_CONFIG_PATH = '.github/conveyor.yml';
 
@@ -79,7 +80,7 @@ export function compileConfigFile(
   repo: string | undefined,
 ): { ok: true; plan: Plan } | { ok: false; errors: ConfigError[] } {
   // It names a folder under --remotes in the embedded mode: only owner/name, as a service's `repo`.
-  if (repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError(`--repo must be "owner/name", got "${repo}"`);
+  if (repo !== undefined && !isRepoName(repo)) throw new UsageError(`--repo must be "owner/name", got "${repo}"`);
   const loaded = loadConfigFile(path);
   if (!loaded.ok) return loaded;
   const name = choosePipeline(loaded.config, pipeline, path);

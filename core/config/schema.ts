@@ -1,6 +1,7 @@
 // The `.github/conveyor.yml` model, version 1. Every object is strict: an unknown key is nearly
 // always a typo, and a typo silently ignored is a pipeline that does not do what its author meant.
 import { z } from 'zod';
+import { REPO_NAME } from '../repo-name.ts';
 
 const name = z
   .string()
@@ -31,7 +32,7 @@ export const deploySchema = z.union([
 export const serviceSchema = z.strictObject({
   repo: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be "owner/name", e.g. acme/web')
+    .regex(REPO_NAME, 'must be "owner/name", e.g. acme/web')
     .optional()
     .describe('Repository of the service; default: the repository holding this file.'),
   path: relativePath.optional().describe('Directory of the service inside a monorepo.'),

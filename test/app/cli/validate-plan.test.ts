@@ -145,6 +145,10 @@ describe('conveyor plan', () => {
       const bad = cliSync(['plan', '--repo', 'not a repo'], { cwd: repoDir });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('--repo must be "owner/name", got "not a repo"');
+      // It would name a folder outside --remotes in the embedded mode.
+      const outside = cliSync(['plan', '--repo', '../app'], { cwd: repoDir });
+      expect(outside.code).toBe(2);
+      expect(outside.stderr).toContain('--repo must be "owner/name", got "../app"');
 
       git(repoDir, 'init', '-q');
       git(repoDir, 'remote', 'add', 'origin', 'git@github.com:acme/app.git');
