@@ -46419,12 +46419,16 @@ async function runTeardown(ctx, payload) {
   }
   const needing = envs.filter((e) => payload.services[e.service]?.deploy?.teardown);
   const ws = needing.length ? await prepareStepWorkspace(ctx, reposOf(payload, needing.map((e) => e.service)), "checkout") : void 0;
-  const deployments = await deploymentsFor(ctx);
-  const removals = [];
-  for (const wave of teardownWaves(payload, envs)) {
-    removals.push(...await Promise.all(wave.map((e) => removeOne(ctx, payload, ws, e, deployments))));
+  try {
+    const deployments = await deploymentsFor(ctx);
+    const removals = [];
+    for (const wave of teardownWaves(payload, envs)) {
+      removals.push(...await Promise.all(wave.map((e) => removeOne(ctx, payload, ws, e, deployments))));
+    }
+    return teardownResult(payload, removals, deployments);
+  } finally {
+    if (ws) await removeStepWorkspace(ctx, ws);
   }
-  return teardownResult(payload, removals, deployments);
 }
 function teardownWaves(payload, envs) {
   const names = envs.map((e) => e.service).sort();

@@ -1,6 +1,6 @@
 // The deploy step through the action's entry, on real repositories, with deploy scripts that
 // record what they received and when: ordering over the service graph, peer URLs, outcomes.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAlive } from '../../action/src/command.ts';
 import { envIdFor } from '../../core/deploy-plan.ts';
@@ -239,6 +239,16 @@ describe('teardown mode', () => {
     expect(web.CONVEYOR_PROGRESS_PATH).toBeUndefined();
     expect(web.CONVEYOR_PAYLOAD_PATH).toBeUndefined();
     expect(web.CONVEYOR_DEPLOY_KEY).toBeUndefined();
+  });
+
+  it('removes its own checkout when done (a temporary one: no CONVEYOR_WORKSPACE_ROOT)', async () => {
+    const specs = { web: { run: deployCommand(0), teardown } };
+    const up = await f.deploy(f.payload(specs, { own: 'web' }));
+    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: up.environments }), { CONVEYOR_WORKSPACE_ROOT: '' });
+    expect(down.conclusion, down.summary).toBe('success');
+    const ran = f.envOf('web', 'teardown').pwd!;
+    expect(ran).toMatch(/conveyor-ws-/);
+    expect(existsSync(ran)).toBe(false);
   });
 
   it('retries a failing teardown 3 times, then reports it as a failure naming the environment', async () => {

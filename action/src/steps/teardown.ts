@@ -7,7 +7,7 @@ import { planDeploy } from '../../../core/deploy-plan.ts';
 import { topologicalWaves } from '../../../core/plan/graph.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, StepPayload, StepResult } from '../../../core/wire.ts';
-import { prepareStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import type { Workspace } from '../workspace.ts';
@@ -40,13 +40,18 @@ export async function runTeardown(ctx: StepContext, payload: StepPayload): Promi
   const ws = needing.length
     ? await prepareStepWorkspace(ctx, reposOf(payload, needing.map((e) => e.service)), 'checkout')
     : undefined;
-  const deployments = await deploymentsFor(ctx);
-  const removals: Removal[] = [];
-  // Consumers go first, so nothing is left calling a provider that is already gone.
-  for (const wave of teardownWaves(payload, envs)) {
-    removals.push(...(await Promise.all(wave.map((e) => removeOne(ctx, payload, ws, e, deployments)))));
+  try {
+    const deployments = await deploymentsFor(ctx);
+    const removals: Removal[] = [];
+    // Consumers go first, so nothing is left calling a provider that is already gone.
+    for (const wave of teardownWaves(payload, envs)) {
+      removals.push(...(await Promise.all(wave.map((e) => removeOne(ctx, payload, ws, e, deployments)))));
+    }
+    return teardownResult(payload, removals, deployments);
+  } finally {
+    // Unlike a deploy's, nothing runs from a teardown's checkout once it is done.
+    if (ws) await removeStepWorkspace(ctx, ws);
   }
-  return teardownResult(payload, removals, deployments);
 }
 
 /** The environments in reverse deploy order: consumers in the first wave, providers last. */
