@@ -42,7 +42,7 @@ export const pullRequestRefSchema = z.object({
 });
 
 export const payloadRepoSchema = z.object({
-  repo: z.string().regex(REPO_NAME, 'must be "owner/name"'),
+  repo: z.string().regex(REPO_NAME, { error: (issue) => `must be "owner/name", got ${JSON.stringify(issue.input)}` }),
   role: z.enum(['primary', 'sibling']),
   services: z.array(z.string()),
   base: z.string().min(1),

@@ -44226,7 +44226,7 @@ var pullRequestRefSchema = external_exports.object({
   head: external_exports.string().optional()
 });
 var payloadRepoSchema = external_exports.object({
-  repo: external_exports.string().regex(REPO_NAME, 'must be "owner/name"'),
+  repo: external_exports.string().regex(REPO_NAME, { error: (issue3) => `must be "owner/name", got ${JSON.stringify(issue3.input)}` }),
   role: external_exports.enum(["primary", "sibling"]),
   services: external_exports.array(external_exports.string()),
   base: external_exports.string().min(1),

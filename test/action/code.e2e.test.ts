@@ -240,7 +240,8 @@ describe('bad inputs get a failure result naming what is wrong', () => {
   it('refuses to clone outside the server', () => {
     const payload = makePayload({ repos: [{ repo: 'acme/..' }, THREE[0]!] });
     const run = runAction({ payload, dir: scratch, env: env() });
-    expect(run.result?.error?.code).toBe('clone-refused');
+    // Refused where the payload is read, before any clone: a name with a .. part is not owner/name.
+    expect(run.result?.error?.code).toBe('bad-payload');
     expect(run.result?.error?.message).toContain('acme/..');
     const other = runAction({ payload: makePayload({ repos: THREE }), dir: scratch, env: env({ GITHUB_SERVER_URL: 'ftp://example.com' }) });
     expect(other.result?.error?.code).toBe('clone-refused');
