@@ -9,9 +9,8 @@ import type { AttemptOutcome, Dispatcher } from '../../../app/dispatch/port.ts';
 import { Engine, FLUSH_AFTER_MS } from '../../../app/engine/engine.ts';
 import type { EffectRef, RunStore } from '../../../app/store/port.ts';
 import { openSqliteStore } from '../../../app/store/sqlite.ts';
-import { inputsDigest, sealResult } from '../../../core/receipt.ts';
-import type { StepPayload, StepResult } from '../../../core/wire.ts';
-import { planOf, resultOf } from '../../helpers/plans.ts';
+import type { StepPayload } from '../../../core/wire.ts';
+import { planOf, resultOf, successFor } from '../../helpers/plans.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
@@ -22,12 +21,6 @@ const plan = planOf([
   { id: 'ship', kind: 'merge', needs: ['test', 'review'] },
 ]);
 const issue = { repo: 'acme/web', number: 7, title: 'Make it better', body: 'Please.' };
-
-/** The action's answer for a payload: a success sealed against exactly what was sent. */
-function answer(payload: StepPayload): StepResult {
-  const mode = payload.mode === 'teardown' ? 'run' : payload.mode;
-  return sealResult(resultOf(payload.runId, payload.step.id, payload.attempt, payload.epoch, 'success', { mode }), inputsDigest(payload));
-}
 
 const attemptOf = (p: StepPayload): string => `${p.step.id}#${p.attempt}.${p.epoch}`;
 
@@ -76,7 +69,7 @@ describe('the engine over the outbox', () => {
     const dispatcher: Dispatcher = {
       run: (payload) => {
         runs.push(attemptOf(payload));
-        return Promise.resolve({ kind: 'result', result: answer(payload) });
+        return Promise.resolve({ kind: 'result', result: successFor(payload) });
       },
       recover: () => Promise.resolve(undefined),
     };
@@ -110,7 +103,7 @@ describe('the engine over the outbox', () => {
     const counted = counting(open());
     const engine = new Engine({
       store: counted.store,
-      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: answer(payload) }), recover: () => Promise.resolve(undefined) },
+      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: successFor(payload) }), recover: () => Promise.resolve(undefined) },
       now: () => AT,
       merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
     });
@@ -151,7 +144,7 @@ describe('the engine over the outbox', () => {
     };
     const engine = new Engine({
       store: counted.store,
-      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: answer(payload) }), recover: () => Promise.resolve(undefined) },
+      dispatcher: { run: (payload) => Promise.resolve({ kind: 'result', result: successFor(payload) }), recover: () => Promise.resolve(undefined) },
       now: () => AT,
       merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
     });
@@ -195,11 +188,11 @@ describe('the engine over the outbox', () => {
       dispatcher: {
         run: (payload) => {
           ranSecond.push(attemptOf(payload));
-          return Promise.resolve({ kind: 'result', result: answer(payload) });
+          return Promise.resolve({ kind: 'result', result: successFor(payload) });
         },
         recover: (payload) => {
           recovered.push(attemptOf(payload));
-          return Promise.resolve({ kind: 'result', result: answer(payload) });
+          return Promise.resolve({ kind: 'result', result: successFor(payload) });
         },
       },
       now: () => AT,
