@@ -10,13 +10,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { Probot } from 'probot';
-import { ConveyorOctokit } from '../app/github/octokit.ts';
-import { ConveyorApp } from '../app/github/app.ts';
-import { openAppStores } from '../app/github/stores.ts';
-import { Engine } from '../app/engine/engine.ts';
-import { openSqliteStore } from '../app/store/sqlite.ts';
-import { renderResultText } from '../core/check-run.ts';
-import { parseStepPayload, WIRE_VERSION, type StepResult } from '../core/wire.ts';
+import { ConveyorOctokit } from '../app/octokit.ts';
+import { ConveyorApp } from '../app/app.ts';
+import { openAppStores } from '../app/stores.ts';
+import { Engine } from '../engine/engine.ts';
+import { openSqliteStore } from '../adapters/store/sqlite.ts';
+import { renderResultText } from '../core/github/check-run.ts';
+import { parseStepPayload, WIRE_VERSION, type StepResult } from '../core/contract/wire.ts';
 import { planOf, resultOf, successFor } from '../test/helpers/plans.ts';
 import { removeDir, tempDir } from '../test/helpers/repos.ts';
 

@@ -4,7 +4,7 @@
 //   sequential sum / wall time  (what deploying one after another would cost, relative)
 // and, for comparison, what whole-wave scheduling would have cost.
 // Run: npx tsx bench/deploy.bench.ts
-import { criticalPath, planDeploy } from '../core/deploy-plan.ts';
+import { criticalPath, planDeploy } from '../core/steps/deploy-plan.ts';
 import { createFixture, deployCommand, type ServiceSpec } from '../test/action/deploy-fixture.ts';
 
 const SLEEP: Record<string, number> = { db: 0.6, cache: 0.3, auth: 0.5, api: 0.8, search: 1.4, web: 0.7, admin: 0.4 };

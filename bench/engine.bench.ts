@@ -18,13 +18,13 @@
 import Database from 'better-sqlite3';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AttemptOutcome, Dispatcher } from '../app/dispatch/port.ts';
-import { Engine } from '../app/engine/engine.ts';
-import { serializeRun } from '../app/store/json.ts';
-import { openSqliteStore } from '../app/store/sqlite.ts';
-import type { RunStore } from '../app/store/port.ts';
-import { inputsDigest, verifyReceipt } from '../core/receipt.ts';
-import type { StepPayload, StepResult } from '../core/wire.ts';
+import type { AttemptOutcome, Dispatcher } from '../engine/ports/dispatcher.ts';
+import { Engine } from '../engine/engine.ts';
+import { serializeRun } from '../adapters/store/json.ts';
+import { openSqliteStore } from '../adapters/store/sqlite.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import { inputsDigest, verifyReceipt } from '../core/contract/receipt.ts';
+import type { StepPayload, StepResult } from '../core/contract/wire.ts';
 import { planOf, resultOf, successFor } from '../test/helpers/plans.ts';
 import { tempDir } from '../test/helpers/repos.ts';
 

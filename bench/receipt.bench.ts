@@ -2,8 +2,8 @@
 // JSON.stringify of the same result plus one SHA-256 of those bytes. Prints the ratio (target < 2).
 //   npx tsx bench/receipt.bench.ts [rounds]
 import { createHash } from 'node:crypto';
-import { inputsDigest, sealResult, verifyReceipt } from '../core/receipt.ts';
-import { WIRE_VERSION, type StepResult } from '../core/wire.ts';
+import { inputsDigest, sealResult, verifyReceipt } from '../core/contract/receipt.ts';
+import { WIRE_VERSION, type StepResult } from '../core/contract/wire.ts';
 import { makePayload } from '../test/helpers/payload.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 200);

@@ -1,6 +1,32 @@
 // Typed errors: each carries a stable code (the wire contract's error codes) and a message that
 // tells the user what happened and what would be right.
-import type { ErrorCode } from './wire.ts';
+
+/** The stable error codes a step result may carry (part of the wire contract). */
+export const ERROR_CODES = [
+  'bad-payload',
+  'bad-input',
+  'clone-refused',
+  'clone-failed',
+  'agent-failed',
+  'agent-timeout',
+  'no-changes',
+  'writes-violation',
+  'push-rejected',
+  'forge-failed',
+  'gate-failed',
+  'gate-not-discriminating',
+  'gate-file-missing',
+  'reviewer-no-verdict',
+  'reviewer-changed-files',
+  'deploy-failed',
+  'teardown-failed',
+  'merge-failed',
+  /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
+  'merge-conflict',
+  'stale-attempt',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class ConveyorError extends Error {
   readonly code: ErrorCode;

@@ -19162,10 +19162,34 @@ var require_undici = __commonJS({
 });
 
 // core/errors.ts
-var ConveyorError;
+var ERROR_CODES, ConveyorError;
 var init_errors = __esm({
   "core/errors.ts"() {
     "use strict";
+    ERROR_CODES = [
+      "bad-payload",
+      "bad-input",
+      "clone-refused",
+      "clone-failed",
+      "agent-failed",
+      "agent-timeout",
+      "no-changes",
+      "writes-violation",
+      "push-rejected",
+      "forge-failed",
+      "gate-failed",
+      "gate-not-discriminating",
+      "gate-file-missing",
+      "reviewer-no-verdict",
+      "reviewer-changed-files",
+      "deploy-failed",
+      "teardown-failed",
+      "merge-failed",
+      /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
+      "merge-conflict",
+      "stale-attempt",
+      "internal"
+    ];
     ConveyorError = class extends Error {
       code;
       constructor(code, message, options) {
@@ -19177,7 +19201,7 @@ var init_errors = __esm({
   }
 });
 
-// action/src/git.ts
+// lib/git.ts
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19236,7 +19260,7 @@ async function gitOut(args, options) {
 }
 var CONVEYOR_IDENTITY, TOKEN_VARIABLE, CREDENTIAL_HELPER, emptyHooks;
 var init_git = __esm({
-  "action/src/git.ts"() {
+  "lib/git.ts"() {
     "use strict";
     init_errors();
     CONVEYOR_IDENTITY = ["-c", "user.name=Conveyor", "-c", "user.email=conveyor@users.noreply.github.com"];
@@ -19245,19 +19269,19 @@ var init_git = __esm({
   }
 });
 
-// app/forge/port.ts
+// engine/ports/forge.ts
 function splitRepo(repo) {
   const [owner, name] = repo.split("/");
   if (!owner || !name) throw new Error(`repository "${repo}" is not "owner/name"`);
   return { owner, name };
 }
-var init_port = __esm({
-  "app/forge/port.ts"() {
+var init_forge = __esm({
+  "engine/ports/forge.ts"() {
     "use strict";
   }
 });
 
-// app/store/wal.ts
+// lib/sqlite.ts
 function useWal(db, busyTimeoutMs) {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const deadline = Date.now() + busyTimeoutMs;
@@ -19278,13 +19302,13 @@ function isBusy(e) {
 function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
-var init_wal = __esm({
-  "app/store/wal.ts"() {
+var init_sqlite = __esm({
+  "lib/sqlite.ts"() {
     "use strict";
   }
 });
 
-// app/forge/local.ts
+// adapters/forge/local.ts
 var local_exports = {};
 __export(local_exports, {
   LOCAL_FORGE_DB: () => LOCAL_FORGE_DB,
@@ -19303,12 +19327,12 @@ function openLocalForge(remotesDir) {
 }
 var LOCAL_FORGE_DB, MERGE_TRIES, SCHEMA, LocalForge;
 var init_local = __esm({
-  "app/forge/local.ts"() {
+  "adapters/forge/local.ts"() {
     "use strict";
     init_errors();
     init_git();
-    init_port();
-    init_wal();
+    init_forge();
+    init_sqlite();
     LOCAL_FORGE_DB = ".conveyor-forge.db";
     MERGE_TRIES = 5;
     SCHEMA = `
@@ -23674,7 +23698,7 @@ var init_dist_src5 = __esm({
   }
 });
 
-// app/forge/github.ts
+// adapters/forge/github.ts
 var github_exports = {};
 __export(github_exports, {
   GitHubForge: () => GitHubForge
@@ -23704,11 +23728,11 @@ async function forgeCall(what, fn) {
 }
 var GitHubForge;
 var init_github = __esm({
-  "app/forge/github.ts"() {
+  "adapters/forge/github.ts"() {
     "use strict";
     init_dist_src5();
     init_errors();
-    init_port();
+    init_forge();
     GitHubForge = class {
       octokit;
       constructor(options) {
@@ -24294,7 +24318,7 @@ function setOutput(name, value) {
   issueCommand("set-output", { name }, toCommandValue(value));
 }
 
-// action/src/command.ts
+// lib/process.ts
 import { spawn } from "node:child_process";
 var running = /* @__PURE__ */ new Set();
 function killRunningCommands() {
@@ -24389,13 +24413,23 @@ function runCommand(options) {
 init_errors();
 import { readFile as readFile6 } from "node:fs/promises";
 
-// core/receipt.ts
-import { createHash as createHash2 } from "node:crypto";
-
 // core/canonical.ts
 import { createHash } from "node:crypto";
+function canonicalJson(value) {
+  return JSON.stringify(value, (_key, v) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const sorted = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = v[k];
+      return sorted;
+    }
+    return v;
+  });
+}
 function sha256(text) {
   return createHash("sha256").update(text).digest("hex");
+}
+function digest(value) {
+  return sha256(canonicalJson(value));
 }
 
 // node_modules/zod/v4/classic/external.js
@@ -44192,32 +44226,10 @@ var planSchema = external_exports.object({
 // core/repo-name.ts
 var REPO_NAME = /^(?!\.{1,2}\/)[A-Za-z0-9_.-]+\/(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
 
-// core/wire.ts
+// core/contract/wire.ts
+init_errors();
+init_errors();
 var WIRE_VERSION = 1;
-var ERROR_CODES = [
-  "bad-payload",
-  "bad-input",
-  "clone-refused",
-  "clone-failed",
-  "agent-failed",
-  "agent-timeout",
-  "no-changes",
-  "writes-violation",
-  "push-rejected",
-  "forge-failed",
-  "gate-failed",
-  "gate-not-discriminating",
-  "gate-file-missing",
-  "reviewer-no-verdict",
-  "reviewer-changed-files",
-  "deploy-failed",
-  "teardown-failed",
-  "merge-failed",
-  /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
-  "merge-conflict",
-  "stale-attempt",
-  "internal"
-];
 var pullRequestRefSchema = external_exports.object({
   repo: external_exports.string(),
   number: external_exports.number().int().positive(),
@@ -44326,137 +44338,11 @@ function formatPath(path) {
   return out;
 }
 
-// core/receipt.ts
+// core/contract/receipt.ts
 var RECEIPT_PREFIX = "sha256:";
-var BIG_STRING = 8 * 1024;
-var CHUNK = 64 * 1024;
-var NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-var INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
-function canonicalDigest(value) {
-  const w = new Writer(createHash2("sha256"));
-  w.value(value);
-  return w.end();
-}
-var Writer = class {
-  constructor(hash2) {
-    this.hash = hash2;
-  }
-  hash;
-  buf = "";
-  push(text) {
-    this.buf += text;
-    if (this.buf.length >= CHUNK) this.flush();
-  }
-  flush() {
-    if (this.buf) this.hash.update(this.buf, "utf8");
-    this.buf = "";
-  }
-  end() {
-    this.flush();
-    return this.hash.digest("hex");
-  }
-  string(s) {
-    if (s.length >= BIG_STRING && !NEEDS_ESCAPE.test(s)) {
-      this.push('"');
-      this.flush();
-      this.hash.update(s, "utf8");
-      this.buf = '"';
-    } else {
-      this.push(JSON.stringify(s));
-    }
-  }
-  /** Writes a value as JSON.stringify would; false when it writes nothing (undefined, a function). */
-  value(v) {
-    if (v !== null && typeof v === "object" && typeof v.toJSON === "function") {
-      v = v.toJSON("");
-    }
-    switch (typeof v) {
-      case "string":
-        this.string(v);
-        return true;
-      case "number":
-        this.push(Number.isFinite(v) ? String(v) : "null");
-        return true;
-      case "boolean":
-        this.push(v ? "true" : "false");
-        return true;
-      case "bigint":
-        throw new TypeError("Do not know how to serialize a BigInt");
-      case "undefined":
-      case "function":
-      case "symbol":
-        return false;
-      default:
-        break;
-    }
-    if (v === null) {
-      this.push("null");
-      return true;
-    }
-    if (Array.isArray(v)) {
-      this.push("[");
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0) this.push(",");
-        if (!this.value(v[i])) this.push("null");
-      }
-      this.push("]");
-      return true;
-    }
-    const o = v;
-    let text = "{";
-    for (const k of canonicalKeys(o)) {
-      const member = o[k];
-      const t = typeof member;
-      if (t === "undefined" || t === "function" || t === "symbol") continue;
-      text += text.length === 1 ? keyText(k) : `,${keyText(k)}`;
-      if (t === "string" && member.length < BIG_STRING) text += JSON.stringify(member);
-      else if (t === "number") text += Number.isFinite(member) ? String(member) : "null";
-      else if (t === "boolean") text += member ? "true" : "false";
-      else if (member === null) text += "null";
-      else {
-        this.push(text);
-        text = "";
-        this.value(member);
-      }
-    }
-    this.push(`${text}}`);
-    return true;
-  }
-};
-var keyTexts = /* @__PURE__ */ new Map();
-function keyText(k) {
-  let t = keyTexts.get(k);
-  if (t === void 0) {
-    t = `${JSON.stringify(k)}:`;
-    if (keyTexts.size < 1e4) keyTexts.set(k, t);
-  }
-  return t;
-}
-function canonicalKeys(o) {
-  const keys = Object.keys(o);
-  let sorted = true;
-  let index = false;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    const c = k.charCodeAt(0);
-    if (c >= 48 && c <= 57 || k === "__proto__") index = true;
-    if (i > 0 && keys[i - 1] > k) sorted = false;
-  }
-  if (!index) return sorted ? keys : keys.sort();
-  const indices = [];
-  const names = [];
-  for (const k of keys) {
-    if (k === "__proto__") continue;
-    (INDEX_KEY.test(k) && Number(k) < 4294967295 ? indices : names).push(k);
-  }
-  names.sort();
-  indices.sort((a, b) => Number(a) - Number(b));
-  return [...indices, ...names];
-}
 function receiptInputs(payload) {
   let value = payload;
-  const direct = isPlainJson(payload) ? stepPayloadSchema.safeParse(payload) : void 0;
-  const parsed = direct?.success ? direct : stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
+  const parsed = stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== "object" || Array.isArray(value)) return value ?? null;
   const o = value;
@@ -44471,38 +44357,12 @@ function receiptInputs(payload) {
   }
   return { ...o, agents: stripped };
 }
-function isPlainJson(v) {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(v) && !Object.is(v, -0);
-    case "object":
-      break;
-    default:
-      return false;
-  }
-  if (v === null) return true;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!isPlainJson(v[i])) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const k in v) {
-    if (k === "__proto__") return false;
-    const member = v[k];
-    if (member !== void 0 && !isPlainJson(member)) return false;
-  }
-  return Object.getOwnPropertySymbols(v).length === 0 && Object.getOwnPropertyNames(v).length === Object.keys(v).length;
-}
 function inputsDigest(payload) {
-  return canonicalDigest(receiptInputs(payload));
+  return digest(receiptInputs(payload));
 }
 function receiptOf(result, inputs) {
   const { receipt: _receipt, ...outputs } = result;
-  return `${RECEIPT_PREFIX}${canonicalDigest({ inputs, outputs })}`;
+  return `${RECEIPT_PREFIX}${digest({ inputs, outputs })}`;
 }
 function sealResult(result, inputs) {
   return { ...result, receipt: receiptOf(result, inputs) };
@@ -44512,7 +44372,7 @@ function sealResult(result, inputs) {
 init_errors();
 import { rm as rm3 } from "node:fs/promises";
 
-// action/src/secrets.ts
+// lib/secrets.ts
 var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
 var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH"]);
@@ -44797,7 +44657,7 @@ function runUserCommand(ctx, options) {
 // action/src/report/check-run.ts
 import { readFile as readFile2 } from "node:fs/promises";
 
-// core/check-run.ts
+// core/github/check-run.ts
 var CHECK_OUTPUT_LIMIT = 65535;
 function externalIdOf(a) {
   return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
@@ -44816,7 +44676,7 @@ function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
 \u2026(cut to fit GitHub's check run limit)` });
 }
 
-// app/github/retry.ts
+// adapters/github/retry.ts
 init_errors();
 function isRetryable(e) {
   const err = e;
@@ -45047,7 +44907,7 @@ init_errors();
 import { mkdir as mkdir4, readFile as readFile3, rm as rm4, writeFile as writeFile5 } from "node:fs/promises";
 import { join as join5 } from "node:path";
 
-// core/prompt.ts
+// core/prompts/prompt.ts
 function sanitizeIssueText(text) {
   return text.replace(/\r\n?/g, "\n").replace(/<!--[\s\S]*?(-->|$)/g, "").replace(new RegExp("\\p{Cf}", "gu"), "").replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, "").replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, "").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, "");
 }
@@ -45230,7 +45090,7 @@ async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   return { ...result, cwd, ...files, ...resultText !== void 0 ? { resultText } : {} };
 }
 
-// core/pr-body.ts
+// core/prompts/pr-body.ts
 var PR_BODY_MARKER = "<!-- conveyor:pr -->";
 function pullRequestTitle(issue3) {
   return `${oneLine(issue3.title, 200)} (#${issue3.number})`;
@@ -45261,7 +45121,7 @@ function pullRequestBody(input2) {
 // action/src/publish.ts
 init_errors();
 
-// core/writes.ts
+// core/steps/writes.ts
 function normalize(prefix) {
   return prefix.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 }
@@ -45476,7 +45336,7 @@ async function reposHoldingWork(wctx, repos) {
 // action/src/steps/gate.ts
 import { join as join6 } from "node:path";
 
-// core/failing-lines.ts
+// core/steps/failing-lines.ts
 var FAILURE_LINE = /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
 var ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 var MAX_LINE_CHARS = 400;
@@ -45684,7 +45544,7 @@ function shellQuote(value) {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-// core/role-prompts.ts
+// core/prompts/role-prompts.ts
 var PROMPT_DIFF_BUDGET = 200 * 1024;
 function buildReviewPrompt(input2) {
   const out = [`# Conveyor: review ${input2.issue.repo}#${input2.issue.number}`, ""];
@@ -45870,7 +45730,7 @@ init_errors();
 import { writeFile as writeFile7 } from "node:fs/promises";
 import { join as join8 } from "node:path";
 
-// core/independence.ts
+// core/steps/independence.ts
 var VERSION_PART = /[-_.](?:\d+|v\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2}|latest)$/;
 function modelFamily(model) {
   let id = model.trim().toLowerCase();
@@ -46008,10 +45868,10 @@ import { existsSync as existsSync3 } from "node:fs";
 import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
 import { join as join9 } from "node:path";
 
-// core/deploy-plan.ts
+// core/steps/deploy-plan.ts
 init_errors();
 
-// core/plan/graph.ts
+// core/graph.ts
 function findCycle(nodes, deps) {
   const known = new Set(nodes);
   const state = /* @__PURE__ */ new Map();
@@ -46064,7 +45924,7 @@ function topologicalWaves(nodes, deps) {
   return waves.filter((w) => w !== void 0);
 }
 
-// core/deploy-plan.ts
+// core/steps/deploy-plan.ts
 function planDeploy(input2) {
   const { services } = input2;
   const names = [.../* @__PURE__ */ new Set([...input2.stepServices, ...input2.changeSetServices.filter((s) => services[s]?.deploy === null)])].sort();

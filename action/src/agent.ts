@@ -4,10 +4,10 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
-import { buildPrompt } from '../../core/prompt.ts';
+import { buildPrompt } from '../../core/prompts/prompt.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
-import type { StepPayload } from '../../core/wire.ts';
-import type { CommandResult } from './command.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import type { CommandResult } from '../../lib/process.ts';
 import { runUserCommand, safeEnvironment, type StepContext } from './context.ts';
 import type { Workspace } from './workspace.ts';
 

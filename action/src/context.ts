@@ -3,10 +3,10 @@
 // timeout can be exercised without waiting minutes).
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
-import type { PayloadRepo } from '../../core/wire.ts';
-import type { Forge } from '../../app/forge/port.ts';
-import { runCommand, type CommandResult } from './command.ts';
-import { Scrubber, commandEnvironment } from './secrets.ts';
+import type { PayloadRepo } from '../../core/contract/wire.ts';
+import type { Forge } from '../../engine/ports/forge.ts';
+import { runCommand, type CommandResult } from '../../lib/process.ts';
+import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
 import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, type WorkspaceContext } from './workspace.ts';
 
 export interface StepContext {
@@ -30,11 +30,11 @@ export interface StepContext {
 async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv): Promise<Forge> {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === 'file:') {
-    const { LocalForge } = await import('../../app/forge/local.ts');
+    const { LocalForge } = await import('../../adapters/forge/local.ts');
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token) throw new ConveyorError('bad-input', `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
-  const { GitHubForge } = await import('../../app/forge/github.ts');
+  const { GitHubForge } = await import('../../adapters/forge/github.ts');
   return new GitHubForge({ token, apiUrl: env.GITHUB_API_URL || 'https://api.github.com' });
 }
 

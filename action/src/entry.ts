@@ -3,13 +3,13 @@
 // `conclusion: failure` and a typed error is reported.
 import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
-import { inputsDigest, sealResult } from '../../core/receipt.ts';
-import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/wire.ts';
+import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
+import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
 import { createContext } from './context.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
 import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
-import { Scrubber } from './secrets.ts';
+import { Scrubber } from '../../lib/secrets.ts';
 import { takeToken } from './token.ts';
 
 export interface EntryIO {

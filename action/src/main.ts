@@ -1,6 +1,6 @@
 // The step process from start to end, in the order it happens. The entry (index.ts) only calls it.
 import * as core from '@actions/core';
-import { killRunningCommands } from './command.ts';
+import { killRunningCommands } from '../../lib/process.ts';
 import { runEntry } from './entry.ts';
 import { prepareCheckRun } from './report/check-run.ts';
 import { takeToken } from './token.ts';

@@ -1,14 +1,14 @@
 // After the agent: commit what it left in each repository, check `writes`, push every branch that
 // advanced (leased on the commit the step started from), and open or update one PR per pushed
 // repository, then rewrite every PR body so each links the issue and its siblings.
-import { oneLine } from '../../core/prompt.ts';
-import { pullRequestBody, pullRequestTitle } from '../../core/pr-body.ts';
+import { oneLine } from '../../core/prompts/prompt.ts';
+import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts';
 import { ConveyorError } from '../../core/errors.ts';
-import type { PullRequestRef, StepPayload } from '../../core/wire.ts';
-import { writesOutside } from '../../core/writes.ts';
-import type { PullRequest } from '../../app/forge/port.ts';
+import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
+import { writesOutside } from '../../core/steps/writes.ts';
+import type { PullRequest } from '../../engine/ports/forge.ts';
 import type { StepContext } from './context.ts';
-import { git, gitOut } from './git.ts';
+import { git, gitOut } from '../../lib/git.ts';
 import { gitOptions, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
 
 export interface RepoChange {

@@ -1,6 +1,6 @@
 // The identity part of a step result, and the failure result the error boundary reports.
-import type { StepPayload, StepResult } from '../../core/wire.ts';
-import { WIRE_VERSION } from '../../core/wire.ts';
+import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
+import { WIRE_VERSION } from '../../core/contract/wire.ts';
 import { ConveyorError } from '../../core/errors.ts';
 
 export function baseResult(payload: StepPayload): Omit<StepResult, 'conclusion' | 'summary'> {

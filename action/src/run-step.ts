@@ -1,6 +1,6 @@
 // Chooses the work of a step attempt by its kind and mode.
 import { ConveyorError } from '../../core/errors.ts';
-import type { StepPayload, StepResult } from '../../core/wire.ts';
+import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import type { StepContext } from './context.ts';
 import { runCodeWork } from './steps/code.ts';
 import { runGate } from './steps/gate.ts';

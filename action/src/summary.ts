@@ -3,7 +3,7 @@
 import type { Workspace } from './workspace.ts';
 
 /** A fenced text block no backticks in `text` can close. */
-export { fence as fenced } from '../../core/prompt.ts';
+export { fence as fenced } from '../../core/prompts/prompt.ts';
 
 /** The last `maxLines` lines, at most `maxChars` characters. */
 export function tail(text: string, maxLines = 40, maxChars = 4000): string {

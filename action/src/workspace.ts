@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConveyorError } from '../../core/errors.ts';
-import type { PayloadRepo } from '../../core/wire.ts';
-import { git, gitOut, type GitOptions } from './git.ts';
+import type { PayloadRepo } from '../../core/contract/wire.ts';
+import { git, gitOut, type GitOptions } from '../../lib/git.ts';
 
 export interface WorkspaceContext {
   /** GITHUB_SERVER_URL: https://github.com, or file:///folder/of/bare/repositories. */

@@ -1,7 +1,7 @@
 // Rules that span the file: names that must refer to something, cycles, unique ids and labels,
 // and combinations of keys. They read the data defensively, so they also run on a file that failed
 // the schema and report its other mistakes in the same pass.
-import { findCycle } from '../plan/graph.ts';
+import { findCycle } from '../graph.ts';
 import { labelOf, needsOf } from './defaults.ts';
 import type { ConfigProblem } from './issues.ts';
 import type { PathSegment } from './locate.ts';

@@ -4,7 +4,7 @@
 import type { Config, PipelineConfig, ServiceConfig, StepConfig } from '../config/schema.ts';
 import { ConveyorError } from '../errors.ts';
 import { hashPlan } from './hash.ts';
-import { topologicalWaves } from './graph.ts';
+import { topologicalWaves } from '../graph.ts';
 import { agentsOfStep, servicesOfStep } from './steps.ts';
 import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
 import {

@@ -3,7 +3,7 @@
 // dispatch, and the run status derived from its steps.
 import { digest } from '../canonical.ts';
 import type { PlanStep } from '../plan/types.ts';
-import type { StepResult } from '../wire.ts';
+import type { StepResult } from '../contract/wire.ts';
 import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, StepState } from './types.ts';
 
 /** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */

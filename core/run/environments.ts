@@ -2,7 +2,7 @@
 // (so a re-dispatch deploys only the rest), environments that turn up after the run ended (torn
 // down at once), and teardown bookkeeping (removed ones leave run.environments; ones that would not
 // go stay, with the error, so people see them and `conveyor teardown` can try again).
-import type { Environment } from '../wire.ts';
+import type { Environment } from '../contract/wire.ts';
 import { Draft, mergeBy } from './draft.ts';
 import type { Run, RunEvent, Transition } from './types.ts';
 

@@ -7,7 +7,7 @@
 // - every transition that changes the run ends with a `report` effect keyed by the new version.
 // Environments that were torn down leave run.environments and are kept in run.removedEnvironments.
 import type { Plan } from '../plan/types.ts';
-import type { PullRequestRef } from '../wire.ts';
+import type { PullRequestRef } from '../contract/wire.ts';
 import { decide, prPushed } from './approvals.ts';
 import { coderAgent, describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, StepState, Transition } from './types.ts';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalForge } from '../../app/forge/local.ts';
+import { LocalForge } from '../../adapters/forge/local.ts';
 import { codeStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { removeActionBundle, runAction } from '../helpers/action.ts';

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { runEntry } from '../../action/src/entry.ts';
 import type { PlanStep, ResolvedService } from '../../core/plan/types.ts';
-import { WIRE_VERSION, type Environment, type StepPayload, type StepResult } from '../../core/wire.ts';
+import { WIRE_VERSION, type Environment, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 /** Records its environment, process group and start/end times (ms), sleeps $1 seconds, then:

@@ -2,8 +2,8 @@
 // record what they received and when: ordering over the service graph, peer URLs, outcomes.
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processAlive } from '../../action/src/command.ts';
-import { envIdFor } from '../../core/deploy-plan.ts';
+import { processAlive } from '../../lib/process.ts';
+import { envIdFor } from '../../core/steps/deploy-plan.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
 
 let f: Fixture;

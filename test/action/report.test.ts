@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkRunOutput, type CheckRunOutput } from '../../action/src/report/check-run.ts';
 import { chooseReporters, reportAll } from '../../action/src/report/reporter.ts';
-import { WIRE_VERSION, stepResultSchema, type StepResult } from '../../core/wire.ts';
+import { WIRE_VERSION, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 let dir: string;

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalForge } from '../../app/forge/local.ts';
+import { LocalForge } from '../../adapters/forge/local.ts';
 import { removeActionBundle, runAction } from '../helpers/action.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { externalIdOf } from '../../core/check-run.ts';
+import { externalIdOf } from '../../core/github/check-run.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { actionBundle, removeActionBundle, runAction } from '../helpers/action.ts';

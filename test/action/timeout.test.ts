@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processAlive } from '../../action/src/command.ts';
+import { processAlive } from '../../lib/process.ts';
 import { runEntry } from '../../action/src/entry.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';

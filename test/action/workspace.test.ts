@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitEnvironment, gitPrefix } from '../../action/src/git.ts';
+import { gitEnvironment, gitPrefix } from '../../lib/git.ts';
 import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, type WorkspaceContext } from '../../action/src/workspace.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 

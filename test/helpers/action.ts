@@ -4,7 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { stepResultSchema, type StepResult } from '../../core/wire.ts';
+import { stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 let bundled: string | undefined;

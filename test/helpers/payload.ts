@@ -1,6 +1,6 @@
 // Step payloads for action tests: a valid payload with sensible defaults, adjusted per test.
 import type { PlanStep } from '../../core/plan/types.ts';
-import { WIRE_VERSION, type StepPayload } from '../../core/wire.ts';
+import { WIRE_VERSION, type StepPayload } from '../../core/contract/wire.ts';
 
 export interface TestRepo {
   repo: string;

@@ -2,11 +2,11 @@
 // machine tests depend only on the Plan types. A step without `needs` needs the step written
 // before it, as in a configuration file.
 import { digest } from '../../core/canonical.ts';
-import { topologicalWaves } from '../../core/plan/graph.ts';
+import { topologicalWaves } from '../../core/graph.ts';
 import type { Plan, PlanStep } from '../../core/plan/types.ts';
-import { inputsDigest, sealResult } from '../../core/receipt.ts';
-import type { StepPayload, StepResult } from '../../core/wire.ts';
-import { WIRE_VERSION } from '../../core/wire.ts';
+import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
+import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
+import { WIRE_VERSION } from '../../core/contract/wire.ts';
 
 export type StepSpec =
   | { id: string; kind: 'code'; needs?: string[] }

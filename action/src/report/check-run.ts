@@ -5,9 +5,9 @@
 // taken by another workflow run) does nothing at all; otherwise the check run is marked in
 // progress with a link to this workflow run.
 import { readFile } from 'node:fs/promises';
-import { externalIdOf, renderResultText } from '../../../core/check-run.ts';
-import { withRetry } from '../../../app/github/retry.ts';
-import type { StepResult } from '../../../core/wire.ts';
+import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
+import { withRetry } from '../../../adapters/github/retry.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface CheckRunOutput {

@@ -2,7 +2,7 @@
 // in the same folder and renamed, so a reader never sees half a result.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { StepResult } from '../../../core/wire.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
 export class FileReporter implements Reporter {

@@ -1,6 +1,6 @@
 // Always reports: the conclusion and summary to the log, and the whole result as the action
 // output `result` when running as a GitHub Action.
-import type { StepResult } from '../../../core/wire.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
 export class LogReporter implements Reporter {

@@ -1,7 +1,7 @@
 // Where a step's result goes. The entry chooses by environment: the result file in the embedded
 // mode (CONVEYOR_RESULT_PATH), the check run on GitHub when a check-run client is available, and
 // the log (plus the action output `result`) always, so a result is never silently dropped.
-import type { StepResult } from '../../../core/wire.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import { CheckRunReporter, type CheckRunClient } from './check-run.ts';
 import { FileReporter } from './file.ts';
 import { LogReporter } from './log.ts';

@@ -1,13 +1,13 @@
 // The `code` step (and the repair of a gate or review, which is the same work with findings): one
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { ConveyorError } from '../../../core/errors.ts';
-import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
-import { git } from '../git.ts';
+import { git } from '../../../lib/git.ts';
 import { baseResult } from '../result.ts';
 
 export interface CodeWork {

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable, type DeployPlan, type DeployTarget } from '../../../core/deploy-plan.ts';
+import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable, type DeployPlan, type DeployTarget } from '../../../core/steps/deploy-plan.ts';
 import { ConveyorError } from '../../../core/errors.ts';
-import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/wire.ts';
+import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, identityVariables } from '../agent.ts';
 import { prepareStepWorkspace, runUserCommand, safeEnvironment, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';

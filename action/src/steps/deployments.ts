@@ -2,8 +2,8 @@
 // commit it was deployed from, so its URL shows on the PR (in progress -> success/failure ->
 // inactive on teardown). A forge without deployments (the local one) has none of this. A failing
 // call to GitHub never fails a deploy or a teardown: it becomes a note in the summary.
-import type { DeploymentState, Forge } from '../../../app/forge/port.ts';
-import type { Environment } from '../../../core/wire.ts';
+import type { DeploymentState, Forge } from '../../../engine/ports/forge.ts';
+import type { Environment } from '../../../core/contract/wire.ts';
 import type { StepContext } from '../context.ts';
 
 export interface Deployments {

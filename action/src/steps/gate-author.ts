@@ -6,13 +6,13 @@
 import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
-import { oneLine } from '../../../core/prompt.ts';
+import { oneLine } from '../../../core/prompts/prompt.ts';
 import { shellQuote } from '../../../core/shell.ts';
-import { buildAuthorPrompt } from '../../../core/role-prompts.ts';
-import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import { buildAuthorPrompt } from '../../../core/prompts/role-prompts.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
-import { git, gitOut } from '../git.ts';
+import { git, gitOut } from '../../../lib/git.ts';
 import { pushBranch } from '../publish.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';

@@ -2,13 +2,13 @@
 // the change set, on the work branch when it exists remotely, else the base. It passes when every
 // command passes; a failure carries the failing lines of each repository for the repair agent.
 import { join } from 'node:path';
-import { gateFindings, type GateOutcome } from '../../../core/failing-lines.ts';
+import { gateFindings, type GateOutcome } from '../../../core/steps/failing-lines.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
-import type { StepPayload, StepResult } from '../../../core/wire.ts';
+import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { identityVariables, reposVariable } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
-import { gitOut } from '../git.ts';
+import { gitOut } from '../../../lib/git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
 import { gitOptions, type Workspace, type WorkspaceRepo } from '../workspace.ts';

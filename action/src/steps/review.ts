@@ -5,13 +5,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
-import { judgeIndependence } from '../../../core/independence.ts';
-import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/role-prompts.ts';
+import { judgeIndependence } from '../../../core/steps/independence.ts';
+import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/prompts/role-prompts.ts';
 import { renderFindings } from '../../../core/run/draft.ts';
-import type { ErrorCode, StepPayload, StepResult } from '../../../core/wire.ts';
+import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
-import { git, gitOut } from '../git.ts';
+import { git, gitOut } from '../../../lib/git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';

@@ -3,10 +3,10 @@
 // A command that fails is tried again (up to MAX_TEARDOWN_RETRIES more times); what still fails is
 // reported as a failure listing each environment, never hidden. The result's `environments` are
 // the ones that are gone, which the engine then stops tracking.
-import { planDeploy } from '../../../core/deploy-plan.ts';
-import { topologicalWaves } from '../../../core/plan/graph.ts';
+import { planDeploy } from '../../../core/steps/deploy-plan.ts';
+import { topologicalWaves } from '../../../core/graph.ts';
 import { ConveyorError } from '../../../core/errors.ts';
-import type { Environment, StepPayload, StepResult } from '../../../core/wire.ts';
+import type { Environment, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent, Transition } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
-import type { StepResult } from '../../../core/wire.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import { resultOf } from '../../helpers/plans.ts';
 
 export const AT = '2025-01-01T00:00:00.000Z';

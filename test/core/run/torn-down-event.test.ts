@@ -2,7 +2,7 @@
 // with the reason, whichever way its result arrived (the local dispatcher or a check run).
 import { describe, expect, it } from 'vitest';
 import { tornDownEvent } from '../../../core/run/environments.ts';
-import type { Environment } from '../../../core/wire.ts';
+import type { Environment } from '../../../core/contract/wire.ts';
 
 const web: Environment = { service: 'web', envId: 'r-web', state: 'ready', url: 'http://web' };
 const api: Environment = { service: 'api', envId: 'r-api', state: 'ready', url: 'http://api' };

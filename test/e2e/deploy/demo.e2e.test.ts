@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDemo, type Demo } from '../../../app/demo/build.ts';
+import { buildDemo, type Demo } from '../../../cli/demo-org.ts';
 import { cli, CONVEYOR_BIN } from '../../helpers/cli.ts';
 import { git, removeDir, tempDir } from '../../helpers/repos.ts';
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
 import { createFleet, NEVER_REPAIRED, pipelineConfig, REPAIRED_ON_SECOND, RIGHT_FIRST_TIME, STANDARD_STEPS, type Fleet } from '../../helpers/fleet.ts';
 import { git } from '../../helpers/repos.ts';
-import { processAlive } from '../../../action/src/command.ts';
+import { processAlive } from '../../../lib/process.ts';
 
 interface StatusJson {
   id: string;

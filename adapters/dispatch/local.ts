@@ -1,0 +1,164 @@
+// The local dispatcher runs each step attempt through the action's real entry (the committed
+// bundle, as on GitHub's runners) in a child process, with the result-file reporter and the local
+// forge. Each attempt has its own folder, so a crash of the driving process loses nothing: a
+// result written after it died is found, and a leftover process is stopped before a re-dispatch.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
+import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
+import { isSecretName } from '../../lib/secrets.ts';
+import { killGroup, processAlive } from '../../lib/process.ts';
+
+export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', import.meta.url));
+
+export interface LocalDispatcherOptions {
+  /** Folder for attempt folders (payload, result, pid, log). */
+  stateDir: string;
+  /** Folder of bare repositories: owner/name is <remotes>/owner/name.git. */
+  remotes: string;
+  actionEntry?: string;
+}
+
+
+export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'step' | 'mode' | 'attempt' | 'epoch'>): string {
+  return join(stateDir, 'attempts', p.runId, `${p.step.id}.${p.mode}.${p.attempt}.${p.epoch}`);
+}
+
+export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
+  const entry = options.actionEntry ?? ACTION_ENTRY;
+  return {
+    async run(payload, hooks) {
+      const dir = attemptDir(options.stateDir, payload);
+      const known = readResult(dir);
+      if (known) return known;
+      mkdirSync(dir, { recursive: true });
+      writeAtomically(join(dir, 'payload.json'), JSON.stringify(payload));
+      const log = openSync(join(dir, 'output.log'), 'a');
+      const env: NodeJS.ProcessEnv = {};
+      // A step process never inherits a secret from whoever started `conveyor`.
+      for (const [k, v] of Object.entries(process.env)) if (!isSecretName(k)) env[k] = v;
+      Object.assign(env, {
+        CONVEYOR_PAYLOAD_PATH: join(dir, 'payload.json'),
+        CONVEYOR_RESULT_PATH: join(dir, 'result.json'),
+        CONVEYOR_WORKSPACE_ROOT: join(dir, 'workspace'),
+        // Each settled environment of a deploy is appended here as it settles (see readProgress).
+        CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
+        GITHUB_SERVER_URL: `file://${options.remotes}`,
+      });
+      // Its own process group, so that a later `conveyor` can stop a leftover attempt whole.
+      const child = spawn(process.execPath, [entry], { env, detached: true, stdio: ['ignore', log, log] });
+      closeSync(log);
+      writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
+      const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
+      const code = await new Promise<number | null>((resolve) => {
+        child.on('error', () => resolve(-1));
+        child.on('exit', (c, signal) => resolve(signal ? null : c));
+      });
+      watch?.stop();
+      return (
+        readResult(dir) ?? {
+          kind: 'lost',
+          reason: `the step process ${code === null ? 'was killed' : `exited with code ${code}`} without reporting a result (log: ${join(dir, 'output.log')})`,
+          ...settledSoFar(dir),
+        }
+      );
+    },
+    async recover(payload) {
+      const dir = attemptDir(options.stateDir, payload);
+      if (!existsSync(dir)) return undefined;
+      const known = readResult(dir);
+      if (known) return known;
+      const pid = Number(readText(join(dir, 'pid')));
+      if (pid > 0 && processAlive(pid)) {
+        // SIGTERM first: the step process stops the commands it started (their own process
+        // groups), then its own group is killed whatever it did.
+        killGroup(pid, 'SIGTERM');
+        for (let waited = 0; processAlive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        killGroup(pid, 'SIGKILL');
+        while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+        // It may have finished in the meantime.
+        const late = readResult(dir);
+        if (late) return late;
+      }
+      return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
+    },
+  };
+}
+
+/** The environments a deploy attempt reported as settled, latest per service; unreadable lines are skipped
+ * (a line cut short by a kill is the only way to get one). */
+export function readProgress(dir: string): Environment[] {
+  return parseProgress(readText(join(dir, 'progress.jsonl')) ?? '');
+}
+
+function parseProgress(text: string): Environment[] {
+  const latest = new Map<string, Environment>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const parsed = environmentSchema.safeParse((JSON.parse(line) as { environment?: unknown }).environment);
+      if (parsed.success) latest.set(parsed.data.service, parsed.data);
+    } catch {
+      // A partial last line.
+    }
+  }
+  return [...latest.values()];
+}
+
+function settledSoFar(dir: string): { environments?: Environment[] } {
+  const environments = readProgress(dir);
+  return environments.length ? { environments } : {};
+}
+
+/** Hands each newly settled environment to `on` while the attempt runs (polled: cheap and portable). */
+function watchProgress(dir: string, on: (environments: Environment[]) => void): { stop(): void } {
+  let told = 0;
+  const tick = () => {
+    const text = readText(join(dir, 'progress.jsonl')) ?? '';
+    const lines = text.split('\n').filter((l) => l.trim()).length;
+    if (lines === told) return;
+    told = lines;
+    const all = parseProgress(text);
+    if (all.length) on(all);
+  };
+  const timer = setInterval(tick, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+function readResult(dir: string): AttemptOutcome | undefined {
+  const text = readText(join(dir, 'result.json'));
+  if (text === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { kind: 'lost', reason: `result file ${join(dir, 'result.json')} is not JSON: ${(e as Error).message}` };
+  }
+  const parsed = stepResultSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { kind: 'lost', reason: `result file ${join(dir, 'result.json')} does not match the wire contract: ${describeIssues(parsed.error)}` };
+  }
+  return { kind: 'result', result: parsed.data };
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long a leftover step process gets to stop its commands before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+function writeAtomically(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}

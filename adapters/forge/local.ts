@@ -1,0 +1,235 @@
+// The local forge of the embedded mode: bare repositories `<remotes>/<owner>/<name>.git` and pull
+// request records in `<remotes>/.conveyor-forge.db` (SQLite, WAL), so the engine process and the
+// step processes see the same PRs. better-sqlite3 is loaded by dynamic import only: the action
+// bundle runs on GitHub's runners, which have no native module, and never takes this path there.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { ConveyorError } from '../../core/errors.ts';
+import { git, gitOut } from '../../lib/git.ts';
+import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState } from '../../engine/ports/forge.ts';
+import { splitRepo } from '../../engine/ports/forge.ts';
+import { useWal } from '../../lib/sqlite.ts';
+
+export const LOCAL_FORGE_DB = '.conveyor-forge.db';
+/** Tries of one merge while other runs move the same base. */
+const MERGE_TRIES = 5;
+
+interface Row {
+  repo: string;
+  number: number;
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  state: PullRequestState;
+  head: string | null;
+  merge_commit: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS pull_requests (
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  branch TEXT NOT NULL,
+  base TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('open', 'closed', 'merged')),
+  head TEXT,
+  merge_commit TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (repo, number)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo, branch) WHERE state = 'open';
+`;
+
+function gitEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
+}
+
+export class LocalForge implements Forge {
+  private constructor(
+    private readonly db: BetterSqlite3.Database,
+    readonly remotesDir: string,
+    private readonly serverUrl: string,
+  ) {}
+
+  /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
+  static async open(remotesDir: string): Promise<LocalForge> {
+    if (!existsSync(remotesDir)) throw new ConveyorError('bad-input', `remotes folder ${remotesDir} does not exist`);
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15_000 });
+    useWal(db, 15_000);
+    db.exec(SCHEMA);
+    return new LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, '')}`);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private bare(repo: string): string {
+    const { owner, name } = splitRepo(repo);
+    return join(this.remotesDir, owner, `${name}.git`);
+  }
+
+  private async branchHead(repo: string, branch: string): Promise<string | undefined> {
+    const r = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.bare(repo), env: gitEnv(), allowFailure: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+
+  private async toPullRequest(row: Row): Promise<PullRequest> {
+    const head = row.state === 'open' ? ((await this.branchHead(row.repo, row.branch)) ?? row.head ?? '') : (row.head ?? '');
+    return {
+      repo: row.repo,
+      number: row.number,
+      url: `${this.serverUrl}/${row.repo}/pull/${row.number}`,
+      branch: row.branch,
+      head,
+      base: row.base,
+      title: row.title,
+      body: row.body,
+      state: row.state,
+      ...(row.merge_commit ? { mergeCommit: row.merge_commit } : {}),
+    };
+  }
+
+  private row(repo: string, number: number): Row {
+    const row = this.db.prepare('SELECT * FROM pull_requests WHERE repo = ? AND number = ?').get(repo, number) as Row | undefined;
+    if (!row) throw new ConveyorError('forge-failed', `pull request ${repo}#${number} does not exist in ${this.remotesDir}`);
+    return row;
+  }
+
+  async findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {
+    const row = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(repo, branch) as Row | undefined;
+    return row ? this.toPullRequest(row) : undefined;
+  }
+
+  async openPullRequest(pr: OpenPullRequest): Promise<PullRequest> {
+    if (!existsSync(this.bare(pr.repo))) throw new ConveyorError('forge-failed', `repository ${pr.repo} does not exist in ${this.remotesDir}`);
+    for (const b of [pr.branch, pr.base]) {
+      if (!(await this.branchHead(pr.repo, b))) throw new ConveyorError('forge-failed', `branch "${b}" does not exist in ${pr.repo}`);
+    }
+    const now = new Date().toISOString();
+    const insert = this.db.transaction((): number => {
+      const open = this.db.prepare("SELECT number FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(pr.repo, pr.branch) as { number: number } | undefined;
+      if (open) throw new ConveyorError('forge-failed', `a pull request for ${pr.repo}:${pr.branch} already exists (#${open.number})`);
+      const { next } = this.db.prepare('SELECT COALESCE(MAX(number), 0) + 1 AS next FROM pull_requests WHERE repo = ?').get(pr.repo) as { next: number };
+      this.db
+        .prepare("INSERT INTO pull_requests (repo, number, branch, base, title, body, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)")
+        .run(pr.repo, next, pr.branch, pr.base, pr.title, pr.body, now, now);
+      return next;
+    });
+    // IMMEDIATE: two step processes opening PRs at once must not pick the same number.
+    const number = insert.immediate();
+    return this.toPullRequest(this.row(pr.repo, number));
+  }
+
+  async updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
+    const row = this.row(repo, number);
+    this.db
+      .prepare('UPDATE pull_requests SET title = ?, body = ?, updated_at = ? WHERE repo = ? AND number = ?')
+      .run(change.title ?? row.title, change.body ?? row.body, new Date().toISOString(), repo, number);
+    return this.toPullRequest(this.row(repo, number));
+  }
+
+  async getPullRequest(repo: string, number: number): Promise<PullRequest> {
+    return this.toPullRequest(this.row(repo, number));
+  }
+
+  async listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {
+    const rows = this.db.prepare('SELECT * FROM pull_requests WHERE repo = ? ORDER BY number').all(repo) as Row[];
+    const state = options.state ?? 'all';
+    const wanted = rows.filter(
+      (r) => options.branches.includes(r.branch) && (state === 'all' || (state === 'open' ? r.state === 'open' : r.state !== 'open')),
+    );
+    return Promise.all(wanted.map((r) => this.toPullRequest(r)));
+  }
+
+  /** A real merge into the bare repository's base, done in a temporary clone. */
+  async mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult> {
+    const row = this.row(repo, number);
+    if (row.state !== 'open') throw new ConveyorError('merge-failed', `${repo}#${number} is ${row.state}, not open`);
+    const head = await this.branchHead(repo, row.branch);
+    if (!head) throw new ConveyorError('merge-failed', `branch "${row.branch}" of ${repo}#${number} no longer exists`);
+    if (options.expectedHead && options.expectedHead !== head) {
+      throw new ConveyorError('merge-failed', `${repo}#${number} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`);
+    }
+    // Another run may move the base between our clone and our push (GitHub serialises merges on
+    // its side): start again from the new base, a bounded number of times.
+    for (let tries = 1; ; tries++) {
+      const outcome = await this.mergeOnce(repo, number, row, options);
+      if (outcome.merged) {
+        this.db
+          .prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?")
+          .run(head, outcome.sha, new Date().toISOString(), repo, number);
+        return { merged: true, sha: outcome.sha };
+      }
+      if (tries >= MERGE_TRIES) {
+        throw new ConveyorError('merge-failed', `${repo}#${number}: ${row.base} kept moving while merging (${tries} tries): ${outcome.reason}`);
+      }
+    }
+  }
+
+  /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
+  private async mergeOnce(
+    repo: string,
+    number: number,
+    row: { base: string; branch: string },
+    options: MergeOptions,
+  ): Promise<{ merged: true; sha: string } | { merged: false; reason: string }> {
+    const work = await mkdtemp(join(tmpdir(), 'conveyor-merge-'));
+    const dir = join(work, 'repo');
+    const messageFile = join(work, 'message.txt');
+    const message = options.message ? `${options.title}\n\n${options.message.trim()}\n` : `${options.title}\n`;
+    await writeFile(messageFile, message);
+    const o = { cwd: work, env: gitEnv(), code: 'merge-failed' as const };
+    try {
+      await git(['clone', '--quiet', '--no-tags', this.bare(repo), dir], o);
+      const w = { ...o, cwd: dir };
+      await git(['checkout', '--quiet', '-B', row.base, `origin/${row.base}`], w);
+      const branchRef = `origin/${row.branch}`;
+      const ahead = await gitOut(['rev-list', '--count', `${row.base}..${branchRef}`], w);
+      if (ahead === '0' || (await git(['diff', '--quiet', row.base, branchRef], { ...w, allowFailure: true })).code === 0) {
+        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) has no changes against ${row.base}: nothing to merge`);
+      }
+      let attempt;
+      if (options.method === 'merge') {
+        attempt = await git(['merge', '--no-ff', '--quiet', '-F', messageFile, branchRef], { ...w, allowFailure: true });
+      } else if (options.method === 'squash') {
+        attempt = await git(['merge', '--squash', '--quiet', branchRef], { ...w, allowFailure: true });
+        if (attempt.code === 0) attempt = await git(['commit', '--quiet', '-F', messageFile], { ...w, allowFailure: true });
+      } else {
+        await git(['checkout', '--quiet', '-B', 'conveyor-rebase', branchRef], w);
+        attempt = await git(['rebase', '--quiet', `origin/${row.base}`], { ...w, allowFailure: true });
+        if (attempt.code === 0 && options.message) {
+          // A rebase has no merge commit: the trailers go on the last rebased commit.
+          const last = await gitOut(['log', '-1', '--format=%B'], w);
+          await writeFile(messageFile, `${last.trimEnd()}\n\n${options.message.trim()}\n`);
+          attempt = await git(['commit', '--amend', '--quiet', '-F', messageFile], { ...w, allowFailure: true });
+        }
+        if (attempt.code === 0) await git(['checkout', '--quiet', '-B', row.base, 'conveyor-rebase'], w);
+      }
+      if (attempt.code !== 0) {
+        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.stderr.trim() || attempt.stdout.trim()}`);
+      }
+      const sha = await gitOut(['rev-parse', 'HEAD'], w);
+      // The lease makes the push fail, instead of overwriting, when the base moved meanwhile.
+      const base = await gitOut(['rev-parse', `origin/${row.base}`], w);
+      const push = await git(['push', '--quiet', `--force-with-lease=refs/heads/${row.base}:${base}`, 'origin', `HEAD:refs/heads/${row.base}`], { ...w, allowFailure: true });
+      if (push.code !== 0) return { merged: false, reason: push.stderr.trim() };
+      return { merged: true, sha };
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The local forge of a folder of bare repositories. */
+export function openLocalForge(remotesDir: string): Promise<LocalForge> {
+  return LocalForge.open(remotesDir);
+}

@@ -1,0 +1,273 @@
+// The Conveyor GitHub App (Probot): webhook handlers that start runs, feed step results from
+// check runs to the engine and mark lost attempts; the engine with the workflow dispatcher, the
+// GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
+// the sweeper. The default export is the Probot application function `conveyor serve` loads.
+import type { ApplicationFunctionOptions, Probot } from 'probot';
+import { STEP_CHECK_PREFIX, parseExternalId } from '../core/github/check-run.ts';
+import type { Run } from '../core/run/types.ts';
+import { Engine } from '../engine/engine.ts';
+import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import { GitHubClient } from '../adapters/github/client.ts';
+import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
+import { ApprovalChecks } from './approval-check.ts';
+import { onCommandText, onRequestedAction } from './commands.ts';
+import { installationOf, type AppDeps } from './deps.ts';
+import { mergeOnGitHub, type MergePolicy } from './merge.ts';
+import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
+import { Heads } from '../adapters/github/heads.ts';
+import type { LinkStore } from '../adapters/store/links.ts';
+import { RunReporter } from './report.ts';
+import { withRetry, type RetryOptions } from '../adapters/github/retry.ts';
+import { startRun } from './start.ts';
+import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
+import { openAppStores } from './stores.ts';
+
+export interface ConveyorAppOptions {
+  store: RunStore;
+  links: LinkStore;
+  /** This app's id: only its own check runs count. */
+  appId: number;
+  now?: () => string;
+  retry?: RetryOptions;
+  /** How often the sweeper runs (default every minute); false: never by itself (tests call sweep()). */
+  sweepEveryMs?: number | false;
+  sweep?: SweepOptions;
+  workflow?: string;
+  inputsLimit?: number;
+  /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
+  merge?: MergePolicy;
+  /** Login of this app's bot user, whose pushes never make approvals stale (default: asked of GitHub once). */
+  botLogin?: string;
+  log?: (line: string) => void;
+}
+
+type Sender = { login: string; type?: string };
+
+export class ConveyorApp {
+  readonly engine: Engine;
+  readonly deps: AppDeps;
+  private readonly clients = new Map<number, Promise<GitHubClient>>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private botLogin: Promise<string> | undefined;
+
+  constructor(
+    private readonly probot: Probot,
+    private readonly options: ConveyorAppOptions,
+  ) {
+    const now = options.now ?? (() => new Date().toISOString());
+    const log = options.log ?? ((line: string) => probot.log.info(line));
+    const heads = new Heads();
+    const client = (installationId: number) => this.client(installationId);
+    const clientOf = (run: Run) => this.client(installationOf(run));
+    const approvals = new ApprovalChecks(options.links, heads, now);
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, client: clientOf, now, approvals });
+    this.engine = new Engine({
+      store: options.store,
+      now,
+      dispatcher: createWorkflowDispatcher({
+        store: options.store,
+        links: options.links,
+        heads,
+        client: clientOf,
+        now,
+        log,
+        ...(options.workflow ? { workflow: options.workflow } : {}),
+        ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
+      }),
+      merge: async (run, effect) => mergeOnGitHub(await clientOf(run), run, effect, options.merge),
+      reply: async (run, text) => {
+        const c = await clientOf(run);
+        await c.createComment(run.issue.repo, run.issue.number, text);
+      },
+      report: (run) => reporter.report(run.id),
+    });
+    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, client, clientOf, now, log };
+    this.register();
+    if (options.sweepEveryMs !== false) {
+      this.timer = setInterval(() => this.track(this.sweep()), options.sweepEveryMs ?? 60_000);
+      this.timer.unref();
+    }
+  }
+
+  private client(installationId: number): Promise<GitHubClient> {
+    let c = this.clients.get(installationId);
+    if (!c) {
+      c = this.probot.auth(installationId).then((octokit) => new GitHubClient(octokit, this.options.retry));
+      this.clients.set(installationId, c);
+      c.catch(() => this.clients.delete(installationId));
+    }
+    return c;
+  }
+
+  /**
+   * Each delivery is handled once: a redelivered id changes nothing. Its id is recorded before
+   * anything is done, except for a completed step check run or workflow run: those act only on
+   * their attempt while it is current, and acting retires it (the reducer ignores the result of an
+   * attempt that is not current, and records only environments it does not know: it is
+   * property-tested with exact duplicates), so a redelivery finds nothing to do, and the record
+   * (a read and a write on every step's completion) would add nothing.
+   */
+  private once(id: string): boolean {
+    return !this.options.store.seenDelivery(id);
+  }
+
+  private register(): void {
+    const { probot, deps } = this;
+    probot.on('issues.labeled', async (context) => {
+      const { issue, label, repository, installation, sender } = context.payload;
+      if (!label || !installation || !this.once(context.id)) return;
+      await startRun(deps, {
+        installationId: installation.id,
+        repo: repository.full_name,
+        defaultBranch: repository.default_branch,
+        issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+        requester: sender.login,
+        trigger: { kind: 'label', label: label.name },
+      });
+    });
+
+    probot.on('issue_comment.created', async (context) => {
+      const { issue, comment, repository, installation } = context.payload;
+      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !this.once(context.id)) return;
+      const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
+      if (actor.login === (await this.ownLogin())) return; // our own replies quote commands
+      await onCommandText(
+        deps,
+        {
+          kind: 'comment',
+          installationId: installation.id,
+          repo: repository.full_name,
+          number: issue.number,
+          pullRequest: !!issue.pull_request,
+          commentId: comment.id,
+          actor,
+          issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
+        },
+        comment.body ?? '',
+      );
+    });
+
+    probot.on('pull_request_review.submitted', async (context) => {
+      const { review, pull_request: pr, repository, installation } = context.payload;
+      if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !this.once(context.id)) return;
+      const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
+      await onCommandText(deps, { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor }, review.body ?? '');
+    });
+
+    probot.on('check_run.requested_action', async (context) => {
+      const { check_run: check, requested_action: action, sender } = context.payload;
+      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !this.once(context.id)) return;
+      const id = parseExternalId(check.external_id);
+      const run = id ? deps.store.get(id.runId) : undefined;
+      if (!id || !run) return;
+      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null });
+    });
+
+    probot.on('check_run.completed', async (context) => {
+      const check = context.payload.check_run;
+      if (check.app?.id !== deps.appId) return;
+      // A teardown's result has no attempt to retire: its delivery is recorded (see once).
+      if (parseExternalId(check.external_id)?.teardown && !this.once(context.id)) return;
+      await onCheckRunCompleted(deps, check);
+    });
+
+    probot.on('check_run.rerequested', async (context) => {
+      const check = context.payload.check_run;
+      if (check.app?.id !== deps.appId || !this.once(context.id)) return;
+      await onCheckRunRerequested(deps, check, context.payload.sender as Sender);
+    });
+
+    probot.on('workflow_run.completed', async (context) => {
+      // Acts only on a current attempt, and retires it (see once).
+      await onWorkflowRunCompleted(deps, context.payload.workflow_run);
+    });
+
+    probot.on('pull_request.synchronize', async (context) => {
+      const { pull_request: pr, repository, sender } = context.payload;
+      if (!this.once(context.id)) return;
+      await onPullRequestSynchronize(deps, repository.full_name, pr, sender, () => this.ownLogin());
+    });
+
+    probot.on('pull_request.closed', async (context) => {
+      const { pull_request: pr, repository, sender } = context.payload;
+      if (!this.once(context.id)) return;
+      await onPullRequestClosed(deps, repository.full_name, pr, sender);
+    });
+  }
+
+  private ownLogin(): Promise<string> {
+    if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
+    if (!this.botLogin) {
+      const asked = withRetry(
+        "reading the app's own login",
+        async () => {
+          const { data } = await (await this.probot.auth()).rest.apps.getAuthenticated();
+          return `${data?.slug ?? 'conveyor'}[bot]`;
+        },
+        this.options.retry,
+      );
+      this.botLogin = asked;
+      // A failed ask is not kept (else every later push would fail with it): the next push asks again.
+      asked.catch(() => {
+        if (this.botLogin === asked) this.botLogin = undefined;
+      });
+    }
+    return this.botLogin;
+  }
+
+  /** Judges old attempts (lost, timed out, or completed with a missed webhook). */
+  sweep(): Promise<SweepReport> {
+    return sweep(this.deps, this.options.sweep);
+  }
+
+  /** After a restart: settles what the previous process left for each active run. */
+  async recover(): Promise<void> {
+    for (const run of this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
+  }
+
+  /** Resolves when no effect, report or sweep is in flight (done marks may still be held: see Engine). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.engine.settled();
+      if (this.inflight.size === 0) return;
+      await Promise.race(this.inflight);
+    }
+  }
+
+  /** Stops the sweeper and writes the engine's held done marks: call before closing the store. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.engine.close();
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log(`conveyor: ${(e as Error).message}`)).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+}
+
+/** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
+export default function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): void {
+  const { store, links } = openAppStores(process.env);
+  const conveyor = new ConveyorApp(app, {
+    store,
+    links,
+    appId: Number(process.env.APP_ID),
+    ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
+  });
+  // A stop writes what the engine and the store hold for their next write (done marks, riders)
+  // before the process ends, so only a crash loses any. Probot's SIGINT handler stops its server
+  // and exits; a service manager's SIGTERM exits the same way.
+  process.once('exit', () => {
+    try {
+      conveyor.close();
+      store.close();
+    } catch (e) {
+      process.stderr.write(`conveyor: could not close the state database cleanly: ${(e as Error).message}\n`);
+    }
+  });
+  process.once('SIGTERM', () => process.exit(0));
+  void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
+}

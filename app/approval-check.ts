@@ -1,0 +1,94 @@
+// The check run of an approval step, `conveyor / <step>`, on the primary PR's head: in progress
+// with the buttons Approve and Reject while the step waits, completed once it is decided. A push
+// moves it: the check on the old head is closed as superseded, a new one is made on the new head.
+import { externalIdOf, stepCheckName } from '../core/github/check-run.ts';
+import { payloadRepos } from '../core/run/payload.ts';
+import { validApprovals } from '../core/run/reducer.ts';
+import type { Run } from '../core/run/types.ts';
+import type { CheckRunWrite, GitHubClient } from '../adapters/github/client.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
+
+/** GitHub's limits: label 20, description 40, identifier 20 characters. */
+export const APPROVAL_ACTIONS = [
+  { label: 'Approve', description: 'Approve the current heads of the PRs', identifier: 'approve' },
+  { label: 'Reject', description: 'Reject: the run waits for a person', identifier: 'reject' },
+] as const;
+
+/** Check runs whose last write is remembered (a forgotten one costs one more update, no harm). */
+const REMEMBERED_CHECKS = 4096;
+
+type Write = CheckRunWrite & { actions?: Array<{ label: string; description: string; identifier: string }> };
+
+export class ApprovalChecks {
+  /** What was last written per check run, so an unchanged state costs no call. */
+  private readonly written = new Map<number, string>();
+
+  constructor(
+    private readonly links: LinkStore,
+    private readonly heads: Heads,
+    private readonly now: () => string,
+  ) {}
+
+  /** `attempts`: the run's attempt links when the caller has read them already. */
+  async publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> {
+    const steps = run.plan.steps.filter((p) => p.kind === 'approval');
+    if (steps.length === 0) return;
+    const { repo, head } = await this.heads.of(run, payloadRepos(run), client);
+    for (const p of steps) {
+      const s = run.steps[p.id];
+      if (!s || p.kind !== 'approval') continue;
+      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 });
+      const link = attempts ? attempts.find((l) => l.externalId === externalId) : this.links.attempt(externalId);
+      const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
+      if (link?.checkRunId !== undefined && link.head !== head) {
+        // The old head's check: no longer the one that decides.
+        await this.write(client, link.repo, link.checkRunId, { status: 'completed', conclusion: 'neutral', completed_at: this.now(), actions: [], output: { title: 'superseded by a new head', summary: `The PR's head moved to ${head.slice(0, 7)}; the decision is taken on the check run of the new head.` } });
+      }
+      if (link?.checkRunId !== undefined && link.head === head) {
+        await this.write(client, repo, link.checkRunId, want);
+        continue;
+      }
+      // Nothing to show before the step first waits on this head.
+      if (s.status === 'pending') continue;
+      const created = await client.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
+      this.remember(created.id, want);
+      this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() }, link ?? null);
+    }
+  }
+
+  private async write(client: GitHubClient, repo: string, id: number, patch: Write): Promise<void> {
+    if (this.written.get(id) === writtenText(patch)) return;
+    await client.updateCheckRun(repo, id, patch);
+    this.remember(id, patch);
+  }
+
+  private remember(id: number, patch: Write): void {
+    this.written.delete(id);
+    this.written.set(id, writtenText(patch));
+    if (this.written.size > REMEMBERED_CHECKS) this.written.delete(this.written.keys().next().value!);
+  }
+
+  private state(run: Run, step: string, need: number, status: string, reason: string | undefined): Write {
+    const by = validApprovals(run, step).map((a) => `@${a.by}`);
+    const approvals = `Approvals: ${by.length} of ${need}${by.length ? ` (${by.join(', ')})` : ''}.`;
+    const how = 'Approve or Reject with the buttons above, or comment `/conveyor approve` or `/conveyor reject [reason]` on the issue or a PR of the run (write permission needed; only the step\'s approvers count).';
+    switch (status) {
+      case 'waiting':
+        return { status: 'in_progress', actions: [...APPROVAL_ACTIONS], output: { title: reason ?? 'waiting for approval', summary: `${approvals}\n\n${how}` } };
+      case 'succeeded':
+        return { status: 'completed', conclusion: 'success', completed_at: this.now(), actions: [], output: { title: `approved by ${by.join(', ') || 'enough people'}`, summary: approvals } };
+      case 'failed':
+        return { status: 'completed', conclusion: 'failure', completed_at: this.now(), actions: [], output: { title: (reason ?? 'rejected').slice(0, 200), summary: `${reason ?? 'rejected'}. \`/conveyor retry\` asks again.` } };
+      case 'cancelled':
+        return { status: 'completed', conclusion: 'cancelled', completed_at: this.now(), actions: [], output: { title: 'cancelled', summary: reason ?? 'The run was cancelled.' } };
+      default:
+        return { status: 'queued', actions: [], output: { title: reason ?? 'waiting for the steps before it', summary: `The steps before this approval run first${reason ? ` (${reason})` : ''}. ${approvals}` } };
+    }
+  }
+}
+
+/** A write as compared with the last one: its completion time changes on every render. */
+function writtenText(patch: Write): string {
+  return JSON.stringify({ ...patch, completed_at: undefined });
+}

@@ -1,0 +1,233 @@
+// People steering runs from GitHub: `/conveyor …` commands in issue comments, PR comments and PR
+// review bodies, and the Approve / Reject buttons of an approval step's check run. Every command
+// passes the same checks before it becomes an event: not a bot; `write` or higher on the run's
+// primary repository (the collaborator permission API, never author_association); for approvals,
+// one of the step's approvers (users, or active members of `@org/team`s). The event is then tried
+// on the pure reducer first: what it would refuse gets a reply where the command was given and
+// changes nothing; what it accepts is applied and acknowledged with a reaction.
+import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
+import { primaryRepo } from '../core/run/payload.ts';
+import { isApprover } from '../core/run/approvals.ts';
+import { reduce, validApprovals } from '../core/run/reducer.ts';
+import type { Run, RunEvent } from '../core/run/types.ts';
+import type { PlanStep } from '../core/plan/types.ts';
+import { splitRepo } from '../engine/ports/forge.ts';
+import type { GitHubClient } from '../adapters/github/client.ts';
+import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import { leaveOpen, runsOf } from './pulls.ts';
+import { startRun } from './start.ts';
+
+export interface CommandSource {
+  kind: 'comment' | 'review' | 'button';
+  installationId: number;
+  /** Where the command was given: an issue or a PR (comment, review), or the run's thread (button). */
+  repo: string;
+  number: number;
+  pullRequest: boolean;
+  /** An issue or PR comment's id: accepted commands get a reaction on it. */
+  commentId?: number;
+  actor: { login: string; type?: string | null };
+  /** Only for `run` on an issue. */
+  issue?: { title: string; body: string; url: string; defaultBranch: string };
+}
+
+type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
+
+/** A comment where the command was given, addressed to whoever gave it. */
+function replyTo(client: GitHubClient, source: CommandSource, text: string): Promise<unknown> {
+  return client.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
+}
+
+export function isBot(actor: { login: string; type?: string | null }): boolean {
+  return actor.type === 'Bot' || /\[bot\]$/i.test(actor.login);
+}
+
+/** Handles the commands of a comment or review body (nothing at all when it holds none). */
+export async function onCommandText(deps: AppDeps, source: CommandSource, body: string): Promise<void> {
+  const parsed = parseCommands(body);
+  if (parsed.commands.length === 0 && parsed.unknown.length === 0 && parsed.quoted.length === 0) return;
+  const client = await deps.client(source.installationId);
+  if (parsed.commands.length === 0 && parsed.unknown.length === 0) {
+    const lines = parsed.quoted.join(', ');
+    await replyTo(client, source, `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
+    return;
+  }
+  if (parsed.unknown.length > 0) {
+    const what = parsed.unknown.map((u) => `- line ${u.line}: ${u.message}`).join('\n');
+    await replyTo(client, source, `Conveyor did not understand:\n${what}\n\nThe commands are:\n${commandHelp()}`);
+  }
+  for (const command of parsed.commands) await handle(deps, client, source, command);
+}
+
+/** An Approve or Reject button of an approval step's check run (`check_run.requested_action`). */
+export async function onRequestedAction(deps: AppDeps, run: Run, step: string, identifier: string, actor: CommandSource['actor']): Promise<void> {
+  const client = await deps.clientOf(run);
+  const primary = primaryRepo(run.plan);
+  const pr = run.prs.find((p) => p.repo === primary);
+  const source: CommandSource = {
+    kind: 'button',
+    installationId: installationOf(run),
+    repo: pr ? pr.repo : run.issue.repo,
+    number: pr ? pr.number : run.issue.number,
+    pullRequest: !!pr,
+    actor,
+  };
+  if (identifier !== 'approve' && identifier !== 'reject') {
+    await replyTo(client, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
+    return;
+  }
+  await decideOn(deps, client, source, run, { name: identifier }, step);
+}
+
+async function handle(deps: AppDeps, client: GitHubClient, source: CommandSource, command: Command): Promise<void> {
+  const reply = (text: string) => replyTo(client, source, text);
+  if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
+
+  if (command.name === 'run') {
+    if (source.pullRequest || !source.issue) return void (await reply('`/conveyor run` starts a run for an issue: comment it on the issue. Nothing was started.'));
+    const permission = await client.permission(source.repo, source.actor.login);
+    if (!canWrite(permission)) return void (await reply(`only people with write permission on ${source.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`));
+    const outcome = await startRun(deps, {
+      installationId: source.installationId,
+      repo: source.repo,
+      defaultBranch: source.issue.defaultBranch,
+      issue: { number: source.number, title: source.issue.title, body: source.issue.body, url: source.issue.url },
+      requester: source.actor.login,
+      trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
+    });
+    if (outcome.started) await react(client, source, 'rocket');
+    return;
+  }
+
+  const run = runFor(deps, source);
+  if (!run) return void (await reply(`there is no Conveyor run on this ${source.pullRequest ? 'pull request' : 'issue'}; \`/conveyor ${command.name}\` changed nothing.`));
+  await decideOn(deps, client, source, run, command);
+}
+
+/** The run a command is for: the newest active run of the issue, or of which the PR is one of the PRs (else the newest ended one). */
+function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | 'pullRequest'>): Run | undefined {
+  if (source.pullRequest) return runsOf(deps, source.repo, source.number).at(-1) ?? runsOf(deps, source.repo, source.number, 'all').at(-1);
+  const issue = { repo: source.repo, number: source.number };
+  return deps.store.list({ status: ['running', 'waiting'], issue }).at(-1) ?? deps.store.list({ issue }).at(-1);
+}
+
+/** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
+async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSource, run: Run, command: Exclude<Command, { name: 'run' }>, step?: string): Promise<void> {
+  const reply = (text: string) => replyTo(client, source, text);
+  const login = source.actor.login;
+  if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
+  const repo = primaryRepo(run.plan);
+  const permission = await client.permission(repo, login);
+  if (!canWrite(permission)) {
+    return void (await reply(`only people with write permission on ${repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${permission}). Nothing changed.`));
+  }
+  const at = deps.now();
+  let event: RunEvent;
+  switch (command.name) {
+    case 'status':
+      await reply(statusText(run, deps.links.comment(run.id)?.url));
+      return;
+    case 'approve':
+    case 'reject': {
+      const target = approvalTarget(run, step);
+      let team: string | undefined;
+      if (target && !isApprover(target.approvers, login, undefined)) {
+        team = await teamOf(client, target.approvers, login);
+        if (!team) {
+          return void (await reply(`you are not an approver of step \`${target.id}\` (approvers: ${target.approvers.join(', ')}; a team counts when your membership is active). Nothing changed.`));
+        }
+      }
+      event = { type: 'decision', at, decision: command.name, by: login, ...(step ? { step } : {}), ...(command.name === 'reject' && command.reason ? { reason: command.reason } : {}), ...(team ? { team } : {}) };
+      break;
+    }
+    case 'retry':
+      event = { type: 'retry', at, by: login, ...(command.step ? { step: command.step } : {}) };
+      break;
+    case 'cancel':
+      event = { type: 'cancel', at, by: login, ...(command.reason ? { reason: command.reason } : {}) };
+      break;
+    case 'restart':
+      return restart(deps, client, source, run);
+  }
+  // The reducer is pure: trying the event first tells a refusal (answered here, where it was
+  // asked) from a change, without storing anything.
+  const trial = reduce(run, event);
+  if (trial.run === run) {
+    const refusal = trial.effects.find((e) => e.type === 'reply');
+    await reply(`${refusal && 'text' in refusal ? refusal.text : unchangedText(run, event)} Nothing changed.`);
+    return;
+  }
+  const after = await deps.engine.apply(run.id, event);
+  await react(client, source, command.name === 'retry' ? 'rocket' : '+1');
+  if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
+    await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
+  }
+}
+
+/** The approval step a decision is for: the named one, else the one waiting. */
+function approvalTarget(run: Run, step: string | undefined): ApprovalStep | undefined {
+  return run.plan.steps.find((p): p is ApprovalStep => p.kind === 'approval' && (step !== undefined ? p.id === step : run.steps[p.id]?.status === 'waiting'));
+}
+
+/** The first of the approvers' `@org/team`s the user is an active member of. */
+async function teamOf(client: GitHubClient, approvers: readonly string[], login: string): Promise<string | undefined> {
+  for (const a of approvers) {
+    if (!a.includes('/')) continue;
+    const { owner: org, name: team } = splitRepo(a.replace(/^@/, ''));
+    const state = await client.teamMembership(org, team, login);
+    if (state === 'active') return `@${org}/${team}`;
+  }
+  return undefined;
+}
+
+/** Why an accepted-looking command changed nothing (the reducer stays silent on these). */
+function unchangedText(run: Run, event: RunEvent): string {
+  if (event.type === 'decision') {
+    const target = approvalTarget(run, event.step);
+    const have = target ? validApprovals(run, target.id).length : 0;
+    return `your approval of step \`${target?.id ?? '?'}\` is already recorded: \`min-approvals\` counts distinct people (${have} of ${target?.minApprovals ?? '?'}).`;
+  }
+  if (event.type === 'retry') return `run \`${run.id}\` has nothing to retry: every step succeeded.`;
+  return `run \`${run.id}\` is ${run.status}.`;
+}
+
+export function statusText(run: Run, trackingUrl: string | undefined): string {
+  const lines = [`Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`, ''];
+  for (const p of run.plan.steps) {
+    const s = run.steps[p.id];
+    lines.push(`- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`);
+  }
+  if (run.prs.length > 0) lines.push('', `PRs: ${run.prs.map((p) => `${p.repo}#${p.number}`).join(', ')}`);
+  if (trackingUrl) lines.push('', `Details: ${trackingUrl}`);
+  return lines.join('\n');
+}
+
+/** Cancels the run and starts the pipeline over on the configuration of the default branch (a new run id). */
+async function restart(deps: AppDeps, client: GitHubClient, source: CommandSource, run: Run): Promise<void> {
+  const login = source.actor.login;
+  if (run.status === 'running' || run.status === 'waiting') {
+    await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
+  }
+  const outcome = await startRun(deps, {
+    installationId: installationOf(run),
+    repo: run.issue.repo,
+    defaultBranch: typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main',
+    issue: { number: run.issue.number, title: run.issue.title, body: run.issue.body, url: run.issue.url ?? '' },
+    requester: login,
+    trigger: { kind: 'command', pipeline: run.plan.pipeline },
+  });
+  if (outcome.started) await react(client, source, 'rocket');
+  else await replyTo(client, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
+}
+
+async function react(client: GitHubClient, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
+  if (source.kind === 'button') return; // the check run itself shows the decision
+  if (source.commentId === undefined) {
+    // A review has no reactions: a one-line answer says the command was taken.
+    await replyTo(client, source, `done: Conveyor took the command of your review.`);
+    return;
+  }
+  await client.reactToComment(source.repo, source.commentId, content);
+  // (A reaction that fails fails the delivery's handling after the command took effect; the
+  // redelivery is then ignored by its id, so nothing happens twice.)
+}

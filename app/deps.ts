@@ -1,0 +1,34 @@
+// What the webhook handlers and the sweeper share: the store, the engine and the GitHub clients.
+import type { Run } from '../core/run/types.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import type { GitHubClient } from '../adapters/github/client.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { LinkStore } from '../adapters/store/links.ts';
+import type { RunReporter } from './report.ts';
+
+export interface AppDeps {
+  appId: number;
+  store: RunStore;
+  links: LinkStore;
+  engine: Engine;
+  reporter: RunReporter;
+  heads: Heads;
+  /** The client of an installation. */
+  client(installationId: number): Promise<GitHubClient>;
+  /** The client of the installation a run belongs to. */
+  clientOf(run: Run): Promise<GitHubClient>;
+  now(): string;
+  log(line: string): void;
+}
+
+export function installationOf(run: Run): number {
+  const id = run.options.installationId;
+  if (typeof id !== 'number') throw new Error(`run ${run.id} has no GitHub installation id (it was not started by the GitHub app)`);
+  return id;
+}
+
+/** Write or higher on the repository (admin and maintain included). */
+export function canWrite(permission: string): boolean {
+  return permission === 'admin' || permission === 'write' || permission === 'maintain';
+}

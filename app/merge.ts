@@ -1,0 +1,118 @@
+// The merge step on GitHub. First every PR of the run is checked, so nothing merges unless all of
+// them can: open, still at the head the run saw, mergeable (a mergeability GitHub is still
+// computing, `mergeable: null`, is asked again with backoff, a bounded number of times) and not
+// blocked by required checks or reviews. A PR that conflicts with its base (or is behind a base
+// that must be merged in) makes the step fail with `merge-conflict`: the reducer dispatches a code
+// attempt that resolves it on the work branch, then merging is tried again. Then the PRs merge in
+// order, providers' repositories first, with the configured method, each commit carrying the
+// run's trailers. A PR merged by an earlier try counts as merged. If a later PR cannot be merged
+// after an earlier one was, the step fails saying exactly which PRs are merged and which are not,
+// and the run waits for a person.
+import type { Run, RunEffect } from '../core/run/types.ts';
+import { mergeTrailers } from '../core/github/trailers.ts';
+import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
+import { mergedAndNot, mergeOrder } from '../engine/merge.ts';
+import { httpStatus, type GitHubClient } from '../adapters/github/client.ts';
+
+export interface MergePolicy {
+  /** Reads of a PR whose mergeability is still being computed (default 5). */
+  polls?: number;
+  /** First wait between them, doubled each time (default 1000 ms). */
+  baseMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string };
+
+const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
+
+export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
+  const step = run.plan.steps.find((s) => s.id === effect.step);
+  const method = step?.kind === 'merge' ? step.method : 'squash';
+  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = { version: WIRE_VERSION, runId: run.id, stepId: effect.step, mode: 'run', attempt: effect.attempt, epoch: effect.epoch, environments: [] };
+  const prs = mergeOrder(run);
+  const fail = (code: 'merge-failed' | 'merge-conflict', message: string, commits: Record<string, string>, findings?: string): StepResult => ({
+    ...base,
+    conclusion: 'failure',
+    summary: message,
+    prs,
+    commits,
+    error: { code, message },
+    ...(findings ? { findings } : {}),
+  });
+  if (prs.length === 0) return fail('merge-failed', 'the run has no pull requests to merge', {});
+
+  // 1. Every PR is judged before any merges.
+  const merged: PullRequestRef[] = [];
+  const commits: Record<string, string> = {};
+  const conflicts: string[] = [];
+  const blocked: string[] = [];
+  for (const pr of prs) {
+    const v = await judge(client, pr, policy);
+    if (v.kind === 'merged') {
+      merged.push(pr);
+      commits[pr.repo] = v.sha;
+    } else if (v.kind === 'conflict') conflicts.push(`${name(pr)}: ${v.why}`);
+    else if (v.kind === 'blocked') blocked.push(`${name(pr)}: ${v.why}`);
+  }
+  const rest = () => prs.filter((p) => !merged.includes(p));
+  if (blocked.length > 0) {
+    return fail('merge-failed', `not merging: ${blocked.join('; ')}. ${mergedAndNot(merged, rest())}`, commits);
+  }
+  if (conflicts.length > 0) {
+    const findings = [
+      'Merging was refused because these pull requests do not merge cleanly into their base branch:',
+      ...conflicts.map((c) => `- ${c}`),
+      '',
+      'In each of these repositories, merge the base branch into the work branch (`git merge origin/<base>`), resolve every conflict keeping the intent of both sides, and commit the merge.',
+    ].join('\n');
+    return fail('merge-conflict', `not merging: ${conflicts.join('; ')}. ${mergedAndNot(merged, rest())}`, commits, findings);
+  }
+
+  // 2. Merge in order.
+  const before = merged.length;
+  for (const pr of prs) {
+    if (merged.includes(pr)) continue;
+    try {
+      const data = await client.mergePull(pr.repo, pr.number, {
+        merge_method: method,
+        commit_title: `${run.issue.title} (#${run.issue.number})`,
+        commit_message: mergeTrailers(run, pr),
+        ...(pr.head ? { sha: pr.head } : {}),
+      });
+      if (!data.merged) throw Object.assign(new Error(data.message || 'GitHub did not merge it'), { status: 405 });
+      merged.push(pr);
+      commits[pr.repo] = data.sha;
+    } catch (e) {
+      const code = httpStatus(e);
+      const why = `merging ${name(pr)} failed${code ? ` (HTTP ${code})` : ''}: ${(e as Error).message}`;
+      // Nothing merged by this try yet: a refusal is a conflict to resolve, not a half-merged run.
+      if ((code === 405 || code === 409) && merged.length === before && before === 0) {
+        return fail('merge-conflict', `${why}. ${mergedAndNot(merged, rest())}`, commits, `${why}.\n\nMerge the base branch into the work branch of ${pr.repo}, resolve the conflicts, and commit the merge.`);
+      }
+      return fail('merge-failed', `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\` tries the rest again).`, commits);
+    }
+  }
+  return { ...base, conclusion: 'success', summary: `Merged ${merged.map(name).join(', ')} (${method}).`, prs, commits };
+}
+
+async function judge(client: GitHubClient, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
+  const polls = Math.max(1, policy.polls ?? 5);
+  const wait = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let i = 0; ; i++) {
+    const p = await client.getPull(pr.repo, pr.number);
+    if (p.merged) return { kind: 'merged', sha: p.merge_commit_sha ?? '' };
+    if (p.state !== 'open') return { kind: 'blocked', why: 'it is closed' };
+    if (pr.head && p.head.sha !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.sha.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };
+    if (p.draft) return { kind: 'blocked', why: 'it is a draft' };
+    if (p.mergeable === null) {
+      if (i + 1 >= polls) return { kind: 'blocked', why: `GitHub was still computing whether it can merge after ${polls} reads` };
+      await wait((policy.baseMs ?? 1000) * 2 ** i);
+      continue;
+    }
+    if (!p.mergeable || p.mergeable_state === 'dirty') return { kind: 'conflict', why: `it conflicts with \`${p.base.ref}\`` };
+    if (p.mergeable_state === 'behind') return { kind: 'conflict', why: `it is behind \`${p.base.ref}\`, which branch protection requires merged in` };
+    if (p.mergeable_state === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
+    return { kind: 'ready' };
+  }
+}

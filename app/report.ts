@@ -1,0 +1,143 @@
+// Publishes what people see of a run: the tracking comment on the issue (one, edited in place)
+// and the summary check run `conveyor` on the primary PR's head (created again on a new head).
+// Reports of one run are serialized and coalesced: while one is being written, later requests
+// collapse into one more write of the newest state, so a burst of transitions costs two writes.
+import { SUMMARY_CHECK_NAME, externalIdOf } from '../core/github/check-run.ts';
+import { payloadRepos } from '../core/run/payload.ts';
+import type { Run } from '../core/run/types.ts';
+import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
+import { latestRun, type RunStore } from '../engine/ports/store.ts';
+import type { GitHubClient } from '../adapters/github/client.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
+
+export interface RunReporterOptions {
+  store: RunStore;
+  links: LinkStore;
+  heads: Heads;
+  client(run: Run): Promise<GitHubClient>;
+  now?: () => string;
+  /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
+  approvals?: { publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> };
+}
+
+/** The links the tracking comment and summary show, from the run's attempts (read once for the whole run). */
+function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
+  const byId = new Map(attempts.map((l) => [l.externalId, l]));
+  const out: RunLinks = {};
+  for (const [id, s] of Object.entries(run.steps)) {
+    if (s.attempt === 0) continue;
+    const link = byId.get(externalIdOf({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch }));
+    if (!link) continue;
+    out[id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
+  }
+  return out;
+}
+
+/** What this process last wrote for a run, so an unchanged view costs no call and no read. */
+interface Written {
+  comment?: { id: number; url: string; body: string };
+  summary?: { head: string; id: number; text: string };
+}
+
+/** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
+const REMEMBERED_RUNS = 1024;
+
+export class RunReporter {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly written = new Map<string, Written>();
+  /**
+   * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
+   * comment or summary check run without a record is not looked for. For any other run it is:
+   * the records are written with the store's next write, and a crash may lose the newest.
+   */
+  private readonly startedHere = new Set<string>();
+  private readonly now: () => string;
+
+  constructor(private readonly options: RunReporterOptions) {
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  markNew(runId: string): void {
+    this.startedHere.add(runId);
+    if (this.startedHere.size > REMEMBERED_RUNS) this.startedHere.delete(this.startedHere.keys().next().value!);
+  }
+
+  report(runId: string): Promise<void> {
+    const current = this.running.get(runId);
+    if (current) {
+      this.again.add(runId);
+      return current;
+    }
+    const work = (async () => {
+      try {
+        do {
+          this.again.delete(runId);
+          await this.publish(runId);
+        } while (this.again.has(runId));
+      } finally {
+        this.running.delete(runId);
+      }
+    })();
+    this.running.set(runId, work);
+    return work;
+  }
+
+  private async publish(runId: string): Promise<void> {
+    const { store, links } = this.options;
+    const run = latestRun(store, runId);
+    if (!run) return;
+    const client = await this.options.client(run);
+    const now = this.now();
+    const attempts = links.attemptsOfRun(runId);
+    const view = linksOf(run, attempts);
+    const written = this.remember(runId);
+
+    // Rendered as of the run's last change, so an unchanged run renders the same text.
+    const table = renderRunTable(run, view, run.updatedAt);
+    const body = renderTrackingComment(run, view, run.updatedAt, table);
+    if (written.comment?.body !== body) {
+      const recorded = written.comment ?? links.comment(runId);
+      let comment = recorded;
+      // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
+      if (!comment && !this.startedHere.has(runId)) comment = await client.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
+      if (comment) await client.updateComment(run.issue.repo, comment.id, body);
+      else comment = await client.createComment(run.issue.repo, run.issue.number, body);
+      // Recorded when it is new to the record (created or found), not on every edit.
+      if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url }, { later: true });
+      written.comment = { id: comment.id, url: comment.url, body };
+    }
+
+    await this.options.approvals?.publish(run, client, attempts);
+
+    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), client);
+    const check = renderSummaryCheck(run, view, run.updatedAt, table);
+    const text = JSON.stringify(check);
+    if (written.summary?.head === head && written.summary.text === text) return;
+    const output = { title: check.title, summary: check.summary.slice(0, 65_000) };
+    const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
+    const recorded = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
+    // As for the comment: without a record, one this process did not make may exist (external id: the run).
+    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await client.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
+    let id: number;
+    if (known !== undefined) {
+      await client.updateCheckRun(repo, known, { ...state, output });
+      id = known;
+    } else {
+      id = (await client.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
+    }
+    if (recorded === undefined) links.saveSummary(runId, head, id, { later: true });
+    written.summary = { head, id, text };
+  }
+
+  /** This run's record of what was written, kept among the most recently reported runs. */
+  private remember(runId: string): Written {
+    const known = this.written.get(runId);
+    if (known) this.written.delete(runId);
+    const entry = known ?? {};
+    this.written.set(runId, entry);
+    if (this.written.size > REMEMBERED_RUNS) this.written.delete(this.written.keys().next().value!);
+    return entry;
+  }
+}

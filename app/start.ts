@@ -1,0 +1,150 @@
+// Starting a run: a pipeline's label on an issue, or `/conveyor run [pipeline]` in an issue
+// comment from someone with write permission (parsed in core/commands.ts, checked in commands.ts).
+// The configuration is read from the default branch (never a PR branch); an invalid one gets a comment listing every error, and no run starts.
+// One active run per issue and pipeline: a second label or a redelivery changes nothing.
+import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
+import { formatConfigError, loadConfig } from '../core/config/load.ts';
+import type { Config } from '../core/config/schema.ts';
+import { compilePlan, listPipelines } from '../core/plan/compile.ts';
+import type { Plan } from '../core/plan/types.ts';
+import type { Run } from '../core/run/types.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import type { GitHubClient } from '../adapters/github/client.ts';
+import type { AppDeps } from './deps.ts';
+import { deepFreeze } from '../adapters/store/json.ts';
+
+export const CONFIG_PATH = '.github/conveyor.yml';
+
+export interface StartRequest {
+  installationId: number;
+  repo: string;
+  defaultBranch: string;
+  issue: { number: number; title: string; body: string; url: string };
+  requester: string;
+  /** A label that was added, or the pipeline a command named (undefined: the default one). */
+  trigger: { kind: 'label'; label: string } | { kind: 'command'; pipeline?: string };
+}
+
+export type StartOutcome =
+  | { started: true; runId: string }
+  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active'; message: string };
+
+function pipelineFor(config: Config, trigger: StartRequest['trigger']): string | undefined {
+  const names = listPipelines(config);
+  if (trigger.kind === 'label') return names.find((n) => labelOf(n, config.pipelines[n]?.label) === trigger.label);
+  if (trigger.pipeline) return names.find((n) => n === trigger.pipeline);
+  return names.includes(DEFAULT_PIPELINE) ? DEFAULT_PIPELINE : names.length === 1 ? names[0] : undefined;
+}
+
+export function runIdFor(store: RunStore, repo: string, issue: number, pipeline: string): string {
+  const base = `${repo.replace('/', '-')}-${issue}${pipeline === DEFAULT_PIPELINE ? '' : `-${pipeline}`}`.replace(/[^A-Za-z0-9_.-]/g, '-');
+  if (!store.get(base)) return base;
+  for (let n = 2; ; n++) if (!store.get(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** A label may be meant for Conveyor even when the file is broken: the default label, or one the file names. */
+function meantForConveyor(trigger: StartRequest['trigger'], text: string | undefined): boolean {
+  if (trigger.kind === 'command') return true;
+  if (trigger.label === DEFAULT_LABEL) return true;
+  return text !== undefined && new RegExp(`label:\\s*["']?${trigger.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*$`, 'm').test(text);
+}
+
+/** Parsed configurations by their text (the same file is read on every label of a busy
+ * repository), each with the plans compiled from it: compiling is pure, and a compiled plan is
+ * frozen, so runs share it. */
+interface Loaded {
+  loaded: ReturnType<typeof loadConfig>;
+  plans: Map<string, Plan | Error>;
+}
+const parsedConfigs = new Map<string, Loaded>();
+function loadCached(text: string): Loaded {
+  let entry = parsedConfigs.get(text);
+  if (!entry) {
+    entry = { loaded: loadConfig(text, CONFIG_PATH), plans: new Map() };
+    if (parsedConfigs.size >= 64) parsedConfigs.delete(parsedConfigs.keys().next().value!);
+    parsedConfigs.set(text, entry);
+  }
+  return entry;
+}
+
+function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): Plan | Error {
+  const key = `${pipeline}\u0000${repo}`;
+  let plan = entry.plans.get(key);
+  if (!plan) {
+    try {
+      plan = deepFreeze(compilePlan(config, pipeline, { primaryRepo: repo }));
+    } catch (e) {
+      plan = e as Error;
+    }
+    entry.plans.set(key, plan);
+  }
+  return plan;
+}
+
+export async function startRun(deps: AppDeps, request: StartRequest): Promise<StartOutcome> {
+  const client = await deps.client(request.installationId);
+  const { repo, trigger } = request;
+  const text = await client.readFile(repo, CONFIG_PATH, request.defaultBranch);
+  const comment = (body: string) => client.createComment(repo, request.issue.number, body);
+
+  if (text === undefined) {
+    const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then label the issue again.`;
+    if (meantForConveyor(trigger, undefined)) await comment(message);
+    return { started: false, why: 'no-config', message };
+  }
+  const cached = loadCached(text);
+  const { loaded } = cached;
+  if (!loaded.ok) {
+    const list = loaded.errors.map((e) => `- \`${formatConfigError(e)}\``).join('\n');
+    const message = `Conveyor did not start: \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on \`${request.defaultBranch}\` (\`conveyor validate\` checks the file locally), then label the issue again.`;
+    if (!meantForConveyor(trigger, text)) return { started: false, why: 'not-conveyor', message };
+    await comment(message);
+    return { started: false, why: 'invalid-config', message };
+  }
+  const config = loaded.config;
+  const pipeline = pipelineFor(config, trigger);
+  if (!pipeline) {
+    const known = listPipelines(config).map((n) => `\`${n}\` (label \`${labelOf(n, config.pipelines[n]?.label)}\`)`).join(', ');
+    const message = `Conveyor has no pipeline ${trigger.kind === 'command' && trigger.pipeline ? `\`${trigger.pipeline}\`` : 'to run by default'}; the pipelines are ${known}.`;
+    if (trigger.kind === 'command') await comment(message);
+    return { started: false, why: trigger.kind === 'label' ? 'not-conveyor' : 'no-pipeline', message };
+  }
+  const plan = planOf(cached, config, pipeline, repo);
+  if (plan instanceof Error) {
+    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
+    await comment(message);
+    return { started: false, why: 'invalid-config', message };
+  }
+  return begin(deps, client, request, plan);
+}
+
+async function begin(deps: AppDeps, client: GitHubClient, request: StartRequest, plan: Plan): Promise<StartOutcome> {
+  const { store } = deps;
+  const issue = { repo: request.repo, number: request.issue.number };
+  const refused = async (active: Run): Promise<StartOutcome> => {
+    const message = `Run \`${active.id}\` of pipeline \`${plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
+    if (request.trigger.kind === 'command') await client.createComment(request.repo, request.issue.number, message);
+    return { started: false, why: 'active', message };
+  };
+  const activeRun = () => store.list({ status: ['running', 'waiting'], issue, pipeline: plan.pipeline }).at(0);
+  const before = activeRun();
+  if (before) return refused(before);
+  // The first check run goes on the base branch's head, which the first dispatch would read: read
+  // now, the record of that check run's creation rides on the run's first commit (see Heads).
+  const primary = plan.changeSet.find((r) => r.role === 'primary');
+  const baseHead = primary ? await client.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
+  // From this check to engine.start nothing awaits, so two deliveries cannot both pass it.
+  const active = activeRun();
+  if (active) return refused(active);
+  const id = runIdFor(store, request.repo, request.issue.number, plan.pipeline);
+  if (primary && baseHead) deps.heads.adopt(id, primary.base, baseHead);
+  deps.reporter.markNew(id);
+  await deps.engine.start({
+    id,
+    plan,
+    issue: { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url },
+    requester: request.requester,
+    options: { installationId: request.installationId, defaultBranch: request.defaultBranch },
+  });
+  return { started: true, runId: id };
+}

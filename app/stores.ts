@@ -1,0 +1,33 @@
+// The app's store from CONVEYOR_DATABASE_URL: a SQLite file (the default), `sqlite:PATH` or
+// `file:PATH`. PostgreSQL (several replicas) is not in this version.
+import { resolve } from 'node:path';
+import { UsageError } from '../core/errors.ts';
+import { openSqliteStore, type SqliteRunStore } from '../adapters/store/sqlite.ts';
+import { openLinkStore, type LinkStore } from '../adapters/store/links.ts';
+
+export const DEFAULT_DATABASE = '.conveyor/app.db';
+
+/** The SQLite path a database URL names; a UsageError for anything else. */
+export function sqlitePathOf(url: string | undefined): string {
+  const value = (url ?? '').trim();
+  if (!value) return resolve(DEFAULT_DATABASE);
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    throw new UsageError(
+      `CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported in this version of Conveyor; use a SQLite file (e.g. CONVEYOR_DATABASE_URL=sqlite:/var/lib/conveyor/app.db, or leave it unset for ${DEFAULT_DATABASE}) and run one replica`,
+    );
+  }
+  const m = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(value);
+  if (m) return m[1] === ':memory:' ? ':memory:' : resolve(m[1]!);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new UsageError(`CONVEYOR_DATABASE_URL "${value}" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH`);
+  }
+  return resolve(value);
+}
+
+export function openAppStores(env: NodeJS.ProcessEnv): { store: SqliteRunStore; links: LinkStore; path: string } {
+  const path = sqlitePathOf(env.CONVEYOR_DATABASE_URL);
+  const store = openSqliteStore(path);
+  // One connection for both (an in-memory database included): see SqliteRunStore.
+  const links = openLinkStore(store);
+  return { store, links, path };
+}

@@ -1,0 +1,76 @@
+// The sweeper (every minute): an attempt whose workflow run never started within 10 minutes, or
+// that runs past its step's timeout, is lost; an attempt whose check run completed while its
+// webhook went missing gets its result. It reads GitHub only for attempts old enough to judge.
+import { externalIdOf } from '../core/github/check-run.ts';
+import { completedOutcome } from '../adapters/dispatch/workflow.ts';
+import type { Run } from '../core/run/types.ts';
+import { feed, loseAttempt } from './checks.ts';
+import type { AppDeps } from './deps.ts';
+import { attemptTimeoutMinutes, findRecord } from '../core/run/draft.ts';
+
+export interface SweepOptions {
+  /** An attempt with no workflow run this long after its dispatch is lost (default 10). */
+  queuedMinutes?: number;
+  /** Time a running attempt gets beyond its step timeout, for checkout and reporting (default 5). */
+  graceMinutes?: number;
+}
+
+export interface SweepReport {
+  judged: number;
+  lost: string[];
+  completed: string[];
+}
+
+const MINUTE = 60_000;
+
+export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<SweepReport> {
+  const queuedMs = (options.queuedMinutes ?? 10) * MINUTE;
+  const graceMs = (options.graceMinutes ?? 5) * MINUTE;
+  const minutes = Math.round(queuedMs / MINUTE);
+  const report: SweepReport = { judged: 0, lost: [], completed: [] };
+  const now = Date.parse(deps.now());
+  for (const listed of deps.store.list({ status: ['running'] })) {
+    // Read again only after a step was judged (its awaits let other events change the run): most
+    // steps are too young to judge, and a read per step of every running run is the sweep's cost.
+    let run: Run | undefined = listed;
+    for (const p of listed.plan.steps) {
+      if (p.kind === 'approval') continue;
+      const s = run?.steps[p.id];
+      if (!run || !s || s.status !== 'queued') continue;
+      // The app merges by itself; only a merge's conflict repair runs as a workflow run.
+      if (p.kind === 'merge' && s.mode !== 'repair') continue;
+      const record = findRecord(s, s.attempt, s.epoch);
+      if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
+      report.judged++;
+      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+      const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
+      const link = deps.links.attempt(externalId);
+      const judged = run;
+      // Counted only when lost here (loseAttempt judges again after the read of GitHub).
+      const lose = async (reason: string, conclusion: 'cancelled' | 'timed_out' = 'cancelled') => {
+        if (await loseAttempt(deps, judged, id, link, reason, conclusion)) report.lost.push(externalId);
+      };
+      if (link?.checkRunId === undefined) {
+        await lose(`it was not dispatched within ${minutes} minutes`);
+      } else {
+        const client = await deps.clientOf(run);
+        const check = await client.getCheckRun(link.repo, link.checkRunId);
+        if (check.status === 'completed') {
+          const outcome = completedOutcome(check);
+          if (outcome.kind === 'result') {
+            await feed(deps, run, externalId, outcome.result);
+            report.completed.push(externalId);
+          } else await lose(outcome.reason);
+        } else if (check.status === 'queued') {
+          await lose(`no workflow run started it within ${minutes} minutes`);
+        } else {
+          const started = Date.parse(check.startedAt ?? record.startedAt);
+          const timeout = attemptTimeoutMinutes(run, p.id);
+          if (now - started > timeout * MINUTE + graceMs) await lose(`it ran past its timeout of ${timeout} minutes`, 'timed_out');
+        }
+      }
+      run = deps.store.get(listed.id);
+    }
+  }
+  return report;
+}

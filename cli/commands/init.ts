@@ -1,0 +1,64 @@
+// `conveyor init`: writes the starter configuration and the step-runner workflow into a
+// repository. It never overwrites a file a person may have edited unless told to with --force.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.ts';
+import { action, EXIT } from '../program.ts';
+import { DEFAULT_CONFIG_PATH } from '../config-file.ts';
+
+/** What init writes: the path inside the repository, and the template it copies. */
+export const INIT_FILES: ReadonlyArray<{ path: string; template: URL }> = [
+  { path: DEFAULT_CONFIG_PATH, template: new URL('../../examples/starter/conveyor.yml', import.meta.url) },
+  { path: '.github/workflows/conveyor.yml', template: new URL('../../workflows/conveyor.yml', import.meta.url) },
+];
+
+interface InitOptions {
+  dir: string;
+  force?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('init')
+    .description(`Write a commented starter ${DEFAULT_CONFIG_PATH} and the workflow .github/workflows/conveyor.yml.`)
+    .option('-d, --dir <dir>', 'root of the repository to write into', '.')
+    .option('-f, --force', 'overwrite files that already exist')
+    .action(
+      action((opts: InitOptions) => {
+        let isDir = false;
+        try {
+          isDir = statSync(opts.dir).isDirectory();
+        } catch {
+          // reported below
+        }
+        if (!isDir) throw new UsageError(`--dir ${opts.dir} is not an existing folder; give the root of a repository`);
+
+        const targets = INIT_FILES.map((f) => ({ ...f, full: join(opts.dir, f.path) }));
+        const existing = targets.filter((t) => existsSync(t.full));
+        if (existing.length && !opts.force) {
+          for (const t of existing) {
+            process.stderr.write(`conveyor: ${t.full} already exists; nothing was written. Use --force to overwrite it.\n`);
+          }
+          return EXIT.failed;
+        }
+        for (const t of targets) {
+          mkdirSync(dirname(t.full), { recursive: true });
+          writeFileSync(t.full, readFileSync(t.template, 'utf8'));
+          process.stdout.write(`✓ wrote ${t.full}${existing.includes(t) ? ' (overwritten)' : ''}\n`);
+        }
+        const config = targets[0]!.full;
+        process.stdout.write(
+          [
+            '',
+            'Next:',
+            `  1. edit ${config}: your agents, services and steps (\`conveyor validate --config ${config}\` checks it)`,
+            '  2. set the repository variable CONVEYOR_APP_ID and the secret CONVEYOR_APP_PRIVATE_KEY',
+            '  3. install the Conveyor GitHub App on the repositories involved, and label an issue `conveyor`',
+            '',
+          ].join('\n'),
+        );
+        return EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,162 @@
+// `conveyor run | approve | retry | cancel | status`: the embedded mode on local repositories.
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_STATE, openStore, storedRun } from '../embedded.ts';
+import { decide, readBody, report, startRun } from '../drive.ts';
+import { action, EXIT } from '../program.ts';
+import { renderRun } from '../render.ts';
+import { checkPlanUnchanged } from './restart.ts';
+import { UsageError } from '../../core/errors.ts';
+import type { Run } from '../../core/run/types.ts';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
+  return n;
+}
+
+const now = () => new Date().toISOString();
+
+/** The approval step a run waits on; a decision on a run that waits for nothing is bad usage. */
+function waitingApproval(run: Run): string {
+  const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
+  if (!waiting) throw new UsageError(`run ${run.id} is not waiting for an approval (${run.waitingFor ?? run.status})`);
+  return waiting.id;
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('Run a pipeline on local bare repositories until it ends or waits for a decision')
+    .requiredOption('--config <file>', 'configuration file')
+    .requiredOption('--remotes <dir>', 'folder of bare repositories: owner/name is DIR/owner/name.git')
+    .requiredOption('--title <text>', 'title of the issue to work on')
+    .option('--body-file <file>', 'file holding the issue body (Markdown)')
+    .option('--issue <n>', 'issue number (default: the next free one)', positiveInt)
+    .option('--pipeline <name>', 'pipeline to run (default: "default", or the only one)')
+    .option('--repo <owner/name>', 'repository holding the configuration, for services that name none (default: its git remote)')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .option('--approve', 'approve approval steps as soon as they wait', false)
+    .option('--keep-envs', 'keep preview environments after the run ends', false)
+    .option('--json', 'print the final state as JSON', false)
+    .addHelpText('after', '\nExit codes: 0 succeeded, 1 failed, 2 bad usage or configuration, 3 waiting for a decision.')
+    .action(
+      action((o: { config: string; remotes: string; title: string; bodyFile?: string; issue?: number; pipeline?: string; repo?: string; state: string; approve: boolean; keepEnvs: boolean; json: boolean }) =>
+        startRun({
+          configPath: o.config,
+          remotes: o.remotes,
+          title: o.title,
+          body: readBody(o.bodyFile),
+          issue: o.issue,
+          pipeline: o.pipeline,
+          repo: o.repo,
+          statePath: o.state,
+          approve: o.approve,
+          keepEnvs: o.keepEnvs,
+          json: o.json,
+        }),
+      ),
+    );
+
+  program
+    .command('approve')
+    .description('Approve the step a run waits on, then continue the run')
+    .argument('<run>', 'run id')
+    .option('--as <name>', 'who approves', 'conveyor-cli')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .action(
+      action((runId: string, o: { as: string; state: string }) =>
+        decide({
+          statePath: o.state,
+          runId,
+          event: (run) => {
+            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'approve', by: o.as };
+          },
+        }),
+      ),
+    );
+
+  program
+    .command('reject')
+    .description('Reject the step a run waits on')
+    .argument('<run>', 'run id')
+    .option('--as <name>', 'who rejects', 'conveyor-cli')
+    .option('--reason <text>', 'why')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .action(
+      action((runId: string, o: { as: string; reason?: string; state: string }) =>
+        decide({
+          statePath: o.state,
+          runId,
+          event: (run) => {
+            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'reject', by: o.as, reason: o.reason };
+          },
+        }),
+      ),
+    );
+
+  program
+    .command('retry')
+    .description('Run again what did not succeed (or STEP and everything after it)')
+    .argument('<run>', 'run id')
+    .argument('[step]', 'step to run again, with every step after it')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .option('--remotes <dir>', 'folder of bare repositories (default: as the run was started)')
+    .option('--approve', 'approve approval steps as soon as they wait')
+    .option('--config <file>', 'configuration file to check the pipeline against (default: the one the run started from)')
+    .addHelpText('after', '\nA retry refuses (exit 1, showing the steps that differ) when the pipeline changed since the run started; `conveyor restart RUN` starts it over.')
+    .action(
+      action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean; config?: string }) =>
+        decide({
+          statePath: o.state,
+          runId,
+          override: { remotes: o.remotes, approve: o.approve, configPath: o.config },
+          // The run resumes only on the pipeline it started with.
+          check: (run, options) => checkPlanUnchanged(run, options.configPath),
+          event: (run) => {
+            if (step && !run.plan.steps.some((s) => s.id === step)) {
+              throw new UsageError(`run ${run.id} has no step ${step}; its steps: ${run.plan.steps.map((s) => s.id).join(', ')}`);
+            }
+            return { type: 'retry', at: now(), step };
+          },
+        }),
+      ),
+    );
+
+  program
+    .command('cancel')
+    .description('Cancel a run and tear its environments down')
+    .argument('<run>', 'run id')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .action(action((runId: string, o: { state: string }) => decide({ statePath: o.state, runId, cancels: true, event: () => ({ type: 'cancel', at: now(), by: 'conveyor-cli' }) })));
+
+  program
+    .command('status')
+    .description('Show runs, or one run and its steps')
+    .argument('[run]', 'run id')
+    .option('--state <db>', 'state database', DEFAULT_STATE)
+    .option('--json', 'print JSON', false)
+    .action(
+      action((runId: string | undefined, o: { state: string; json: boolean }) => {
+        const store = openStore(o.state);
+        try {
+          if (runId) {
+            const run = storedRun(store, o.state, runId);
+            if (o.json) report(run, true);
+            else process.stdout.write(`${renderRun(run)}\n`);
+            return EXIT.ok;
+          }
+          const runs = store.list();
+          if (o.json) {
+            process.stdout.write(`${JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })), null, 2)}\n`);
+          } else if (runs.length === 0) {
+            process.stdout.write(`No runs in ${o.state}.\n`);
+          } else {
+            for (const r of runs) process.stdout.write(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}\n`);
+          }
+          return EXIT.ok;
+        } finally {
+          store.close();
+        }
+      }),
+    );
+}

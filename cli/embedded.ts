@@ -1,0 +1,110 @@
+// The embedded mode's wiring: a SQLite store, the local dispatcher (child processes running the
+// action's bundle) and the local forge, over a folder of bare repositories.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from '../core/errors.ts';
+import type { Plan } from '../core/plan/types.ts';
+import type { Run } from '../core/run/types.ts';
+import { openSqliteStore } from '../adapters/store/sqlite.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
+import { openLocalForge } from '../adapters/forge/local.ts';
+import { Engine } from '../engine/engine.ts';
+import { mergeRun } from '../engine/merge.ts';
+import { EXIT } from './program.ts';
+import { createProgress } from './render.ts';
+
+export const DEFAULT_STATE = '.conveyor/state.db';
+
+/** Options of `conveyor run` that the store keeps, so later decisions continue the same way. */
+export interface EmbeddedOptions {
+  configPath: string;
+  remotes: string;
+  approve: boolean;
+  keepEnvs: boolean;
+  json: boolean;
+}
+
+export function openStore(statePath: string): RunStore {
+  return openSqliteStore(resolve(statePath));
+}
+
+/** The stored run; a UsageError naming the state database and its latest runs when there is none. */
+export function loadRun(statePath: string, runId: string): Run {
+  const store = openStore(statePath);
+  try {
+    return storedRun(store, statePath, runId);
+  } finally {
+    store.close();
+  }
+}
+
+/** The same, from a store the caller holds open. */
+export function storedRun(store: RunStore, statePath: string, runId: string): Run {
+  const run = store.get(runId);
+  if (run) return run;
+  const known = store.list().map((r) => r.id);
+  throw new UsageError(`no run ${runId} in ${statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
+}
+
+/** Every repository of the plan must exist as a bare repository under the remotes folder. */
+export function checkRemotes(plan: Plan, remotes: string): void {
+  if (!existsSync(remotes)) throw new UsageError(`--remotes ${remotes}: no such folder`);
+  for (const r of plan.changeSet) {
+    const bare = join(remotes, `${r.repo}.git`);
+    if (!existsSync(bare)) {
+      throw new UsageError(`repository ${r.repo} of pipeline ${plan.pipeline} is not in --remotes: expected a bare repository at ${bare}`);
+    }
+  }
+}
+
+export interface Session {
+  engine: Engine;
+  store: RunStore;
+  close(): void;
+}
+
+export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
+  const store = openStore(statePath);
+  const forge = await openLocalForge(remotes);
+  const progress = createProgress(json ? process.stderr : process.stdout);
+  const engine = new Engine({
+    store,
+    dispatcher: createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) }),
+    merge: (run, effect) => mergeRun(forge, run, effect),
+    observe: (run, event) => progress.event(run, event),
+    reply: (_run, text) => {
+      process.stderr.write(`conveyor: ${text}\n`);
+    },
+  });
+  return {
+    engine,
+    store,
+    close() {
+      progress.done();
+      // The engine's held done marks first (a command that failed half-way never went idle).
+      engine.close();
+      forge.close?.();
+      store.close();
+    },
+  };
+}
+
+/** Reads the options a run was started with. */
+export function runOptions(run: Run): EmbeddedOptions {
+  const o = run.options as Partial<EmbeddedOptions>;
+  return {
+    configPath: String(o.configPath ?? ''),
+    remotes: String(o.remotes ?? ''),
+    approve: Boolean(o.approve),
+    keepEnvs: Boolean(o.keepEnvs),
+    json: Boolean(o.json),
+  };
+}
+
+/** Exit code for where a run stands: 0 succeeded, 3 waits for a decision, 1 anything else. */
+export function exitCodeOf(run: Run): number {
+  if (run.status === 'succeeded') return EXIT.ok;
+  if (run.status === 'waiting' && Object.values(run.steps).some((s) => s.status === 'waiting')) return EXIT.waiting;
+  return EXIT.failed;
+}

@@ -1,0 +1,49 @@
+// What every command shares: the exit codes and the error boundary that turns typed errors into
+// messages a user can act on.
+import { Command, CommanderError } from 'commander';
+import { UsageError } from '../core/errors.ts';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
+
+/** A command's action: returns the exit code. */
+export type CommandAction<A extends unknown[]> = (...args: A) => Promise<number> | number;
+
+/** Wraps an action so its exit code becomes the process's, and a UsageError exits 2. */
+export function action<A extends unknown[]>(fn: CommandAction<A>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      process.exitCode = await fn(...args);
+    } catch (e) {
+      if (e instanceof UsageError) {
+        process.stderr.write(`conveyor: ${e.message}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      throw e;
+    }
+  };
+}
+
+export function createProgram(version: string): Command {
+  const program = new Command('conveyor')
+    .description('Turns labeled issues into shipped work: agents, gates, review, previews and ordered merges.')
+    .version(version)
+    .showHelpAfterError()
+    .exitOverride();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  return program;
+}
+
+export async function runProgram(program: Command, argv: string[]): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version exit 0; every other parse failure is bad usage.
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.stderr.write(`conveyor: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = EXIT.failed;
+  }
+}

@@ -1,0 +1,129 @@
+// What the embedded mode prints: a line per step transition while a run goes, then a table of
+// steps, attempts, durations and links, and what to do next.
+import { shortReceipt } from '../core/contract/receipt.ts';
+import { stepVerifies } from '../core/run/receipts.ts';
+import type { Run, RunEvent, StepState } from '../core/run/types.ts';
+
+const MARK: Record<StepState['status'], string> = {
+  pending: '·',
+  queued: '▸',
+  waiting: '⏸',
+  succeeded: '✓',
+  failed: '✗',
+  cancelled: '⊘',
+};
+
+export interface Progress {
+  event(run: Run, event: RunEvent): void;
+  done(): void;
+}
+
+export function createProgress(out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Progress {
+  return out.isTTY ? terminalProgress(out) : lineProgress(out);
+}
+
+/** One line per step transition: for logs, pipes and CI. */
+function lineProgress(out: NodeJS.WritableStream): Progress {
+  const seen = new Map<string, string>();
+  return {
+    event(run) {
+      for (const step of run.plan.steps) {
+        const state = run.steps[step.id];
+        if (!state || state.status === 'pending') continue;
+        const key = `${run.id}/${step.id}`;
+        const line = describe(state);
+        if (seen.get(key) === line) continue;
+        seen.set(key, line);
+        out.write(`${run.id}  ${MARK[state.status]} ${step.id.padEnd(12)} ${line}\n`);
+      }
+    },
+    done() {},
+  };
+}
+
+/** On a terminal: a block with a line per step, redrawn in place as the run moves. */
+function terminalProgress(out: NodeJS.WritableStream & { columns?: number }): Progress {
+  let drawn = 0;
+  // A wrapped line would throw the cursor arithmetic off: cut each line to the terminal's width.
+  const fit = (line: string) => (out.columns && line.length >= out.columns ? `${line.slice(0, out.columns - 2)}…` : line);
+  return {
+    event(run) {
+      const lines = run.plan.steps.map((step) => {
+        const state = run.steps[step.id];
+        return state ? `${MARK[state.status]} ${step.id.padEnd(12)} ${state.status === 'pending' ? '' : describe(state)}` : step.id;
+      });
+      // Move up over the previous block, then rewrite each line and clear what it left.
+      out.write(`${drawn ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\x1b[2K${fit(l)}\n`).join('')}`);
+      drawn = lines.length;
+    },
+    done() {
+      drawn = 0;
+    },
+  };
+}
+
+function describe(state: StepState): string {
+  const what = state.status === 'queued' && state.mode === 'repair' ? 'repairing' : state.status;
+  const last = state.attempts.at(-1);
+  // An approval has no attempts: people decide it.
+  const attempt = state.attempt > 0 ? ` attempt ${state.attempt}${state.epoch > 0 ? ` (epoch ${state.epoch})` : ''}` : '';
+  const parts = [`${what.padEnd(9)}${attempt}`];
+  if (state.status !== 'queued' && last?.finishedAt) parts.push(duration(last.startedAt, last.finishedAt));
+  if (state.reason && (state.status === 'failed' || state.status === 'waiting')) parts.push(`— ${state.reason}`);
+  return parts.join('  ');
+}
+
+export function duration(from: string, to?: string): string {
+  return to ? formatMs(Date.parse(to) - Date.parse(from)) : '';
+}
+
+const formatMs = (ms: number): string => (ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`);
+
+/** Total time a step spent in attempts. */
+function stepDuration(state: StepState): string {
+  let ms = 0;
+  for (const a of state.attempts) if (a.finishedAt) ms += Date.parse(a.finishedAt) - Date.parse(a.startedAt);
+  return state.attempts.length ? formatMs(ms) : '';
+}
+
+export function renderRun(run: Run): string {
+  const rows = run.plan.steps.map((s) => {
+    const st = run.steps[s.id];
+    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', receiptCell(st), st?.reason ?? ''];
+  });
+  const header = ['step', 'kind', 'status', 'attempts', 'time', 'receipt', 'note'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const lines = [`Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title})`, '', fmt(header), ...rows.map(fmt)];
+  if (run.prs.length) {
+    lines.push('', 'Pull requests:');
+    for (const pr of run.prs) lines.push(`  ${pr.repo}#${pr.number}  branch ${pr.branch}  ${pr.url}`);
+  }
+  const envs = run.environments.filter((e) => e.state !== 'skipped');
+  if (envs.length) {
+    lines.push('', 'Environments:');
+    for (const e of envs) lines.push(`  ${e.service}  ${e.state}${e.url ? `  ${e.url}` : ''}${e.error ? `  — ${e.error}` : ''}`);
+  }
+  const removed = (run.removedEnvironments ?? []).filter((e) => e.url);
+  if (removed.length) {
+    lines.push('', 'Environments torn down when the run ended (`conveyor run --keep-envs` keeps them):');
+    for (const e of removed) lines.push(`  ${e.service}  ${e.url}`);
+  }
+  if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
+  return lines.join('\n');
+}
+
+/** The command that continues a run that waits, or undefined. */
+export function nextCommand(run: Run): string | undefined {
+  if (run.status !== 'waiting') return undefined;
+  const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
+  if (approval) return `conveyor approve ${run.id}`;
+  return `conveyor retry ${run.id}   (or: conveyor cancel ${run.id})`;
+}
+
+/** The short digest of the step's stored result, marked when it does not verify (it counts as not run). */
+function receiptCell(state: StepState | undefined): string {
+  const receipt = state?.result?.receipt;
+  if (!receipt) return '';
+  return stepVerifies(state) ? shortReceipt(receipt) : `${shortReceipt(receipt)} (does not verify)`;
+}

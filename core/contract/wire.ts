@@ -1,0 +1,140 @@
+// The app <-> action wire contract. The app sends a step payload; the action answers with a step
+// result. Both sides parse with these schemas, so a change to either is a change to the contract
+// and bumps WIRE_VERSION.
+import { z } from 'zod';
+import { planStepSchema, resolvedAgentSchema, resolvedServiceSchema } from '../plan/types.ts';
+import { REPO_NAME } from '../repo-name.ts';
+import { ERROR_CODES } from '../errors.ts';
+
+export const WIRE_VERSION = 1;
+
+export { ERROR_CODES, type ErrorCode } from '../errors.ts';
+
+export const pullRequestRefSchema = z.object({
+  repo: z.string(),
+  number: z.number().int().positive(),
+  url: z.string(),
+  branch: z.string(),
+  head: z.string().optional(),
+});
+
+export const payloadRepoSchema = z.object({
+  repo: z.string().regex(REPO_NAME, { error: (issue) => `must be "owner/name", got ${JSON.stringify(issue.input)}` }),
+  role: z.enum(['primary', 'sibling']),
+  services: z.array(z.string()),
+  base: z.string().min(1),
+  workBranch: z.string().min(1),
+  pr: pullRequestRefSchema.optional(),
+});
+
+export const environmentSchema = z.object({
+  service: z.string(),
+  envId: z.string(),
+  state: z.enum(['ready', 'failed', 'skipped']),
+  url: z.string().optional(),
+  error: z.string().optional(),
+  outputTail: z.string().optional(),
+  /** The commit the environment was deployed from (a retry redeploys when the source moved). */
+  commit: z.string().optional(),
+  /** The GitHub Deployment standing for it, so teardown can mark it inactive. */
+  deployment: z.object({ repo: z.string(), id: z.number().int() }).optional(),
+});
+
+export const stepPayloadSchema = z.object({
+  version: z.literal(WIRE_VERSION),
+  runId: z.string().min(1),
+  pipeline: z.string(),
+  planHash: z.string(),
+  issue: z.object({
+    repo: z.string(),
+    number: z.number().int().positive(),
+    title: z.string(),
+    body: z.string(),
+    url: z.string().optional(),
+  }),
+  requester: z.string().optional(),
+  /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
+  service: z.string().optional(),
+  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments. */
+  mode: z.enum(['run', 'repair', 'teardown']),
+  step: planStepSchema,
+  attempt: z.number().int().positive(),
+  epoch: z.number().int().nonnegative(),
+  agents: z.record(z.string(), resolvedAgentSchema),
+  services: z.record(z.string(), resolvedServiceSchema),
+  repos: z.array(payloadRepoSchema).min(1),
+  /** Findings for a repair: failing gate lines or review findings, Markdown. */
+  findings: z.string().optional(),
+  /** Environments already settled (deploy resume) or to remove (teardown). */
+  environments: z.array(environmentSchema).default([]),
+  /** Who wrote the code, to judge whether a review is independent. */
+  coder: z.object({ agent: z.string(), model: z.string().optional() }).optional(),
+});
+
+export const reviewVerdictSchema = z.object({
+  verdict: z.enum(['pass', 'fail']),
+  findings: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).default([]),
+  scores: z.object({
+    complexity: z.number().min(0).max(1),
+    risk: z.number().min(0).max(1),
+    impact: z.number().min(0).max(1),
+  }),
+});
+
+export const stepResultSchema = z.object({
+  version: z.literal(WIRE_VERSION),
+  runId: z.string(),
+  stepId: z.string(),
+  mode: z.enum(['run', 'repair', 'teardown']),
+  attempt: z.number().int().positive(),
+  epoch: z.number().int().nonnegative(),
+  conclusion: z.enum(['success', 'failure', 'neutral']),
+  summary: z.string(),
+  prs: z.array(pullRequestRefSchema).default([]),
+  /** Head of the work branch (or the checkout) of each repository after the step. */
+  commits: z.record(z.string(), z.string()).default({}),
+  environments: z.array(environmentSchema).default([]),
+  review: reviewVerdictSchema
+    .extend({ agent: z.string(), model: z.string().optional(), independent: z.boolean() })
+    .optional(),
+  /** What a repair agent should address: failing gate lines or review findings. */
+  findings: z.string().optional(),
+  error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
+  receipt: z.string().optional(),
+});
+
+export type StepPayload = z.infer<typeof stepPayloadSchema>;
+export type StepPayloadInput = z.input<typeof stepPayloadSchema>;
+export type PayloadRepo = z.infer<typeof payloadRepoSchema>;
+export type PullRequestRef = z.infer<typeof pullRequestRefSchema>;
+export type Environment = z.infer<typeof environmentSchema>;
+export type StepResult = z.infer<typeof stepResultSchema>;
+export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
+
+/** Parses untrusted JSON text into a payload; the error names the field that is wrong. */
+export function parseStepPayload(text: string): { ok: true; payload: StepPayload } | { ok: false; message: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, message: `payload is not JSON: ${(e as Error).message}` };
+  }
+  const parsed = stepPayloadSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, payload: parsed.data };
+  return { ok: false, message: describeIssues(parsed.error) };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length ? formatPath(i.path) : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}

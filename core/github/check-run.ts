@@ -1,0 +1,83 @@
+// How a step attempt appears as a GitHub check run, shared by the app (which creates the check run
+// and reads results back) and the action (which reads its check run and completes it): the names,
+// the external id that names the attempt, and the machine-readable result inside output.text.
+import { describeIssues, stepResultSchema, type StepResult } from '../contract/wire.ts';
+
+export const STEP_CHECK_PREFIX = 'conveyor / ';
+/** The summary check run of a whole run. */
+export const SUMMARY_CHECK_NAME = 'conveyor';
+/** GitHub keeps at most this many characters of a check run's output.summary and output.text. */
+export const CHECK_OUTPUT_LIMIT = 65_535;
+
+export function stepCheckName(step: string): string {
+  return `${STEP_CHECK_PREFIX}${step}`;
+}
+
+export interface AttemptId {
+  runId: string;
+  step: string;
+  attempt: number;
+  epoch: number;
+  /** Teardown attempts number themselves apart from the step's own attempts. */
+  teardown: boolean;
+}
+
+/** `run:step:attempt:epoch` (`…:teardown` for a teardown): unique per attempt, stable across retries. */
+export function externalIdOf(a: { runId: string; step: string; attempt: number; epoch: number; mode?: string }): string {
+  return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === 'teardown' ? ':teardown' : ''}`;
+}
+
+/** Parses an external id; run ids may not contain `:`, step ids never do. */
+export function parseExternalId(text: string | null | undefined): AttemptId | undefined {
+  if (!text) return undefined;
+  const parts = text.split(':');
+  const teardown = parts[parts.length - 1] === 'teardown';
+  if (teardown) parts.pop();
+  if (parts.length !== 4) return undefined;
+  const [runId, step, attempt, epoch] = parts as [string, string, string, string];
+  if (!runId || !/^[a-z][a-z0-9_-]*$/.test(step) || !/^\d+$/.test(attempt) || !/^\d+$/.test(epoch)) return undefined;
+  return { runId, step, attempt: Number(attempt), epoch: Number(epoch), teardown };
+}
+
+const MARKER = 'conveyor:result:v1';
+/** The summary of a result too long for output.text: output.summary holds it. */
+const SUMMARY_ELSEWHERE = '(see the check run summary)';
+
+/**
+ * The result as a hidden HTML comment: invisible in the Checks tab, exact for the app. `<` and `>`
+ * are escaped inside the JSON (JSON.parse restores them), so no text in the result can close the
+ * comment. Too long for GitHub's limit, the summary (kept in output.summary anyway) and then the
+ * findings are shortened.
+ */
+export function renderResultText(result: StepResult, limit = CHECK_OUTPUT_LIMIT - 200): string {
+  const encode = (r: StepResult) => `<!-- ${MARKER} ${JSON.stringify(r).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
+  const text = encode(result);
+  if (text.length <= limit) return text;
+  const lean: StepResult = { ...result, summary: SUMMARY_ELSEWHERE };
+  const leanText = encode(lean);
+  if (leanText.length <= limit || lean.findings === undefined) return leanText;
+  const over = leanText.length - limit;
+  return encode({ ...lean, findings: `${lean.findings.slice(0, Math.max(0, lean.findings.length - over - 100))}\n…(cut to fit GitHub's check run limit)` });
+}
+
+export type ParsedResult = { ok: true; result: StepResult } | { ok: false; message: string };
+
+/** Reads the result back from output.text; `summary` (output.summary) fills a shortened summary in. */
+export function parseResultText(text: string | null | undefined, summary?: string | null): ParsedResult {
+  if (!text) return { ok: false, message: 'the check run has no output text' };
+  const start = text.indexOf(`<!-- ${MARKER} `);
+  if (start < 0) return { ok: false, message: 'the check run output holds no Conveyor result' };
+  const end = text.indexOf(' -->', start);
+  if (end < 0) return { ok: false, message: 'the Conveyor result in the check run output is cut off' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.slice(start + MARKER.length + 6, end));
+  } catch (e) {
+    return { ok: false, message: `the Conveyor result in the check run output is not JSON: ${(e as Error).message}` };
+  }
+  const parsed = stepResultSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: `the Conveyor result does not match the wire contract: ${describeIssues(parsed.error)}` };
+  const result = parsed.data;
+  if (result.summary === SUMMARY_ELSEWHERE && summary) result.summary = summary;
+  return { ok: true, result };
+}

@@ -1,0 +1,39 @@
+// The Dispatcher port: start one step attempt somewhere (a child process here, a workflow run on
+// GitHub) and learn how it ended.
+import type { Run, RunEffect } from '../../core/run/types.ts';
+import type { Environment, StepPayload, StepResult } from '../../core/contract/wire.ts';
+
+export type AttemptOutcome =
+  | { kind: 'result'; result: StepResult }
+  /** The attempt ended without reporting (the process died, the workflow vanished); a deploy's
+   * environments that settled before that come along, so a re-dispatch does not redo them. */
+  | { kind: 'lost'; reason: string; environments?: Environment[] }
+  /** Started elsewhere (a workflow run); its result arrives later as an event. */
+  | { kind: 'dispatched' };
+
+/** What an attempt tells while it runs (a deploy: each environment as it settles). */
+export interface AttemptHooks {
+  onEnvironments?(environments: Environment[]): void;
+}
+
+export interface Dispatcher {
+  /**
+   * Runs the attempt to its end, or starts it where it reports back by itself (`dispatched`). Idempotent per (run, step, attempt, epoch, mode): asking again
+   * for an attempt that already reported returns its result instead of running it twice.
+   */
+  run(payload: StepPayload, hooks?: AttemptHooks): Promise<AttemptOutcome>;
+  /**
+   * Optional, synchronous: called with a transition's run and effects just before they are
+   * committed, to queue what must be durable before an attempt starts so that the same commit
+   * writes it (the app's workflow dispatcher: the record that its check run is being created).
+   * Returns what to call once the commit is tried, with whether the transition was committed (a
+   * compare-and-swap conflict or an error: not, and what was prepared for it must not be trusted).
+   */
+  prepare?(run: Run, effects: readonly RunEffect[]): (committed: boolean) => void;
+  /**
+   * Before the engine takes over a run that another process was driving: settle attempts that
+   * process left behind (a result written after it died is kept; a still-running leftover is
+   * stopped). Returns the outcome of each queued attempt that finished or was stopped.
+   */
+  recover(payload: StepPayload): Promise<AttemptOutcome | undefined>;
+}

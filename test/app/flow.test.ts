@@ -1,0 +1,118 @@
+// A run from the label to its last step, on GitHub: the app dispatches each step as a workflow run
+// with its check run, the real action (a child process) reads the check run, marks it in progress
+// and completes it with the result, and the completed check run advances the run.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import nock from 'nock';
+import { parseResultText } from '../../core/github/check-run.ts';
+import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
+import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
+import { BASE_SHA, configScope, dispatchScope, runDispatched, type Dispatched } from './scopes.ts';
+
+let h: Harness;
+let remotes: Remotes;
+let work: string;
+let fake: Awaited<ReturnType<typeof fakeCheckRuns>>;
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+  h = createHarness();
+  remotes = createRemotes();
+  remotes.create('acme/web', { 'README.md': 'web\n' });
+  work = tempDir('conveyor-runner-');
+  fake = await fakeCheckRuns();
+});
+afterEach(async () => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  h.close();
+  remotes.cleanup();
+  removeDir(work);
+  await fake.close();
+});
+
+describe('GitHub mode: label to last step', () => {
+  it('runs code, gate and merge, each step a workflow run reporting through its check run', async () => {
+    const dispatched: Dispatched[] = [];
+    const commentRecords = vi.spyOn(h.conveyor.deps.links, 'saveComment');
+    const start = [
+      tokenScope(),
+      configScope(),
+      nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
+      dispatchScope('implement', 101, dispatched),
+      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body.includes('conveyor:tracking')).reply(201, { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900' }),
+      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === BASE_SHA).reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+    ];
+    await h.receive('issues', webhooks.labeled());
+    for (const s of start) expect(s.isDone()).toBe(true);
+    expect(dispatched).toHaveLength(1);
+    const first = dispatched[0]!;
+    expect(first.headSha).toBe(BASE_SHA);
+    expect(first.externalId).toBe('acme-web-7:implement:1:0');
+    expect(first.inputs.step).toBe('implement · attempt 1');
+
+    // The runner: the action reads its check run, marks it in progress, runs the agent, completes it.
+    const implement = await runDispatched(first, fake, remotes.url, work);
+    expect(implement.out.code, implement.out.stdout + implement.out.stderr).toBe(0);
+    expect(fake.requests.slice(0, 2)).toEqual(['GET /repos/acme/web/check-runs/101', 'PATCH /repos/acme/web/check-runs/101']);
+    expect(implement.check).toMatchObject({ status: 'completed', conclusion: 'success', details_url: `${remotes.url}/acme/web/actions/runs/777` });
+    const parsed = parseResultText(implement.check.output?.text, implement.check.output?.summary);
+    expect(parsed.ok && parsed.result.prs[0]?.branch).toBe('conveyor/web-7');
+    const prHead = remotes.head('acme/web', 'conveyor/web-7')!;
+    expect(remotes.show('acme/web', 'conveyor/web-7', 'feature.txt')).toBe('done');
+
+    // Its completion dispatches the gate on the PR's head and refreshes what people see.
+    h.calls.length = 0;
+    const next = [
+      dispatchScope('check', 102, dispatched),
+      nock(API).patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => b.body.includes('✅ succeeded')).reply(200, {}),
+      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+    ];
+    await h.receive('check_run', webhooks.checkRun('completed', implement.check as never));
+    for (const s of next) expect(s.isDone()).toBe(true);
+    expect(dispatched[1]!.headSha).toBe(prHead);
+    expect(h.calls.length).toBeLessThanOrEqual(6);
+    expect(h.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual([
+      'PATCH /repos/acme/web/issues/comments/900',
+      'POST /repos/acme/web/actions/workflows/conveyor.yml/dispatches',
+      'POST /repos/acme/web/check-runs',
+      'POST /repos/acme/web/check-runs',
+    ]);
+
+    const gate = await runDispatched(dispatched[1]!, fake, remotes.url, work, 778);
+    expect(gate.out.code, gate.out.stdout + gate.out.stderr).toBe(0);
+    expect(gate.check.conclusion).toBe('success');
+
+    // The gate's completion runs the merge step in the app, through the GitHub API.
+    const last = [
+      // The merge step first checks the PR is open, at the head the run saw, and mergeable.
+      nock(API).get('/repos/acme/web/pulls/1').reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: prHead }, base: { ref: 'main' } }),
+      nock(API).put('/repos/acme/web/pulls/1/merge', (b: { merge_method: string; sha: string }) => b.merge_method === 'squash' && b.sha === prHead).reply(200, { merged: true, sha: 'c'.repeat(40) }),
+      // One or two reports, depending on how the two transitions coalesce.
+      nock(API).persist().patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0).reply(200, {}),
+      nock(API).persist().patch('/repos/acme/web/check-runs/501', (b: { status: string; conclusion?: string }) => summaries.push(b) > 0).reply(200, {}),
+    ];
+    const comments: string[] = [];
+    const summaries: Array<{ status: string; conclusion?: string }> = [];
+    const finalSummary: unknown[] = [];
+    const unmatched = (req: unknown) => void finalSummary.push(req);
+    nock.emitter.on('no match', unmatched);
+    try {
+      await h.receive('check_run', webhooks.checkRun('completed', gate.check as never));
+    } finally {
+      nock.emitter.removeListener('no match', unmatched);
+    }
+    const run = h.conveyor.engine.get('acme-web-7');
+    expect(run.status).toBe('succeeded');
+    expect(Object.values(run.steps).map((s) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    for (const s of last) expect(s.isDone()).toBe(true);
+    expect(finalSummary).toEqual([]);
+    expect(comments.at(-1)).toContain('✅ succeeded');
+    expect(comments.at(-1)).toContain('[acme/web#1]');
+    expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
+    expect(nock.pendingMocks()).toEqual([]);
+    // The tracking comment is recorded once, when it is made; its edits write no record.
+    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }, { later: true }]]);
+    expect(h.conveyor.deps.links.comment('acme-web-7')).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+  }, 120_000);
+});

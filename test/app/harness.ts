@@ -1,0 +1,188 @@
+// Drives the Conveyor app the way GitHub does: a real Probot instance receiving webhook payloads
+// shaped like GitHub's (test/fixtures/webhooks, copied from @octokit/webhooks-examples), GitHub's
+// REST API mocked with nock at the HTTP boundary, a real SQLite store, and the real action entry
+// (from source, through tsx) in a child process against a local HTTP server that plays GitHub's
+// check-runs endpoints (nock cannot reach into a child process).
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import nock from 'nock';
+import { Probot } from 'probot';
+import { ConveyorOctokit } from '../../app/octokit.ts';
+import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
+import { openAppStores } from '../../app/stores.ts';
+import { tempDir, removeDir } from '../helpers/repos.ts';
+
+export const API = 'https://api.github.com';
+export const APP_ID = 1;
+export const INSTALLATION = 2;
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** The app's private key in every test (made once: an RSA key takes a while). */
+export const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+
+export interface Call {
+  method: string;
+  path: string;
+}
+
+export interface Harness {
+  probot: Probot;
+  conveyor: ConveyorApp;
+  dir: string;
+  /** REST calls the app made (access tokens excluded: cached per installation). */
+  calls: Call[];
+  clock: { now: string };
+  receive(name: string, payload: unknown, id?: string): Promise<void>;
+  close(): void;
+}
+
+let delivery = 0;
+
+export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harness {
+  const dir = tempDir('conveyor-app-');
+  const db = join(dir, 'app.db');
+  const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: db });
+  const clock = { now: '2025-03-01T10:00:00.000Z' };
+  const calls: Call[] = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    if (!url.pathname.endsWith('/access_tokens')) calls.push({ method: (init?.method ?? 'GET').toUpperCase(), path: decodeURIComponent(url.pathname) });
+    return original(input, init);
+  };
+  const probot = new Probot({
+    appId: APP_ID,
+    privateKey,
+    // Probot merges its own throttling options over plain defaults (writes would wait a second
+    // each); the function form has the last word.
+    Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })),
+  });
+  const conveyor = new ConveyorApp(probot, {
+    store,
+    links,
+    appId: APP_ID,
+    now: () => clock.now,
+    sweepEveryMs: false,
+    retry: { sleep: async () => undefined },
+    botLogin: 'conveyor-app[bot]',
+    log: () => undefined,
+    ...options,
+  });
+  return {
+    probot,
+    conveyor,
+    dir,
+    calls,
+    clock,
+    async receive(name, payload, id = `delivery-${++delivery}`) {
+      await probot.receive({ id, name, payload } as never);
+      await conveyor.idle();
+    },
+    close() {
+      globalThis.fetch = original;
+      conveyor.close();
+      store.close();
+      links.close();
+      removeDir(dir);
+    },
+  };
+}
+
+/** nock of the installation token, once per test (Probot caches it). */
+export function tokenScope(): nock.Scope {
+  return nock(API).post(`/app/installations/${INSTALLATION}/access_tokens`).reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
+}
+
+/** A webhook payload of test/fixtures/webhooks (copied from @octokit/webhooks-examples). */
+export function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/webhooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+/** A webhook's `repository` of acme's repository `full` (default branch main). */
+export const repoOf = (full: string) => ({ ...(fixture('issues.labeled').repository as object), full_name: full, name: full.split('/')[1], owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' });
+
+const repository = repoOf('acme/web');
+
+export const webhooks = {
+  labeled(label = 'conveyor', number = 7, sender = 'alice') {
+    const p = fixture('issues.labeled');
+    return {
+      ...p,
+      issue: { ...(p.issue as object), number, title: 'Add a feature file', body: 'Please add feature.txt.', html_url: `https://github.com/acme/web/issues/${number}` },
+      label: { ...(p.label as object), name: label },
+      repository,
+      sender: { ...(p.sender as object), login: sender, type: 'User' },
+      installation: { id: INSTALLATION },
+    };
+  },
+  comment(body: string, login = 'alice', number = 7) {
+    const p = fixture('issue_comment.created');
+    const issue: Record<string, unknown> = { ...(p.issue as Record<string, unknown>), number, title: 'Add a feature file', body: 'Please add feature.txt.', html_url: `https://github.com/acme/web/issues/${number}` };
+    delete issue.pull_request;
+    return { ...p, issue, comment: { ...(p.comment as object), body, user: { login, type: 'User' } }, repository, sender: { login, type: 'User' }, installation: { id: INSTALLATION } };
+  },
+  checkRun(action: 'completed' | 'rerequested', check: { id: number; name: string; external_id: string; status?: string; conclusion?: string | null; details_url?: string | null; output?: { title?: string; summary?: string; text?: string | null } }, sender = 'alice') {
+    const p = fixture(`check_run.${action}`);
+    return {
+      ...p,
+      check_run: { ...(p.check_run as object), status: 'completed', conclusion: 'success', ...check, app: { ...((p.check_run as { app: object }).app), id: APP_ID } },
+      repository,
+      sender: { login: sender, type: 'User' },
+      installation: { id: INSTALLATION },
+    };
+  },
+  workflowRun(run: { id: number; display_title: string; conclusion: string }) {
+    const p = fixture('workflow_run.completed');
+    return { ...p, workflow_run: { ...(p.workflow_run as object), ...run, html_url: `https://github.com/acme/web/actions/runs/${run.id}`, run_number: 12 }, repository, installation: { id: INSTALLATION } };
+  },
+};
+
+/** A check run as the fake GitHub keeps it. */
+export interface FakeCheckRun {
+  id: number;
+  name: string;
+  status: string;
+  external_id: string;
+  conclusion?: string | null;
+  details_url?: string | null;
+  started_at?: string;
+  output?: { title?: string; summary?: string; text?: string };
+}
+
+/** GitHub's check-runs endpoints for the action's child process, on 127.0.0.1. */
+export async function fakeCheckRuns(): Promise<{ url: string; checks: Map<number, FakeCheckRun>; requests: string[]; close(): Promise<void> }> {
+  const checks = new Map<number, FakeCheckRun>();
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const m = /^\/repos\/acme\/web\/check-runs\/(\d+)$/.exec(req.url ?? '');
+      requests.push(`${req.method} ${req.url}`);
+      const check = m ? checks.get(Number(m[1])) : undefined;
+      if (!check || req.headers.authorization !== 'Bearer ghs_action') {
+        res.writeHead(check ? 401 : 404).end('{}');
+        return;
+      }
+      if (req.method === 'PATCH') Object.assign(check, JSON.parse(body) as object);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(check));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, checks, requests, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** Runs the real action entry (from source through tsx) as GitHub's runner would, asynchronously. */
+export function runActionChild(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'action/src/index.ts')], { env: { ...base, ...env }, cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+}

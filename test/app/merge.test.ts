@@ -1,0 +1,273 @@
+// The merge step on GitHub and the end of a run: providers' PRs merge first, a PR whose
+// mergeability is still being computed is asked again, a conflict is resolved by a code attempt
+// and merged after, a merge that stops part-way says exactly where it stopped, and a PR closed
+// mid-run cancels the run and tears its environments down. Driven through probot.receive, nock.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import { renderResultText } from '../../core/github/check-run.ts';
+import { parseStepPayload } from '../../core/contract/wire.ts';
+import { resultOf } from '../helpers/plans.ts';
+import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
+import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
+import { approvalCheckScope, events, permissionScope, planWith, pr, readyEnv, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
+
+let h: Harness;
+let sleeps: number[];
+beforeEach(() => {
+  nock.disableNetConnect();
+  sleeps = [];
+  h = createHarness({ merge: { polls: 5, baseMs: 100, sleep: async (ms) => void sleeps.push(ms) } });
+  tokenScope();
+});
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  h.close();
+});
+
+const API_HEAD = '2'.repeat(40);
+const LIB_HEAD = '3'.repeat(40);
+const RESOLVED = '4'.repeat(40);
+const PRS = [pr('acme/web', 1, WEB_HEAD), pr('acme/api', 2, API_HEAD), pr('acme/lib', 3, LIB_HEAD)];
+const plan = () => planWith([{ id: 'implement', kind: 'code' }, { id: 'preview', kind: 'deploy' }, { id: 'approve', kind: 'approval' }, { id: 'ship', kind: 'merge' }], true);
+const built = {
+  implement: { prs: PRS, commits: { 'acme/web': WEB_HEAD, 'acme/api': API_HEAD, 'acme/lib': LIB_HEAD } },
+  preview: { environments: [readyEnv] },
+};
+const allDone = (scopes: nock.Scope[]) => {
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+};
+
+function pull(repo: string, number: number, head: string, extra: Record<string, unknown> = {}) {
+  return nock(API)
+    .get(`/repos/${repo}/pulls/${number}`)
+    .reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: head }, base: { ref: 'main' }, ...extra });
+}
+
+/** Merges as GitHub would, recording the order and the commit messages. */
+function mergeScope(repo: string, number: number, order: string[], messages: Record<string, string>, reply: [number, object] = [200, { merged: true, sha: `m-${repo}` }]) {
+  return nock(API)
+    .put(`/repos/${repo}/pulls/${number}/merge`, (b: { commit_message: string; merge_method: string }) => {
+      order.push(`${repo}#${number}`);
+      messages[repo] = b.commit_message;
+      return b.merge_method === 'squash';
+    })
+    .reply(...reply);
+}
+
+/** Approves the waiting step by an issue comment of a writer (the reports and the approval check persisted). */
+async function approve(): Promise<void> {
+  const scopes = [permissionScope('bob', 'write'), nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/).reply(201, {})];
+  await h.receive('issue_comment', webhooks.comment('/conveyor approve', 'bob'));
+  allDone(scopes);
+}
+
+describe('merging on GitHub', () => {
+  it('merges three repositories providers first, asking again while GitHub computes mergeability', async () => {
+    seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const order: string[] = [];
+    const messages: Record<string, string> = {};
+    const scopes = [
+      pull('acme/lib', 3, LIB_HEAD, { mergeable: null, mergeable_state: 'unknown' }),
+      pull('acme/lib', 3, LIB_HEAD, { mergeable: null, mergeable_state: 'unknown' }),
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD, { mergeable_state: 'unstable' }),
+      pull('acme/web', 1, WEB_HEAD),
+      mergeScope('acme/lib', 3, order, messages),
+      mergeScope('acme/api', 2, order, messages),
+      mergeScope('acme/web', 1, order, messages),
+      // Merged: the environments are torn down (the deploy step's teardown, dispatched).
+      dispatchScope('preview', 901, []),
+    ];
+    await approve();
+    allDone(scopes);
+    expect(order).toEqual(['acme/lib#3', 'acme/api#2', 'acme/web#1']);
+    expect(sleeps).toEqual([100, 200]);
+    expect(messages['acme/api']).toContain('Resolves acme/web#7.');
+    expect(messages['acme/api']).toContain(`Conveyor-Run: ${RUN}`);
+    expect(messages['acme/api']).toContain('Approved-by: bob');
+    const run = h.conveyor.engine.get(RUN);
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.ship?.result?.summary).toBe('Merged acme/lib#3, acme/api#2, acme/web#1 (squash).');
+  });
+
+  /** Seeds a run up to its approval and approves it: acme/web#1 conflicts, so a repair of `ship` is dispatched (check run 801). */
+  async function approveIntoConflict(): Promise<Dispatched[]> {
+    seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const dispatched: Dispatched[] = [];
+    const conflict = [
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, WEB_HEAD, { mergeable: false, mergeable_state: 'dirty' }),
+      dispatchScope('ship', 801, dispatched),
+    ];
+    await approve();
+    allDone(conflict);
+    return dispatched;
+  }
+
+  it('the sweeper catches a conflict repair whose workflow never started, and dispatches it again', async () => {
+    const dispatched = await approveIntoConflict();
+    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 0 });
+
+    h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
+    const lost = [
+      nock(API).get('/repos/acme/web/check-runs/801').reply(200, { id: 801, status: 'queued', conclusion: null, external_id: `${RUN}:ship:2:0`, output: {} }),
+      nock(API).patch('/repos/acme/web/check-runs/801', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      dispatchScope('ship', 802, dispatched),
+    ];
+    const report = await h.conveyor.sweep();
+    await h.conveyor.idle();
+    expect(report.lost).toEqual([`${RUN}:ship:2:0`]);
+    allDone(lost);
+    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 1 });
+    expect(dispatched.map((d) => d.externalId)).toEqual([`${RUN}:ship:2:0`, `${RUN}:ship:2:1`]);
+  });
+
+  it('a conflicting PR is resolved by a code attempt on its work branch, then merged', async () => {
+    const dispatched = await approveIntoConflict();
+    let run = h.conveyor.engine.get(RUN);
+    expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, repairs: 1 });
+    const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
+    expect(payload.ok).toBe(true);
+    if (!payload.ok) return;
+    expect(payload.payload).toMatchObject({ mode: 'repair', step: { id: 'ship', kind: 'merge' }, coder: { agent: 'coder' } });
+    expect(Object.keys(payload.payload.agents)).toEqual(['coder']);
+    expect(payload.payload.findings).toContain('- acme/web#1: it conflicts with `main`');
+    expect(dispatched[0]!.externalId).toBe(`${RUN}:ship:2:0`);
+
+    // The repair pushed a merge of the base into conveyor/web-7; merging is tried again, on that head.
+    const order: string[] = [];
+    const messages: Record<string, string> = {};
+    const again = [
+      // The summary and the approval's check runs move to the new head.
+      noSummaryOnHead(RESOLVED),
+      nock(API).persist().post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => ['conveyor', 'conveyor / approve'].includes(b.name) && b.head_sha === RESOLVED).reply(201, { id: 502, html_url: 'x', status: 'completed', output: {} }),
+      nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/50\d/).reply(200, {}),
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, RESOLVED),
+      mergeScope('acme/lib', 3, order, messages),
+      mergeScope('acme/api', 2, order, messages),
+      nock(API)
+        .put('/repos/acme/web/pulls/1/merge', (b: { sha: string }) => (order.push('acme/web#1'), b.sha === RESOLVED))
+        .reply(200, { merged: true, sha: 'm-web' }),
+      dispatchScope('preview', 902, []),
+    ];
+    const repaired = resultOf(RUN, 'ship', 2, 0, 'success', { mode: 'repair', prs: [pr('acme/web', 1, RESOLVED)], commits: { 'acme/web': RESOLVED } });
+    await h.receive('check_run', events.checkCompleted(801, `${RUN}:ship:2:0`, 'conveyor / ship', renderResultText(repaired)));
+    allDone(again);
+    run = h.conveyor.engine.get(RUN);
+    expect(order).toEqual(['acme/lib#3', 'acme/api#2', 'acme/web#1']);
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.ship).toMatchObject({ status: 'succeeded', attempt: 3, mode: 'run' });
+  });
+
+  it('a PR that cannot be merged after another was stops the run, saying exactly which are merged', async () => {
+    seed(h, plan(), built);
+    const report = reportScopes();
+    approvalCheckScope([]);
+    const order: string[] = [];
+    const scopes = [
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, WEB_HEAD),
+      mergeScope('acme/lib', 3, order, {}),
+      mergeScope('acme/api', 2, order, {}, [405, { message: 'Base branch was modified. Review and try the merge again.' }]),
+    ];
+    await approve();
+    allDone(scopes);
+    expect(order).toEqual(['acme/lib#3', 'acme/api#2']);
+    const run = h.conveyor.engine.get(RUN);
+    expect(run.status).toBe('waiting');
+    expect(run.steps.ship?.status).toBe('failed');
+    expect(run.steps.ship?.reason).toMatch(/merging acme\/api#2 failed \(HTTP 405\): Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./);
+    expect(run.waitingFor).toMatch(/retry or cancel: step "ship" failed/);
+    expect(report.comments.at(-1)).toContain('Not merged: acme/api#2, acme/web#1');
+    // Nothing was torn down: the run did not end.
+    expect(run.environments).toEqual([readyEnv]);
+  });
+
+  it('does not merge anything while a PR is blocked by its required checks', async () => {
+    seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const scopes = [pull('acme/lib', 3, LIB_HEAD), pull('acme/api', 2, API_HEAD, { mergeable_state: 'blocked' }), pull('acme/web', 1, WEB_HEAD)];
+    await approve();
+    allDone(scopes);
+    const run = h.conveyor.engine.get(RUN);
+    expect(run.steps.ship?.reason).toContain('not merging: acme/api#2: its required checks or reviews do not pass. Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.');
+  });
+});
+
+describe('closing', () => {
+  it('a PR closed without merging cancels the run, tears the environments down and leaves the other PRs open with a comment', async () => {
+    seed(h, plan(), built);
+    reportScopes();
+    const checks: ApprovalPatch[] = [];
+    const dispatched: Dispatched[] = [];
+    const web: string[] = [];
+    const lib: string[] = [];
+    const scopes = [approvalCheckScope(checks), dispatchScope('preview', 901, dispatched), replyScope('acme/web', 1, web), replyScope('acme/lib', 3, lib)];
+    await h.receive('pull_request', events.pull('closed', 'acme/api', 2, API_HEAD, 'mallory'));
+    allDone(scopes);
+    let run = h.conveyor.engine.get(RUN);
+    expect(run.status).toBe('cancelled');
+    expect(run.reason).toBe('PR acme/api#2 was closed without merging');
+    expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
+    expect(web[0]).toContain('@mallory closed acme/api#2 without merging it');
+    expect(web[0]).toContain('This pull request is left open');
+    expect(lib).toHaveLength(1);
+    // The teardown is the deploy step's teardown mode, which marks the GitHub Deployments inactive.
+    const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
+    expect(payload.ok && payload.payload.mode).toBe('teardown');
+    expect(payload.ok && payload.payload.environments).toEqual([readyEnv]);
+    expect(dispatched[0]!.externalId).toMatch(/:preview:\d+:0:teardown$/);
+
+    const removed = { ...resultOf(RUN, 'preview', 1, 0, 'success', { mode: 'teardown', environments: [readyEnv] }) };
+    const { externalId, checkRunId } = dispatched[0]!;
+    removed.attempt = Number(externalId.split(':')[2]);
+    const completed = events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed));
+    await h.receive('check_run', completed, 'teardown-done');
+    run = h.conveyor.engine.get(RUN);
+    expect(run.environments).toEqual([]);
+    expect(run.removedEnvironments).toEqual([readyEnv]);
+    // Redelivered: nothing happens. A teardown retires no attempt: its delivery id is what says so.
+    const file = new Database(join(h.dir, 'app.db'), { readonly: true });
+    try {
+      expect(file.prepare("SELECT count(*) FROM deliveries WHERE id = 'teardown-done'").pluck().get()).toBe(1);
+    } finally {
+      file.close();
+    }
+    h.calls.length = 0;
+    await h.receive('check_run', completed, 'teardown-done');
+    expect(h.calls).toEqual([]);
+    expect(h.conveyor.engine.get(RUN).version).toBe(run.version);
+  });
+
+  it('`/conveyor cancel` from a writer cancels, tears down, and comments on every PR', async () => {
+    seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const comments: string[][] = [[], [], []];
+    const scopes = [
+      permissionScope('bob', 'write'),
+      nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: '+1' }).reply(201, {}),
+      dispatchScope('preview', 901, []),
+      replyScope('acme/web', 1, comments[0]!),
+      replyScope('acme/api', 2, comments[1]!),
+      replyScope('acme/lib', 3, comments[2]!),
+    ];
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach', 'bob'));
+    allDone(scopes);
+    const run = h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob: wrong approach' });
+    for (const c of comments) expect(c[0]).toContain('was cancelled by @bob: wrong approach');
+  });
+});

@@ -1,0 +1,76 @@
+// What people see of a run, after a crash: the records of the tracking comment and of the summary
+// check run are written with the store's next write, so a crash may lose the newest. For a run
+// this process did not start, the reporter looks on GitHub before it makes either again.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { trackingMarker } from '../../core/github/tracking.ts';
+import { openLinkStore } from '../../adapters/store/links.ts';
+import { API, createHarness, tokenScope, type Harness } from './harness.ts';
+import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
+
+let h: Harness;
+beforeEach(() => {
+  nock.disableNetConnect();
+  h = createHarness();
+  tokenScope();
+  seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval' }]), { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { approvalCheck: false });
+  // A crash took the records with it.
+  const file = new Database(join(h.dir, 'app.db'));
+  file.exec('DELETE FROM github_comments; DELETE FROM github_summaries');
+  file.close();
+});
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  h.close();
+});
+
+describe('the reporter of a run this process did not start', () => {
+  it('finds its tracking comment and summary check run on GitHub, edits them, makes neither again, and records them', async () => {
+    const scopes = [
+      nock(API)
+        .get('/repos/acme/web/issues/7/comments')
+        .query(true)
+        .reply(200, [
+          { id: 899, html_url: 'c899', body: 'Someone else' },
+          { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900', body: `Conveyor ${trackingMarker(RUN)}` },
+        ]),
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API)
+        .get(`/repos/acme/web/commits/${WEB_HEAD}/check-runs`)
+        .query({ check_name: 'conveyor', filter: 'all', per_page: '100' })
+        .reply(200, {
+          total_count: 2,
+          check_runs: [
+            { id: 499, name: 'conveyor', external_id: `${RUN}-2`, status: 'completed', conclusion: 'success', html_url: 'x', details_url: null, started_at: null, output: {} },
+            { id: 500, name: 'conveyor', external_id: RUN, status: 'in_progress', conclusion: null, html_url: 'x', details_url: null, started_at: null, output: {} },
+          ],
+        }),
+      nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+      // The approval step's check run: no record of it was seeded, so it is made.
+      nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve').reply(201, { id: 600, html_url: 'x', status: 'in_progress', output: {} }),
+    ];
+    const made = nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 501 });
+    const commented = nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 901 });
+    await h.conveyor.deps.reporter.report(RUN);
+    for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect(made.isDone()).toBe(false);
+    expect(commented.isDone()).toBe(false);
+
+    const { links } = h.conveyor.deps;
+    expect(links.comment(RUN)).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+    expect(links.summary(RUN, WEB_HEAD)).toBe(500);
+    // In the file with the store's next write.
+    const other = openLinkStore(join(h.dir, 'app.db'));
+    try {
+      expect(other.summary(RUN, WEB_HEAD)).toBeUndefined();
+      h.conveyor.deps.store.markEffectsDone([{ runId: RUN, key: 'no-such-effect' }]);
+      expect(other.comment(RUN)).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+      expect(other.summary(RUN, WEB_HEAD)).toBe(500);
+    } finally {
+      other.close();
+    }
+  });
+});

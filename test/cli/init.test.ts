@@ -1,0 +1,130 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config/load.ts';
+import { compilePlan } from '../../core/plan/compile.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+import { cliSync, ROOT } from '../helpers/cli.ts';
+
+const STARTER = readFileSync(join(ROOT, 'examples/starter/conveyor.yml'), 'utf8');
+const WORKFLOW = readFileSync(join(ROOT, 'workflows/conveyor.yml'), 'utf8');
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('conveyor-init-');
+});
+afterEach(() => removeDir(dir));
+
+describe('conveyor init', () => {
+  it('writes the starter configuration and the workflow, and the configuration validates', () => {
+    const r = cliSync(['init'], { cwd: dir });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('✓ wrote .github/conveyor.yml');
+    expect(r.stdout).toContain('✓ wrote .github/workflows/conveyor.yml');
+    expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
+    expect(readFileSync(join(dir, '.github/workflows/conveyor.yml'), 'utf8')).toBe(WORKFLOW);
+
+    const v = cliSync(['validate'], { cwd: dir });
+    expect(v).toMatchObject({ code: 0, stdout: '✓ .github/conveyor.yml: 1 pipeline, 1 service, 2 agents\n' });
+    const p = cliSync(['plan', '--repo', 'me/app'], { cwd: dir });
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain('me/app  primary');
+  });
+
+  it('writes into --dir', () => {
+    const r = cliSync(['init', '--dir', dir], { cwd: ROOT });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
+  });
+
+  it('refuses to overwrite without --force, naming the file, and writes nothing', () => {
+    expect(cliSync(['init'], { cwd: dir }).code).toBe(0);
+    writeFileSync(join(dir, '.github/conveyor.yml'), '# mine\n');
+    const r = cliSync(['init'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('.github/conveyor.yml already exists');
+    expect(r.stderr).toContain('--force');
+    expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe('# mine\n');
+
+    const forced = cliSync(['init', '--force'], { cwd: dir });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('(overwritten)');
+    expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
+  });
+
+  it('refuses when only the workflow exists, and writes neither file', () => {
+    expect(cliSync(['init'], { cwd: dir }).code).toBe(0);
+    removeDir(join(dir, '.github/conveyor.yml'));
+    const r = cliSync(['init'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('.github/workflows/conveyor.yml already exists');
+    expect(() => readFileSync(join(dir, '.github/conveyor.yml'))).toThrow();
+  });
+
+  it('exits 2 when --dir does not exist', () => {
+    const r = cliSync(['init', '--dir', join(dir, 'missing')], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is not an existing folder');
+  });
+});
+
+describe('the starter configuration', () => {
+  it('points editors at the committed JSON Schema on its first line', () => {
+    const first = STARTER.split('\n')[0]!;
+    const m = /^# yaml-language-server: \$schema=https:\/\/raw\.githubusercontent\.com\/conveyor-dev\/conveyor\/main\/(.+)$/.exec(first);
+    expect(m).not.toBeNull();
+    expect(m![1]).toBe('schema/conveyor.schema.json');
+    expect(JSON.parse(readFileSync(join(ROOT, m![1]!), 'utf8'))).toHaveProperty('properties.pipelines');
+  });
+
+  it('is valid and compiles', () => {
+    const loaded = loadConfig(STARTER, 'starter');
+    expect(loaded.ok).toBe(true);
+    if (!loaded.ok) return;
+    const plan = compilePlan(loaded.config, 'default', { primaryRepo: 'me/app' });
+    expect(plan.waves.flat()).toEqual(['implement', 'test', 'review', 'approve', 'ship']);
+    expect(plan.label).toBe('conveyor');
+  });
+});
+
+describe('the workflow template', () => {
+  const wf = parse(WORKFLOW) as {
+    on: { workflow_dispatch: { inputs: Record<string, { required?: boolean; type?: string }> } };
+    permissions: Record<string, string>;
+    jobs: Record<string, { steps: Array<{ uses?: string; run?: string; with?: Record<string, string>; env?: Record<string, string> }> }>;
+  };
+  const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+
+  it('is started by workflow_dispatch with a required payload input', () => {
+    expect(Object.keys(wf.on)).toEqual(['workflow_dispatch']);
+    expect(wf.on.workflow_dispatch.inputs.payload).toMatchObject({ required: true, type: 'string' });
+  });
+
+  it('asks for no more than reading contents with its own token', () => {
+    expect(wf.permissions).toEqual({ contents: 'read' });
+  });
+
+  it('mints an app installation token and hands it to the Conveyor action', () => {
+    const mint = steps.find((s) => s.uses?.startsWith('actions/create-github-app-token@'));
+    expect(mint?.with).toMatchObject({
+      'app-id': '${{ vars.CONVEYOR_APP_ID }}',
+      'private-key': '${{ secrets.CONVEYOR_APP_PRIVATE_KEY }}',
+    });
+    const mintId = (mint as { id?: string }).id;
+    expect(mintId).toBeTruthy();
+    // Handed over in a file the action deletes, not as an input (which would sit in its environment).
+    const handOver = steps.find((s) => s.env?.TOKEN !== undefined);
+    expect(handOver?.env).toEqual({ TOKEN: `\${{ steps.${mintId}.outputs.token }}` });
+    expect(handOver?.run).toBe(`umask 077 && printf '%s' "$TOKEN" > "$RUNNER_TEMP/conveyor-token"`);
+    const run = steps.find((s) => s.uses === 'conveyor-dev/conveyor@v1');
+    expect(run?.with).toEqual({ payload: '${{ inputs.payload }}', 'token-file': '${{ runner.temp }}/conveyor-token' });
+    expect(steps.indexOf(handOver!)).toBe(steps.indexOf(run!) - 1);
+    expect(JSON.stringify(run)).not.toContain('outputs.token');
+  });
+
+  it('has no ${{ }} expression inside any run: line', () => {
+    for (const s of steps) if (s.run !== undefined) expect(s.run).not.toContain('${{');
+    expect(WORKFLOW.split('\n').filter((l) => /^\s*-?\s*run:/.test(l) && l.includes('${{'))).toEqual([]);
+  });
+});

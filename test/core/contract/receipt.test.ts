@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { inputsDigest, receiptOf, sealResult, shortReceipt, verifyReceipt } from '../../../core/contract/receipt.ts';
+import { stepVerifies, unverifiedSteps } from '../../../core/run/receipts.ts';
+import type { Run } from '../../../core/run/types.ts';
+import { makePayload } from '../../helpers/payload.ts';
+import { planOf, resultOf } from '../../helpers/plans.ts';
+import { AT, current, start, step } from '../run/drive.ts';
+
+describe('receipts', () => {
+  const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentEnv: { API_KEY: 'sk-very-secret-value' } });
+  const inputs = inputsDigest(payload);
+  const result = resultOf('run-1', 'implement', 1, 0, 'success', { commits: { 'acme/web': 'a'.repeat(40) } });
+
+  it('seal then verify; any edit of the outputs, the commits or the inputs fails', () => {
+    const sealed = sealResult(result, inputs);
+    expect(sealed.receipt).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(verifyReceipt(sealed, inputs)).toBe(true);
+    expect(verifyReceipt({ ...sealed, summary: 'edited' }, inputs)).toBe(false);
+    expect(verifyReceipt({ ...sealed, conclusion: 'failure' }, inputs)).toBe(false);
+    expect(verifyReceipt({ ...sealed, commits: { 'acme/web': 'b'.repeat(40) } }, inputs)).toBe(false);
+    expect(verifyReceipt(sealed, inputsDigest({ ...payload, attempt: 2 }))).toBe(false);
+    expect(verifyReceipt(result, inputs)).toBe(false); // no receipt at all
+    expect(verifyReceipt(sealed, undefined)).toBe(false); // nothing recorded to verify against
+    expect(verifyReceipt({ ...sealed, receipt: 'md5:abc' }, inputs)).toBe(false);
+  });
+
+  it('leaves agents\u2019 env values out of the inputs, and normalizes the payload as the action parses it', () => {
+    const other = { ...payload, agents: { coder: { ...payload.agents.coder!, env: { API_KEY: 'another' } } } };
+    expect(inputsDigest(other)).toBe(inputs);
+    // The action sees the payload after JSON and the wire schema: an undefined member changes nothing.
+    expect(inputsDigest({ ...payload, requester: undefined })).toBe(inputs);
+    expect(inputsDigest({ ...payload, issue: { ...payload.issue, body: 'other' } })).not.toBe(inputs);
+  });
+
+  it('is stable for the same content whatever the key order', () => {
+    const reordered = Object.fromEntries(Object.entries(result).reverse()) as typeof result;
+    expect(receiptOf(reordered, inputs)).toBe(receiptOf(result, inputs));
+    expect(shortReceipt(receiptOf(result, inputs))).toMatch(/^sha256:[0-9a-f]{12}$/);
+  });
+});
+
+describe('stored results of a run', () => {
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate' },
+    { id: 'approve', kind: 'approval' },
+  ]);
+  function sealedCompletion(run: Run, id: string, inputs: string): Run {
+    const e = current(run, id, 'success');
+    if (e.type !== 'step-completed') throw new Error('unreachable');
+    return step(run, { ...e, result: sealResult(e.result, inputs), inputs }).run;
+  }
+
+  it('verify against the inputs recorded with the attempt; an edited or unsealed result does not', () => {
+    let run = start(plan).run;
+    run = sealedCompletion(run, 'implement', 'in-1');
+    run = sealedCompletion(run, 'test', 'in-2');
+    expect(run.status).toBe('waiting');
+    expect(run.steps.test?.attempts[0]?.inputs).toBe('in-2');
+    expect(unverifiedSteps(run)).toEqual([]);
+    const edited: Run = {
+      ...run,
+      steps: { ...run.steps, test: { ...run.steps.test!, result: { ...run.steps.test!.result!, summary: 'all green, honest' } } },
+    };
+    expect(stepVerifies(edited.steps.test)).toBe(false);
+    expect(unverifiedSteps(edited)).toEqual(['test']);
+    // Results that were never sealed (or whose inputs were not recorded) do not count either.
+    const unsealed = step(step(start(plan).run, current(start(plan).run, 'implement', 'success')).run, { type: 'cancel', at: AT }).run;
+    expect(stepVerifies(unsealed.steps.implement)).toBe(false);
+    expect(stepVerifies(undefined)).toBe(false);
+    expect(resultOf('r1', 'x', 1, 0, 'success').receipt).toBeUndefined();
+  });
+});

@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_NAMES, commandHelp, parseCommands } from '../../../core/github/commands.ts';
+
+const only = (body: string) => parseCommands(body).commands.map(({ line: _line, ...c }) => c);
+
+describe('parseCommands', () => {
+  it('reads every command with its argument, case-insensitively', () => {
+    expect(only('/conveyor approve')).toEqual([{ name: 'approve' }]);
+    expect(only('/Conveyor APPROVE')).toEqual([{ name: 'approve' }]);
+    expect(only('/conveyor reject too risky, see the diff')).toEqual([{ name: 'reject', reason: 'too risky, see the diff' }]);
+    expect(only('/conveyor reject')).toEqual([{ name: 'reject' }]);
+    expect(only('/conveyor retry')).toEqual([{ name: 'retry' }]);
+    expect(only('/conveyor retry test')).toEqual([{ name: 'retry', step: 'test' }]);
+    expect(only('/conveyor restart')).toEqual([{ name: 'restart' }]);
+    expect(only('/conveyor cancel')).toEqual([{ name: 'cancel' }]);
+    expect(only('/conveyor cancel wrong issue')).toEqual([{ name: 'cancel', reason: 'wrong issue' }]);
+    expect(only('/conveyor status')).toEqual([{ name: 'status' }]);
+    expect(only('/conveyor run')).toEqual([{ name: 'run' }]);
+    expect(only('/conveyor run hotfix')).toEqual([{ name: 'run', pipeline: 'hotfix' }]);
+  });
+
+  it('needs the command on its own line (up to three spaces of indentation), and keeps them in order with line numbers', () => {
+    const body = 'Looks good to me.\r\n  /conveyor approve  \nthanks\n/conveyor status';
+    expect(parseCommands(body).commands).toEqual([
+      { name: 'approve', line: 2 },
+      { name: 'status', line: 4 },
+    ]);
+    expect(only('Please /conveyor approve this')).toEqual([]);
+    expect(only('/conveyorapprove')).toEqual([]);
+    expect(only('`/conveyor approve`')).toEqual([]);
+  });
+
+  it('skips fenced code, indented code, quotes and HTML comments', () => {
+    const body = [
+      '```',
+      '/conveyor approve',
+      '```',
+      '~~~~sh',
+      '/conveyor cancel',
+      '~~~', // too short: the fence stays open
+      '/conveyor restart',
+      '~~~~',
+      '> /conveyor approve',
+      '>> /conveyor reject',
+      '    /conveyor approve',
+      '\t/conveyor approve',
+      '<!-- /conveyor approve -->',
+      '<!--',
+      '/conveyor approve',
+      '-->',
+      '/conveyor status',
+    ].join('\n');
+    expect(parseCommands(body)).toEqual({ commands: [{ name: 'status', line: 17 }], unknown: [], quoted: [9, 10] });
+    // An unclosed fence hides the rest of the comment, as GitHub renders it.
+    expect(only('```\n/conveyor approve')).toEqual([]);
+  });
+
+  it('reports unknown commands and bad arguments with why', () => {
+    const { commands, unknown } = parseCommands('/conveyor aprove\n/conveyor\n/conveyor retry two steps\n/conveyor approve now\n/conveyor run ../x');
+    expect(commands).toEqual([]);
+    expect(unknown.map((u) => [u.line, u.message])).toEqual([
+      [1, '`aprove` is not a Conveyor command'],
+      [2, 'it names no command'],
+      [3, '`/conveyor retry` takes one step name (letters, digits, `-`, `_`), not "two steps"'],
+      [4, '`/conveyor approve` takes nothing after it (got "now")'],
+      [5, '`/conveyor run` takes one pipeline name (letters, digits, `-`, `_`), not "../x"'],
+    ]);
+  });
+
+  it('lists every command in its help', () => {
+    const help = commandHelp();
+    for (const name of COMMAND_NAMES) expect(help).toContain(`\`/conveyor ${name}`);
+  });
+});
+
+describe('parseCommands properties', () => {
+  const textLine = fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, ' '));
+  const command = fc.constantFrom('/conveyor approve', '/conveyor cancel', '/CONVEYOR retry test', '/conveyor reject no');
+
+  it('a command inside a fence or a quote never counts, whatever surrounds it', () => {
+    fc.assert(
+      fc.property(fc.array(textLine, { maxLength: 5 }), command, fc.constantFrom('```', '~~~', '````'), (noise, cmd, fence) => {
+        const plain = noise.filter((l) => !/^\s*(`{3,}|~{3,}|<!--)/.test(l) && !/\/conveyor/i.test(l));
+        expect(parseCommands([...plain, fence, cmd, fence, ...plain].join('\n')).commands).toEqual([]);
+        expect(parseCommands([...plain, `> ${cmd}`, ...plain].join('\n')).commands).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a command on its own line among other lines counts exactly once', () => {
+    fc.assert(
+      fc.property(fc.array(textLine, { maxLength: 5 }), command, fc.array(textLine, { maxLength: 5 }), (before, cmd, after) => {
+        const clean = (ls: string[]) => ls.filter((l) => !/^\s*(`{3,}|~{3,}|<!--)/.test(l) && !/\/conveyor/i.test(l));
+        const parsed = parseCommands([...clean(before), cmd, ...clean(after)].join('\n'));
+        expect(parsed.commands).toHaveLength(1);
+        expect(parsed.unknown).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { Scrubber, commandEnvironment, isSecretName } from '../../lib/secrets.ts';
+
+describe('secrets', () => {
+  it('knows the names of secrets and leaves the contract alone', () => {
+    for (const n of ['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'NPM_SECRET', 'DB_PASSWORD', 'SSH_PRIVATE_KEY', 'AWS_CREDENTIALS']) {
+      expect(isSecretName(n), n).toBe(true);
+    }
+    for (const n of ['PATH', 'HOME', 'CONVEYOR_PROMPT_FILE', 'CONVEYOR_RUN_ID', 'GITHUB_SERVER_URL', 'ANTHROPIC_API_KEY']) expect(isSecretName(n), n).toBe(false);
+  });
+
+  it('does not take the token file\'s path for a secret: it names the file in errors (the file is gone once read)', () => {
+    const path = '/home/runner/work/_temp/conveyor-token';
+    for (const n of ['INPUT_TOKEN-FILE', 'CONVEYOR_TOKEN_FILE']) expect(isSecretName(n), n).toBe(false);
+    const scrubber = Scrubber.fromEnvironment({ 'INPUT_TOKEN-FILE': path, CONVEYOR_TOKEN_FILE: path }, 'ghs_abcdefghijklmnop');
+    expect(scrubber.scrub(`the token file ${path} cannot be read`)).toBe(`the token file ${path} cannot be read`);
+  });
+
+  it('drops secrets by name and by value, then adds the extra variables', () => {
+    const token = 'ghs_abcdefghijklmnop';
+    const scrubber = Scrubber.fromEnvironment({ GITHUB_TOKEN: token }, token);
+    const env = commandEnvironment({ PATH: '/bin', GITHUB_TOKEN: token, ODD_NAME: `x${token}y`, DB_PASSWORD: 'hunter22' }, scrubber, { CONVEYOR_STEP: 's' });
+    expect(env).toEqual({ PATH: '/bin', CONVEYOR_STEP: 's' });
+  });
+
+  it("keeps the step process's own files (payload, result, deploy progress) from every command", () => {
+    const scrubber = Scrubber.fromEnvironment({}, undefined);
+    const env = commandEnvironment(
+      { PATH: '/bin', CONVEYOR_PAYLOAD_PATH: '/a/payload.json', CONVEYOR_RESULT_PATH: '/a/result.json', CONVEYOR_PROGRESS_PATH: '/a/progress.jsonl', CONVEYOR_WORKSPACE_ROOT: '/a/ws' },
+      scrubber,
+      { CONVEYOR_RESULT_FILE: '/a/ws/.conveyor/result.json' },
+    );
+    expect(env).toEqual({ PATH: '/bin', CONVEYOR_WORKSPACE_ROOT: '/a/ws', CONVEYOR_RESULT_FILE: '/a/ws/.conveyor/result.json' });
+  });
+
+  it('scrubs the token, its basic-auth and base64 forms, and secret-named values', () => {
+    const token = 'ghs_abcdefghijklmnop';
+    const s = Scrubber.fromEnvironment({ MY_SECRET: 'another-secret', SHORT_TOKEN: 'abc' }, token);
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    expect(s.scrub(`t=${token} b=${basic} o=another-secret abc`)).toBe('t=*** b=*** o=*** abc');
+  });
+});
