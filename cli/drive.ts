@@ -31,10 +31,8 @@ export async function startRun(request: StartRequest): Promise<number> {
   const session = await openSession(request.statePath, request.remotes, request.json);
   try {
     const primary = plan.changeSet.find((r) => r.role === 'primary')?.repo ?? plan.changeSet[0]!.repo;
-    const number = request.issue ?? nextIssueNumber(session.store, primary);
-    const active = session.store
-      .list({ status: ['running', 'waiting'], issue: { repo: primary, number }, pipeline: plan.pipeline })
-      .at(0);
+    const number = request.issue ?? (await nextIssueNumber(session.store, primary));
+    const active = (await session.store.list({ status: ['running', 'waiting'], issue: { repo: primary, number }, pipeline: plan.pipeline })).at(0);
     if (active) {
       throw new UsageError(`run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`conveyor retry ${active.id}\` or stop it with \`conveyor cancel ${active.id}\``);
     }
@@ -46,7 +44,7 @@ export async function startRun(request: StartRequest): Promise<number> {
       json: request.json,
     };
     const run = await session.engine.start({
-      id: uniqueRunId(session.store, primary, number),
+      id: await uniqueRunId(session.store, primary, number),
       plan,
       issue: { repo: primary, number, title: request.title, body: request.body },
       // `repo` too: retry and restart compile the configuration again exactly as it was compiled here.
@@ -54,7 +52,7 @@ export async function startRun(request: StartRequest): Promise<number> {
     });
     return await drive(session, run.id, options);
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -73,7 +71,7 @@ export interface DecisionRequest {
 
 /** 1. find the run, 2. refuse if it ended, 3. settle what a dead process left, 4. decide, 5. drive. */
 export async function decide(request: DecisionRequest): Promise<number> {
-  const stored = loadRun(request.statePath, request.runId);
+  const stored = await loadRun(request.statePath, request.runId);
   if (stored.status === 'succeeded' || stored.status === 'cancelled') {
     process.stderr.write(`conveyor: run ${stored.id} has ended (${stored.status}); nothing to decide. Start a new run with \`conveyor run\`.\n`);
     return EXIT.failed;
@@ -91,7 +89,7 @@ export async function decide(request: DecisionRequest): Promise<number> {
     }
     await session.engine.recover(stored.id);
     await session.engine.idle();
-    const run = session.engine.get(stored.id);
+    const run = await session.engine.get(stored.id);
     const event = request.event(run);
     // A run that was left running has just been taken over and driven on; a retry of it is moot.
     if (event && !(wasRunning && event.type === 'retry') && run.status !== 'succeeded' && run.status !== 'cancelled') {
@@ -100,7 +98,7 @@ export async function decide(request: DecisionRequest): Promise<number> {
     // A cancel that took effect is what was asked for: it exits 0.
     return await drive(session, run.id, options, event?.type === 'cancel' ? 'cancelled' : undefined);
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
@@ -117,12 +115,12 @@ export async function cancelTakenOver(session: Session, stored: Run, cancel: Run
 async function drive(session: Session, runId: string, options: EmbeddedOptions, wanted?: Run['status']): Promise<number> {
   for (;;) {
     await session.engine.idle();
-    const run = session.engine.get(runId);
+    const run = await session.engine.get(runId);
     const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
     if (!(options.approve && run.status === 'waiting' && approval)) break;
     await session.engine.apply(runId, { type: 'decision', at: new Date().toISOString(), step: approval.id, decision: 'approve', by: 'conveyor-cli' });
   }
-  const run = session.engine.get(runId);
+  const run = await session.engine.get(runId);
   report(run, options.json);
   return run.status === wanted ? EXIT.ok : exitCodeOf(run);
 }
@@ -146,15 +144,15 @@ export function readBody(path: string | undefined): string {
   }
 }
 
-function nextIssueNumber(store: RunStore, repo: string): number {
-  const numbers = store.list().filter((r) => r.issue.repo === repo).map((r) => r.issue.number);
+async function nextIssueNumber(store: RunStore, repo: string): Promise<number> {
+  const numbers = (await store.list()).filter((r) => r.issue.repo === repo).map((r) => r.issue.number);
   return numbers.length ? Math.max(...numbers) + 1 : 1;
 }
 
-function uniqueRunId(store: RunStore, repo: string, issue: number): string {
+async function uniqueRunId(store: RunStore, repo: string, issue: number): Promise<string> {
   const base = `${repo.split('/')[1] ?? repo}-${issue}`;
-  if (!store.get(base)) return base;
-  for (let n = 2; ; n++) if (!store.get(`${base}-${n}`)) return `${base}-${n}`;
+  if (!(await store.get(base))) return base;
+  for (let n = 2; ; n++) if (!(await store.get(`${base}-${n}`))) return `${base}-${n}`;
 }
 
 /** The fields of `o` that are set: options given again on the command line, over the stored ones. */

@@ -30,20 +30,20 @@ export function openStore(statePath: string): RunStore {
 }
 
 /** The stored run; a UsageError naming the state database and its latest runs when there is none. */
-export function loadRun(statePath: string, runId: string): Run {
+export async function loadRun(statePath: string, runId: string): Promise<Run> {
   const store = openStore(statePath);
   try {
-    return storedRun(store, statePath, runId);
+    return await storedRun(store, statePath, runId);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The same, from a store the caller holds open. */
-export function storedRun(store: RunStore, statePath: string, runId: string): Run {
-  const run = store.get(runId);
+export async function storedRun(store: RunStore, statePath: string, runId: string): Promise<Run> {
+  const run = await store.get(runId);
   if (run) return run;
-  const known = store.list().map((r) => r.id);
+  const known = (await store.list()).map((r) => r.id);
   throw new UsageError(`no run ${runId} in ${statePath}${known.length ? ` (runs: ${known.slice(-10).join(', ')})` : ''}`);
 }
 
@@ -61,7 +61,7 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
@@ -76,16 +76,15 @@ export async function openSession(statePath: string, remotes: string, json: bool
     reply: (_run, text) => {
       process.stderr.write(`conveyor: ${text}\n`);
     },
+    log: { error: (message) => process.stderr.write(`${message}\n`) },
   });
   return {
     engine,
     store,
-    close() {
+    async close() {
       progress.done();
-      // The engine's held done marks first (a command that failed half-way never went idle).
-      engine.close();
       forge.close?.();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -47,7 +47,7 @@ export function register(program: Command): void {
           }
           say(`  node ${bin} status --state ${statePath}`);
           say(`  ls ${join(demo.dir, 'attempts')}   # each step attempt's payload, result and log`);
-          if (o.keepEnvs) say(`  node ${bin} teardown ${demoRunId(statePath)} --state ${statePath}   # stops the previews`);
+          if (o.keepEnvs) say(`  node ${bin} teardown ${await demoRunId(statePath)} --state ${statePath}   # stops the previews`);
           else say('  (run `conveyor demo --keep-envs` to keep the previews up and open the storefront)');
         }
         return code;
@@ -56,11 +56,11 @@ export function register(program: Command): void {
 }
 
 /** The demo's state holds the one run it just made. */
-function demoRunId(statePath: string): string {
+async function demoRunId(statePath: string): Promise<string> {
   const store = openStore(statePath);
   try {
-    return store.list().at(-1)?.id ?? 'RUN';
+    return (await store.list()).at(-1)?.id ?? 'RUN';
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -101,7 +101,7 @@ interface RestartOptions {
 }
 
 export async function restartRun(runId: string, o: RestartOptions): Promise<number> {
-  const old = loadRun(o.state, runId);
+  const old = await loadRun(o.state, runId);
   if (old.status === 'succeeded') {
     process.stderr.write(`conveyor: run ${old.id} has succeeded (its PRs are merged); there is nothing to restart. Start a new run with \`conveyor run\`.\n`);
     return EXIT.failed;
@@ -120,7 +120,7 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
       await cancelTakenOver(session, old, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` });
       await session.engine.idle();
     } finally {
-      session.close();
+      await session.close();
     }
   }
   const same = now.plan.hash === old.plan.hash;

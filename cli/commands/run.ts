@@ -136,16 +136,16 @@ export function register(program: Command): void {
     .option('--state <db>', 'state database', DEFAULT_STATE)
     .option('--json', 'print JSON', false)
     .action(
-      action((runId: string | undefined, o: { state: string; json: boolean }) => {
+      action(async (runId: string | undefined, o: { state: string; json: boolean }) => {
         const store = openStore(o.state);
         try {
           if (runId) {
-            const run = storedRun(store, o.state, runId);
+            const run = await storedRun(store, o.state, runId);
             if (o.json) report(run, true);
             else process.stdout.write(`${renderRun(run)}\n`);
             return EXIT.ok;
           }
-          const runs = store.list();
+          const runs = await store.list();
           if (o.json) {
             process.stdout.write(`${JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })), null, 2)}\n`);
           } else if (runs.length === 0) {
@@ -155,7 +155,7 @@ export function register(program: Command): void {
           }
           return EXIT.ok;
         } finally {
-          store.close();
+          await store.close();
         }
       }),
     );

@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExit codes: 0 every environment is gone, 1 some are still up (each with the reason), 2 bad usage.')
     .action(
       action(async (runId: string, o: { state: string; remotes?: string }) => {
-        const stored = loadRun(o.state, runId);
+        const stored = await loadRun(o.state, runId);
         if (stored.status === 'running') {
           process.stderr.write(`conveyor: run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.\n`);
           return EXIT.failed;
@@ -38,7 +38,7 @@ export function register(program: Command): void {
           }
           return EXIT.ok;
         } finally {
-          session.close();
+          await session.close();
         }
       }),
     );

@@ -1,6 +1,5 @@
 // The Dispatcher port: start one step attempt somewhere (a child process here, a workflow run on
 // GitHub) and learn how it ended.
-import type { Run, RunEffect } from '../../core/run/types.ts';
 import type { Environment, StepPayload, StepResult } from '../../core/contract/wire.ts';
 
 export type AttemptOutcome =
@@ -22,14 +21,6 @@ export interface Dispatcher {
    * for an attempt that already reported returns its result instead of running it twice.
    */
   run(payload: StepPayload, hooks?: AttemptHooks): Promise<AttemptOutcome>;
-  /**
-   * Optional, synchronous: called with a transition's run and effects just before they are
-   * committed, to queue what must be durable before an attempt starts so that the same commit
-   * writes it (the app's workflow dispatcher: the record that its check run is being created).
-   * Returns what to call once the commit is tried, with whether the transition was committed (a
-   * compare-and-swap conflict or an error: not, and what was prepared for it must not be trusted).
-   */
-  prepare?(run: Run, effects: readonly RunEffect[]): (committed: boolean) => void;
   /**
    * Before the engine takes over a run that another process was driving: settle attempts that
    * process left behind (a result written after it died is kept; a still-running leftover is

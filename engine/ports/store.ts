@@ -1,84 +1,68 @@
 // The store port: runs with a version number (every write is compare-and-swap on it), the
-// pending effects of each write (the outbox, written in the same transaction), and the webhook
-// delivery ids already seen. Methods are synchronous (better-sqlite3 is); an adapter over an
-// asynchronous database would wrap the engine's calls instead.
+// pending effects of each write (the outbox, written in the same transaction), the webhook
+// delivery ids already seen, and leases (one holder of a name at a time: the driver of a run, the
+// sweeper among replicas). Asynchronous, so that a database server can sit behind it.
 import type { Run, RunEffect, RunStatus } from '../../core/run/types.ts';
 
 export interface RunFilter {
   status?: RunStatus[];
   issue?: { repo: string; number: number };
   pipeline?: string;
+  /** Runs one of whose PRs is this one. */
+  pr?: { repo: string; number: number };
 }
 
 export type StoredEffect = RunEffect & { runId: string };
 
-/** Names one stored effect: the run it belongs to and its key. */
-export interface EffectRef {
-  runId: string;
-  key: string;
+/** Who holds a lease, and until when (ms since the epoch). */
+export interface Lease {
+  name: string;
+  holder: string;
+  expiresAt: number;
 }
 
 /**
- * Runs are immutable values: the reducer makes new ones. An adapter may share (and freeze) the
- * runs it returns and the runs it is given, so never change a run in place. (The SQLite adapter
- * freezes them whole under tests, where a change in place then throws, and shallowly elsewhere.)
+ * Runs are immutable values: the reducer makes new ones, and a store may share the runs it
+ * returns. Never change a run in place.
  */
 export interface RunStore {
   /**
-   * Stores a new run (its version must be 0; it is stored as 1) with its first effects. Throws if
-   * the id exists. `done`: as for `commit`, written in the same transaction.
+   * Stores a new run (its version must be 0; it is stored as 1) with its first effects. Throws a
+   * StoreError `duplicate-run` if the id exists, and `active-run` if the issue already has an
+   * active run (running or waiting) of the same pipeline: one active run per issue and pipeline,
+   * whoever tries at the same time.
    */
-  create(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): void;
+  create(run: Run, effects: readonly RunEffect[]): Promise<void>;
   /** The stored run with its stored version, or undefined. */
-  get(id: string): Run | undefined;
-  /**
-   * Optional: the run as this handle last wrote or read it, without asking the database, so it
-   * may be stale. For optimistic transitions: a commit based on a stale run fails like any other
-   * conflict, and the caller reads again with `get`.
-   */
-  peek?(id: string): Run | undefined;
+  get(id: string): Promise<Run | undefined>;
   /** Runs in the order they were created. */
-  list(filter?: RunFilter): Run[];
+  list(filter?: RunFilter): Promise<Run[]>;
   /**
    * Compare-and-swap: writes the run with version run.version + 1 iff the stored version equals
-   * run.version, and stores its effects in the same transaction. Returns false on a conflict
-   * (neither the run nor its effects written). An effect whose (run, key) is already stored is
-   * not stored again.
-   *
-   * `done` (optional): effects of any run already carried out, marked done in the same
-   * transaction, whether or not the compare-and-swap succeeds (they were carried out either way).
-   * This saves a write per effect: a caller may hold its done marks until its next commit, as
-   * long as it writes them with `markEffectsDone` when it has nothing more to commit. Until they
-   * are written those effects stay pending, so a crash leaves them for recovery to carry out
-   * again: only effects that are idempotent may be held back.
+   * run.version, and stores its effects in the same transaction; false on a conflict (nothing
+   * written). An effect whose (run, key) is already stored, pending or done, is not stored again.
    */
-  commit(run: Run, effects: RunEffect[], done?: readonly EffectRef[]): boolean;
-  /**
-   * Effects not yet marked done, in the order they were committed within each run. A live engine
-   * holds the marks of idempotent effects it carried out until its next commit or until it goes
-   * idle (see app/engine/engine.ts), so an effect listed here may be under way in such a process:
-   * carry pending effects out when taking over a run (recovery), not beside a live engine.
-   */
-  pendingEffects(runId?: string): StoredEffect[];
+  commit(run: Run, effects: readonly RunEffect[]): Promise<boolean>;
+  /** Effects not yet marked done, in the order they were committed within each run. */
+  pendingEffects(runId?: string): Promise<StoredEffect[]>;
   /** Marks one effect done (a key that is not stored, or already done, changes nothing). */
-  markEffectDone(runId: string, key: string): void;
-  /** Marks several effects done in one transaction (as `markEffectDone` does each). */
-  markEffectsDone(refs: readonly EffectRef[]): void;
+  markEffectDone(runId: string, key: string): Promise<void>;
   /** Records a delivery id; true if it had been seen before (atomic). */
-  seenDelivery(id: string): boolean;
-  close(): void;
+  seenDelivery(id: string): Promise<boolean>;
+  /**
+   * Takes or renews the lease `name` for `holder` until now + ttlMs, when it is free, expired or
+   * already the holder's. Returns the lease as it stands after the call: the holder's on success,
+   * the other holder's when refused.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<Lease>;
+  /** The lease as it stands, if anyone holds it (expired ones included: `expiresAt` tells). */
+  lease(name: string): Promise<Lease | undefined>;
+  /** Gives a lease up (only its holder can). */
+  releaseLease(name: string, holder: string): Promise<void>;
+  close(): Promise<void>;
 }
 
-/**
- * The run as this handle last wrote or read it, without a read when it has it, else as stored.
- * For the only writer of a store (the GitHub app: one replica) that is the stored run; the hot
- * paths that follow a commit (dispatching, reporting) read it this way.
- */
-export function latestRun(store: RunStore, id: string): Run | undefined {
-  return store.peek?.(id) ?? store.get(id);
-}
-
-export type StoreErrorCode = 'not-a-store' | 'corrupt' | 'newer-schema' | 'duplicate-run' | 'no-such-run' | 'conflict';
+export type StoreErrorCode = 'not-a-store' | 'corrupt' | 'newer-schema' | 'duplicate-run' | 'active-run' | 'no-such-run' | 'conflict' | 'unavailable';
 
 /** A store problem a person can act on: the message names the database and what would be right. */
 export class StoreError extends Error {

@@ -1,0 +1,173 @@
+// The store contract (engine/ports/store.ts, engine/ports/links.ts), run against every store:
+// each driver's test file calls `storeContract` with a way to open a fresh store, and a second
+// handle on the same database (another process or replica).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRun } from '../../../core/run/reducer.ts';
+import type { Run, RunEffect } from '../../../core/run/types.ts';
+import type { LinkStore } from '../../../engine/ports/links.ts';
+import { StoreError, type RunStore } from '../../../engine/ports/store.ts';
+import { planOf } from '../../helpers/plans.ts';
+
+export interface StoreDriver {
+  /** A new, empty database; returns its first handle. */
+  open(): Promise<RunStore & { links: LinkStore }>;
+  /** Another handle on the database `open` made last. */
+  another(): Promise<RunStore & { links: LinkStore }>;
+  /** Drops the database. */
+  cleanup(): Promise<void>;
+}
+
+const AT = '2025-01-01T00:00:00.000Z';
+const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]);
+export const runOf = (id: string, issue = 7, pipeline = 'default'): Run =>
+  createRun({ id, plan: { ...plan, pipeline }, issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' }, options: { keepEnvs: true }, at: AT });
+export const report = (key: string): RunEffect => ({ type: 'report', key });
+
+export function storeContract(name: string, driver: StoreDriver): void {
+  describe(`${name}: the store contract`, () => {
+    let store: RunStore & { links: LinkStore };
+    const handles: RunStore[] = [];
+    const another = async () => {
+      const h = await driver.another();
+      handles.push(h);
+      return h;
+    };
+    beforeEach(async () => {
+      store = await driver.open();
+    });
+    afterEach(async () => {
+      for (const h of handles.splice(0)) await h.close();
+      await store.close();
+      await driver.cleanup();
+    });
+
+    it('stores a new run as version 1 and reads it back, plan included', async () => {
+      const run = runOf('r1');
+      await store.create(run, [report('r1:report:1')]);
+      expect(await store.get('r1')).toEqual({ ...run, version: 1 });
+      expect(await store.get('nope')).toBeUndefined();
+      expect(await store.pendingEffects()).toEqual([{ type: 'report', key: 'r1:report:1', runId: 'r1' }]);
+    });
+
+    it('refuses a second run with the same id, and a second active run of one issue and pipeline, whoever writes them', async () => {
+      await store.create(runOf('r1'), []);
+      await expect(store.create(runOf('r1'), [])).rejects.toMatchObject({ code: 'duplicate-run', message: expect.stringContaining('A run "r1" already exists') });
+      const other = await another();
+      await expect(other.create(runOf('r2'), [])).rejects.toMatchObject({ code: 'active-run', message: expect.stringContaining('Run "r1" of pipeline default is already active for acme/web#7') });
+      // Another pipeline, or another issue, is fine; and once r1 ends, a new run of the issue is too.
+      await other.create(runOf('r3', 7, 'hotfix'), []);
+      await other.create(runOf('r4', 8), []);
+      expect(await store.commit({ ...(await store.get('r1'))!, status: 'cancelled' }, [])).toBe(true);
+      await store.create(runOf('r2'), []);
+      expect((await store.list()).map((r) => r.id)).toEqual(['r1', 'r3', 'r4', 'r2']);
+      const error = await store.create(runOf('r1'), []).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+    });
+
+    it('commit is compare-and-swap: a stale version writes nothing, not even its effects', async () => {
+      await store.create(runOf('r1'), []);
+      const v1 = (await store.get('r1'))!;
+      expect(await store.commit({ ...v1, status: 'waiting' }, [report('a')])).toBe(true);
+      expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
+      expect(await store.commit({ ...v1, status: 'cancelled' }, [report('b')])).toBe(false);
+      expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
+      expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['a']);
+      expect(await store.commit({ ...v1, id: 'ghost' }, [])).toBe(false);
+    });
+
+    it('stores an effect key once, keeps commit order, and marks effects done from any handle', async () => {
+      await store.create(runOf('r1'), []);
+      await store.create(runOf('r2', 8), [report('x')]);
+      const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toBe(true);
+      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toBe(true);
+      expect(await store.pendingEffects('r1')).toEqual([{ ...effect, runId: 'r1' }, { ...report('r1:report:2'), runId: 'r1' }, { ...report('r1:report:3'), runId: 'r1' }]);
+      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['r2/x', 'r1/r1:implement:1:0:dispatch', 'r1/r1:report:2', 'r1/r1:report:3']);
+      const other = await another();
+      await other.markEffectDone('r1', effect.key);
+      await store.markEffectDone('r1', effect.key);
+      await store.markEffectDone('r2', 'r1:report:2'); // another run's key: nothing
+      expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
+      // A done effect committed again stays done.
+      expect(await store.commit((await store.get('r1'))!, [effect])).toBe(true);
+      expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
+    });
+
+    it('lists runs in creation order, filtered by status, issue, pipeline and pull request', async () => {
+      await store.create(runOf('b', 1), []);
+      await store.create(runOf('a', 2, 'hotfix'), []);
+      await store.create({ ...runOf('c', 1), status: 'succeeded' }, []);
+      const b = (await store.get('b'))!;
+      await store.commit({ ...b, prs: [{ repo: 'acme/api', number: 4, url: 'u', branch: 'conveyor/api-1' }] }, []);
+      expect((await store.list()).map((r) => r.id)).toEqual(['b', 'a', 'c']);
+      expect((await store.list({ status: ['succeeded', 'cancelled'] })).map((r) => r.id)).toEqual(['c']);
+      expect(await store.list({ status: [] })).toEqual([]);
+      expect((await store.list({ issue: { repo: 'acme/web', number: 1 } })).map((r) => r.id)).toEqual(['b', 'c']);
+      expect(await store.list({ issue: { repo: 'acme/api', number: 1 } })).toEqual([]);
+      expect((await store.list({ pipeline: 'hotfix' })).map((r) => r.id)).toEqual(['a']);
+      expect((await store.list({ status: ['running'], issue: { repo: 'acme/web', number: 1 } })).map((r) => `${r.id}@${r.version}`)).toEqual(['b@2']);
+      expect((await store.list({ pr: { repo: 'acme/api', number: 4 } })).map((r) => r.id)).toEqual(['b']);
+      // A PR the run no longer has no longer finds it.
+      await store.commit({ ...(await store.get('b'))!, prs: [] }, []);
+      expect(await store.list({ pr: { repo: 'acme/api', number: 4 } })).toEqual([]);
+    });
+
+    it('hands out runs that are its callers own: changing one changes nothing stored', async () => {
+      await store.create(runOf('r1'), []);
+      const mine = (await store.get('r1'))!;
+      mine.steps.implement!.status = 'failed';
+      expect((await store.get('r1'))!.steps.implement!.status).toBe('pending');
+      const other = await another();
+      expect(await other.commit({ ...(await other.get('r1'))!, status: 'waiting' }, [])).toBe(true);
+      expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
+      expect(await store.commit({ ...mine, version: 1 }, [])).toBe(false);
+    });
+
+    it('remembers delivery ids, across handles', async () => {
+      expect(await store.seenDelivery('d-1')).toBe(false);
+      expect(await store.seenDelivery('d-1')).toBe(true);
+      const other = await another();
+      expect(await other.seenDelivery('d-1')).toBe(true);
+      expect(await other.seenDelivery('d-2')).toBe(false);
+    });
+
+    it('leases: one holder at a time; renewed by its holder; taken over once expired; released only by its holder', async () => {
+      const other = await another();
+      const first = await store.acquireLease('run:r1', 'pid 1', 60_000);
+      expect(first).toMatchObject({ name: 'run:r1', holder: 'pid 1' });
+      expect(first.expiresAt).toBeGreaterThan(Date.now() + 50_000);
+      // Refused: the lease as it stands says who holds it.
+      expect(await other.acquireLease('run:r1', 'pid 2', 60_000)).toMatchObject({ holder: 'pid 1' });
+      expect((await store.acquireLease('run:r1', 'pid 1', 120_000)).expiresAt).toBeGreaterThan(first.expiresAt);
+      await other.releaseLease('run:r1', 'pid 2'); // not the holder: nothing
+      expect(await store.lease('run:r1')).toMatchObject({ holder: 'pid 1' });
+      // Expired (a holder that died without releasing): the next one takes it.
+      await store.acquireLease('run:r1', 'pid 1', -1);
+      expect(await other.acquireLease('run:r1', 'pid 2', 60_000)).toMatchObject({ holder: 'pid 2' });
+      await other.releaseLease('run:r1', 'pid 2');
+      expect(await store.lease('run:r1')).toBeUndefined();
+      expect(await store.acquireLease('run:r1', 'pid 3', 60_000)).toMatchObject({ holder: 'pid 3' });
+    });
+
+    it("keeps the app's GitHub records: attempts by run, check run and workflow run (in their repository), comments and summaries", async () => {
+      const link = (runId: string, step: string, extra = {}) => ({ externalId: `${runId}:${step}:1:0`, runId, repo: 'acme/web', state: 'creating-check' as const, head: 'a'.repeat(40), at: AT, ...extra });
+      for (const [runId, step] of [['acme-web-1', 'implement'], ['acme-web-1', 'test'], ['acme-web-10', 'implement'], ['acme-web-1-2', 'implement']] as const) await store.links.saveAttempt(link(runId, step));
+      expect((await store.links.attemptsOfRun('acme-web-1')).map((l) => l.externalId)).toEqual(['acme-web-1:implement:1:0', 'acme-web-1:test:1:0']);
+      await store.links.saveAttempt(link('acme-web-1', 'test', { checkRunId: 5, state: 'dispatched', workflowRunId: 9 }));
+      const other = await another();
+      expect(await other.links.attempt('acme-web-1:test:1:0')).toMatchObject({ checkRunId: 5, workflowRunId: 9, state: 'dispatched' });
+      expect(await other.links.attemptByCheckRun('acme/web', 5)).toMatchObject({ externalId: 'acme-web-1:test:1:0' });
+      expect(await other.links.attemptByWorkflowRun('acme/web', 9)).toMatchObject({ externalId: 'acme-web-1:test:1:0' });
+      // The same ids in another repository are another repository's runs.
+      expect(await other.links.attemptByCheckRun('evil/web', 5)).toBeUndefined();
+      expect(await other.links.attemptByWorkflowRun('evil/web', 9)).toBeUndefined();
+      expect(await store.links.comment('acme-web-1')).toBeUndefined();
+      await store.links.saveComment('acme-web-1', { id: 3, url: 'https://c' });
+      await other.links.saveComment('acme-web-1', { id: 4, url: 'https://d' });
+      expect(await store.links.comment('acme-web-1')).toEqual({ id: 4, url: 'https://d' });
+      await store.links.saveSummary('acme-web-1', 'h1', 11);
+      expect(await other.links.summary('acme-web-1', 'h1')).toBe(11);
+      expect(await other.links.summary('acme-web-1', 'h2')).toBeUndefined();
+    });
+  });
+}

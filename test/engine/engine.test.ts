@@ -1,0 +1,138 @@
+// The engine over a real SQLite store: every effect is carried out once and marked done once
+// carried out, and a process that dies before that leaves the effects pending for recovery, which
+// carries them out without running any attempt twice.
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AttemptOutcome } from '../../engine/ports/dispatcher.ts';
+import { Engine } from '../../engine/engine.ts';
+import type { RunStore } from '../../engine/ports/store.ts';
+import { openSqliteStore } from '../../adapters/store/sqlite.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import { planOf, resultOf, successFor } from '../helpers/plans.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+
+const AT = '2025-01-01T00:00:00.000Z';
+const plan = planOf([
+  { id: 'implement', kind: 'code' },
+  { id: 'test', kind: 'gate' },
+  { id: 'review', kind: 'review', needs: ['implement'] },
+  { id: 'ship', kind: 'merge', needs: ['test', 'review'] },
+]);
+const issue = { repo: 'acme/web', number: 7, title: 'Make it better', body: 'Please.' };
+
+const attemptOf = (p: StepPayload): string => `${p.step.id}#${p.attempt}.${p.epoch}`;
+
+let dir: string;
+let path: string;
+let handles: RunStore[];
+beforeEach(() => {
+  dir = tempDir('conveyor-engine-');
+  path = join(dir, 'state.db');
+  handles = [];
+});
+afterEach(async () => {
+  for (const h of handles) await h.close();
+  removeDir(dir);
+});
+function open(): RunStore {
+  const s = openSqliteStore(path);
+  handles.push(s);
+  return s;
+}
+
+describe('the engine over a real store', () => {
+  it('carries out every effect once, marks each done once carried out, and leaves none pending once idle', async () => {
+    const store = open();
+    const ran: string[] = [];
+    const reports: number[] = [];
+    const engine = new Engine({
+      store,
+      dispatcher: {
+        run: (payload) => {
+          ran.push(attemptOf(payload));
+          return Promise.resolve({ kind: 'result', result: successFor(payload) });
+        },
+        recover: () => Promise.resolve(undefined),
+      },
+      now: () => AT,
+      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      report: (run) => void reports.push(run.version),
+    });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.idle();
+    expect(ran.sort()).toEqual(['implement#1.0', 'review#1.0', 'test#1.0']);
+    const run = await engine.get('web-7');
+    expect(run.status).toBe('succeeded');
+    expect(await store.pendingEffects()).toEqual([]);
+    // A report for every transition, each of a committed version.
+    expect(reports.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...reports)).toBe(run.version);
+  });
+
+  it('a run that cannot be stored starts nothing and leaves nothing behind', async () => {
+    const store = open();
+    const ran: string[] = [];
+    const engine = new Engine({
+      store,
+      dispatcher: { run: (p) => (ran.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})), recover: () => Promise.resolve(undefined) },
+      now: () => AT,
+      merge: () => Promise.reject(new Error('not reached')),
+    });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    // The same issue and pipeline: refused as a second active run.
+    await expect(engine.start({ id: 'web-7-2', plan, issue, requester: 'alice', options: {} })).rejects.toMatchObject({ code: 'active-run' });
+    expect(ran).toEqual(['implement#1.0']);
+    expect((await store.list()).map((r) => r.id)).toEqual(['web-7']);
+  });
+
+  it('a process that dies before writing its marks leaves the effects pending; recovery runs no attempt twice', async () => {
+    // The first process: its `implement` attempt never reports before it dies.
+    const first = open();
+    const ranFirst: string[] = [];
+    const dying = new Engine({
+      store: first,
+      dispatcher: {
+        run: (payload) => {
+          ranFirst.push(attemptOf(payload));
+          return new Promise<AttemptOutcome>(() => {});
+        },
+        recover: () => Promise.resolve(undefined),
+      },
+      now: () => AT,
+      merge: () => Promise.reject(new Error('not reached')),
+    });
+    await dying.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    expect(ranFirst).toEqual(['implement#1.0']);
+    // Its dispatch is under way (not done until the attempt ends), and its report is done.
+    expect((await first.pendingEffects('web-7')).map((e) => e.key)).toEqual(['web-7:implement:1:0:dispatch']);
+
+    // The next process: the attempt's result was written after the first one died.
+    const second = open();
+    const ranSecond: string[] = [];
+    const recovered: string[] = [];
+    const engine = new Engine({
+      store: second,
+      dispatcher: {
+        run: (payload) => {
+          ranSecond.push(attemptOf(payload));
+          return Promise.resolve({ kind: 'result', result: successFor(payload) });
+        },
+        recover: (payload) => {
+          recovered.push(attemptOf(payload));
+          return Promise.resolve({ kind: 'result', result: successFor(payload) });
+        },
+      },
+      now: () => AT,
+      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+    });
+    await engine.recover('web-7');
+    await engine.idle();
+    expect(recovered).toEqual(['implement#1.0']);
+    // The left-over dispatch of implement was moot (its attempt had settled): it did not run again.
+    expect(ranSecond.sort()).toEqual(['review#1.0', 'test#1.0']);
+    const run = await engine.get('web-7');
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.implement?.attempts).toHaveLength(1);
+    expect(await second.pendingEffects()).toEqual([]);
+  });
+});
