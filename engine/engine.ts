@@ -3,10 +3,10 @@
 // effect is then carried out, idempotently, and marked done. A process that dies in between leaves
 // pending effects and queued attempts that `recover` settles before anything else.
 import { buildPayload } from '../core/run/payload.ts';
-import { inputsDigest, sealResult, verifyReceipt } from '../core/contract/receipt.ts';
+import { sealResult } from '../core/contract/receipt.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
-import { mergeInputsDigest, unverifiedSteps, verifiedRetry } from '../core/run/receipts.ts';
+import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
@@ -60,17 +60,13 @@ export class Engine {
     return run;
   }
 
-  /** Applies an event (again on a compare-and-swap conflict), then carries out its effects. */
+  /**
+   * Applies an event (again on a compare-and-swap conflict), then carries out its effects. The
+   * reducer verifies every result (and every stored one) against its receipt: a result that does
+   * not verify counts as not run, whoever sends it.
+   */
   async apply(runId: string, event: RunEvent): Promise<Run> {
-    if (event.type === 'retry' && event.step === undefined) {
-      const stored = await this.options.store.get(runId);
-      const unverified = stored && stored.status === 'waiting' ? unverifiedSteps(stored) : [];
-      if (stored && unverified.length > 0) {
-        await this.options.reply?.(stored, `the stored result of step${unverified.length > 1 ? 's' : ''} ${unverified.map((s) => `"${s}"`).join(', ')} does not verify against its receipt: it counts as not run, and the run resumes from step "${unverified[0]}".`);
-      }
-    }
-    // Stored results are verified when a retry reads them: one that does not verify is not kept.
-    const transition = await applyEvent(this.options.store, runId, event, (run, e) => reduce(run, verifiedRetry(run, e)));
+    const transition = await applyEvent(this.options.store, runId, event, reduce);
     this.options.observe?.(transition.run, event);
     if (transition.committed) this.carryOut(transition.run, transition.effects);
     return transition.run;
@@ -93,7 +89,7 @@ export class Engine {
       if (step.status !== 'queued' || (merge && step.mode !== 'repair')) continue;
       const payload = buildPayload(run, { step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode });
       const outcome = await this.options.dispatcher.recover(payload);
-      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch, inputsDigest(payload)));
+      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch));
     }
     this.carryOut(await this.get(runId), await this.options.store.pendingEffects(runId));
   }
@@ -138,14 +134,15 @@ export class Engine {
       case 'dispatch': {
         // An effect for an attempt that is no longer current (settled by recovery) is moot.
         if (!this.current(run, effect)) return;
-        const payload = buildPayload(run, effect);
+        // The payload the reducer fitted and recorded (effects stored by an older version carry none).
+        const payload = effect.payload ?? buildPayload(run, effect);
         const outcome = await this.options.dispatcher
           .run(payload, {
             // A deploy's environments are recorded as they settle, not only with its result.
             onEnvironments: (environments) => this.track(this.apply(run.id, { type: 'environments-settled', at: this.now(), step: effect.step, attempt: effect.attempt, epoch: effect.epoch, environments })),
           })
           .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }));
-        if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch, inputsDigest(payload)));
+        if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
         return;
       }
       case 'merge': {
@@ -183,18 +180,10 @@ export class Engine {
     await this.apply(run.id, tornDownEvent(effect.environments, removed, why, this.now()));
   }
 
-  /**
-   * The event for how an attempt ended. A result whose receipt does not verify against the inputs
-   * the engine sent (edited, or made for another payload) is treated as not run: the attempt is lost.
-   */
-  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number, inputs: string): RunEvent {
-    if (outcome.kind === 'result' && !verifyReceipt(outcome.result, inputs)) {
-      const said = outcome.result.error ? ` (it said: ${outcome.result.error.code}: ${outcome.result.error.message.slice(0, 300)})` : '';
-      const why = outcome.result.receipt ? 'its receipt does not verify against the payload that was sent' : 'it carries no receipt';
-      return { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: `the result of attempt ${attempt} was not trusted: ${why}${said}` };
-    }
+  /** The event for how an attempt ended (the reducer judges whether its result may count). */
+  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number): RunEvent {
     return outcome.kind === 'result'
-      ? { type: 'step-completed', at: this.now(), result: outcome.result, inputs }
+      ? { type: 'step-completed', at: this.now(), result: outcome.result }
       : { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: outcome.reason, ...(outcome.environments?.length ? { environments: outcome.environments } : {}) };
   }
 

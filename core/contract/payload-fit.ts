@@ -23,13 +23,21 @@ function shorten(text: string, over: number, note: string): string {
   return `${text.slice(0, keep)}\n\n${note}`;
 }
 
+/**
+ * The characters the payload takes as sent: its JSON text travels as a string inside the
+ * dispatch's JSON body, so every quote and backslash in it is escaped once more.
+ */
+export function sentLength(text: string): number {
+  return JSON.stringify(text).length - 2;
+}
+
 export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
   let p = payload;
   // The payload's JSON, made again only after a cut (most payloads fit as they are).
   let text = JSON.stringify(p);
   const cuts: string[] = [];
-  for (let round = 0; round < 8 && text.length > limit; round++) {
-    const over = text.length - limit;
+  for (let round = 0; round < 8 && sentLength(text) > limit; round++) {
+    const over = sentLength(text) - limit;
     if (p.issue.body.length > 0 && !cuts.includes('issue body')) {
       const where = p.issue.url ? ` (read it whole at ${p.issue.url})` : ` (read it whole in ${p.issue.repo}#${p.issue.number})`;
       p = { ...p, issue: { ...p.issue, body: shorten(p.issue.body, over, `> [Conveyor] The issue body was cut to fit GitHub's workflow input limit${where}.`) } };
@@ -50,9 +58,9 @@ export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
     }
     text = JSON.stringify(p);
   }
-  if (text.length > limit) {
+  if (sentLength(text) > limit) {
     throw new Error(
-      `the step payload of ${p.runId} step ${p.step.id} is ${text.length} characters even without the issue body and findings, over GitHub's limit of ${limit}; the plan itself (agents, services) is too large to dispatch`,
+      `the step payload of ${p.runId} step ${p.step.id} is ${sentLength(text)} characters as sent even without the issue body and findings, over GitHub's limit of ${limit}; the plan itself (agents, services) is too large to dispatch`,
     );
   }
   return { text, payload: p, cuts };

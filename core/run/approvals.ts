@@ -2,8 +2,8 @@
 // permission, not a bot) is checked by the app before the event exists; the rules that depend on
 // the plan (named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
-import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, pushedAfter, reply, staleApprovalsNote, validApprovals } from './draft.ts';
-import type { Approval, Run, RunEvent, Transition } from './types.ts';
+import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
+import type { Approval, Run, RunEvent, Staleness, Transition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 const same = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
@@ -80,10 +80,31 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
   if (!pr || pr.head === event.head || same(event.by, CONVEYOR_ACTOR)) return { run, effects: [] };
   const d = new Draft(run, event.at);
   d.run.prs = run.prs.map((p) => (p.repo === event.repo ? { ...p, head: event.head } : p));
-  const why = pushedAfter(event.by, event.head, event.repo);
-  d.run.approvals = run.approvals.map((a) => (a.stale || a.heads[event.repo] === event.head ? a : { ...a, stale: why }));
+  headMoved(d, { kind: 'pushed', by: event.by, repo: event.repo, head: event.head });
+  d.advance();
+  d.settle();
+  return d.finish();
+}
+
+/**
+ * A new head of one of the run's PRs that no gate, review or person has seen (a push by someone
+ * else, or an agent's repair after an approval): approvals given on another head no longer count;
+ * the gates and reviews that ran on an older head run again, and every step after them goes back
+ * to pending, so an approval waits for them before it can count again. A merge under way is left
+ * to finish (it merges only the heads it was given). An approval with nothing to re-run before it
+ * waits again. Says whether any approval went stale.
+ */
+export function headMoved(d: Draft, why: Extract<Staleness, { repo: string; head: string }>): boolean {
+  const run = d.base;
+  let staled = false;
+  d.run.approvals = d.run.approvals.map((a) => {
+    if (a.stale || a.heads[why.repo] === why.head) return a;
+    staled = true;
+    return { ...a, stale: why };
+  });
   const rerun = stepsToRerun(run);
-  for (const id of rerun) d.resetStep(id, `runs again: ${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo}`);
+  const what = why.kind === 'pushed' ? `${why.by} pushed` : `the agent of step "${why.step}" wrote`;
+  for (const id of rerun) d.resetStep(id, `runs again: ${what} ${why.head.slice(0, 7)} to ${why.repo}`);
   for (const p of run.plan.steps) {
     if (p.kind !== 'approval' || rerun.has(p.id)) continue;
     const s = run.steps[p.id];
@@ -94,9 +115,7 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
     w.status = 'waiting';
     w.reason = approvalReason(have, p.minApprovals) + staleApprovalsNote(why);
   }
-  d.advance();
-  d.settle();
-  return d.finish();
+  return staled;
 }
 
 /** Gates and reviews that started on an older head, and every step after them that is not a merge under way or done. */

@@ -4,7 +4,7 @@
 import { digest } from '../canonical.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
-import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, StepState } from './types.ts';
+import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, Staleness, StepState } from './types.ts';
 
 /** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */
 export const MAX_LOSSES = 2;
@@ -182,7 +182,7 @@ export class Draft {
       summary: outcome.summary,
       error: outcome.error,
       receipt: outcome.receipt,
-      inputs: outcome.inputs,
+      inputs: outcome.inputs ?? r.inputs,
       findings: r.findings,
     };
   }
@@ -293,22 +293,28 @@ export function approvalReason(have: number, need: number): string {
   return `waiting for approvals: ${have} of ${need}`;
 }
 
-/** How the stale reason of an approval that a push made stale ends (and only such a reason). */
-const AFTER_THE_APPROVAL = ' after the approval';
-
-/** The stale reason of an approval that a push made stale (see approvals.ts). */
-export function pushedAfter(by: string, head: string, repo: string): string {
-  return `${by} pushed ${head.slice(0, 7)} to ${repo}${AFTER_THE_APPROVAL}`;
+/** Why an approval no longer counts, in words for a person. */
+export function describeStaleness(s: Staleness): string {
+  switch (s.kind) {
+    case 'pushed':
+      return `${s.by} pushed ${s.head.slice(0, 7)} to ${s.repo} after the approval`;
+    case 'agent-wrote':
+      return `the agent of step "${s.step}" wrote ${s.head.slice(0, 7)} to ${s.repo} after the approval`;
+    case 'retried':
+      return `step retried${s.by ? ` by ${s.by}` : ''}`;
+    case 'unverified':
+      return `the stored result of step "${s.step}" did not verify, so it ran again`;
+  }
 }
 
-/** What a waiting approval's reason ends with when a push made its approvals stale (`why`: see pushedAfter). */
-export function staleApprovalsNote(why: string): string {
-  return ` (approvals are stale: ${why})`;
+/** What a waiting approval's reason ends with when a new head made its approvals stale. */
+export function staleApprovalsNote(s: Staleness): string {
+  return ` (approvals are stale: ${describeStaleness(s)})`;
 }
 
-/** Why earlier approvals of a step no longer count, when a push made them stale (the latest), for its waiting reason. */
+/** Why earlier approvals of a step no longer count, when a new head made them stale (the latest), for its waiting reason. */
 export function staleNote(run: Run, stepId: string): string {
-  const last = run.approvals.findLast((a) => a.step === stepId && a.stale?.endsWith(AFTER_THE_APPROVAL));
+  const last = run.approvals.findLast((a) => a.step === stepId && (a.stale?.kind === 'pushed' || a.stale?.kind === 'agent-wrote'));
   return last?.stale ? staleApprovalsNote(last.stale) : '';
 }
 

@@ -2,7 +2,8 @@
 // recorded when it dispatched the attempt, and what a retry does with one that does not.
 import { digest } from '../canonical.ts';
 import { verifyReceipt } from '../contract/receipt.ts';
-import type { Run, RunEvent, StepState } from './types.ts';
+import type { StepResult } from '../contract/wire.ts';
+import type { Run, StepState } from './types.ts';
 
 /** The inputs digest the engine recorded for the attempt that produced the step's result. */
 export function recordedInputs(step: StepState): string | undefined {
@@ -27,26 +28,24 @@ export function mergeInputsDigest(run: Run, attempt: { step: string; attempt: nu
 }
 
 /**
- * Steps that succeeded, in plan order before the first step that did not, whose stored result does
- * not verify: they count as not run. Approvals carry no result (their approvals are the record).
+ * Steps that succeeded whose stored result does not verify (edited in the store, or never sealed
+ * for what was sent), in plan order: they count as not run. Approvals carry no result (their
+ * approvals are the record).
  */
 export function unverifiedSteps(run: Run): string[] {
-  const out: string[] = [];
-  for (const p of run.plan.steps) {
-    const s = run.steps[p.id];
-    if (s?.status !== 'succeeded') break;
-    if (p.kind === 'approval') continue;
-    if (!stepVerifies(s)) out.push(p.id);
-  }
-  return out;
+  return run.plan.steps.filter((p) => p.kind !== 'approval' && run.steps[p.id]?.status === 'succeeded' && !stepVerifies(run.steps[p.id])).map((p) => p.id);
 }
 
 /**
- * A plain retry resumes from the first step that did not succeed; a step before it whose stored
- * result does not verify counts as not run, so the retry starts there instead.
+ * Whether a result may count for the current attempt of its step: its receipt must verify against
+ * the inputs recorded when the attempt was dispatched (or, for a merge the engine carried out
+ * itself, the inputs it sealed with). Why not, in words, when it may not.
  */
-export function verifiedRetry(run: Run, event: RunEvent): RunEvent {
-  if (event.type !== 'retry' || event.step !== undefined) return event;
-  const first = unverifiedSteps(run)[0];
-  return first === undefined ? event : { ...event, step: first };
+export function untrustedResult(step: StepState, result: StepResult, inputs: string | undefined): string | undefined {
+  const record = step.attempts.findLast((a) => a.attempt === step.attempt && a.epoch === step.epoch);
+  const expected = record?.inputs ?? inputs;
+  if (!expected) return 'no inputs were recorded for its attempt to verify it against';
+  if (!result.receipt) return 'it carries no receipt';
+  if (!verifyReceipt(result, expected)) return 'its receipt does not verify against the payload that was sent';
+  return undefined;
 }

@@ -8,10 +8,14 @@
 // Environments that were torn down leave run.environments and are kept in run.removedEnvironments.
 import type { Plan } from '../plan/types.ts';
 import type { PullRequestRef } from '../contract/wire.ts';
-import { decide, prPushed } from './approvals.ts';
+import { decide, headMoved, prPushed } from './approvals.ts';
 import { coderAgent, describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
-import type { Run, RunEvent, RunIssue, StepState, Transition } from './types.ts';
+import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
+import { buildPayload } from './payload.ts';
+import { untrustedResult, unverifiedSteps } from './receipts.ts';
+import { fitPayload } from '../contract/payload-fit.ts';
+import { inputsDigest } from '../contract/receipt.ts';
 
 export {
   currentAttempt,
@@ -58,7 +62,61 @@ export function createRun(input: {
 const unchanged = (run: Run): Transition => ({ run, effects: [] });
 
 export function reduce(run: Run, event: RunEvent): Transition {
+  const t = reduceVerified(run, event);
+  return t.run === run ? t : withPayloads(t);
+}
+
+/**
+ * Every stored result is checked before the run acts on it: a succeeded step whose result does not
+ * verify against its receipt (edited in the store) counts as not run, and the run goes back to it
+ * first (as a retry from that step would), whatever the event.
+ */
+function reduceVerified(run: Run, event: RunEvent): Transition {
   if (isTerminal(run)) return onTerminal(run, event);
+  const unverified = unverifiedSteps(run);
+  if (unverified.length === 0) return reduceEvent(run, event);
+  const first = distrust(run, unverified, event.at);
+  const second = reduceEvent(first.run, event);
+  const effects = [...first.effects, ...second.effects].filter((e, i, all) => all.findIndex((x) => x.key === e.key) === i);
+  return { run: second.run, effects };
+}
+
+function distrust(run: Run, unverified: string[], at: string): Transition {
+  const order = run.plan.steps.map((p) => p.id);
+  const from = Math.min(...unverified.map((id) => order.indexOf(id)));
+  const reset = new Set(order.slice(from));
+  const d = new Draft(run, at);
+  for (const id of reset) d.resetStep(id);
+  const stale: Staleness = { kind: 'unverified', step: order[from]! };
+  d.run.approvals = run.approvals.map((a) => (reset.has(a.step) && !a.stale ? { ...a, stale } : a));
+  d.advance();
+  d.settle();
+  const t = d.finish();
+  const which = unverified.map((s) => `"${s}"`).join(', ');
+  const text = `the stored result of step${unverified.length > 1 ? 's' : ''} ${which} does not verify against its receipt: it counts as not run, and the run resumes from step "${order[from]}".`;
+  return { run: t.run, effects: [{ type: 'reply', key: `${run.id}:reply:unverified:${run.version}`, text }, ...t.effects] };
+}
+
+/**
+ * Each dispatch carries exactly the payload the action gets (cut to fit the dispatcher's limit,
+ * `options.payloadLimit`, where it has to be), and its attempt records that payload's digest: the
+ * result counts only if sealed against it, whoever carries the dispatch out or recovers it later.
+ */
+function withPayloads(t: Transition): Transition {
+  const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;
+  const effects = t.effects.map((e) => {
+    if (e.type !== 'dispatch') return e;
+    const built = buildPayload(t.run, e);
+    const payload = limit === undefined ? built : fitPayload(built, limit).payload;
+    const s = t.run.steps[e.step]!;
+    const inputs = inputsDigest(payload);
+    t.run.steps[e.step] = { ...s, attempts: s.attempts.map((r) => (r.attempt === e.attempt && r.epoch === e.epoch && r.mode === e.mode ? { ...r, inputs } : r)) };
+    return { ...e, payload };
+  });
+  return { run: t.run, effects };
+}
+
+function reduceEvent(run: Run, event: RunEvent): Transition {
   switch (event.type) {
     case 'started':
       return started(run, event.at);
@@ -114,6 +172,11 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
   const p = planStep(run, s.id);
   if (!p) return unchanged(run);
 
+  const untrusted = untrustedResult(s, result, event.inputs);
+  if (untrusted) {
+    const said = result.error ? ` (it said: ${result.error.code}: ${result.error.message.slice(0, 300)})` : '';
+    return lost(run, { type: 'step-lost', at, step: s.id, attempt: s.attempt, epoch: s.epoch, reason: `the result of attempt ${s.attempt} was not trusted: ${untrusted}${said}` });
+  }
   const d = new Draft(run, at);
   d.finishAttempt(s.id, { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs });
   const ok = result.conclusion !== 'failure';
@@ -127,9 +190,11 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     // head moved by the push fails) waits until the re-run needs have succeeded on the new head.
     waitForNeeds(d, s.id, unmet);
   } else if (s.mode === 'repair') {
-    // A repair that finished (even with nothing to change) is judged by running the step again.
-    if (ok) d.dispatch(s.id, s.attempt + 1, 0, 'run');
-    else d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
+    if (!ok) d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
+    // A repair that wrote heads nobody has checked since an approval (or resolved a merge
+    // conflict) is checked again like a push: gates and reviews run on the new heads, stale
+    // approvals wait for people again, and only then does the step run.
+    else if (!rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge')) d.dispatch(s.id, s.attempt + 1, 0, 'run');
   } else {
     step.result = result;
     const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : conflictRepair(run, p.kind, result);
@@ -171,6 +236,23 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
   return d.finish();
 }
 
+/**
+ * Applies `headMoved` for each PR head a repair of `stepId` wrote, when that head makes an approval
+ * stale or the repair resolved a merge conflict (`always`); then the repaired step waits for what
+ * runs again. Says whether it did.
+ */
+function rewroteCheckedHeads(d: Draft, run: Run, stepId: string, prs: readonly PullRequestRef[], always: boolean): boolean {
+  const moved = prs.filter((pr) => pr.head && run.prs.find((p) => p.repo === pr.repo)?.head !== pr.head);
+  const approved = (pr: PullRequestRef) => run.approvals.some((a) => !a.stale && a.heads[pr.repo] !== undefined && a.heads[pr.repo] !== pr.head);
+  if (moved.length === 0 || !(always || moved.some(approved))) return false;
+  for (const pr of moved) headMoved(d, { kind: 'agent-wrote', step: stepId, repo: pr.repo, head: pr.head! });
+  const repairs = d.step(stepId).repairs;
+  d.resetStep(stepId, `waits for the gates and reviews to pass on the heads its repair wrote`);
+  // Still the same conflict or failure being repaired: its repairs stay counted.
+  d.step(stepId).repairs = repairs;
+  return true;
+}
+
 /** The steps a step needs that have not succeeded (now). */
 function unmetNeeds(run: Run, p: { needs: string[] }): string[] {
   return p.needs.filter((n) => run.steps[n]?.status !== 'succeeded');
@@ -203,9 +285,9 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
   const d = new Draft(run, event.at);
   const reset = new Set(order.slice(from));
   for (const id of reset) d.resetStep(id);
-  const who = event.by ? ` by ${event.by}` : '';
   if (run.approvals.some((a) => reset.has(a.step) && !a.stale)) {
-    d.run.approvals = run.approvals.map((a) => (reset.has(a.step) && !a.stale ? { ...a, stale: `step retried${who}` } : a));
+    const stale: Staleness = { kind: 'retried', ...(event.by ? { by: event.by } : {}) };
+    d.run.approvals = run.approvals.map((a) => (reset.has(a.step) && !a.stale ? { ...a, stale } : a));
   }
   d.advance();
   d.settle();

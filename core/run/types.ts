@@ -1,7 +1,7 @@
 // A run: one pipeline working on one issue. The engine is a reducer over these types:
 // (run, event) -> (run', effects). Runs are stored as JSON, so everything here is plain data.
 import type { Plan } from '../plan/types.ts';
-import type { Environment, PullRequestRef, StepResult } from '../contract/wire.ts';
+import type { Environment, PullRequestRef, StepPayload, StepResult } from '../contract/wire.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -27,7 +27,10 @@ export interface AttemptRecord {
   summary?: string;
   error?: { code: string; message: string };
   receipt?: string;
-  /** Digest of the inputs (payload) the attempt was dispatched with; its receipt is verified against it. */
+  /**
+   * Digest of the inputs (payload) the attempt was dispatched with, as sent (cut to fit, where it
+   * had to be): its result counts only when its receipt verifies against it.
+   */
   inputs?: string;
   /** What a repair attempt was asked to address (kept so a re-dispatch after a loss carries it). */
   findings?: string;
@@ -51,14 +54,25 @@ export interface StepState {
   reason?: string;
 }
 
+/** Why an approval no longer counts. */
+export type Staleness =
+  /** Someone (a person, or another tool) pushed a new head after the approval. */
+  | { kind: 'pushed'; by: string; repo: string; head: string }
+  /** An agent of the run (a repair after the approval) wrote a new head. */
+  | { kind: 'agent-wrote'; step: string; repo: string; head: string }
+  /** The approval step ran again (a retry). */
+  | { kind: 'retried'; by?: string }
+  /** The stored result of a step before it did not verify: the step counts as not run, and runs again. */
+  | { kind: 'unverified'; step: string };
+
 export interface Approval {
   step: string;
   by: string;
   at: string;
-  /** Head commit of every PR when the approval was given; a later push makes it stale. */
+  /** Head commit of every PR when the approval was given; a later head makes it stale. */
   heads: Record<string, string>;
-  /** Set when the approval no longer counts (a push after it, or a retry), in words. */
-  stale?: string;
+  /** Set when the approval no longer counts. */
+  stale?: Staleness;
 }
 
 export interface RunIssue {
@@ -97,7 +111,7 @@ export interface Run {
 
 export type RunEvent =
   | { type: 'started'; at: string }
-  /** `inputs`: digest of the payload the engine sent, against which it verified the result's receipt. */
+  /** `inputs`: only for a merge the engine carried out itself and sealed (a dispatched attempt's are in its record). */
   | { type: 'step-completed'; at: string; result: StepResult; inputs?: string }
   /** `environments`: what a lost deploy attempt had settled before it was lost (kept for its re-dispatch). */
   | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string; environments?: Environment[] }
@@ -123,6 +137,12 @@ export type RunEffect =
       mode: AttemptMode;
       /** Repairs only: what the repair agent should address (the payload's `findings`). */
       findings?: string;
+      /**
+       * Exactly what is sent to the action (cut to fit the dispatcher's limit, where it had to
+       * be); its digest is the attempt's recorded inputs. Absent only in effects stored by an
+       * older version.
+       */
+      payload?: StepPayload;
     }
   | { type: 'merge'; key: string; step: string; attempt: number; epoch: number }
   | { type: 'teardown'; key: string; environments: Environment[] }

@@ -45,18 +45,15 @@ describe('stored results of a run', () => {
     { id: 'test', kind: 'gate' },
     { id: 'approve', kind: 'approval' },
   ]);
-  function sealedCompletion(run: Run, id: string, inputs: string): Run {
-    const e = current(run, id, 'success');
-    if (e.type !== 'step-completed') throw new Error('unreachable');
-    return step(run, { ...e, result: sealResult(e.result, inputs), inputs }).run;
-  }
-
   it('verify against the inputs recorded with the attempt; an edited or unsealed result does not', () => {
     let run = start(plan).run;
-    run = sealedCompletion(run, 'implement', 'in-1');
-    run = sealedCompletion(run, 'test', 'in-2');
+    // The digest of what the dispatch sends is recorded as the attempt starts.
+    const dispatched = run.steps.implement?.attempts[0]?.inputs;
+    expect(dispatched).toMatch(/^[0-9a-f]{64}$/);
+    run = step(run, current(run, 'implement', 'success')).run;
+    run = step(run, current(run, 'test', 'success')).run;
     expect(run.status).toBe('waiting');
-    expect(run.steps.test?.attempts[0]?.inputs).toBe('in-2');
+    expect(run.steps.implement?.attempts[0]?.inputs).toBe(dispatched);
     expect(unverifiedSteps(run)).toEqual([]);
     const edited: Run = {
       ...run,
@@ -64,9 +61,11 @@ describe('stored results of a run', () => {
     };
     expect(stepVerifies(edited.steps.test)).toBe(false);
     expect(unverifiedSteps(edited)).toEqual(['test']);
-    // Results that were never sealed (or whose inputs were not recorded) do not count either.
-    const unsealed = step(step(start(plan).run, current(start(plan).run, 'implement', 'success')).run, { type: 'cancel', at: AT }).run;
-    expect(stepVerifies(unsealed.steps.implement)).toBe(false);
+    // A result that was never sealed does not count: its attempt is lost and dispatched again.
+    const started = start(plan).run;
+    const unsealed = step(started, { type: 'step-completed', at: AT, result: resultOf('r1', 'implement', 1, 0, 'success') }).run;
+    expect(unsealed.steps.implement).toMatchObject({ status: 'queued', attempt: 1, epoch: 1 });
+    expect(unsealed.steps.implement?.attempts[0]).toMatchObject({ conclusion: 'lost', summary: 'the result of attempt 1 was not trusted: it carries no receipt' });
     expect(stepVerifies(undefined)).toBe(false);
     expect(resultOf('r1', 'x', 1, 0, 'success').receipt).toBeUndefined();
   });

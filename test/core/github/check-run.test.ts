@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { externalIdOf, parseExternalId, parseResultText, renderResultText } from '../../../core/github/check-run.ts';
-import { fitPayload } from '../../../core/contract/payload-fit.ts';
+import { fitPayload, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';
 
@@ -56,7 +56,9 @@ describe('fitting a payload into the workflow inputs', () => {
   it('cuts the issue body first, then findings, with notes', () => {
     const big = { ...payload, issue: { ...payload.issue, body: '"quoted"\n'.repeat(5_000) }, findings: 'f'.repeat(5_000) };
     const fitted = fitPayload(big, 8_000);
-    expect(fitted.text.length).toBeLessThanOrEqual(8_000);
+    // Counted as sent: the payload's JSON travels as a string inside the dispatch's JSON, its quotes escaped again.
+    expect(JSON.stringify({ payload: fitted.text }).length - '{"payload":""}'.length).toBeLessThanOrEqual(8_000);
+    expect(sentLength(fitted.text)).toBeLessThanOrEqual(8_000);
     expect(fitted.cuts[0]).toBe('issue body');
     expect(fitted.payload.issue.body).toContain('[Conveyor] The issue body was cut');
   });

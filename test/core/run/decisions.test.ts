@@ -100,7 +100,7 @@ describe('pushes after an approval', () => {
     // Hold the merge back so that the approval is succeeded but nothing merged yet.
     run = step(run, approve('bob')).run;
     const t = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/api', head: 'ccc3333', by: 'mallory' });
-    expect(t.run.approvals[0]?.stale).toBe('mallory pushed ccc3333 to acme/api after the approval');
+    expect(t.run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'mallory', repo: 'acme/api', head: 'ccc3333' });
     expect(t.run.steps.approve?.status).toBe('waiting');
     expect(t.run.steps.approve?.reason).toMatch(/approvals are stale/);
     expect(t.run.prs.find((p) => p.repo === 'acme/api')?.head).toBe('ccc3333');
@@ -170,7 +170,7 @@ describe('retry', () => {
     run = step(run, { type: 'decision', at: AT, decision: 'reject', by: 'carol' }).run;
     const t = step(run, { type: 'retry', at: AT, by: 'dave' });
     expect(t.run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 2' });
-    expect(t.run.approvals[0]?.stale).toBe('step retried by dave');
+    expect(t.run.approvals[0]?.stale).toEqual({ kind: 'retried', by: 'dave' });
   });
 });
 

@@ -5,6 +5,7 @@ import type { Run, RunEffect, RunEvent, Transition } from '../../../core/run/typ
 import type { Plan } from '../../../core/plan/types.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import { resultOf } from '../../helpers/plans.ts';
+import { sealResult } from '../../../core/contract/receipt.ts';
 
 export const AT = '2025-01-01T00:00:00.000Z';
 
@@ -32,11 +33,18 @@ export function start(plan: Plan, options: Record<string, unknown> = {}): Transi
   return step(newRun(plan, options), { type: 'started', at: AT });
 }
 
-/** A result for the step's current attempt (its attempt, epoch and mode). */
+/**
+ * A result for the step's current attempt (its attempt, epoch and mode), sealed as the action seals
+ * it: against the inputs its attempt recorded at dispatch, or for a merge the engine carries out
+ * itself, against inputs of its own that come with the event.
+ */
 export function current(run: Run, stepId: string, conclusion: StepResult['conclusion'], extra: Partial<StepResult> = {}): RunEvent {
   const s = run.steps[stepId];
   if (!s) throw new Error(`no step ${stepId}`);
-  return { type: 'step-completed', at: AT, result: resultOf(run.id, stepId, s.attempt, s.epoch, conclusion, { mode: s.mode, ...extra }) };
+  const result = resultOf(run.id, stepId, s.attempt, s.epoch, conclusion, { mode: s.mode, ...extra });
+  const recorded = s.attempts.findLast((a) => a.attempt === s.attempt && a.epoch === s.epoch)?.inputs;
+  const inputs = recorded ?? `merge:${stepId}:${s.attempt}:${s.epoch}`;
+  return { type: 'step-completed', at: AT, result: sealResult(result, inputs), ...(recorded ? {} : { inputs }) };
 }
 
 export function succeed(run: Run, ...stepIds: string[]): Run {

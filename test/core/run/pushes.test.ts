@@ -42,7 +42,7 @@ describe('a push after an approval', () => {
     const t = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/web', head: 'ccc3333', by: 'mallory' });
     expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', review: 'queued', approve: 'pending', ship: 'pending' });
     expect(types(t.effects)).toEqual(['dispatch:test:2:0', 'dispatch:review:2:0', 'report']);
-    expect(t.run.approvals[0]?.stale).toBe('mallory pushed ccc3333 to acme/web after the approval');
+    expect(t.run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'mallory', repo: 'acme/web', head: 'ccc3333' });
     let after = succeed(t.run, 'test', 'review');
     expect(after.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ccc3333 to acme/web after the approval)' });
     // A late result of the old head's attempt changes nothing.
@@ -68,6 +68,36 @@ describe('a merge conflict', () => {
     t = step(t.run, current(t.run, 'ship', 'failure', conflict));
     expect(t.run.steps.ship).toMatchObject({ status: 'failed' });
     expect(t.run.steps.ship?.reason).toMatch(/^merge failed after 2 repairs \(max-attempts 2\): merge-conflict/);
+  });
+
+  it('a conflict repair after an approval makes it stale: the gate and review run again on the new head, the approval waits, and only then the merge', () => {
+    const approved = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'test', kind: 'gate' },
+      { id: 'review', kind: 'review', needs: ['implement'] },
+      { id: 'approve', kind: 'approval', needs: ['test', 'review'] },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    let run = start(approved).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr] })).run;
+    run = succeed(run, 'test', 'review');
+    run = step(run, { type: 'decision', at: AT, decision: 'approve', by: 'bob' }).run;
+    run = step(run, current(run, 'ship', 'failure', conflict)).run;
+    expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair' });
+    // The repair (Conveyor's own agent) pushes a head nobody approved or tested.
+    const t = step(run, current(run, 'ship', 'success', { mode: 'repair', prs: [{ ...pr, head: 'eee5555' }] }));
+    expect(t.run.approvals[0]?.stale).toEqual({ kind: 'agent-wrote', step: 'ship', repo: 'acme/web', head: 'eee5555' });
+    expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', review: 'queued', approve: 'pending', ship: 'pending' });
+    expect(types(t.effects)).toEqual(['dispatch:test:2:0', 'dispatch:review:2:0', 'report']);
+    let after = succeed(t.run, 'test', 'review');
+    expect(after.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 1 (approvals are stale: the agent of step "ship" wrote eee5555 to acme/web after the approval)' });
+    expect(after.steps.ship?.status).toBe('pending');
+    const approvedAgain = step(after, { type: 'decision', at: AT, decision: 'approve', by: 'carol' });
+    expect(types(approvedAgain.effects)).toEqual(['merge:ship:3:0', 'report']);
+    expect(approvedAgain.run.approvals.filter((a) => !a.stale).map((a) => [a.by, a.heads['acme/web']])).toEqual([['carol', 'eee5555']]);
+    // The repairs of the merge stay counted: a second conflict after that is repaired once more, then the step fails.
+    after = step(approvedAgain.run, current(approvedAgain.run, 'ship', 'failure', conflict)).run;
+    expect(after.steps.ship).toMatchObject({ mode: 'repair', repairs: 2 });
   });
 
   it('any other merge failure is not repaired', () => {

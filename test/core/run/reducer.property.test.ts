@@ -8,6 +8,8 @@ import { CONVEYOR_ACTOR, MAX_CONFLICT_REPAIRS } from '../../../core/run/draft.ts
 import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
+import { sealResult } from '../../../core/contract/receipt.ts';
+import type { StepResult } from '../../../core/contract/wire.ts';
 import type { StepSpec } from '../../helpers/plans.ts';
 import { AT, newRun } from './drive.ts';
 
@@ -199,6 +201,18 @@ class Checker {
 }
 
 const PR = { repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: 'h0' };
+
+/**
+ * A completion as the action (or, for a merge, the engine) sends it: sealed against the inputs its
+ * attempt recorded at dispatch; a merge the engine carries out itself brings its own inputs.
+ * `forged`: sealed against something else, as a result from another repository or an edit would be.
+ */
+function completion(run: Run, a: Attempt, conclusion: StepResult['conclusion'], extra: Partial<StepResult>, forged = false): RunEvent {
+  const record = run.steps[a.step]?.attempts.findLast((r) => r.attempt === a.attempt && r.epoch === a.epoch);
+  const inputs = forged ? 'forged' : (record?.inputs ?? `merge:${a.step}:${a.attempt}:${a.epoch}`);
+  const result = sealResult(resultOf(run.id, a.step, a.attempt, a.epoch, conclusion, { mode: a.mode, ...extra }), inputs);
+  return { type: 'step-completed', at: AT, result, ...(record?.inputs ? {} : { inputs: `merge:${a.step}:${a.attempt}:${a.epoch}` }) };
+}
 const CONFLICT = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts with main' }, findings: 'resolve acme/web#1' };
 
 function interpret(c: Checker, [what, which, how]: [number, number, number]): void {
@@ -218,7 +232,14 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
       const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
       // A code step opens (or updates) the run's PR; a merge that fails mostly fails on a conflict.
       const extra = kind === 'code' ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] } : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0 ? CONFLICT : {};
-      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, a.step, a.attempt, a.epoch, conclusion, { mode: a.mode, findings: 'f', ...extra }) });
+      // One result in eight is forged: it must never count.
+      const forged = which % 8 === 7;
+      const event = completion(run, a, conclusion, { findings: 'f', ...extra }, forged);
+      c.apply(event);
+      if (forged && event.type === 'step-completed') {
+        expect(c.run.steps[a.step]!.result?.receipt, `a forged result of ${a.step} counted`).not.toBe(event.result.receipt);
+        expect(c.run.steps[a.step]!.attempts.some((r) => r.receipt === event.result.receipt), `a forged result of ${a.step} was recorded`).toBe(false);
+      }
     }
   } else if (what < 62 && run.prs.length > 0) {
     // A push to the PR: mostly someone else's new head, sometimes Conveyor's own or the same head.
@@ -248,7 +269,7 @@ function finish(c: Checker): void {
     const queued = Object.values(run.steps).find((s) => s.status === 'queued');
     const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
     if (queued) {
-      c.apply({ type: 'step-completed', at: AT, result: resultOf(run.id, queued.id, queued.attempt, queued.epoch, 'success', { mode: queued.mode }) });
+      c.apply(completion(run, { step: queued.id, attempt: queued.attempt, epoch: queued.epoch, mode: queued.mode }, 'success', {}));
     } else if (waiting) {
       c.apply({ type: 'decision', at: AT, decision: 'approve', by: `p${people++}` });
     } else {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currentAttempt, nextWave, reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../../core/run/types.ts';
+import { inputsDigest } from '../../../core/contract/receipt.ts';
 import { designPlan, planOf, resultOf } from '../../helpers/plans.ts';
 import { AT, current, newRun, start, statuses, step, succeed, types } from './drive.ts';
 
@@ -27,7 +28,10 @@ describe('createRun and started', () => {
     expect(t.effects[0]?.key).toBe('r1:implement:1:0:dispatch');
     expect(t.effects[1]?.key).toBe('r1:report:1');
     expect(t.run.steps.implement?.status).toBe('queued');
-    expect(t.run.steps.implement?.attempts).toEqual([{ attempt: 1, epoch: 0, mode: 'run', startedAt: AT }]);
+    // The attempt records the digest of the payload its dispatch carries: its result must be sealed against it.
+    const dispatch = t.effects[0];
+    expect(dispatch?.type === 'dispatch' && dispatch.payload).toMatchObject({ runId: 'r1', step: { id: 'implement' }, attempt: 1, epoch: 0, mode: 'run' });
+    expect(t.run.steps.implement?.attempts).toEqual([{ attempt: 1, epoch: 0, mode: 'run', startedAt: AT, inputs: dispatch?.type === 'dispatch' && inputsDigest(dispatch.payload!) }]);
     expect(currentAttempt(t.run, 'implement')).toMatchObject({ attempt: 1, epoch: 0, mode: 'run' });
   });
 
@@ -111,8 +115,9 @@ describe('results', () => {
   it('records the attempt, keeps the latest PR per repo and environment per service', () => {
     let run = start(planOf([{ id: 'implement', kind: 'code' }, { id: 'preview', kind: 'deploy' }, { id: 'more', kind: 'code' }])).run;
     const pr = (repo: string, head: string) => ({ repo, number: 1, url: `u/${repo}`, branch: 'conveyor/web-7', head });
-    run = step(run, current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1'), pr('acme/api', 'b1')], receipt: 'sha256:1' })).run;
-    expect(run.steps.implement?.attempts[0]).toMatchObject({ conclusion: 'success', receipt: 'sha256:1', finishedAt: AT });
+    const completed = current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1'), pr('acme/api', 'b1')] });
+    run = step(run, completed).run;
+    expect(run.steps.implement?.attempts[0]).toMatchObject({ conclusion: 'success', receipt: completed.type === 'step-completed' && completed.result.receipt, finishedAt: AT });
     expect(run.steps.implement?.result?.conclusion).toBe('success');
     const env = (state: 'ready' | 'failed') => ({ service: 'web', envId: 'e', state });
     run = step(run, current(run, 'preview', 'success', { environments: [env('failed')] })).run;
@@ -227,5 +232,35 @@ describe('lost attempts', () => {
     run = succeed(succeed(t.run, 'test'), 'test');
     const m = step(run, lost(run, 'ship', 1, 0));
     expect(types(m.effects)).toEqual(['merge:ship:1:1', 'report']);
+  });
+});
+
+describe('stored results are verified before the run acts on them', () => {
+  it('a failed gate edited into a success in the store counts as not run: an approval after it runs the gate again instead of merging', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'test', kind: 'gate' },
+      { id: 'approve', kind: 'approval' },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success')).run;
+    run = step(run, current(run, 'test', 'failure', { error: { code: 'gate-failed', message: 'npm test exited 1' } })).run;
+    expect(run.steps.test?.status).toBe('failed');
+    // Someone edits the state database: the gate "succeeded", the approval waits.
+    const test = run.steps.test!;
+    const edited: Run = {
+      ...run,
+      status: 'waiting',
+      steps: { ...run.steps, test: { ...test, status: 'succeeded', result: { ...test.attempts.length ? run.steps.test!.result! : ({} as never), conclusion: 'success', error: undefined } }, approve: { ...run.steps.approve!, status: 'waiting' } },
+    };
+    const t = step(edited, { type: 'decision', at: AT, decision: 'approve', by: 'bob' });
+    expect(types(t.effects)).toEqual(['reply', 'dispatch:test:2:0', 'report', 'reply']);
+    const replies = t.effects.flatMap((e) => (e.type === 'reply' ? [e.text] : []));
+    expect(replies).toEqual([
+      'the stored result of step "test" does not verify against its receipt: it counts as not run, and the run resumes from step "test".',
+      'Run r1 is not waiting for an approval (it is running).',
+    ]);
+    expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', approve: 'pending', ship: 'pending' });
   });
 });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { attemptTimeoutMinutes } from '../../../core/run/draft.ts';
 import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Plan } from '../../../core/plan/types.ts';
-import { planOf, resultOf } from '../../helpers/plans.ts';
+import { planOf } from '../../helpers/plans.ts';
+import { current } from './drive.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
 
@@ -15,7 +16,7 @@ function withCoderTimeout(plan: Plan, minutes: number): Plan {
 describe('attemptTimeoutMinutes', () => {
   const plan = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'test', kind: 'gate', repair: 2 }]), 45);
   let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
-  run = reduce(run, { type: 'step-completed', at: AT, result: resultOf('r', 'implement', 1, 0, 'success') }).run;
+  run = reduce(run, current(run, 'implement', 'success')).run;
 
   it("is the step's own timeout for a run attempt", () => {
     expect(run.steps.test).toMatchObject({ status: 'queued', mode: 'run' });
@@ -23,7 +24,7 @@ describe('attemptTimeoutMinutes', () => {
   });
 
   it("is the repairing agent's timeout when that is longer, for a repair attempt", () => {
-    const repairing = reduce(run, { type: 'step-completed', at: AT, result: resultOf('r', 'test', 1, 0, 'failure', { findings: 'boom' }) }).run;
+    const repairing = reduce(run, current(run, 'test', 'failure', { findings: 'boom' })).run;
     expect(repairing.steps.test).toMatchObject({ status: 'queued', mode: 'repair' });
     expect(attemptTimeoutMinutes(repairing, 'test')).toBe(45);
     const quick = { ...repairing, plan: withCoderTimeout(repairing.plan, 5) };
@@ -33,10 +34,10 @@ describe('attemptTimeoutMinutes', () => {
   it("is the code step's agent's timeout for a merge's conflict repair (the merge step names no agent)", () => {
     const merging = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]), 45);
     let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
-    m = reduce(m, { type: 'step-completed', at: AT, result: resultOf('m', 'implement', 1, 0, 'success') }).run;
+    m = reduce(m, current(m, 'implement', 'success')).run;
     expect(attemptTimeoutMinutes(m, 'ship')).toBe(30);
     const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };
-    m = reduce(m, { type: 'step-completed', at: AT, result: resultOf('m', 'ship', 1, 0, 'failure', conflict) }).run;
+    m = reduce(m, current(m, 'ship', 'failure', conflict)).run;
     expect(m.steps.ship).toMatchObject({ status: 'queued', mode: 'repair' });
     expect(attemptTimeoutMinutes(m, 'ship')).toBe(45);
   });
