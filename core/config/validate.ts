@@ -1,7 +1,7 @@
 // Rules that span the file: names that must refer to something, cycles, unique ids and labels,
 // and combinations of keys. They read the data defensively, so they also run on a file that failed
 // the schema and report its other mistakes in the same pass.
-import { findCycle } from '../graph.ts';
+import { describeCycle, findCycle } from '../graph.ts';
 import { labelOf, needsOf } from './defaults.ts';
 import type { ConfigProblem } from './issues.ts';
 import type { PathSegment } from './locate.ts';
@@ -86,7 +86,7 @@ function validateServices(services: Obj, serviceNames: string[], problems: Confi
     const i = strings(obj(services[from])?.['depends-on']).find(([d]) => d === to)?.[1] ?? 0;
     problems.push({
       path: ['services', from, 'depends-on', i],
-      message: `depends-on forms a cycle: ${cycle.join(' -> ')}; a provider cannot consume its consumer`,
+      message: `depends-on forms a cycle: ${describeCycle(cycle)}; a provider cannot consume its consumer`,
     });
   }
 }
@@ -162,7 +162,7 @@ function validateNeedsCycle(at: PathSegment[], steps: unknown[], problems: Confi
     const entry = strings(obj(steps[index])?.needs).find(([n]) => n === to)?.[1];
     problems.push({
       path: entry === undefined ? [...at, 'steps', index] : [...at, 'steps', index, 'needs', entry],
-      message: `needs forms a cycle: ${cycle.join(' -> ')}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+      message: `needs forms a cycle: ${describeCycle(cycle)}${notes.length ? ` (${notes.join('; ')})` : ''}`,
     });
   }
 }

@@ -1,8 +1,10 @@
 // Comment commands: `/conveyor <command> [argument]` on a line of its own in an issue comment, a
 // PR comment or a PR review body. Only lines a reader sees as the writer's own words count: lines
 // inside fenced code blocks (``` or ~~~), indented code, block quotes (`>`, someone quoting an
-// earlier command) and HTML comments (invisible, so nobody could see what they would approve) are
-// skipped. The command word is case-insensitive. Pure: the app decides who may give them.
+// earlier command) and HTML comments wherever they open (invisible once rendered, so nobody could
+// see what they would approve) are skipped. The command word is case-insensitive. Pure: the app
+// decides who may give them.
+import { stripHtmlComments } from '../text.ts';
 
 export type Command =
   | { name: 'approve' }
@@ -53,8 +55,7 @@ const COMMAND_LINE = /^\/conveyor(?:[ \t]+(\S+))?(?:[ \t]+(.*?))?[ \t]*$/i;
 export function parseCommands(body: string): ParsedCommands {
   const out: ParsedCommands = { commands: [], unknown: [], quoted: [] };
   let fence: { char: string; size: number } | undefined;
-  let htmlComment = false;
-  const lines = body.split(/\r\n|\r|\n/);
+  const lines = stripHtmlComments(body.replace(/\r\n?/g, '\n')).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     // Up to three spaces of indentation keep a line in the paragraph; four make it code.
@@ -67,14 +68,6 @@ export function parseCommands(body: string): ParsedCommands {
     }
     if (opener && indent < 4) {
       fence = { char: opener[1]![0]!, size: opener[1]!.length };
-      continue;
-    }
-    if (htmlComment) {
-      if (line.includes('-->')) htmlComment = false;
-      continue;
-    }
-    if (line.startsWith('<!--')) {
-      htmlComment = !line.includes('-->', 4);
       continue;
     }
     if (indent >= 4 || raw.startsWith('\t')) continue;

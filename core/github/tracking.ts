@@ -1,6 +1,7 @@
 // What people see of a run on GitHub: the tracking comment on the issue (one, edited in place) and
 // the summary check run `conveyor` on the primary PR's head. Pure: links come from the caller.
 import { findRecord } from '../run/draft.ts';
+import { inlineText, safeLinkTarget } from '../text.ts';
 import type { Run, StepState } from '../run/types.ts';
 
 export interface AttemptLinks {
@@ -40,8 +41,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 
-/** Table cells must not break the table. */
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+/** A link, when its target is an http(s) URL; else the text alone. */
+const link = (text: string, url: string | undefined): string => {
+  const target = safeLinkTarget(url);
+  return target ? `[${text}](${target})` : text;
+};
 
 function stepRows(run: Run, links: RunLinks, now: string): string[] {
   return run.plan.steps.map((p) => {
@@ -51,8 +55,9 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${s.mode === 'repair' ? ' (repair)' : ''}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
     const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
     const l = links[p.id] ?? {};
-    const linkText = [l.checkRunUrl ? `[check run](${l.checkRunUrl})` : '', l.workflowRunUrl ? `[workflow run](${l.workflowRunUrl})` : ''].filter(Boolean).join(' · ');
-    const state = `${STATE_ICON[s.status]}${s.reason ? `: ${cell(s.reason).slice(0, 300)}` : ''}`;
+    const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : ''].filter(Boolean).join(' · ');
+    // Reasons carry what commands and agents printed: shown as text, never as Markdown.
+    const state = `${STATE_ICON[s.status]}${s.reason ? `: ${inlineText(s.reason.slice(0, 300))}` : ''}`;
     return `| \`${p.id}\` | ${p.kind} | ${state} | ${attempt} | ${duration} | ${linkText} |`;
   });
 }
@@ -61,14 +66,14 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
 export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   const lines = ['| step | kind | state | attempt | duration | links |', '| --- | --- | --- | --- | --- | --- |', ...stepRows(run, links, now)];
   if (run.prs.length > 0) {
-    lines.push('', '**Pull requests:** ' + run.prs.map((p) => `[${p.repo}#${p.number}](${p.url})`).join(', '));
+    lines.push('', '**Pull requests:** ' + run.prs.map((p) => link(inlineText(`${p.repo}#${p.number}`), p.url)).join(', '));
   }
   const envs = run.environments.filter((e) => e.state !== 'skipped');
   if (envs.length > 0) {
-    lines.push('', '**Environments:** ' + envs.map((e) => (e.url ? `${e.service}: ${e.url}` : `${e.service}: ${e.state}`)).join(', '));
+    lines.push('', '**Environments:** ' + envs.map((e) => (safeLinkTarget(e.url) ? link(inlineText(e.service), e.url) : `${inlineText(e.service)}: ${e.state}`)).join(', '));
   }
-  if (run.waitingFor) lines.push('', `**Waiting for:** ${run.waitingFor}`);
-  if (run.status === 'cancelled' && run.reason) lines.push('', `**Cancelled:** ${run.reason}`);
+  if (run.waitingFor) lines.push('', `**Waiting for:** ${inlineText(run.waitingFor)}`);
+  if (run.status === 'cancelled' && run.reason) lines.push('', `**Cancelled:** ${inlineText(run.reason)}`);
   return lines.join('\n');
 }
 

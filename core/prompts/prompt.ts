@@ -2,13 +2,13 @@
 // the run, so it is sanitized (hidden HTML comments and invisible or bidirectional characters can
 // smuggle instructions a reviewer never sees) and fenced off as data. Pure: the caller writes it.
 
+import { stripHtmlComments } from '../text.ts';
+
 /** Removes HTML comments (also an unterminated one), invisible/format and bidi characters, and
  * control characters other than newline and tab. */
 export function sanitizeIssueText(text: string): string {
   return (
-    text
-      .replace(/\r\n?/g, '\n')
-      .replace(/<!--[\s\S]*?(-->|$)/g, '')
+    stripHtmlComments(text.replace(/\r\n?/g, '\n'))
       // \p{Cf}: zero-width spaces and joiners, bidi embeddings/overrides/isolates, BOM, soft
       // hyphen, tag characters; plus variation selectors and the other default-ignorables.
       .replace(/\p{Cf}/gu, '')

@@ -12,6 +12,18 @@ export const MAX_LOSSES = 2;
 /** How many conflict repairs (code attempts that merge the base into the work branch) a merge step gets. */
 export const MAX_CONFLICT_REPAIRS = 2;
 
+/**
+ * How long a step's reason and the run's `waitingFor` may grow: they carry what commands and
+ * agents printed, and every view of the run (comments, check runs, replies) shows them.
+ */
+export const REASON_MAX = 1_000;
+export const WAITING_FOR_MAX = 4_000;
+
+/** Text cut to `max` characters, marked where it was cut (the whole text is in the attempt's log). */
+export function capped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** The actor name of Conveyor's own pushes: they never make approvals stale. */
 export const CONVEYOR_ACTOR = 'conveyor';
 
@@ -140,7 +152,7 @@ export class Draft {
     s.repairs = 0;
     s.losses = 0;
     s.result = undefined;
-    s.reason = reason;
+    s.reason = reason === undefined ? undefined : capped(reason, REASON_MAX);
   }
 
   /** A writable copy of the step (made once per transition). */
@@ -219,7 +231,7 @@ export class Draft {
   fail(id: string, reason: string): void {
     const s = this.step(id);
     s.status = 'failed';
-    s.reason = reason;
+    s.reason = capped(reason, REASON_MAX);
   }
 
   /** Starts every step whose needs have succeeded, until nothing more can start. */
@@ -271,7 +283,7 @@ export class Draft {
       parts.push(`retry or cancel: ${what}`);
     }
     for (const s of steps.filter((x) => x.status === 'waiting')) parts.push(`approval of step "${s.id}": ${s.reason ?? ''}`);
-    run.waitingFor = parts.length > 0 ? parts.join('; ') : 'retry or cancel: no step can start';
+    run.waitingFor = capped(parts.length > 0 ? parts.join('; ') : 'retry or cancel: no step can start', WAITING_FOR_MAX);
   }
 
   /** A `teardown` effect for every ready environment, unless the run keeps them. */

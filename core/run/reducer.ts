@@ -9,7 +9,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { PullRequestRef } from '../contract/wire.ts';
 import { decide, headMoved, prPushed } from './approvals.ts';
-import { coderAgent, describeFailure, Draft, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
+import { capped, coderAgent, describeFailure, Draft, REASON_MAX, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
@@ -294,7 +294,9 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
   return d.finish();
 }
 
-function cancel(run: Run, at: string, reason: string): Transition {
+function cancel(run: Run, at: string, why: string): Transition {
+  // A cancel's reason is what a person wrote after `/conveyor cancel`: as long as they like, shown everywhere.
+  const reason = capped(why, REASON_MAX);
   const d = new Draft(run, at);
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];

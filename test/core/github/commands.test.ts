@@ -56,6 +56,15 @@ describe('parseCommands', () => {
     expect(only('```\n/conveyor approve')).toEqual([]);
   });
 
+  it('skips an HTML comment that opens in the middle of a line, and anything after one left open', () => {
+    // Invisible once rendered: nobody could see what they would approve.
+    expect(only('Thanks. <!--\n/conveyor approve\n-->')).toEqual([]);
+    expect(only('Looks good <!-- hidden\n\n/conveyor approve')).toEqual([]);
+    expect(only('x <!-- a --> y <!--\n/conveyor approve\n--> z')).toEqual([]);
+    // What follows a closed comment is visible again, on the line numbers the reader sees.
+    expect(parseCommands('Thanks. <!-- note\nmore -->\n/conveyor approve').commands).toEqual([{ name: 'approve', line: 3 }]);
+  });
+
   it('reports unknown commands and bad arguments with why', () => {
     const { commands, unknown } = parseCommands('/conveyor aprove\n/conveyor\n/conveyor retry two steps\n/conveyor approve now\n/conveyor run ../x');
     expect(commands).toEqual([]);

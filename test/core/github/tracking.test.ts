@@ -1,6 +1,6 @@
 // The tracking comment and the summary check: what people read of a run on GitHub.
 import { describe, expect, it } from 'vitest';
-import { renderSummaryCheck, renderTrackingComment, trackingMarker } from '../../../core/github/tracking.ts';
+import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker } from '../../../core/github/tracking.ts';
 import type { RunEvent } from '../../../core/run/types.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { AT, current, start, step } from '../run/drive.ts';
@@ -33,6 +33,25 @@ describe('tracking comment', () => {
     const check = renderSummaryCheck(run, {}, AT);
     expect(check).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
     expect(check.summary).toContain('⛔ cancelled: cancelled by bob: wrong \\| issue sorry |');
-    expect(check.summary).toContain('**Cancelled:** cancelled by bob: wrong | issue\nsorry');
+    expect(check.summary).toContain('**Cancelled:** cancelled by bob: wrong \\| issue sorry');
+  });
+
+  it('shows what agents and commands said as text: no links, markup, mentions or hidden comments of theirs, and environment links only to http(s)', () => {
+    let run = start(plan).run;
+    const evil = 'done [click](javascript:alert(1)) @octocat <!-- hi --> **x**';
+    run = {
+      ...run,
+      steps: { ...run.steps, [plan.steps[0]!.id]: { ...run.steps[plan.steps[0]!.id]!, reason: evil } },
+      environments: [
+        { service: 'web', envId: 'e1', state: 'ready', url: 'javascript:alert(document.cookie)' },
+        { service: 'api @octocat', envId: 'e2', state: 'ready', url: 'https://api.preview.example.com/' },
+      ],
+    };
+    const table = renderRunTable(run, {}, AT);
+    expect(table).not.toContain('](javascript:');
+    expect(table).not.toContain('@octocat');
+    expect(table).not.toContain('<!--');
+    expect(table).toContain('\\[click\\]\\(javascript:alert\\(1\\)\\) &#64;octocat &lt;\\!-- hi --&gt; \\*\\*x\\*\\*');
+    expect(table).toContain('**Environments:** web: ready, [api &#64;octocat](https://api.preview.example.com/)');
   });
 });

@@ -1,0 +1,54 @@
+// Text from outside the run (issue and comment bodies, what agents and commands print) on its way
+// into what people read on GitHub: what a reader cannot see is taken out, and what would be read
+// as Markdown, HTML or an @mention is shown as the characters it is.
+
+/**
+ * Removes HTML comments wherever they open, an unterminated one to the end of the text: GitHub
+ * renders none of it, so nothing inside may count (a command, an instruction to an agent). Each
+ * comment leaves its line breaks behind, so the lines around it keep their numbers.
+ */
+export function stripHtmlComments(text: string): string {
+  return text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => comment.replace(/[^\n]/g, ''));
+}
+
+/**
+ * Text shown as it is inside a Markdown line (a table cell, a list item, a heading): line breaks
+ * become spaces; Markdown, HTML and @mentions are escaped, so an agent's output cannot add links,
+ * images, markup, hidden comments or notifications to what Conveyor writes.
+ */
+export function inlineText(text: string): string {
+  return text
+    .replace(/\r\n?|\n/g, ' ')
+    .replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@/g, '&#64;');
+}
+
+/**
+ * An http(s) URL fit for a Markdown link target, or undefined for anything else (`javascript:`,
+ * `data:`, relative or malformed): parsed and printed again, with what would end the link escaped.
+ */
+export function safeLinkTarget(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  return parsed.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * Cuts text to `max` characters, ending with a note that says how much was cut and where the rest
+ * is; text that fits is returned as it is.
+ */
+export function fitText(text: string, max: number, rest: string): string {
+  if (text.length <= max) return text;
+  const note = `\n\n…(cut to fit GitHub's limit of ${max} characters; ${rest})`;
+  if (note.length >= max) return text.slice(0, max);
+  return `${text.slice(0, max - note.length)}${note}`;
+}

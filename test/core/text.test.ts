@@ -1,0 +1,38 @@
+// Text from outside the run on its way to GitHub: hidden parts removed, Markdown and mentions shown
+// as characters, only http(s) links, and cuts that say where the rest is.
+import { describe, expect, it } from 'vitest';
+import { fitText, inlineText, safeLinkTarget, stripHtmlComments } from '../../core/text.ts';
+
+describe('stripHtmlComments', () => {
+  it('removes comments wherever they open, keeps their line breaks, and hides everything after an unclosed one', () => {
+    expect(stripHtmlComments('a <!-- b -->c')).toBe('a c');
+    expect(stripHtmlComments('a <!--\nb\n--> c\nd')).toBe('a \n\n c\nd');
+    expect(stripHtmlComments('visible <!-- never closed\nsecret')).toBe('visible \n');
+  });
+});
+
+describe('inlineText', () => {
+  it('shows Markdown, HTML and mentions as the characters they are, on one line', () => {
+    expect(inlineText('[click](javascript:alert(1)) @octocat <img src=x>\n**bold** `code` |cell|')).toBe(
+      '\\[click\\]\\(javascript:alert\\(1\\)\\) &#64;octocat &lt;img src=x&gt; \\*\\*bold\\*\\* \\`code\\` \\|cell\\|',
+    );
+    expect(inlineText('<!-- hidden -->')).toBe('&lt;\\!-- hidden --&gt;');
+  });
+});
+
+describe('safeLinkTarget', () => {
+  it('accepts http(s) only, printed again with what would end a Markdown link escaped', () => {
+    expect(safeLinkTarget('https://preview.example.com/a b)')).toBe('https://preview.example.com/a%20b%29');
+    expect(safeLinkTarget('http://127.0.0.1:3000')).toBe('http://127.0.0.1:3000/');
+    for (const bad of ['javascript:alert(1)', 'data:text/html,hi', '/relative', 'not a url', 'file:///etc/passwd', '', undefined]) expect(safeLinkTarget(bad)).toBeUndefined();
+  });
+});
+
+describe('fitText', () => {
+  it('leaves text that fits, and cuts the rest with a note saying where it is', () => {
+    expect(fitText('short', 100, 'see the log')).toBe('short');
+    const cut = fitText('x'.repeat(70_000), 65_536, 'the full text is in the step log');
+    expect(cut.length).toBe(65_536);
+    expect(cut.endsWith("…(cut to fit GitHub's limit of 65536 characters; the full text is in the step log)")).toBe(true);
+  });
+});
