@@ -7,7 +7,14 @@ import type { RunStore } from '../engine/ports/store.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
 import { checkRemotes, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
 import { nextCommand, renderRun } from './render.ts';
-import { EXIT } from './program.ts';
+import { EXIT, Refusal } from './program.ts';
+import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
+import { applyEvent } from '../engine/apply.ts';
+import { reduce } from '../core/run/reducer.ts';
+import type { Lease } from '../engine/ports/store.ts';
+
+/** How long `conveyor cancel` waits for a live driver to stop its steps and tear down. */
+export const CANCEL_WAIT_MS = 10 * 60_000;
 
 export interface StartRequest extends EmbeddedOptions {
   statePath: string;
@@ -43,14 +50,20 @@ export async function startRun(request: StartRequest): Promise<number> {
       keepEnvs: request.keepEnvs,
       json: request.json,
     };
-    const run = await session.engine.start({
-      id: await uniqueRunId(session.store, primary, number),
-      plan,
-      issue: { repo: primary, number, title: request.title, body: request.body },
-      // `repo` too: retry and restart compile the configuration again exactly as it was compiled here.
-      options: { ...options, ...(request.repo ? { repo: request.repo } : {}) },
-    });
-    return await drive(session, run.id, options);
+    const id = await uniqueRunId(session.store, primary, number);
+    const lease = await takeLease(session, id);
+    try {
+      const run = await session.engine.start({
+        id,
+        plan,
+        issue: { repo: primary, number, title: request.title, body: request.body },
+        // `repo` too: retry and restart compile the configuration again exactly as it was compiled here.
+        options: { ...options, ...(request.repo ? { repo: request.repo } : {}) },
+      });
+      return await drive(session, lease, run.id, options);
+    } finally {
+      await lease.release();
+    }
   } finally {
     await session.close();
   }
@@ -69,7 +82,11 @@ export interface DecisionRequest {
   check?: (run: Run, options: EmbeddedOptions) => number | undefined;
 }
 
-/** 1. find the run, 2. refuse if it ended, 3. settle what a dead process left, 4. decide, 5. drive. */
+/**
+ * 1. find the run, 2. refuse if it ended, 3. take its lease (a run another live process drives is
+ * refused, but for a cancel, which asks that process to stop), 4. settle what a dead process left,
+ * 5. decide, 6. drive.
+ */
 export async function decide(request: DecisionRequest): Promise<number> {
   const stored = await loadRun(request.statePath, request.runId);
   if (stored.status === 'succeeded' || stored.status === 'cancelled') {
@@ -81,25 +98,88 @@ export async function decide(request: DecisionRequest): Promise<number> {
   if (refused !== undefined) return refused;
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {
-    const wasRunning = stored.status === 'running';
     const cancel = request.cancels ? request.event(stored) : undefined;
-    if (cancel) {
-      await cancelTakenOver(session, stored, cancel);
-      return await drive(session, stored.id, options, 'cancelled');
+    if (cancel) return await cancelRun(session, stored, cancel, options);
+    const taken = await RunLease.take(session.store, stored.id);
+    if ('busy' in taken) throw new Refusal(`${busyText(stored.id, taken.busy)}. Nothing changed.`);
+    const lease = taken.lease;
+    try {
+      const wasRunning = stored.status === 'running';
+      await session.engine.recover(stored.id);
+      await session.engine.idle();
+      const run = await session.engine.get(stored.id);
+      const event = request.event(run);
+      // A run that was left running has just been taken over and driven on; a retry of it is moot.
+      if (event && !(wasRunning && event.type === 'retry') && run.status !== 'succeeded' && run.status !== 'cancelled') {
+        await session.engine.apply(run.id, event);
+      }
+      return await drive(session, lease, run.id, options);
+    } finally {
+      await lease.release();
     }
-    await session.engine.recover(stored.id);
-    await session.engine.idle();
-    const run = await session.engine.get(stored.id);
-    const event = request.event(run);
-    // A run that was left running has just been taken over and driven on; a retry of it is moot.
-    if (event && !(wasRunning && event.type === 'retry') && run.status !== 'succeeded' && run.status !== 'cancelled') {
-      await session.engine.apply(run.id, event);
-    }
-    // A cancel that took effect is what was asked for: it exits 0.
-    return await drive(session, run.id, options, event?.type === 'cancel' ? 'cancelled' : undefined);
   } finally {
     await session.close();
   }
+}
+
+/** Takes a run's lease for this process, or throws naming who holds it. */
+export async function takeLease(session: Session, runId: string): Promise<RunLease> {
+  const taken = await RunLease.take(session.store, runId);
+  if ('busy' in taken) throw new Refusal(`${busyText(runId, taken.busy)}. Nothing changed.`);
+  return taken.lease;
+}
+
+function busyText(runId: string, busy: Lease): string {
+  return `run ${runId} is being driven by ${describeHolder(busy)}; wait for it to end or to wait for a decision, or stop it with \`conveyor cancel ${runId}\``;
+}
+
+
+
+/**
+ * Cancels a run. When another live process drives it, that driver is asked to stop: the cancel is
+ * stored (its teardown left for the driver to carry out), and the driver, seeing it, stops the
+ * step's processes, tears down and exits; this command waits for that. Otherwise this process
+ * takes the run over and cancels it itself. Exits 0 once the run is cancelled.
+ */
+export async function cancelRun(session: Session, stored: Run, cancel: RunEvent, options: EmbeddedOptions, quiet = false): Promise<number> {
+  const taken = await RunLease.take(session.store, stored.id);
+  if ('lease' in taken) {
+    try {
+      await cancelTakenOver(session, stored, cancel);
+      return await drive(session, taken.lease, stored.id, options, 'cancelled', quiet);
+    } finally {
+      await taken.lease.release();
+    }
+  }
+  await applyEvent(session.store, stored.id, cancel, reduce);
+  const left = await waitForDriver(session, stored.id);
+  if (left === 'stopped') {
+    if (!quiet) report(await session.engine.get(stored.id), options.json);
+    return EXIT.ok;
+  }
+  if (left === 'still-busy') {
+    process.stderr.write(`conveyor: run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.\n`);
+    return EXIT.ok;
+  }
+  // The driver died while stopping: what it left (its attempts, the cancel's teardown) is settled here.
+  const lease = await takeLease(session, stored.id);
+  try {
+    await session.engine.recover(stored.id, stored);
+    return await drive(session, lease, stored.id, options, 'cancelled', quiet);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Waits for the run's driver to give its lease up; `dead` when it died holding it. */
+async function waitForDriver(session: Session, runId: string): Promise<'stopped' | 'dead' | 'still-busy'> {
+  for (const deadline = Date.now() + CANCEL_WAIT_MS; Date.now() < deadline; ) {
+    const lease = await session.store.lease(leaseName(runId));
+    if (!lease) return 'stopped';
+    if (holderIsDead(lease)) return 'dead';
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return 'still-busy';
 }
 
 /**
@@ -112,16 +192,35 @@ export async function cancelTakenOver(session: Session, stored: Run, cancel: Run
   await session.engine.recover(stored.id, stored);
 }
 
-async function drive(session: Session, runId: string, options: EmbeddedOptions, wanted?: Run['status']): Promise<number> {
+/**
+ * Lets the run go until it ends or waits for a person (approving on the way with --approve), while
+ * keeping its lease: a cancel by another command stops the step's processes, and what that cancel
+ * committed (its teardown) is carried out here before this process exits.
+ */
+async function drive(session: Session, lease: RunLease, runId: string, options: EmbeddedOptions, wanted?: Run['status'], quiet = false): Promise<number> {
+  lease.keep(
+    async () => {
+      if ((await session.store.get(runId))?.status === 'cancelled') await session.stopAttempts();
+    },
+    (by) => process.stderr.write(`conveyor: run ${runId} was taken over by ${describeHolder(by)}\n`),
+  );
   for (;;) {
     await session.engine.idle();
-    const run = await session.engine.get(runId);
+    let run = await session.engine.get(runId);
+    if (run.status === 'cancelled') {
+      // Another command cancelled it: its teardown (and report) were left for this driver.
+      await session.engine.carryOutPending(runId);
+      await session.engine.idle();
+      run = await session.engine.get(runId);
+      if (!quiet) report(run, options.json);
+      return wanted === 'cancelled' ? EXIT.ok : exitCodeOf(run);
+    }
     const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
     if (!(options.approve && run.status === 'waiting' && approval)) break;
     await session.engine.apply(runId, { type: 'decision', at: new Date().toISOString(), step: approval.id, decision: 'approve', by: 'conveyor-cli' });
   }
   const run = await session.engine.get(runId);
-  report(run, options.json);
+  if (!quiet) report(run, options.json);
   return run.status === wanted ? EXIT.ok : exitCodeOf(run);
 }
 

@@ -61,6 +61,8 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
+  /** Stops every step attempt this session is running (its run was cancelled by another command). */
+  stopAttempts(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,9 +70,10 @@ export async function openSession(statePath: string, remotes: string, json: bool
   const store = openStore(statePath);
   const forge = await openLocalForge(remotes);
   const progress = createProgress(json ? process.stderr : process.stdout);
+  const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) });
   const engine = new Engine({
     store,
-    dispatcher: createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) }),
+    dispatcher,
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
     reply: (_run, text) => {
@@ -81,6 +84,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
+    stopAttempts: async () => dispatcher.stop?.(),
     async close() {
       progress.done();
       forge.close?.();

@@ -2,6 +2,15 @@
 // messages a user can act on.
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../core/errors.ts';
+import { StoreError } from '../engine/ports/store.ts';
+
+/** A command that will not act, and why (exit 1): the run is driven by another process, say. */
+export class Refusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Refusal';
+  }
+}
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
 
@@ -14,9 +23,11 @@ export function action<A extends unknown[]>(fn: CommandAction<A>): (...args: A) 
     try {
       process.exitCode = await fn(...args);
     } catch (e) {
-      if (e instanceof UsageError) {
+      // A state database that is not one, cannot be opened or cannot be written (a full disk) is
+      // named with what to do, as bad usage is: never a stack trace.
+      if (e instanceof UsageError || e instanceof StoreError || e instanceof Refusal) {
         process.stderr.write(`conveyor: ${e.message}\n`);
-        process.exitCode = EXIT.usage;
+        process.exitCode = e instanceof Refusal ? EXIT.failed : EXIT.usage;
         return;
       }
       throw e;

@@ -91,6 +91,15 @@ export class Engine {
       const outcome = await this.options.dispatcher.recover(payload);
       if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch));
     }
+    await this.carryOutPending(runId);
+  }
+
+  /**
+   * Carries out the run's pending effects that this engine is not already carrying out: what a
+   * process that died left, or what another process committed for this one to do (a cancel's
+   * teardown, committed by `conveyor cancel` for the run's driver).
+   */
+  async carryOutPending(runId: string): Promise<void> {
     this.carryOut(await this.get(runId), await this.options.store.pendingEffects(runId));
   }
 

@@ -28,6 +28,8 @@ export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'ste
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
   const entry = options.actionEntry ?? ACTION_ENTRY;
+  /** Step processes running now, by pid (each the leader of its own process group). */
+  const running = new Set<number>();
   return {
     async run(payload, hooks) {
       const dir = attemptDir(options.stateDir, payload);
@@ -51,11 +53,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       const child = spawn(process.execPath, [entry], { env, detached: true, stdio: ['ignore', log, log] });
       closeSync(log);
       writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
+      if (child.pid) running.add(child.pid);
       const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
       const code = await new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
         child.on('exit', (c, signal) => resolve(signal ? null : c));
       });
+      if (child.pid) running.delete(child.pid);
       watch?.stop();
       return (
         readResult(dir) ?? {
@@ -74,17 +78,29 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       if (pid > 0 && processAlive(pid)) {
         // SIGTERM first: the step process stops the commands it started (their own process
         // groups), then its own group is killed whatever it did.
-        killGroup(pid, 'SIGTERM');
-        for (let waited = 0; processAlive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
-        killGroup(pid, 'SIGKILL');
-        while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+        await stopStepProcess(pid);
         // It may have finished in the meantime.
         const late = readResult(dir);
         if (late) return late;
       }
       return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
     },
+    async stop() {
+      // Each attempt's `run` then ends as lost, with what it had settled.
+      await Promise.all([...running].map((pid) => stopStepProcess(pid)));
+    },
   };
+}
+
+/**
+ * SIGTERM first: the step process stops the commands it started (their own process groups), then
+ * its own group is killed whatever it did.
+ */
+async function stopStepProcess(pid: number): Promise<void> {
+  killGroup(pid, 'SIGTERM');
+  for (let waited = 0; processAlive(pid) && waited < STOP_GRACE_MS; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  killGroup(pid, 'SIGKILL');
+  while (processAlive(pid)) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** The environments a deploy attempt reported as settled, latest per service; unreadable lines are skipped

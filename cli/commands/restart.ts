@@ -15,7 +15,7 @@ import { planDiff, PIPELINE_ENTRY, type StepDiff } from '../../core/plan/diff.ts
 import type { Plan } from '../../core/plan/types.ts';
 import type { Run } from '../../core/run/types.ts';
 import { compileConfigFile, formatConfigErrors } from '../config-file.ts';
-import { cancelTakenOver, definedOnly, startRun } from '../drive.ts';
+import { cancelRun, definedOnly, startRun } from '../drive.ts';
 import { DEFAULT_STATE, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 
@@ -117,8 +117,7 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
     // process was killed is not driven on first, and what that process left is settled.
     const session = await openSession(o.state, options.remotes, options.json);
     try {
-      await cancelTakenOver(session, old, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` });
-      await session.engine.idle();
+      await cancelRun(session, old, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` }, options, true);
     } finally {
       await session.close();
     }

@@ -8,9 +8,12 @@ import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../core/errors.ts';
 import type { Run } from '../../core/run/types.ts';
 
+/** GitHub's issue numbers are 32-bit: anything larger names no issue. */
+const MAX_ISSUE = 2_147_483_647;
+
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > MAX_ISSUE) throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_ISSUE}`);
   return n;
 }
 

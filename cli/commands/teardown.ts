@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_STATE, loadRun, openSession, runOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
+import { takeLease } from '../drive.ts';
 
 export function register(program: Command): void {
   program
@@ -27,7 +28,9 @@ export function register(program: Command): void {
         const options = runOptions(stored);
         const session = await openSession(o.state, o.remotes ?? options.remotes, false);
         try {
-          const after = await session.engine.tearDownNow(runId);
+          // Nothing else may drive the run meanwhile (its own driver may still be tearing down).
+          const lease = await takeLease(session, runId);
+          const after = await session.engine.tearDownNow(runId).finally(() => lease.release());
           await session.engine.idle();
           const still = after.environments.filter((e) => e.state === 'ready' && up.some((u) => u.envId === e.envId));
           for (const e of up.filter((u) => !still.some((s) => s.envId === u.envId))) process.stdout.write(`removed  ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}\n`);

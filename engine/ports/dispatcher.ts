@@ -27,4 +27,9 @@ export interface Dispatcher {
    * stopped). Returns the outcome of each queued attempt that finished or was stopped.
    */
   recover(payload: StepPayload): Promise<AttemptOutcome | undefined>;
+  /**
+   * Optional: stops every attempt this dispatcher is running here (the run was cancelled by
+   * another process); each one's `run` then ends as lost.
+   */
+  stop?(): Promise<void>;
 }

@@ -9,7 +9,8 @@ import type { RunStore } from '../../engine/ports/store.ts';
 import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
-import { planOf, resultOf } from '../helpers/plans.ts';
+import { planOf } from '../helpers/plans.ts';
+import { current } from '../core/run/drive.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
@@ -27,7 +28,8 @@ function newRun(id: string, minApprovals = 1): Run {
 /** Brings the run to its approval step (waiting for decisions). */
 async function toApproval(store: RunStore, id: string): Promise<void> {
   await applyEvent(store, id, { type: 'started', at: AT }, reduce);
-  await applyEvent(store, id, { type: 'step-completed', at: AT, result: resultOf(id, 'implement', 1, 0, 'success') }, reduce);
+  const run = (await store.get(id))!;
+  await applyEvent(store, id, current(run, 'implement', 'success'), reduce);
 }
 
 let dir: string;

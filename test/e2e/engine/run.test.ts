@@ -1,7 +1,7 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
 // the local dispatcher (the action's bundle in child processes) and the local forge over real
 // bare repositories.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
@@ -185,6 +185,33 @@ describe('conveyor run (embedded mode)', () => {
     for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('2');
   });
 
+  it('a run has one driver: a second command on a run a live `conveyor run` drives is refused naming it; cancel asks that driver to stop, and it stops the agent and exits', async () => {
+    const started = join(fleet.dir, 'agent-started');
+    fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
+    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
+    const running = startCli(fleet.runArgs('--title', 'Driven', '--issue', '13', '--approve'));
+    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
+    const agent = Number(readFileSync(started, 'utf8').split('\n')[0]);
+
+    for (const args of [['retry', 'web-13'], ['approve', 'web-13'], ['reject', 'web-13']]) {
+      const refused = await cli([...args, '--state', fleet.state]);
+      expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toMatch(new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`));
+    }
+    // The live step was left alone: its agent still runs, attempted once.
+    expect(processAlive(agent)).toBe(true);
+
+    const cancelled = await cli(['cancel', 'web-13', '--state', fleet.state]);
+    expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
+    const driver = await running.done;
+    expect(driver.code).toBe(1); // its run ended cancelled
+    expect(processAlive(agent)).toBe(false);
+    const s = await status(fleet, 'web-13');
+    expect(s.status).toBe('cancelled');
+    expect(s.steps.implement!.attempts).toHaveLength(1);
+    for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('1');
+  });
+
   it('runs two issues at once on the same repositories', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
     const [a, b] = await Promise.all([
@@ -218,9 +245,28 @@ describe('conveyor run (embedded mode)', () => {
     expect(unknownRun.code).toBe(2);
     expect(unknownRun.stderr).toContain('no run web-99');
 
-    const badIssue = await cli(fleet.runArgs('--title', 'x', '--issue', '0'));
-    expect(badIssue.code).toBe(2);
-    expect(badIssue.stderr).toMatch(/--issue.*must be a whole number of 1 or more/);
+    for (const issue of ['0', '99999999999999999999', '1.5', '12abc']) {
+      const badIssue = await cli(fleet.runArgs('--title', 'x', '--issue', issue));
+      expect(badIssue.code, issue).toBe(2);
+      expect(badIssue.stderr).toMatch(/--issue.*must be a whole number from 1 to 2147483647/);
+    }
+    // None of them made a run (the one that used to fail bad-payload and stay active included).
+    expect((await cli(['status', '--state', fleet.state, '--json'])).stdout.trim()).toMatch(/^\[\s*\]$|No runs/);
+
+    // A state database that cannot be one is named with what would be right: never a stack trace.
+    writeFileSync(join(fleet.dir, 'notes.txt'), 'not a database\n'.repeat(100));
+    for (const [state, said] of [
+      [fleet.dir, `The state database ${fleet.dir} is a folder; pass a file path`],
+      [join(fleet.dir, 'notes.txt'), `The state database ${join(fleet.dir, 'notes.txt')} is not a SQLite database`],
+      [join(fleet.dir, 'notes.txt', 'state.db'), 'a part of that path is a file, not a folder'],
+    ] as const) {
+      for (const args of [fleet.runArgs('--title', 'x', '--state', state), ['status', '--state', state]]) {
+        const bad = await cli(args);
+        expect(bad.code, `${args.join(' ')}: ${bad.stderr}`).toBe(2);
+        expect(bad.stderr).toContain(said);
+        expect(bad.stderr).not.toMatch(/\n\s+at /);
+      }
+    }
 
     const noBody = await cli(fleet.runArgs('--title', 'x', '--body-file', join(fleet.dir, 'no-body.md')));
     expect(noBody.code).toBe(2);
