@@ -53,7 +53,7 @@ describe('GitHubForge', () => {
     const scope = nock('https://ghe.example.com/api/v3')
       .patch('/repos/acme/web/pulls/12', { body: 'linked' })
       .reply(200, pull(12, { body: 'linked' }));
-    const forge = new GitHubForge({ token: 'ghs_test', apiUrl: 'https://ghe.example.com/api/v3/' });
+    const forge = new GitHubForge({ token: 'ghs_test', baseUrl: 'https://ghe.example.com/api/v3/' });
     expect((await forge.updatePullRequest('acme/web', 12, { body: 'linked' })).body).toBe('linked');
     scope.done();
   });
