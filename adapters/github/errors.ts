@@ -75,16 +75,22 @@ function messageOf(data: unknown): string | undefined {
 
 /** Any failure of a call (`options`: the call's request options) as the one typed error. */
 export function toGitHubApiError(error: unknown, options: { method?: string; url?: string; baseUrl?: string }): GitHubApiError {
-  if (error instanceof GitHubApiError) return error;
+  const route = routeOf(options);
+  if (error instanceof GitHubApiError) {
+    // Probot mints an installation's token through the app's own Octokit, which typed the failure
+    // already: for this call, it is the credentials that failed.
+    if (!error.credentials && TOKEN_PATH.test(error.route) && !TOKEN_PATH.test(route)) return new GitHubApiError(error.status, route, error.githubMessage, true, { cause: error });
+    return error;
+  }
   const e = (error ?? {}) as RequestErrorLike;
   // Octokit's request sets status 500 on a network failure, without a response: that is no answer.
   const answered = e.response !== undefined && typeof e.status === 'number';
   const status = answered ? (e.status as number) : undefined;
   const failedUrl = e.request?.url ? new URL(e.request.url, 'http://github.invalid').pathname : '';
-  const credentials = TOKEN_PATH.test(failedUrl) && !TOKEN_PATH.test(routeOf(options));
+  const credentials = TOKEN_PATH.test(failedUrl) && !TOKEN_PATH.test(route);
   const fallback = typeof e.message === 'string' && e.message ? e.message.slice(0, 300) : String(error);
   const message = (answered ? messageOf((e.response as { data?: unknown }).data) : undefined) ?? fallback;
-  return new GitHubApiError(status, routeOf(options), message, credentials, { cause: error });
+  return new GitHubApiError(status, route, message, credentials, { cause: error });
 }
 
 /** An Octokit plugin: every failed request leaves as a GitHubApiError (register it after retry and throttling). */
