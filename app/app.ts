@@ -8,7 +8,7 @@ import type { Run } from '../core/run/types.ts';
 import { Engine } from '../engine/engine.ts';
 import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import { GitHubClient } from '../adapters/github/client.ts';
+import { GitHubForge } from '../adapters/forge/github.ts';
 import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
 import { onCommandText, onRequestedAction } from './commands.ts';
@@ -18,7 +18,6 @@ import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/store/links.ts';
 import { RunReporter } from './report.ts';
-import { withRetry, type RetryOptions } from '../adapters/github/retry.ts';
 import { startRun } from './start.ts';
 import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStores } from './stores.ts';
@@ -29,7 +28,6 @@ export interface ConveyorAppOptions {
   /** This app's id: only its own check runs count. */
   appId: number;
   now?: () => string;
-  retry?: RetryOptions;
   /** How often the sweeper runs (default every minute); false: never by itself (tests call sweep()). */
   sweepEveryMs?: number | false;
   sweep?: SweepOptions;
@@ -47,7 +45,7 @@ type Sender = { login: string; type?: string };
 export class ConveyorApp {
   readonly engine: Engine;
   readonly deps: AppDeps;
-  private readonly clients = new Map<number, Promise<GitHubClient>>();
+  private readonly forges = new Map<number, Promise<GitHubForge>>();
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
@@ -59,10 +57,10 @@ export class ConveyorApp {
     const now = options.now ?? (() => new Date().toISOString());
     const log = options.log ?? ((line: string) => probot.log.info(line));
     const heads = new Heads();
-    const client = (installationId: number) => this.client(installationId);
-    const clientOf = (run: Run) => this.client(installationOf(run));
+    const github = (installationId: number) => this.github(installationId);
+    const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, client: clientOf, now, approvals });
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals });
     this.engine = new Engine({
       store: options.store,
       now,
@@ -70,20 +68,19 @@ export class ConveyorApp {
         store: options.store,
         links: options.links,
         heads,
-        client: clientOf,
+        github: githubOf,
         now,
         log,
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
       }),
-      merge: async (run, effect) => mergeOnGitHub(await clientOf(run), run, effect, options.merge),
+      merge: async (run, effect) => mergeOnGitHub(await githubOf(run), run, effect, options.merge),
       reply: async (run, text) => {
-        const c = await clientOf(run);
-        await c.createComment(run.issue.repo, run.issue.number, text);
+        await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
     });
-    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, client, clientOf, now, log };
+    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, github, githubOf, now, log };
     this.register();
     if (options.sweepEveryMs !== false) {
       this.timer = setInterval(() => this.track(this.sweep()), options.sweepEveryMs ?? 60_000);
@@ -91,14 +88,15 @@ export class ConveyorApp {
     }
   }
 
-  private client(installationId: number): Promise<GitHubClient> {
-    let c = this.clients.get(installationId);
-    if (!c) {
-      c = this.probot.auth(installationId).then((octokit) => new GitHubClient(octokit, this.options.retry));
-      this.clients.set(installationId, c);
-      c.catch(() => this.clients.delete(installationId));
+  /** The GitHub adapter of an installation, on Probot's installation Octokit (its token renewed by its auth). */
+  private github(installationId: number): Promise<GitHubForge> {
+    let forge = this.forges.get(installationId);
+    if (!forge) {
+      forge = this.probot.auth(installationId).then((octokit) => new GitHubForge({ octokit }));
+      this.forges.set(installationId, forge);
+      forge.catch(() => this.forges.delete(installationId));
     }
-    return c;
+    return forge;
   }
 
   /**
@@ -200,14 +198,10 @@ export class ConveyorApp {
   private ownLogin(): Promise<string> {
     if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
     if (!this.botLogin) {
-      const asked = withRetry(
-        "reading the app's own login",
-        async () => {
-          const { data } = await (await this.probot.auth()).rest.apps.getAuthenticated();
-          return `${data?.slug ?? 'conveyor'}[bot]`;
-        },
-        this.options.retry,
-      );
+      const asked = (async () => {
+        const { data } = await (await this.probot.auth()).rest.apps.getAuthenticated();
+        return `${data?.slug ?? 'conveyor'}[bot]`;
+      })();
       this.botLogin = asked;
       // A failed ask is not kept (else every later push would fail with it): the next push asks again.
       asked.catch(() => {

@@ -5,7 +5,7 @@ import { externalIdOf, stepCheckName } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
-import type { CheckRunWrite, GitHubClient } from '../adapters/github/client.ts';
+import type { CheckRunWrite, GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
 
@@ -31,10 +31,10 @@ export class ApprovalChecks {
   ) {}
 
   /** `attempts`: the run's attempt links when the caller has read them already. */
-  async publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> {
+  async publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[]): Promise<void> {
     const steps = run.plan.steps.filter((p) => p.kind === 'approval');
     if (steps.length === 0) return;
-    const { repo, head } = await this.heads.of(run, payloadRepos(run), client);
+    const { repo, head } = await this.heads.of(run, payloadRepos(run), github);
     for (const p of steps) {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
@@ -43,23 +43,23 @@ export class ApprovalChecks {
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {
         // The old head's check: no longer the one that decides.
-        await this.write(client, link.repo, link.checkRunId, { status: 'completed', conclusion: 'neutral', completed_at: this.now(), actions: [], output: { title: 'superseded by a new head', summary: `The PR's head moved to ${head.slice(0, 7)}; the decision is taken on the check run of the new head.` } });
+        await this.write(github, link.repo, link.checkRunId, { status: 'completed', conclusion: 'neutral', completed_at: this.now(), actions: [], output: { title: 'superseded by a new head', summary: `The PR's head moved to ${head.slice(0, 7)}; the decision is taken on the check run of the new head.` } });
       }
       if (link?.checkRunId !== undefined && link.head === head) {
-        await this.write(client, repo, link.checkRunId, want);
+        await this.write(github, repo, link.checkRunId, want);
         continue;
       }
       // Nothing to show before the step first waits on this head.
       if (s.status === 'pending') continue;
-      const created = await client.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
+      const created = await github.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
       this.remember(created.id, want);
       this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() }, link ?? null);
     }
   }
 
-  private async write(client: GitHubClient, repo: string, id: number, patch: Write): Promise<void> {
+  private async write(github: GitHubForge, repo: string, id: number, patch: Write): Promise<void> {
     if (this.written.get(id) === writtenText(patch)) return;
-    await client.updateCheckRun(repo, id, patch);
+    await github.updateCheckRun(repo, id, patch);
     this.remember(id, patch);
   }
 

@@ -55,8 +55,8 @@ export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: 
   if (link?.checkRunId === undefined) return true;
   const s = after.steps[id.step];
   const next = s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
-  const client = await deps.clientOf(run);
-  await client.updateCheckRun(link.repo, link.checkRunId, {
+  const github = await deps.githubOf(run);
+  await github.updateCheckRun(link.repo, link.checkRunId, {
     status: 'completed',
     conclusion,
     completed_at: deps.now(),
@@ -89,10 +89,10 @@ export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayloa
   const run = id ? deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
   if (isBot(sender)) return;
-  const client = await deps.clientOf(run);
-  const permission = await client.permission(run.issue.repo, sender.login);
+  const github = await deps.githubOf(run);
+  const permission = await github.permission(run.issue.repo, sender.login);
   if (!canWrite(permission)) {
-    await client.createComment(run.issue.repo, run.issue.number, `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`);
+    await github.createComment(run.issue.repo, run.issue.number, `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`);
     return;
   }
   await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login });
@@ -120,8 +120,8 @@ export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPaylo
     deps.links.saveAttempt(link, before, { later: true });
   }
   if (!currentAttempt(run, id)) return;
-  const client = await deps.clientOf(run);
-  const check = await client.getCheckRun(link.repo, link.checkRunId!);
+  const github = await deps.githubOf(run);
+  const check = await github.getCheckRun(link.repo, link.checkRunId!);
   if (check.status === 'completed') {
     // The result may be here before its own check_run webhook.
     const outcome = completedOutcome(check);

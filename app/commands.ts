@@ -12,7 +12,7 @@ import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
-import type { GitHubClient } from '../adapters/github/client.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { startRun } from './start.ts';
@@ -34,8 +34,8 @@ export interface CommandSource {
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 
 /** A comment where the command was given, addressed to whoever gave it. */
-function replyTo(client: GitHubClient, source: CommandSource, text: string): Promise<unknown> {
-  return client.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
+function replyTo(github: GitHubForge, source: CommandSource, text: string): Promise<unknown> {
+  return github.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
 }
 
 export function isBot(actor: { login: string; type?: string | null }): boolean {
@@ -46,22 +46,22 @@ export function isBot(actor: { login: string; type?: string | null }): boolean {
 export async function onCommandText(deps: AppDeps, source: CommandSource, body: string): Promise<void> {
   const parsed = parseCommands(body);
   if (parsed.commands.length === 0 && parsed.unknown.length === 0 && parsed.quoted.length === 0) return;
-  const client = await deps.client(source.installationId);
+  const github = await deps.github(source.installationId);
   if (parsed.commands.length === 0 && parsed.unknown.length === 0) {
     const lines = parsed.quoted.join(', ');
-    await replyTo(client, source, `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
+    await replyTo(github, source, `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
     return;
   }
   if (parsed.unknown.length > 0) {
     const what = parsed.unknown.map((u) => `- line ${u.line}: ${u.message}`).join('\n');
-    await replyTo(client, source, `Conveyor did not understand:\n${what}\n\nThe commands are:\n${commandHelp()}`);
+    await replyTo(github, source, `Conveyor did not understand:\n${what}\n\nThe commands are:\n${commandHelp()}`);
   }
-  for (const command of parsed.commands) await handle(deps, client, source, command);
+  for (const command of parsed.commands) await handle(deps, github, source, command);
 }
 
 /** An Approve or Reject button of an approval step's check run (`check_run.requested_action`). */
 export async function onRequestedAction(deps: AppDeps, run: Run, step: string, identifier: string, actor: CommandSource['actor']): Promise<void> {
-  const client = await deps.clientOf(run);
+  const github = await deps.githubOf(run);
   const primary = primaryRepo(run.plan);
   const pr = run.prs.find((p) => p.repo === primary);
   const source: CommandSource = {
@@ -73,19 +73,19 @@ export async function onRequestedAction(deps: AppDeps, run: Run, step: string, i
     actor,
   };
   if (identifier !== 'approve' && identifier !== 'reject') {
-    await replyTo(client, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
+    await replyTo(github, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
     return;
   }
-  await decideOn(deps, client, source, run, { name: identifier }, step);
+  await decideOn(deps, github, source, run, { name: identifier }, step);
 }
 
-async function handle(deps: AppDeps, client: GitHubClient, source: CommandSource, command: Command): Promise<void> {
-  const reply = (text: string) => replyTo(client, source, text);
+async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource, command: Command): Promise<void> {
+  const reply = (text: string) => replyTo(github, source, text);
   if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
 
   if (command.name === 'run') {
     if (source.pullRequest || !source.issue) return void (await reply('`/conveyor run` starts a run for an issue: comment it on the issue. Nothing was started.'));
-    const permission = await client.permission(source.repo, source.actor.login);
+    const permission = await github.permission(source.repo, source.actor.login);
     if (!canWrite(permission)) return void (await reply(`only people with write permission on ${source.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`));
     const outcome = await startRun(deps, {
       installationId: source.installationId,
@@ -95,13 +95,13 @@ async function handle(deps: AppDeps, client: GitHubClient, source: CommandSource
       requester: source.actor.login,
       trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
     });
-    if (outcome.started) await react(client, source, 'rocket');
+    if (outcome.started) await react(github, source, 'rocket');
     return;
   }
 
   const run = runFor(deps, source);
   if (!run) return void (await reply(`there is no Conveyor run on this ${source.pullRequest ? 'pull request' : 'issue'}; \`/conveyor ${command.name}\` changed nothing.`));
-  await decideOn(deps, client, source, run, command);
+  await decideOn(deps, github, source, run, command);
 }
 
 /** The run a command is for: the newest active run of the issue, or of which the PR is one of the PRs (else the newest ended one). */
@@ -112,12 +112,12 @@ function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | '
 }
 
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
-async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSource, run: Run, command: Exclude<Command, { name: 'run' }>, step?: string): Promise<void> {
-  const reply = (text: string) => replyTo(client, source, text);
+async function decideOn(deps: AppDeps, github: GitHubForge, source: CommandSource, run: Run, command: Exclude<Command, { name: 'run' }>, step?: string): Promise<void> {
+  const reply = (text: string) => replyTo(github, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
   const repo = primaryRepo(run.plan);
-  const permission = await client.permission(repo, login);
+  const permission = await github.permission(repo, login);
   if (!canWrite(permission)) {
     return void (await reply(`only people with write permission on ${repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${permission}). Nothing changed.`));
   }
@@ -132,7 +132,7 @@ async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSour
       const target = approvalTarget(run, step);
       let team: string | undefined;
       if (target && !isApprover(target.approvers, login, undefined)) {
-        team = await teamOf(client, target.approvers, login);
+        team = await teamOf(github, target.approvers, login);
         if (!team) {
           return void (await reply(`you are not an approver of step \`${target.id}\` (approvers: ${target.approvers.join(', ')}; a team counts when your membership is active). Nothing changed.`));
         }
@@ -147,7 +147,7 @@ async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSour
       event = { type: 'cancel', at, by: login, ...(command.reason ? { reason: command.reason } : {}) };
       break;
     case 'restart':
-      return restart(deps, client, source, run);
+      return restart(deps, github, source, run);
   }
   // The reducer is pure: trying the event first tells a refusal (answered here, where it was
   // asked) from a change, without storing anything.
@@ -158,7 +158,7 @@ async function decideOn(deps: AppDeps, client: GitHubClient, source: CommandSour
     return;
   }
   const after = await deps.engine.apply(run.id, event);
-  await react(client, source, command.name === 'retry' ? 'rocket' : '+1');
+  await react(github, source, command.name === 'retry' ? 'rocket' : '+1');
   if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
     await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
   }
@@ -170,11 +170,11 @@ function approvalTarget(run: Run, step: string | undefined): ApprovalStep | unde
 }
 
 /** The first of the approvers' `@org/team`s the user is an active member of. */
-async function teamOf(client: GitHubClient, approvers: readonly string[], login: string): Promise<string | undefined> {
+async function teamOf(github: GitHubForge, approvers: readonly string[], login: string): Promise<string | undefined> {
   for (const a of approvers) {
     if (!a.includes('/')) continue;
     const { owner: org, name: team } = splitRepo(a.replace(/^@/, ''));
-    const state = await client.teamMembership(org, team, login);
+    const state = await github.teamMembership(org, team, login);
     if (state === 'active') return `@${org}/${team}`;
   }
   return undefined;
@@ -203,7 +203,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
 }
 
 /** Cancels the run and starts the pipeline over on the configuration of the default branch (a new run id). */
-async function restart(deps: AppDeps, client: GitHubClient, source: CommandSource, run: Run): Promise<void> {
+async function restart(deps: AppDeps, github: GitHubForge, source: CommandSource, run: Run): Promise<void> {
   const login = source.actor.login;
   if (run.status === 'running' || run.status === 'waiting') {
     await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
@@ -216,18 +216,18 @@ async function restart(deps: AppDeps, client: GitHubClient, source: CommandSourc
     requester: login,
     trigger: { kind: 'command', pipeline: run.plan.pipeline },
   });
-  if (outcome.started) await react(client, source, 'rocket');
-  else await replyTo(client, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
+  if (outcome.started) await react(github, source, 'rocket');
+  else await replyTo(github, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
 }
 
-async function react(client: GitHubClient, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
+async function react(github: GitHubForge, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
   if (source.kind === 'button') return; // the check run itself shows the decision
   if (source.commentId === undefined) {
     // A review has no reactions: a one-line answer says the command was taken.
-    await replyTo(client, source, `done: Conveyor took the command of your review.`);
+    await replyTo(github, source, `done: Conveyor took the command of your review.`);
     return;
   }
-  await client.reactToComment(source.repo, source.commentId, content);
+  await github.reactToComment(source.repo, source.commentId, content);
   // (A reaction that fails fails the delivery's handling after the command took effect; the
   // redelivery is then ignored by its id, so nothing happens twice.)
 }

@@ -1,8 +1,8 @@
-// What the webhook handlers and the sweeper share: the store, the engine and the GitHub clients.
+// What the webhook handlers and the sweeper share: the store, the engine and the GitHub adapters.
 import type { Run } from '../core/run/types.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { GitHubClient } from '../adapters/github/client.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/store/links.ts';
 import type { RunReporter } from './report.ts';
@@ -14,10 +14,10 @@ export interface AppDeps {
   engine: Engine;
   reporter: RunReporter;
   heads: Heads;
-  /** The client of an installation. */
-  client(installationId: number): Promise<GitHubClient>;
-  /** The client of the installation a run belongs to. */
-  clientOf(run: Run): Promise<GitHubClient>;
+  /** The GitHub adapter of an installation (on its installation Octokit). */
+  github(installationId: number): Promise<GitHubForge>;
+  /** The GitHub adapter of the installation a run belongs to. */
+  githubOf(run: Run): Promise<GitHubForge>;
   now(): string;
   log(line: string): void;
 }

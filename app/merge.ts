@@ -12,7 +12,8 @@ import type { Run, RunEffect } from '../core/run/types.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { mergedAndNot, mergeOrder } from '../engine/merge.ts';
-import { httpStatus, type GitHubClient } from '../adapters/github/client.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
+import { GitHubApiError } from '../adapters/github/errors.ts';
 
 export interface MergePolicy {
   /** Reads of a PR whose mergeability is still being computed (default 5). */
@@ -26,7 +27,7 @@ type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'co
 
 const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
 
-export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
+export async function mergeOnGitHub(github: GitHubForge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
   const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = { version: WIRE_VERSION, runId: run.id, stepId: effect.step, mode: 'run', attempt: effect.attempt, epoch: effect.epoch, environments: [] };
@@ -48,7 +49,7 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
   const conflicts: string[] = [];
   const blocked: string[] = [];
   for (const pr of prs) {
-    const v = await judge(client, pr, policy);
+    const v = await judge(github, pr, policy);
     if (v.kind === 'merged') {
       merged.push(pr);
       commits[pr.repo] = v.sha;
@@ -74,18 +75,18 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
   for (const pr of prs) {
     if (merged.includes(pr)) continue;
     try {
-      const data = await client.mergePull(pr.repo, pr.number, {
-        merge_method: method,
-        commit_title: `${run.issue.title} (#${run.issue.number})`,
-        commit_message: mergeTrailers(run, pr),
-        ...(pr.head ? { sha: pr.head } : {}),
+      const data = await github.mergePullRequest(pr.repo, pr.number, {
+        method,
+        title: `${run.issue.title} (#${run.issue.number})`,
+        message: mergeTrailers(run, pr),
+        ...(pr.head ? { expectedHead: pr.head } : {}),
       });
-      if (!data.merged) throw Object.assign(new Error(data.message || 'GitHub did not merge it'), { status: 405 });
+      if (!data.merged) throw new GitHubApiError(405, 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', data.message || 'GitHub did not merge it', false);
       merged.push(pr);
       commits[pr.repo] = data.sha;
     } catch (e) {
-      const code = httpStatus(e);
-      const why = `merging ${name(pr)} failed${code ? ` (HTTP ${code})` : ''}: ${(e as Error).message}`;
+      const code = e instanceof GitHubApiError ? e.status : undefined;
+      const why = `merging ${name(pr)} failed${code ? ` (HTTP ${code})` : ''}: ${e instanceof GitHubApiError ? e.githubMessage : (e as Error).message}`;
       // Nothing merged by this try yet: a refusal is a conflict to resolve, not a half-merged run.
       if ((code === 405 || code === 409) && merged.length === before && before === 0) {
         return fail('merge-conflict', `${why}. ${mergedAndNot(merged, rest())}`, commits, `${why}.\n\nMerge the base branch into the work branch of ${pr.repo}, resolve the conflicts, and commit the merge.`);
@@ -96,23 +97,23 @@ export async function mergeOnGitHub(client: GitHubClient, run: Run, effect: Extr
   return { ...base, conclusion: 'success', summary: `Merged ${merged.map(name).join(', ')} (${method}).`, prs, commits };
 }
 
-async function judge(client: GitHubClient, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
+async function judge(github: GitHubForge, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
   const polls = Math.max(1, policy.polls ?? 5);
   const wait = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (let i = 0; ; i++) {
-    const p = await client.getPull(pr.repo, pr.number);
-    if (p.merged) return { kind: 'merged', sha: p.merge_commit_sha ?? '' };
+    const p = await github.getPullRequest(pr.repo, pr.number);
+    if (p.state === 'merged') return { kind: 'merged', sha: p.mergeCommit ?? '' };
     if (p.state !== 'open') return { kind: 'blocked', why: 'it is closed' };
-    if (pr.head && p.head.sha !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.sha.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };
+    if (pr.head && p.head !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };
     if (p.draft) return { kind: 'blocked', why: 'it is a draft' };
     if (p.mergeable === null) {
       if (i + 1 >= polls) return { kind: 'blocked', why: `GitHub was still computing whether it can merge after ${polls} reads` };
       await wait((policy.baseMs ?? 1000) * 2 ** i);
       continue;
     }
-    if (!p.mergeable || p.mergeable_state === 'dirty') return { kind: 'conflict', why: `it conflicts with \`${p.base.ref}\`` };
-    if (p.mergeable_state === 'behind') return { kind: 'conflict', why: `it is behind \`${p.base.ref}\`, which branch protection requires merged in` };
-    if (p.mergeable_state === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
+    if (!p.mergeable || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with \`${p.base}\`` };
+    if (p.mergeableState === 'behind') return { kind: 'conflict', why: `it is behind \`${p.base}\`, which branch protection requires merged in` };
+    if (p.mergeableState === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
     return { kind: 'ready' };
   }
 }

@@ -39,10 +39,10 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullP
 
 /** Comments on each open PR of a cancelled run (but `except`'s) that it is left open, and why. */
 export async function leaveOpen(deps: AppDeps, run: Run, except: string | undefined, why: string): Promise<void> {
-  const client = await deps.clientOf(run);
+  const github = await deps.githubOf(run);
   const envs = run.environments.length > 0 || (run.removedEnvironments ?? []).length > 0 ? ' Its preview environments are torn down.' : '';
   for (const pr of run.prs) {
     if (pr.repo === except) continue;
-    await client.createComment(pr.repo, pr.number, `${why}${envs} This pull request is left open: merge or close it yourself, or start a new run on ${run.issue.repo}#${run.issue.number}.`);
+    await github.createComment(pr.repo, pr.number, `${why}${envs} This pull request is left open: merge or close it yourself, or start a new run on ${run.issue.repo}#${run.issue.number}.`);
   }
 }

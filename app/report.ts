@@ -7,7 +7,7 @@ import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
 import { latestRun, type RunStore } from '../engine/ports/store.ts';
-import type { GitHubClient } from '../adapters/github/client.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
 
@@ -15,10 +15,10 @@ export interface RunReporterOptions {
   store: RunStore;
   links: LinkStore;
   heads: Heads;
-  client(run: Run): Promise<GitHubClient>;
+  github(run: Run): Promise<GitHubForge>;
   now?: () => string;
   /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
-  approvals?: { publish(run: Run, client: GitHubClient, attempts?: readonly AttemptLink[]): Promise<void> };
+  approvals?: { publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[]): Promise<void> };
 }
 
 /** The links the tracking comment and summary show, from the run's attempts (read once for the whole run). */
@@ -88,7 +88,7 @@ export class RunReporter {
     const { store, links } = this.options;
     const run = latestRun(store, runId);
     if (!run) return;
-    const client = await this.options.client(run);
+    const github = await this.options.github(run);
     const now = this.now();
     const attempts = links.attemptsOfRun(runId);
     const view = linksOf(run, attempts);
@@ -101,17 +101,17 @@ export class RunReporter {
       const recorded = written.comment ?? links.comment(runId);
       let comment = recorded;
       // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
-      if (!comment && !this.startedHere.has(runId)) comment = await client.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
-      if (comment) await client.updateComment(run.issue.repo, comment.id, body);
-      else comment = await client.createComment(run.issue.repo, run.issue.number, body);
+      if (!comment && !this.startedHere.has(runId)) comment = await github.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
+      if (comment) await github.updateComment(run.issue.repo, comment.id, body);
+      else comment = await github.createComment(run.issue.repo, run.issue.number, body);
       // Recorded when it is new to the record (created or found), not on every edit.
       if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url }, { later: true });
       written.comment = { id: comment.id, url: comment.url, body };
     }
 
-    await this.options.approvals?.publish(run, client, attempts);
+    await this.options.approvals?.publish(run, github, attempts);
 
-    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), client);
+    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), github);
     const check = renderSummaryCheck(run, view, run.updatedAt, table);
     const text = JSON.stringify(check);
     if (written.summary?.head === head && written.summary.text === text) return;
@@ -119,13 +119,13 @@ export class RunReporter {
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
     const recorded = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
     // As for the comment: without a record, one this process did not make may exist (external id: the run).
-    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await client.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
+    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await github.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
     let id: number;
     if (known !== undefined) {
-      await client.updateCheckRun(repo, known, { ...state, output });
+      await github.updateCheckRun(repo, known, { ...state, output });
       id = known;
     } else {
-      id = (await client.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
+      id = (await github.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
     }
     if (recorded === undefined) links.saveSummary(runId, head, id, { later: true });
     written.summary = { head, id, text };

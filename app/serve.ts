@@ -31,7 +31,9 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     process.stderr.write(`conveyor: ${e.message}\n`);
     return 2;
   }
-  const [{ run }, { default: conveyorApp }, { ConveyorOctokit }] = await Promise.all([import('probot'), import('./app.ts'), import('./octokit.ts')]);
-  await run(conveyorApp, { Octokit: ConveyorOctokit });
+  const [{ run, ProbotOctokit }, { default: conveyorApp }, { withGitHubPolicy }] = await Promise.all([import('probot'), import('./app.ts'), import('../adapters/github/octokit.ts')]);
+  // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
+  // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
+  await run(conveyorApp, { Octokit: withGitHubPolicy(ProbotOctokit) });
   return 0;
 }

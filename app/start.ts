@@ -9,7 +9,7 @@ import { compilePlan, listPipelines } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { GitHubClient } from '../adapters/github/client.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
 import type { AppDeps } from './deps.ts';
 import { deepFreeze } from '../adapters/store/json.ts';
 
@@ -82,10 +82,10 @@ function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): 
 }
 
 export async function startRun(deps: AppDeps, request: StartRequest): Promise<StartOutcome> {
-  const client = await deps.client(request.installationId);
+  const github = await deps.github(request.installationId);
   const { repo, trigger } = request;
-  const text = await client.readFile(repo, CONFIG_PATH, request.defaultBranch);
-  const comment = (body: string) => client.createComment(repo, request.issue.number, body);
+  const text = await github.readFile(repo, CONFIG_PATH, request.defaultBranch);
+  const comment = (body: string) => github.createComment(repo, request.issue.number, body);
 
   if (text === undefined) {
     const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then label the issue again.`;
@@ -115,15 +115,15 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     await comment(message);
     return { started: false, why: 'invalid-config', message };
   }
-  return begin(deps, client, request, plan);
+  return begin(deps, github, request, plan);
 }
 
-async function begin(deps: AppDeps, client: GitHubClient, request: StartRequest, plan: Plan): Promise<StartOutcome> {
+async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, plan: Plan): Promise<StartOutcome> {
   const { store } = deps;
   const issue = { repo: request.repo, number: request.issue.number };
   const refused = async (active: Run): Promise<StartOutcome> => {
     const message = `Run \`${active.id}\` of pipeline \`${plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
-    if (request.trigger.kind === 'command') await client.createComment(request.repo, request.issue.number, message);
+    if (request.trigger.kind === 'command') await github.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
   };
   const activeRun = () => store.list({ status: ['running', 'waiting'], issue, pipeline: plan.pipeline }).at(0);
@@ -132,7 +132,7 @@ async function begin(deps: AppDeps, client: GitHubClient, request: StartRequest,
   // The first check run goes on the base branch's head, which the first dispatch would read: read
   // now, the record of that check run's creation rides on the run's first commit (see Heads).
   const primary = plan.changeSet.find((r) => r.role === 'primary');
-  const baseHead = primary ? await client.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
+  const baseHead = primary ? await github.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
   // From this check to engine.start nothing awaits, so two deliveries cannot both pass it.
   const active = activeRun();
   if (active) return refused(active);

@@ -53,8 +53,8 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       if (link?.checkRunId === undefined) {
         await lose(`it was not dispatched within ${minutes} minutes`);
       } else {
-        const client = await deps.clientOf(run);
-        const check = await client.getCheckRun(link.repo, link.checkRunId);
+        const github = await deps.githubOf(run);
+        const check = await github.getCheckRun(link.repo, link.checkRunId);
         if (check.status === 'completed') {
           const outcome = completedOutcome(check);
           if (outcome.kind === 'result') {

@@ -87,44 +87,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self = this;
-      self.options = options || {};
-      self.proxyOptions = self.options.proxy || {};
-      self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-      self.requests = [];
-      self.sockets = [];
-      self.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self.requests.length; i < len; ++i) {
-          var pending = self.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self = this;
-      var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
-      if (self.sockets.length >= this.maxSockets) {
-        self.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -132,10 +132,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self = this;
+      var self2 = this;
       var placeholder = {};
-      self.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -151,7 +151,7 @@ var require_tunnel = __commonJS({
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
       debug2("making CONNECT request");
-      var connectReq = self.request(connectOptions);
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -178,7 +178,7 @@ var require_tunnel = __commonJS({
           var error62 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error62.code = "ECONNRESET";
           options.request.emit("error", error62);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
@@ -187,11 +187,11 @@ var require_tunnel = __commonJS({
           var error62 = new Error("got illegal response body from proxy");
           error62.code = "ECONNRESET";
           options.request.emit("error", error62);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         debug2("tunneling connection has established");
-        self.sockets[self.sockets.indexOf(placeholder)] = socket;
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
@@ -204,7 +204,7 @@ var require_tunnel = __commonJS({
         var error62 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error62.code = "ECONNRESET";
         options.request.emit("error", error62);
-        self.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -221,15 +221,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self = this;
-      TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -1395,7 +1395,7 @@ var require_util = __commonJS({
       }
       obj[kListeners] = null;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest2(client, request2, err) {
       try {
         request2.onError(err);
         assert2(request2.aborted);
@@ -1446,7 +1446,7 @@ var require_util = __commonJS({
       bufferToLowerCasedHeaderName,
       addListener,
       removeAllListeners,
-      errorRequest,
+      errorRequest: errorRequest2,
       parseRawHeaders,
       parseHeaders,
       parseKeepAliveTimeout,
@@ -2529,7 +2529,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop3() {
+    function noop4() {
     }
     var tls;
     var SessionCache;
@@ -2654,7 +2654,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       let s2 = null;
@@ -2670,7 +2670,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop3;
+        return noop4;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -5461,7 +5461,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop3() {
+    function noop4() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5469,7 +5469,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop3);
+          stream.cancel("Response object has been garbage collected").catch(noop4);
         }
       });
     }
@@ -7691,7 +7691,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7983,14 +7983,14 @@ var require_client = __commonJS({
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop3), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop4), new ClientDestroyedError());
           return;
         }
         assert2(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop3);
+          socket.destroy().on("error", noop4);
           throw err;
         }
         client[kConnecting] = false;
@@ -8734,7 +8734,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
     }
-    var noop3 = () => {
+    var noop4 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8851,7 +8851,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop3).destroy();
+                socket.on("error", noop4).destroy();
                 callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -9432,14 +9432,14 @@ var require_retry_agent = __commonJS({
         this.#options = options;
       }
       dispatch(opts, handler2) {
-        const retry = new RetryHandler({
+        const retry2 = new RetryHandler({
           ...opts,
           retryOptions: this.#options
         }, {
           dispatch: this.#agent.dispatch.bind(this.#agent),
           handler: handler2
         });
-        return this.#agent.dispatch(opts, retry);
+        return this.#agent.dispatch(opts, retry2);
       }
       close() {
         return this.#agent.close();
@@ -9467,7 +9467,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop3 = () => {
+    var noop4 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9599,7 +9599,7 @@ var require_readable = __commonJS({
             } else {
               resolve2(null);
             }
-          }).on("error", noop3).on("data", function(chunk) {
+          }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9608,11 +9608,11 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self) {
-      return self[kBody] && self[kBody].locked === true || self[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self) {
-      return util.isDisturbed(self) || isLocked(self);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
@@ -9999,42 +9999,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -12920,15 +12920,15 @@ var require_request2 = __commonJS({
           signal = input2[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
-        let window = "client";
+        let window2 = "client";
         if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window = request2.window;
+          window2 = request2.window;
         }
         if (init.window != null) {
-          throw new TypeError(`'window' option '${window}' must be null`);
+          throw new TypeError(`'window' option '${window2}' must be null`);
         }
         if ("window" in init) {
-          window = "no-window";
+          window2 = "no-window";
         }
         request2 = makeRequest({
           // URL request’s URL.
@@ -12943,7 +12943,7 @@ var require_request2 = __commonJS({
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
-          window,
+          window: window2,
           // priority request’s priority.
           priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
@@ -13619,7 +13619,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch2(input2, init = void 0) {
+    function fetch(input2, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p = createDeferredPromise();
       let requestObject;
@@ -14574,7 +14574,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch: fetch2,
+      fetch,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -19034,7 +19034,7 @@ var require_undici = __commonJS({
     var errors = require_errors();
     var util = require_util();
     var { InvalidArgumentError } = errors;
-    var api2 = require_api();
+    var api = require_api();
     var buildConnector = require_connect();
     var MockClient = require_mock_client();
     var MockAgent = require_mock_agent();
@@ -19045,7 +19045,7 @@ var require_undici = __commonJS({
     var DecoratorHandler = require_decorator_handler();
     var RedirectHandler = require_redirect_handler();
     var createRedirectInterceptor = require_redirect_interceptor();
-    Object.assign(Dispatcher.prototype, api2);
+    Object.assign(Dispatcher.prototype, api);
     module.exports.Dispatcher = Dispatcher;
     module.exports.Client = Client;
     module.exports.Pool = Pool;
@@ -19112,7 +19112,7 @@ var require_undici = __commonJS({
     module.exports.setGlobalDispatcher = setGlobalDispatcher;
     module.exports.getGlobalDispatcher = getGlobalDispatcher;
     var fetchImpl = require_fetch().fetch;
-    module.exports.fetch = async function fetch2(init, options = void 0) {
+    module.exports.fetch = async function fetch(init, options = void 0) {
       try {
         return await fetchImpl(init, options);
       } catch (err) {
@@ -19147,11 +19147,11 @@ var require_undici = __commonJS({
     module.exports.CloseEvent = CloseEvent;
     module.exports.ErrorEvent = ErrorEvent;
     module.exports.MessageEvent = MessageEvent;
-    module.exports.request = makeDispatcher(api2.request);
-    module.exports.stream = makeDispatcher(api2.stream);
-    module.exports.pipeline = makeDispatcher(api2.pipeline);
-    module.exports.connect = makeDispatcher(api2.connect);
-    module.exports.upgrade = makeDispatcher(api2.upgrade);
+    module.exports.request = makeDispatcher(api.request);
+    module.exports.stream = makeDispatcher(api.stream);
+    module.exports.pipeline = makeDispatcher(api.pipeline);
+    module.exports.connect = makeDispatcher(api.connect);
+    module.exports.upgrade = makeDispatcher(api.upgrade);
     module.exports.MockClient = MockClient;
     module.exports.MockPool = MockPool;
     module.exports.MockAgent = MockAgent;
@@ -19508,6 +19508,90 @@ ${options.message.trim()}
         } finally {
           await rm2(work, { recursive: true, force: true });
         }
+      }
+    };
+  }
+});
+
+// adapters/github/errors.ts
+function describe3(status, route, message, credentials) {
+  const answer = status === void 0 ? "no answer" : `HTTP ${status}`;
+  if (credentials) {
+    return `GitHub ${route} was not sent: the installation's token could not be had (${answer}): ${message}. Is the app still installed on the repository, with the permissions it asks for?`;
+  }
+  return `GitHub ${route} failed (${answer}): ${message}`;
+}
+function routeOf(options) {
+  const method = (options.method ?? "GET").toUpperCase();
+  let path = options.url ?? "";
+  if (/^https?:\/\//i.test(path)) {
+    const base = options.baseUrl ? new URL(options.baseUrl).pathname.replace(/\/+$/, "") : "";
+    path = new URL(path).pathname;
+    if (base && path.startsWith(base)) path = path.slice(base.length);
+  }
+  return `${method} ${path}`;
+}
+function messageOf(data) {
+  if (!data || typeof data !== "object" || typeof data.message !== "string") return void 0;
+  const { message, errors } = data;
+  const details = (Array.isArray(errors) ? errors : []).map((x) => {
+    if (typeof x === "string") return x;
+    const d = x ?? {};
+    return typeof d.message === "string" ? d.message : [d.resource, d.field, d.code].filter((v) => typeof v === "string").join(" ");
+  });
+  return details.length > 0 ? `${message}: ${details.join("; ")}` : message;
+}
+function toGitHubApiError(error62, options) {
+  const route = routeOf(options);
+  if (error62 instanceof GitHubApiError) {
+    if (!error62.credentials && TOKEN_PATH.test(error62.route) && !TOKEN_PATH.test(route)) return new GitHubApiError(error62.status, route, error62.githubMessage, true, { cause: error62 });
+    return error62;
+  }
+  const e = error62 ?? {};
+  const answered = e.response !== void 0 && typeof e.status === "number";
+  const status = answered ? e.status : void 0;
+  const failedUrl = e.request?.url ? new URL(e.request.url, "http://github.invalid").pathname : "";
+  const credentials = TOKEN_PATH.test(failedUrl) && !TOKEN_PATH.test(route);
+  const fallback = typeof e.message === "string" && e.message ? e.message.slice(0, 300) : String(error62);
+  const message = (answered ? messageOf(e.response.data) : void 0) ?? fallback;
+  return new GitHubApiError(status, route, message, credentials, { cause: error62 });
+}
+function gitHubErrors(octokit) {
+  octokit.hook.error("request", (error62, options) => {
+    throw toGitHubApiError(error62, options);
+  });
+  return {};
+}
+async function unlessAbsent(call) {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof GitHubApiError && e.absent) return void 0;
+    throw e;
+  }
+}
+var TOKEN_PATH, GitHubApiError;
+var init_errors2 = __esm({
+  "adapters/github/errors.ts"() {
+    "use strict";
+    init_errors();
+    TOKEN_PATH = /\/app\/installations\/[^/]+\/access_tokens$/;
+    GitHubApiError = class extends ConveyorError {
+      constructor(status, route, githubMessage, credentials, options) {
+        super("forge-failed", describe3(status, route, githubMessage, credentials), options);
+        this.status = status;
+        this.route = route;
+        this.githubMessage = githubMessage;
+        this.credentials = credentials;
+      }
+      status;
+      route;
+      githubMessage;
+      credentials;
+      name = "GitHubApiError";
+      /** GitHub answered 404 for the thing asked for (not for the token): it is not there. */
+      get absent() {
+        return this.status === 404 && !this.credentials;
       }
     };
   }
@@ -20556,8 +20640,8 @@ function isPlainObject3(value) {
   return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
 }
 async function fetchWrapper(requestOptions) {
-  const fetch2 = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch2) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
     throw new Error(
       "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
     );
@@ -20573,7 +20657,7 @@ async function fetchWrapper(requestOptions) {
   );
   let fetchResponse;
   try {
-    fetchResponse = await fetch2(requestOptions.url, {
+    fetchResponse = await fetch(requestOptions.url, {
       method: requestOptions.method,
       body,
       redirect: requestOptions.request?.redirect,
@@ -23652,16 +23736,16 @@ var init_endpoints_to_methods = __esm({
 
 // ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
-  const api2 = endpointsToMethods(octokit);
+  const api = endpointsToMethods(octokit);
   return {
-    rest: api2
+    rest: api
   };
 }
 function legacyRestEndpointMethods(octokit) {
-  const api2 = endpointsToMethods(octokit);
+  const api = endpointsToMethods(octokit);
   return {
-    ...api2,
-    rest: api2
+    ...api,
+    rest: api
   };
 }
 var init_dist_src4 = __esm({
@@ -23698,6 +23782,1707 @@ var init_dist_src5 = __esm({
   }
 });
 
+// ../main/node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "../main/node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults, onto = {}) {
+        var k, ref, v;
+        for (k in defaults) {
+          v = defaults[k];
+          onto[k] = (ref = received[k]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults, onto = {}) {
+        var k, v;
+        for (k in received) {
+          v = received[k];
+          if (defaults[k] !== void 0) {
+            onto[k] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value) {
+          var node2;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node2 = {
+            value,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node2;
+            this._last = node2;
+          } else {
+            this._first = this._last = node2;
+          }
+          return void 0;
+        }
+        shift() {
+          var value;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node2, ref, results;
+          node2 = this._first;
+          results = [];
+          while (node2 != null) {
+            results.push((ref = node2, node2 = node2.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node2;
+          node2 = this.shift();
+          while (node2 != null) {
+            cb(node2), node2 = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node2, ref, ref1, ref2, results;
+          node2 = this._first;
+          results = [];
+          while (node2 != null) {
+            results.push((ref = node2, node2 = node2.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name, cb) => {
+            return this._addListener(name, "many", cb);
+          };
+          this.instance.once = (name, cb) => {
+            return this._addListener(name, "once", cb);
+          };
+          this.instance.removeAllListeners = (name = null) => {
+            if (name != null) {
+              return delete this._events[name];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name, status, cb) {
+          var base;
+          if ((base = this._events)[name] == null) {
+            base[name] = [];
+          }
+          this._events[name].push({ cb, status });
+          return this.instance;
+        }
+        listenerCount(name) {
+          if (this._events[name] != null) {
+            return this._events[name].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name, ...args) {
+          var e, promises3;
+          try {
+            if (name !== "debug") {
+              this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (this._events[name] == null) {
+              return;
+            }
+            this._events[name] = this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises3 = this._events[name].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error62) {
+                e2 = error62;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises3)).find(function(x) {
+              return x != null;
+            });
+          } catch (error62) {
+            e = error62;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j, ref, results;
+            results = [];
+            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn) {
+          return this._lists.forEach(function(list) {
+            return list.forEachShift(fn);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j, len, list;
+          for (j = 0, len = arr.length; j < len; j++) {
+            list = arr[j];
+            if (list.length > 0) {
+              return list;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error62, message = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error62 != null ? error62 : new BottleneckError$1(message));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status;
+          status = this._states.jobStatus(this.options.id);
+          if (!(status === expected || expected === "DONE" && status === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run, free) {
+          var error62, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error62 = error1;
+            return this._onFailure(error62, eventInfo, clearGlobalState, run, free);
+          }
+        }
+        doExpire(clearGlobalState, run, free) {
+          var error62, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error62 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error62, eventInfo, clearGlobalState, run, free);
+        }
+        async _onFailure(error62, eventInfo, clearGlobalState, run, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error62, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error62);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve2, reject) {
+            return setTimeout(resolve2, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time3) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time3;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight) {
+          var capacity;
+          capacity = this.computeCapacity();
+          return capacity == null || weight <= capacity;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight, now) {
+          return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight, now);
+        }
+        async __register__(index, weight, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight)) {
+            this._running += weight;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight) {
+          var blocked, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index, weight) {
+          await this.yieldLoop();
+          this._running -= weight;
+          this._done += weight;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status) {
+          var k, pos, ref, results, v;
+          if (status != null) {
+            pos = this.status.indexOf(status);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              if (v === pos) {
+                results.push(k);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error62, reject, resolve2, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve: resolve2, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve2(returned);
+                };
+              } catch (error1) {
+                error62 = error1;
+                return function() {
+                  return reject(error62);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise2, reject, resolve2;
+          resolve2 = reject = null;
+          promise2 = new this.Promise(function(_resolve, _reject) {
+            resolve2 = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve: resolve2, reject });
+          this._tryToRun();
+          return promise2;
+        }
+      };
+      var Sync_1 = Sync;
+      var version2 = "2.19.5";
+      var version$1 = {
+        version: version2
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version: version2,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              results.push({
+                key: k,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k, ref, results, time3, v;
+              time3 = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k in ref) {
+                v = ref[k];
+                try {
+                  if (await v._store.__groupCheck__(time3)) {
+                    results.push(this.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error62) {
+                  e = error62;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message) {
+            return this._store.__publish__(message);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status) {
+            return this._states.statusJobs(status);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight = 1) {
+            return this._store.__check__(weight);
+          }
+          _clearGlobalState(index) {
+            if (this._scheduled[index] != null) {
+              clearTimeout(this._scheduled[index].expiration);
+              delete this._scheduled[index];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index, job, options, eventInfo) {
+            var e, running2;
+            try {
+              ({ running: running2 } = await this._store.__free__(index, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running2 === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index, job, wait) {
+            var clearGlobalState, free, run;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index);
+            run = this._run.bind(this, index, job);
+            free = this._free.bind(this, index, job);
+            return this._scheduled[index] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity) {
+            return this._registerLock.schedule(() => {
+              var args, index, next, options, queue;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue = this._queues.getFirst();
+              ({ options, args } = next = queue.first());
+              if (capacity != null && options.weight > capacity) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index = this._randomIndex();
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
+                var empty;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
+                if (success2) {
+                  queue.shift();
+                  empty = this.empty();
+                  if (empty) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty);
+                  }
+                  this._run(index, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity, total = 0) {
+            return this._drainOne(capacity).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity != null ? capacity - drained : capacity;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at) => {
+              var finished;
+              finished = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              };
+              return new this.Promise((resolve2, reject) => {
+                if (finished()) {
+                  return resolve2();
+                } else {
+                  return this.on("done", () => {
+                    if (finished()) {
+                      this.removeAllListeners("done");
+                      return resolve2();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k, ref, v;
+                ref = this._scheduled;
+                for (k in ref) {
+                  v = ref[k];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked, error62, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error62 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error62 });
+              job.doDrop({ error: error62 });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve2, reject) {
+                return fn(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve2)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
+  }
+});
+
+// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+function isRequestError(error62) {
+  return error62.request !== void 0;
+}
+async function errorRequest(state, octokit, error62, options) {
+  if (!isRequestError(error62) || !error62?.request.request) {
+    throw error62;
+  }
+  if (error62.status >= 400 && !state.doNotRetry.includes(error62.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error62, retries, retryAfter);
+  }
+  throw error62;
+}
+async function wrapRequest(state, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error62, info) {
+    const maxRetries = ~~error62.request.request?.retries;
+    const after = ~~error62.request.request?.retryAfter;
+    options.request.retryCount = info.retryCount + 1;
+    if (maxRetries > info.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error62 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error62, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error62, retries, retryAfter) => {
+        error62.request.request = Object.assign({}, error62.request.request, {
+          retries,
+          retryAfter
+        });
+        return error62;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+var import_light, VERSION9;
+var init_dist_bundle6 = __esm({
+  "../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
+    import_light = __toESM(require_light(), 1);
+    init_dist_src();
+    VERSION9 = "0.0.0-development";
+    retry.VERSION = VERSION9;
+  }
+});
+
+// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
+}
+async function doRequest(state, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error62) => error62.type === "RATE_LIMITED")) {
+      const error62 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error62;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error62, info) {
+      const [state2, request2, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error62.status !== 401;
+      if (!(shouldRetryGraphQL || error62.status === 403 || error62.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error62.message)) {
+          const retryAfter2 = Number(error62.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error62.response.headers != null && error62.response.headers["x-ratelimit-remaining"] === "0" || (error62.response.data?.errors ?? []).some(
+          (error210) => error210.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error62.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state, request2, options);
+  });
+  return {};
+}
+var import_light2, VERSION10, noop3, triggers_notification_paths_default, regex, triggersNotification, groups, createGroups;
+var init_dist_bundle7 = __esm({
+  "../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
+    import_light2 = __toESM(require_light(), 1);
+    VERSION10 = "0.0.0-development";
+    noop3 = () => Promise.resolve();
+    triggers_notification_paths_default = [
+      "/orgs/{org}/invitations",
+      "/orgs/{org}/invitations/{invitation_id}",
+      "/orgs/{org}/teams/{team_slug}/discussions",
+      "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+      "/repos/{owner}/{repo}/collaborators/{username}",
+      "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+      "/repos/{owner}/{repo}/issues",
+      "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+      "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+      "/repos/{owner}/{repo}/pulls",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+      "/repos/{owner}/{repo}/releases",
+      "/teams/{team_id}/discussions",
+      "/teams/{team_id}/discussions/{discussion_number}/comments"
+    ];
+    regex = routeMatcher(triggers_notification_paths_default);
+    triggersNotification = regex.test.bind(regex);
+    groups = {};
+    createGroups = function(Bottleneck2, common) {
+      groups.global = new Bottleneck2.Group({
+        id: "octokit-global",
+        maxConcurrent: 10,
+        ...common
+      });
+      groups.auth = new Bottleneck2.Group({
+        id: "octokit-auth",
+        maxConcurrent: 1,
+        ...common
+      });
+      groups.search = new Bottleneck2.Group({
+        id: "octokit-search",
+        maxConcurrent: 1,
+        minTime: 2e3,
+        ...common
+      });
+      groups.write = new Bottleneck2.Group({
+        id: "octokit-write",
+        maxConcurrent: 1,
+        minTime: 1e3,
+        ...common
+      });
+      groups.notifications = new Bottleneck2.Group({
+        id: "octokit-notifications",
+        maxConcurrent: 1,
+        minTime: 3e3,
+        ...common
+      });
+    };
+    throttling.VERSION = VERSION10;
+    throttling.triggersNotification = triggersNotification;
+  }
+});
+
+// adapters/github/octokit.ts
+var octokit_exports = {};
+__export(octokit_exports, {
+  RATE_LIMIT_RETRIES: () => RATE_LIMIT_RETRIES,
+  createGitHubOctokit: () => createGitHubOctokit,
+  logLines: () => logLines,
+  policyOptions: () => policyOptions,
+  withGitHubPolicy: () => withGitHubPolicy
+});
+function policyOptions(policy = {}) {
+  const retries = policy.rateLimitRetries ?? RATE_LIMIT_RETRIES;
+  const msPerSecond = policy.msPerSecond ?? 1e3;
+  const handler2 = (kind) => (retryAfter, options, octokit, retryCount) => {
+    const route = `${options.method} ${options.url}`;
+    const retrying = retryCount < retries;
+    octokit.log.warn(
+      `GitHub ${kind} rate limit on ${route}: ${retrying ? `retry ${retryCount + 1} of ${retries} in ${retryAfter} s` : `given up after ${retries} retries`}`
+    );
+    policy.onRateLimit?.({ kind, retryAfter, route, retryCount, retrying });
+    return retrying;
+  };
+  return {
+    throttle: {
+      enabled: true,
+      onRateLimit: handler2("primary"),
+      onSecondaryRateLimit: handler2("secondary"),
+      retryAfterBaseValue: msPerSecond,
+      ...policy.paceWrites === false ? { write: UNPACED, notifications: UNPACED } : {}
+    },
+    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] }
+  };
+}
+function withPolicyOptions(options, policy) {
+  const own2 = policyOptions(policy);
+  return { ...options, throttle: { ...options.throttle, ...own2.throttle }, retry: { ...options.retry, ...own2.retry } };
+}
+function withGitHubPolicy(Base, policy = {}) {
+  return Base.plugin(gitHubErrors).defaults((options) => withPolicyOptions(options, policy));
+}
+function logLines(write) {
+  const line = (m) => write(`conveyor: GitHub: ${m}`);
+  return { debug: () => void 0, info: () => void 0, warn: line, error: line };
+}
+function createGitHubOctokit(options) {
+  const { token, baseUrl, userAgent: userAgent2, log, ...policy } = options;
+  return new ActionOctokit({
+    auth: token,
+    baseUrl: (baseUrl || "https://api.github.com").replace(/\/+$/, ""),
+    userAgent: userAgent2 ?? "conveyor",
+    ...log ? { log } : {},
+    ...policyOptions(policy)
+  });
+}
+var RATE_LIMIT_RETRIES, UNPACED, ActionOctokit;
+var init_octokit = __esm({
+  "adapters/github/octokit.ts"() {
+    "use strict";
+    init_dist_src5();
+    init_dist_bundle6();
+    init_dist_bundle7();
+    init_errors2();
+    RATE_LIMIT_RETRIES = 3;
+    UNPACED = { key: () => ({ schedule: (_options, job) => job() }) };
+    ActionOctokit = Octokit2.plugin(throttling, retry, gitHubErrors);
+  }
+});
+
 // adapters/forge/github.ts
 var github_exports = {};
 __export(github_exports, {
@@ -23715,131 +25500,206 @@ function toPullRequest(repo, p) {
     title: p.title,
     body: p.body ?? "",
     state: merged ? "merged" : p.state === "open" ? "open" : "closed",
-    ...merged && p.merge_commit_sha ? { mergeCommit: p.merge_commit_sha } : {}
+    ...merged && p.merge_commit_sha ? { mergeCommit: p.merge_commit_sha } : {},
+    // Only a single PR's read has these (a list does not).
+    ...p.mergeable !== void 0 ? { mergeable: p.mergeable } : {},
+    ...p.mergeable_state !== void 0 ? { mergeableState: p.mergeable_state } : {},
+    ...p.draft !== void 0 ? { draft: p.draft } : {}
   };
 }
-async function forgeCall(what, fn) {
-  try {
-    return await fn();
-  } catch (e) {
-    const status = e.status;
-    throw new ConveyorError("forge-failed", `GitHub ${what} failed${status ? ` (HTTP ${status})` : ""}: ${e.message}`, { cause: e });
-  }
+function toCheckRun(c) {
+  return {
+    id: c.id,
+    url: c.html_url ?? "",
+    status: c.status,
+    conclusion: c.conclusion ?? null,
+    externalId: c.external_id ?? null,
+    detailsUrl: c.details_url ?? null,
+    startedAt: c.started_at ?? null,
+    output: { summary: c.output?.summary ?? null, text: c.output?.text ?? null }
+  };
 }
-var GitHubForge;
+var of, GitHubForge;
 var init_github = __esm({
   "adapters/forge/github.ts"() {
     "use strict";
-    init_dist_src5();
-    init_errors();
     init_forge();
+    init_errors2();
+    init_octokit();
+    of = (repo) => {
+      const { owner, name } = splitRepo(repo);
+      return { owner, repo: name };
+    };
     GitHubForge = class {
       octokit;
-      constructor(options) {
-        this.octokit = options.octokit ?? new Octokit2({
-          auth: options.token,
-          baseUrl: (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, ""),
-          userAgent: "conveyor",
-          request: { fetch: (...args) => fetch(...args) }
-        });
+      /** An Octokit of adapters/github/octokit.ts (the app's installation Octokit), or a token for one (the action's). */
+      constructor(source) {
+        this.octokit = "octokit" in source ? source.octokit : createGitHubOctokit(source);
       }
+      // Pull requests (the Forge port).
       async findPullRequest(repo, branch) {
-        const { owner, name } = splitRepo(repo);
-        const { data } = await forgeCall(
-          `finding the PR of ${repo}:${branch}`,
-          () => this.octokit.rest.pulls.list({ owner, repo: name, head: `${owner}:${branch}`, state: "open", per_page: 10 })
-        );
+        const { owner } = splitRepo(repo);
+        const { data } = await this.octokit.rest.pulls.list({ ...of(repo), head: `${owner}:${branch}`, state: "open", per_page: 10 });
         const found = data.find((p) => p.head.ref === branch);
         return found ? toPullRequest(repo, found) : void 0;
       }
       async openPullRequest(pr) {
-        const { owner, name } = splitRepo(pr.repo);
-        const { data } = await forgeCall(
-          `opening a PR in ${pr.repo}`,
-          () => this.octokit.rest.pulls.create({ owner, repo: name, head: pr.branch, base: pr.base, title: pr.title, body: pr.body })
-        );
+        const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title, body: pr.body });
         return toPullRequest(pr.repo, data);
       }
       async updatePullRequest(repo, number4, change) {
-        const { owner, name } = splitRepo(repo);
-        const { data } = await forgeCall(
-          `updating ${repo}#${number4}`,
-          () => this.octokit.rest.pulls.update({ owner, repo: name, pull_number: number4, ...change })
-        );
+        const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number4, ...change });
         return toPullRequest(repo, data);
       }
+      /** With its mergeability (`mergeable: null` while GitHub computes it). */
       async getPullRequest(repo, number4) {
-        const { owner, name } = splitRepo(repo);
-        const { data } = await forgeCall(
-          `reading ${repo}#${number4}`,
-          () => this.octokit.rest.pulls.get({ owner, repo: name, pull_number: number4 })
-        );
+        const { data } = await this.octokit.rest.pulls.get({ ...of(repo), pull_number: number4 });
         return toPullRequest(repo, data);
       }
       async listPullRequests(repo, options) {
-        const { owner, name } = splitRepo(repo);
+        const { owner } = splitRepo(repo);
         const out = [];
         for (const branch of options.branches) {
-          const { data } = await forgeCall(
-            `listing the PRs of ${repo}:${branch}`,
-            () => this.octokit.rest.pulls.list({ owner, repo: name, head: `${owner}:${branch}`, state: options.state ?? "all", per_page: 100 })
-          );
-          for (const p of data) if (p.head.ref === branch) out.push(toPullRequest(repo, p));
+          const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...of(repo), head: `${owner}:${branch}`, state: options.state ?? "all", per_page: 100 });
+          for (const p of pulls) if (p.head.ref === branch) out.push(toPullRequest(repo, p));
         }
         return out.sort((a, b) => a.number - b.number);
       }
+      /**
+       * Not retried on a server error or a lost answer (`retries: 0`): a merge GitHub did whose answer
+       * was lost must be judged again (read), not sent twice. A refusal is a GitHubApiError with its status.
+       */
       async mergePullRequest(repo, number4, options) {
-        const { owner, name } = splitRepo(repo);
-        const { data } = await forgeCall(
-          `merging ${repo}#${number4}`,
-          () => this.octokit.rest.pulls.merge({
-            owner,
-            repo: name,
-            pull_number: number4,
-            merge_method: options.method,
-            commit_title: options.title,
-            ...options.message !== void 0 ? { commit_message: options.message } : {},
-            ...options.expectedHead ? { sha: options.expectedHead } : {}
-          })
-        );
-        return { merged: data.merged, sha: data.sha };
+        const { data } = await this.octokit.rest.pulls.merge({
+          ...of(repo),
+          pull_number: number4,
+          merge_method: options.method,
+          commit_title: options.title,
+          ...options.message !== void 0 ? { commit_message: options.message } : {},
+          ...options.expectedHead ? { sha: options.expectedHead } : {},
+          request: { retries: 0 }
+        });
+        return { merged: data.merged, sha: data.sha, ...!data.merged && data.message ? { message: data.message } : {} };
       }
+      // Deployments (the Forge port).
       async createDeployment(request2) {
-        const { owner, name } = splitRepo(request2.repo);
-        const { data, status } = await forgeCall(
-          `creating a deployment of ${request2.repo}@${request2.ref.slice(0, 12)}`,
-          () => this.octokit.rest.repos.createDeployment({
-            owner,
-            repo: name,
-            ref: request2.ref,
-            environment: request2.environment,
-            description: request2.description,
-            transient_environment: request2.transient,
-            production_environment: false,
-            // A preview is not a release: no merging of the base into the ref, no required statuses.
-            auto_merge: false,
-            required_contexts: []
-          })
-        );
+        const { data, status } = await this.octokit.rest.repos.createDeployment({
+          ...of(request2.repo),
+          ref: request2.ref,
+          environment: request2.environment,
+          description: request2.description,
+          transient_environment: request2.transient,
+          production_environment: false,
+          // A preview is not a release: no merging of the base into the ref, no required statuses.
+          auto_merge: false,
+          required_contexts: []
+        });
         const id = data.id;
         if (status !== 201 || typeof id !== "number") {
-          throw new ConveyorError("forge-failed", `GitHub did not create a deployment of ${request2.repo}@${request2.ref} (HTTP ${status}): ${data.message ?? "no id in the answer"}`);
+          const message = data.message ?? "no deployment id in the answer";
+          throw new GitHubApiError(status, "POST /repos/{owner}/{repo}/deployments", `${message} (no deployment of ${request2.repo}@${request2.ref.slice(0, 12)} was created)`, false);
         }
         return { id };
       }
       async setDeploymentStatus(repo, id, status) {
-        const { owner, name } = splitRepo(repo);
-        await forgeCall(
-          `setting deployment ${id} of ${repo} to ${status.state}`,
-          () => this.octokit.rest.repos.createDeploymentStatus({
-            owner,
-            repo: name,
-            deployment_id: id,
-            state: status.state,
-            ...status.environmentUrl ? { environment_url: status.environmentUrl } : {},
-            ...status.description ? { description: status.description.slice(0, 140) } : {}
-          })
-        );
+        await this.octokit.rest.repos.createDeploymentStatus({
+          ...of(repo),
+          deployment_id: id,
+          state: status.state,
+          ...status.environmentUrl ? { environment_url: status.environmentUrl } : {},
+          ...status.description ? { description: status.description.slice(0, 140) } : {}
+        });
+      }
+      // Repository contents.
+      /** A file's text at a ref, or undefined when there is no such file. */
+      async readFile(repo, path, ref) {
+        const answer = await unlessAbsent(this.octokit.rest.repos.getContent({ ...of(repo), path, ref }));
+        const data = answer?.data;
+        if (!data || Array.isArray(data) || data.type !== "file" || !("content" in data) || typeof data.content !== "string") return void 0;
+        return Buffer.from(data.content, data.encoding || "base64").toString("utf8");
+      }
+      async branchHead(repo, branch) {
+        const { data } = await this.octokit.rest.git.getRef({ ...of(repo), ref: `heads/${branch}` });
+        return data.object.sha;
+      }
+      // Comments.
+      async createComment(repo, issue3, body) {
+        const { data } = await this.octokit.rest.issues.createComment({ ...of(repo), issue_number: issue3, body });
+        return { id: data.id, url: data.html_url };
+      }
+      async updateComment(repo, id, body) {
+        await this.octokit.rest.issues.updateComment({ ...of(repo), comment_id: id, body });
+      }
+      /** The issue's comment holding `marker`, if any (the tracking comment after a lost record): every page is read until it is found. */
+      async findComment(repo, issue3, marker) {
+        for await (const { data } of this.octokit.paginate.iterator(this.octokit.rest.issues.listComments, { ...of(repo), issue_number: issue3, per_page: 100 })) {
+          const found = data.find((c) => c.body?.includes(marker));
+          if (found) return { id: found.id, url: found.html_url };
+        }
+        return void 0;
+      }
+      async reactToComment(repo, commentId, content) {
+        await this.octokit.rest.reactions.createForIssueComment({ ...of(repo), comment_id: commentId, content });
+      }
+      // People.
+      /** admin, maintain, write, triage, read or none (the collaborator permission API, never author_association). */
+      async permission(repo, user) {
+        const answer = await unlessAbsent(this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...of(repo), username: user }));
+        return answer?.data.permission ?? "none";
+      }
+      /** active, pending or none: the user's membership of an organisation's team. */
+      async teamMembership(org, team, user) {
+        const answer = await unlessAbsent(this.octokit.rest.teams.getMembershipForUserInOrg({ org, team_slug: team, username: user }));
+        return answer?.data.state ?? "none";
+      }
+      // Check runs.
+      async createCheckRun(repo, check2) {
+        const { data } = await this.octokit.rest.checks.create({ ...of(repo), ...check2 });
+        return toCheckRun(data);
+      }
+      async updateCheckRun(repo, id, patch) {
+        const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch });
+        return toCheckRun(data);
+      }
+      async getCheckRun(repo, id) {
+        const { data } = await this.octokit.rest.checks.get({ ...of(repo), check_run_id: id });
+        return toCheckRun(data);
+      }
+      /** The check run named `name` on `ref` with this external id (looked for before one is created). */
+      async findCheckRun(repo, ref, name, externalId) {
+        const pages = this.octokit.paginate.iterator(this.octokit.rest.checks.listForRef, { ...of(repo), ref, check_name: name, filter: "all", per_page: 100 });
+        for await (const { data } of pages) {
+          const found = data.find((c) => c.external_id === externalId);
+          if (found) return toCheckRun(found);
+        }
+        return void 0;
+      }
+      // Workflows.
+      /**
+       * workflow_dispatch, asking for the run's id (`return_run_details`). A server that does not know
+       * that parameter answers 204 without details, or 422 naming it: then it is sent again without.
+       */
+      async dispatchWorkflow(repo, workflow, ref, inputs) {
+        const dispatch = { ...of(repo), workflow_id: workflow, ref, inputs };
+        try {
+          const { data } = await this.octokit.rest.actions.createWorkflowDispatch({ ...dispatch, return_run_details: true });
+          const details = data;
+          return details?.workflow_run_id ? { runId: details.workflow_run_id, ...details.html_url ? { url: details.html_url } : {} } : {};
+        } catch (e) {
+          if (!(e instanceof GitHubApiError && e.status === 422 && /return_run_details/.test(e.githubMessage))) throw e;
+          await this.octokit.rest.actions.createWorkflowDispatch(dispatch);
+          return {};
+        }
+      }
+      /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
+      async findWorkflowRun(repo, workflow, marker, since) {
+        const created = `>=${since.slice(0, 19)}Z`;
+        const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: "workflow_dispatch", created, per_page: 100 });
+        for await (const { data } of pages) {
+          const found = data.find((r) => (r.display_title ?? r.name ?? "").includes(marker));
+          if (found) return { id: found.id, url: found.html_url };
+        }
+        return void 0;
       }
     };
   }
@@ -26464,8 +28324,8 @@ function anchor(source) {
 var date = /* @__PURE__ */ anchor(dateSource);
 function timeSource(args) {
   const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
-  const regex = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
-  return regex;
+  const regex2 = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
+  return regex2;
 }
 function time(args) {
   return new RegExp(`^${timeSource(args)}$`);
@@ -26480,8 +28340,8 @@ function datetime(args) {
 }
 var anyString = /^[\s\S]{0,}$/;
 var string = (params) => {
-  const regex = params ? `[\\s\\S]{${params?.minimum ?? 0},${params?.maximum ?? ""}}` : `[\\s\\S]*`;
-  return new RegExp(`^${regex}$`);
+  const regex2 = params ? `[\\s\\S]{${params?.minimum ?? 0},${params?.maximum ?? ""}}` : `[\\s\\S]*`;
+  return new RegExp(`^${regex2}$`);
 };
 var bigint = /^-?\d+n?$/;
 var integer = /^-?\d+$/;
@@ -40699,9 +42559,9 @@ var stringProcessor = (schema, ctx, _json, _params) => {
       json2.pattern = patternList[0].source;
     else if (patternList.length > 1) {
       json2.allOf = [
-        ...patternList.map((regex) => ({
+        ...patternList.map((regex2) => ({
           ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
-          pattern: regex.source
+          pattern: regex2.source
         }))
       ];
     }
@@ -41641,15 +43501,15 @@ var initializer2 = (inst, issues) => {
   if (_installedErrorProtos.has(proto))
     return;
   _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-  _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-  _lazyMethod(proto, "addIssue", (self) => (issue3) => {
-    self.issues.push(issue3);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+  _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
+    self2.issues.push(issue3);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
-  _lazyMethod(proto, "addIssues", (self) => (issues2) => {
-    self.issues.push(...issues2);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+    self2.issues.push(...issues2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
   Object.defineProperty(proto, "isEmpty", {
     configurable: true,
@@ -42216,10 +44076,10 @@ function currencyCode2(_params) {
 function hash(alg, params) {
   const enc = params?.enc ?? "hex";
   const format = `${alg}_${enc}`;
-  const regex = regexes_exports[format];
-  if (!regex)
+  const regex2 = regexes_exports[format];
+  if (!regex2)
     throw new Error(`Unrecognized hash format: ${format}`);
-  return _stringFormat(ZodCustomStringFormat, format, regex, params);
+  return _stringFormat(ZodCustomStringFormat, format, regex2, params);
 }
 var ZodNumber = /* @__PURE__ */ $constructor(
   "ZodNumber",
@@ -42495,7 +44355,7 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
   $ZodObjectJIT.init(inst, def);
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => objectProcessor(inst, ctx, json2, params);
-  util_exports.installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
 }, {
   keyof() {
     return _enum2(Object.keys(this._zod.def.shape));
@@ -43729,7 +45589,7 @@ function convertBaseSchema(schema, ctx) {
             for (const key of Object.keys(payload.value)) {
               if (propertyKeys.includes(key))
                 continue;
-              if (patterns.some((regex) => regex.test(key)))
+              if (patterns.some((regex2) => regex2.test(key)))
                 continue;
               unrecognized.push(key);
             }
@@ -44595,15 +46455,15 @@ async function restoreGitConfigs(ws) {
 }
 
 // action/src/context.ts
-async function forgeFor(serverUrl, token, env) {
+async function forgeFor(serverUrl, token, env, log) {
   const url2 = new URL(checkServerUrl(serverUrl));
   if (url2.protocol === "file:") {
     const { LocalForge: LocalForge2 } = await Promise.resolve().then(() => (init_local(), local_exports));
     return LocalForge2.open(decodeURIComponent(url2.pathname));
   }
   if (!token) throw new ConveyorError("bad-input", `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
-  const { GitHubForge: GitHubForge2 } = await Promise.resolve().then(() => (init_github(), github_exports));
-  return new GitHubForge2({ token, apiUrl: env.GITHUB_API_URL || "https://api.github.com" });
+  const [{ GitHubForge: GitHubForge2 }, { logLines: logLines2 }] = await Promise.all([Promise.resolve().then(() => (init_github(), github_exports)), Promise.resolve().then(() => (init_octokit(), octokit_exports))]);
+  return new GitHubForge2({ token, baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
 function createContext(options) {
   const { env, token } = options;
@@ -44612,13 +46472,14 @@ function createContext(options) {
   const write = options.log ?? ((line) => process.stdout.write(`${line}
 `));
   let forge;
+  const log = (line) => write(scrubber.scrub(line));
   return {
     env,
     ...token ? { token } : {},
     serverUrl,
     scrubber,
-    forge: () => forge ??= forgeFor(serverUrl, token, env),
-    log: (line) => write(scrubber.scrub(line)),
+    forge: () => forge ??= forgeFor(serverUrl, token, env, log),
+    log,
     minuteMs: options.minuteMs ?? 6e4,
     ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
     ...env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}
@@ -44676,43 +46537,9 @@ function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
 \u2026(cut to fit GitHub's check run limit)` });
 }
 
-// adapters/github/retry.ts
-init_errors();
-function isRetryable(e) {
-  const err = e;
-  if (typeof err?.status !== "number") return true;
-  if (err.status >= 500 || err.status === 429) return true;
-  if (err.status === 403) {
-    const remaining = err.response?.headers?.["x-ratelimit-remaining"];
-    return remaining === "0" || /rate limit/i.test(err.message ?? "");
-  }
-  return false;
-}
-function retryAfterMs(e) {
-  const v = e?.response?.headers?.["retry-after"];
-  const n = v === void 0 ? NaN : Number(v);
-  return Number.isFinite(n) ? n * 1e3 : void 0;
-}
-async function withRetry(what, fn, options = {}) {
-  const retries = options.retries ?? 3;
-  const base = options.baseMs ?? 500;
-  const sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-  for (let tries = 0; ; tries++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof ConveyorError) throw e;
-      const status = e?.status;
-      if (tries >= retries || !isRetryable(e)) {
-        const after = tries > 0 ? ` after ${tries + 1} tries` : "";
-        throw new ConveyorError("forge-failed", `GitHub ${what} failed${after}${status ? ` (HTTP ${status})` : ""}: ${e.message}`, { cause: e });
-      }
-      await sleep(Math.min(6e4, retryAfterMs(e) ?? base * 2 ** tries));
-    }
-  }
-}
-
 // action/src/report/check-run.ts
+init_github();
+init_octokit();
 var MAX_SUMMARY = 65e3;
 function checkRunOutput(result) {
   const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
@@ -44738,17 +46565,6 @@ var CheckRunReporter = class {
     await this.client.complete(checkRunOutput(result));
   }
 };
-function api(env, token, repo, id) {
-  const base = (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
-  const url2 = `${base}/repos/${repo}/check-runs/${id}`;
-  const headers = { authorization: `Bearer ${token}`, accept: "application/vnd.github+json", "content-type": "application/json", "user-agent": "conveyor-action" };
-  const call = (method, body) => withRetry(`${method} check run ${id} of ${repo}`, async () => {
-    const res = await fetch(url2, { method, headers, ...body !== void 0 ? { body: JSON.stringify(body) } : {} });
-    if (res.ok) return await res.json();
-    throw Object.assign(new Error((await res.text()).slice(0, 300)), { status: res.status, response: { headers: Object.fromEntries(res.headers) } });
-  });
-  return { get: () => call("GET"), patch: (body) => call("PATCH", body) };
-}
 async function payloadIdentity(io) {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile2(io.env.CONVEYOR_PAYLOAD_PATH, "utf8") : io.getInput("payload");
@@ -44767,18 +46583,19 @@ async function prepareCheckRun(io) {
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
   const identity = await payloadIdentity(io);
-  const check2 = api(io.env, token, repo, id);
-  const current = await check2.get();
+  const github = new GitHubForge({ token, baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
+  const checkRunId = Number(id);
+  const current = await github.getCheckRun(repo, checkRunId);
   const server = (io.env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : void 0;
   if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-  if (identity && current.external_id !== externalIdOf(identity)) {
-    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.external_id ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+  if (identity && current.externalId !== externalIdOf(identity)) {
+    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current` };
   }
-  if (current.status === "in_progress" && runUrl && current.details_url && !current.details_url.startsWith(runUrl)) {
-    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.details_url}` };
+  if (current.status === "in_progress" && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
+    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
   }
-  await check2.patch({
+  await github.updateCheckRun(repo, checkRunId, {
     status: "in_progress",
     started_at: (/* @__PURE__ */ new Date()).toISOString(),
     ...runUrl ? { details_url: runUrl } : {},
@@ -44786,7 +46603,7 @@ async function prepareCheckRun(io) {
   });
   const client = {
     async complete(out) {
-      await check2.patch({
+      await github.updateCheckRun(repo, checkRunId, {
         status: "completed",
         conclusion: out.conclusion,
         completed_at: (/* @__PURE__ */ new Date()).toISOString(),
@@ -45114,8 +46931,8 @@ function pullRequestBody(input2) {
   if (sorted.length > 1) {
     lines.push("### Pull requests of this change", "");
     for (const pr of sorted) {
-      const self = pr.repo === input2.repo ? " (this pull request)" : "";
-      lines.push(`- ${pr.repo}#${pr.number}${self}: ${pr.url}`);
+      const self2 = pr.repo === input2.repo ? " (this pull request)" : "";
+      lines.push(`- ${pr.repo}#${pr.number}${self2}: ${pr.url}`);
     }
     lines.push("");
   }
@@ -45368,7 +47185,7 @@ var NOT_OK = /^(\s*)not ok\b/;
 var MAX_BLOCK_LINES = 40;
 var indentOf = (line) => line.length - line.trimStart().length;
 function failureGroups(lines) {
-  const groups = [];
+  const groups2 = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
     const tap = NOT_OK.exec(line);
@@ -45385,13 +47202,13 @@ function failureGroups(lines) {
           break;
         }
       }
-      groups.push(group);
+      groups2.push(group);
       i = j - 1;
     } else if (line.trim() && FAILURE_LINE.test(line)) {
-      groups.push([i]);
+      groups2.push([i]);
     }
   }
-  return groups;
+  return groups2;
 }
 function failingLines(output2, options = {}) {
   const tailLines = options.tailLines ?? 15;
@@ -46283,7 +48100,7 @@ ${fence(e.outputTail)}`);
 // action/src/steps/teardown.ts
 init_errors();
 var MAX_TEARDOWN_RETRIES = 3;
-var backoffMs = (retry) => 250 * 2 ** (retry - 1);
+var backoffMs = (retry2) => 250 * 2 ** (retry2 - 1);
 async function runTeardown(ctx, payload) {
   const envs = payload.environments.filter((e) => e.state === "ready");
   if (envs.length === 0) {

@@ -27,15 +27,15 @@ export interface StepContext {
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
-async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv): Promise<Forge> {
+async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Forge> {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === 'file:') {
     const { LocalForge } = await import('../../adapters/forge/local.ts');
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token) throw new ConveyorError('bad-input', `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
-  const { GitHubForge } = await import('../../adapters/forge/github.ts');
-  return new GitHubForge({ token, apiUrl: env.GITHUB_API_URL || 'https://api.github.com' });
+  const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/forge/github.ts'), import('../../adapters/github/octokit.ts')]);
+  return new GitHubForge({ token, baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
 }
 
 export function createContext(options: {
@@ -50,13 +50,14 @@ export function createContext(options: {
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
   const write = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   let forge: Promise<Forge> | undefined;
+  const log = (line: string) => write(scrubber.scrub(line));
   return {
     env,
     ...(token ? { token } : {}),
     serverUrl,
     scrubber,
-    forge: () => (forge ??= forgeFor(serverUrl, token, env)),
-    log: (line) => write(scrubber.scrub(line)),
+    forge: () => (forge ??= forgeFor(serverUrl, token, env, log)),
+    log,
     minuteMs: options.minuteMs ?? 60_000,
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),

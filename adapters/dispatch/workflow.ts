@@ -16,7 +16,7 @@ import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { latestRun, type RunStore } from '../../engine/ports/store.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
-import type { GitHubClient } from '../github/client.ts';
+import type { GitHubForge } from '../forge/github.ts';
 import type { Heads } from '../github/heads.ts';
 import type { AttemptLink, LinkStore } from '../store/links.ts';
 
@@ -35,8 +35,8 @@ export interface WorkflowDispatcherOptions {
   store: RunStore;
   links: LinkStore;
   heads: Heads;
-  /** The GitHub client of the run's installation. */
-  client(run: Run): Promise<GitHubClient>;
+  /** The GitHub adapter of the run's installation. */
+  github(run: Run): Promise<GitHubForge>;
   workflow?: string;
   /** Characters all inputs may take together (GitHub: 65,535). */
   inputsLimit?: number;
@@ -111,13 +111,13 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
     async run(payload) {
       const run = runOf(payload);
-      const client = await options.client(run);
+      const github = await options.github(run);
       const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
       // This attempt's record, written by the commit that made it: nothing of it can exist on GitHub yet.
       const ready = prepared.get(externalId);
       prepared.delete(externalId);
       const fresh = ready?.durable ? ready.link : undefined;
-      const { repo, head } = fresh ? { repo: fresh.repo, head: fresh.head! } : await options.heads.of(run, payload.repos, client);
+      const { repo, head } = fresh ? { repo: fresh.repo, head: fresh.head! } : await options.heads.of(run, payload.repos, github);
       // What an earlier try of this attempt recorded (read once: this try's own writes follow it).
       const stored = fresh ? undefined : links.attempt(externalId);
       let link: AttemptLink = fresh ?? stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
@@ -133,11 +133,11 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       if (link.checkRunId === undefined) {
         const name = stepCheckName(payload.step.id);
         // A record without an id means an earlier try may have created it before it died.
-        const earlier = stored ? await client.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
+        const earlier = stored ? await github.findCheckRun(repo, link.head ?? head, name, externalId) : undefined;
         if (!earlier && !fresh) save({ state: 'creating-check', head });
         const check =
           earlier ??
-          (await client.createCheckRun(repo, {
+          (await github.createCheckRun(repo, {
             name,
             head_sha: head,
             external_id: externalId,
@@ -154,7 +154,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
         const marker = workflowRunMarker(checkRunId);
         // A check run an earlier try made (recorded, or found on GitHub) may have its workflow run
         // already; one this try made cannot (and without a stored record, this try made it).
-        const earlier = stored && !madeCheck ? await client.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
+        const earlier = stored && !madeCheck ? await github.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
         if (earlier) {
           save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {
@@ -164,7 +164,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           const fitted = fitPayload(payload, room);
           if (fitted.cuts.length > 0) options.log?.(`conveyor: run ${run.id} step ${payload.step.id}: cut ${fitted.cuts.join(', ')} to fit the workflow inputs`);
           const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
-          const started = await client.dispatchWorkflow(repo, workflow, ref, { payload: fitted.text, ...fixed });
+          const started = await github.dispatchWorkflow(repo, workflow, ref, { payload: fitted.text, ...fixed });
           save({ state: 'dispatched', ...(started.runId ? { workflowRunId: started.runId } : {}), ...(started.url ? { workflowRunUrl: started.url } : {}) }, { later: true });
         }
       }
@@ -175,8 +175,8 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
     async recover(payload): Promise<AttemptOutcome | undefined> {
       const link = links.attempt(externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode }));
       if (link?.checkRunId === undefined) return undefined;
-      const client = await options.client(runOf(payload));
-      const check = await client.getCheckRun(link.repo, link.checkRunId);
+      const github = await options.github(runOf(payload));
+      const check = await github.getCheckRun(link.repo, link.checkRunId);
       return check.status === 'completed' ? completedOutcome(check) : undefined;
     },
   };

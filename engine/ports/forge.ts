@@ -1,8 +1,8 @@
 // The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
-// Two adapters: GitHub (Octokit REST) and Local (bare repositories plus a SQLite file of PRs).
-// The action opens PRs and deployments through it, and the embedded mode merges through it; the
-// GitHub App's merges, check runs, comments and permissions go through its own client
-// (app/github/client.ts).
+// Two adapters: GitHub (adapters/forge/github.ts, on Octokit) and Local (bare repositories plus a
+// SQLite file of PRs). The action opens PRs and deployments through it, and the embedded mode
+// merges through it; what only GitHub has (check runs, comments, permissions, workflow dispatch)
+// the app calls on the GitHub adapter itself.
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
@@ -21,6 +21,11 @@ export interface PullRequest {
   state: PullRequestState;
   /** The merge commit on the base, once merged. */
   mergeCommit?: string;
+  /** Whether it merges cleanly into its base; null while the forge is still computing it. Read of one PR only. */
+  mergeable?: boolean | null;
+  /** GitHub's finer verdict (clean, dirty, behind, blocked, unstable, unknown...). Read of one PR only. */
+  mergeableState?: string;
+  draft?: boolean;
 }
 
 export interface OpenPullRequest {
@@ -45,6 +50,8 @@ export interface MergeResult {
   merged: boolean;
   /** Commit on the base after the merge. */
   sha: string;
+  /** The forge's word on it (GitHub's `message`), when it gave one. */
+  message?: string;
 }
 
 /** A GitHub Deployment of a preview environment (transient: it goes away with the run). */

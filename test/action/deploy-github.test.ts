@@ -7,9 +7,12 @@ import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runDeploy } from '../../action/src/steps/deploy.ts';
 import { runTeardown } from '../../action/src/steps/teardown.ts';
 import { GitHubForge } from '../../adapters/forge/github.ts';
+import { logLines } from '../../adapters/github/octokit.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
 
 const API = 'https://api.github.com';
+/** The action's forge, its waits a thousand times shorter and writes not paced (real time here). */
+const QUICK = { token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) };
 let f: Fixture;
 let n = 0;
 
@@ -29,7 +32,7 @@ function githubContext(): StepContext {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: f.remotes.url, CONVEYOR_WORKSPACE_ROOT: join(f.scratch, `ws-${++n}`), REC: f.rec },
     log: () => undefined,
   });
-  const forge = new GitHubForge({ token: 'ghs_test', apiUrl: API });
+  const forge = new GitHubForge(QUICK);
   return { ...ctx, forge: async () => forge };
 }
 
@@ -72,7 +75,8 @@ describe('GitHub Deployments of preview environments', () => {
 
   it('deploys anyway when GitHub refuses the deployment, and says so in the summary', async () => {
     const payload = f.payload({ web: { run: deployCommand(0) } }, { own: 'web' });
-    const scope = nock(API).post('/repos/acme/mono/deployments').reply(500, { message: 'Server Error' });
+    // A server error is tried again three times (plugin-retry) before the note says so.
+    const scope = nock(API).post('/repos/acme/mono/deployments').times(4).reply(500, { message: 'Server Error' });
     const result = await runDeploy(githubContext(), payload);
     scope.done();
     expect(result.conclusion).toBe('success');
@@ -82,9 +86,11 @@ describe('GitHub Deployments of preview environments', () => {
   });
 
   it('refuses an answer without a deployment (GitHub\'s 202 when it would merge first)', async () => {
-    const forge = new GitHubForge({ token: 'ghs_test', apiUrl: API });
+    const forge = new GitHubForge(QUICK);
     const scope = nock(API).post('/repos/acme/web/deployments').reply(202, { message: 'Auto-merged main into topic' });
-    await expect(forge.createDeployment({ repo: 'acme/web', ref: 'abc', environment: 'e', description: 'd', transient: true })).rejects.toThrow(/did not create a deployment .*HTTP 202.*Auto-merged/);
+    await expect(forge.createDeployment({ repo: 'acme/web', ref: 'abc', environment: 'e', description: 'd', transient: true })).rejects.toThrow(
+      'GitHub POST /repos/{owner}/{repo}/deployments failed (HTTP 202): Auto-merged main into topic (no deployment of acme/web@abc was created)',
+    );
     scope.done();
   });
 });

@@ -171,7 +171,7 @@ describe('the token handed over in a file', () => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
-        calls.push(`${req.method} ${req.headers.authorization === `Bearer ${token}` ? 'with' : 'without'} the token`);
+        calls.push(`${req.method} ${req.headers.authorization === `token ${token}` ? 'with' : 'without'} the token`);
         if (req.method === 'PATCH') Object.assign(check, JSON.parse(body) as object);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(check));
       });

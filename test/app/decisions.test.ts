@@ -181,10 +181,11 @@ describe('pushes after an approval', () => {
     h = createHarness({ botLogin: undefined });
     const before = seed(h, atApproval(), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
     const push = () => events.pull('synchronize', 'acme/web', 1, 'f'.repeat(40), 'conveyor-app[bot]', false, 'Bot');
-    // Every try fails: the push's handling fails, naming the call, and the answer is not kept.
+    // Every try fails (the first and plugin-retry's three): the push's handling fails, naming the
+    // call, and the answer is not kept.
     const down = nock(API).get('/app').times(4).reply(500, { message: 'Server Error' });
     (await h.probot.ready()).log.level = 'silent'; // else Probot prints the failed delivery whole
-    await expect(h.receive('pull_request', push())).rejects.toThrow("GitHub reading the app's own login failed after 4 tries (HTTP 500): Server Error");
+    await expect(h.receive('pull_request', push())).rejects.toThrow('GitHub GET /app failed (HTTP 500): Server Error');
     allDone([down]);
     // Asked again at the next push, through a passing error; then known.
     const asked = nock(API).get('/app').reply(502, 'Bad Gateway').get('/app').reply(200, { id: 1, slug: 'conveyor-app' });

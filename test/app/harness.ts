@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import nock from 'nock';
-import { Probot } from 'probot';
-import { ConveyorOctokit } from '../../app/octokit.ts';
+import { Probot, ProbotOctokit } from 'probot';
+import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
 import { openAppStores } from '../../app/stores.ts';
 import { tempDir, removeDir } from '../helpers/repos.ts';
@@ -55,9 +55,9 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
   const probot = new Probot({
     appId: APP_ID,
     privateKey,
-    // Probot merges its own throttling options over plain defaults (writes would wait a second
-    // each); the function form has the last word.
-    Octokit: ConveyorOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })),
+    // The app's own Octokit policy (retries, rate limits), its waits a thousand times shorter and
+    // writes not paced (a second or three between writes, real time).
+    Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }),
   });
   const conveyor = new ConveyorApp(probot, {
     store,
@@ -65,7 +65,6 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     appId: APP_ID,
     now: () => clock.now,
     sweepEveryMs: false,
-    retry: { sleep: async () => undefined },
     botLogin: 'conveyor-app[bot]',
     log: () => undefined,
     ...options,
@@ -162,7 +161,8 @@ export async function fakeCheckRuns(): Promise<{ url: string; checks: Map<number
       const m = /^\/repos\/acme\/web\/check-runs\/(\d+)$/.exec(req.url ?? '');
       requests.push(`${req.method} ${req.url}`);
       const check = m ? checks.get(Number(m[1])) : undefined;
-      if (!check || req.headers.authorization !== 'Bearer ghs_action') {
+      // As Octokit sends an installation token.
+      if (!check || req.headers.authorization !== 'token ghs_action') {
         res.writeHead(check ? 401 : 404).end('{}');
         return;
       }

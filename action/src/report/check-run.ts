@@ -6,7 +6,8 @@
 // progress with a link to this workflow run.
 import { readFile } from 'node:fs/promises';
 import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
-import { withRetry } from '../../../adapters/github/retry.ts';
+import { GitHubForge } from '../../../adapters/forge/github.ts';
+import { logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -63,27 +64,6 @@ export interface CheckRunIO {
 
 export type CheckRunGate = { proceed: true; client?: CheckRunClient } | { proceed: false; reason: string };
 
-interface ApiCheckRun {
-  status: string;
-  external_id: string | null;
-  details_url: string | null;
-}
-
-/** The REST calls of the check run, on the global fetch with the installation token, retried as the app's are. */
-function api(env: NodeJS.ProcessEnv, token: string, repo: string, id: string) {
-  const base = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
-  const url = `${base}/repos/${repo}/check-runs/${id}`;
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json', 'user-agent': 'conveyor-action' };
-  const call = <T>(method: 'GET' | 'PATCH', body?: unknown): Promise<T> =>
-    withRetry(`${method} check run ${id} of ${repo}`, async () => {
-      const res = await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      if (res.ok) return (await res.json()) as T;
-      // What withRetry reads to tell a retryable failure: the status and the rate-limit headers.
-      throw Object.assign(new Error((await res.text()).slice(0, 300)), { status: res.status, response: { headers: Object.fromEntries(res.headers) } });
-    });
-  return { get: () => call<ApiCheckRun>('GET'), patch: (body: unknown) => call<ApiCheckRun>('PATCH', body) };
-}
-
 async function payloadIdentity(io: CheckRunIO): Promise<{ runId: string; step: string; attempt: number; epoch: number; mode?: string } | undefined> {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, 'utf8') : io.getInput('payload');
@@ -108,18 +88,19 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);
-  const check = api(io.env, token, repo, id);
-  const current = await check.get();
+  const github = new GitHubForge({ token, baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
+  const checkRunId = Number(id);
+  const current = await github.getCheckRun(repo, checkRunId);
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
   if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-  if (identity && current.external_id !== externalIdOf(identity)) {
-    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.external_id ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+  if (identity && current.externalId !== externalIdOf(identity)) {
+    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
   }
-  if (current.status === 'in_progress' && runUrl && current.details_url && !current.details_url.startsWith(runUrl)) {
-    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.details_url}` };
+  if (current.status === 'in_progress' && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
+    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
   }
-  await check.patch({
+  await github.updateCheckRun(repo, checkRunId, {
     status: 'in_progress',
     started_at: new Date().toISOString(),
     ...(runUrl ? { details_url: runUrl } : {}),
@@ -127,7 +108,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   });
   const client: CheckRunClient = {
     async complete(out) {
-      await check.patch({
+      await github.updateCheckRun(repo, checkRunId, {
         status: 'completed',
         conclusion: out.conclusion,
         completed_at: new Date().toISOString(),

@@ -24,8 +24,8 @@ beforeEach(() => {
   nock.disableNetConnect();
   h = createHarness();
   tokenScope();
-  const { store, links, heads, clientOf } = h.conveyor.deps;
-  dispatcher = createWorkflowDispatcher({ store, links, heads, client: clientOf, now: () => h.clock.now });
+  const { store, links, heads, githubOf } = h.conveyor.deps;
+  dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, now: () => h.clock.now });
   seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }]), {}, { leaveQueued: 'implement' });
   nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } });
 });
