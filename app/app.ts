@@ -16,11 +16,14 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { mergeOnGitHub, type MergePolicy } from './merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/github/heads.ts';
-import type { LinkStore } from '../adapters/store/links.ts';
+import type { LinkStore } from '../engine/ports/links.ts';
 import { RunReporter } from './report.ts';
-import { startRun } from './start.ts';
+import { startFromLabel } from './start.ts';
 import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
-import { openAppStores } from './stores.ts';
+import { openAppStore } from './stores.ts';
+import { onInstallationGone } from './installations.ts';
+import { DISPATCH_INPUTS_LIMIT } from '../core/contract/payload-fit.ts';
+import { payloadLimitOf } from './start.ts';
 
 export interface ConveyorAppOptions {
   store: RunStore;
@@ -35,12 +38,12 @@ export interface ConveyorAppOptions {
   inputsLimit?: number;
   /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
   merge?: MergePolicy;
-  /** Login of this app's bot user, whose pushes never make approvals stale (default: asked of GitHub once). */
+  /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
 }
 
-type Sender = { login: string; type?: string };
+type Sender = { login: string; type?: string | null; id?: number };
 
 export class ConveyorApp {
   readonly engine: Engine;
@@ -79,8 +82,11 @@ export class ConveyorApp {
         await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
+      log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
     });
-    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, github, githubOf, now, log };
+    const isSelf = async (actor: Sender) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
+    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
+    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, github, githubOf, isSelf, payloadLimit, now, log };
     this.register();
     if (options.sweepEveryMs !== false) {
       this.timer = setInterval(() => this.track(this.sweep()), options.sweepEveryMs ?? 60_000);
@@ -107,30 +113,30 @@ export class ConveyorApp {
    * property-tested with exact duplicates), so a redelivery finds nothing to do, and the record
    * (a read and a write on every step's completion) would add nothing.
    */
-  private once(id: string): boolean {
-    return !this.options.store.seenDelivery(id);
+  private async once(id: string): Promise<boolean> {
+    return !(await this.options.store.seenDelivery(id));
   }
 
   private register(): void {
     const { probot, deps } = this;
     probot.on('issues.labeled', async (context) => {
       const { issue, label, repository, installation, sender } = context.payload;
-      if (!label || !installation || !this.once(context.id)) return;
-      await startRun(deps, {
+      if (!label || !installation || !(await this.once(context.id))) return;
+      await startFromLabel(deps, {
         installationId: installation.id,
         repo: repository.full_name,
         defaultBranch: repository.default_branch,
         issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
         requester: sender.login,
         trigger: { kind: 'label', label: label.name },
-      });
+      }, { login: sender.login, type: sender.type ?? null });
     });
 
     probot.on('issue_comment.created', async (context) => {
       const { issue, comment, repository, installation } = context.payload;
-      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !this.once(context.id)) return;
+      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !(await this.once(context.id))) return;
       const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
-      if (actor.login === (await this.ownLogin())) return; // our own replies quote commands
+      if (await this.deps.isSelf(actor)) return; // our own replies quote commands
       await onCommandText(
         deps,
         {
@@ -149,49 +155,64 @@ export class ConveyorApp {
 
     probot.on('pull_request_review.submitted', async (context) => {
       const { review, pull_request: pr, repository, installation } = context.payload;
-      if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !this.once(context.id)) return;
+      if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !(await this.once(context.id))) return;
       const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
       await onCommandText(deps, { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor }, review.body ?? '');
     });
 
     probot.on('check_run.requested_action', async (context) => {
-      const { check_run: check, requested_action: action, sender } = context.payload;
-      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !this.once(context.id)) return;
-      const id = parseExternalId(check.external_id);
-      const run = id ? deps.store.get(id.runId) : undefined;
+      const { check_run: check, requested_action: action, sender, repository } = context.payload;
+      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !(await this.once(context.id))) return;
+      // Only the approval check run the app made for that run, in that repository.
+      const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
+      const id = parseExternalId(link?.externalId);
+      const run = id ? await deps.store.get(id.runId) : undefined;
       if (!id || !run) return;
       await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null });
     });
 
     probot.on('check_run.completed', async (context) => {
-      const check = context.payload.check_run;
+      const { check_run: check, repository } = context.payload;
       if (check.app?.id !== deps.appId) return;
       // A teardown's result has no attempt to retire: its delivery is recorded (see once).
-      if (parseExternalId(check.external_id)?.teardown && !this.once(context.id)) return;
-      await onCheckRunCompleted(deps, check);
+      if (parseExternalId(check.external_id)?.teardown && !(await this.once(context.id))) return;
+      await onCheckRunCompleted(deps, repository.full_name, check);
     });
 
     probot.on('check_run.rerequested', async (context) => {
-      const check = context.payload.check_run;
-      if (check.app?.id !== deps.appId || !this.once(context.id)) return;
-      await onCheckRunRerequested(deps, check, context.payload.sender as Sender);
+      const { check_run: check, repository } = context.payload;
+      if (check.app?.id !== deps.appId || !(await this.once(context.id))) return;
+      await onCheckRunRerequested(deps, repository.full_name, check, context.payload.sender as Sender);
     });
 
     probot.on('workflow_run.completed', async (context) => {
       // Acts only on a current attempt, and retires it (see once).
-      await onWorkflowRunCompleted(deps, context.payload.workflow_run);
+      await onWorkflowRunCompleted(deps, context.payload.repository.full_name, context.payload.workflow_run);
     });
 
     probot.on('pull_request.synchronize', async (context) => {
       const { pull_request: pr, repository, sender } = context.payload;
-      if (!this.once(context.id)) return;
-      await onPullRequestSynchronize(deps, repository.full_name, pr, sender, () => this.ownLogin());
+      if (!(await this.once(context.id))) return;
+      await onPullRequestSynchronize(deps, repository.full_name, pr, sender);
     });
 
     probot.on('pull_request.closed', async (context) => {
       const { pull_request: pr, repository, sender } = context.payload;
-      if (!this.once(context.id)) return;
+      if (!(await this.once(context.id))) return;
       await onPullRequestClosed(deps, repository.full_name, pr, sender);
+    });
+
+    // The app lost its access: runs there can do nothing more, and say why.
+    probot.on('installation.deleted', async (context) => {
+      if (!(await this.once(context.id))) return;
+      const account = context.payload.installation.account;
+      const owner = account && 'login' in account ? account.login : 'its account';
+      await onInstallationGone(deps, context.payload.installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`);
+    });
+    probot.on('installation_repositories.removed', async (context) => {
+      if (!(await this.once(context.id))) return;
+      const removed = context.payload.repositories_removed.map((r) => r.full_name);
+      await onInstallationGone(deps, context.payload.installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`);
     });
   }
 
@@ -218,22 +239,21 @@ export class ConveyorApp {
 
   /** After a restart: settles what the previous process left for each active run. */
   async recover(): Promise<void> {
-    for (const run of this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
+    for (const run of await this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
   }
 
-  /** Resolves when no effect, report or sweep is in flight (done marks may still be held: see Engine). */
+  /** Resolves when no effect, report or sweep is in flight. */
   async idle(): Promise<void> {
     for (;;) {
-      await this.engine.settled();
+      await this.engine.idle();
       if (this.inflight.size === 0) return;
       await Promise.race(this.inflight);
     }
   }
 
-  /** Stops the sweeper and writes the engine's held done marks: call before closing the store. */
+  /** Stops the sweeper: call before closing the store. */
   close(): void {
     if (this.timer) clearInterval(this.timer);
-    this.engine.close();
   }
 
   private track(work: Promise<unknown>): void {
@@ -244,23 +264,18 @@ export class ConveyorApp {
 
 /** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
 export default function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): void {
-  const { store, links } = openAppStores(process.env);
+  const store = openAppStore(process.env);
   const conveyor = new ConveyorApp(app, {
     store,
-    links,
+    links: store.links,
     appId: Number(process.env.APP_ID),
     ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
   });
-  // A stop writes what the engine and the store hold for their next write (done marks, riders)
-  // before the process ends, so only a crash loses any. Probot's SIGINT handler stops its server
-  // and exits; a service manager's SIGTERM exits the same way.
+  // A stop closes the state database cleanly (its WAL checkpointed). Probot's SIGINT handler stops
+  // its server and exits; a service manager's SIGTERM exits the same way.
   process.once('exit', () => {
-    try {
-      conveyor.close();
-      store.close();
-    } catch (e) {
-      process.stderr.write(`conveyor: could not close the state database cleanly: ${(e as Error).message}\n`);
-    }
+    conveyor.close();
+    store.close().catch((e: unknown) => app.log.error(`conveyor: could not close the state database cleanly: ${(e as Error).message}`));
   });
   process.once('SIGTERM', () => process.exit(0));
   void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));

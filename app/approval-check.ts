@@ -7,7 +7,7 @@ import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
 import type { CheckRunWrite, GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
-import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
+import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
 
 /** GitHub's limits: label 20, description 40, identifier 20 characters. */
 export const APPROVAL_ACTIONS = [
@@ -39,7 +39,7 @@ export class ApprovalChecks {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 });
-      const link = attempts ? attempts.find((l) => l.externalId === externalId) : this.links.attempt(externalId);
+      const link = attempts ? attempts.find((l) => l.externalId === externalId) : await this.links.attempt(externalId);
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {
         // The old head's check: no longer the one that decides.
@@ -53,7 +53,7 @@ export class ApprovalChecks {
       if (s.status === 'pending') continue;
       const created = await github.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
       this.remember(created.id, want);
-      this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() }, link ?? null);
+      await this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() });
     }
   }
 

@@ -1,15 +1,20 @@
 // Advancing runs from GitHub: a completed step check run carries the attempt's result; the Checks
 // tab's Re-run retries the step; a workflow run that ended without a result, or an attempt the
 // sweeper judged lost, is lost (the engine dispatches it again with the next epoch, at most twice).
-import { STEP_CHECK_PREFIX, externalIdOf, parseExternalId, type AttemptId } from '../core/github/check-run.ts';
+//
+// A check run or workflow run counts only as the one the app recorded for the attempt, in the
+// repository it dispatched to (never by its external id or title alone: anyone with an app can
+// make a check run that names any attempt, and any workflow can put any text in its title); its
+// result counts only when its receipt verifies (the reducer checks it).
+import { STEP_CHECK_PREFIX, parseExternalId, type AttemptId } from '../core/github/check-run.ts';
 import type { Run } from '../core/run/types.ts';
-import { latestRun } from '../engine/ports/store.ts';
 import type { StepResult } from '../core/contract/wire.ts';
-import { completedOutcome, parseWorkflowRunMarker } from '../adapters/dispatch/workflow.ts';
+import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
 import { isBot } from './commands.ts';
 import { canWrite, type AppDeps } from './deps.ts';
-import type { AttemptLink } from '../adapters/store/links.ts';
+import type { AttemptLink } from '../engine/ports/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
+import { externalIdOf } from '../core/github/check-run.ts';
 
 interface CheckRunPayload {
   id: number;
@@ -23,7 +28,7 @@ interface CheckRunPayload {
 }
 
 /** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
-function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
+export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
   const s = run?.steps[id.step];
   return !!s && !id.teardown && s.status === 'queued' && s.attempt === id.attempt && s.epoch === id.epoch;
 }
@@ -49,9 +54,11 @@ export async function feed(deps: AppDeps, run: Run, externalId: string, result: 
  * and then nothing is done (its check run is left as it is). Says whether it was lost here.
  */
 export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: AttemptLink | undefined, reason: string, conclusion: 'cancelled' | 'timed_out'): Promise<boolean> {
-  // From this check to the event's commit nothing awaits (Engine.apply), so the loss is this one.
-  if (!currentAttempt(latestRun(deps.store, run.id), id)) return false;
+  if (!currentAttempt(await deps.store.get(run.id), id)) return false;
   const after = await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason });
+  // The reducer ignores a loss of an attempt that settled meanwhile: only this loss closes the check run.
+  const record = after.steps[id.step]?.attempts.findLast((r) => r.attempt === id.attempt && r.epoch === id.epoch);
+  if (record?.conclusion !== 'lost' || record.summary !== reason) return false;
   if (link?.checkRunId === undefined) return true;
   const s = after.steps[id.step];
   const next = s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
@@ -65,29 +72,37 @@ export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: 
   return true;
 }
 
-export async function onCheckRunCompleted(deps: AppDeps, check: CheckRunPayload): Promise<void> {
-  if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
-  const id = parseExternalId(check.external_id);
-  if (!id) return;
-  const run = latestRun(deps.store, id.runId);
-  if (!run) return;
-  const externalId = check.external_id!;
-  // The workflow run's link, when the action gave one the record lacks (read only then).
-  if (check.details_url && /\/actions\/runs\//.test(check.details_url)) {
-    const link = deps.links.attempt(externalId);
-    if (link && link.workflowRunUrl !== check.details_url) deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() }, link, { later: true });
+/** The attempt whose check run this is, as the app recorded it in this repository: never the check run's own word. */
+async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
+  if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
+  const link = await deps.links.attemptByCheckRun(repo, check.id);
+  if (!link || link.externalId !== check.external_id) {
+    if (check.external_id && parseExternalId(check.external_id)) deps.log(`conveyor: ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`);
+    return undefined;
+  }
+  const id = parseExternalId(link.externalId);
+  const run = id ? await deps.store.get(id.runId) : undefined;
+  return id && run ? { link, id, run } : undefined;
+}
+
+export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<void> {
+  const found = await attemptOfCheckRun(deps, repo, check);
+  if (!found) return;
+  const { link, id, run } = found;
+  // The workflow run's link, when the action gave one the record lacks.
+  if (check.details_url && /\/actions\/runs\//.test(check.details_url) && link.workflowRunUrl !== check.details_url) {
+    await deps.links.saveAttempt({ ...link, workflowRunUrl: check.details_url, at: deps.now() });
   }
   const outcome = completedOutcome(check);
-  if (outcome.kind === 'result') return feed(deps, run, externalId, outcome.result);
+  if (outcome.kind === 'result') return feed(deps, run, link.externalId, outcome.result);
   // Its check run is completed already: nothing to close.
   await loseAttempt(deps, run, id, undefined, outcome.reason, 'cancelled');
 }
 
-export async function onCheckRunRerequested(deps: AppDeps, check: CheckRunPayload, sender: { login: string; type?: string }): Promise<void> {
-  if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
-  const id = parseExternalId(check.external_id);
-  const run = id ? deps.store.get(id.runId) : undefined;
-  if (!id || !run) return;
+export async function onCheckRunRerequested(deps: AppDeps, repo: string, check: CheckRunPayload, sender: { login: string; type?: string | null }): Promise<void> {
+  const found = await attemptOfCheckRun(deps, repo, check);
+  if (!found) return;
+  const { id, run } = found;
   if (isBot(sender)) return;
   const github = await deps.githubOf(run);
   const permission = await github.permission(run.issue.repo, sender.login);
@@ -102,26 +117,44 @@ interface WorkflowRunPayload {
   id: number;
   html_url: string;
   conclusion: string | null;
+  /** The workflow file, `.github/workflows/conveyor.yml`. */
+  path?: string | null;
+  event?: string | null;
   display_title?: string | null;
-  name?: string | null;
   run_number?: number;
 }
 
-export async function onWorkflowRunCompleted(deps: AppDeps, wr: WorkflowRunPayload): Promise<void> {
-  const checkRunId = parseWorkflowRunMarker(wr.display_title ?? wr.name);
-  let link = checkRunId !== undefined ? deps.links.attemptByCheckRun(checkRunId) : deps.links.attemptByWorkflowRun(wr.id);
+/**
+ * Where a dispatch could not say which workflow run it started (GitHub Enterprise Server before
+ * dispatches returned run details), the run's title names the check run it works for: that counts
+ * only for a workflow_dispatch run of this repository's Conveyor workflow, and only for an attempt
+ * with no run recorded yet. The run is recorded as the attempt's from then on.
+ */
+async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<AttemptLink | undefined> {
+  const checkRunId = parseWorkflowRunMarker(wr.display_title);
+  if (checkRunId === undefined || wr.event !== 'workflow_dispatch') return undefined;
+  const link = await deps.links.attemptByCheckRun(repo, checkRunId);
+  if (!link || link.workflowRunId !== undefined) return undefined;
+  const recorded: AttemptLink = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };
+  await deps.links.saveAttempt(recorded);
+  return recorded;
+}
+
+/**
+ * A workflow run of the repository's Conveyor workflow ended: the attempt it ran is the one whose
+ * dispatch recorded this run's id (the dispatch returns it). Anything else (another workflow,
+ * another repository, a title that names a check run) is not Conveyor's to judge.
+ */
+export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<void> {
+  if (wr.path !== `.github/workflows/${WORKFLOW_FILE}`) return;
+  const link = (await deps.links.attemptByWorkflowRun(repo, wr.id)) ?? (await undeclaredRun(deps, repo, wr));
   if (!link?.checkRunId) return;
   const id = parseExternalId(link.externalId);
-  const run = id ? deps.store.get(id.runId) : undefined;
+  const run = id ? await deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
-  if (link.workflowRunId !== wr.id) {
-    const before = link;
-    link = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };
-    deps.links.saveAttempt(link, before, { later: true });
-  }
   if (!currentAttempt(run, id)) return;
   const github = await deps.githubOf(run);
-  const check = await github.getCheckRun(link.repo, link.checkRunId!);
+  const check = await github.getCheckRun(link.repo, link.checkRunId);
   if (check.status === 'completed') {
     // The result may be here before its own check_run webhook.
     const outcome = completedOutcome(check);

@@ -85,30 +85,30 @@ async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource,
 
   if (command.name === 'run') {
     if (source.pullRequest || !source.issue) return void (await reply('`/conveyor run` starts a run for an issue: comment it on the issue. Nothing was started.'));
-    const permission = await github.permission(source.repo, source.actor.login);
-    if (!canWrite(permission)) return void (await reply(`only people with write permission on ${source.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`));
+    // startRun checks who may start a run, for labels and commands alike.
     const outcome = await startRun(deps, {
       installationId: source.installationId,
       repo: source.repo,
       defaultBranch: source.issue.defaultBranch,
       issue: { number: source.number, title: source.issue.title, body: source.issue.body, url: source.issue.url },
       requester: source.actor.login,
+      sender: source.actor,
       trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
     });
     if (outcome.started) await react(github, source, 'rocket');
     return;
   }
 
-  const run = runFor(deps, source);
+  const run = await runFor(deps, source);
   if (!run) return void (await reply(`there is no Conveyor run on this ${source.pullRequest ? 'pull request' : 'issue'}; \`/conveyor ${command.name}\` changed nothing.`));
   await decideOn(deps, github, source, run, command);
 }
 
 /** The run a command is for: the newest active run of the issue, or of which the PR is one of the PRs (else the newest ended one). */
-function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | 'pullRequest'>): Run | undefined {
-  if (source.pullRequest) return runsOf(deps, source.repo, source.number).at(-1) ?? runsOf(deps, source.repo, source.number, 'all').at(-1);
+async function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'number' | 'pullRequest'>): Promise<Run | undefined> {
+  if (source.pullRequest) return (await runsOf(deps, source.repo, source.number)).at(-1) ?? (await runsOf(deps, source.repo, source.number, 'all')).at(-1);
   const issue = { repo: source.repo, number: source.number };
-  return deps.store.list({ status: ['running', 'waiting'], issue }).at(-1) ?? deps.store.list({ issue }).at(-1);
+  return (await deps.store.list({ status: ['running', 'waiting'], issue })).at(-1) ?? (await deps.store.list({ issue })).at(-1);
 }
 
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
@@ -125,7 +125,7 @@ async function decideOn(deps: AppDeps, github: GitHubForge, source: CommandSourc
   let event: RunEvent;
   switch (command.name) {
     case 'status':
-      await reply(statusText(run, deps.links.comment(run.id)?.url));
+      await reply(statusText(run, (await deps.links.comment(run.id))?.url));
       return;
     case 'approve':
     case 'reject': {

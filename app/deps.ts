@@ -4,7 +4,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
-import type { LinkStore } from '../adapters/store/links.ts';
+import type { LinkStore } from '../engine/ports/links.ts';
 import type { RunReporter } from './report.ts';
 
 export interface AppDeps {
@@ -18,6 +18,10 @@ export interface AppDeps {
   github(installationId: number): Promise<GitHubForge>;
   /** The GitHub adapter of the installation a run belongs to. */
   githubOf(run: Run): Promise<GitHubForge>;
+  /** Whether an actor is this app itself (its bot user), by identity: never by a name a person could take. */
+  isSelf(actor: { login: string; type?: string | null; id?: number }): Promise<boolean>;
+  /** What a step payload may take of the workflow inputs (the rest is for the inputs the dispatcher adds). */
+  payloadLimit: number;
   now(): string;
   log(line: string): void;
 }

@@ -1,8 +1,7 @@
-// Events of the run's pull requests. A push by anyone but Conveyor makes approvals stale and runs
-// the gates and reviews again on the new heads (the reducer's `pr-pushed`). A PR closed without
-// merging cancels the run: its environments are torn down (the reducer's teardown effect), and
-// its other PRs are left open with a comment saying why.
-import { CONVEYOR_ACTOR } from '../core/run/reducer.ts';
+// Events of the run's pull requests. A push by anyone but Conveyor (its bot, known by identity)
+// makes approvals stale and runs the gates and reviews again on the new heads (the reducer's
+// `pr-pushed`). A PR closed without merging cancels the run: its environments are torn down (the
+// reducer's teardown effect), and its other PRs are left open with a comment saying why.
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -12,23 +11,21 @@ interface PullPayload {
   head: { sha: string };
 }
 
-const hasPull = (repo: string, number: number) => (r: Run) => r.prs.some((p) => p.repo === repo && p.number === number);
-
 /** Runs of which this PR is one of the PRs: the active ones, or all. */
-export function runsOf(deps: AppDeps, repo: string, number: number, which: 'active' | 'all' = 'active'): Run[] {
-  return deps.store.list(which === 'active' ? { status: ['running', 'waiting'] } : undefined).filter(hasPull(repo, number));
+export function runsOf(deps: AppDeps, repo: string, number: number, which: 'active' | 'all' = 'active'): Promise<Run[]> {
+  return deps.store.list({ pr: { repo, number }, ...(which === 'active' ? { status: ['running', 'waiting'] } : {}) });
 }
 
-export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string; type?: string | null }, ownLogin: () => Promise<string>): Promise<void> {
-  const runs = runsOf(deps, repo, pr.number);
+export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string; type?: string | null; id?: number }): Promise<void> {
+  const runs = await runsOf(deps, repo, pr.number);
   if (runs.length === 0) return;
-  const by = sender.type === 'Bot' && sender.login === (await ownLogin()) ? CONVEYOR_ACTOR : sender.login;
-  for (const run of runs) await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by });
+  const own = await deps.isSelf(sender);
+  for (const run of runs) await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
 }
 
 export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string }): Promise<void> {
   if (pr.merged) return;
-  for (const run of runsOf(deps, repo, pr.number)) {
+  for (const run of await runsOf(deps, repo, pr.number)) {
     const after = await deps.engine.apply(run.id, { type: 'pr-closed', at: deps.now(), repo, merged: false });
     // `run` is active (runsOf): cancelled now means this close cancelled it.
     if (after.status === 'cancelled') {

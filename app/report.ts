@@ -6,10 +6,10 @@ import { SUMMARY_CHECK_NAME, externalIdOf } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
-import { latestRun, type RunStore } from '../engine/ports/store.ts';
+import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
-import type { AttemptLink, LinkStore } from '../adapters/store/links.ts';
+import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
@@ -86,11 +86,12 @@ export class RunReporter {
 
   private async publish(runId: string): Promise<void> {
     const { store, links } = this.options;
-    const run = latestRun(store, runId);
-    if (!run) return;
+    const run = await store.get(runId);
+    // A run whose repositories the app lost has nothing left to show there.
+    if (!run || run.unreachable) return;
     const github = await this.options.github(run);
     const now = this.now();
-    const attempts = links.attemptsOfRun(runId);
+    const attempts = await links.attemptsOfRun(runId);
     const view = linksOf(run, attempts);
     const written = this.remember(runId);
 
@@ -98,14 +99,14 @@ export class RunReporter {
     const table = renderRunTable(run, view, run.updatedAt);
     const body = renderTrackingComment(run, view, run.updatedAt, table);
     if (written.comment?.body !== body) {
-      const recorded = written.comment ?? links.comment(runId);
+      const recorded = written.comment ?? (await links.comment(runId));
       let comment = recorded;
       // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
       if (!comment && !this.startedHere.has(runId)) comment = await github.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
       if (comment) await github.updateComment(run.issue.repo, comment.id, body);
       else comment = await github.createComment(run.issue.repo, run.issue.number, body);
       // Recorded when it is new to the record (created or found), not on every edit.
-      if (recorded?.id !== comment.id) links.saveComment(runId, { id: comment.id, url: comment.url }, { later: true });
+      if (recorded?.id !== comment.id) await links.saveComment(runId, { id: comment.id, url: comment.url });
       written.comment = { id: comment.id, url: comment.url, body };
     }
 
@@ -117,7 +118,7 @@ export class RunReporter {
     if (written.summary?.head === head && written.summary.text === text) return;
     const output = { title: check.title, summary: check.summary.slice(0, 65_000) };
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
-    const recorded = written.summary?.head === head ? written.summary.id : links.summary(runId, head);
+    const recorded = written.summary?.head === head ? written.summary.id : await links.summary(runId, head);
     // As for the comment: without a record, one this process did not make may exist (external id: the run).
     const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await github.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
     let id: number;
@@ -127,7 +128,7 @@ export class RunReporter {
     } else {
       id = (await github.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
     }
-    if (recorded === undefined) links.saveSummary(runId, head, id, { later: true });
+    if (recorded === undefined) await links.saveSummary(runId, head, id);
     written.summary = { head, id, text };
   }
 

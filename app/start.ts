@@ -1,7 +1,9 @@
 // Starting a run: a pipeline's label on an issue, or `/conveyor run [pipeline]` in an issue
-// comment from someone with write permission (parsed in core/commands.ts, checked in commands.ts).
-// The configuration is read from the default branch (never a PR branch); an invalid one gets a comment listing every error, and no run starts.
-// One active run per issue and pipeline: a second label or a redelivery changes nothing.
+// comment (parsed in core/github/commands.ts), by a person with write permission on the
+// repository (never a bot, never triage: whoever labels or comments is checked here, the same way).
+// The configuration is read from the default branch (never a PR branch); an invalid one gets a
+// comment listing every error, and no run starts. One active run per issue and pipeline (the store
+// enforces it): a second label or a redelivery changes nothing.
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
 import type { Config } from '../core/config/schema.ts';
@@ -10,8 +12,16 @@ import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
-import type { AppDeps } from './deps.ts';
-import { deepFreeze } from '../adapters/store/json.ts';
+import { StoreError } from '../engine/ports/store.ts';
+import { canWrite, type AppDeps } from './deps.ts';
+
+/**
+ * What a step payload may take of the workflow dispatch's inputs: the rest is for the inputs the
+ * dispatcher adds (the step's label and the check run's id).
+ */
+export function payloadLimitOf(inputsLimit: number): number {
+  return inputsLimit - 1_024;
+}
 
 export const CONFIG_PATH = '.github/conveyor.yml';
 
@@ -21,13 +31,15 @@ export interface StartRequest {
   defaultBranch: string;
   issue: { number: number; title: string; body: string; url: string };
   requester: string;
+  /** Whoever labeled or commented; `type` as GitHub gives it (`Bot` for apps). */
+  sender?: { login: string; type?: string | null };
   /** A label that was added, or the pipeline a command named (undefined: the default one). */
   trigger: { kind: 'label'; label: string } | { kind: 'command'; pipeline?: string };
 }
 
 export type StartOutcome =
   | { started: true; runId: string }
-  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active'; message: string };
+  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active' | 'not-allowed'; message: string };
 
 function pipelineFor(config: Config, trigger: StartRequest['trigger']): string | undefined {
   const names = listPipelines(config);
@@ -36,10 +48,10 @@ function pipelineFor(config: Config, trigger: StartRequest['trigger']): string |
   return names.includes(DEFAULT_PIPELINE) ? DEFAULT_PIPELINE : names.length === 1 ? names[0] : undefined;
 }
 
-export function runIdFor(store: RunStore, repo: string, issue: number, pipeline: string): string {
+export async function runIdFor(store: RunStore, repo: string, issue: number, pipeline: string): Promise<string> {
   const base = `${repo.replace('/', '-')}-${issue}${pipeline === DEFAULT_PIPELINE ? '' : `-${pipeline}`}`.replace(/[^A-Za-z0-9_.-]/g, '-');
-  if (!store.get(base)) return base;
-  for (let n = 2; ; n++) if (!store.get(`${base}-${n}`)) return `${base}-${n}`;
+  if (!(await store.get(base))) return base;
+  for (let n = 2; ; n++) if (!(await store.get(`${base}-${n}`))) return `${base}-${n}`;
 }
 
 /** A label may be meant for Conveyor even when the file is broken: the default label, or one the file names. */
@@ -72,7 +84,7 @@ function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): 
   let plan = entry.plans.get(key);
   if (!plan) {
     try {
-      plan = deepFreeze(compilePlan(config, pipeline, { primaryRepo: repo }));
+      plan = compilePlan(config, pipeline, { primaryRepo: repo });
     } catch (e) {
       plan = e as Error;
     }
@@ -81,9 +93,23 @@ function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): 
   return plan;
 }
 
+/** A label on an issue: starts the pipeline it names, if whoever labeled may. */
+export function startFromLabel(deps: AppDeps, request: Omit<StartRequest, 'sender'>, sender: NonNullable<StartRequest['sender']>): Promise<StartOutcome> {
+  return startRun(deps, { ...request, sender });
+}
+
+/**
+ * 1. a command's giver may start runs (a label's is checked once the label is known to be
+ * Conveyor's), 2. read and compile the configuration of the default branch, 3. one active run per
+ * issue and pipeline, 4. the labeler may start runs, 5. start.
+ */
 export async function startRun(deps: AppDeps, request: StartRequest): Promise<StartOutcome> {
   const github = await deps.github(request.installationId);
   const { repo, trigger } = request;
+  if (trigger.kind === 'command') {
+    const refused = await allowed(github, request);
+    if (refused) return refused;
+  }
   const text = await github.readFile(repo, CONFIG_PATH, request.defaultBranch);
   const comment = (body: string) => github.createComment(repo, request.issue.number, body);
 
@@ -115,36 +141,61 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     await comment(message);
     return { started: false, why: 'invalid-config', message };
   }
+  const active = (await deps.store.list({ status: ['running', 'waiting'], issue: { repo, number: request.issue.number }, pipeline: plan.pipeline })).at(0);
+  if (active) {
+    const message = activeText(active);
+    if (trigger.kind === 'command') await comment(message);
+    return { started: false, why: 'active', message };
+  }
+  if (trigger.kind === 'label') {
+    const refused = await allowed(github, request);
+    if (refused) return refused;
+  }
   return begin(deps, github, request, plan);
+}
+
+function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
+  return `Run \`${active.id}\` of pipeline \`${active.plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
+}
+
+/** Only a person with write permission on the repository starts a run: refused with a comment that says why. */
+async function allowed(github: GitHubForge, request: StartRequest): Promise<StartOutcome | undefined> {
+  const sender = request.sender ?? { login: request.requester };
+  const refuse = async (message: string): Promise<StartOutcome> => {
+    await github.createComment(request.repo, request.issue.number, `@${sender.login} ${message}`);
+    return { started: false, why: 'not-allowed', message };
+  };
+  if (sender.type === 'Bot' || /\[bot\]$/i.test(sender.login)) return refuse('bots cannot start Conveyor runs. Nothing was started.');
+  const permission = await github.permission(request.repo, sender.login);
+  if (!canWrite(permission)) return refuse(`only people with write permission on ${request.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`);
+  return undefined;
 }
 
 async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, plan: Plan): Promise<StartOutcome> {
   const { store } = deps;
-  const issue = { repo: request.repo, number: request.issue.number };
-  const refused = async (active: Run): Promise<StartOutcome> => {
-    const message = `Run \`${active.id}\` of pipeline \`${plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
+  const refused = async (message: string): Promise<StartOutcome> => {
     if (request.trigger.kind === 'command') await github.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
   };
-  const activeRun = () => store.list({ status: ['running', 'waiting'], issue, pipeline: plan.pipeline }).at(0);
-  const before = activeRun();
-  if (before) return refused(before);
-  // The first check run goes on the base branch's head, which the first dispatch would read: read
-  // now, the record of that check run's creation rides on the run's first commit (see Heads).
+  // The first check run goes on the base branch's head, read once for the run (see Heads).
   const primary = plan.changeSet.find((r) => r.role === 'primary');
   const baseHead = primary ? await github.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
-  // From this check to engine.start nothing awaits, so two deliveries cannot both pass it.
-  const active = activeRun();
-  if (active) return refused(active);
-  const id = runIdFor(store, request.repo, request.issue.number, plan.pipeline);
+  const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
   if (primary && baseHead) deps.heads.adopt(id, primary.base, baseHead);
+  // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.
   deps.reporter.markNew(id);
-  await deps.engine.start({
-    id,
-    plan,
-    issue: { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url },
-    requester: request.requester,
-    options: { installationId: request.installationId, defaultBranch: request.defaultBranch },
-  });
+  try {
+    await deps.engine.start({
+      id,
+      plan,
+      issue: { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url },
+      requester: request.requester,
+      options: { installationId: request.installationId, defaultBranch: request.defaultBranch, payloadLimit: deps.payloadLimit },
+    });
+  } catch (e) {
+    // Two deliveries (or replicas) starting at once: the store let one through.
+    if (e instanceof StoreError && e.code === 'active-run') return refused(`${e.message} \`/conveyor retry\` or \`/conveyor cancel\` act on it.`);
+    throw e;
+  }
   return { started: true, runId: id };
 }

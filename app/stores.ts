@@ -2,8 +2,7 @@
 // `file:PATH`. PostgreSQL (several replicas) is not in this version.
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { openSqliteStore, type SqliteRunStore } from '../adapters/store/sqlite.ts';
-import { openLinkStore, type LinkStore } from '../adapters/store/links.ts';
+import { openSqliteStore, type SqliteStore } from '../adapters/store/sqlite.ts';
 
 export const DEFAULT_DATABASE = '.conveyor/app.db';
 
@@ -24,10 +23,7 @@ export function sqlitePathOf(url: string | undefined): string {
   return resolve(value);
 }
 
-export function openAppStores(env: NodeJS.ProcessEnv): { store: SqliteRunStore; links: LinkStore; path: string } {
-  const path = sqlitePathOf(env.CONVEYOR_DATABASE_URL);
-  const store = openSqliteStore(path);
-  // One connection for both (an in-memory database included): see SqliteRunStore.
-  const links = openLinkStore(store);
-  return { store, links, path };
+/** The store of runs and of the app's GitHub records (its `links`). */
+export function openAppStore(env: NodeJS.ProcessEnv): SqliteStore {
+  return openSqliteStore(sqlitePathOf(env.CONVEYOR_DATABASE_URL));
 }

@@ -29,7 +29,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
   const minutes = Math.round(queuedMs / MINUTE);
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
   const now = Date.parse(deps.now());
-  for (const listed of deps.store.list({ status: ['running'] })) {
+  for (const listed of await deps.store.list({ status: ['running'] })) {
     // Read again only after a step was judged (its awaits let other events change the run): most
     // steps are too young to judge, and a read per step of every running run is the sweep's cost.
     let run: Run | undefined = listed;
@@ -44,7 +44,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       report.judged++;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
       const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
-      const link = deps.links.attempt(externalId);
+      const link = await deps.links.attempt(externalId);
       const judged = run;
       // Counted only when lost here (loseAttempt judges again after the read of GitHub).
       const lose = async (reason: string, conclusion: 'cancelled' | 'timed_out' = 'cancelled') => {
@@ -69,7 +69,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
           if (now - started > timeout * MINUTE + graceMs) await lose(`it ran past its timeout of ${timeout} minutes`, 'timed_out');
         }
       }
-      run = deps.store.get(listed.id);
+      run = await deps.store.get(listed.id);
     }
   }
   return report;

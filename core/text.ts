@@ -19,7 +19,8 @@ export function stripHtmlComments(text: string): string {
 export function inlineText(text: string): string {
   return text
     .replace(/\r\n?|\n/g, ' ')
-    .replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`)
+    // What opens markup within a line (a heading's # or a list's - only count at a line's start, which inline text never is).
+    .replace(/[\\`*_{}[\]()|~]/g, (c) => `\\${c}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

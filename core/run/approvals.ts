@@ -2,7 +2,7 @@
 // permission, not a bot) is checked by the app before the event exists; the rules that depend on
 // the plan (named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
-import { approvalReason, CONVEYOR_ACTOR, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
+import { approvalReason, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Staleness, Transition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
@@ -77,7 +77,7 @@ export function isApprover(approvers: readonly string[], by: string, team: strin
  */
 export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): Transition {
   const pr = run.prs.find((p) => p.repo === event.repo);
-  if (!pr || pr.head === event.head || same(event.by, CONVEYOR_ACTOR)) return { run, effects: [] };
+  if (!pr || pr.head === event.head || event.own) return { run, effects: [] };
   const d = new Draft(run, event.at);
   d.run.prs = run.prs.map((p) => (p.repo === event.repo ? { ...p, head: event.head } : p));
   headMoved(d, { kind: 'pushed', by: event.by, repo: event.repo, head: event.head });

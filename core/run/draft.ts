@@ -24,8 +24,6 @@ export function capped(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** The actor name of Conveyor's own pushes: they never make approvals stale. */
-export const CONVEYOR_ACTOR = 'conveyor';
 
 export function isTerminal(run: Run): boolean {
   return run.status === 'succeeded' || run.status === 'cancelled';

@@ -26,7 +26,6 @@ export {
   dispatchKey,
   MAX_LOSSES,
   MAX_CONFLICT_REPAIRS,
-  CONVEYOR_ACTOR,
 } from './draft.ts';
 
 export function createRun(input: {
@@ -129,7 +128,7 @@ function reduceEvent(run: Run, event: RunEvent): Transition {
     case 'retry':
       return retry(run, event);
     case 'cancel':
-      return cancel(run, event.at, cancelReason(event.by, event.reason));
+      return cancel(run, event.at, cancelReason(event.by, event.reason), event.unreachable === true);
     case 'pr-pushed':
       return prPushed(run, event);
     case 'pr-closed': {
@@ -294,7 +293,7 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
   return d.finish();
 }
 
-function cancel(run: Run, at: string, why: string): Transition {
+function cancel(run: Run, at: string, why: string, unreachable = false): Transition {
   // A cancel's reason is what a person wrote after `/conveyor cancel`: as long as they like, shown everywhere.
   const reason = capped(why, REASON_MAX);
   const d = new Draft(run, at);
@@ -309,6 +308,11 @@ function cancel(run: Run, at: string, why: string): Transition {
   d.run.status = 'cancelled';
   d.run.waitingFor = undefined;
   d.run.reason = reason;
+  if (unreachable) {
+    // Nothing can be torn down where nothing can be reached: the environments stay recorded as they are.
+    d.run.unreachable = reason;
+    return { run: d.run, effects: [] };
+  }
   d.teardown();
   return d.finish();
 }

@@ -104,6 +104,11 @@ export interface Run {
   removedEnvironments?: Environment[];
   /** Why a run was cancelled, in words. */
   reason?: string;
+  /**
+   * Set when the forge can no longer be reached for this run (the app was uninstalled, or lost
+   * its repositories), with why: nothing more is asked of it, not even a teardown or a report.
+   */
+  unreachable?: string;
   approvals: Approval[];
   createdAt: string;
   updatedAt: string;
@@ -120,8 +125,13 @@ export type RunEvent =
   /** `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub). */
   | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string }
   | { type: 'retry'; at: string; step?: string; by?: string }
-  | { type: 'cancel'; at: string; by?: string; reason?: string }
-  | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string }
+  /** `unreachable`: the forge itself is gone for this run (see Run.unreachable). */
+  | { type: 'cancel'; at: string; by?: string; reason?: string; unreachable?: boolean }
+  /**
+   * `own`: the push was Conveyor's own (the app recognized its bot by identity; an agent's work is
+   * judged from its result, see the reducer's repairs). Never inferred from the name `by`.
+   */
+  | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string; own?: boolean }
   | { type: 'pr-closed'; at: string; repo: string; merged: boolean }
   /** `environments`: removed; `failed`: still up after the teardown tried (each with its `error`). */
   | { type: 'torn-down'; at: string; environments: Environment[]; failed?: Environment[] };

@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
-import { resultOf } from '../helpers/plans.ts';
+import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, type Dispatched } from './scopes.ts';
+import { BASE_SHA, configScope, dispatchScope, permissionScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -16,10 +16,10 @@ beforeEach(() => {
   nock.enableNetConnect('127.0.0.1');
   h = createHarness();
 });
-afterEach(() => {
+afterEach(async () => {
   nock.cleanAll();
   nock.enableNetConnect();
-  h.close();
+  await h.close();
 });
 
 /** Starts the run of issue 7 with its first dispatch (check run `firstCheck`). */
@@ -27,22 +27,23 @@ async function started(dispatched: Dispatched[], firstCheck = 101): Promise<void
   const scopes = [
     tokenScope(),
     configScope(),
+    permissionScope('alice', 'write'),
     nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
     dispatchScope('implement', firstCheck, dispatched),
     nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
     nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
   ];
   await h.receive('issues', webhooks.labeled(), 'label-1');
-  for (const s of scopes) expect(s.isDone()).toBe(true);
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 }
 
 /** Delivers the same webhook again (same delivery id): no call to GitHub, and the run is not changed. */
 async function redeliveredChangesNothing(name: string, payload: unknown, id: string): Promise<void> {
-  const version = h.conveyor.engine.get('acme-web-7').version;
+  const version = (await h.conveyor.engine.get('acme-web-7')).version;
   h.calls.length = 0;
   await h.receive(name, payload, id);
   expect(h.calls).toEqual([]);
-  expect(h.conveyor.engine.get('acme-web-7').version).toBe(version);
+  expect((await h.conveyor.engine.get('acme-web-7')).version).toBe(version);
 }
 
 describe('starting', () => {
@@ -59,7 +60,7 @@ describe('starting', () => {
     expect(body).toMatch(/has 2 errors/);
     expect(body).toMatch(/\.github\/conveyor\.yml:9:\d+ pipelines\.default\.steps\[0\]\.agent: .*codr.*coder/);
     expect(body).toMatch(/\.github\/conveyor\.yml:10:\d+ pipelines\.default\.steps\[1\]/);
-    expect(h.conveyor.deps.store.list()).toEqual([]);
+    expect((await h.conveyor.deps.store.list())).toEqual([]);
   });
 
   it('ignores a redelivered webhook and a second label: one active run per issue and pipeline', async () => {
@@ -73,8 +74,30 @@ describe('starting', () => {
     configScope();
     await h.receive('issues', webhooks.labeled(), 'another-delivery');
     expect(h.calls.map((c) => c.path)).toEqual(['/repos/acme/web/contents/.github/conveyor.yml']);
-    expect(h.conveyor.deps.store.list().map((r) => r.id)).toEqual(['acme-web-7']);
+    expect((await h.conveyor.deps.store.list()).map((r) => r.id)).toEqual(['acme-web-7']);
     expect(dispatched).toHaveLength(1);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('a label starts a run only for a person with write permission: triage, read and bots are refused with a reply, and nothing is dispatched', async () => {
+    const replies: string[] = [];
+    for (const [sender, type, permission] of [['tara', 'User', 'triage'], ['rita', 'User', 'read'], ['helper[bot]', 'Bot', undefined]] as const) {
+      const scopes = [
+        configScope(),
+        ...(permission ? [permissionScope(sender, permission)] : []),
+        nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => replies.push(b.body) > 0).reply(201, { id: 1, html_url: 'c' }),
+      ];
+      if (replies.length === 0) scopes.push(tokenScope());
+      const labeled = webhooks.labeled('conveyor', 7, sender);
+      await h.receive('issues', { ...labeled, sender: { ...labeled.sender, type } });
+      for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    }
+    expect(replies).toEqual([
+      '@tara only people with write permission on acme/web can start a Conveyor run (you have triage). Nothing was started.',
+      '@rita only people with write permission on acme/web can start a Conveyor run (you have read). Nothing was started.',
+      '@helper[bot] bots cannot start Conveyor runs. Nothing was started.',
+    ]);
+    expect(await h.conveyor.deps.store.list()).toEqual([]);
     expect(nock.pendingMocks()).toEqual([]);
   });
 
@@ -88,7 +111,7 @@ describe('starting', () => {
     await h.receive('issue_comment', webhooks.comment('/conveyor run', 'mallory'));
     for (const s of refused) expect(s.isDone()).toBe(true);
     expect(reply).toContain('write permission');
-    expect(h.conveyor.deps.store.list()).toEqual([]);
+    expect((await h.conveyor.deps.store.list())).toEqual([]);
 
     const dispatched: Dispatched[] = [];
     const ok = [
@@ -103,7 +126,7 @@ describe('starting', () => {
     ];
     await h.receive('issue_comment', webhooks.comment('Please go.\n/conveyor run default\n'));
     for (const s of ok) expect(s.isDone()).toBe(true);
-    expect(h.conveyor.deps.store.list().map((r) => r.requester)).toEqual(['alice']);
+    expect((await h.conveyor.deps.store.list()).map((r) => r.requester)).toEqual(['alice']);
   });
 });
 
@@ -153,7 +176,7 @@ describe('attempts', () => {
     // Redelivered: the attempt it ended is not current any more, so nothing happens.
     await redeliveredChangesNothing('workflow_run', ended, 'workflow-run-ended');
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
-    const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
+    const step = (await h.conveyor.engine.get('acme-web-7')).steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
     expect(step.attempts[0]!.summary).toContain('workflow run #12');
     // A late completion of the lost attempt changes nothing.
@@ -173,7 +196,7 @@ describe('attempts', () => {
     // Redelivered: the attempt is not current any more, so nothing happens (no second loss).
     await redeliveredChangesNothing('check_run', closed, 'closed-by-hand');
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:1:1');
-    const step = h.conveyor.engine.get('acme-web-7').steps.implement!;
+    const step = (await h.conveyor.engine.get('acme-web-7')).steps.implement!;
     expect(step).toMatchObject({ status: 'queued', attempt: 1, epoch: 1, losses: 1 });
     expect(step.attempts[0]!.summary).toContain('its check run was completed (cancelled) without a result: the check run has no output text');
   });
@@ -196,7 +219,7 @@ describe('attempts', () => {
     expect(report.lost).toEqual(['acme-web-7:implement:1:0']);
     for (const s of scopes) expect(s.isDone()).toBe(true);
     // The new attempt started running at 10:12; past its step timeout (+5 minutes of grace) it is lost.
-    const timeout = h.conveyor.engine.get('acme-web-7').plan.steps[0]!.timeoutMinutes;
+    const timeout = (await h.conveyor.engine.get('acme-web-7')).plan.steps[0]!.timeoutMinutes;
     h.clock.now = new Date(Date.parse('2025-03-01T10:12:00Z') + (timeout + 6) * 60_000).toISOString();
     nock(API).get('/repos/acme/web/check-runs/102').reply(200, { id: 102, status: 'in_progress', started_at: '2025-03-01T10:12:00Z', conclusion: null, external_id: 'acme-web-7:implement:1:1', output: {} });
     nock(API).patch('/repos/acme/web/check-runs/102', (b: { conclusion: string }) => b.conclusion === 'timed_out').reply(200, {});
@@ -206,7 +229,7 @@ describe('attempts', () => {
     expect((await h.conveyor.sweep()).lost).toEqual(['acme-web-7:implement:1:1']);
     await h.conveyor.idle();
     expect(nock.pendingMocks()).toEqual([]);
-    expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ epoch: 2, losses: 2 });
+    expect((await h.conveyor.engine.get('acme-web-7')).steps.implement).toMatchObject({ epoch: 2, losses: 2 });
   });
 
   it('the sweeper takes the result of an attempt whose check run completed while its webhook went missing', async () => {
@@ -214,7 +237,7 @@ describe('attempts', () => {
     await started(dispatched);
     h.clock.now = '2025-03-01T10:11:00.000Z';
     const prHead = 'a'.repeat(40);
-    const result = resultOf('acme-web-7', 'implement', 1, 0, 'success', { prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: prHead }], commits: { 'acme/web': prHead } });
+    const result = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'success', { prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: prHead }], commits: { 'acme/web': prHead } }));
     const scopes = [
       nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'completed', conclusion: 'success', external_id: 'acme-web-7:implement:1:0', output: { summary: 'ok', text: renderResultText(result) } }),
       // Taken as the result, not lost: the check run is left as the action completed it, and the gate is dispatched on the PR's head.
@@ -228,7 +251,7 @@ describe('attempts', () => {
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(nock.pendingMocks()).toEqual([]);
     expect(dispatched[1]).toMatchObject({ externalId: 'acme-web-7:check:1:0', headSha: prHead });
-    expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ status: 'succeeded', losses: 0 });
+    expect((await h.conveyor.engine.get('acme-web-7')).steps.implement).toMatchObject({ status: 'succeeded', losses: 0 });
   });
 
   it('the sweeper leaves alone an attempt whose result came in while it read the check run', async () => {
@@ -237,7 +260,7 @@ describe('attempts', () => {
     h.clock.now = '2025-03-01T10:11:00.000Z';
     nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
-    const failed = resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } });
+    const failed = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }));
     // GitHub answers the sweeper's read with the check run as it was before the action completed
     // it; the completion's webhook is handled meanwhile.
     const read = nock(API)
@@ -255,18 +278,18 @@ describe('attempts', () => {
     // Not lost, and its check run (completed by the action) is not closed as lost over its result.
     expect(report).toEqual({ judged: 1, lost: [], completed: [] });
     expect(closed.isDone()).toBe(false);
-    expect(h.conveyor.engine.get('acme-web-7').steps.implement).toMatchObject({ status: 'failed', losses: 0 });
+    expect((await h.conveyor.engine.get('acme-web-7')).steps.implement).toMatchObject({ status: 'failed', losses: 0 });
   });
 
   it('Re-run in the Checks tab retries that step', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     // The attempt fails (no repair for a code step): the run waits for a person.
-    const failed = { version: 1, runId: 'acme-web-7', stepId: 'implement', mode: 'run', attempt: 1, epoch: 0, conclusion: 'failure', summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } };
+    const failed = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }));
     nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
     await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure', output: { summary: 'agent failed', text: renderResultText(failed as never) } }));
-    expect(h.conveyor.engine.get('acme-web-7').status).toBe('waiting');
+    expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('waiting');
 
     // A reader's Re-run is refused with a reply on the issue, and changes nothing.
     let refusal = '';
@@ -274,29 +297,29 @@ describe('attempts', () => {
       nock(API).get('/repos/acme/web/collaborators/mallory/permission').reply(200, { permission: 'read' }),
       nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((refusal = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
     ];
-    const version = h.conveyor.engine.get('acme-web-7').version;
+    const version = (await h.conveyor.engine.get('acme-web-7')).version;
     await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'mallory'));
     for (const s of refused) expect(s.isDone()).toBe(true);
     expect(refusal).toBe('@mallory asked to re-run step `implement` of run `acme-web-7`, but only people with write permission on acme/web can (they have read). Nothing changed.');
-    expect(h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
+    expect((await h.conveyor.engine.get('acme-web-7'))).toMatchObject({ version, status: 'waiting' });
 
     // A bot's Re-run is ignored without a call (a `[bot]` login counts as a bot, as for commands).
     h.calls.length = 0;
     await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'renovate[bot]'));
     expect(h.calls).toEqual([]);
-    expect(h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
+    expect((await h.conveyor.engine.get('acme-web-7'))).toMatchObject({ version, status: 'waiting' });
 
     const scopes = [nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }), dispatchScope('implement', 102, dispatched)];
     await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }));
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:2:0');
-    expect(h.conveyor.engine.get('acme-web-7').status).toBe('running');
+    expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('running');
   });
 });
 
 describe('payload size', () => {
   it('cuts the issue body of a payload over the input limit, with a note, and still dispatches', async () => {
-    h.close();
+    await h.close();
     h = createHarness({ inputsLimit: 6_000 });
     const dispatched: Dispatched[] = [];
     const big = webhooks.labeled();
@@ -304,6 +327,7 @@ describe('payload size', () => {
     const scopes = [
       tokenScope(),
       configScope(),
+      permissionScope('alice', 'write'),
       nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
@@ -312,13 +336,14 @@ describe('payload size', () => {
     await h.receive('issues', big);
     for (const s of scopes) expect(s.isDone()).toBe(true);
     const inputs = dispatched[0]!.inputs;
-    expect(Object.entries(inputs).reduce((n, [k, v]) => n + k.length + v.length, 0)).toBeLessThanOrEqual(6_000);
+    // Counted as sent: every input's value escaped inside the dispatch's JSON body.
+    expect(Object.entries(inputs).reduce((n, [k, v]) => n + k.length + JSON.stringify(v).length, 0)).toBeLessThanOrEqual(6_000);
     const parsed = parseStepPayload(inputs.payload!);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.payload.issue.body.startsWith('Start.\nLots of detail.')).toBe(true);
     expect(parsed.payload.issue.body).toContain('cut to fit GitHub\'s workflow input limit (read it whole at https://github.com/acme/web/issues/7)');
     // The run keeps the whole body; only the dispatch was cut.
-    expect(h.conveyor.engine.get('acme-web-7').issue.body).toContain('End.');
+    expect((await h.conveyor.engine.get('acme-web-7')).issue.body).toContain('End.');
   });
 });

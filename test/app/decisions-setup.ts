@@ -6,7 +6,7 @@ import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../../core/contract/wire.ts';
-import { planOf, resultOf, type StepSpec } from '../helpers/plans.ts';
+import { completionOf, planOf, type StepSpec } from '../helpers/plans.ts';
 import { API, APP_ID, fixture, INSTALLATION, repoOf, type Harness } from './harness.ts';
 
 export const RUN = 'acme-web-7';
@@ -37,7 +37,7 @@ export function planWith(specs: StepSpec[], fleet = false): Plan {
 }
 
 /** Drives a new run through the reducer: every queued step succeeds (with `extra` for its result) until nothing is queued. */
-export function seed(h: Harness, plan: Plan, extra: Record<string, Partial<StepResult>> = {}, options: { events?: RunEvent[]; leaveQueued?: string; approvalCheck?: boolean } = {}): Run {
+export async function seed(h: Harness, plan: Plan, extra: Record<string, Partial<StepResult>> = {}, options: { events?: RunEvent[]; leaveQueued?: string; queuedCheckRun?: number; approvalCheck?: boolean } = {}): Promise<Run> {
   let run = createRun({
     id: RUN,
     plan,
@@ -50,19 +50,25 @@ export function seed(h: Harness, plan: Plan, extra: Record<string, Partial<StepR
   for (let i = 0; i < 20; i++) {
     const q = Object.values(run.steps).find((s) => s.status === 'queued' && s.id !== options.leaveQueued && plan.steps.find((p) => p.id === s.id)?.kind !== 'merge');
     if (!q) break;
-    run = reduce(run, { type: 'step-completed', at: AT, result: resultOf(RUN, q.id, q.attempt, q.epoch, 'success', { mode: q.mode, ...extra[q.id] }) }).run;
+    run = reduce(run, { ...completionOf(run, q.id, 'success', extra[q.id]), at: AT } as RunEvent).run;
   }
   for (const e of options.events ?? []) run = reduce(run, e).run;
-  h.conveyor.deps.store.create(run, []);
+  await h.conveyor.deps.store.create(run, []);
   // What the engine's reports left: the tracking comment and the summary check run on the head.
-  h.conveyor.deps.links.saveComment(RUN, { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+  await h.conveyor.deps.links.saveComment(RUN, { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
   const head = run.prs.find((p) => p.repo === 'acme/web')?.head;
-  if (head) h.conveyor.deps.links.saveSummary(RUN, head, 500);
+  if (head) await h.conveyor.deps.links.saveSummary(RUN, head, 500);
+  // The check run the app dispatched the step left queued to (`queuedCheckRun`), as its dispatch recorded it.
+  const queued = options.leaveQueued ? run.steps[options.leaveQueued] : undefined;
+  if (queued && options.queuedCheckRun !== undefined) {
+    const externalId = `${RUN}:${queued.id}:${queued.attempt}:${queued.epoch}`;
+    await h.conveyor.deps.links.saveAttempt({ externalId, runId: RUN, repo: 'acme/web', state: 'dispatched', head: head ?? WEB_HEAD, checkRunId: options.queuedCheckRun, at: AT });
+  }
   // The approval step's check run (600) on that head, as its first report made it.
   if (head && options.approvalCheck !== false && run.steps.approve?.status === 'waiting') {
-    h.conveyor.deps.links.saveAttempt({ externalId: `${RUN}:approve:0:0`, runId: RUN, repo: 'acme/web', state: 'dispatched', head, checkRunId: 600, at: AT });
+    await h.conveyor.deps.links.saveAttempt({ externalId: `${RUN}:approve:0:0`, runId: RUN, repo: 'acme/web', state: 'dispatched', head, checkRunId: 600, at: AT });
   }
-  return h.conveyor.engine.get(RUN);
+  return (await h.conveyor.engine.get(RUN));
 }
 
 /** The reports every transition makes (tracking comment, summary check), persisted; their bodies collected. */
@@ -96,9 +102,7 @@ export function replyScope(repo: string, number: number, into: string[]): nock.S
   return nock(API).post(`/repos/${repo}/issues/${number}/comments`, (b: { body: string }) => into.push(b.body) > 0).reply(201, { id: 1000 + into.length, html_url: 'c' });
 }
 
-export function permissionScope(user: string, permission: string): nock.Scope {
-  return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
-}
+export { permissionScope } from './scopes.ts';
 
 const user = (login: string, type = 'User') => ({ login, type, id: login.length });
 

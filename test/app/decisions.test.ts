@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
-import { resultOf } from '../helpers/plans.ts';
+import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import { approvalCheckScope, events, permissionScope, planWith, pr, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
@@ -14,10 +14,10 @@ beforeEach(() => {
   h = createHarness({ merge: { sleep: async () => undefined } });
   tokenScope();
 });
-afterEach(() => {
+afterEach(async () => {
   nock.cleanAll();
   nock.enableNetConnect();
-  h.close();
+  await h.close();
 });
 
 const NEW_HEAD = 'd'.repeat(40);
@@ -32,7 +32,7 @@ const allDone = (scopes: nock.Scope[]) => {
 
 describe('who may decide', () => {
   it('a writer approves with a PR comment: the approval records the heads, the comment gets +1, and the PRs merge', async () => {
-    seed(h, atApproval(), built);
+    await seed(h, atApproval(), built);
     const report = reportScopes();
     const checks: ApprovalPatch[] = [];
     let message = '';
@@ -45,7 +45,7 @@ describe('who may decide', () => {
     ];
     await h.receive('issue_comment', events.prComment('LGTM\n/conveyor approve', 'bob'));
     allDone(scopes);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.approvals).toEqual([expect.objectContaining({ step: 'approve', by: 'bob', heads: { 'acme/web': WEB_HEAD } })]);
     expect(run.status).toBe('succeeded');
     expect(message).toContain('Approved-by: bob');
@@ -55,7 +55,7 @@ describe('who may decide', () => {
   });
 
   it('refuses a reader, a bot, the requester and a quoted command, each with a reply, and changes nothing', async () => {
-    const before = seed(h, atApproval(), built);
+    const before = await seed(h, atApproval(), built);
     const replies: string[] = [];
     const cases: Array<[ReturnType<typeof events.prComment>, nock.Scope[], RegExp]> = [
       [events.prComment('/conveyor approve', 'mallory'), [permissionScope('mallory', 'read')], /only people with write permission on acme\/web can `approve`.*you have read/],
@@ -70,14 +70,14 @@ describe('who may decide', () => {
       expect(replies.at(-1)).toMatch(text);
       expect(replies.at(-1)).toMatch(/Nothing changed\.$/);
     }
-    const after = h.conveyor.engine.get(RUN);
+    const after = (await h.conveyor.engine.get(RUN));
     expect(after.version).toBe(before.version);
     expect(after.approvals).toEqual([]);
     expect(nock.pendingMocks()).toEqual([]);
   });
 
   it("counts a team's approvers only when their membership is active", async () => {
-    seed(h, atApproval({ approvers: ['@acme/reviewers'] }), built);
+    await seed(h, atApproval({ approvers: ['@acme/reviewers'] }), built);
     const replies: string[] = [];
     const refused = [
       permissionScope('dave', 'write'),
@@ -87,7 +87,7 @@ describe('who may decide', () => {
     await h.receive('issue_comment', events.prComment('/conveyor approve', 'dave'));
     allDone(refused);
     expect(replies[0]).toMatch(/@dave you are not an approver of step `approve` \(approvers: @acme\/reviewers/);
-    expect(h.conveyor.engine.get(RUN).approvals).toEqual([]);
+    expect((await h.conveyor.engine.get(RUN)).approvals).toEqual([]);
 
     reportScopes();
     approvalCheckScope([]);
@@ -100,11 +100,11 @@ describe('who may decide', () => {
     ];
     await h.receive('issue_comment', events.prComment('/conveyor approve', 'erin', 'acme/web', 1, 4244));
     allDone(ok);
-    expect(h.conveyor.engine.get(RUN).approvals.map((a) => a.by)).toEqual(['erin']);
+    expect((await h.conveyor.engine.get(RUN)).approvals.map((a) => a.by)).toEqual(['erin']);
   });
 
   it('two approvals required, given by the same person twice: still waiting, and the second is answered', async () => {
-    seed(h, atApproval({ minApprovals: 2 }), built);
+    await seed(h, atApproval({ minApprovals: 2 }), built);
     reportScopes();
     approvalCheckScope([]);
     const replies: string[] = [];
@@ -116,14 +116,14 @@ describe('who may decide', () => {
     await h.receive('pull_request_review', events.review('/CONVEYOR APPROVE', 'bob'));
     allDone(second);
     expect(replies[0]).toMatch(/already recorded: `min-approvals` counts distinct people \(1 of 2\)/);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.approvals.map((a) => a.by)).toEqual(['bob']);
     expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 1 of 2' });
     expect(run.status).toBe('waiting');
   });
 
   it('an unknown command gets the list of commands', async () => {
-    seed(h, atApproval(), built);
+    await seed(h, atApproval(), built);
     const replies: string[] = [];
     const scope = replyScope('acme/web', 1, replies);
     await h.receive('issue_comment', events.prComment('/conveyor aprove', 'bob'));
@@ -135,7 +135,7 @@ describe('who may decide', () => {
 
 describe('pushes after an approval', () => {
   it('makes the approval stale, runs the gate again on the new head, and the approval waits again with the reason', async () => {
-    seed(h, atApproval({ minApprovals: 2 }), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
+    await seed(h, atApproval({ minApprovals: 2 }), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
     // Conveyor's own push (its bot) changes nothing at all.
     h.calls.length = 0;
     await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, 'f'.repeat(40), 'conveyor-app[bot]', false, 'Bot'));
@@ -152,8 +152,8 @@ describe('pushes after an approval', () => {
     ];
     await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, NEW_HEAD, 'mallory'));
     allDone(scopes);
-    let run = h.conveyor.engine.get(RUN);
-    expect(run.approvals[0]?.stale).toBe(`mallory pushed ${NEW_HEAD.slice(0, 7)} to acme/web after the approval`);
+    let run = (await h.conveyor.engine.get(RUN));
+    expect(run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'mallory', repo: 'acme/web', head: NEW_HEAD });
     expect(run.steps.check).toMatchObject({ status: 'queued', attempt: 2 });
     expect(run.steps.approve?.status).toBe('pending');
     expect(dispatched[0]).toMatchObject({ externalId: `${RUN}:check:2:0`, headSha: NEW_HEAD });
@@ -166,10 +166,10 @@ describe('pushes after an approval', () => {
       nock(API).persist().patch('/repos/acme/web/check-runs/501').reply(200, {}),
       nock(API).post('/repos/acme/web/check-runs', (b: ApprovalPatch & { name: string; head_sha: string }) => ((created = b), b.name === 'conveyor / approve')).reply(201, { id: 601, html_url: 'y', status: 'in_progress', output: {} }),
     ];
-    const result = resultOf(RUN, 'check', 2, 0, 'success', { commits: { 'acme/web': NEW_HEAD } });
+    const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 2, 0, 'success', { commits: { 'acme/web': NEW_HEAD } }));
     await h.receive('check_run', { ...events.checkCompleted(702, `${RUN}:check:2:0`, 'conveyor / check', renderResultText(result)) });
     allDone(again);
-    run = h.conveyor.engine.get(RUN);
+    run = (await h.conveyor.engine.get(RUN));
     expect(run.steps.approve?.status).toBe('waiting');
     expect(run.steps.approve?.reason).toBe(`waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ${NEW_HEAD.slice(0, 7)} to acme/web after the approval)`);
     expect(created).toMatchObject({ head_sha: NEW_HEAD, status: 'in_progress' });
@@ -177,9 +177,9 @@ describe('pushes after an approval', () => {
   });
 
   it("knows its own bot's pushes by a login asked of GitHub once (retried; a failed ask is asked again)", async () => {
-    h.close();
+    await h.close();
     h = createHarness({ botLogin: undefined });
-    const before = seed(h, atApproval(), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
+    const before = await seed(h, atApproval(), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
     const push = () => events.pull('synchronize', 'acme/web', 1, 'f'.repeat(40), 'conveyor-app[bot]', false, 'Bot');
     // Every try fails (the first and plugin-retry's three): the push's handling fails, naming the
     // call, and the answer is not kept.
@@ -194,18 +194,18 @@ describe('pushes after an approval', () => {
     allDone([asked]);
     expect(h.calls.filter((c) => c.path === '/app')).toHaveLength(6);
     // Its own pushes changed nothing.
-    expect(h.conveyor.engine.get(RUN).approvals).toEqual(before.approvals);
-    expect(h.conveyor.engine.get(RUN).approvals[0]?.stale).toBeUndefined();
+    expect((await h.conveyor.engine.get(RUN)).approvals).toEqual(before.approvals);
+    expect((await h.conveyor.engine.get(RUN)).approvals[0]?.stale).toBeUndefined();
   });
 });
 
 describe('the approval check run', () => {
   it('waits with Approve and Reject buttons; a reader pressing Approve is refused, a writer approves', async () => {
-    seed(h, atApproval(), built, { leaveQueued: 'check' });
+    await seed(h, atApproval(), built, { leaveQueued: 'check', queuedCheckRun: 102 });
     reportScopes();
     let created: ApprovalPatch & { name?: string; head_sha?: string; external_id?: string } = {};
     const waits = nock(API).post('/repos/acme/web/check-runs', (b: typeof created) => ((created = b), b.name === 'conveyor / approve')).reply(201, { id: 600, html_url: 'y', status: 'in_progress', output: {} });
-    const result = resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } });
+    const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } }));
     await h.receive('check_run', events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(result)));
     allDone([waits]);
     expect(created).toMatchObject({ head_sha: WEB_HEAD, status: 'in_progress', external_id: `${RUN}:approve:0:0` });
@@ -225,18 +225,18 @@ describe('the approval check run', () => {
     const ok = [permissionScope('carol', 'write'), approvalCheckScope(checks), pullOk(), nock(API).put('/repos/acme/web/pulls/1/merge').reply(200, { merged: true, sha: 'e'.repeat(40) })];
     await h.receive('check_run', events.button('approve', 'carol', check));
     allDone(ok);
-    expect(h.conveyor.engine.get(RUN).status).toBe('succeeded');
+    expect((await h.conveyor.engine.get(RUN)).status).toBe('succeeded');
     expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'approved by @carol' } });
   });
 
   it('Reject fails the approval step; the run waits for a person and the check run says who and why', async () => {
-    seed(h, atApproval(), built);
+    await seed(h, atApproval(), built);
     reportScopes();
     const checks: ApprovalPatch[] = [];
     const scopes = [permissionScope('carol', 'admin'), approvalCheckScope(checks)];
     await h.receive('check_run', events.button('reject', 'carol', { id: 600, external_id: `${RUN}:approve:0:0`, name: 'conveyor / approve' }));
     allDone(scopes);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.steps.approve).toMatchObject({ status: 'failed', reason: 'rejected by carol' });
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('pending');

@@ -6,7 +6,7 @@ import nock from 'nock';
 import { parseResultText } from '../../core/github/check-run.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, runDispatched, type Dispatched } from './scopes.ts';
+import { BASE_SHA, configScope, dispatchScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
 
 let h: Harness;
 let remotes: Remotes;
@@ -25,7 +25,7 @@ beforeEach(async () => {
 afterEach(async () => {
   nock.cleanAll();
   nock.enableNetConnect();
-  h.close();
+  await h.close();
   remotes.cleanup();
   removeDir(work);
   await fake.close();
@@ -38,6 +38,7 @@ describe('GitHub mode: label to last step', () => {
     const start = [
       tokenScope(),
       configScope(),
+      permissionScope('alice', 'write'),
       nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body.includes('conveyor:tracking')).reply(201, { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900' }),
@@ -102,17 +103,18 @@ describe('GitHub mode: label to last step', () => {
     } finally {
       nock.emitter.removeListener('no match', unmatched);
     }
-    const run = h.conveyor.engine.get('acme-web-7');
+    const run = (await h.conveyor.engine.get('acme-web-7'));
     expect(run.status).toBe('succeeded');
     expect(Object.values(run.steps).map((s) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     for (const s of last) expect(s.isDone()).toBe(true);
     expect(finalSummary).toEqual([]);
     expect(comments.at(-1)).toContain('✅ succeeded');
-    expect(comments.at(-1)).toContain('[acme/web#1]');
+    // The PR's URL is the local forge's file:// one here: named, not linked (only http(s) links are written).
+    expect(comments.at(-1)).toContain('**Pull requests:** acme/web#1');
     expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect(nock.pendingMocks()).toEqual([]);
     // The tracking comment is recorded once, when it is made; its edits write no record.
-    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }, { later: true }]]);
-    expect(h.conveyor.deps.links.comment('acme-web-7')).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+    expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }]]);
+    expect((await h.conveyor.deps.links.comment('acme-web-7'))).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
   }, 120_000);
 });

@@ -12,7 +12,7 @@ import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
-import { openAppStores } from '../../app/stores.ts';
+import { openAppStore } from '../../app/stores.ts';
 import { tempDir, removeDir } from '../helpers/repos.ts';
 
 export const API = 'https://api.github.com';
@@ -35,7 +35,7 @@ export interface Harness {
   calls: Call[];
   clock: { now: string };
   receive(name: string, payload: unknown, id?: string): Promise<void>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 let delivery = 0;
@@ -43,7 +43,7 @@ let delivery = 0;
 export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harness {
   const dir = tempDir('conveyor-app-');
   const db = join(dir, 'app.db');
-  const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: db });
+  const store = openAppStore({ CONVEYOR_DATABASE_URL: db });
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
   const original = globalThis.fetch;
@@ -61,12 +61,12 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
   });
   const conveyor = new ConveyorApp(probot, {
     store,
-    links,
+    links: store.links,
     appId: APP_ID,
     now: () => clock.now,
     sweepEveryMs: false,
     botLogin: 'conveyor-app[bot]',
-    log: () => undefined,
+    log: (line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`${line}\n`),
     ...options,
   });
   return {
@@ -79,11 +79,10 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
       await probot.receive({ id, name, payload } as never);
       await conveyor.idle();
     },
-    close() {
+    async close() {
       globalThis.fetch = original;
       conveyor.close();
-      store.close();
-      links.close();
+      await store.close();
       removeDir(dir);
     },
   };
@@ -132,9 +131,15 @@ export const webhooks = {
       installation: { id: INSTALLATION },
     };
   },
-  workflowRun(run: { id: number; display_title: string; conclusion: string }) {
+  /** A completed run of acme/web's Conveyor workflow (`path`, `event` and `repo` may say otherwise). */
+  workflowRun(run: { id: number; display_title: string; conclusion: string; path?: string; event?: string }, repo = 'acme/web') {
     const p = fixture('workflow_run.completed');
-    return { ...p, workflow_run: { ...(p.workflow_run as object), ...run, html_url: `https://github.com/acme/web/actions/runs/${run.id}`, run_number: 12 }, repository, installation: { id: INSTALLATION } };
+    return {
+      ...p,
+      workflow_run: { ...(p.workflow_run as object), path: '.github/workflows/conveyor.yml', event: 'workflow_dispatch', ...run, html_url: `https://github.com/${repo}/actions/runs/${run.id}`, run_number: 12 },
+      repository: repoOf(repo),
+      installation: { id: INSTALLATION },
+    };
   },
 };
 

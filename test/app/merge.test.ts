@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
-import { resultOf } from '../helpers/plans.ts';
+import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import { approvalCheckScope, events, permissionScope, planWith, pr, readyEnv, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
@@ -21,10 +21,10 @@ beforeEach(() => {
   h = createHarness({ merge: { polls: 5, baseMs: 100, sleep: async (ms) => void sleeps.push(ms) } });
   tokenScope();
 });
-afterEach(() => {
+afterEach(async () => {
   nock.cleanAll();
   nock.enableNetConnect();
-  h.close();
+  await h.close();
 });
 
 const API_HEAD = '2'.repeat(40);
@@ -66,7 +66,7 @@ async function approve(): Promise<void> {
 
 describe('merging on GitHub', () => {
   it('merges three repositories providers first, asking again while GitHub computes mergeability', async () => {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     reportScopes();
     approvalCheckScope([]);
     const order: string[] = [];
@@ -90,14 +90,14 @@ describe('merging on GitHub', () => {
     expect(messages['acme/api']).toContain('Resolves acme/web#7.');
     expect(messages['acme/api']).toContain(`Conveyor-Run: ${RUN}`);
     expect(messages['acme/api']).toContain('Approved-by: bob');
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.status).toBe('succeeded');
     expect(run.steps.ship?.result?.summary).toBe('Merged acme/lib#3, acme/api#2, acme/web#1 (squash).');
   });
 
   /** Seeds a run up to its approval and approves it: acme/web#1 conflicts, so a repair of `ship` is dispatched (check run 801). */
   async function approveIntoConflict(): Promise<Dispatched[]> {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     reportScopes();
     approvalCheckScope([]);
     const dispatched: Dispatched[] = [];
@@ -114,7 +114,7 @@ describe('merging on GitHub', () => {
 
   it('the sweeper catches a conflict repair whose workflow never started, and dispatches it again', async () => {
     const dispatched = await approveIntoConflict();
-    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 0 });
+    expect((await h.conveyor.engine.get(RUN)).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 0 });
 
     h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
     const lost = [
@@ -126,13 +126,13 @@ describe('merging on GitHub', () => {
     await h.conveyor.idle();
     expect(report.lost).toEqual([`${RUN}:ship:2:0`]);
     allDone(lost);
-    expect(h.conveyor.engine.get(RUN).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 1 });
+    expect((await h.conveyor.engine.get(RUN)).steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, epoch: 1 });
     expect(dispatched.map((d) => d.externalId)).toEqual([`${RUN}:ship:2:0`, `${RUN}:ship:2:1`]);
   });
 
-  it('a conflicting PR is resolved by a code attempt on its work branch, then merged', async () => {
+  it('a conflicting PR is resolved by a code attempt on its work branch; the approval, given on the old head, is asked for again; then it is merged', async () => {
     const dispatched = await approveIntoConflict();
-    let run = h.conveyor.engine.get(RUN);
+    let run = (await h.conveyor.engine.get(RUN));
     expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, repairs: 1 });
     const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
     expect(payload.ok).toBe(true);
@@ -142,14 +142,29 @@ describe('merging on GitHub', () => {
     expect(payload.payload.findings).toContain('- acme/web#1: it conflicts with `main`');
     expect(dispatched[0]!.externalId).toBe(`${RUN}:ship:2:0`);
 
-    // The repair pushed a merge of the base into conveyor/web-7; merging is tried again, on that head.
-    const order: string[] = [];
-    const messages: Record<string, string> = {};
-    const again = [
+    // The repair pushed a merge of the base into conveyor/web-7: a head nobody approved. The
+    // approval goes stale and waits again; nothing merges yet.
+    const moved = [
       // The summary and the approval's check runs move to the new head.
       noSummaryOnHead(RESOLVED),
       nock(API).persist().post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => ['conveyor', 'conveyor / approve'].includes(b.name) && b.head_sha === RESOLVED).reply(201, { id: 502, html_url: 'x', status: 'completed', output: {} }),
-      nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/50\d/).reply(200, {}),
+    ];
+    nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/50\d/).reply(200, {});
+    h.calls.length = 0;
+    const repaired = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'ship', 2, 0, 'success', { mode: 'repair', prs: [pr('acme/web', 1, RESOLVED)], commits: { 'acme/web': RESOLVED } }));
+    await h.receive('check_run', events.checkCompleted(801, `${RUN}:ship:2:0`, 'conveyor / ship', renderResultText(repaired)));
+    allDone(moved);
+    // Nothing merged, nor even asked whether it could be, before the approval is given again.
+    expect(h.calls.filter((c) => /\/pulls\//.test(c.path))).toEqual([]);
+    run = await h.conveyor.engine.get(RUN);
+    expect(run.approvals.map((a) => a.stale)).toEqual([{ kind: 'agent-wrote', step: 'ship', repo: 'acme/web', head: RESOLVED }]);
+    expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: expect.stringContaining('approvals are stale: the agent of step "ship" wrote 4444444 to acme/web after the approval') });
+    expect(run.steps.ship).toMatchObject({ status: 'pending', repairs: 1 });
+
+    // Approved again, on the resolved head: merging is tried again, on that head.
+    const order: string[] = [];
+    const messages: Record<string, string> = {};
+    const again = [
       pull('acme/lib', 3, LIB_HEAD),
       pull('acme/api', 2, API_HEAD),
       pull('acme/web', 1, RESOLVED),
@@ -160,17 +175,16 @@ describe('merging on GitHub', () => {
         .reply(200, { merged: true, sha: 'm-web' }),
       dispatchScope('preview', 902, []),
     ];
-    const repaired = resultOf(RUN, 'ship', 2, 0, 'success', { mode: 'repair', prs: [pr('acme/web', 1, RESOLVED)], commits: { 'acme/web': RESOLVED } });
-    await h.receive('check_run', events.checkCompleted(801, `${RUN}:ship:2:0`, 'conveyor / ship', renderResultText(repaired)));
+    await approve();
     allDone(again);
-    run = h.conveyor.engine.get(RUN);
+    run = (await h.conveyor.engine.get(RUN));
     expect(order).toEqual(['acme/lib#3', 'acme/api#2', 'acme/web#1']);
     expect(run.status).toBe('succeeded');
     expect(run.steps.ship).toMatchObject({ status: 'succeeded', attempt: 3, mode: 'run' });
   });
 
   it('a PR that cannot be merged after another was stops the run, saying exactly which are merged', async () => {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     const report = reportScopes();
     approvalCheckScope([]);
     const order: string[] = [];
@@ -184,7 +198,7 @@ describe('merging on GitHub', () => {
     await approve();
     allDone(scopes);
     expect(order).toEqual(['acme/lib#3', 'acme/api#2']);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('failed');
     expect(run.steps.ship?.reason).toMatch(/merging acme\/api#2 failed \(HTTP 405\): Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./);
@@ -195,20 +209,20 @@ describe('merging on GitHub', () => {
   });
 
   it('does not merge anything while a PR is blocked by its required checks', async () => {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     reportScopes();
     approvalCheckScope([]);
     const scopes = [pull('acme/lib', 3, LIB_HEAD), pull('acme/api', 2, API_HEAD, { mergeable_state: 'blocked' }), pull('acme/web', 1, WEB_HEAD)];
     await approve();
     allDone(scopes);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run.steps.ship?.reason).toContain('not merging: acme/api#2: its required checks or reviews do not pass. Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.');
   });
 });
 
 describe('closing', () => {
   it('a PR closed without merging cancels the run, tears the environments down and leaves the other PRs open with a comment', async () => {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     reportScopes();
     const checks: ApprovalPatch[] = [];
     const dispatched: Dispatched[] = [];
@@ -217,7 +231,7 @@ describe('closing', () => {
     const scopes = [approvalCheckScope(checks), dispatchScope('preview', 901, dispatched), replyScope('acme/web', 1, web), replyScope('acme/lib', 3, lib)];
     await h.receive('pull_request', events.pull('closed', 'acme/api', 2, API_HEAD, 'mallory'));
     allDone(scopes);
-    let run = h.conveyor.engine.get(RUN);
+    let run = (await h.conveyor.engine.get(RUN));
     expect(run.status).toBe('cancelled');
     expect(run.reason).toBe('PR acme/api#2 was closed without merging');
     expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
@@ -235,7 +249,7 @@ describe('closing', () => {
     removed.attempt = Number(externalId.split(':')[2]);
     const completed = events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed));
     await h.receive('check_run', completed, 'teardown-done');
-    run = h.conveyor.engine.get(RUN);
+    run = (await h.conveyor.engine.get(RUN));
     expect(run.environments).toEqual([]);
     expect(run.removedEnvironments).toEqual([readyEnv]);
     // Redelivered: nothing happens. A teardown retires no attempt: its delivery id is what says so.
@@ -248,11 +262,11 @@ describe('closing', () => {
     h.calls.length = 0;
     await h.receive('check_run', completed, 'teardown-done');
     expect(h.calls).toEqual([]);
-    expect(h.conveyor.engine.get(RUN).version).toBe(run.version);
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(run.version);
   });
 
   it('`/conveyor cancel` from a writer cancels, tears down, and comments on every PR', async () => {
-    seed(h, plan(), built);
+    await seed(h, plan(), built);
     reportScopes();
     approvalCheckScope([]);
     const comments: string[][] = [[], [], []];
@@ -266,7 +280,7 @@ describe('closing', () => {
     ];
     await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach', 'bob'));
     allDone(scopes);
-    const run = h.conveyor.engine.get(RUN);
+    const run = (await h.conveyor.engine.get(RUN));
     expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob: wrong approach' });
     for (const c of comments) expect(c[0]).toContain('was cancelled by @bob: wrong approach');
   });

@@ -21,6 +21,11 @@ pipelines:
 `;
 export const BASE_SHA = 'b'.repeat(40);
 
+/** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
+export function permissionScope(user: string, permission: string): nock.Scope {
+  return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
+}
+
 export function configScope(text = CONFIG): nock.Scope {
   return nock(API)
     .get('/repos/acme/web/contents/.github%2Fconveyor.yml')

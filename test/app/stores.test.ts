@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
-import { DEFAULT_DATABASE, openAppStores, sqlitePathOf } from '../../app/stores.ts';
+import { DEFAULT_DATABASE, openAppStore, sqlitePathOf } from '../../app/stores.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 describe('CONVEYOR_DATABASE_URL', () => {
@@ -32,31 +32,29 @@ describe('CONVEYOR_DATABASE_URL', () => {
   });
 });
 
-describe('the app stores', () => {
-  it('keep runs and links on one connection of one file: closing the links leaves the store open, closing the store closes both', () => {
+describe('the app store', () => {
+  it('keeps runs and the GitHub records in one file', async () => {
     const dir = tempDir('conveyor-stores-');
     try {
       const path = join(dir, 'app.db');
-      const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: `sqlite:${path}` });
-      links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
+      const store = openAppStore({ CONVEYOR_DATABASE_URL: `sqlite:${path}` });
+      await store.links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
+      expect(await store.seenDelivery('d-1')).toBe(false);
+      await store.close();
       const plain = new Database(path, { readonly: true });
       const tables = plain.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(plain.prepare('SELECT id FROM github_comments WHERE run_id = ?').pluck().get('acme-web-7')).toBe(3);
       plain.close();
-      expect(tables).toEqual(expect.arrayContaining(['runs', 'deliveries', 'github_attempts', 'github_comments']));
-      links.close();
-      expect(store.seenDelivery('d-1')).toBe(false);
-      expect(store.database.open).toBe(true);
-      store.close();
-      expect(() => links.comment('acme-web-7')).toThrow(/not open/);
+      expect(tables).toEqual(expect.arrayContaining(['runs', 'deliveries', 'effects', 'leases', 'github_attempts', 'github_comments']));
     } finally {
       removeDir(dir);
     }
   });
 
-  it('share an in-memory database too', () => {
-    const { store, links } = openAppStores({ CONVEYOR_DATABASE_URL: 'sqlite::memory:' });
-    links.saveComment('acme-web-7', { id: 3, url: 'u' });
-    expect(store.database.prepare('SELECT id FROM github_comments WHERE run_id = ?').pluck().get('acme-web-7')).toBe(3);
-    store.close();
+  it('can be in memory', async () => {
+    const store = openAppStore({ CONVEYOR_DATABASE_URL: 'sqlite::memory:' });
+    await store.links.saveComment('acme-web-7', { id: 3, url: 'u' });
+    expect(await store.links.comment('acme-web-7')).toEqual({ id: 3, url: 'u' });
+    await store.close();
   });
 });

@@ -16,7 +16,8 @@ describe('inlineText', () => {
     expect(inlineText('[click](javascript:alert(1)) @octocat <img src=x>\n**bold** `code` |cell|')).toBe(
       '\\[click\\]\\(javascript:alert\\(1\\)\\) &#64;octocat &lt;img src=x&gt; \\*\\*bold\\*\\* \\`code\\` \\|cell\\|',
     );
-    expect(inlineText('<!-- hidden -->')).toBe('&lt;\\!-- hidden --&gt;');
+    expect(inlineText('<!-- hidden -->')).toBe('&lt;!-- hidden --&gt;');
+    expect(inlineText('acme/web#12 + 3!')).toBe('acme/web#12 + 3!');
   });
 });
 

@@ -6,6 +6,7 @@ import { topologicalWaves } from '../../core/graph.ts';
 import type { Plan, PlanStep } from '../../core/plan/types.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
+import type { Run, RunEvent } from '../../core/run/types.ts';
 import { WIRE_VERSION } from '../../core/contract/wire.ts';
 
 export type StepSpec =
@@ -121,4 +122,27 @@ export function resultOf(
 export function successFor(payload: StepPayload, extra: Partial<StepResult> = {}): StepResult {
   const mode = payload.mode === 'teardown' ? 'run' : payload.mode;
   return sealResult(resultOf(payload.runId, payload.step.id, payload.attempt, payload.epoch, 'success', { mode, ...extra }), inputsDigest(payload));
+}
+
+/**
+ * A result sealed as the action seals it: against the inputs its attempt recorded at dispatch
+ * (the reducer trusts nothing else). A result of an attempt the run never dispatched stays unsealed.
+ */
+export function sealedFor(run: Run, result: StepResult): StepResult {
+  const record = run.steps[result.stepId]?.attempts.findLast((a) => a.attempt === result.attempt && a.epoch === result.epoch);
+  return record?.inputs ? sealResult(result, record.inputs) : result;
+}
+
+/**
+ * The completion of the step's current attempt (its attempt, epoch and mode), sealed: against the
+ * inputs its attempt recorded at dispatch, or for a merge the engine carries out itself, against
+ * inputs of its own that come with the event.
+ */
+export function completionOf(run: Run, stepId: string, conclusion: StepResult['conclusion'], extra: Partial<StepResult> = {}): RunEvent {
+  const s = run.steps[stepId];
+  if (!s) throw new Error(`no step ${stepId}`);
+  const result = resultOf(run.id, stepId, s.attempt, s.epoch, conclusion, { mode: s.mode, ...extra });
+  const recorded = s.attempts.findLast((a) => a.attempt === s.attempt && a.epoch === s.epoch)?.inputs;
+  const inputs = recorded ?? `merge:${stepId}:${s.attempt}:${s.epoch}`;
+  return { type: 'step-completed', at: '2025-01-01T00:00:00.000Z', result: sealResult(result, inputs), ...(recorded ? {} : { inputs }) };
 }

@@ -51,7 +51,7 @@ describe('tracking comment', () => {
     expect(table).not.toContain('](javascript:');
     expect(table).not.toContain('@octocat');
     expect(table).not.toContain('<!--');
-    expect(table).toContain('\\[click\\]\\(javascript:alert\\(1\\)\\) &#64;octocat &lt;\\!-- hi --&gt; \\*\\*x\\*\\*');
+    expect(table).toContain('\\[click\\]\\(javascript:alert\\(1\\)\\) &#64;octocat &lt;!-- hi --&gt; \\*\\*x\\*\\*');
     expect(table).toContain('**Environments:** web: ready, [api &#64;octocat](https://api.preview.example.com/)');
   });
 });

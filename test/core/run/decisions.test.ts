@@ -112,11 +112,19 @@ describe('pushes after an approval', () => {
   it("Conveyor's own pushes, known heads and unknown repos change nothing", () => {
     const run = step(atApproval({ minApprovals: 2 }), approve('bob')).run;
     for (const e of [
-      { type: 'pr-pushed', at: AT, repo: 'acme/api', head: 'ddd', by: 'conveyor' },
+      { type: 'pr-pushed', at: AT, repo: 'acme/api', head: 'ddd', by: 'conveyor[bot]', own: true },
       { type: 'pr-pushed', at: AT, repo: 'acme/api', head: 'bbb2222', by: 'mallory' },
       { type: 'pr-pushed', at: AT, repo: 'acme/nope', head: 'eee', by: 'mallory' },
     ] as RunEvent[]) {
       expect(reduce(run, e).run).toBe(run);
+    }
+  });
+
+  it('a person whose login is Conveyor, in any case, is a person: their push makes approvals stale', () => {
+    const run = step(atApproval({ minApprovals: 2 }), approve('bob')).run;
+    for (const by of ['conveyor', 'Conveyor', 'CONVEYOR']) {
+      const t = step(run, { type: 'pr-pushed', at: AT, repo: 'acme/api', head: 'fff6666', by });
+      expect(t.run.approvals[0]?.stale).toEqual({ kind: 'pushed', by, repo: 'acme/api', head: 'fff6666' });
     }
   });
 });

@@ -4,8 +4,7 @@ import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent, Transition } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
-import { resultOf } from '../../helpers/plans.ts';
-import { sealResult } from '../../../core/contract/receipt.ts';
+import { completionOf } from '../../helpers/plans.ts';
 
 export const AT = '2025-01-01T00:00:00.000Z';
 
@@ -33,18 +32,9 @@ export function start(plan: Plan, options: Record<string, unknown> = {}): Transi
   return step(newRun(plan, options), { type: 'started', at: AT });
 }
 
-/**
- * A result for the step's current attempt (its attempt, epoch and mode), sealed as the action seals
- * it: against the inputs its attempt recorded at dispatch, or for a merge the engine carries out
- * itself, against inputs of its own that come with the event.
- */
+/** A sealed result for the step's current attempt (see completionOf). */
 export function current(run: Run, stepId: string, conclusion: StepResult['conclusion'], extra: Partial<StepResult> = {}): RunEvent {
-  const s = run.steps[stepId];
-  if (!s) throw new Error(`no step ${stepId}`);
-  const result = resultOf(run.id, stepId, s.attempt, s.epoch, conclusion, { mode: s.mode, ...extra });
-  const recorded = s.attempts.findLast((a) => a.attempt === s.attempt && a.epoch === s.epoch)?.inputs;
-  const inputs = recorded ?? `merge:${stepId}:${s.attempt}:${s.epoch}`;
-  return { type: 'step-completed', at: AT, result: sealResult(result, inputs), ...(recorded ? {} : { inputs }) };
+  return { ...completionOf(run, stepId, conclusion, extra), at: AT } as RunEvent;
 }
 
 export function succeed(run: Run, ...stepIds: string[]): Run {

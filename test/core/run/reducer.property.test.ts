@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, MAX_LOSSES, nextWave, reduce } from '../../../core/run/reducer.ts';
-import { CONVEYOR_ACTOR, MAX_CONFLICT_REPAIRS } from '../../../core/run/draft.ts';
+import { MAX_CONFLICT_REPAIRS } from '../../../core/run/draft.ts';
 import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
@@ -126,7 +126,7 @@ class Checker {
    */
   private checkPush(prev: Run, next: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): void {
     const pr = prev.prs.find((p) => p.repo === event.repo);
-    if (!pr || pr.head === event.head || event.by === CONVEYOR_ACTOR || isTerminal(prev)) return;
+    if (!pr || pr.head === event.head || event.own || isTerminal(prev)) return;
     expect(next.prs.find((p) => p.repo === event.repo)?.head).toBe(event.head);
     for (const a of next.approvals) if (!a.stale) expect(a.heads[event.repo], `approval by ${a.by} still counts after a push`).toBe(event.head);
     for (const p of this.plan.steps) {
@@ -243,9 +243,11 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     }
   } else if (what < 62 && run.prs.length > 0) {
     // A push to the PR: mostly someone else's new head, sometimes Conveyor's own or the same head.
-    const by: string = how % 4 === 0 ? CONVEYOR_ACTOR : how % 2 === 0 ? 'mallory' : 'bob';
+    // Conveyor's own push is known by identity (`own`), never by name: a person called Conveyor is anyone.
+    const own = how % 4 === 0;
+    const by: string = own ? 'conveyor[bot]' : how % 2 === 0 ? 'mallory' : how % 3 === 0 ? 'Conveyor' : 'bob';
     const head = which % 5 === 0 ? (run.prs[0]!.head ?? 'h0') : `p${which % 7}`;
-    c.apply({ type: 'pr-pushed', at: AT, repo: PR.repo, head, by });
+    c.apply({ type: 'pr-pushed', at: AT, repo: PR.repo, head, by, ...(own ? { own } : {}) });
   } else if (what === 62 && run.prs.length > 0) {
     c.apply({ type: 'pr-closed', at: AT, repo: PR.repo, merged: how % 2 === 0 });
   } else if (what < 70 && c.delivered.length > 0) {

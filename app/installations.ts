@@ -1,0 +1,16 @@
+// The app lost its access: the installation was deleted, or repositories were removed from it.
+// Active runs there can do nothing more (every call to those repositories would fail): each is
+// cancelled with why, and nothing more is asked of GitHub for it (no teardown, no report).
+import type { AppDeps } from './deps.ts';
+
+/** `repos`: the repositories removed, or undefined when the whole installation is gone. */
+export async function onInstallationGone(deps: AppDeps, installationId: number, repos: string[] | undefined, why: string): Promise<void> {
+  const gone = new Set(repos?.map((r) => r.toLowerCase()));
+  for (const run of await deps.store.list({ status: ['running', 'waiting'] })) {
+    if (run.options.installationId !== installationId) continue;
+    const touches = repos === undefined || run.plan.changeSet.some((r) => gone.has(r.repo.toLowerCase())) || gone.has(run.issue.repo.toLowerCase());
+    if (!touches) continue;
+    await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: 'GitHub', reason: why, unreachable: true });
+    deps.log(`conveyor: run ${run.id} cancelled: ${why}`);
+  }
+}

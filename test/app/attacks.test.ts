@@ -1,0 +1,130 @@
+// The outside review's attacks on the GitHub mode, replayed: a person named like the app, results
+// and workflow runs forged from another repository or with a bogus receipt, and an installation
+// taken away mid-run. Each is refused, or changes only what it may.
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderResultText } from '../../core/github/check-run.ts';
+import { resultOf, sealedFor } from '../helpers/plans.ts';
+import { API, createHarness, INSTALLATION, tokenScope, webhooks, type Harness } from './harness.ts';
+import { events, planWith, pr, reportScopes, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
+import { dispatchScope, type Dispatched } from './scopes.ts';
+
+let h: Harness;
+beforeEach(() => {
+  nock.disableNetConnect();
+  h = createHarness();
+  tokenScope();
+});
+afterEach(async () => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  await h.close();
+});
+
+const allDone = (scopes: nock.Scope[]) => {
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+};
+
+/** A run whose gate `check` is dispatched to check run 102 in acme/web, and waits for its result. */
+async function gateQueued() {
+  return seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }, { id: 'ship', kind: 'merge' }]), { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { leaveQueued: 'check', queuedCheckRun: 102 });
+}
+
+describe('pushes', () => {
+  it('a person whose login is Conveyor is a person: their push makes the approval stale; only the app\'s bot, known as a Bot by its login, is Conveyor', async () => {
+    const plan = planWith([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval', minApprovals: 2 }, { id: 'ship', kind: 'merge' }]);
+    await seed(h, plan, { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
+    const { comments } = reportScopes();
+    nock(API).persist().post('/repos/acme/web/check-runs').reply(201, { id: 650, html_url: 'x', status: 'in_progress', output: {} });
+    nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/\d+/).reply(200, {});
+    nock(API).persist().get(/\/repos\/acme\/web\/commits\/\w+\/check-runs/).query(true).reply(200, { total_count: 0, check_runs: [] });
+
+    // The app's own bot: nothing changes.
+    await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, 'c'.repeat(40), 'conveyor-app[bot]', false, 'Bot'));
+    expect((await h.conveyor.engine.get(RUN)).approvals[0]?.stale).toBeUndefined();
+    // A human whose login is the app's name, in any case: a push like anyone's.
+    await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, 'd'.repeat(40), 'Conveyor'));
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'Conveyor', repo: 'acme/web', head: 'd'.repeat(40) });
+    expect(run.steps.approve?.reason).toContain('approvals are stale: Conveyor pushed ddddddd to acme/web after the approval');
+    expect(comments.at(-1)).toContain('Conveyor pushed ddddddd to acme/web after the approval');
+  });
+});
+
+describe('forged results', () => {
+  it('a completed check run from another repository that names the attempt is ignored, whatever it says', async () => {
+    const before = await gateQueued();
+    const forged = sealedFor(before, resultOf(RUN, 'check', 1, 0, 'success'));
+    h.calls.length = 0;
+    for (const repo of ['evil/web', 'acme/other']) {
+      const completed = events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(forged));
+      await h.receive('check_run', { ...completed, repository: { ...completed.repository, full_name: repo } });
+    }
+    // Another check run id in the right repository, naming the attempt: not the one the app dispatched to.
+    await h.receive('check_run', events.checkCompleted(999, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(forged)));
+    expect(h.calls).toEqual([]);
+    const after = await h.conveyor.engine.get(RUN);
+    expect(after.version).toBe(before.version);
+    expect(after.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 0 });
+  });
+
+  it("the attempt's own check run with a bogus receipt is not trusted: the attempt is lost and dispatched again", async () => {
+    await gateQueued();
+    const { scopes } = reportScopes();
+    const dispatched: Dispatched[] = [];
+    const again = dispatchScope('check', 103, dispatched);
+    const bogus = { ...resultOf(RUN, 'check', 1, 0, 'success'), receipt: `sha256:${'0'.repeat(64)}` };
+    await h.receive('check_run', events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(bogus)));
+    allDone([again, ...scopes]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 1 });
+    expect(run.steps.check?.attempts[0]).toMatchObject({ conclusion: 'lost', summary: expect.stringContaining('was not trusted: its receipt does not verify against the payload that was sent') });
+    expect(dispatched.map((d) => d.externalId)).toEqual([`${RUN}:check:1:1`]);
+  });
+
+  it('completed workflow runs of another repository, another workflow or with only a title naming the check run are not Conveyor\'s to judge', async () => {
+    const before = await gateQueued();
+    // The dispatch recorded which run it started.
+    await h.conveyor.deps.links.saveAttempt({ ...(await h.conveyor.deps.links.attempt(`${RUN}:check:1:0`))!, workflowRunId: 4242 });
+    h.calls.length = 0;
+    const title = `conveyor / check · attempt 1 [check run 102]`;
+    for (let i = 0; i < 3; i++) await h.receive('workflow_run', webhooks.workflowRun({ id: 5000 + i, display_title: title, conclusion: 'failure' }, 'evil/web'));
+    await h.receive('workflow_run', webhooks.workflowRun({ id: 6000, display_title: title, conclusion: 'failure', path: '.github/workflows/other.yml' }));
+    // Right repository and workflow, but not the run the dispatch recorded.
+    await h.receive('workflow_run', webhooks.workflowRun({ id: 6001, display_title: title, conclusion: 'failure' }));
+    expect(h.calls).toEqual([]);
+    const after = await h.conveyor.engine.get(RUN);
+    expect(after.version).toBe(before.version);
+    expect(after.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 0, losses: 0 });
+  });
+});
+
+describe('an installation taken away', () => {
+  it('installation.deleted cancels the installation\'s active runs, saying why, and asks nothing more of GitHub', async () => {
+    await gateQueued();
+    h.calls.length = 0;
+    await h.receive('installation', { action: 'deleted', installation: { id: INSTALLATION, account: { login: 'acme', type: 'Organization' } }, sender: { login: 'owner', type: 'User' } });
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by GitHub: the Conveyor app was uninstalled from acme', unreachable: 'cancelled by GitHub: the Conveyor app was uninstalled from acme' });
+    expect(h.calls).toEqual([]);
+    expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
+  });
+
+  it('installation_repositories.removed cancels the runs whose repositories it took, and leaves the others', async () => {
+    await gateQueued();
+    h.calls.length = 0;
+    const removed = (names: string[]) => ({
+      action: 'removed',
+      installation: { id: INSTALLATION },
+      repository_selection: 'selected',
+      repositories_added: [],
+      repositories_removed: names.map((full_name, i) => ({ id: i + 1, node_id: 'x', name: full_name.split('/')[1], full_name, private: true })),
+      sender: { login: 'owner', type: 'User' },
+    });
+    await h.receive('installation_repositories', removed(['acme/docs']));
+    expect((await h.conveyor.engine.get(RUN)).status).toBe('running');
+    await h.receive('installation_repositories', removed(['acme/web']));
+    expect(await h.conveyor.engine.get(RUN)).toMatchObject({ status: 'cancelled', unreachable: "cancelled by GitHub: the Conveyor app's access to acme/web was removed" });
+    expect(h.calls).toEqual([]);
+  });
+});
