@@ -15,7 +15,7 @@ import { onCommandText, onRequestedAction } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeOnGitHub, type MergePolicy } from './merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
-import { Heads } from '../adapters/github/heads.ts';
+import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
 import { RunReporter } from './report.ts';
 import { startFromLabel } from './start.ts';

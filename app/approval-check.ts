@@ -6,7 +6,7 @@ import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
 import type { CheckRunWrite, GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
+import type { Heads } from '../adapters/forge/heads.ts';
 import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
 
 /** GitHub's limits: label 20, description 40, identifier 20 characters. */

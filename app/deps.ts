@@ -3,7 +3,7 @@ import type { Run } from '../core/run/types.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
+import type { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
 import type { RunReporter } from './report.ts';
 

@@ -8,7 +8,7 @@ import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
+import type { Heads } from '../adapters/forge/heads.ts';
 import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
 
 export interface RunReporterOptions {

@@ -14,7 +14,7 @@ import type { RunStore } from '../../engine/ports/store.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import type { AttemptLink, LinkStore } from '../../engine/ports/links.ts';
 import type { GitHubForge } from '../forge/github.ts';
-import type { Heads } from '../github/heads.ts';
+import type { Heads } from '../forge/heads.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../../core/contract/payload-fit.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';

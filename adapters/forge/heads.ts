@@ -2,7 +2,7 @@
 // the head of the primary repository's base branch when the run started (read once per run).
 import type { Run } from '../../core/run/types.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
-import type { GitHubForge } from '../forge/github.ts';
+import type { GitHubForge } from './github.ts';
 
 /** Runs whose base head is remembered; far more than run at once before their first PR. */
 const REMEMBERED_RUNS = 1024;
