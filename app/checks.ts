@@ -23,7 +23,7 @@ interface CheckRunPayload {
 }
 
 /** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
-function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
+export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
   const s = run?.steps[id.step];
   return !!s && !id.teardown && s.status === 'queued' && s.attempt === id.attempt && s.epoch === id.epoch;
 }
