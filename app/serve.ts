@@ -3,6 +3,7 @@
 // the store cleanly and exit 0.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { tokenUrlProblem } from '../core/contract/token-exchange.ts';
 import { UsageError } from '../core/errors.ts';
 import { oidcIssuerOf } from './oidc.ts';
 import { sqlitePathOf } from './stores.ts';
@@ -11,18 +12,10 @@ import type { ServeSettings } from './server.ts';
 /** Probot's default webhook path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 
-const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
-
-/** An http(s) URL, https unless it is this machine's: what travels to it (OIDC tokens) must not cross a network in the clear. */
+/** A URL tokens travel to, or what is wrong with it. */
 function urlProblem(name: string, value: string, what: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `${name}: ${what}; got ${JSON.stringify(value)}, which is not a URL`;
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return undefined;
-  return `${name}: ${what}, with https (http only for localhost); got ${JSON.stringify(value)}`;
+  const problem = tokenUrlProblem(value);
+  return problem ? `${name}: ${what}; got ${JSON.stringify(value)}, which ${problem}` : undefined;
 }
 
 /** The settings `serve` cannot start without, and those set wrong, each with what to set. */

@@ -36,3 +36,20 @@ export type TokenRequest = z.infer<typeof tokenRequestSchema>;
 export type TokenRequestInput = z.input<typeof tokenRequestSchema>;
 export type TokenGrant = z.infer<typeof tokenGrantSchema>;
 export type TokenRefusal = z.infer<typeof tokenRefusalSchema>;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why a URL that tokens travel to (the app's public URL, an OIDC issuer) will not do, or
+ * undefined: https, or plain http to this machine only, never tokens across a network in the clear.
+ */
+export function tokenUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return undefined;
+  return 'must use https (http only for localhost)';
+}

@@ -14,7 +14,7 @@ import type { SqliteRunStore } from '../../adapters/store/sqlite.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
-import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from './broker.ts';
+import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
 import { INSTALLATION } from './harness.ts';
 
 const RUN = 'acme-web-7';

@@ -30,7 +30,7 @@ describe('serve settings', () => {
     expect(problems).toEqual([
       'PORT: the port to listen on (0-65535); got "eighty"',
       'WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default /api/github/webhooks); got "hooks"',
-      'CONVEYOR_PUBLIC_URL: the URL where step runners reach this app, with https (http only for localhost); got "http://conveyor.example.com"',
+      'CONVEYOR_PUBLIC_URL: the URL where step runners reach this app; got "http://conveyor.example.com", which must use https (http only for localhost)',
       'CONVEYOR_OIDC_ISSUER: the OIDC issuer of your Actions runners\' tokens; got "not a url", which is not a URL',
     ]);
     expect(missingSettings({ APP_ID: '1', WEBHOOK_SECRET: 's', PRIVATE_KEY_PATH: '/nonexistent/app.pem' })).toEqual([

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { externalIdOf } from '../../core/github/check-run.ts';
 import type { AttemptFacts, AttemptIdentity } from '../../app/token-broker.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
-import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from './broker.ts';
+import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
 import { API, INSTALLATION } from './harness.ts';
 
 const ATTEMPT = { runId: 'acme-web-7', step: 'implement', attempt: 1, epoch: 0 };

@@ -10,8 +10,8 @@ import { createAppHttpServer } from '../../app/http.ts';
 import { ConveyorOctokit } from '../../app/octokit.ts';
 import { createOidcVerifier } from '../../app/oidc.ts';
 import { createTokenBroker, mintWithProbot, type AttemptAuthority } from '../../app/token-broker.ts';
-import type { TestIssuer } from '../helpers/oidc.ts';
-import { API, APP_ID, INSTALLATION, privateKey } from './harness.ts';
+import type { TestIssuer } from './oidc.ts';
+import { API, APP_ID, INSTALLATION, privateKey } from '../app/harness.ts';
 
 export const CODE_PERMISSIONS = { contents: 'write', pull_requests: 'write', checks: 'write', actions: 'read' };
 
