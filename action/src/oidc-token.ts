@@ -62,6 +62,8 @@ export interface TokenSourceOptions {
   /** Milliseconds before expiry at which the token is renewed (default 5 minutes). */
   renewBeforeMs?: number;
   now?: () => number;
+  /** Each token as it arrives (the first and every renewal): to mask it in logs and scrub it from output. */
+  onToken?: (token: string) => void;
   /** The app refused a renewal: the attempt must stop. Called once. */
   onStopped?: (error: TokenExchangeError) => void;
   log?: (line: string) => void;
@@ -120,6 +122,7 @@ export async function startTokenSource(options: TokenSourceOptions): Promise<Ins
 
   const fetchGrant = async () => {
     const grant = await exchange(url, { token: await askRunner(getIdToken), ...options.attempt });
+    options.onToken?.(grant.token);
     return { token: grant.token, expiresAt: Date.parse(grant.expires_at) };
   };
 

@@ -5,7 +5,7 @@
 // renewal happens and its token is the one used; a renewal the app refuses stops the attempt with
 // a typed error.
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appUrlOf, startTokenSource, TokenExchangeError, type AttemptIdentity, type TokenSourceOptions } from '../../action/src/oidc-token.ts';
 import type { AttemptFacts } from '../../app/token-broker.ts';
 import { ConveyorError } from '../../core/errors.ts';
@@ -40,8 +40,12 @@ beforeEach(() => {
   clock = Date.now();
   process.env.ACTIONS_ID_TOKEN_REQUEST_URL = issuer.idTokenUrl;
   process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = issuer.idTokenBearer;
+  // @actions/core announces each ID token to the runner (`::add-mask::`, `::debug::`): not this test's output.
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => (String(chunk).startsWith('::') ? true : write(chunk, ...rest))) as typeof process.stdout.write);
 });
 afterEach(() => {
+  vi.restoreAllMocks();
   nock.cleanAll();
   nock.enableNetConnect();
   for (const [name, value] of [['ACTIONS_ID_TOKEN_REQUEST_URL', saved.url], ['ACTIONS_ID_TOKEN_REQUEST_TOKEN', saved.token]] as const) {
@@ -66,7 +70,8 @@ const expectDone = (scopes: nock.Scope[]) => {
 describe('the token source', () => {
   it("exchanges the runner's OIDC token (audience conveyor), and renews the token when it is asked for it near its expiry", async () => {
     const scopes = grants(['ghs_first', 60 * MINUTE], ['ghs_second', 120 * MINUTE]);
-    const tokens = await source();
+    const seen: string[] = [];
+    const tokens = await source({ onToken: (t) => seen.push(t) });
     try {
       expect(await tokens.current()).toBe('ghs_first');
       clock += 54 * MINUTE;
@@ -76,6 +81,8 @@ describe('the token source', () => {
       expect(await tokens.current()).toBe('ghs_second');
       expect(tokens.expiresAt()).toBe(Date.parse(new Date(clock - 55 * MINUTE + 120 * MINUTE).toISOString()));
       expect(issuer.idTokenAudiences).toEqual(['conveyor', 'conveyor']);
+      // Each token is told as it arrives (to be masked and scrubbed).
+      expect(seen).toEqual(['ghs_first', 'ghs_second']);
       expectDone(scopes);
     } finally {
       tokens.close();
