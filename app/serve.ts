@@ -1,15 +1,52 @@
-// Starting the GitHub App: its settings are checked first, each missing one named with where to
-// find it, then Probot's server runs until SIGTERM or SIGINT.
+// Starting the GitHub App: its settings are checked first, each missing or wrong one named with
+// what to set, then the app's own HTTP server (server.ts) runs until SIGTERM or SIGINT, which close
+// the store cleanly and exit 0.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { tokenUrlProblem } from '../core/contract/token-exchange.ts';
 import { UsageError } from '../core/errors.ts';
+import { oidcIssuerOf } from './oidc.ts';
 import { sqlitePathOf } from './stores.ts';
+import type { ServeSettings } from './server.ts';
 
-/** The settings `serve` cannot start without, each with what to set. */
+/** Probot's default webhook path. */
+export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
+
+/** A URL tokens travel to, or what is wrong with it. */
+function urlProblem(name: string, value: string, what: string): string | undefined {
+  const problem = tokenUrlProblem(value);
+  return problem ? `${name}: ${what}; got ${JSON.stringify(value)}, which ${problem}` : undefined;
+}
+
+/** The settings `serve` cannot start without, and those set wrong, each with what to set. */
 export function missingSettings(env: NodeJS.ProcessEnv): string[] {
   const missing: string[] = [];
   if (!env.APP_ID || !/^\d+$/.test(env.APP_ID)) missing.push('APP_ID: the numeric id of your GitHub App (its settings page, "App ID")');
   if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push('PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (the .pem file): a private key generated on the app\'s settings page');
+  else if (!env.PRIVATE_KEY && env.PRIVATE_KEY_PATH && !existsSync(resolve(env.PRIVATE_KEY_PATH))) missing.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not exist; name the .pem file generated on the app's settings page`);
   if (!env.WEBHOOK_SECRET) missing.push('WEBHOOK_SECRET: the webhook secret set on the app\'s settings page');
+  if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535)) missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
+  if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/')) missing.push(`WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`);
+  const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim();
+  const badPublic = publicUrl ? urlProblem('CONVEYOR_PUBLIC_URL', publicUrl, 'the URL where step runners reach this app') : undefined;
+  if (badPublic) missing.push(badPublic);
+  const issuer = env.CONVEYOR_OIDC_ISSUER?.trim();
+  const badIssuer = issuer ? urlProblem('CONVEYOR_OIDC_ISSUER', issuer, 'the OIDC issuer of your Actions runners\' tokens') : undefined;
+  if (badIssuer) missing.push(badIssuer);
   return missing;
+}
+
+/** The server's settings, from Probot's variables (PORT, HOST, WEBHOOK_PATH) and Conveyor's. */
+export function settingsOf(env: NodeJS.ProcessEnv): ServeSettings {
+  const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim().replace(/\/+$/, '');
+  return {
+    port: env.PORT ? Number(env.PORT) : 3000,
+    // Probot's default: this machine only, unless HOST says otherwise (0.0.0.0 in a container).
+    host: env.HOST || 'localhost',
+    webhookPath: env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH,
+    ...(publicUrl ? { publicUrl } : {}),
+    oidcIssuer: oidcIssuerOf(env),
+  };
 }
 
 const USAGE = 'Usage: conveyor serve\n\nStart the Conveyor GitHub App (webhooks on PORT, default 3000); see docs/github-app.md\n';
@@ -24,16 +61,27 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     if (args.length > 0) throw new UsageError(`conveyor serve takes no arguments (got ${args.join(' ')}); it is configured by environment variables (see docs/github-app.md)`);
     const missing = missingSettings(env);
     if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
-    // A database this version cannot use is bad usage, said before Probot starts.
+    // A database this version cannot use is bad usage, said before anything starts.
     sqlitePathOf(env.CONVEYOR_DATABASE_URL);
+    const settings = settingsOf(env);
+    const { createConveyorServer } = await import('./server.ts');
+    const app = await createConveyorServer(env, settings);
+    // A stop (a service manager's SIGTERM, Ctrl-C's SIGINT) writes what the engine and the store
+    // hold for their next write before the process ends, so only a crash loses any.
+    process.once('exit', () => {
+      try {
+        app.close();
+      } catch (e) {
+        process.stderr.write(`conveyor: could not close the state database cleanly: ${(e as Error).message}\n`);
+      }
+    });
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(0));
+    await app.listen();
+    if (!settings.publicUrl) app.probot.log.warn('conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)');
+    return 0;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`conveyor: ${e.message}\n`);
     return 2;
   }
-  const [{ run, ProbotOctokit }, { default: conveyorApp }, { withGitHubPolicy }] = await Promise.all([import('probot'), import('./app.ts'), import('../adapters/github/octokit.ts')]);
-  // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
-  // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
-  await run(conveyorApp, { Octokit: withGitHubPolicy(ProbotOctokit) });
-  return 0;
 }

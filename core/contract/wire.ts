@@ -69,6 +69,12 @@ export const stepPayloadSchema = z.object({
   environments: z.array(environmentSchema).default([]),
   /** Who wrote the code, to judge whether a review is independent. */
   coder: z.object({ agent: z.string(), model: z.string().optional() }).optional(),
+  /**
+   * Where the action reaches the app (its public URL, CONVEYOR_PUBLIC_URL on the app) to exchange
+   * the runner's OIDC token for the attempt's installation token. Optional: an action given a
+   * token file needs none. Routing, not an input of the step: receipts leave it out.
+   */
+  app: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be the app\'s public http(s) URL' }) }).optional(),
 });
 
 export const reviewVerdictSchema = z.object({

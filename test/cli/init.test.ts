@@ -101,26 +101,23 @@ describe('the workflow template', () => {
     expect(wf.on.workflow_dispatch.inputs.payload).toMatchObject({ required: true, type: 'string' });
   });
 
-  it('asks for no more than reading contents with its own token', () => {
-    expect(wf.permissions).toEqual({ contents: 'read' });
+  it('asks its own token for reading contents and for the runner\'s OIDC token, nothing more', () => {
+    expect(wf.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
   });
 
-  it('mints an app installation token and hands it to the Conveyor action', () => {
-    const mint = steps.find((s) => s.uses?.startsWith('actions/create-github-app-token@'));
-    expect(mint?.with).toMatchObject({
-      'app-id': '${{ vars.CONVEYOR_APP_ID }}',
-      'private-key': '${{ secrets.CONVEYOR_APP_PRIVATE_KEY }}',
-    });
-    const mintId = (mint as { id?: string }).id;
-    expect(mintId).toBeTruthy();
-    // Handed over in a file the action deletes, not as an input (which would sit in its environment).
-    const handOver = steps.find((s) => s.env?.TOKEN !== undefined);
-    expect(handOver?.env).toEqual({ TOKEN: `\${{ steps.${mintId}.outputs.token }}` });
-    expect(handOver?.run).toBe(`umask 077 && printf '%s' "$TOKEN" > "$RUNNER_TEMP/conveyor-token"`);
-    const run = steps.find((s) => s.uses === 'conveyor-dev/conveyor@v1');
-    expect(run?.with).toEqual({ payload: '${{ inputs.payload }}', 'token-file': '${{ runner.temp }}/conveyor-token' });
-    expect(steps.indexOf(handOver!)).toBe(steps.indexOf(run!) - 1);
-    expect(JSON.stringify(run)).not.toContain('outputs.token');
+  it('holds no key and no token: the action trades the OIDC token at the app (issue #15)', () => {
+    // The app's private key no longer lives in Actions secrets, and nothing mints a token here.
+    expect(WORKFLOW).not.toMatch(/secrets\.|create-github-app-token|PRIVATE_KEY|token-file/);
+    expect(steps).toHaveLength(1);
+    const run = steps[0]!;
+    expect(run.uses).toBe('conveyor-dev/conveyor@v1');
+    expect(run.with).toEqual({ payload: '${{ inputs.payload }}' });
+    // A repository variable may pin where the OIDC token goes; the check run names the attempt.
+    expect(run.env).toEqual({ CONVEYOR_CHECK_RUN_ID: '${{ inputs.check-run }}', CONVEYOR_PUBLIC_URL: '${{ vars.CONVEYOR_PUBLIC_URL }}' });
+  });
+
+  it("names its runs with the check run id the app looks them up by", () => {
+    expect((parse(WORKFLOW) as { 'run-name': string })['run-name']).toBe('conveyor / ${{ inputs.step }} [check run ${{ inputs.check-run }}]');
   });
 
   it('has no ${{ }} expression inside any run: line', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputsDigest, receiptOf, sealResult, shortReceipt, verifyReceipt } from '../../../core/contract/receipt.ts';
 import { stepVerifies, unverifiedSteps } from '../../../core/run/receipts.ts';
+import { parseStepPayload, stepPayloadSchema } from '../../../core/contract/wire.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { makePayload } from '../../helpers/payload.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
@@ -30,6 +31,16 @@ describe('receipts', () => {
     // The action sees the payload after JSON and the wire schema: an undefined member changes nothing.
     expect(inputsDigest({ ...payload, requester: undefined })).toBe(inputs);
     expect(inputsDigest({ ...payload, issue: { ...payload.issue, body: 'other' } })).not.toBe(inputs);
+  });
+
+  it("leaves the app's URL out: the dispatcher adds it to the payload the engine digested", () => {
+    const sent = { ...payload, app: { url: 'https://conveyor.example.com' } };
+    expect(inputsDigest(sent)).toBe(inputs);
+    // As the action parses it from the JSON it received.
+    expect(inputsDigest(stepPayloadSchema.parse(JSON.parse(JSON.stringify(sent))))).toBe(inputs);
+    // The action refuses an app URL that is not http(s), naming the field.
+    const bad = parseStepPayload(JSON.stringify({ ...payload, app: { url: 'javascript:alert(1)' } }));
+    expect(bad).toEqual({ ok: false, message: "app.url: must be the app's public http(s) URL" });
   });
 
   it('is stable for the same content whatever the key order', () => {

@@ -71,6 +71,12 @@ describe('conveyor serve', () => {
     const postgres = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'postgres://db.example/conveyor' } });
     expect(postgres.code).toBe(2);
     expect(postgres.stderr).toContain('CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported');
+    // A key that is not a PEM private key is refused before the server starts, naming the variables.
+    dir = tempDir('conveyor-serve-');
+    const badKey = await cli(['serve'], { env: { ...settings, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } });
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toMatch(/the app's private key cannot be used .*PRIVATE_KEY must hold the PEM text/);
+    expect(badKey.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
@@ -81,6 +87,8 @@ describe('conveyor serve', () => {
     const forged = `sha256=${createHmac('sha256', 'another-secret').update(body).digest('hex')}`;
     expect(await post(port, body, good)).toBe(200);
     expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
+    // The load balancer's liveness check.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('stops on %s by closing its state database, so nothing held for its next write is lost', async (signal) => {

@@ -1,0 +1,194 @@
+// The step's installation token from the app, without any key in the workflow: the runner gives
+// the job an OIDC token (`permissions: id-token: write`, audience `conveyor`), the app's token
+// broker (`POST <app>/conveyor/token`) checks it came from the job the app started for this
+// attempt and answers with an installation token scoped to the change set (app/token-broker.ts).
+//
+// The token lives an hour; an attempt may run six. So the source renews it before it expires
+// (5 minutes before, by default) for as long as the attempt runs: when asked for it and by a timer
+// of its own. The app refuses a renewal once the attempt is no longer current: then the attempt
+// must stop (`onStopped`), and every later ask fails with the same typed error.
+import * as core from '@actions/core';
+import { ConveyorError, type ErrorCode } from '../../core/errors.ts';
+import { OIDC_AUDIENCE, TOKEN_EXCHANGE_PATH, tokenGrantSchema, tokenRefusalSchema, tokenUrlProblem, type TokenGrant, type TokenRequest } from '../../core/contract/token-exchange.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+
+/** The exchange failed: `reason` is the app's code (or what failed before it answered), `status` its HTTP status when it answered. */
+export class TokenExchangeError extends ConveyorError {
+  readonly status: number | undefined;
+  constructor(
+    readonly reason: string,
+    message: string,
+    options: { status?: number; code?: ErrorCode } = {},
+  ) {
+    const { status } = options;
+    // The app judged the attempt retired: the step is stale. Another refusal is the workflow's
+    // setup (its branch, its permissions); no answer at all is the app's or the network's.
+    super(options.code ?? (status === 409 ? 'stale-attempt' : status !== undefined && status < 500 ? 'bad-input' : 'forge-failed'), message);
+    this.name = 'TokenExchangeError';
+    this.status = status;
+  }
+
+  /** A refusal stands (asking again gets the same answer); no answer, or a 5xx, may pass. */
+  get refused(): boolean {
+    return this.status !== undefined && this.status < 500;
+  }
+}
+
+export type AttemptIdentity = Omit<TokenRequest, 'token'>;
+
+export function attemptOf(payload: StepPayload): AttemptIdentity {
+  return { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode };
+}
+
+/**
+ * Where the app is: CONVEYOR_PUBLIC_URL in the step's environment (a repository variable pins it),
+ * else the URL the payload carries; undefined when neither says (the old template's token file
+ * is the way then). Throws a ConveyorError for a URL tokens must not travel to.
+ */
+export function appUrlOf(env: NodeJS.ProcessEnv, payload: Pick<StepPayload, 'app'>): string | undefined {
+  const [url, from] = env.CONVEYOR_PUBLIC_URL ? [env.CONVEYOR_PUBLIC_URL, 'CONVEYOR_PUBLIC_URL'] : payload.app?.url ? [payload.app.url, "the payload's app.url"] : [undefined, ''];
+  if (!url) return undefined;
+  const problem = tokenUrlProblem(url);
+  if (problem) throw new ConveyorError('bad-input', `${from} (${url}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
+  return url.replace(/\/+$/, '');
+}
+
+export interface TokenSourceOptions {
+  /** The app's public URL (appUrlOf). */
+  appUrl: string;
+  attempt: AttemptIdentity;
+  /** The runner's OIDC token for an audience (default @actions/core's getIDToken). */
+  getIdToken?: (audience: string) => Promise<string>;
+  /** Milliseconds before expiry at which the token is renewed (default 5 minutes). */
+  renewBeforeMs?: number;
+  now?: () => number;
+  /** Each token as it arrives (the first and every renewal): to mask it in logs and scrub it from output. */
+  onToken?: (token: string) => void;
+  /** The app refused a renewal: the attempt must stop. Called once. */
+  onStopped?: (error: TokenExchangeError) => void;
+  log?: (line: string) => void;
+}
+
+/** The installation token of the attempt, renewed while the attempt runs. */
+export interface InstallationTokenSource {
+  /** A token valid for a while yet (renewed first when due); rejects once the app refused. */
+  current(): Promise<string>;
+  /** When the current token expires (ms since the epoch). */
+  expiresAt(): number;
+  /** Stops renewing (the attempt is done). */
+  close(): void;
+}
+
+const FIVE_MINUTES = 5 * 60_000;
+/** A token with less than this left is not handed out when renewing it failed. */
+const LAST_MINUTE = 60_000;
+/** After a renewal that got no answer, the timer tries again this much later. */
+const RETRY_MS = 30_000;
+
+async function askRunner(getIdToken: (audience: string) => Promise<string>): Promise<string> {
+  try {
+    return await getIdToken(OIDC_AUDIENCE);
+  } catch (e) {
+    throw new TokenExchangeError('no-oidc-token', `the runner gives this job no OIDC token (${(e as Error).message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`, { code: 'bad-input' });
+  }
+}
+
+/** One exchange at the app: the grant, or a TokenExchangeError saying why not. */
+async function exchange(url: string, body: TokenRequest): Promise<TokenGrant> {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  } catch (e) {
+    throw new TokenExchangeError('unreachable', `cannot reach the Conveyor app at ${url}: ${(e as Error).message}`);
+  }
+  const json: unknown = await response.json().catch(() => undefined);
+  if (response.ok) {
+    const grant = tokenGrantSchema.safeParse(json);
+    if (grant.success) return grant.data;
+    throw new TokenExchangeError('bad-answer', `the Conveyor app at ${url} answered ${response.status} without a token`, { status: 502 });
+  }
+  const refusal = tokenRefusalSchema.safeParse(json);
+  const [reason, message] = refusal.success ? [refusal.data.error, refusal.data.message] : ['http-error', `HTTP ${response.status}`];
+  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, { status: response.status });
+}
+
+/** Exchanges the runner's OIDC token for the attempt's first installation token, then keeps it fresh. */
+export async function startTokenSource(options: TokenSourceOptions): Promise<InstallationTokenSource> {
+  const url = `${options.appUrl.replace(/\/+$/, '')}${TOKEN_EXCHANGE_PATH}`;
+  const getIdToken = options.getIdToken ?? ((audience: string) => core.getIDToken(audience));
+  const renewBefore = options.renewBeforeMs ?? FIVE_MINUTES;
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => undefined);
+
+  const fetchGrant = async () => {
+    const grant = await exchange(url, { token: await askRunner(getIdToken), ...options.attempt });
+    options.onToken?.(grant.token);
+    return { token: grant.token, expiresAt: Date.parse(grant.expires_at) };
+  };
+
+  let held = await fetchGrant();
+  let stopped: TokenExchangeError | undefined;
+  let renewing: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const stop = (e: TokenExchangeError) => {
+    if (stopped) return;
+    stopped = e;
+    if (timer) clearTimeout(timer);
+    log(`conveyor: ${e.message}; the attempt stops`);
+    options.onStopped?.(e);
+  };
+
+  /** Renews once (concurrent asks share it); a refusal stops the source, a failure keeps the old token. */
+  const renew = (): Promise<void> => {
+    renewing ??= fetchGrant()
+      .then((grant) => {
+        held = grant;
+        log(`conveyor: renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
+        schedule();
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof TokenExchangeError)) throw e;
+        if (e.refused) return stop(e);
+        log(`conveyor: could not renew the installation token yet: ${e.message}`);
+        // Tried again soon, while the token held still serves.
+        schedule(RETRY_MS);
+        throw e;
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
+    return renewing;
+  };
+
+  /** The timer: renews when due (or after `inMs`), unless closed or stopped. It never keeps the process alive. */
+  function schedule(inMs = Math.max(0, held.expiresAt - renewBefore - now())): void {
+    if (closed || stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void renew().catch(() => undefined), inMs);
+    timer.unref();
+  }
+  schedule();
+
+  return {
+    async current() {
+      if (stopped) throw stopped;
+      if (now() >= held.expiresAt - renewBefore) {
+        try {
+          await renew();
+        } catch (e) {
+          // Not renewed, but not refused: the token held serves while it has a minute left.
+          if (now() >= held.expiresAt - LAST_MINUTE) throw e;
+        }
+        if (stopped) throw stopped;
+      }
+      return held.token;
+    },
+    expiresAt: () => held.expiresAt,
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

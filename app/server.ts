@@ -1,0 +1,133 @@
+// `conveyor serve` put together: Probot built from its usual environment variables, the app on its
+// store, the token broker, the readiness checks, and the HTTP server that carries them (http.ts).
+// serve.ts checks the settings first and owns the process (listening, signals).
+import type { Server } from 'node:http';
+import { createNodeMiddleware, createProbot, ProbotOctokit, type Probot } from 'probot';
+import { withGitHubPolicy } from '../adapters/github/octokit.ts';
+import { UsageError } from '../core/errors.ts';
+import { ConveyorApp } from './app.ts';
+import { storeAttemptAuthority } from './attempt-authority.ts';
+import { createAppHttpServer } from './http.ts';
+import { createOidcVerifier, type OidcVerifierOptions } from './oidc.ts';
+import { readinessOf } from './readiness.ts';
+import { openAppStore } from './stores.ts';
+import { createTokenBroker, mintWithProbot } from './token-broker.ts';
+
+export interface ServeSettings {
+  port: number;
+  host: string;
+  webhookPath: string;
+  /** CONVEYOR_PUBLIC_URL: where actions reach this app (the payload tells them). */
+  publicUrl?: string;
+  /** The OIDC issuer whose tokens the broker accepts. */
+  oidcIssuer: string;
+}
+
+export interface ConveyorServer {
+  server: Server;
+  probot: Probot;
+  conveyor: ConveyorApp;
+  /** Listens on the settings' port and host; resolves with the address it got. */
+  listen(): Promise<{ host: string; port: number }>;
+  /** Stops the sweeper and the server, closes the store. Once. */
+  close(): Promise<void>;
+}
+
+/** Test hooks: the body limit, the OIDC verifier's cooldown, and the sweeper. */
+export interface ServerOverrides {
+  webhookBodyLimit?: number;
+  oidc?: Partial<OidcVerifierOptions>;
+  sweepEveryMs?: number | false;
+}
+
+/** Probot from Probot's environment variables, logging at `info` unless LOG_LEVEL says otherwise. */
+function probotFrom(env: NodeJS.ProcessEnv): Probot {
+  // As Probot's own runner: JSON logs in production unless LOG_FORMAT=pretty.
+  const logFormat = env.LOG_FORMAT ? (env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json') : env.NODE_ENV === 'production' ? 'json' : 'pretty';
+  try {
+    // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
+    // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
+    return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit: withGitHubPolicy(ProbotOctokit) } });
+  } catch (e) {
+    // Probot reads the key itself and says only that there is none when it cannot use it.
+    throw new UsageError(`the app's private key cannot be used (${(e as Error).message}): PRIVATE_KEY must hold the PEM text of a private key from the app's settings page, or PRIVATE_KEY_PATH name its .pem file (see docs/github-app.md)`);
+  }
+}
+
+export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: ServeSettings, overrides: ServerOverrides = {}): Promise<ConveyorServer> {
+  // 1. Probot and the app on its store.
+  const probot = probotFrom(env);
+  const store = openAppStore(env);
+  const { links } = store;
+  let conveyor: ConveyorApp | undefined;
+  const webhooks = await createNodeMiddleware(
+    (app) => {
+      conveyor = new ConveyorApp(app, {
+        store,
+        links,
+        appId: Number(env.APP_ID),
+        ...(env.CONVEYOR_BOT_LOGIN ? { botLogin: env.CONVEYOR_BOT_LOGIN } : {}),
+        ...(overrides.sweepEveryMs !== undefined ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
+      });
+    },
+    { probot, webhooksPath: settings.webhookPath },
+  );
+  const app = conveyor!;
+  const log = probot.log;
+
+  // 2. The token broker: the runners' OIDC tokens for installation tokens scoped to an attempt.
+  const tokens = createTokenBroker({
+    verifier: createOidcVerifier({ issuer: settings.oidcIssuer, ...overrides.oidc }),
+    attempts: storeAttemptAuthority({ store, links }),
+    mint: mintWithProbot(probot),
+    log: (level, line) => log[level](line),
+  });
+
+  // 3. Ready when the store answers and GitHub's API takes the app's own credentials.
+  const ready = readinessOf({
+    store: () => store.get('readyz:probe').then(() => undefined),
+    github: async () => {
+      await (await probot.auth()).request('GET /app', { request: { retries: 0 } });
+    },
+  });
+
+  // 4. The HTTP server.
+  const server = createAppHttpServer({
+    webhookPath: settings.webhookPath,
+    webhooks: async (req, res) => (await webhooks(req, res)) === true,
+    ready,
+    tokens,
+    ...(overrides.webhookBodyLimit !== undefined ? { webhookBodyLimit: overrides.webhookBodyLimit } : {}),
+    log: { info: (l) => log.info(l), warn: (l) => log.warn(l), error: (l) => log.error(l) },
+  });
+
+  // 5. After a restart: settle what the previous process left.
+  void app.recover().catch((e: unknown) => log.error(`conveyor: recovery failed: ${(e as Error).message}`));
+
+  let closed = false;
+  return {
+    server,
+    probot,
+    conveyor: app,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${settings.port} on ${settings.host} is already in use; set PORT to a free port`) : e);
+        server.once('error', failed);
+        server.listen(settings.port, settings.host, () => {
+          server.off('error', failed);
+          const address = server.address();
+          const port = typeof address === 'object' && address ? address.port : settings.port;
+          log.info(`Listening on http://${settings.host}:${port}`);
+          resolve({ host: settings.host, port });
+        });
+      }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      server.close();
+      server.closeIdleConnections();
+      app.close();
+      await store.close();
+    },
+  };
+}

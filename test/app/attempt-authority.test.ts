@@ -1,0 +1,113 @@
+// The token broker over the app's real state: a SQLite store holding a run and the link tables
+// holding its attempts' dispatches (app/attempt-authority.ts). What the store says decides: the
+// attempt's workflow run, whether it is still current (a retry retires it), and a teardown's
+// deployments permission while it has environments to remove.
+import { join } from 'node:path';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
+import { openAppStore } from '../../app/stores.ts';
+import { createRun } from '../../core/run/reducer.ts';
+import type { Run } from '../../core/run/types.ts';
+import type { LinkStore } from '../../engine/ports/links.ts';
+import type { SqliteStore } from '../../adapters/store/sqlite.ts';
+import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
+import { planOf } from '../helpers/plans.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
+import { INSTALLATION } from './harness.ts';
+
+const RUN = 'acme-web-7';
+const AT = '2025-03-01T10:00:00.000Z';
+let issuer: TestIssuer;
+let broker: Broker;
+let dir: string;
+let store: SqliteStore;
+let links: LinkStore;
+
+function storedRun(): Run {
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'preview', kind: 'deploy' },
+  ]);
+  const run = createRun({
+    id: RUN,
+    plan: { ...plan, changeSet: [...plan.changeSet, { repo: 'acme/api', base: 'main', role: 'sibling', services: [] }] },
+    issue: { repo: 'acme/web', number: 7, title: 'Add a feature', body: '' },
+    options: { installationId: INSTALLATION, defaultBranch: 'main' },
+    at: AT,
+  });
+  const implement = { ...run.steps.implement!, status: 'queued' as const, attempt: 1, epoch: 0 };
+  return { ...run, steps: { ...run.steps, implement }, environments: [{ service: 'web', envId: 'web-7', state: 'ready' }] };
+}
+
+function dispatched(externalId: string, workflowRunId: number): Promise<void> {
+  return links.saveAttempt({ externalId, runId: RUN, repo: 'acme/web', state: 'dispatched', checkRunId: 77, workflowRunId, at: AT });
+}
+
+/** A change to the stored run, committed as the engine would (compare-and-swap). */
+async function change(edit: (run: Run) => Run): Promise<void> {
+  expect(await store.commit(edit((await store.get(RUN))!), [])).toBe(true);
+}
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+});
+afterAll(async () => {
+  await issuer.close();
+});
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+  dir = tempDir('conveyor-authority-');
+  store = openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
+  links = store.links;
+  await store.create(storedRun(), []);
+  await dispatched(`${RUN}:implement:1:0`, 9001);
+  broker = await startBroker(issuer, storeAttemptAuthority({ store, links }));
+});
+
+afterEach(async () => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  await broker.close();
+  await store.close();
+  removeDir(dir);
+});
+
+const implement = { runId: RUN, step: 'implement', attempt: 1, epoch: 0 };
+
+describe('the token broker over the app store', () => {
+  it("gives the current attempt's job a token for the run's change set", async () => {
+    const scope = tokenEndpoint(['web', 'api'], CODE_PERMISSIONS);
+    expect((await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement })).status).toBe(200);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a job whose run id is not the workflow run the dispatch recorded', async () => {
+    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9999' })), ...implement }), 403, 'run-id-mismatch', /dispatched as workflow run 9001/);
+  });
+
+  it('refuses the attempt once a retry has retired it (a renewal gets nothing either)', async () => {
+    const scope = tokenEndpoint(['web', 'api'], CODE_PERMISSIONS);
+    expect((await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement })).status).toBe(200);
+    await change((run) => ({ ...run, steps: { ...run.steps, implement: { ...run.steps.implement!, attempt: 2, epoch: 0 } } }));
+    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement }), 409, 'attempt-retired', /no longer current/);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses an attempt the app has no dispatch of', async () => {
+    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement, epoch: 1 }), 404, 'unknown-attempt', /dispatched no attempt/);
+  });
+
+  it('gives a teardown deployments write while it has environments to remove, and nothing after', async () => {
+    const teardown = { runId: RUN, step: 'preview', attempt: 3, epoch: 0, mode: 'teardown' };
+    await dispatched(`${RUN}:preview:3:0:teardown`, 9003);
+    const scope = tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' });
+    expect((await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9003' })), ...teardown })).status).toBe(200);
+    await change((run) => ({ ...run, environments: [], removedEnvironments: run.environments }));
+    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9003' })), ...teardown }), 409, 'attempt-retired', /\(teardown\) is no longer current/);
+    expect(scope.isDone()).toBe(true);
+  });
+});
