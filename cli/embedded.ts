@@ -70,7 +70,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   const progress = createProgress(json ? process.stderr : process.stdout);
   const engine = new Engine({
     store,
-    dispatcher: createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) }),
+    dispatcher: createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) }),
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
     reply: (_run, text) => {
