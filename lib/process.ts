@@ -20,6 +20,8 @@ export interface CommandOptions {
   argv?: readonly string[];
   /** How long to keep reading output a leftover process may still write after the command ended (default 2 s). */
   drainMs?: number;
+  /** Leave what the command left running in its group alone when it ends (a deploy's environment: see lib/sandbox.ts). */
+  keepGroup?: boolean;
 }
 
 export interface CommandResult {
@@ -144,7 +146,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       if (child.pid) running.delete(child.pid);
       // The command has ended: whatever it left running in its group (background jobs, daemons
       // that hold our pipes open) ends with it.
-      killGroup(child.pid, 'SIGKILL');
+      if (!options.keepGroup) killGroup(child.pid, 'SIGKILL');
       // A process that left the group (setsid) may still hold our pipes: do not wait for it.
       setTimeout(() => {
         child.stdout.destroy();

@@ -127,7 +127,7 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
   const mark = randomUUID();
   const env = { ...options.env, [MARK_VARIABLE]: mark };
   if (!sandbox.available) {
-    const result = await runCommand({ ...options, env });
+    const result = await runCommand({ ...options, env, ...(options.keep ? { keepGroup: true, drainMs: 250 } : {}) });
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: 'none', blocked: [], mark };
   }
@@ -157,7 +157,7 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
       keep: Boolean(options.keep),
     });
     // A leftover of a kept deploy holds bwrap's output open; what the command wrote before it ended is in already.
-    const result = await runCommand({ ...options, env: inner, argv, ...(options.keep ? { drainMs: 250 } : {}) });
+    const result = await runCommand({ ...options, env: inner, argv, ...(options.keep ? { keepGroup: true, drainMs: 250 } : {}) });
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: 'bubblewrap', blocked: proxy?.blocked() ?? [], mark };
   } finally {
