@@ -1,6 +1,8 @@
 // Finding processes from the outside, as the host sees them: a command's pids inside a sandbox are
 // its own PID namespace's, so tests recognise its processes by a variable they inherit instead.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { processAlive } from '../../lib/process.ts';
@@ -45,4 +47,23 @@ export async function loopbackServer(): Promise<LoopbackServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A PATH with every program of this one but bubblewrap: a runner where no sandbox can be made.
+ * (Leaving /usr/bin out would take git and bash with it.) Made once per test process.
+ */
+export function pathWithoutBubblewrap(): string {
+  const dir = join(tmpdir(), `conveyor-no-bwrap-${process.pid}`);
+  if (!existsSync(dir)) {
+    mkdirSync(dir);
+    for (const from of (process.env.PATH ?? '').split(delimiter)) {
+      if (!from || !existsSync(from)) continue;
+      for (const name of readdirSync(from)) {
+        if (name === 'bwrap' || existsSync(join(dir, name))) continue;
+        symlinkSync(join(from, name), join(dir, name));
+      }
+    }
+  }
+  return dir;
 }
