@@ -24416,7 +24416,7 @@ function runCommand(options) {
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       if (child.pid) running.delete(child.pid);
-      killGroup(child.pid, "SIGKILL");
+      if (!options.keepGroup) killGroup(child.pid, "SIGKILL");
       setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
@@ -44682,7 +44682,7 @@ async function runIsolated(sandbox, options) {
   const mark = randomUUID2();
   const env = { ...options.env, [MARK_VARIABLE]: mark };
   if (!sandbox.available) {
-    const result = await runCommand({ ...options, env });
+    const result = await runCommand({ ...options, env, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: "none", blocked: [], mark };
   }
@@ -44711,7 +44711,7 @@ async function runIsolated(sandbox, options) {
       socket: allow ? socket : void 0,
       keep: Boolean(options.keep)
     });
-    const result = await runCommand({ ...options, env: inner, argv, ...options.keep ? { drainMs: 250 } : {} });
+    const result = await runCommand({ ...options, env: inner, argv, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: "bubblewrap", blocked: proxy?.blocked() ?? [], mark };
   } finally {
