@@ -123,6 +123,13 @@ describe('the workflow template', () => {
     expect(JSON.stringify(run)).not.toContain('outputs.token');
   });
 
+  it('installs bubblewrap and socat (the sandbox) before the step, only when missing', () => {
+    const install = steps.find((s) => s.run?.includes('apt-get install'));
+    expect(install?.run).toContain('sudo apt-get install -y -qq bubblewrap socat');
+    expect(install?.run).toContain('if ! command -v bwrap >/dev/null || ! command -v socat >/dev/null; then');
+    expect(steps.indexOf(install!)).toBeLessThan(steps.findIndex((s) => s.uses === 'conveyor-dev/conveyor@v1'));
+  });
+
   it('has no ${{ }} expression inside any run: line', () => {
     for (const s of steps) if (s.run !== undefined) expect(s.run).not.toContain('${{');
     expect(WORKFLOW.split('\n').filter((l) => /^\s*-?\s*run:/.test(l) && l.includes('${{'))).toEqual([]);
