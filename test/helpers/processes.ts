@@ -1,6 +1,6 @@
 // Finding processes from the outside, as the host sees them: a command's pids inside a sandbox are
 // its own PID namespace's, so tests recognise its processes by a variable they inherit instead.
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -57,6 +57,7 @@ export function pathWithoutBubblewrap(): string {
   const dir = join(tmpdir(), `conveyor-no-bwrap-${process.pid}`);
   if (!existsSync(dir)) {
     mkdirSync(dir);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     for (const from of (process.env.PATH ?? '').split(delimiter)) {
       if (!from || !existsSync(from)) continue;
       for (const name of readdirSync(from)) {
