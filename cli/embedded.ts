@@ -70,7 +70,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   const store = openStore(statePath);
   const forge = await openLocalForge(remotes);
   const progress = createProgress(json ? process.stderr : process.stdout);
-  const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), remotes: resolve(remotes) });
+  const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
   const engine = new Engine({
     store,
     dispatcher,

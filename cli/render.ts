@@ -109,8 +109,23 @@ export function renderRun(run: Run): string {
     lines.push('', 'Environments torn down when the run ended (`conveyor run --keep-envs` keeps them):');
     for (const e of removed) lines.push(`  ${e.service}  ${e.url}`);
   }
+  lines.push(...sandboxLines(run));
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');
+}
+
+/** Attempts whose commands ran without a sandbox, and each connection a sandbox blocked. */
+function sandboxLines(run: Run): string[] {
+  const out: string[] = [];
+  for (const step of run.plan.steps) {
+    for (const a of run.steps[step.id]?.attempts ?? []) {
+      if (!a.sandbox) continue;
+      const which = `${step.id} ${a.mode === 'repair' ? 'repair' : 'attempt'} ${a.attempt}`;
+      if (a.sandbox.mode === 'none') out.push(`  ${which}  ran without a sandbox`);
+      for (const b of a.sandbox.blocked) out.push(`  ${which}  blocked ${b.host}:${b.port}${b.count > 1 ? ` (${b.count} times)` : ''}`);
+    }
+  }
+  return out.length ? ['', 'Sandbox:', ...out] : [];
 }
 
 /** The command that continues a run that waits, or undefined. */

@@ -24,6 +24,8 @@ export const ERROR_CODES = [
   /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
   'merge-conflict',
   'stale-attempt',
+  /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
+  'sandbox-unavailable',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

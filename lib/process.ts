@@ -2,7 +2,7 @@
 // a timeout (and the command's own end) takes every process it started with it. Output is streamed
 // line by line, scrubbed, to the log and captured; only the tail is kept in memory.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CommandOptions {
   command: string;
@@ -16,6 +16,12 @@ export interface CommandOptions {
   scrub?: (text: string) => string;
   /** How much of the end of the output to keep, in characters (default 64 KiB). */
   tailChars?: number;
+  /** The program and its arguments that run `command` (default `bash -eo pipefail -c command`): the sandbox wraps it. */
+  argv?: readonly string[];
+  /** How long to keep reading output a leftover process may still write after the command ended (default 2 s). */
+  drainMs?: number;
+  /** Leave what the command left running in its group alone when it ends (a deploy's environment: see lib/sandbox.ts). */
+  keepGroup?: boolean;
 }
 
 export interface CommandResult {
@@ -74,7 +80,8 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
   const grace = options.killGraceMs ?? 5000;
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-eo', 'pipefail', '-c', options.command], {
+    const [file, ...args] = options.argv ?? ['bash', '-eo', 'pipefail', '-c', options.command];
+    const child = spawn(file!, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
@@ -130,7 +137,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       });
     };
     child.on('error', (e) => {
-      emit(`conveyor: could not start bash: ${e.message}`);
+      emit(`conveyor: could not start ${file}: ${e.message}`);
       exit = { code: null, signal: null };
       finish();
     });
@@ -139,14 +146,61 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       if (child.pid) running.delete(child.pid);
       // The command has ended: whatever it left running in its group (background jobs, daemons
       // that hold our pipes open) ends with it.
-      killGroup(child.pid, 'SIGKILL');
+      if (!options.keepGroup) killGroup(child.pid, 'SIGKILL');
       // A process that left the group (setsid) may still hold our pipes: do not wait for it.
       setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
         finish();
-      }, 2000).unref();
+      }, options.drainMs ?? 2000).unref();
     });
     child.on('close', finish);
   });
+}
+
+/**
+ * Kills every process whose environment holds `name=value` (a mark given to a command), however it
+ * left the command's process group (setsid, double fork), until none is left: one that forks while
+ * it is being killed is found by the next round. Returns how many were killed. Children inherit the
+ * mark; only a process started with a cleaned environment (`env -i`) escapes it, a gap the
+ * sandbox's PID namespace does not have (lib/sandbox.ts).
+ */
+export function killMarked(name: string, value: string): number {
+  const needle = Buffer.from(`${name}=${value}\0`);
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const found = markedProcesses(needle);
+    if (found.length === 0) break;
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed++;
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  return killed;
+}
+
+function markedProcesses(needle: Buffer): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      if ((environ.indexOf(needle) === 0 || environ.includes(Buffer.concat([Buffer.from([0]), needle]))) && processAlive(pid)) out.push(pid);
+    } catch {
+      // Gone while we looked, or not ours to read.
+    }
+  }
+  return out;
 }

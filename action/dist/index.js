@@ -2172,9 +2172,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve2(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -2212,12 +2212,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve2(data);
+              ) : resolve3(data);
             });
           });
         }
@@ -2589,7 +2589,7 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect2({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -4194,10 +4194,10 @@ var require_util2 = __commonJS({
     function TAOCheck() {
       return "success";
     }
-    function appendFetchMetadata(httpRequest) {
+    function appendFetchMetadata(httpRequest2) {
       let header = null;
-      header = httpRequest.mode;
-      httpRequest.headersList.set("sec-fetch-mode", header, true);
+      header = httpRequest2.mode;
+      httpRequest2.headersList.set("sec-fetch-mode", header, true);
     }
     function appendRequestOriginHeader(request2) {
       let serializedOrigin = request2.origin;
@@ -4484,8 +4484,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve2, reject) => {
-        res = resolve2;
+      const promise2 = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -5797,7 +5797,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5872,7 +5872,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5967,11 +5967,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5994,10 +5994,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6014,7 +6014,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6194,7 +6194,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6216,7 +6216,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6252,13 +6252,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6736,12 +6736,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7411,12 +7411,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve2, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve2;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7722,7 +7722,7 @@ var require_client = __commonJS({
         strictContentLength,
         maxCachedSessions,
         maxRedirections,
-        connect: connect2,
+        connect: connect3,
         maxRequestsPerClient,
         localAddress,
         maxResponseSize,
@@ -7774,7 +7774,7 @@ var require_client = __commonJS({
         if (bodyTimeout != null && (!Number.isInteger(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("bodyTimeout must be a positive integer or zero");
         }
-        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
+        if (connect3 != null && typeof connect3 !== "function" && typeof connect3 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
@@ -7798,15 +7798,15 @@ var require_client = __commonJS({
         if (maxConcurrentStreams != null && (typeof maxConcurrentStreams !== "number" || maxConcurrentStreams < 1)) {
           throw new InvalidArgumentError("maxConcurrentStreams must be a positive integer, greater than 0");
         }
-        if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+        if (typeof connect3 !== "function") {
+          connect3 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect2
+            ...connect3
           });
         }
         if (interceptors?.Client && Array.isArray(interceptors.Client)) {
@@ -7821,7 +7821,7 @@ var require_client = __commonJS({
           this[kInterceptors] = [createRedirectInterceptor({ maxRedirections })];
         }
         this[kUrl] = util.parseOrigin(url2);
-        this[kConnector] = connect2;
+        this[kConnector] = connect3;
         this[kPipelining] = pipelining != null ? pipelining : 1;
         this[kMaxHeadersSize] = maxHeaderSize || http.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
@@ -7875,7 +7875,7 @@ var require_client = __commonJS({
       }
       /* istanbul ignore: only used for test */
       [kConnect](cb) {
-        connect(this);
+        connect2(this);
         this.once("connect", cb);
       }
       [kDispatch](opts, handler2) {
@@ -7895,16 +7895,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve2;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve2(null);
+            resolve3(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve2) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7915,7 +7915,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve2(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7939,7 +7939,7 @@ var require_client = __commonJS({
         assert2(client[kSize] === 0);
       }
     }
-    async function connect(client) {
+    async function connect2(client) {
       assert2(!client[kConnecting]);
       assert2(!client[kHTTPContext]);
       let { host, hostname: hostname3, protocol, port } = client[kUrl];
@@ -7966,7 +7966,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve2, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7978,7 +7978,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve2(socket2);
+              resolve3(socket2);
             }
           });
         });
@@ -8110,7 +8110,7 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          connect(client);
+          connect2(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
@@ -8314,8 +8314,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve2) => {
-            this[kClosedResolve] = resolve2;
+          await new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -8402,7 +8402,7 @@ var require_pool = __commonJS({
       constructor(origin, {
         connections,
         factory = defaultFactory,
-        connect,
+        connect: connect2,
         connectTimeout,
         tls,
         maxCachedSessions,
@@ -8418,25 +8418,25 @@ var require_pool = __commonJS({
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
-        if (typeof connect !== "function") {
-          connect = buildConnector({
+        if (typeof connect2 !== "function") {
+          connect2 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect
+            ...connect2
           });
         }
         super(options);
         this[kInterceptors] = options.interceptors?.Pool && Array.isArray(options.interceptors.Pool) ? options.interceptors.Pool : [];
         this[kConnections] = connections || null;
         this[kUrl] = util.parseOrigin(origin);
-        this[kOptions] = { ...util.deepClone(options), connect, allowH2 };
+        this[kOptions] = { ...util.deepClone(options), connect: connect2, allowH2 };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error62) => {
@@ -8631,25 +8631,25 @@ var require_agent = __commonJS({
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
     var Agent = class extends DispatcherBase {
-      constructor({ factory = defaultFactory, maxRedirections = 0, connect, tls, ...options } = {}) {
+      constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (!Number.isInteger(maxRedirections) || maxRedirections < 0) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
         super(options);
-        if (connect && typeof connect !== "function") {
-          connect = { ...connect };
+        if (connect2 && typeof connect2 !== "function") {
+          connect2 = { ...connect2 };
         }
         if (tls && typeof tls !== "function") {
           tls = { ...tls };
         }
         this[kInterceptors] = options.interceptors?.Agent && Array.isArray(options.interceptors.Agent) ? options.interceptors.Agent : [createRedirectInterceptor({ maxRedirections })];
-        this[kOptions] = { ...util.deepClone(options), connect, tls };
+        this[kOptions] = { ...util.deepClone(options), connect: connect2, tls };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kMaxRedirections] = maxRedirections;
         this[kFactory] = factory;
@@ -8744,16 +8744,16 @@ var require_proxy_agent = __commonJS({
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
-      constructor(proxyUrl, { headers = {}, connect, factory }) {
+      constructor(proxyUrl, { headers = {}, connect: connect2, factory }) {
         super();
         if (!proxyUrl) {
           throw new InvalidArgumentError("Proxy URL is mandatory");
         }
         this[kProxyHeaders] = headers;
         if (factory) {
-          this.#client = factory(proxyUrl, { connect });
+          this.#client = factory(proxyUrl, { connect: connect2 });
         } else {
-          this.#client = new Client(proxyUrl, { connect });
+          this.#client = new Client(proxyUrl, { connect: connect2 });
         }
       }
       [kDispatch](opts, handler2) {
@@ -8815,7 +8815,7 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
+        const connect2 = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin2, options) => {
@@ -8823,13 +8823,13 @@ var require_proxy_agent = __commonJS({
           if (!this[kTunnelProxy] && protocol2 === "http:" && this[kProxy].protocol === "http:") {
             return new Http1ProxyWrapper(this[kProxy].uri, {
               headers: this[kProxyHeaders],
-              connect,
+              connect: connect2,
               factory: agentFactory
             });
           }
           return agentFactory(origin2, options);
         };
-        this[kClient] = clientFactory(url2, { connect });
+        this[kClient] = clientFactory(url2, { connect: connect2 });
         this[kAgent] = new Agent({
           ...opts,
           factory,
@@ -9584,7 +9584,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve2, reject) => {
+        return await new Promise((resolve3, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9597,7 +9597,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve2(null);
+              resolve3(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9616,7 +9616,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9633,7 +9633,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve2,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -9703,18 +9703,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve2, stream, length } = consume2;
+      const { type, body, resolve: resolve3, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve2(chunksDecode(body, length));
+          resolve3(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve2(JSON.parse(chunksDecode(body, length)));
+          resolve3(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve2(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve2(new Blob(body, { type: stream[kContentType] }));
+          resolve3(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve2(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9971,9 +9971,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10196,9 +10196,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10483,9 +10483,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10575,11 +10575,11 @@ var require_api_connect = __commonJS({
         }
       }
     };
-    function connect(opts, callback) {
+    function connect2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve2, reject) => {
-          connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve2(data);
+        return new Promise((resolve3, reject) => {
+          connect2.call(this, opts, (err, data) => {
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10594,7 +10594,7 @@ var require_api_connect = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = connect;
+    module.exports = connect2;
   }
 });
 
@@ -12048,10 +12048,10 @@ var require_headers = __commonJS({
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
         const exists2 = this[kHeadersMap].get(lowercaseName);
         if (exists2) {
-          const delimiter = lowercaseName === "cookie" ? "; " : ", ";
+          const delimiter2 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
             name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            value: `${exists2.value}${delimiter2}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -14156,74 +14156,74 @@ var require_fetch = __commonJS({
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
       const request2 = fetchParams.request;
       let httpFetchParams = null;
-      let httpRequest = null;
+      let httpRequest2 = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
       if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest2 = request2;
       } else {
-        httpRequest = cloneRequest(request2);
+        httpRequest2 = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
-        httpFetchParams.request = httpRequest;
+        httpFetchParams.request = httpRequest2;
       }
       const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
-      const contentLength = httpRequest.body ? httpRequest.body.length : null;
+      const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
       let contentLengthHeaderValue = null;
-      if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
+      if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
         contentLengthHeaderValue = "0";
       }
       if (contentLength != null) {
         contentLengthHeaderValue = isomorphicEncode(`${contentLength}`);
       }
       if (contentLengthHeaderValue != null) {
-        httpRequest.headersList.append("content-length", contentLengthHeaderValue, true);
+        httpRequest2.headersList.append("content-length", contentLengthHeaderValue, true);
       }
-      if (contentLength != null && httpRequest.keepalive) {
+      if (contentLength != null && httpRequest2.keepalive) {
       }
-      if (httpRequest.referrer instanceof URL) {
-        httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href), true);
+      if (httpRequest2.referrer instanceof URL) {
+        httpRequest2.headersList.append("referer", isomorphicEncode(httpRequest2.referrer.href), true);
       }
-      appendRequestOriginHeader(httpRequest);
-      appendFetchMetadata(httpRequest);
-      if (!httpRequest.headersList.contains("user-agent", true)) {
-        httpRequest.headersList.append("user-agent", defaultUserAgent);
+      appendRequestOriginHeader(httpRequest2);
+      appendFetchMetadata(httpRequest2);
+      if (!httpRequest2.headersList.contains("user-agent", true)) {
+        httpRequest2.headersList.append("user-agent", defaultUserAgent);
       }
-      if (httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since", true) || httpRequest.headersList.contains("if-none-match", true) || httpRequest.headersList.contains("if-unmodified-since", true) || httpRequest.headersList.contains("if-match", true) || httpRequest.headersList.contains("if-range", true))) {
-        httpRequest.cache = "no-store";
+      if (httpRequest2.cache === "default" && (httpRequest2.headersList.contains("if-modified-since", true) || httpRequest2.headersList.contains("if-none-match", true) || httpRequest2.headersList.contains("if-unmodified-since", true) || httpRequest2.headersList.contains("if-match", true) || httpRequest2.headersList.contains("if-range", true))) {
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control", true)) {
-        httpRequest.headersList.append("cache-control", "max-age=0", true);
+      if (httpRequest2.cache === "no-cache" && !httpRequest2.preventNoCacheCacheControlHeaderModification && !httpRequest2.headersList.contains("cache-control", true)) {
+        httpRequest2.headersList.append("cache-control", "max-age=0", true);
       }
-      if (httpRequest.cache === "no-store" || httpRequest.cache === "reload") {
-        if (!httpRequest.headersList.contains("pragma", true)) {
-          httpRequest.headersList.append("pragma", "no-cache", true);
+      if (httpRequest2.cache === "no-store" || httpRequest2.cache === "reload") {
+        if (!httpRequest2.headersList.contains("pragma", true)) {
+          httpRequest2.headersList.append("pragma", "no-cache", true);
         }
-        if (!httpRequest.headersList.contains("cache-control", true)) {
-          httpRequest.headersList.append("cache-control", "no-cache", true);
+        if (!httpRequest2.headersList.contains("cache-control", true)) {
+          httpRequest2.headersList.append("cache-control", "no-cache", true);
         }
       }
-      if (httpRequest.headersList.contains("range", true)) {
-        httpRequest.headersList.append("accept-encoding", "identity", true);
+      if (httpRequest2.headersList.contains("range", true)) {
+        httpRequest2.headersList.append("accept-encoding", "identity", true);
       }
-      if (!httpRequest.headersList.contains("accept-encoding", true)) {
-        if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
-          httpRequest.headersList.append("accept-encoding", "br, gzip, deflate", true);
+      if (!httpRequest2.headersList.contains("accept-encoding", true)) {
+        if (urlHasHttpsScheme(requestCurrentURL(httpRequest2))) {
+          httpRequest2.headersList.append("accept-encoding", "br, gzip, deflate", true);
         } else {
-          httpRequest.headersList.append("accept-encoding", "gzip, deflate", true);
+          httpRequest2.headersList.append("accept-encoding", "gzip, deflate", true);
         }
       }
-      httpRequest.headersList.delete("host", true);
+      httpRequest2.headersList.delete("host", true);
       if (includeCredentials) {
       }
       if (httpCache == null) {
-        httpRequest.cache = "no-store";
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache !== "no-store" && httpRequest.cache !== "reload") {
+      if (httpRequest2.cache !== "no-store" && httpRequest2.cache !== "reload") {
       }
       if (response == null) {
-        if (httpRequest.cache === "only-if-cached") {
+        if (httpRequest2.cache === "only-if-cached") {
           return makeNetworkError("only if cached");
         }
         const forwardResponse = await httpNetworkFetch(
@@ -14231,7 +14231,7 @@ var require_fetch = __commonJS({
           includeCredentials,
           isNewConnectionFetch
         );
-        if (!safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
+        if (!safeMethodsSet.has(httpRequest2.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
         }
         if (revalidatingFlag && forwardResponse.status === 304) {
         }
@@ -14239,8 +14239,8 @@ var require_fetch = __commonJS({
           response = forwardResponse;
         }
       }
-      response.urlList = [...httpRequest.urlList];
-      if (httpRequest.headersList.contains("range", true)) {
+      response.urlList = [...httpRequest2.urlList];
+      if (httpRequest2.headersList.contains("range", true)) {
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
@@ -14442,7 +14442,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve2, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14518,7 +14518,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve2({
+              resolve3({
                 status,
                 statusText,
                 headersList,
@@ -14561,7 +14561,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve2({
+              resolve3({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18302,8 +18302,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve2) => {
-        setTimeout(resolve2, ms).unref();
+      return new Promise((resolve3) => {
+        setTimeout(resolve3, ms).unref();
       });
     }
     module.exports = {
@@ -19188,6 +19188,8 @@ var init_errors = __esm({
       /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
       "merge-conflict",
       "stale-attempt",
+      /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
+      "sandbox-unavailable",
       "internal"
     ];
     ConveyorError = class extends Error {
@@ -19204,10 +19206,10 @@ var init_errors = __esm({
 // lib/git.ts
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join3 } from "node:path";
 function hooksPath() {
-  emptyHooks ??= mkdtempSync(join(tmpdir(), "conveyor-nohooks-"));
+  emptyHooks ??= mkdtempSync(join3(tmpdir2(), "conveyor-nohooks-"));
   return emptyHooks;
 }
 function gitPrefix(authServerUrl) {
@@ -19235,7 +19237,7 @@ function gitEnvironment(base, token) {
 function git(args, options) {
   const fullArgs = [...gitPrefix(options.auth?.serverUrl), ...args];
   const scrub = options.scrub ?? ((t) => t);
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     const child = execFile(
       "git",
       fullArgs,
@@ -19248,7 +19250,7 @@ function git(args, options) {
           reject(new ConveyorError(options.code ?? "internal", scrub(`${what} failed (exit ${code}) in ${options.cwd}: ${result.stderr.trim() || stdout.trim()}`)));
           return;
         }
-        resolve2(result);
+        resolve3(result);
       }
     );
     if (options.input !== void 0) child.stdin?.end(options.input);
@@ -19315,12 +19317,12 @@ __export(local_exports, {
   LocalForge: () => LocalForge,
   openLocalForge: () => openLocalForge
 });
-import { existsSync as existsSync2 } from "node:fs";
-import { mkdtemp as mkdtemp2, rm as rm2, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join3 } from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join5 } from "node:path";
 function gitEnv() {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir3() };
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir4() };
 }
 function openLocalForge(remotesDir) {
   return LocalForge.open(remotesDir);
@@ -19363,9 +19365,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       serverUrl;
       /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
       static async open(remotesDir) {
-        if (!existsSync2(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
+        if (!existsSync4(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
         const { default: Database } = await import("better-sqlite3");
-        const db = new Database(join3(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
+        const db = new Database(join5(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
         useWal(db, 15e3);
         db.exec(SCHEMA);
         return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
@@ -19375,7 +19377,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       bare(repo) {
         const { owner, name } = splitRepo(repo);
-        return join3(this.remotesDir, owner, `${name}.git`);
+        return join5(this.remotesDir, owner, `${name}.git`);
       }
       async branchHead(repo, branch) {
         const r = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: this.bare(repo), env: gitEnv(), allowFailure: true });
@@ -19406,7 +19408,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         return row ? this.toPullRequest(row) : void 0;
       }
       async openPullRequest(pr) {
-        if (!existsSync2(this.bare(pr.repo))) throw new ConveyorError("forge-failed", `repository ${pr.repo} does not exist in ${this.remotesDir}`);
+        if (!existsSync4(this.bare(pr.repo))) throw new ConveyorError("forge-failed", `repository ${pr.repo} does not exist in ${this.remotesDir}`);
         for (const b of [pr.branch, pr.base]) {
           if (!await this.branchHead(pr.repo, b)) throw new ConveyorError("forge-failed", `branch "${b}" does not exist in ${pr.repo}`);
         }
@@ -19459,9 +19461,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
       async mergeOnce(repo, number4, row, options) {
-        const work = await mkdtemp2(join3(tmpdir3(), "conveyor-merge-"));
-        const dir = join3(work, "repo");
-        const messageFile = join3(work, "message.txt");
+        const work = await mkdtemp3(join5(tmpdir4(), "conveyor-merge-"));
+        const dir = join5(work, "repo");
+        const messageFile = join5(work, "message.txt");
         const message = options.message ? `${options.title}
 
 ${options.message.trim()}
@@ -19506,7 +19508,7 @@ ${options.message.trim()}
           if (push.code !== 0) return { merged: false, reason: push.stderr.trim() };
           return { merged: true, sha };
         } finally {
-          await rm2(work, { recursive: true, force: true });
+          await rm3(work, { recursive: true, force: true });
         }
       }
     };
@@ -20965,12 +20967,12 @@ async function hook(token, request2, route, parameters) {
   endpoint2.headers.authorization = withAuthorizationPrefix(token);
   return request2(endpoint2);
 }
-var b64url, sep, jwtRE, isJWT, createTokenAuth;
+var b64url, sep2, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle4 = __esm({
   "node_modules/@octokit/auth-token/dist-bundle/index.js"() {
     b64url = "(?:[a-zA-Z0-9_-]+)";
-    sep = "\\.";
-    jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+    sep2 = "\\.";
+    jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
     isJWT = jwtRE.test.bind(jwtRE);
     createTokenAuth = function createTokenAuth2(token) {
       if (!token) {
@@ -24235,8 +24237,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve2, reject) {
-            return setTimeout(resolve2, t);
+          return new this.Promise(function(resolve3, reject) {
+            return setTimeout(resolve3, t);
           });
         }
         computePenalty() {
@@ -24447,15 +24449,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error62, reject, resolve2, returned, task;
+          var args, cb, error62, reject, resolve3, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve2, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve2(returned);
+                  return resolve3(returned);
                 };
               } catch (error1) {
                 error62 = error1;
@@ -24470,13 +24472,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise2, reject, resolve2;
-          resolve2 = reject = null;
+          var promise2, reject, resolve3;
+          resolve3 = reject = null;
           promise2 = new this.Promise(function(_resolve, _reject) {
-            resolve2 = _resolve;
+            resolve3 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve2, reject });
+          this._queue.push({ task, args, resolve: resolve3, reject });
           this._tryToRun();
           return promise2;
         }
@@ -24877,14 +24879,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve2, reject) => {
+              return new this.Promise((resolve3, reject) => {
                 if (finished()) {
-                  return resolve2();
+                  return resolve3();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve2();
+                      return resolve3();
                     }
                   });
                 }
@@ -24977,9 +24979,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve2, reject) {
+              return new this.Promise(function(resolve3, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve2)(args3);
+                  return (args3[0] != null ? reject : resolve3)(args3);
                 });
               });
             };
@@ -25780,15 +25782,15 @@ function issueFileCommand(command, message) {
   });
 }
 function prepareKeyValueMessage(key, value) {
-  const delimiter = `ghadelimiter_${crypto.randomUUID()}`;
+  const delimiter2 = `ghadelimiter_${crypto.randomUUID()}`;
   const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+  if (key.includes(delimiter2)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter2}"`);
   }
-  if (convertedValue.includes(delimiter)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+  if (convertedValue.includes(delimiter2)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter2}"`);
   }
-  return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
+  return `${key}<<${delimiter2}${os2.EOL}${convertedValue}${os2.EOL}${delimiter2}`;
 }
 
 // node_modules/@actions/core/lib/core.js
@@ -25854,11 +25856,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve2) {
-      resolve2(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve2, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -25874,7 +25876,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -26180,6 +26182,7 @@ function setOutput(name, value) {
 
 // lib/process.ts
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 var running = /* @__PURE__ */ new Set();
 function killRunningCommands() {
   for (const pid of running) killGroup(pid, "SIGKILL");
@@ -26192,13 +26195,28 @@ function killGroup(pid, signal) {
   } catch {
   }
 }
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat2 = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat2[stat2.lastIndexOf(")") + 2];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return true;
+  }
+}
 function runCommand(options) {
   const scrub = options.scrub ?? ((t) => t);
   const tailChars = options.tailChars ?? 64 * 1024;
   const grace = options.killGraceMs ?? 5e3;
   const started = Date.now();
-  return new Promise((resolve2) => {
-    const child = spawn("bash", ["-eo", "pipefail", "-c", options.command], {
+  return new Promise((resolve3) => {
+    const [file2, ...args] = options.argv ?? ["bash", "-eo", "pipefail", "-c", options.command];
+    const child = spawn(file2, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
@@ -26241,7 +26259,7 @@ function runCommand(options) {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       for (const s of ["stdout", "stderr"]) if (partial2[s]) emit(partial2[s]);
-      resolve2({
+      resolve3({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
@@ -26251,22 +26269,58 @@ function runCommand(options) {
       });
     };
     child.on("error", (e) => {
-      emit(`conveyor: could not start bash: ${e.message}`);
+      emit(`conveyor: could not start ${file2}: ${e.message}`);
       exit = { code: null, signal: null };
       finish();
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       if (child.pid) running.delete(child.pid);
-      killGroup(child.pid, "SIGKILL");
+      if (!options.keepGroup) killGroup(child.pid, "SIGKILL");
       setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
         finish();
-      }, 2e3).unref();
+      }, options.drainMs ?? 2e3).unref();
     });
     child.on("close", finish);
   });
+}
+function killMarked(name, value) {
+  const needle = Buffer.from(`${name}=${value}\0`);
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const found = markedProcesses(needle);
+    if (found.length === 0) break;
+    for (const pid of found) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed++;
+      } catch {
+      }
+    }
+  }
+  return killed;
+}
+function markedProcesses(needle) {
+  const out = [];
+  let names;
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      if ((environ.indexOf(needle) === 0 || environ.includes(Buffer.concat([Buffer.from([0]), needle]))) && processAlive(pid)) out.push(pid);
+    } catch {
+    }
+  }
+  return out;
 }
 
 // action/src/entry.ts
@@ -28302,8 +28356,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter) => {
-  const escapedDelim = escapeRegex(delimiter ?? ":");
+var mac = (delimiter2) => {
+  const escapedDelim = escapeRegex(delimiter2 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -31359,7 +31413,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve2) {
+function isRecursive(inst, stack, resolve3) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -31369,7 +31423,7 @@ function isRecursive(inst, stack, resolve2) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve2);
+      const answer = isRecursive(child, stack, resolve3);
       if (answer > result)
         result = answer;
     }
@@ -31380,7 +31434,7 @@ function isRecursive(inst, stack, resolve2) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve3) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -31444,7 +31498,7 @@ function isRecursive(inst, stack, resolve2) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve3 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -46015,7 +46069,9 @@ var resolvedAgentSchema = external_exports.object({
   run: external_exports.string(),
   model: external_exports.string().optional(),
   timeoutMinutes: external_exports.number().int(),
-  env: external_exports.record(external_exports.string(), external_exports.string())
+  env: external_exports.record(external_exports.string(), external_exports.string()),
+  /** Hosts the agent's sandbox may reach; absent: none. */
+  network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional()
 });
 var resolvedDeploySchema = external_exports.object({
   run: external_exports.string(),
@@ -46030,7 +46086,9 @@ var resolvedServiceSchema = external_exports.object({
   dependsOn: external_exports.array(external_exports.string()),
   /** null: `deploy: none` or no deploy key (nothing to stand up). */
   deploy: resolvedDeploySchema.nullable(),
-  gate: external_exports.string().optional()
+  gate: external_exports.string().optional(),
+  /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
+  network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional()
 });
 var repair = external_exports.object({ agent: external_exports.string(), maxAttempts: external_exports.number().int() });
 var stepCommon = {
@@ -46080,6 +46138,8 @@ var planSchema = external_exports.object({
   changeSet: external_exports.array(changeSetRepoSchema),
   /** Deploy order of the change set's services: providers first, alphabetical inside a wave. */
   deployWaves: external_exports.array(external_exports.array(external_exports.string())),
+  /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
+  sandbox: external_exports.literal("required").optional(),
   hash: external_exports.string()
 });
 
@@ -46115,7 +46175,9 @@ var environmentSchema = external_exports.object({
   /** The commit the environment was deployed from (a retry redeploys when the source moved). */
   commit: external_exports.string().optional(),
   /** The GitHub Deployment standing for it, so teardown can mark it inactive. */
-  deployment: external_exports.object({ repo: external_exports.string(), id: external_exports.number().int() }).optional()
+  deployment: external_exports.object({ repo: external_exports.string(), id: external_exports.number().int() }).optional(),
+  /** The mark of the processes its deploy left running (the environment, where it runs on the runner): its teardown ends them. */
+  processMark: external_exports.string().optional()
 });
 var stepPayloadSchema = external_exports.object({
   version: external_exports.literal(WIRE_VERSION),
@@ -46151,7 +46213,9 @@ var stepPayloadSchema = external_exports.object({
    * the runner's OIDC token for the attempt's installation token. Optional: an action given a
    * token file needs none. Routing, not an input of the step: receipts leave it out.
    */
-  app: external_exports.object({ url: external_exports.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional()
+  app: external_exports.object({ url: external_exports.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
+  /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
+  sandbox: external_exports.enum(["required", "best-effort"]).optional()
 });
 var reviewVerdictSchema = external_exports.object({
   verdict: external_exports.enum(["pass", "fail"]),
@@ -46179,6 +46243,11 @@ var stepResultSchema = external_exports.object({
   /** What a repair agent should address: failing gate lines or review findings. */
   findings: external_exports.string().optional(),
   error: external_exports.object({ code: external_exports.enum(ERROR_CODES), message: external_exports.string() }).optional(),
+  /** How the step's commands were isolated, and every connection the sandbox refused. */
+  sandbox: external_exports.object({
+    mode: external_exports.enum(["bubblewrap", "none"]),
+    blocked: external_exports.array(external_exports.object({ host: external_exports.string(), port: external_exports.number().int(), count: external_exports.number().int().positive() })).default([])
+  }).optional(),
   receipt: external_exports.string().optional()
 });
 function parseStepPayload(text) {
@@ -46236,12 +46305,334 @@ function sealResult(result, inputs) {
 
 // action/src/context.ts
 init_errors();
-import { rm as rm3 } from "node:fs/promises";
+import { rm as rm4 } from "node:fs/promises";
+
+// lib/sandbox.ts
+import { spawnSync } from "node:child_process";
+import { randomUUID as randomUUID2 } from "node:crypto";
+import { accessSync, constants as constants3, existsSync as existsSync3, mkdirSync, realpathSync as realpathSync2 } from "node:fs";
+import { mkdir as mkdir2, mkdtemp, rm as rm2 } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join as join2 } from "node:path";
+
+// lib/sandbox/hidden.ts
+import { existsSync as existsSync2, readFileSync as readFileSync2, readlinkSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
+var HOME_FOLDERS = [".ssh", ".config", ".docker", ".aws", ".azure", ".kube", ".gnupg", ".password-store", ".local/share/keyrings"];
+var HOME_FILES = [".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token"];
+function isInside(child, parent) {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
+}
+function real(path) {
+  if (!path) return void 0;
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return void 0;
+  }
+}
+function runnerRoot(startPid = process.pid) {
+  let pid = startPid;
+  for (let depth = 0; depth < 32 && pid > 1; depth++) {
+    try {
+      const exe = readlinkSync(`/proc/${pid}/exe`);
+      if (/^Runner\.(Worker|Listener)$/.test(basename(exe))) return dirname(dirname(exe));
+      const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return void 0;
+    }
+  }
+  return void 0;
+}
+function hiddenPlaces(env) {
+  const home = real(env.HOME) ?? real(homedir());
+  const folders = /* @__PURE__ */ new Set();
+  const files = /* @__PURE__ */ new Set();
+  const addFolder = (p) => {
+    const r = real(p);
+    if (!r || r === "/" || home && isInside(home, r) || !statSync(r).isDirectory()) return;
+    folders.add(r);
+  };
+  const tokenFile = env["INPUT_TOKEN-FILE"] || env.CONVEYOR_TOKEN_FILE;
+  if (tokenFile) {
+    addFolder(dirname(resolve(tokenFile)));
+    const r = real(tokenFile);
+    if (r) files.add(r);
+  }
+  addFolder(env.RUNNER_TEMP);
+  addFolder(env.CONVEYOR_ATTEMPTS_DIR);
+  const db = env.CONVEYOR_STATE_DB;
+  const own2 = ["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_PROGRESS_PATH"].map((name) => env[name]);
+  for (const path of [...own2, ...db ? ["", "-wal", "-shm", "-journal"].map((suffix) => `${db}${suffix}`) : []]) {
+    const r = real(path);
+    if (r && statSync(r).isFile()) files.add(r);
+  }
+  addFolder(runnerRoot());
+  if (env.SSH_AUTH_SOCK) addFolder(dirname(env.SSH_AUTH_SOCK));
+  if (home) {
+    for (const f of HOME_FOLDERS) addFolder(join(home, f));
+    for (const f of HOME_FILES) {
+      const r = real(join(home, f));
+      if (r && statSync(r).isFile()) files.add(r);
+    }
+  }
+  const readOnly = [];
+  if (env.RUNNER_WORKSPACE) {
+    const actions = real(join(dirname(env.RUNNER_WORKSPACE), "_actions"));
+    if (actions && existsSync2(actions)) readOnly.push(actions);
+  }
+  const sorted = [...folders].sort();
+  const outer = sorted.filter((f) => !sorted.some((o) => o !== f && isInside(f, o)));
+  return { folders: outer, files: [...files].filter((f) => !outer.some((o) => isInside(f, o))), readOnly };
+}
+
+// lib/sandbox/proxy.ts
+import { createServer, request as httpRequest } from "node:http";
+import { connect } from "node:net";
+function normalizeHost(host) {
+  return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
+}
+function hostAllowed(host, allow) {
+  const h = normalizeHost(host);
+  return allow.some((pattern) => {
+    const p = normalizeHost(pattern);
+    return p.startsWith("*.") ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
+  });
+}
+var HOP_BY_HOP = /* @__PURE__ */ new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+async function startProxy(options) {
+  const counts = /* @__PURE__ */ new Map();
+  const sockets = /* @__PURE__ */ new Set();
+  const track = (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => s.destroy());
+  };
+  const refuse2 = (host, port) => {
+    const key = `${normalizeHost(host)}:${port}`;
+    const entry = counts.get(key);
+    if (entry) entry.count++;
+    else {
+      counts.set(key, { host: normalizeHost(host), port, count: 1 });
+      options.onBlocked?.(normalizeHost(host), port);
+    }
+  };
+  const FORBIDDEN = "HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n";
+  const server = createServer((req, res) => {
+    let url2;
+    try {
+      url2 = new URL(req.url ?? "");
+    } catch {
+      res.writeHead(400, { "content-type": "text/plain" }).end("conveyor sandbox proxy: send an absolute http:// URL, or CONNECT host:port\n");
+      return;
+    }
+    if (url2.protocol !== "http:") {
+      res.writeHead(400, { "content-type": "text/plain" }).end(`conveyor sandbox proxy: ${url2.protocol} is not proxied as a request; use CONNECT
+`);
+      return;
+    }
+    const port = Number(url2.port || 80);
+    if (!hostAllowed(url2.hostname, options.allow)) {
+      refuse2(url2.hostname, port);
+      res.writeHead(403, { "content-type": "text/plain" }).end(`conveyor sandbox: ${normalizeHost(url2.hostname)}:${port} is not in this command's network.allow
+`);
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
+    const upstream = httpRequest({ host: normalizeHost(url2.hostname), port, method: req.method, path: `${url2.pathname}${url2.search}`, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k))));
+      answer.pipe(res);
+    });
+    upstream.on("error", (e) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`conveyor sandbox proxy: ${e.message}
+`);
+    });
+    req.pipe(upstream);
+  });
+  server.on("connection", (s) => track(s));
+  server.on("connect", (req, client, head) => {
+    track(client);
+    let target;
+    try {
+      target = new URL(`http://${req.url ?? ""}`);
+    } catch {
+      client.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    const port = Number(target.port);
+    if (!target.hostname || !port) {
+      client.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    if (!hostAllowed(target.hostname, options.allow)) {
+      refuse2(target.hostname, port);
+      client.end(FORBIDDEN);
+      return;
+    }
+    const upstream = connect(port, normalizeHost(target.hostname), () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    track(upstream);
+    upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n"));
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  server.on("clientError", (_e, s) => s.destroy());
+  await new Promise((resolve3, reject) => {
+    server.once("error", reject);
+    server.listen(options.socketPath, () => resolve3());
+  });
+  return {
+    blocked: () => [...counts.values()].map((b) => ({ ...b })),
+    close: () => new Promise((resolve3) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve3());
+    })
+  };
+}
+
+// lib/sandbox.ts
+var MARK_VARIABLE = "CONVEYOR_PROCESS_MARK";
+var PROXY_PORT = 3128;
+function which2(name, path) {
+  for (const dir of (path ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join2(dir, name);
+    try {
+      accessSync(candidate, constants3.X_OK);
+      return candidate;
+    } catch {
+    }
+  }
+  return void 0;
+}
+var probed = /* @__PURE__ */ new Map();
+function detectSandbox(env) {
+  const key = env.PATH ?? "";
+  const known = probed.get(key);
+  if (known) return known;
+  const found = probe(env);
+  probed.set(key, found);
+  return found;
+}
+function probe(env) {
+  if (process.platform !== "linux") return { available: false, reason: `bubblewrap runs on Linux only, and this runner is ${process.platform}` };
+  const bwrap = which2("bwrap", env.PATH);
+  if (!bwrap) return { available: false, reason: "bubblewrap (bwrap) is not installed on this runner" };
+  const socat = which2("socat", env.PATH);
+  if (!socat) return { available: false, reason: "socat, which the sandbox needs for its network proxy, is not installed on this runner" };
+  const bash = which2("bash", env.PATH) ?? "/bin/bash";
+  const trial = spawnSync(bwrap, ["--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", bash, "-c", "true"], {
+    env: { PATH: env.PATH ?? "" },
+    encoding: "utf8",
+    timeout: 3e4
+  });
+  if (trial.status !== 0) {
+    const why = (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split("\n")[0];
+    return { available: false, reason: `bubblewrap cannot make a sandbox on this runner (${why})` };
+  }
+  return { available: true, bwrap, socat, bash };
+}
+function privateBase() {
+  const base = join2(realpathSync2(tmpdir()), "conveyor-sandboxes");
+  mkdirSync(base, { recursive: true, mode: 448 });
+  return base;
+}
+async function runIsolated(sandbox, options) {
+  const mark = randomUUID2();
+  const env = { ...options.env, [MARK_VARIABLE]: mark };
+  if (!sandbox.available) {
+    const result = await runCommand({ ...options, env, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
+    if (!options.keep) killMarked(MARK_VARIABLE, mark);
+    return { ...result, sandbox: "none", blocked: [], mark };
+  }
+  const dir = await mkdtemp(join2(privateBase(), "cmd-"));
+  let proxy;
+  try {
+    const allow = options.policy.network === "open" ? void 0 : options.policy.network.allow;
+    const socket = join2(dir, "proxy.sock");
+    if (allow) proxy = await startProxy({ socketPath: socket, allow, ...options.onBlocked ? { onBlocked: options.onBlocked } : {} });
+    const confined = options.policy.writable !== "everywhere";
+    const home = join2(dir, "home");
+    const tmp = join2(dir, "tmp");
+    if (confined) await Promise.all([mkdir2(home), mkdir2(tmp)]);
+    const inner = {
+      ...env,
+      ...confined ? { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp } : {},
+      ...allow ? proxyVariables() : {}
+    };
+    const argv = bwrapArgv(sandbox, {
+      command: options.command,
+      cwd: options.cwd,
+      workspace: options.workspace,
+      policy: options.policy,
+      hidden: hiddenPlaces(options.runnerEnv ?? process.env),
+      privateDirs: confined ? [home, tmp] : [],
+      socket: allow ? socket : void 0,
+      keep: Boolean(options.keep)
+    });
+    const result = await runCommand({ ...options, env: inner, argv, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
+    if (!options.keep) killMarked(MARK_VARIABLE, mark);
+    return { ...result, sandbox: "bubblewrap", blocked: proxy?.blocked() ?? [], mark };
+  } finally {
+    await proxy?.close();
+    await rm2(dir, { recursive: true, force: true }).catch(() => void 0);
+  }
+}
+function proxyVariables() {
+  const url2 = `http://127.0.0.1:${PROXY_PORT}`;
+  return { HTTP_PROXY: url2, HTTPS_PROXY: url2, http_proxy: url2, https_proxy: url2, ALL_PROXY: url2, all_proxy: url2, NO_PROXY: "", no_proxy: "" };
+}
+var WRAPPER = [
+  'if [ -n "$3" ]; then',
+  '  socat "TCP-LISTEN:$2,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$3" </dev/null >/dev/null 2>&1 &',
+  "  bridge=$!",
+  // Listening shows in /proc/net/tcp as 127.0.0.1:<port in hex> with state 0A; no test connection needed.
+  '  hex=$(printf "%04X" "$2")',
+  '  for _ in $(seq 1 1000); do grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break; sleep 0.01; done',
+  "fi",
+  'bash -eo pipefail -c "$1"',
+  "status=$?",
+  '[ -z "${bridge:-}" ] || kill "$bridge" 2>/dev/null',
+  "exit $status"
+].join("\n");
+function bwrapArgv(sandbox, plan) {
+  const everywhere = plan.policy.writable === "everywhere";
+  const args = [sandbox.bwrap, "--unshare-pid", "--unshare-ipc"];
+  if (!plan.keep) args.push("--die-with-parent");
+  if (plan.socket) args.push("--unshare-net");
+  args.push(everywhere ? "--bind" : "--ro-bind", "/", "/");
+  args.push("--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc");
+  const hide2 = [...plan.hidden.folders, privateBase()];
+  if (plan.socket) {
+    for (const run of ["/run", "/var/run"]) if (existsSync3(run)) hide2.push(realpathSync2(run));
+  }
+  for (const folder of [...new Set(hide2)]) args.push("--tmpfs", folder);
+  for (const file2 of plan.hidden.files) args.push("--ro-bind", "/dev/null", file2);
+  if (everywhere) for (const folder of plan.hidden.readOnly) args.push("--ro-bind", folder, folder);
+  const writable = everywhere ? [plan.workspace] : [...plan.policy.writable];
+  for (const folder of [...writable, ...plan.privateDirs]) {
+    if (everywhere && !hide2.some((h) => isInside(folder, h))) continue;
+    args.push("--bind", folder, folder);
+  }
+  if (plan.socket) args.push("--ro-bind", plan.socket, plan.socket);
+  args.push("--chdir", plan.cwd, "--", sandbox.bash, "-c", WRAPPER, "conveyor-sandbox", plan.command, String(PROXY_PORT), plan.socket ?? "");
+  return args;
+}
+function endMarked(mark) {
+  return killMarked(MARK_VARIABLE, mark);
+}
 
 // lib/secrets.ts
 var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
-var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH"]);
+var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH", "CONVEYOR_ATTEMPTS_DIR", "CONVEYOR_STATE_DB"]);
 var MIN_SECRET_LENGTH = 6;
 var TOKEN_FILE = /* @__PURE__ */ new Set(["INPUT_TOKEN-FILE", "CONVEYOR_TOKEN_FILE"]);
 function isSecretName(name) {
@@ -46287,12 +46678,62 @@ function commandEnvironment(base, scrubber, extra = {}) {
   return { ...env, ...extra };
 }
 
+// action/src/sandbox.ts
+init_errors();
+function createStepSandbox(env, mode) {
+  return { availability: detectSandbox(env), required: mode === "required", used: false, warned: false, blocked: /* @__PURE__ */ new Map() };
+}
+function agentIsolation(workspace, agent) {
+  return { workspace, policy: { network: { allow: agent.network?.allow ?? [] }, writable: [workspace] } };
+}
+function serviceIsolation(payload, workspace, services, keep = false) {
+  const policies = services.map((s) => payload.services[s]?.network);
+  const network = policies.length === 0 || policies.some((p) => !p) ? "open" : { allow: [...new Set(policies.flatMap((p) => p?.allow ?? []))].sort() };
+  return { workspace, policy: { network, writable: "everywhere" }, ...keep ? { keep } : {} };
+}
+function noSandboxNote(reason) {
+  return `no sandbox: ${reason}; agents can read this runner's files and reach any host, and commands can read the environment of the processes above them. Processes a command leaves behind are still ended with it (by a mark in their environment), except any started with a cleared environment.`;
+}
+function requireSandbox(s) {
+  if (s.required && !s.availability.available) {
+    throw new ConveyorError(
+      "sandbox-unavailable",
+      `the pipeline requires a sandbox (\`sandbox: required\`), and ${s.availability.reason}: install bubblewrap and socat on the runner (the workflow template does: \`sudo apt-get install -y bubblewrap socat\`), or set \`sandbox: best-effort\``
+    );
+  }
+}
+function recordBlocked(s, blocked) {
+  for (const b of blocked) {
+    const key = `${b.host}:${b.port}`;
+    const known = s.blocked.get(key);
+    if (known) known.count += b.count;
+    else s.blocked.set(key, { ...b });
+  }
+}
+function sandboxReport(s, scrub = (t) => t) {
+  return { mode: s.availability.available ? "bubblewrap" : "none", blocked: [...s.blocked.values()].map((b) => ({ ...b, host: scrub(b.host) })) };
+}
+function withSandboxReport(result, s, scrub) {
+  if (!s.used) return result;
+  const report = sandboxReport(s, scrub);
+  const lines = [];
+  if (!s.availability.available) lines.push(`**${noSandboxNote(s.availability.reason)}**`);
+  if (report.blocked.length) {
+    lines.push(
+      `The sandbox blocked ${report.blocked.length === 1 ? "a connection" : "connections"} to hosts not in \`network.allow\`:`,
+      ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b) => `| \`${b.host}\` | ${b.port} | ${b.count} |`)].join("\n")
+    );
+  }
+  const summary2 = lines.length ? [result.summary, "### Sandbox", ...lines].join("\n\n") : result.summary;
+  return { ...result, summary: summary2, sandbox: report };
+}
+
 // action/src/workspace.ts
 init_errors();
 init_git();
-import { mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join2, resolve } from "node:path";
+import { mkdir as mkdir3, mkdtemp as mkdtemp2, readdir as readdir2, readFile, writeFile as writeFile2 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join4, resolve as resolve2 } from "node:path";
 import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
@@ -46390,9 +46831,9 @@ async function fetchRemote(ctx, dir, url2, base, work) {
 }
 async function prepareRepo(ctx, root, repo, mode) {
   const folder = repoFolder(repo.repo);
-  const dir = join2(root, folder);
+  const dir = join4(root, folder);
   const url2 = cloneUrl(ctx.serverUrl, repo.repo);
-  await mkdir2(dir, { recursive: true });
+  await mkdir3(dir, { recursive: true });
   if ((await readdir2(dir)).length > 0) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
@@ -46430,7 +46871,7 @@ async function prepareRepo(ctx, root, repo, mode) {
     await git(["checkout", "--quiet", "-b", repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
   }
   preparedHead ??= await gitOut(["rev-parse", "HEAD"], local);
-  const gitConfig = await readFile(join2(dir, ".git", "config"), "utf8");
+  const gitConfig = await readFile(join4(dir, ".git", "config"), "utf8");
   return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }
 async function prepareWorkspace(ctx, repos, options) {
@@ -46443,8 +46884,8 @@ async function prepareWorkspace(ctx, repos, options) {
     if (other && other !== r.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r.repo} would share the folder ${f}`);
     folders.set(f, r.repo);
   }
-  const root = options.root ? resolve(options.root) : await mkdtemp(join2(tmpdir2(), "conveyor-ws-"));
-  await mkdir2(root, { recursive: true });
+  const root = options.root ? resolve2(options.root) : await mkdtemp2(join4(tmpdir3(), "conveyor-ws-"));
+  await mkdir3(root, { recursive: true });
   const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode)));
   const notes = [];
   for (const r of prepared) {
@@ -46457,7 +46898,7 @@ async function prepareWorkspace(ctx, repos, options) {
   return { root, repos: prepared, notes };
 }
 async function restoreGitConfigs(ws) {
-  await Promise.all(ws.repos.map((r) => writeFile2(join2(r.dir, ".git", "config"), r.gitConfig)));
+  await Promise.all(ws.repos.map((r) => writeFile2(join4(r.dir, ".git", "config"), r.gitConfig)));
 }
 
 // action/src/context.ts
@@ -46488,7 +46929,8 @@ function createContext(options) {
     log,
     minuteMs: options.minuteMs ?? 6e4,
     ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
-    ...env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}
+    ...env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {},
+    sandbox: createStepSandbox(env, options.sandbox)
   };
 }
 function safeEnvironment(ctx, extra = {}) {
@@ -46506,19 +46948,33 @@ function prepareStepWorkspace(ctx, repos, mode, wctx = workspaceContext(ctx)) {
   return prepareWorkspace(wctx, repos, { mode, ...ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {} });
 }
 async function removeStepWorkspace(ctx, ws) {
-  if (!ctx.workspaceRoot) await rm3(ws.root, { recursive: true, force: true });
+  if (!ctx.workspaceRoot) await rm4(ws.root, { recursive: true, force: true });
 }
-function runUserCommand(ctx, options) {
+async function runUserCommand(ctx, options) {
   const prefix = options.linePrefix ?? "  | ";
-  return runCommand({
+  const s = ctx.sandbox;
+  requireSandbox(s);
+  if (!s.availability.available && !s.warned) {
+    s.warned = true;
+    ctx.log(`conveyor: ${noSandboxNote(s.availability.reason)}`);
+  }
+  s.used = true;
+  const result = await runIsolated(s.availability, {
     command: options.command,
     cwd: options.cwd,
     env: options.env,
     timeoutMs: options.timeoutMinutes * ctx.minuteMs,
     ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
     scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`${prefix}${line}`)
+    onLine: (line) => ctx.log(`${prefix}${line}`),
+    workspace: options.sandbox.workspace,
+    policy: options.sandbox.policy,
+    runnerEnv: ctx.env,
+    ...options.sandbox.keep ? { keep: true } : {},
+    onBlocked: (host, port) => ctx.log(`conveyor: the sandbox blocked a connection to ${host}:${port} (not in network.allow)`)
   });
+  recordBlocked(s, result.blocked);
+  return result;
 }
 
 // action/src/report/check-run.ts
@@ -46626,8 +47082,8 @@ ${out.summary}
 }
 
 // action/src/report/file.ts
-import { mkdir as mkdir3, rename as rename2, writeFile as writeFile4 } from "node:fs/promises";
-import { basename, dirname, join as join4 } from "node:path";
+import { mkdir as mkdir4, rename as rename2, writeFile as writeFile4 } from "node:fs/promises";
+import { basename as basename2, dirname as dirname2, join as join6 } from "node:path";
 var FileReporter = class {
   constructor(path) {
     this.path = path;
@@ -46635,9 +47091,9 @@ var FileReporter = class {
   path;
   name = "result file";
   async report(result) {
-    const dir = dirname(this.path);
-    await mkdir3(dir, { recursive: true });
-    const temp = join4(dir, `.${basename(this.path)}.${process.pid}.${Date.now()}.tmp`);
+    const dir = dirname2(this.path);
+    await mkdir4(dir, { recursive: true });
+    const temp = join6(dir, `.${basename2(this.path)}.${process.pid}.${Date.now()}.tmp`);
     await writeFile4(temp, `${JSON.stringify(result, null, 2)}
 `);
     await rename2(temp, this.path);
@@ -46727,8 +47183,8 @@ init_errors();
 
 // action/src/agent.ts
 init_errors();
-import { mkdir as mkdir4, readFile as readFile3, rm as rm4, writeFile as writeFile5 } from "node:fs/promises";
-import { join as join5 } from "node:path";
+import { mkdir as mkdir5, readFile as readFile3, rm as rm5, writeFile as writeFile5 } from "node:fs/promises";
+import { join as join7 } from "node:path";
 
 // core/text.ts
 function stripHtmlComments(text) {
@@ -46827,8 +47283,8 @@ function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agen
   return agent;
 }
 async function conveyorDir(ws) {
-  const dir = join5(ws.root, ".conveyor");
-  await mkdir4(dir, { recursive: true });
+  const dir = join7(ws.root, ".conveyor");
+  await mkdir5(dir, { recursive: true });
   return dir;
 }
 function reposVariable(payload, ws) {
@@ -46902,13 +47358,13 @@ async function runAgent(ctx, payload, ws, agent, options) {
 async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
   const prefix = options.role ? `${options.role}-` : "";
-  const files = { promptFile: join5(dir, `${prefix}prompt.md`), resultFile: join5(dir, `${prefix}result.json`) };
-  await rm4(files.resultFile, { force: true });
+  const files = { promptFile: join7(dir, `${prefix}prompt.md`), resultFile: join7(dir, `${prefix}result.json`) };
+  await rm5(files.resultFile, { force: true });
   await writeFile5(files.promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, files);
   const cwd = options.cwd;
   ctx.log(`conveyor: running ${options.role ? `${options.role} ` : ""}agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes });
+  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes, sandbox: agentIsolation(ws.root, agent) });
   let resultText;
   try {
     resultText = ctx.scrubber.scrub(await readFile3(files.resultFile, "utf8"));
@@ -47162,7 +47618,7 @@ async function reposHoldingWork(wctx, repos) {
 }
 
 // action/src/steps/gate.ts
-import { join as join6 } from "node:path";
+import { join as join8 } from "node:path";
 
 // core/steps/failing-lines.ts
 var FAILURE_LINE = /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
@@ -47302,7 +47758,7 @@ function commandsFor(payload, step, repo) {
   return services.flatMap((s) => {
     const svc = payload.services[s];
     if (!svc?.gate) return [];
-    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join6(repo.dir, svc.path) : repo.dir, service: s }];
+    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join8(repo.dir, svc.path) : repo.dir, service: s }];
   });
 }
 async function runGate(ctx, payload) {
@@ -47320,7 +47776,7 @@ async function runGate(ctx, payload) {
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
       ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes });
+      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services) });
       outcomes.push({
         repo: c.label,
         command: c.command,
@@ -47364,8 +47820,8 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 init_errors();
-import { lstat as lstat2, mkdir as mkdir5, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname2, isAbsolute, join as join7, normalize as normalize2 } from "node:path";
+import { lstat as lstat2, mkdir as mkdir6, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname3, isAbsolute, join as join9, normalize as normalize2 } from "node:path";
 
 // core/shell.ts
 function shellQuote(value) {
@@ -47500,7 +47956,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     });
     if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
-    const file2 = join7(repo.dir, path);
+    const file2 = join9(repo.dir, path);
     const info = await lstat2(file2).catch(() => void 0);
     if (!info || !info.isFile()) {
       const what = !info ? "did not write" : "wrote something other than a regular file at";
@@ -47510,14 +47966,14 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (!content.toString("utf8").trim()) {
       return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
     }
-    const baseDir = join7(await conveyorDir(ws), "base-check");
+    const baseDir = join9(await conveyorDir(ws), "base-check");
     await git(["worktree", "add", "--quiet", "--detach", baseDir, `refs/remotes/origin/${repo.base}`], o);
     let onBase;
     try {
-      await mkdir5(dirname2(join7(baseDir, path)), { recursive: true });
-      await writeFile6(join7(baseDir, path), content);
+      await mkdir6(dirname3(join9(baseDir, path)), { recursive: true });
+      await writeFile6(join9(baseDir, path), content);
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes });
+      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {
       await git(["worktree", "remove", "--force", baseDir], { ...o, allowFailure: true });
     }
@@ -47556,7 +48012,7 @@ ${fence(tail(onBase.output) || "(no output)")}`;
 // action/src/steps/review.ts
 init_errors();
 import { writeFile as writeFile7 } from "node:fs/promises";
-import { join as join8 } from "node:path";
+import { join as join10 } from "node:path";
 
 // core/steps/independence.ts
 var VERSION_PART = /[-_.](?:\d+|v\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2}|latest)$/;
@@ -47628,7 +48084,7 @@ async function runReview(ctx, payload) {
     for (const r of ws.repos) {
       reviewed.push({ repo: r.repo, dir: single ? "." : r.folder, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
     }
-    const diffFile = join8(await conveyorDir(ws), "diffs.patch");
+    const diffFile = join10(await conveyorDir(ws), "diffs.patch");
     await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}
 ${r.diff}`).join("\n")));
     const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
@@ -47692,9 +48148,9 @@ ${list}${touched.length > 20 ? `
 }
 
 // action/src/steps/deploy.ts
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync5 } from "node:fs";
 import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join9 } from "node:path";
+import { join as join11 } from "node:path";
 
 // core/steps/deploy-plan.ts
 init_errors();
@@ -47837,9 +48293,9 @@ function peerVariables(ready) {
   }
   return { CONVEYOR_PEER_URLS: pairs.join(","), ...vars };
 }
-function unique(name, taken, sep2) {
+function unique(name, taken, sep3) {
   let out = name;
-  for (let n = 2; taken.has(out); n++) out = `${name}${sep2}${n}`;
+  for (let n = 2; taken.has(out); n++) out = `${name}${sep3}${n}`;
   taken.add(out);
   return out;
 }
@@ -47935,8 +48391,8 @@ function ownService(payload) {
 function serviceDir(ws, repo, path) {
   const r = ws.repos.find((x) => x.repo === repo);
   if (!r) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
-  const dir = path ? join9(r.dir, path) : r.dir;
-  if (!existsSync3(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
+  const dir = path ? join11(r.dir, path) : r.dir;
+  if (!existsSync5(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
   return { repo: r, dir };
 }
 function serviceEnvironment(ctx, payload, ws, target, extra) {
@@ -48013,7 +48469,7 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
     return { env: { service: t.service, envId: t.envId, state: "failed", error: e.message }, kept: false, startedAt, durationMs: 0, without };
   }
   const commit = where.repo.preparedHead;
-  const output2 = join9(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`);
+  const output2 = join11(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile8(output2, "");
   const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
   const env = serviceEnvironment(ctx, payload, ws, t, {
@@ -48022,7 +48478,9 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
     ...peerVariables(ready)
   });
   ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t.deploy.run}`);
-  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | ` });
+  const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
+  if (earlier) endMarked(earlier);
+  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | `, sandbox: serviceIsolation(payload, ws.root, [t.service], true) });
   const base = { service: t.service, envId: t.envId, commit, ...deployment ? { deployment } : {} };
   const outputTail = tail(r.output, 20, 2e3);
   let outcome;
@@ -48034,6 +48492,8 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
     else if (!isUrl(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2)} is not an absolute URL`, outputTail };
     else outcome = { ...base, state: "ready", url: ctx.scrubber.scrub(url2) };
   }
+  if (outcome.state === "ready") outcome.processMark = r.mark;
+  else endMarked(r.mark);
   await deployments?.finish(deployment, outcome);
   ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ""}${outcome.error ? ` (${outcome.error})` : ""}`);
   return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
@@ -48141,6 +48601,7 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   const svc = payload.services[e.service];
   const deploy = svc.deploy;
   if (!deploy?.teardown || !ws) {
+    if (e.processMark) endMarked(e.processMark);
     await deployments?.deactivate(e);
     return { env: e, ok: true, tries: 0, note: "no `teardown` command: nothing to run" };
   }
@@ -48155,8 +48616,9 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r2) => setTimeout(r2, backoffMs(tries - 1)));
     ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
-    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | ` });
+    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
     if (r.exitCode === 0 && !r.timedOut) {
+      if (e.processMark) endMarked(e.processMark);
       await deployments?.deactivate(e);
       return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : "removed" };
     }
@@ -48215,7 +48677,7 @@ async function runStep(ctx, payload) {
 
 // action/src/token.ts
 init_errors();
-import { readFileSync, unlinkSync } from "node:fs";
+import { readFileSync as readFileSync3, unlinkSync } from "node:fs";
 function takeToken(io) {
   const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
   if (file2) return takeTokenFile(file2);
@@ -48224,7 +48686,7 @@ function takeToken(io) {
 function takeTokenFile(path) {
   let text;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileSync3(path, "utf8");
   } catch (e) {
     throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
   }
@@ -48275,6 +48737,7 @@ async function runEntry(io) {
   let identity = identityOf(void 0);
   let result;
   let inputs;
+  let ctx;
   try {
     const text = await payloadText(io);
     inputs = lenientJson(text);
@@ -48285,13 +48748,15 @@ async function runEntry(io) {
     inputs = payload;
     if (tokenError) throw tokenError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
-    const ctx = createContext({
+    ctx = createContext({
       env: io.env,
       ...token ? { token } : {},
       log,
       ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
-      ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {}
+      ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},
+      ...payload.sandbox ? { sandbox: payload.sandbox } : {}
     });
+    if (payload.mode !== "teardown") requireSandbox(ctx.sandbox);
     const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
@@ -48300,6 +48765,7 @@ async function runEntry(io) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
   }
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({
     env: io.env,

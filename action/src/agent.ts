@@ -9,6 +9,7 @@ import type { ResolvedAgent } from '../../core/plan/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { CommandResult } from '../../lib/process.ts';
 import { runUserCommand, safeEnvironment, type StepContext } from './context.ts';
+import { agentIsolation } from './sandbox.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
@@ -151,7 +152,7 @@ export async function runAgentWithPrompt(
   const env = agentEnvironment(ctx, payload, ws, agent, files);
   const cwd = options.cwd;
   ctx.log(`conveyor: running ${options.role ? `${options.role} ` : ''}agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes });
+  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes, sandbox: agentIsolation(ws.root, agent) });
   let resultText: string | undefined;
   try {
     resultText = ctx.scrubber.scrub(await readFile(files.resultFile, 'utf8'));

@@ -5,8 +5,10 @@ import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
 import type { Forge } from '../../engine/ports/forge.ts';
-import { runCommand, type CommandResult } from '../../lib/process.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import { runIsolated, type IsolatedResult } from '../../lib/sandbox.ts';
 import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
+import { createStepSandbox, noSandboxNote, recordBlocked, requireSandbox, type Isolation, type StepSandbox } from './sandbox.ts';
 import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, type WorkspaceContext } from './workspace.ts';
 
 export interface StepContext {
@@ -24,6 +26,8 @@ export interface StepContext {
   killGraceMs?: number;
   /** CONVEYOR_WORKSPACE_ROOT, when given: the folder that receives the repository folders. */
   workspaceRoot?: string;
+  /** How the step's commands are isolated, and what was blocked. */
+  sandbox: StepSandbox;
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
@@ -44,6 +48,8 @@ export function createContext(options: {
   log?: (line: string) => void;
   minuteMs?: number;
   killGraceMs?: number;
+  /** The pipeline's `sandbox` (the payload's). */
+  sandbox?: StepPayload['sandbox'];
 }): StepContext {
   const { env, token } = options;
   const scrubber = Scrubber.fromEnvironment(env, token);
@@ -61,6 +67,7 @@ export function createContext(options: {
     minuteMs: options.minuteMs ?? 60_000,
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),
+    sandbox: createStepSandbox(env, options.sandbox),
   };
 }
 
@@ -95,15 +102,24 @@ export async function removeStepWorkspace(ctx: StepContext, ws: Workspace): Prom
 }
 
 /**
- * Runs a user command of the step (agent, gate, deploy, teardown) with its timeout in configured
- * minutes, each output line scrubbed and logged after `linePrefix`.
+ * Runs a user command of the step (agent, gate, deploy, teardown) in its sandbox (`sandbox`: see
+ * sandbox.ts) with its timeout in configured minutes, each output line scrubbed and logged after
+ * `linePrefix`. Without a sandbox, a pipeline that requires one fails here; otherwise the step says
+ * once what running without one means.
  */
-export function runUserCommand(
+export async function runUserCommand(
   ctx: StepContext,
-  options: { command: string; cwd: string; env: Record<string, string>; timeoutMinutes: number; linePrefix?: string },
-): Promise<CommandResult> {
+  options: { command: string; cwd: string; env: Record<string, string>; timeoutMinutes: number; linePrefix?: string; sandbox: Isolation },
+): Promise<IsolatedResult> {
   const prefix = options.linePrefix ?? '  | ';
-  return runCommand({
+  const s = ctx.sandbox;
+  requireSandbox(s);
+  if (!s.availability.available && !s.warned) {
+    s.warned = true;
+    ctx.log(`conveyor: ${noSandboxNote(s.availability.reason)}`);
+  }
+  s.used = true;
+  const result = await runIsolated(s.availability, {
     command: options.command,
     cwd: options.cwd,
     env: options.env,
@@ -111,5 +127,12 @@ export function runUserCommand(
     ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
     scrub: (t) => ctx.scrubber.scrub(t),
     onLine: (line) => ctx.log(`${prefix}${line}`),
+    workspace: options.sandbox.workspace,
+    policy: options.sandbox.policy,
+    runnerEnv: ctx.env,
+    ...(options.sandbox.keep ? { keep: true } : {}),
+    onBlocked: (host, port) => ctx.log(`conveyor: the sandbox blocked a connection to ${host}:${port} (not in network.allow)`),
   });
+  recordBlocked(s, result.blocked);
+  return result;
 }

@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
 import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
-import { createContext } from './context.ts';
+import { createContext, type StepContext } from './context.ts';
+import { requireSandbox, withSandboxReport } from './sandbox.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
 import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
@@ -67,6 +68,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   let result: StepResult;
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
   let inputs: unknown;
+  let ctx: StepContext | undefined;
   try {
     const text = await payloadText(io);
     inputs = lenientJson(text);
@@ -77,13 +79,16 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     inputs = payload;
     if (tokenError) throw tokenError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
-    const ctx = createContext({
+    ctx = createContext({
       env: io.env,
       ...(token ? { token } : {}),
       log,
       ...(io.minuteMs !== undefined ? { minuteMs: io.minuteMs } : {}),
       ...(io.killGraceMs !== undefined ? { killGraceMs: io.killGraceMs } : {}),
+      ...(payload.sandbox ? { sandbox: payload.sandbox } : {}),
     });
+    // A step that will run commands fails before it clones anything; a teardown only once it has one to run.
+    if (payload.mode !== 'teardown') requireSandbox(ctx.sandbox);
     const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError('internal', `the step produced an invalid result: ${describeIssues(checked.error)}`);
@@ -92,6 +97,8 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
   }
+  // How its commands were isolated and what was blocked, whatever the outcome.
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
   // Every result leaves sealed, failures too: the engine verifies it against the payload it sent.
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({

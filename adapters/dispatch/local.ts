@@ -16,6 +16,8 @@ export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', 
 export interface LocalDispatcherOptions {
   /** Folder for attempt folders (payload, result, pid, log). */
   stateDir: string;
+  /** The state database, which the step's commands must not reach (the sandbox hides it). */
+  statePath?: string;
   /** Folder of bare repositories: owner/name is <remotes>/owner/name.git. */
   remotes: string;
   actionEntry?: string;
@@ -47,6 +49,9 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         CONVEYOR_WORKSPACE_ROOT: join(dir, 'workspace'),
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
+        // What the sandbox hides from the step's commands: every attempt's files and the database.
+        CONVEYOR_ATTEMPTS_DIR: join(options.stateDir, 'attempts'),
+        ...(options.statePath ? { CONVEYOR_STATE_DB: options.statePath } : {}),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
       // Its own process group, so that a later `conveyor` can stop a leftover attempt whole.

@@ -1,6 +1,6 @@
 // Every default of `.github/conveyor.yml` in one place: the validator and the plan compiler must
 // agree on them, and the plan hash depends on them.
-import type { StepConfig, StepKind } from './schema.ts';
+import type { AgentConfig, StepConfig, StepKind } from './schema.ts';
 
 export const DEFAULT_LABEL = 'conveyor';
 export const DEFAULT_PIPELINE = 'default';
@@ -11,6 +11,16 @@ export const DEFAULT_MIN_APPROVALS = 1;
 export const DEFAULT_ALLOW_REQUESTER = false;
 export const DEFAULT_AGENT_TIMEOUT_MINUTES = 45;
 export const DEFAULT_DEPLOY_TIMEOUT_MINUTES = 15;
+export const DEFAULT_SANDBOX = 'best-effort' as const;
+
+/**
+ * The hosts an agent may reach when its `network` says nothing: what its preset's CLI needs (its
+ * model vendor's API, its own update host where it insists). A plain `run` needs nothing. Presets
+ * do not exist yet; each will add its hosts here.
+ */
+export function defaultAgentHosts(_agent: AgentConfig): string[] {
+  return [];
+}
 
 /** Step timeouts by kind, in minutes. An approval waits for people and is never timed out by
  * Conveyor; its value stays inside the 1..360 range every `timeout-minutes` takes. */

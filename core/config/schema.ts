@@ -12,12 +12,22 @@ const minutes = z
   .min(1, 'must be from 1 to 360 minutes')
   .max(360, 'must be from 1 to 360 minutes (6 hours)');
 const relativePath = z.string().min(1, 'must not be empty');
+/** A host name, or `*.` and a domain for every subdomain of it. */
+export const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const networkSchema = z
+  .strictObject({
+    allow: z
+      .array(z.string().regex(HOST_PATTERN, 'must be a host name such as api.example.com, or *.example.com for all of its subdomains (no scheme, port or path)'))
+      .describe('Hosts the command may reach through the sandbox\'s proxy: `host` exactly, `*.host` any subdomain of it.'),
+  })
+  .describe('Network of the command\'s sandbox: only the hosts in `allow`.');
 
 export const agentSchema = z.strictObject({
   run: command.describe('Shell command that runs the agent; it reads the prompt from $CONVEYOR_PROMPT_FILE.'),
   model: z.string().min(1).optional().describe('Model identity, used to judge whether a review is independent.'),
   'timeout-minutes': minutes.optional().describe('Kill the agent after this many minutes (default 45).'),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe('Extra environment variables.'),
+  network: networkSchema.optional().describe('Hosts the agent may reach; default: what its preset needs, nothing for a plain `run`.'),
 });
 
 export const deploySchema = z.union([
@@ -40,6 +50,7 @@ export const serviceSchema = z.strictObject({
   'depends-on': z.array(z.string()).optional().describe('Providers this service consumes.'),
   deploy: deploySchema.optional(),
   gate: command.optional().describe('Command a gate step without `run` runs in this service.'),
+  network: networkSchema.optional().describe('Hosts this service\'s gates, deploys and teardowns may reach; default: any (the runner\'s network).'),
 });
 
 const repairSchema = z.strictObject({
@@ -135,6 +146,10 @@ export const pipelineSchema = z.strictObject({
   service: z.string().optional().describe('The task\'s own service (primary repository).'),
   involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
   steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
+  sandbox: z
+    .enum(['required', 'best-effort'])
+    .optional()
+    .describe('`required`: a step fails (sandbox-unavailable) where no sandbox can be made; `best-effort` (default): it runs unsandboxed there and says so.'),
 });
 
 export const configSchema = z.strictObject({

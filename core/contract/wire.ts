@@ -38,6 +38,8 @@ export const environmentSchema = z.object({
   commit: z.string().optional(),
   /** The GitHub Deployment standing for it, so teardown can mark it inactive. */
   deployment: z.object({ repo: z.string(), id: z.number().int() }).optional(),
+  /** The mark of the processes its deploy left running (the environment, where it runs on the runner): its teardown ends them. */
+  processMark: z.string().optional(),
 });
 
 export const stepPayloadSchema = z.object({
@@ -75,6 +77,8 @@ export const stepPayloadSchema = z.object({
    * token file needs none. Routing, not an input of the step: receipts leave it out.
    */
   app: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be the app\'s public http(s) URL' }) }).optional(),
+  /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
+  sandbox: z.enum(['required', 'best-effort']).optional(),
 });
 
 export const reviewVerdictSchema = z.object({
@@ -106,6 +110,13 @@ export const stepResultSchema = z.object({
   /** What a repair agent should address: failing gate lines or review findings. */
   findings: z.string().optional(),
   error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
+  /** How the step's commands were isolated, and every connection the sandbox refused. */
+  sandbox: z
+    .object({
+      mode: z.enum(['bubblewrap', 'none']),
+      blocked: z.array(z.object({ host: z.string(), port: z.number().int(), count: z.number().int().positive() })).default([]),
+    })
+    .optional(),
   receipt: z.string().optional(),
 });
 
@@ -116,6 +127,7 @@ export type PullRequestRef = z.infer<typeof pullRequestRefSchema>;
 export type Environment = z.infer<typeof environmentSchema>;
 export type StepResult = z.infer<typeof stepResultSchema>;
 export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
+export type SandboxReport = NonNullable<StepResult['sandbox']>;
 
 /** Parses untrusted JSON text into a payload; the error names the field that is wrong. */
 export function parseStepPayload(text: string): { ok: true; payload: StepPayload } | { ok: false; message: string } {

@@ -16,6 +16,7 @@ import {
   DEFAULT_MERGE_METHOD,
   DEFAULT_MIN_APPROVALS,
   DEFAULT_STEP_TIMEOUT_MINUTES,
+  defaultAgentHosts,
   labelOf,
   needsOf,
 } from '../config/defaults.ts';
@@ -93,6 +94,8 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     services,
     changeSet: changeSetOf(service, involves, services),
     deployWaves: deployWavesOf(changeSetServices, services),
+    // Written only when required, so that plans (and their hashes) from before the key stay the same.
+    ...(pipeline.sandbox === 'required' && { sandbox: 'required' as const }),
   };
   return { ...plan, hash: hashPlan(plan) };
 }
@@ -153,6 +156,7 @@ function resolveAgent(config: Config, name: string): ResolvedAgent {
     ...(agent.model !== undefined && { model: agent.model }),
     timeoutMinutes: agent['timeout-minutes'] ?? DEFAULT_AGENT_TIMEOUT_MINUTES,
     env: sortedRecord(agent.env ?? {}),
+    ...networkOf(agent.network?.allow ?? defaultAgentHosts(agent)),
   };
 }
 
@@ -177,7 +181,14 @@ function resolveService(config: Config, name: string, primaryRepo: string | unde
             timeoutMinutes: deploy['timeout-minutes'] ?? DEFAULT_DEPLOY_TIMEOUT_MINUTES,
           },
     ...(service.gate !== undefined && { gate: service.gate }),
+    // Absent is the runner's whole network; an empty list is none.
+    ...(service.network && { network: { allow: sortedSet(service.network.allow.map((h) => h.toLowerCase())) } }),
   };
+}
+
+/** An agent's allowed hosts, written only when there are some (none is the default). */
+function networkOf(allow: readonly string[]): { network?: { allow: string[] } } {
+  return allow.length ? { network: { allow: sortedSet(allow.map((h) => h.toLowerCase())) } } : {};
 }
 
 /** One entry per repository: the own service's is primary, the others sibling, alphabetical. */

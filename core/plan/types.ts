@@ -9,6 +9,8 @@ export const resolvedAgentSchema = z.object({
   model: z.string().optional(),
   timeoutMinutes: z.number().int(),
   env: z.record(z.string(), z.string()),
+  /** Hosts the agent's sandbox may reach; absent: none. */
+  network: z.object({ allow: z.array(z.string()) }).optional(),
 });
 
 export const resolvedDeploySchema = z.object({
@@ -26,6 +28,8 @@ export const resolvedServiceSchema = z.object({
   /** null: `deploy: none` or no deploy key (nothing to stand up). */
   deploy: resolvedDeploySchema.nullable(),
   gate: z.string().optional(),
+  /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
+  network: z.object({ allow: z.array(z.string()) }).optional(),
 });
 
 const repair = z.object({ agent: z.string(), maxAttempts: z.number().int() });
@@ -81,6 +85,8 @@ export const planSchema = z.object({
   changeSet: z.array(changeSetRepoSchema),
   /** Deploy order of the change set's services: providers first, alphabetical inside a wave. */
   deployWaves: z.array(z.array(z.string())),
+  /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
+  sandbox: z.literal('required').optional(),
   hash: z.string(),
 });
 

@@ -177,7 +177,7 @@ export class Draft {
   }
 
   /** Replaces the record of the step's current attempt with a finished one. */
-  finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs'>): void {
+  finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs' | 'sandbox'>): void {
     const s = this.step(id);
     const i = findRecordIndex(s, s.attempt, s.epoch);
     const r = s.attempts[i];
@@ -194,6 +194,7 @@ export class Draft {
       receipt: outcome.receipt,
       inputs: outcome.inputs ?? r.inputs,
       findings: r.findings,
+      ...(outcome.sandbox ? { sandbox: outcome.sandbox } : {}),
     };
   }
 

@@ -83,6 +83,7 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     // A deploy resumes from the outcomes already settled; a teardown names what to remove.
     environments: request.environments ?? (step.kind === 'deploy' ? run.environments : []),
     coder: coderOf(plan),
+    ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
   };
 }
 

@@ -177,7 +177,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     return lost(run, { type: 'step-lost', at, step: s.id, attempt: s.attempt, epoch: s.epoch, reason: `the result of attempt ${s.attempt} was not trusted: ${untrusted}${said}` });
   }
   const d = new Draft(run, at);
-  d.finishAttempt(s.id, { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs });
+  d.finishAttempt(s.id, { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs, sandbox: result.sandbox });
   const ok = result.conclusion !== 'failure';
   if (ok && (p.kind === 'code' || s.mode === 'repair') && result.prs.length > 0) d.run.prs = mergePrs(d.run.prs, result.prs);
   if (result.environments.length > 0) d.run.environments = mergeEnvironments(d.run.environments, result.environments);

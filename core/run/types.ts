@@ -1,7 +1,7 @@
 // A run: one pipeline working on one issue. The engine is a reducer over these types:
 // (run, event) -> (run', effects). Runs are stored as JSON, so everything here is plain data.
 import type { Plan } from '../plan/types.ts';
-import type { Environment, PullRequestRef, StepPayload, StepResult } from '../contract/wire.ts';
+import type { Environment, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -34,6 +34,8 @@ export interface AttemptRecord {
   inputs?: string;
   /** What a repair attempt was asked to address (kept so a re-dispatch after a loss carries it). */
   findings?: string;
+  /** How its commands were isolated and what the sandbox blocked (repairs included). */
+  sandbox?: SandboxReport;
 }
 
 export interface StepState {

@@ -45,7 +45,9 @@ async function withForge<T>(fn: (forge: LocalForge) => Promise<T>): Promise<T> {
 
 describe('code step across sibling repositories', () => {
   it('a change to two of three repositories pushes exactly two branches and opens two linked PRs', async () => {
-    const dump = join(scratch, 'dump');
+    // Inside the workspace (kept: CONVEYOR_WORKSPACE_ROOT), the only place an agent may write.
+    const ws = join(scratch, 'ws');
+    const dump = join(ws, 'dump');
     const agent = [
       'mkdir -p "$DUMP"',
       'cp "$CONVEYOR_PROMPT_FILE" "$DUMP/prompt.md"',
@@ -62,7 +64,7 @@ describe('code step across sibling repositories', () => {
       agentEnv: { DUMP: dump },
       issue: { title: 'Greet <!-- secret instruction --> users', body: 'Say hi.\u202E<!-- hidden -->' },
     });
-    const run = runAction({ payload, dir: scratch, env: env() });
+    const run = runAction({ payload, dir: scratch, env: env({ CONVEYOR_WORKSPACE_ROOT: ws }) });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
     expect(run.status).toBe(0);
 

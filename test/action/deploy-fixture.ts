@@ -13,7 +13,6 @@ export const DEPLOY_SCRIPT = `#!/bin/bash
 set -e
 svc="$CONVEYOR_SERVICE"
 echo "$svc start $(date +%s%3N)" >> "$REC/log"
-awk '{print $5}' /proc/$$/stat > "$REC/$svc.pgid"
 env | grep '^CONVEYOR_' | sort > "$REC/$svc.env"
 echo "pwd=$(pwd)" >> "$REC/$svc.env"
 [ -f marker.txt ] && echo "marker=$(cat marker.txt)" >> "$REC/$svc.env"

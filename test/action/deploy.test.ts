@@ -1,10 +1,11 @@
 // The deploy step through the action's entry, on real repositories, with deploy scripts that
 // record what they received and when: ordering over the service graph, peer URLs, outcomes.
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processAlive } from '../../lib/process.ts';
 import { envIdFor } from '../../core/steps/deploy-plan.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
+import { processesWith } from '../helpers/processes.ts';
 
 let f: Fixture;
 beforeEach(() => {
@@ -166,13 +167,14 @@ describe('deploy step: outcomes', () => {
     for (const id of ids) expect(id).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
   });
 
-  it('kills a deploy at its timeout, with its process group', async () => {
-    const payload = f.payload({ web: { run: 'sleep 300 & echo $! > "$REC/child.pid"; wait', timeoutMinutes: 1 } }, { own: 'web' });
+  it('kills a deploy at its timeout, with every process it started', async () => {
+    // Found by a variable they inherit: inside the sandbox, `$!` is a pid of its own PID namespace.
+    const mark = randomUUID();
+    const payload = f.payload({ web: { run: `export DEPLOY_MARK=${mark}; sleep 300 & setsid sleep 300 </dev/null >/dev/null 2>&1 & wait`, timeoutMinutes: 1 } }, { own: 'web' });
     const result = await f.deploy(payload, {}, { minuteMs: 400 });
     expect(result.conclusion).toBe('failure');
     expect(result.environments[0]).toMatchObject({ service: 'web', state: 'failed', error: 'timed out after 1 min' });
-    const child = Number(readFileSync(`${f.rec}/child.pid`, 'utf8'));
-    expect(processAlive(child)).toBe(false);
+    expect(processesWith('DEPLOY_MARK', mark)).toEqual([]);
   });
 
   it('keeps secrets out of the deploy environment and out of what it reports', async () => {

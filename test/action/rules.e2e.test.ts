@@ -8,6 +8,7 @@ import { LocalForge } from '../../adapters/forge/local.ts';
 import { removeActionBundle, runAction } from '../helpers/action.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 
 let remotes: Remotes;
 let scratch: string;
@@ -62,8 +63,11 @@ describe('security rules of the step runner', () => {
       `git -C "${other}" push --quiet origin conveyor/web-7`,
       'echo ours > ours.txt',
     ].join('\n');
-    const run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url } });
+    // The agent stands in for someone else pushing meanwhile, which a sandboxed agent cannot do
+    // (the remote is outside its workspace): this runner has no bubblewrap, the lease is the rule here.
+    const run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, PATH: pathWithoutBubblewrap() } });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('failure');
+    expect(run.result?.sandbox?.mode).toBe('none');
     expect(run.result?.error?.code).toBe('push-rejected');
     expect(run.result?.error?.message).toContain(started.slice(0, 12));
     const head = remotes.head('acme/web', 'conveyor/web-7')!;

@@ -11,6 +11,7 @@ import { externalIdOf } from '../../core/github/check-run.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { actionBundle, removeActionBundle, runAction } from '../helpers/action.ts';
+import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 
 let remotes: Remotes;
 let scratch: string;
@@ -115,33 +116,57 @@ describe('the token handed over in a file', () => {
       'done',
     ].join('\n');
 
-  it('is deleted once read and is in no environment an agent can read; as an input it would be', () => {
+  it('is deleted once read and is in no environment an agent can read: no process above the agent is visible in its sandbox', () => {
     const token = `ghs_${'F1'.repeat(18)}`;
     const tokenFile = join(scratch, 'conveyor-token');
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-    const byFile = join(scratch, 'ancestors-file.txt');
+    // Written in the workspace (kept: CONVEYOR_WORKSPACE_ROOT), the only place the agent may write.
+    const ws1 = join(scratch, 'ws1');
     const run = runAction({
-      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors(byFile)}\necho change > change.txt` }),
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors('"$CONVEYOR_WORKSPACE/ancestors.txt"')}\necho change > change.txt` }),
       dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': tokenFile, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws1') },
+      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': tokenFile, CONVEYOR_WORKSPACE_ROOT: ws1 },
     });
     expect(run.result?.conclusion, JSON.stringify(run.result?.error) + run.stdout + run.stderr).toBe('success');
+    expect(run.result?.sandbox?.mode).toBe('bubblewrap');
     expect(existsSync(tokenFile)).toBe(false);
-    const seen = readFileSync(byFile, 'utf8');
+    const seen = readFileSync(join(ws1, 'ancestors.txt'), 'utf8');
     expect(seen).toContain('CONVEYOR_RUN_ID=run-1'); // the agent's own shell was read
-    expect(seen).toMatch(/INPUT_TOKEN-FILE=/); // ...and the step process above it
+    // ...but not the step process above it (before the sandbox it was): neither its own variables
+    // nor its command line.
+    expect(seen).not.toMatch(/CONVEYOR_PAYLOAD_PATH=/);
+    expect(seen).not.toContain(actionBundle());
     expect(seen.includes(token)).toBe(false);
     for (const f of allFiles(scratch)) expect(readFileSync(f, 'latin1').includes(token), `${f} holds the token`).toBe(false);
 
-    // The same agent, the token given as the input `token`: the step process's environment has it.
-    const byInput = join(scratch, 'ancestors-input.txt');
+    // The same agent, the token given as the input `token`: it sits in the step process's
+    // environment, which the sandbox keeps out of reach.
+    const ws2 = join(scratch, 'ws2');
     const again = runAction({
-      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors(byInput)}\necho change > change.txt` }),
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors('"$CONVEYOR_WORKSPACE/ancestors.txt"')}\necho change > change.txt` }),
       dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws2') },
+      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: ws2 },
     });
     expect(again.result?.conclusion, again.stdout + again.stderr).toBe('success');
-    expect(readFileSync(byInput, 'utf8')).toContain(`INPUT_TOKEN=${token}`);
+    const seenAgain = readFileSync(join(ws2, 'ancestors.txt'), 'utf8');
+    expect(seenAgain).toContain('CONVEYOR_RUN_ID=run-1');
+    expect(seenAgain.includes(token)).toBe(false);
+  });
+
+  it('without bubblewrap (best-effort), the step says so, and a token given as an input is readable above the agent: what the token file is for', () => {
+    const token = `ghs_${'H2'.repeat(18)}`;
+    const out = join(scratch, 'ancestors-input.txt');
+    const run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors(out)}\necho change > change.txt` }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws3'), PATH: pathWithoutBubblewrap() },
+    });
+    expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
+    expect(run.result?.sandbox).toEqual({ mode: 'none', blocked: [] });
+    const note = 'no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner\'s files and reach any host';
+    expect(run.stdout.split(note)).toHaveLength(2); // once in the log
+    expect(run.result?.summary).toContain(note);
+    expect(readFileSync(out, 'utf8')).toContain(`INPUT_TOKEN=${token}`);
   });
 
   it('a token file that cannot be read or holds more than the token fails the attempt, naming the file and what to do', () => {

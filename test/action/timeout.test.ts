@@ -1,6 +1,9 @@
-// An agent that never ends is stopped at its timeout, with every process it started: checked by
-// pid and by process group, including children that ignore SIGTERM.
-import { readdirSync, readFileSync } from 'node:fs';
+// An agent that never ends is stopped at its timeout, with every process it started, including
+// children that ignore SIGTERM: the processes are found from outside by a variable they all
+// inherit (inside the sandbox their pids are those of its own PID namespace), and, without a
+// sandbox, by pid too.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +11,7 @@ import { processAlive } from '../../lib/process.ts';
 import { runEntry } from '../../action/src/entry.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { pathWithoutBubblewrap, processesWith } from '../helpers/processes.ts';
 
 let remotes: Remotes;
 let scratch: string;
@@ -22,52 +26,47 @@ afterEach(() => {
   removeDir(scratch);
 });
 
-/** Live (non-zombie) processes whose process group is `pgid`. */
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') out.push(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return out;
-}
-
 describe('agent timeout', () => {
-  it('kills the whole process group and reports agent-timeout, pushing nothing', async () => {
-    const pids = join(scratch, 'pids');
-    const agent = [
-      'echo $$ >> "$PIDS"',
-      "trap '' TERM",
-      'sleep 300 & echo $! >> "$PIDS"',
-      "(trap '' TERM; echo started > README.md; sleep 300) & echo $! >> \"$PIDS\"",
-      'echo ready',
-      'wait',
-    ].join('\n');
-    const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent, agentTimeoutMinutes: 1, agentEnv: { PIDS: pids } });
-    const lines: string[] = [];
-    const result = await runEntry({
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_PAYLOAD_PATH: await write(payload) },
-      getInput: () => '',
-      setSecret: () => undefined,
-      log: (l) => lines.push(l),
-      minuteMs: 1500,
-      killGraceMs: 300,
+  for (const sandboxed of [true, false]) {
+    it(`kills every process the agent started and reports agent-timeout, pushing nothing (${sandboxed ? 'in the sandbox' : 'without a sandbox'})`, async () => {
+      const mark = randomUUID();
+      const ws = join(scratch, 'ws');
+      const agent = [
+        'echo $$ >> "$CONVEYOR_WORKSPACE/pids"',
+        "trap '' TERM",
+        'sleep 300 & echo $! >> "$CONVEYOR_WORKSPACE/pids"',
+        "(trap '' TERM; echo started > README.md; sleep 300) & echo $! >> \"$CONVEYOR_WORKSPACE/pids\"",
+        'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >> "$CONVEYOR_WORKSPACE/pids"',
+        'echo ready',
+        'wait',
+      ].join('\n');
+      const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent, agentTimeoutMinutes: 1, agentEnv: { TIMEOUT_MARK: mark } });
+      const lines: string[] = [];
+      const result = await runEntry({
+        env: {
+          PATH: sandboxed ? process.env.PATH : pathWithoutBubblewrap(),
+          HOME: process.env.HOME,
+          GITHUB_SERVER_URL: remotes.url,
+          CONVEYOR_PAYLOAD_PATH: await write(payload),
+          CONVEYOR_WORKSPACE_ROOT: ws,
+        },
+        getInput: () => '',
+        setSecret: () => undefined,
+        log: (l) => lines.push(l),
+        minuteMs: 1500,
+        killGraceMs: 300,
+      });
+      expect(result.conclusion).toBe('failure');
+      expect(result.error?.code).toBe('agent-timeout');
+      expect(result.sandbox?.mode).toBe(sandboxed ? 'bubblewrap' : 'none');
+      expect(result.summary).toContain('ready');
+      const started = readFileSync(join(ws, 'pids'), 'utf8').trim().split('\n').map(Number);
+      expect(started).toHaveLength(4);
+      expect(processesWith('TIMEOUT_MARK', mark)).toEqual([]);
+      if (!sandboxed) for (const pid of started) expect(processAlive(pid), `process ${pid} survived`).toBe(false);
+      expect(remotes.branches('acme/web')).toEqual(['main']);
     });
-    expect(result.conclusion).toBe('failure');
-    expect(result.error?.code).toBe('agent-timeout');
-    expect(result.summary).toContain('ready');
-    const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
-    expect(started).toHaveLength(3);
-    for (const pid of started) expect(processAlive(pid), `process ${pid} survived`).toBe(false);
-    expect(groupMembers(started[0]!)).toEqual([]);
-    expect(remotes.branches('acme/web')).toEqual(['main']);
-  });
+  }
 });
 
 async function write(payload: unknown): Promise<string> {

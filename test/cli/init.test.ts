@@ -108,8 +108,9 @@ describe('the workflow template', () => {
   it('holds no key and no token: the action trades the OIDC token at the app (issue #15)', () => {
     // The app's private key no longer lives in Actions secrets, and nothing mints a token here.
     expect(WORKFLOW).not.toMatch(/secrets\.|create-github-app-token|PRIVATE_KEY|token-file/);
-    expect(steps).toHaveLength(1);
-    const run = steps[0]!;
+    // The sandbox's install, then the action: nothing else.
+    expect(steps).toHaveLength(2);
+    const run = steps.find((s) => s.uses !== undefined)!;
     expect(run.uses).toBe('conveyor-dev/conveyor@v1');
     expect(run.with).toEqual({ payload: '${{ inputs.payload }}' });
     // A repository variable may pin where the OIDC token goes; the check run names the attempt.
@@ -118,6 +119,13 @@ describe('the workflow template', () => {
 
   it("names its runs with the check run id the app looks them up by", () => {
     expect((parse(WORKFLOW) as { 'run-name': string })['run-name']).toBe('conveyor / ${{ inputs.step }} [check run ${{ inputs.check-run }}]');
+  });
+
+  it('installs bubblewrap and socat (the sandbox) before the step, only when missing', () => {
+    const install = steps.find((s) => s.run?.includes('apt-get install'));
+    expect(install?.run).toContain('sudo apt-get install -y -qq bubblewrap socat');
+    expect(install?.run).toContain('if ! command -v bwrap >/dev/null || ! command -v socat >/dev/null; then');
+    expect(steps.indexOf(install!)).toBeLessThan(steps.findIndex((s) => s.uses === 'conveyor-dev/conveyor@v1'));
   });
 
   it('has no ${{ }} expression inside any run: line', () => {

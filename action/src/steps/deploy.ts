@@ -15,6 +15,8 @@ import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import type { Workspace, WorkspaceRepo } from '../workspace.ts';
 import { deploymentsFor, deploymentNotes, type Deployments } from './deployments.ts';
+import { endMarked } from '../../../lib/sandbox.ts';
+import { serviceIsolation } from '../sandbox.ts';
 
 /** The repositories holding `services`: the change set's entries, or the service's base for one outside it. */
 export function reposOf(payload: StepPayload, services: readonly string[]): PayloadRepo[] {
@@ -159,7 +161,10 @@ async function deployOne(
     ...peerVariables(ready),
   });
   ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(', ')}` : ''}: ${t.deploy.run}`);
-  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | ` });
+  // Deployed again, the environment's earlier processes (on this runner) make way for the new ones.
+  const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
+  if (earlier) endMarked(earlier);
+  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | `, sandbox: serviceIsolation(payload, ws.root, [t.service], true) });
   const base = { service: t.service, envId: t.envId, commit, ...(deployment ? { deployment } : {}) };
   const outputTail = tail(r.output, 20, 2000);
   let outcome: Environment;
@@ -171,6 +176,9 @@ async function deployOne(
     else if (!isUrl(url)) outcome = { ...base, state: 'failed', error: `reported url ${JSON.stringify(url)} is not an absolute URL`, outputTail };
     else outcome = { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
   }
+  // What a deploy leaves running is its environment's, ended by its teardown; a failed one has none.
+  if (outcome.state === 'ready') outcome.processMark = r.mark;
+  else endMarked(r.mark);
   await deployments?.finish(deployment, outcome);
   ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ''}${outcome.error ? ` (${outcome.error})` : ''}`);
   return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };

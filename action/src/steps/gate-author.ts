@@ -14,6 +14,7 @@ import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
 import { git, gitOut } from '../../../lib/git.ts';
 import { pushBranch } from '../publish.ts';
+import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gitOptions, restoreGitConfigs } from '../workspace.ts';
@@ -87,7 +88,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes });
+      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {
       await git(['worktree', 'remove', '--force', baseDir], { ...o, allowFailure: true });
     }

@@ -9,6 +9,7 @@ import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { identityVariables, reposVariable } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
 import { gitOut } from '../../../lib/git.ts';
+import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
 import { gitOptions, type Workspace, type WorkspaceRepo } from '../workspace.ts';
@@ -70,7 +71,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
       ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes });
+      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services) });
       outcomes.push({
         repo: c.label,
         command: c.command,

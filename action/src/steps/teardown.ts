@@ -13,6 +13,8 @@ import { fenced, tail } from '../summary.ts';
 import type { Workspace } from '../workspace.ts';
 import { reposOf, serviceDir, serviceEnvironment } from './deploy.ts';
 import { deploymentNotes, deploymentsFor, type Deployments } from './deployments.ts';
+import { endMarked } from '../../../lib/sandbox.ts';
+import { serviceIsolation } from '../sandbox.ts';
 
 const MAX_TEARDOWN_RETRIES = 3;
 /** Pause before the n-th retry: 250 ms, 500 ms, 1 s (a flaky API usually recovers that fast). */
@@ -67,6 +69,7 @@ async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace |
   const svc = payload.services[e.service]!;
   const deploy = svc.deploy;
   if (!deploy?.teardown || !ws) {
+    if (e.processMark) endMarked(e.processMark);
     await deployments?.deactivate(e);
     return { env: e, ok: true, tries: 0, note: 'no `teardown` command: nothing to run' };
   }
@@ -81,8 +84,10 @@ async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace |
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));
     ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
-    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | ` });
+    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
     if (r.exitCode === 0 && !r.timedOut) {
+      // Whatever its deploy left running on this runner ends with it, however the teardown command went about it.
+      if (e.processMark) endMarked(e.processMark);
       await deployments?.deactivate(e);
       return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : 'removed' };
     }

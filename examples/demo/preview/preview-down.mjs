@@ -32,6 +32,15 @@ function alive(pid) {
   }
 }
 
+/** The process is this environment's server: a pid from another PID namespace (a sandboxed deploy's) may name anything here. */
+function serves(pid, envId) {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`CONVEYOR_ENV_ID=${envId}`);
+  } catch {
+    return false;
+  }
+}
+
 function signal(pid, sig) {
   try {
     // The server leads its own process group (it was started detached): stop the whole group.
@@ -48,7 +57,7 @@ export async function stop(envId) {
   let stopped = false;
   if (existsSync(pidFile)) {
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    if (Number.isInteger(pid) && pid > 1 && alive(pid)) {
+    if (Number.isInteger(pid) && pid > 1 && alive(pid) && serves(pid, envId)) {
       signal(pid, 'SIGTERM');
       for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
       if (alive(pid)) signal(pid, 'SIGKILL');

@@ -215,3 +215,39 @@ describe('every valid configuration fixture compiles', () => {
     });
   }
 });
+
+describe('compilePlan: the sandbox', () => {
+  const text = (extra: { agent?: string; service?: string; pipeline?: string }) => `
+version: 1
+agents:
+  coder: { run: ./agent.sh${extra.agent ?? ''} }
+services:
+  web: { gate: npm test${extra.service ?? ''} }
+pipelines:
+  default:${extra.pipeline ?? ''}
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: test, kind: gate }
+`;
+
+  it('writes nothing of it for the defaults, so plans from before it keep their hash', () => {
+    const plan = compilePlan(configOf(text({})), 'default', { primaryRepo: 'acme/web' });
+    expect(plan.agents.coder).not.toHaveProperty('network');
+    expect(plan.services.web).not.toHaveProperty('network');
+    expect(plan).not.toHaveProperty('sandbox');
+    const explicit = compilePlan(configOf(text({ pipeline: '\n    sandbox: best-effort', agent: ', network: { allow: [] }' })), 'default', { primaryRepo: 'acme/web' });
+    expect(explicit.hash).toBe(plan.hash);
+  });
+
+  it('carries allowed hosts (lower case, sorted, once), an empty service list (no network), and `sandbox: required`', () => {
+    const plan = compilePlan(
+      configOf(text({ agent: ', network: { allow: [Api.Anthropic.com, "*.example.com", api.anthropic.com] }', service: ', network: { allow: [] }', pipeline: '\n    sandbox: required' })),
+      'default',
+      { primaryRepo: 'acme/web' },
+    );
+    expect(plan.agents.coder?.network).toEqual({ allow: ['*.example.com', 'api.anthropic.com'] });
+    expect(plan.services.web?.network).toEqual({ allow: [] });
+    expect(plan.sandbox).toBe('required');
+    expect(planSchema.parse(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+});

@@ -63,3 +63,12 @@ describe('buildPayload', () => {
     expect(() => buildPayload(run, { step: 'nope', attempt: 1, epoch: 0, mode: 'run' })).toThrow('run r1 has no step nope');
   });
 });
+
+describe('buildPayload: the sandbox', () => {
+  it('carries the pipeline\'s `sandbox: required`, and nothing when it is best-effort', () => {
+    const run = start(plan).run;
+    const request = { step: 'implement', attempt: 1, epoch: 0, mode: 'run' as const };
+    expect(buildPayload(run, request)).not.toHaveProperty('sandbox');
+    expect(buildPayload({ ...run, plan: { ...run.plan, sandbox: 'required' } }, request).sandbox).toBe('required');
+  });
+});

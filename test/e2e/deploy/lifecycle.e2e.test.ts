@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
+import { processesWith } from '../../helpers/processes.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../../helpers/repos.ts';
 import { createRecorder, readTimes } from '../../action/deploy-fixture.ts';
 
@@ -137,12 +138,14 @@ describe('preview environments over a run', () => {
     while (!live?.environments.some((e) => e.service === 'api' && e.state === 'ready')) live = await status('web-1');
     expect(live.status).toBe('running');
     // Kill everything: the driving process, the step process and the blocked deploy, each whole.
+    // The deploy runs in a sandbox (its own process group and PID namespace): it and everything
+    // it started are found by the variable they all inherit.
     started.child.kill('SIGKILL');
     await started.done;
     const attempt = join(dir, 'attempts', 'web-1', 'preview.run.1.0');
-    for (const pgid of [Number(readFileSync(join(attempt, 'pid'), 'utf8')), Number(readFileSync(join(rec, 'web.pgid'), 'utf8'))]) {
+    for (const pid of [-Number(readFileSync(join(attempt, 'pid'), 'utf8')), ...processesWith('REC', rec)]) {
       try {
-        process.kill(-pgid, 'SIGKILL');
+        process.kill(pid, 'SIGKILL');
       } catch {
         // already gone
       }

@@ -1,13 +1,13 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
 // the local dispatcher (the action's bundle in child processes) and the local forge over real
 // bare repositories.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
 import { createFleet, NEVER_REPAIRED, pipelineConfig, REPAIRED_ON_SECOND, RIGHT_FIRST_TIME, STANDARD_STEPS, type Fleet } from '../../helpers/fleet.ts';
 import { git } from '../../helpers/repos.ts';
-import { processAlive } from '../../../lib/process.ts';
+import { processesWith } from '../../helpers/processes.ts';
 
 interface StatusJson {
   id: string;
@@ -119,17 +119,27 @@ describe('conveyor run (embedded mode)', () => {
     expect(fleet.remotes.branches('acme/web')).toContain('conveyor/web-6');
   });
 
-  /** Starts a run whose agent sleeps, kills `conveyor run` with SIGKILL while the agent runs; returns the agent's pid. */
-  async function killMidStep(title: string, issue: string): Promise<number> {
-    const started = join(fleet.dir, 'agent-started');
+  /**
+   * Starts a run whose agent sleeps, kills `conveyor run` with SIGKILL while the agent runs; returns
+   * what finds the agent's processes (by a variable they inherit: in the sandbox their pids are its
+   * PID namespace's), which are running then.
+   */
+  async function killMidStep(title: string, issue: string): Promise<() => number[]> {
+    // In the workspace of the first attempt: the only place the sandboxed agent may write.
+    const name = `agent-started-${issue}`;
+    const started = join(dirname(fleet.state), 'attempts', `web-${issue}`, 'implement.run.1.0', 'workspace', name);
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
-    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
+    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: name } }));
     const running = startCli(fleet.runArgs('--title', title, '--issue', issue, '--approve'));
     await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
     running.child.kill('SIGKILL');
     const killed = await running.done;
     expect(killed.signal).toBe('SIGKILL');
-    return Number(readFileSync(started, 'utf8').split('\n')[0]);
+    const agents = () => processesWith('AGENT_STARTED', name);
+    expect(agents().length).toBeGreaterThan(0);
+    // The attempt that takes over does not sleep.
+    fleet.setScript(RIGHT_FIRST_TIME);
+    return agents;
   }
 
   /** The killed run's lost attempt was not run again, and no later step of it started. */
@@ -144,7 +154,7 @@ describe('conveyor run (embedded mode)', () => {
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     // The agent of the lost attempt did not outlive it: taking the run over stopped it (a zombie
     // left for an init that does not reap counts as ended).
-    expect(processAlive(orphan)).toBe(false);
+    expect(orphan()).toEqual([]);
     const s = await status(fleet, 'web-8');
     expect(s.status).toBe('succeeded');
     const implement = s.steps.implement!;
@@ -164,7 +174,7 @@ describe('conveyor run (embedded mode)', () => {
 
     const cancelled = await cli(['cancel', 'web-9', '--state', fleet.state]);
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
-    expect(processAlive(orphan)).toBe(false);
+    expect(orphan()).toEqual([]);
     const s = await status(fleet, 'web-9');
     expect(s.status).toBe('cancelled');
     expectNotDrivenOn(s);
@@ -177,7 +187,7 @@ describe('conveyor run (embedded mode)', () => {
 
     const restarted = await cli(['restart', 'web-10', '--state', fleet.state]);
     expect(restarted.code, restarted.stdout + restarted.stderr).toBe(0);
-    expect(processAlive(orphan)).toBe(false);
+    expect(orphan()).toEqual([]);
     const old = await status(fleet, 'web-10');
     expect(old.status).toBe('cancelled');
     expectNotDrivenOn(old);
@@ -186,12 +196,14 @@ describe('conveyor run (embedded mode)', () => {
   });
 
   it('a run has one driver: a second command on a run a live `conveyor run` drives is refused naming it; cancel asks that driver to stop, and it stops the agent and exits', async () => {
-    const started = join(fleet.dir, 'agent-started');
+    const name = 'agent-started-13';
+    const started = join(dirname(fleet.state), 'attempts', 'web-13', 'implement.run.1.0', 'workspace', name);
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
-    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: started } }));
+    fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: name } }));
     const running = startCli(fleet.runArgs('--title', 'Driven', '--issue', '13', '--approve'));
     await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
-    const agent = Number(readFileSync(started, 'utf8').split('\n')[0]);
+    const agents = () => processesWith('AGENT_STARTED', name);
+    expect(agents().length).toBeGreaterThan(0);
 
     for (const args of [['retry', 'web-13'], ['approve', 'web-13'], ['reject', 'web-13']]) {
       const refused = await cli([...args, '--state', fleet.state]);
@@ -199,13 +211,13 @@ describe('conveyor run (embedded mode)', () => {
       expect(refused.stderr).toMatch(new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`));
     }
     // The live step was left alone: its agent still runs, attempted once.
-    expect(processAlive(agent)).toBe(true);
+    expect(agents().length).toBeGreaterThan(0);
 
     const cancelled = await cli(['cancel', 'web-13', '--state', fleet.state]);
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
     const driver = await running.done;
     expect(driver.code).toBe(1); // its run ended cancelled
-    expect(processAlive(agent)).toBe(false);
+    expect(agents()).toEqual([]);
     const s = await status(fleet, 'web-13');
     expect(s.status).toBe('cancelled');
     expect(s.steps.implement!.attempts).toHaveLength(1);

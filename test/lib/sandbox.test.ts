@@ -1,0 +1,208 @@
+// The sandbox with the real bubblewrap (CI runs as root on Linux, with bwrap and socat installed):
+// what a command inside can see, write and reach, and that nothing it starts outlives it; and the
+// fallback without bubblewrap, which still ends every process the command started.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { detectSandbox, endMarked, hostAllowed, runIsolated, type IsolatedOptions, type SandboxAvailability } from '../../lib/sandbox.ts';
+import { loopbackServer, processesWith, type LoopbackServer } from '../helpers/processes.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+
+const sandbox = detectSandbox(process.env);
+const none: SandboxAvailability = { available: false, reason: 'bubblewrap is not available in this test' };
+let dir: string;
+let ws: string;
+let server: LoopbackServer;
+
+beforeAll(async () => {
+  server = await loopbackServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  dir = tempDir('conveyor-sandbox-');
+  ws = join(dir, 'ws');
+  mkdirSync(ws);
+});
+afterEach(() => removeDir(dir));
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+/** Runs `command` as an agent would be run: writes confined to `ws`, network only to `allow`. */
+function run(command: string, options: Partial<IsolatedOptions> = {}, on: SandboxAvailability = sandbox) {
+  return runIsolated(on, {
+    command,
+    cwd: ws,
+    env: { PATH, HOME: process.env.HOME ?? '/root', ...options.env },
+    timeoutMs: 60_000,
+    workspace: ws,
+    policy: { network: { allow: ['localhost'] }, writable: [ws] },
+    runnerEnv: { ...process.env, ...options.runnerEnv },
+    ...options,
+  });
+}
+
+describe('host patterns', () => {
+  it('match a host exactly, or any subdomain for *.host, never a look-alike', () => {
+    expect(hostAllowed('api.example.com', ['api.example.com'])).toBe(true);
+    expect(hostAllowed('API.Example.com.', ['api.example.com'])).toBe(true);
+    expect(hostAllowed('x.api.example.com', ['api.example.com'])).toBe(false);
+    expect(hostAllowed('a.example.com', ['*.example.com'])).toBe(true);
+    expect(hostAllowed('a.b.example.com', ['*.example.com'])).toBe(true);
+    expect(hostAllowed('example.com', ['*.example.com'])).toBe(false);
+    expect(hostAllowed('evilexample.com', ['*.example.com'])).toBe(false);
+    expect(hostAllowed('example.com.evil.net', ['example.com', '*.example.com'])).toBe(false);
+    expect(hostAllowed('localhost', [])).toBe(false);
+  });
+});
+
+describe('detecting a sandbox', () => {
+  it('finds bubblewrap on this machine, and says why not on a PATH without it', () => {
+    expect(sandbox).toMatchObject({ available: true });
+    const without = detectSandbox({ PATH: join(dir, 'empty-bin') });
+    expect(without).toEqual({ available: false, reason: 'bubblewrap (bwrap) is not installed on this runner' });
+  });
+});
+
+describe('a command in the sandbox', () => {
+  it('sees only its own processes: no ancestor environment, no other process', async () => {
+    const canary = `canary-${randomUUID()}`;
+    // The test process (an ancestor of the command) holds the canary; the command does not get it.
+    process.env.SANDBOX_TEST_CANARY = canary;
+    try {
+      const r = await run(
+        [
+          'set +e',
+          'p=$$',
+          // Every ancestor the command can name, up to the top of what it can see.
+          'while [ "$p" -gt 0 ]; do echo "ancestor $p $(tr "\\0" " " < /proc/$p/cmdline)"; tr "\\0" "\\n" < /proc/$p/environ; p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2); done',
+          `tr "\\0" "\\n" < /proc/${process.pid}/environ 2>&1 | head -3`,
+          'echo "processes: $(ls /proc | grep -c "^[0-9]")"',
+          'ps -e -o comm=',
+        ].join('\n'),
+      );
+      expect(r.sandbox).toBe('bubblewrap');
+      expect(r.output).not.toContain(canary);
+      expect(r.output).toMatch(/^ancestor 1 \S*bwrap /m);
+      // Neither the test runner (node) nor anything else outside is there to list.
+      expect(r.output).not.toMatch(/^node$/m);
+      expect(Number(/processes: (\d+)/.exec(r.output)?.[1])).toBeLessThan(10);
+    } finally {
+      delete process.env.SANDBOX_TEST_CANARY;
+    }
+  });
+
+  it('writes only in the workspace and its own HOME and TMPDIR', async () => {
+    const outside = join(dir, 'outside.txt');
+    const r = await run(
+      [
+        'set +e',
+        `echo x > ${outside} && echo "wrote outside"`,
+        'echo y > in-workspace.txt && echo "wrote workspace"',
+        'echo z > "$HOME/state" && echo "wrote home $HOME"',
+        'echo t > "$TMPDIR/t" && echo "wrote tmp"',
+        'touch /usr/local/conveyor-probe && echo "wrote /usr/local"',
+      ].join('\n'),
+    );
+    expect(existsSync(outside)).toBe(false);
+    expect(r.output).not.toContain('wrote outside');
+    expect(r.output).toContain('Read-only file system');
+    expect(existsSync('/usr/local/conveyor-probe')).toBe(false);
+    expect(readFileSync(join(ws, 'in-workspace.txt'), 'utf8')).toBe('y\n');
+    expect(r.output).toMatch(/wrote home \/\S+conveyor-sandboxes\/cmd-\w+\/home/);
+    expect(r.output).toContain('wrote tmp');
+  });
+
+  it('cannot read the token file\'s folder, the runner\'s temp folder, or the credentials in HOME', async () => {
+    const tokens = join(dir, 'tokens');
+    mkdirSync(tokens);
+    writeFileSync(join(tokens, 'conveyor-token'), 'ghs_tokenvalue123');
+    writeFileSync(join(tokens, 'other'), 'other-secret-456');
+    const runnerTemp = join(dir, 'runner-temp');
+    mkdirSync(join(runnerTemp, '_runner_file_commands'), { recursive: true });
+    writeFileSync(join(runnerTemp, '_runner_file_commands', 'set_env'), 'runner-temp-789');
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'ssh-key-abc');
+    writeFileSync(join(home, '.git-credentials'), 'https://x:git-cred-def@github.com');
+    writeFileSync(join(home, 'notes.txt'), 'plain home file');
+    const r = await run(
+      `set +e; cat ${tokens}/conveyor-token ${tokens}/other ${runnerTemp}/_runner_file_commands/set_env ${home}/.ssh/id_ed25519 ${home}/.git-credentials ${home}/notes.txt; ls -a ${tokens}`,
+      { runnerEnv: { 'INPUT_TOKEN-FILE': join(tokens, 'conveyor-token'), RUNNER_TEMP: runnerTemp, HOME: home } },
+    );
+    for (const secret of ['ghs_tokenvalue123', 'other-secret-456', 'runner-temp-789', 'ssh-key-abc', 'git-cred-def']) expect(r.output).not.toContain(secret);
+    expect(r.output).toContain('plain home file');
+  });
+
+  it('reaches allowed hosts through the proxy, and nothing else: refused hosts are counted', async () => {
+    const port = server.port;
+    const r = await run(
+      [
+        'set +e',
+        `curl -s --max-time 20 http://localhost:${port}/plain`,
+        `curl -s --max-time 20 --proxytunnel http://localhost:${port}/tunnel`,
+        `curl -s --max-time 20 -o /dev/null -w "code %{http_code}\\n" http://127.0.0.1:${port}/by-address`,
+        `curl -s --max-time 20 -o /dev/null -w "code %{http_code}\\n" http://127.0.0.1:${port}/again`,
+        `curl -s --max-time 20 https://blocked.example:443/ || echo "tls refused $?"`,
+        // Around the proxy there is no network at all.
+        `curl -s --max-time 5 --noproxy "*" http://127.0.0.1:${port}/direct || echo "direct failed $?"`,
+      ].join('\n'),
+    );
+    expect(r.output).toContain('reached /plain');
+    expect(r.output).toContain('reached /tunnel');
+    expect(r.output).toContain('code 403');
+    expect(r.output).toMatch(/tls refused \d+/);
+    expect(r.output).toMatch(/direct failed \d+/);
+    expect(server.hits).not.toContain(`127.0.0.1:${port}/by-address`);
+    expect(server.hits.some((h) => h.endsWith('/direct'))).toBe(false);
+    expect(r.blocked).toEqual([
+      { host: '127.0.0.1', port, count: 2 },
+      { host: 'blocked.example', port: 443, count: 1 },
+    ]);
+  });
+
+  it('with an open network, reaches any host directly, and may write outside the workspace but not in hidden folders', async () => {
+    const runnerTemp = join(dir, 'runner-temp');
+    mkdirSync(runnerTemp);
+    const r = await run(
+      [`curl -s --max-time 20 http://127.0.0.1:${server.port}/open`, `echo ok > ${join(dir, 'outside.txt')}`, `echo no > ${runnerTemp}/planted || true`].join('\n'),
+      { policy: { network: 'open', writable: 'everywhere' }, runnerEnv: { RUNNER_TEMP: runnerTemp } },
+    );
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain('reached /open');
+    expect(r.blocked).toEqual([]);
+    expect(readFileSync(join(dir, 'outside.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(join(runnerTemp, 'planted'))).toBe(false);
+  });
+
+  it('ends with every process it started, however they detached', async () => {
+    const mark = randomUUID();
+    const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 301 </dev/null >/dev/null 2>&1 &); echo started`);
+    expect(r.output).toContain('started');
+    expect(processesWith('LEFTOVER', mark)).toEqual([]);
+  });
+
+  it('a kept command (a deploy) leaves its processes running until its mark is ended', async () => {
+    const mark = randomUUID();
+    const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started`, { keep: true, policy: { network: 'open', writable: 'everywhere' } });
+    expect(r.exitCode).toBe(0);
+    expect(processesWith('LEFTOVER', mark)).toHaveLength(1);
+    expect(endMarked(r.mark)).toBeGreaterThanOrEqual(1);
+    expect(processesWith('LEFTOVER', mark)).toEqual([]);
+  });
+});
+
+describe('without a sandbox', () => {
+  it('runs the command as before and still ends every process it started (checked by pid)', async () => {
+    const mark = randomUUID();
+    const pidFile = join(dir, 'leftover.pid');
+    const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${pidFile}; echo started`, {}, none);
+    expect(r.sandbox).toBe('none');
+    expect(r.exitCode).toBe(0);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(pid).toBeGreaterThan(1);
+    expect(processesWith('LEFTOVER', mark)).toEqual([]);
+    const { processAlive } = await import('../../lib/process.ts');
+    expect(processAlive(pid)).toBe(false);
+  });
+});
