@@ -19515,6 +19515,61 @@ ${options.message.trim()}
   }
 });
 
+// core/text.ts
+function stripHtmlComments(text) {
+  return text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => comment.replace(/[^\n]/g, ""));
+}
+function safeLinkTarget(url2) {
+  if (!url2) return void 0;
+  let parsed;
+  try {
+    parsed = new URL(url2);
+  } catch {
+    return void 0;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return void 0;
+  return parsed.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+function fitText(text, max, rest) {
+  if (text.length <= max) return text;
+  const note = `
+
+\u2026(cut to fit GitHub's limit of ${max} characters; ${rest})`;
+  if (note.length >= max) return text.slice(0, max);
+  return `${text.slice(0, max - note.length)}${note}`;
+}
+var init_text = __esm({
+  "core/text.ts"() {
+    "use strict";
+  }
+});
+
+// core/github/limits.ts
+function fitComment(body) {
+  return fitText(body, COMMENT_MAX, "the whole text is in the run (`/conveyor status`, `conveyor status`) and the step logs");
+}
+function fitCheckOutput(output2) {
+  const title = output2.title.length > CHECK_TITLE_MAX ? `${output2.title.slice(0, CHECK_TITLE_MAX - 1)}\u2026` : output2.title;
+  return {
+    ...output2,
+    title,
+    summary: fitText(output2.summary, CHECK_OUTPUT_MAX, "the whole output is in the step's log (its workflow run)"),
+    ...output2.text !== void 0 ? { text: fitText(output2.text, CHECK_OUTPUT_MAX, "the whole output is in the step's log (its workflow run)") } : {}
+  };
+}
+var COMMENT_MAX, CHECK_OUTPUT_MAX, CHECK_TITLE_MAX, DEPLOYMENT_DESCRIPTION_MAX, PR_TITLE_MAX;
+var init_limits = __esm({
+  "core/github/limits.ts"() {
+    "use strict";
+    init_text();
+    COMMENT_MAX = 65536;
+    CHECK_OUTPUT_MAX = 65535;
+    CHECK_TITLE_MAX = 1e3;
+    DEPLOYMENT_DESCRIPTION_MAX = 140;
+    PR_TITLE_MAX = 256;
+  }
+});
+
 // adapters/github/errors.ts
 function describe3(status, route, message, credentials) {
   const answer = status === void 0 ? "no answer" : `HTTP ${status}`;
@@ -25525,6 +25580,7 @@ var of, GitHubForge;
 var init_github = __esm({
   "adapters/forge/github.ts"() {
     "use strict";
+    init_limits();
     init_forge();
     init_errors2();
     init_octokit();
@@ -25546,11 +25602,12 @@ var init_github = __esm({
         return found ? toPullRequest(repo, found) : void 0;
       }
       async openPullRequest(pr) {
-        const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title, body: pr.body });
+        const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body) });
         return toPullRequest(pr.repo, data);
       }
       async updatePullRequest(repo, number4, change) {
-        const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number4, ...change });
+        const fitted = { ...change.title !== void 0 ? { title: change.title.slice(0, PR_TITLE_MAX) } : {}, ...change.body !== void 0 ? { body: fitComment(change.body) } : {} };
+        const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number4, ...fitted });
         return toPullRequest(repo, data);
       }
       /** With its mergeability (`mergeable: null` while GitHub computes it). */
@@ -25589,7 +25646,7 @@ var init_github = __esm({
           ...of(request2.repo),
           ref: request2.ref,
           environment: request2.environment,
-          description: request2.description,
+          description: request2.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX),
           transient_environment: request2.transient,
           production_environment: false,
           // A preview is not a release: no merging of the base into the ref, no required statuses.
@@ -25609,7 +25666,7 @@ var init_github = __esm({
           deployment_id: id,
           state: status.state,
           ...status.environmentUrl ? { environment_url: status.environmentUrl } : {},
-          ...status.description ? { description: status.description.slice(0, 140) } : {}
+          ...status.description ? { description: status.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX) } : {}
         });
       }
       // Repository contents.
@@ -25626,11 +25683,11 @@ var init_github = __esm({
       }
       // Comments.
       async createComment(repo, issue3, body) {
-        const { data } = await this.octokit.rest.issues.createComment({ ...of(repo), issue_number: issue3, body });
+        const { data } = await this.octokit.rest.issues.createComment({ ...of(repo), issue_number: issue3, body: fitComment(body) });
         return { id: data.id, url: data.html_url };
       }
       async updateComment(repo, id, body) {
-        await this.octokit.rest.issues.updateComment({ ...of(repo), comment_id: id, body });
+        await this.octokit.rest.issues.updateComment({ ...of(repo), comment_id: id, body: fitComment(body) });
       }
       /** The issue's comment holding `marker`, if any (the tracking comment after a lost record): every page is read until it is found. */
       async findComment(repo, issue3, marker) {
@@ -25656,11 +25713,11 @@ var init_github = __esm({
       }
       // Check runs.
       async createCheckRun(repo, check2) {
-        const { data } = await this.octokit.rest.checks.create({ ...of(repo), ...check2 });
+        const { data } = await this.octokit.rest.checks.create({ ...of(repo), ...check2, ...check2.output ? { output: fitCheckOutput(check2.output) } : {} });
         return toCheckRun(data);
       }
       async updateCheckRun(repo, id, patch) {
-        const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch });
+        const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch, ...patch.output ? { output: fitCheckOutput(patch.output) } : {} });
         return toCheckRun(data);
       }
       async getCheckRun(repo, id) {
@@ -47186,12 +47243,8 @@ init_errors();
 import { mkdir as mkdir5, readFile as readFile3, rm as rm5, writeFile as writeFile5 } from "node:fs/promises";
 import { join as join7 } from "node:path";
 
-// core/text.ts
-function stripHtmlComments(text) {
-  return text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => comment.replace(/[^\n]/g, ""));
-}
-
 // core/prompts/prompt.ts
+init_text();
 function sanitizeIssueText(text) {
   return stripHtmlComments(text.replace(/\r\n?/g, "\n")).replace(new RegExp("\\p{Cf}", "gu"), "").replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, "").replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, "").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, "");
 }
@@ -48148,6 +48201,7 @@ ${list}${touched.length > 20 ? `
 }
 
 // action/src/steps/deploy.ts
+init_text();
 import { existsSync as existsSync5 } from "node:fs";
 import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
 import { join as join11 } from "node:path";
@@ -48489,7 +48543,7 @@ async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
   else {
     const url2 = reportedUrl(await readFile5(output2, "utf8"));
     if (!url2) outcome = { ...base, state: "failed", error: "no url reported (write url=... to $CONVEYOR_OUTPUT)", outputTail };
-    else if (!isUrl(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2)} is not an absolute URL`, outputTail };
+    else if (!safeLinkTarget(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`, outputTail };
     else outcome = { ...base, state: "ready", url: ctx.scrubber.scrub(url2) };
   }
   if (outcome.state === "ready") outcome.processMark = r.mark;
@@ -48505,13 +48559,6 @@ function reportedUrl(text) {
     if (m && m[1]) url2 = m[1];
   }
   return url2;
-}
-function isUrl(text) {
-  try {
-    return Boolean(new URL(text).protocol);
-  } catch {
-    return false;
-  }
 }
 function progressRecorder(ctx, payload) {
   const path = ctx.env.CONVEYOR_PROGRESS_PATH;

@@ -5,6 +5,7 @@
 // rest (check runs, comments, permissions, workflow dispatch) only the app and the action's
 // check-run reporter call, on this class directly. A 404 that means "not there" is `undefined`
 // (or `none`) where callers ask whether something exists.
+import { DEPLOYMENT_DESCRIPTION_MAX, fitCheckOutput, fitComment, PR_TITLE_MAX } from '../../core/github/limits.ts';
 import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../engine/ports/forge.ts';
 import { splitRepo } from '../../engine/ports/forge.ts';
 import { GitHubApiError, unlessAbsent } from '../github/errors.ts';
@@ -123,12 +124,13 @@ export class GitHubForge implements Forge {
   }
 
   async openPullRequest(pr: OpenPullRequest): Promise<PullRequest> {
-    const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title, body: pr.body });
+    const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body) });
     return toPullRequest(pr.repo, data as ApiPull);
   }
 
   async updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
-    const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, ...change });
+    const fitted = { ...(change.title !== undefined ? { title: change.title.slice(0, PR_TITLE_MAX) } : {}), ...(change.body !== undefined ? { body: fitComment(change.body) } : {}) };
+    const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, ...fitted });
     return toPullRequest(repo, data as ApiPull);
   }
 
@@ -172,7 +174,7 @@ export class GitHubForge implements Forge {
       ...of(request.repo),
       ref: request.ref,
       environment: request.environment,
-      description: request.description,
+      description: request.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX),
       transient_environment: request.transient,
       production_environment: false,
       // A preview is not a release: no merging of the base into the ref, no required statuses.
@@ -194,7 +196,7 @@ export class GitHubForge implements Forge {
       deployment_id: id,
       state: status.state,
       ...(status.environmentUrl ? { environment_url: status.environmentUrl } : {}),
-      ...(status.description ? { description: status.description.slice(0, 140) } : {}),
+      ...(status.description ? { description: status.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX) } : {}),
     });
   }
 
@@ -216,12 +218,12 @@ export class GitHubForge implements Forge {
   // Comments.
 
   async createComment(repo: string, issue: number, body: string): Promise<{ id: number; url: string }> {
-    const { data } = await this.octokit.rest.issues.createComment({ ...of(repo), issue_number: issue, body });
+    const { data } = await this.octokit.rest.issues.createComment({ ...of(repo), issue_number: issue, body: fitComment(body) });
     return { id: data.id, url: data.html_url };
   }
 
   async updateComment(repo: string, id: number, body: string): Promise<void> {
-    await this.octokit.rest.issues.updateComment({ ...of(repo), comment_id: id, body });
+    await this.octokit.rest.issues.updateComment({ ...of(repo), comment_id: id, body: fitComment(body) });
   }
 
   /** The issue's comment holding `marker`, if any (the tracking comment after a lost record): every page is read until it is found. */
@@ -254,12 +256,12 @@ export class GitHubForge implements Forge {
   // Check runs.
 
   async createCheckRun(repo: string, check: CheckRunWrite & { name: string; head_sha: string }): Promise<CheckRun> {
-    const { data } = await this.octokit.rest.checks.create({ ...of(repo), ...check });
+    const { data } = await this.octokit.rest.checks.create({ ...of(repo), ...check, ...(check.output ? { output: fitCheckOutput(check.output) } : {}) });
     return toCheckRun(data);
   }
 
   async updateCheckRun(repo: string, id: number, patch: CheckRunWrite): Promise<CheckRun> {
-    const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch });
+    const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch, ...(patch.output ? { output: fitCheckOutput(patch.output) } : {}) });
     return toCheckRun(data);
   }
 

@@ -152,6 +152,18 @@ describe('deploy step: outcomes', () => {
     expect(api.outputTail).toContain('says nowhere');
   });
 
+  it('fails a service that reports anything but an http(s) URL: a javascript: link with Markdown and a mention never becomes a ready environment', async () => {
+    const evil = 'javascript:alert(document.cookie)//[click](https://x) @octocat';
+    const payload = f.payload({ web: { dependsOn: ['api'], run: deployCommand(0) }, api: { run: `echo ${JSON.stringify(`url=${evil}`)} > "$CONVEYOR_OUTPUT"` } }, { own: 'web' });
+    const result = await f.deploy(payload);
+    const api = result.environments.find((e) => e.service === 'api')!;
+    expect(api.state).toBe('failed');
+    expect(api.url).toBeUndefined();
+    expect(api.error).toMatch(/^reported url "javascript:alert.*" is not an http\(s\) URL/);
+    // Its consumer starts without it.
+    expect(f.envOf('web').CONVEYOR_PEER_URLS ?? '').not.toContain('javascript:');
+  });
+
   it('tells colliding provider slugs apart with -2', async () => {
     const payload = f.payload({ web: { dependsOn: ['api_v1', 'api-v1'], run: deployCommand(0) }, 'api-v1': { run: deployCommand(0) }, api_v1: { run: deployCommand(0) } }, { own: 'web' });
     const result = await f.deploy(payload);

@@ -3,6 +3,7 @@
 // provider chain), each told the URLs of its ready providers. Every outcome is appended to
 // $CONVEYOR_PROGRESS_PATH as it settles, so a re-dispatch after a lost runner deploys only what
 // had not settled.
+import { safeLinkTarget } from '../../../core/text.ts';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -173,7 +174,8 @@ async function deployOne(
   else {
     const url = reportedUrl(await readFile(output, 'utf8'));
     if (!url) outcome = { ...base, state: 'failed', error: 'no url reported (write url=... to $CONVEYOR_OUTPUT)', outputTail };
-    else if (!isUrl(url)) outcome = { ...base, state: 'failed', error: `reported url ${JSON.stringify(url)} is not an absolute URL`, outputTail };
+    else if (!safeLinkTarget(url)) outcome = { ...base, state: 'failed', error: `reported url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`, outputTail };
+    // Kept as the command wrote it (peers receive it so); rendered only through safeLinkTarget.
     else outcome = { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
   }
   // What a deploy leaves running is its environment's, ended by its teardown; a failed one has none.
@@ -192,14 +194,6 @@ function reportedUrl(text: string): string | undefined {
     if (m && m[1]) url = m[1];
   }
   return url;
-}
-
-function isUrl(text: string): boolean {
-  try {
-    return Boolean(new URL(text).protocol);
-  } catch {
-    return false;
-  }
 }
 
 /** Appends each settled outcome to $CONVEYOR_PROGRESS_PATH (one JSON line), when it is set. */

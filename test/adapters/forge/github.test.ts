@@ -234,3 +234,33 @@ describe('check runs and workflows', () => {
     scope.done();
   });
 });
+
+describe("GitHub's limits on what Conveyor writes", () => {
+  it('cuts a comment over 65,536 characters and a check run output over 65,535, each with a note saying where the rest is', async () => {
+    const sent: { comment?: string; edit?: string; body?: string; check?: { title: string; summary: string; text: string } } = {};
+    const scopes = [
+      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((sent.comment = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
+      nock(API).patch('/repos/acme/web/issues/comments/1', (b: { body: string }) => ((sent.edit = b.body), true)).reply(200, {}),
+      nock(API).post('/repos/acme/web/check-runs', (b: { output: { title: string; summary: string; text: string } }) => ((sent.check = b.output), true)).reply(201, { id: 5, html_url: 'x', status: 'completed', output: {} }),
+      nock(API).post('/repos/acme/web/pulls', (b: { body: string }) => ((sent.body = b.body), true)).reply(201, { number: 3, html_url: 'p', title: 't', body: '', state: 'open', head: { ref: 'conveyor/web-7', sha: 'a' }, base: { ref: 'main' } }),
+    ];
+    const forge = quick();
+    // The sizes the review reproduced: a /conveyor status reply, a writes-violation check run.
+    await forge.createComment('acme/web', 7, 's'.repeat(122_631));
+    await forge.updateComment('acme/web', 1, 'e'.repeat(70_000));
+    await forge.createCheckRun('acme/web', { name: 'conveyor / implement', head_sha: 'a', output: { title: 't'.repeat(2_000), summary: 'x'.repeat(80_000), text: 'y'.repeat(128_228) } });
+    await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'A change', body: 'b'.repeat(66_000) });
+    for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect(sent.comment).toHaveLength(65_536);
+    expect(sent.comment).toMatch(/…\(cut to fit GitHub's limit of 65536 characters; the whole text is in the run .*\)$/);
+    expect(sent.edit).toHaveLength(65_536);
+    expect(sent.body).toHaveLength(65_536);
+    expect(sent.check?.summary).toHaveLength(65_535);
+    expect(sent.check?.text).toHaveLength(65_535);
+    expect(sent.check?.text).toMatch(/the whole output is in the step's log \(its workflow run\)\)$/);
+    expect(sent.check?.title.length).toBeLessThanOrEqual(1_000);
+    // Text that fits is sent as it is.
+    nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body === 'short').reply(201, { id: 2, html_url: 'c' });
+    await forge.createComment('acme/web', 7, 'short');
+  });
+});
