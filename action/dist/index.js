@@ -46264,7 +46264,11 @@ var stepPayloadSchema = external_exports.object({
   /** Environments already settled (deploy resume) or to remove (teardown). */
   environments: external_exports.array(environmentSchema).default([]),
   /** Who wrote the code, to judge whether a review is independent. */
-  coder: external_exports.object({ agent: external_exports.string(), model: external_exports.string().optional() }).optional(),
+  /**
+   * The code step's agent and its `writes` (path prefixes): review independence judges against the
+   * agent, and every repair of the run (a gate's, a review's, a merge conflict's) keeps to `writes`.
+   */
+  coder: external_exports.object({ agent: external_exports.string(), model: external_exports.string().optional(), writes: external_exports.array(external_exports.string()).optional() }).optional(),
   /**
    * Where the action reaches the app (its public URL, CONVEYOR_PUBLIC_URL on the app) to exchange
    * the runner's OIDC token for the attempt's installation token. Optional: an action given a
@@ -48704,7 +48708,7 @@ async function runStep(ctx, payload) {
   if (payload.mode === "repair") {
     const agent = step.kind === "code" ? step.agent : step.kind === "merge" ? payload.coder?.agent : "repair" in step && step.repair ? step.repair.agent : void 0;
     if (!agent) throw new ConveyorError("bad-payload", `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
-    return runCodeWork(ctx, payload, { agent, mode: "repair", writes: [], ...payload.findings ? { findings: payload.findings } : {} });
+    return runCodeWork(ctx, payload, { agent, mode: "repair", writes: payload.coder?.writes ?? [], ...payload.findings ? { findings: payload.findings } : {} });
   }
   switch (step.kind) {
     case "code":

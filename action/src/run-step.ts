@@ -17,7 +17,8 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
     // A merge step's repair resolves a conflict with the base: the coder's work on the work branch.
     const agent = step.kind === 'code' ? step.agent : step.kind === 'merge' ? payload.coder?.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
     if (!agent) throw new ConveyorError('bad-payload', `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
-    return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: [], ...(payload.findings ? { findings: payload.findings } : {}) });
+    // Every repair keeps to the code step's write boundary: a gate's repair must not rewrite the gate.
+    return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: payload.coder?.writes ?? [], ...(payload.findings ? { findings: payload.findings } : {}) });
   }
   switch (step.kind) {
     case 'code':

@@ -70,7 +70,11 @@ export const stepPayloadSchema = z.object({
   /** Environments already settled (deploy resume) or to remove (teardown). */
   environments: z.array(environmentSchema).default([]),
   /** Who wrote the code, to judge whether a review is independent. */
-  coder: z.object({ agent: z.string(), model: z.string().optional() }).optional(),
+  /**
+   * The code step's agent and its `writes` (path prefixes): review independence judges against the
+   * agent, and every repair of the run (a gate's, a review's, a merge conflict's) keeps to `writes`.
+   */
+  coder: z.object({ agent: z.string(), model: z.string().optional(), writes: z.array(z.string()).optional() }).optional(),
   /**
    * Where the action reaches the app (its public URL, CONVEYOR_PUBLIC_URL on the app) to exchange
    * the runner's OIDC token for the attempt's installation token. Optional: an action given a

@@ -29,7 +29,7 @@ function agentsOf(plan: Plan, stepId: string): string[] {
 function coderOf(plan: Plan): StepPayload['coder'] {
   const code = plan.steps.find((s) => s.kind === 'code');
   if (!code || code.kind !== 'code') return undefined;
-  return { agent: code.agent, model: plan.agents[code.agent]?.model };
+  return { agent: code.agent, model: plan.agents[code.agent]?.model, ...(code.writes.length > 0 ? { writes: code.writes } : {}) };
 }
 
 export function payloadRepos(run: Run): PayloadRepo[] {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalForge } from '../../adapters/forge/local.ts';
-import { codeStep, makePayload } from '../helpers/payload.ts';
+import { codeStep, gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { removeActionBundle, runAction } from '../helpers/action.ts';
 
@@ -208,6 +208,25 @@ describe('code step across sibling repositories', () => {
     expect(run.result?.error?.message).toContain('acme/api: Makefile');
     expect(run.result?.error?.message).not.toContain('src/ok.js');
     for (const r of THREE) expect(remotes.branches(r.repo)).toEqual(['main']);
+  });
+
+  it("holds a gate's repair to the code step's writes: a repair that rewrites the test script fails and pushes nothing", () => {
+    // The gate runs `test.sh`; the coder may write only under src/. The repair agent "fixes" the gate instead.
+    const payload = {
+      ...makePayload({
+        repos: [THREE[0]!],
+        step: { ...gateStep({ run: './test.sh', repair: { agent: 'coder', maxAttempts: 2 } }) },
+        mode: 'repair',
+        findings: 'test.sh failed',
+        agentRun: 'echo ok > src/fix.js && printf "#!/bin/sh\\nexit 0\\n" > test.sh',
+      }),
+      coder: { agent: 'coder', writes: ['src/'] },
+    };
+    const run = runAction({ payload, dir: scratch, env: env() });
+    expect(run.result?.error?.code, run.stdout + run.stderr).toBe('writes-violation');
+    expect(run.result?.error?.message).toContain('acme/web: test.sh');
+    expect(run.result?.error?.message).not.toContain('src/fix.js');
+    expect(remotes.branches('acme/web')).toEqual(['main']);
   });
 
   it('runs inside the repository when only one is involved', () => {
