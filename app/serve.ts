@@ -8,6 +8,7 @@ import { UsageError } from '../core/errors.ts';
 import { oidcIssuerOf } from './oidc.ts';
 import { sqlitePathOf } from './stores.ts';
 import type { ServeSettings } from './server.ts';
+import { sayRaw, warn } from '../lib/terminal.ts';
 
 /** Probot's default webhook path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
@@ -54,7 +55,7 @@ const USAGE = 'Usage: conveyor serve\n\nStart the Conveyor GitHub App (webhooks 
 /** Runs the app; resolves with the exit code when it cannot start (else the server keeps the process alive). */
 export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(USAGE);
+    sayRaw(USAGE);
     return 0;
   }
   try {
@@ -66,22 +67,22 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     const settings = settingsOf(env);
     const { createConveyorServer } = await import('./server.ts');
     const app = await createConveyorServer(env, settings);
-    // A stop (a service manager's SIGTERM, Ctrl-C's SIGINT) writes what the engine and the store
-    // hold for their next write before the process ends, so only a crash loses any.
-    process.once('exit', () => {
-      try {
-        app.close();
-      } catch (e) {
-        process.stderr.write(`conveyor: could not close the state database cleanly: ${(e as Error).message}\n`);
-      }
-    });
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(0));
+    // A stop (a service manager's SIGTERM, Ctrl-C's SIGINT) closes the server and the store
+    // cleanly (a database server's connections too) before the process ends.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        app
+          .close()
+          .catch((e: unknown) => app.probot.log.error(`conveyor: could not close the state database cleanly: ${(e as Error).message}`))
+          .finally(() => process.exit(0));
+      });
+    }
     await app.listen();
     if (!settings.publicUrl) app.probot.log.warn('conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)');
     return 0;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`conveyor: ${e.message}\n`);
+    warn(e.message);
     return 2;
   }
 }

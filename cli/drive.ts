@@ -12,6 +12,7 @@ import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
 import { applyEvent } from '../engine/apply.ts';
 import { reduce } from '../core/run/reducer.ts';
 import type { Lease } from '../engine/ports/store.ts';
+import { say, warn, warnRaw } from '../lib/terminal.ts';
 
 /** How long `conveyor cancel` waits for a live driver to stop its steps and tear down. */
 export const CANCEL_WAIT_MS = 10 * 60_000;
@@ -30,7 +31,7 @@ export interface StartRequest extends EmbeddedOptions {
 export async function startRun(request: StartRequest): Promise<number> {
   const compiled = compileConfigFile(request.configPath, request.pipeline, request.repo);
   if (!compiled.ok) {
-    process.stderr.write(formatConfigErrors(compiled.errors));
+    warnRaw(formatConfigErrors(compiled.errors));
     return EXIT.usage;
   }
   const plan = compiled.plan;
@@ -90,7 +91,7 @@ export interface DecisionRequest {
 export async function decide(request: DecisionRequest): Promise<number> {
   const stored = await loadRun(request.statePath, request.runId);
   if (stored.status === 'succeeded' || stored.status === 'cancelled') {
-    process.stderr.write(`conveyor: run ${stored.id} has ended (${stored.status}); nothing to decide. Start a new run with \`conveyor run\`.\n`);
+    warn(`run ${stored.id} has ended (${stored.status}); nothing to decide. Start a new run with \`conveyor run\`.`);
     return EXIT.failed;
   }
   const options = { ...runOptions(stored), ...definedOnly(request.override ?? {}) };
@@ -158,7 +159,7 @@ export async function cancelRun(session: Session, stored: Run, cancel: RunEvent,
     return EXIT.ok;
   }
   if (left === 'still-busy') {
-    process.stderr.write(`conveyor: run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.\n`);
+    warn(`run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.`);
     return EXIT.ok;
   }
   // The driver died while stopping: what it left (its attempts, the cancel's teardown) is settled here.
@@ -202,7 +203,7 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     async () => {
       if ((await session.store.get(runId))?.status === 'cancelled') await session.stopAttempts();
     },
-    (by) => process.stderr.write(`conveyor: run ${runId} was taken over by ${describeHolder(by)}\n`),
+    (by) => warn(`run ${runId} was taken over by ${describeHolder(by)}`),
   );
   for (;;) {
     await session.engine.idle();
@@ -226,12 +227,12 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
 
 export function report(run: Run, json: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, steps: run.steps, prs: run.prs, environments: run.environments }, null, 2)}\n`);
+    say(`${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, steps: run.steps, prs: run.prs, environments: run.environments }, null, 2)}`);
     return;
   }
-  process.stdout.write(`\n${renderRun(run)}\n`);
+  say(`\n${renderRun(run)}`);
   const next = nextCommand(run);
-  if (next) process.stdout.write(`\nTo continue: ${next}\n`);
+  if (next) say(`\nTo continue: ${next}`);
 }
 
 export function readBody(path: string | undefined): string {

@@ -13,6 +13,7 @@ import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
 import { createProgress } from './render.ts';
+import { progressStream, warn, warnRaw } from '../lib/terminal.ts';
 
 export const DEFAULT_STATE = '.conveyor/state.db';
 
@@ -69,7 +70,7 @@ export interface Session {
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
   const store = openStore(statePath);
   const forge = await openLocalForge(remotes);
-  const progress = createProgress(json ? process.stderr : process.stdout);
+  const progress = createProgress(progressStream(json));
   const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
   const engine = new Engine({
     store,
@@ -77,9 +78,9 @@ export async function openSession(statePath: string, remotes: string, json: bool
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
     reply: (_run, text) => {
-      process.stderr.write(`conveyor: ${text}\n`);
+      warn(text);
     },
-    log: { error: (message) => process.stderr.write(`${message}\n`) },
+    log: { error: (message) => warnRaw(`${message}\n`) },
   });
   return {
     engine,

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import { StoreError } from '../engine/ports/store.ts';
+import { warn, warnRaw } from '../lib/terminal.ts';
 
 /** A command that will not act, and why (exit 1): the run is driven by another process, say. */
 export class Refusal extends Error {
@@ -26,7 +27,7 @@ export function action<A extends unknown[]>(fn: CommandAction<A>): (...args: A) 
       // A state database that is not one, cannot be opened or cannot be written (a full disk) is
       // named with what to do, as bad usage is: never a stack trace.
       if (e instanceof UsageError || e instanceof StoreError || e instanceof Refusal) {
-        process.stderr.write(`conveyor: ${e.message}\n`);
+        warn(`${e.message}`);
         process.exitCode = e instanceof Refusal ? EXIT.failed : EXIT.usage;
         return;
       }
@@ -41,7 +42,7 @@ export function createProgram(version: string): Command {
     .version(version)
     .showHelpAfterError()
     .exitOverride();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program.configureOutput({ writeErr: (s) => warnRaw(s) });
   return program;
 }
 
@@ -54,7 +55,7 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    process.stderr.write(`conveyor: ${(e as Error).stack ?? String(e)}\n`);
+    warn(`${(e as Error).stack ?? String(e)}`);
     process.exitCode = EXIT.failed;
   }
 }

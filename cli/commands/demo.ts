@@ -8,6 +8,7 @@ import { buildDemo } from '../demo-org.ts';
 import { startRun } from '../drive.ts';
 import { openStore } from '../embedded.ts';
 import { action } from '../program.ts';
+import { say } from '../../lib/terminal.ts';
 
 export function register(program: Command): void {
   program
@@ -21,7 +22,6 @@ export function register(program: Command): void {
         const dir = resolve(o.dir ?? mkdtempSync(join(tmpdir(), 'conveyor-demo-')));
         const demo = await buildDemo(dir);
         const statePath = join(demo.dir, 'state.db');
-        const say = (s: string) => process.stdout.write(`${s}\n`);
         say(`Demo organisation in ${demo.dir}`);
         say(`  repositories: ${demo.repos.map((r) => `${r} (${join(demo.remotes, `${r}.git`)})`).join(', ')}`);
         say(`  configuration: ${demo.configPath}`);

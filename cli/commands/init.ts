@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { action, EXIT } from '../program.ts';
 import { DEFAULT_CONFIG_PATH } from '../config-file.ts';
+import { say, sayRaw, warn } from '../../lib/terminal.ts';
 
 /** What init writes: the path inside the repository, and the template it copies. */
 export const INIT_FILES: ReadonlyArray<{ path: string; template: URL }> = [
@@ -38,17 +39,17 @@ export function register(program: Command): void {
         const existing = targets.filter((t) => existsSync(t.full));
         if (existing.length && !opts.force) {
           for (const t of existing) {
-            process.stderr.write(`conveyor: ${t.full} already exists; nothing was written. Use --force to overwrite it.\n`);
+            warn(`${t.full} already exists; nothing was written. Use --force to overwrite it.`);
           }
           return EXIT.failed;
         }
         for (const t of targets) {
           mkdirSync(dirname(t.full), { recursive: true });
           writeFileSync(t.full, readFileSync(t.template, 'utf8'));
-          process.stdout.write(`✓ wrote ${t.full}${existing.includes(t) ? ' (overwritten)' : ''}\n`);
+          say(`✓ wrote ${t.full}${existing.includes(t) ? ' (overwritten)' : ''}`);
         }
         const config = targets[0]!.full;
-        process.stdout.write(
+        sayRaw(
           [
             '',
             'Next:',

@@ -5,6 +5,7 @@ import { DEFAULT_PIPELINE } from '../../core/config/defaults.ts';
 import { formatPlan } from '../../core/plan/format.ts';
 import { action, EXIT } from '../program.ts';
 import { compileConfigFile, DEFAULT_CONFIG_PATH, formatConfigErrors } from '../config-file.ts';
+import { sayRaw, warnRaw } from '../../lib/terminal.ts';
 
 interface PlanOptions {
   config: string;
@@ -25,12 +26,12 @@ export function register(program: Command): void {
       action((opts: PlanOptions) => {
         const compiled = compileConfigFile(opts.config, opts.pipeline, opts.repo);
         if (!compiled.ok) {
-          process.stderr.write(formatConfigErrors(compiled.errors));
-          process.stderr.write(`✗ ${opts.config} is not valid; \`conveyor validate --config ${opts.config}\` checks it\n`);
+          warnRaw(formatConfigErrors(compiled.errors));
+          warnRaw(`✗ ${opts.config} is not valid; \`conveyor validate --config ${opts.config}\` checks it\n`);
           return EXIT.failed;
         }
         const plan = compiled.plan;
-        process.stdout.write(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+        sayRaw(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
         return EXIT.ok;
       }),
     );

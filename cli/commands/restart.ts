@@ -18,6 +18,7 @@ import { compileConfigFile, formatConfigErrors } from '../config-file.ts';
 import { cancelRun, definedOnly, startRun } from '../drive.ts';
 import { DEFAULT_STATE, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
+import { progressStream, warn, warnRaw } from '../../lib/terminal.ts';
 
 /** The repository given with --repo when the run started, if any (for services that name none). */
 function repoOption(run: Run): string | undefined {
@@ -32,7 +33,7 @@ export function currentPlan(run: Run, configPath: string): { ok: true; plan: Pla
   }
   const compiled = compileConfigFile(configPath, run.plan.pipeline, repoOption(run));
   if (compiled.ok) return compiled;
-  process.stderr.write(formatConfigErrors(compiled.errors));
+  warnRaw(formatConfigErrors(compiled.errors));
   return { ok: false, code: EXIT.usage };
 }
 
@@ -79,7 +80,7 @@ export function checkPlanUnchanged(run: Run, configPath: string): number | undef
   if (!now.ok) return now.code;
   if (now.plan.hash === run.plan.hash) return undefined;
   const lines = describePlanDiff(planDiff(run.plan, now.plan));
-  process.stderr.write(
+  warnRaw(
     [
       `conveyor: the pipeline "${run.plan.pipeline}" in ${configPath} changed since run ${run.id} started (plan ${run.plan.hash.slice(0, 12)} -> ${now.plan.hash.slice(0, 12)}), so retry refuses to resume it on a different pipeline.`,
       'Steps that differ (before -> after):',
@@ -103,7 +104,7 @@ interface RestartOptions {
 export async function restartRun(runId: string, o: RestartOptions): Promise<number> {
   const old = await loadRun(o.state, runId);
   if (old.status === 'succeeded') {
-    process.stderr.write(`conveyor: run ${old.id} has succeeded (its PRs are merged); there is nothing to restart. Start a new run with \`conveyor run\`.\n`);
+    warn(`run ${old.id} has succeeded (its PRs are merged); there is nothing to restart. Start a new run with \`conveyor run\`.`);
     return EXIT.failed;
   }
   const options: EmbeddedOptions = {
@@ -123,7 +124,7 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
     }
   }
   const same = now.plan.hash === old.plan.hash;
-  (options.json ? process.stderr : process.stdout).write(
+  progressStream(options.json).write(
     `Run ${old.id} is cancelled; starting ${old.issue.repo}#${old.issue.number} over on ${options.configPath} (plan ${old.plan.hash.slice(0, 12)} -> ${now.plan.hash.slice(0, 12)}${same ? ', unchanged' : ''}), on the same branches and PRs.\n`,
   );
   const repo = repoOption(old);

@@ -7,6 +7,7 @@ import { renderRun } from '../render.ts';
 import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../core/errors.ts';
 import type { Run } from '../../core/run/types.ts';
+import { say } from '../../lib/terminal.ts';
 
 /** GitHub's issue numbers are 32-bit: anything larger names no issue. */
 const MAX_ISSUE = 2_147_483_647;
@@ -145,16 +146,16 @@ export function register(program: Command): void {
           if (runId) {
             const run = await storedRun(store, o.state, runId);
             if (o.json) report(run, true);
-            else process.stdout.write(`${renderRun(run)}\n`);
+            else say(`${renderRun(run)}`);
             return EXIT.ok;
           }
           const runs = await store.list();
           if (o.json) {
-            process.stdout.write(`${JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })), null, 2)}\n`);
+            say(`${JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })), null, 2)}`);
           } else if (runs.length === 0) {
-            process.stdout.write(`No runs in ${o.state}.\n`);
+            say(`No runs in ${o.state}.`);
           } else {
-            for (const r of runs) process.stdout.write(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}\n`);
+            for (const r of runs) say(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}`);
           }
           return EXIT.ok;
         } finally {

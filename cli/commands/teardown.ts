@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_STATE, loadRun, openSession, runOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 import { takeLease } from '../drive.ts';
+import { say, warn } from '../../lib/terminal.ts';
 
 export function register(program: Command): void {
   program
@@ -17,12 +18,12 @@ export function register(program: Command): void {
       action(async (runId: string, o: { state: string; remotes?: string }) => {
         const stored = await loadRun(o.state, runId);
         if (stored.status === 'running') {
-          process.stderr.write(`conveyor: run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.\n`);
+          warn(`run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.`);
           return EXIT.failed;
         }
         const up = stored.environments.filter((e) => e.state === 'ready');
         if (up.length === 0) {
-          process.stdout.write(`Run ${runId} has no environment up.\n`);
+          say(`Run ${runId} has no environment up.`);
           return EXIT.ok;
         }
         const options = runOptions(stored);
@@ -33,10 +34,10 @@ export function register(program: Command): void {
           const after = await session.engine.tearDownNow(runId).finally(() => lease.release());
           await session.engine.idle();
           const still = after.environments.filter((e) => e.state === 'ready' && up.some((u) => u.envId === e.envId));
-          for (const e of up.filter((u) => !still.some((s) => s.envId === u.envId))) process.stdout.write(`removed  ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}\n`);
-          for (const e of still) process.stdout.write(`STILL UP ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}  — ${e.error ?? 'teardown failed'}\n`);
+          for (const e of up.filter((u) => !still.some((s) => s.envId === u.envId))) say(`removed  ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}`);
+          for (const e of still) say(`STILL UP ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}  — ${e.error ?? 'teardown failed'}`);
           if (still.length) {
-            process.stderr.write(`conveyor: ${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.\n`);
+            warn(`${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.`);
             return EXIT.failed;
           }
           return EXIT.ok;

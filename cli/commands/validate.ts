@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { action, EXIT } from '../program.ts';
 import { DEFAULT_CONFIG_PATH, formatConfigErrors, loadConfigFile } from '../config-file.ts';
+import { say, warnRaw } from '../../lib/terminal.ts';
 
 export function register(program: Command): void {
   program
@@ -13,8 +14,8 @@ export function register(program: Command): void {
       action((opts: { config: string }) => {
         const loaded = loadConfigFile(opts.config);
         if (!loaded.ok) {
-          process.stderr.write(formatConfigErrors(loaded.errors));
-          process.stderr.write(`✗ ${opts.config}: ${count(loaded.errors.length, 'error')}\n`);
+          warnRaw(formatConfigErrors(loaded.errors));
+          warnRaw(`✗ ${opts.config}: ${count(loaded.errors.length, 'error')}\n`);
           return EXIT.failed;
         }
         const { config } = loaded;
@@ -23,7 +24,7 @@ export function register(program: Command): void {
           count(Object.keys(config.services).length, 'service'),
           count(Object.keys(config.agents ?? {}).length, 'agent'),
         ];
-        process.stdout.write(`✓ ${opts.config}: ${parts.join(', ')}\n`);
+        say(`✓ ${opts.config}: ${parts.join(', ')}`);
         return EXIT.ok;
       }),
     );

@@ -1,0 +1,28 @@
+// The one place Conveyor writes to the terminal: the command line's renderer (cli/render.ts) and
+// what `conveyor serve` says before its logger exists (usage, settings it cannot start without).
+// Everything else logs: the app through Probot's pino logger, the action through @actions/core.
+
+/** A line (or nothing, for a blank one) on standard output: what the command was asked for. */
+export function say(text = ''): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** Text on standard output as it is (already ends its lines). */
+export function sayRaw(text: string): void {
+  process.stdout.write(text);
+}
+
+/** A message on standard error, as `conveyor: …`: why something was refused, or failed. */
+export function warn(text: string): void {
+  process.stderr.write(`conveyor: ${text}\n`);
+}
+
+/** Text on standard error as it is (lists of configuration errors, progress while a run goes). */
+export function warnRaw(text: string): void {
+  process.stderr.write(text);
+}
+
+/** Where progress goes while a run goes: standard output, or standard error when stdout carries JSON. */
+export function progressStream(json: boolean): NodeJS.WritableStream & { isTTY?: boolean; columns?: number } {
+  return json ? process.stderr : process.stdout;
+}
