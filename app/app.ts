@@ -13,7 +13,7 @@ import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } fr
 import { ApprovalChecks } from './approval-check.ts';
 import { onCommandText, onRequestedAction } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
-import { mergeOnGitHub, type MergePolicy } from './merge.ts';
+import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
@@ -77,7 +77,7 @@ export class ConveyorApp {
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
       }),
-      merge: async (run, effect) => mergeOnGitHub(await githubOf(run), run, effect, options.merge),
+      merge: async (run, effect) => mergeRun(await githubOf(run), run, effect, options.merge),
       reply: async (run, text) => {
         await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
       },

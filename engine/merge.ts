@@ -1,10 +1,25 @@
-// The merge step, carried out by the app: the run's PRs are merged providers first, each merge
-// commit carrying the run's trailers. A failure part-way says exactly which PRs are merged and
-// which are not, and leaves the rest for a person.
+// The merge step, carried out by the engine through the forge (GitHub, or the local forge of the
+// embedded mode). First every PR of the run is judged, so nothing merges unless all of them can:
+// open, still at the head the run saw, mergeable (a mergeability the forge is still computing is
+// asked again with backoff, a bounded number of times) and not blocked by required checks or
+// reviews. A PR that conflicts with its base (or is behind a base that must be merged in) makes
+// the step fail with `merge-conflict`: the reducer dispatches a code attempt that resolves it on
+// the work branch, then the gates run again on that head. Then the PRs merge in order, providers'
+// repositories first, with the configured method, each commit carrying the run's trailers. A PR
+// merged by an earlier try counts as merged. If a later PR cannot be merged after an earlier one
+// was, the step fails saying exactly which PRs are merged and which are not.
 import type { Run, RunEffect } from '../core/run/types.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
-import type { Forge } from './ports/forge.ts';
+import { MergeRefused, type Forge, type PullRequest } from './ports/forge.ts';
+
+export interface MergePolicy {
+  /** Reads of a PR whose mergeability is still being computed (default 5). */
+  polls?: number;
+  /** First wait between them, doubled each time (default 1000 ms). */
+  baseMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
 
 /** The run's PRs in merge order: the repositories of providers before their consumers'. */
 export function mergeOrder(run: Run): PullRequestRef[] {
@@ -26,30 +41,94 @@ export function mergedAndNot(merged: readonly PullRequestRef[], rest: readonly P
   return `Merged: ${list(merged)}. Not merged: ${list(rest)}.`;
 }
 
-export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult> {
+type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string };
+
+const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
+
+const RESOLVE = 'In each of these repositories, merge the base branch into the work branch (`git merge origin/<base>`), resolve every conflict keeping the intent of both sides, and commit the merge.';
+
+/** 1. judge every PR, 2. stop on a conflict (repaired) or a block (a person decides), 3. merge in order. */
+export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
-  const base = { version: WIRE_VERSION, runId: run.id, stepId: effect.step, mode: 'run', attempt: effect.attempt, epoch: effect.epoch } as const;
+  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = { version: WIRE_VERSION, runId: run.id, stepId: effect.step, mode: 'run', attempt: effect.attempt, epoch: effect.epoch, environments: [] };
   const prs = mergeOrder(run);
-  if (prs.length === 0) {
-    return { ...base, conclusion: 'failure', summary: 'There is no pull request to merge.', prs: [], commits: {}, environments: [], error: { code: 'merge-failed', message: 'the run has no pull requests' } };
-  }
+  const fail = (code: 'merge-failed' | 'merge-conflict', message: string, commits: Record<string, string>, findings?: string): StepResult => ({
+    ...base,
+    conclusion: 'failure',
+    summary: message,
+    prs,
+    commits,
+    error: { code, message },
+    ...(findings ? { findings } : {}),
+  });
+  if (prs.length === 0) return fail('merge-failed', 'the run has no pull requests to merge', {});
+
+  // 1. Every PR is judged before any merges.
   const merged: PullRequestRef[] = [];
   const commits: Record<string, string> = {};
+  const conflicts: string[] = [];
+  const blocked: string[] = [];
   for (const pr of prs) {
-    try {
-      const title = `${run.issue.title} (#${run.issue.number})`;
-      const message = mergeTrailers(run, pr);
-      const merged_ = await forge.mergePullRequest(pr.repo, pr.number, { method, title, message, ...(pr.head ? { expectedHead: pr.head } : {}) });
-      if (!merged_.merged) throw new Error('the forge did not merge it');
-      commits[pr.repo] = merged_.sha;
+    const v = await judge(forge, pr, policy);
+    if (v.kind === 'merged') {
       merged.push(pr);
+      commits[pr.repo] = v.sha;
+    } else if (v.kind === 'conflict') conflicts.push(`${name(pr)}: ${v.why}`);
+    else if (v.kind === 'blocked') blocked.push(`${name(pr)}: ${v.why}`);
+  }
+  const rest = () => prs.filter((p) => !merged.includes(p));
+  // 2. A block waits for a person; a conflict goes to the repair agent.
+  if (blocked.length > 0) return fail('merge-failed', `not merging: ${blocked.join('; ')}. ${mergedAndNot(merged, rest())}`, commits);
+  if (conflicts.length > 0) {
+    const findings = ['Merging was refused because these pull requests do not merge cleanly into their base branch:', ...conflicts.map((c) => `- ${c}`), '', RESOLVE].join('\n');
+    return fail('merge-conflict', `not merging: ${conflicts.join('; ')}. ${mergedAndNot(merged, rest())}`, commits, findings);
+  }
+
+  // 3. Merge in order.
+  const before = merged.length;
+  for (const pr of prs) {
+    if (merged.includes(pr)) continue;
+    try {
+      const result = await forge.mergePullRequest(pr.repo, pr.number, {
+        method,
+        title: `${run.issue.title} (#${run.issue.number})`,
+        message: mergeTrailers(run, pr),
+        ...(pr.head ? { expectedHead: pr.head } : {}),
+      });
+      if (!result.merged) throw new MergeRefused(result.message || 'the forge did not merge it', false);
+      merged.push(pr);
+      commits[pr.repo] = result.sha;
     } catch (e) {
-      const rest = prs.filter((p) => !merged.includes(p));
-      const message = `merging ${pr.repo}#${pr.number} failed: ${(e as Error).message}. ${mergedAndNot(merged, rest)}`;
-      return { ...base, conclusion: 'failure', summary: message, prs, commits, environments: [], error: { code: 'merge-failed', message } };
+      // A refusal reads `(HTTP 405) Base branch was modified...`; anything else says what failed.
+      const why = e instanceof MergeRefused ? `merging ${name(pr)} failed ${e.message}` : `merging ${name(pr)} failed: ${(e as Error).message}`;
+      // Nothing merged by this try yet: a refusal for a conflict is a conflict to resolve, not a half-merged run.
+      if (e instanceof MergeRefused && e.conflict && merged.length === before && before === 0) {
+        return fail('merge-conflict', `${why}. ${mergedAndNot(merged, rest())}`, commits, `${why}.\n\n${RESOLVE}`);
+      }
+      return fail('merge-failed', `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`, commits);
     }
   }
-  const summary = `Merged ${merged.map((p) => `${p.repo}#${p.number}`).join(', ')} (${method}).`;
-  return { ...base, conclusion: 'success', summary, prs, commits, environments: [] };
+  return { ...base, conclusion: 'success', summary: `Merged ${merged.map(name).join(', ')} (${method}).`, prs, commits };
+}
+
+async function judge(forge: Forge, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
+  const polls = Math.max(1, policy.polls ?? 5);
+  const wait = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let i = 0; ; i++) {
+    const p: PullRequest = await forge.getPullRequest(pr.repo, pr.number);
+    if (p.state === 'merged') return { kind: 'merged', sha: p.mergeCommit ?? '' };
+    if (p.state !== 'open') return { kind: 'blocked', why: 'it is closed' };
+    if (pr.head && p.head !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };
+    if (p.draft) return { kind: 'blocked', why: 'it is a draft' };
+    if (p.mergeable === null) {
+      if (i + 1 >= polls) return { kind: 'blocked', why: `the forge was still computing whether it can merge after ${polls} reads` };
+      await wait((policy.baseMs ?? 1000) * 2 ** i);
+      continue;
+    }
+    if (p.mergeable === false || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with \`${p.base}\`` };
+    if (p.mergeableState === 'behind') return { kind: 'conflict', why: `it is behind \`${p.base}\`, which branch protection requires merged in` };
+    if (p.mergeableState === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
+    return { kind: 'ready' };
+  }
 }

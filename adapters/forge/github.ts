@@ -7,7 +7,7 @@
 // (or `none`) where callers ask whether something exists.
 import { DEPLOYMENT_DESCRIPTION_MAX, fitCheckOutput, fitComment, PR_TITLE_MAX } from '../../core/github/limits.ts';
 import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../engine/ports/forge.ts';
-import { splitRepo } from '../../engine/ports/forge.ts';
+import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { GitHubApiError, unlessAbsent } from '../github/errors.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../github/octokit.ts';
 
@@ -155,16 +155,23 @@ export class GitHubForge implements Forge {
    * was lost must be judged again (read), not sent twice. A refusal is a GitHubApiError with its status.
    */
   async mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult> {
-    const { data } = await this.octokit.rest.pulls.merge({
-      ...of(repo),
-      pull_number: number,
-      merge_method: options.method,
-      commit_title: options.title,
-      ...(options.message !== undefined ? { commit_message: options.message } : {}),
-      ...(options.expectedHead ? { sha: options.expectedHead } : {}),
-      request: { retries: 0 },
-    });
-    return { merged: data.merged, sha: data.sha, ...(!data.merged && data.message ? { message: data.message } : {}) };
+    try {
+      const { data } = await this.octokit.rest.pulls.merge({
+        ...of(repo),
+        pull_number: number,
+        merge_method: options.method,
+        commit_title: options.title,
+        ...(options.message !== undefined ? { commit_message: options.message } : {}),
+        ...(options.expectedHead ? { sha: options.expectedHead } : {}),
+        request: { retries: 0 },
+      });
+      return { merged: data.merged, sha: data.sha, ...(!data.merged && data.message ? { message: data.message } : {}) };
+    } catch (e) {
+      // 405: not mergeable (a conflict, or behind a base that protection wants merged in); 409: the
+      // head moved under the merge. Either way the work branch must take the base in again.
+      if (e instanceof GitHubApiError && (e.status === 405 || e.status === 409)) throw new MergeRefused(`(HTTP ${e.status}) ${e.githubMessage}`, true);
+      throw e;
+    }
   }
 
   // Deployments (the Forge port).

@@ -54,6 +54,20 @@ export interface MergeResult {
   message?: string;
 }
 
+/**
+ * A merge the forge refused: `conflict` when the PR does not merge cleanly into its base (or must
+ * be brought up to date with it first); the merge policy then has the conflict repaired instead.
+ */
+export class MergeRefused extends Error {
+  constructor(
+    message: string,
+    readonly conflict: boolean,
+  ) {
+    super(message);
+    this.name = 'MergeRefused';
+  }
+}
+
 /** A GitHub Deployment of a preview environment (transient: it goes away with the run). */
 export interface DeploymentRequest {
   repo: string;

@@ -201,7 +201,7 @@ describe('merging on GitHub', () => {
     const run = (await h.conveyor.engine.get(RUN));
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('failed');
-    expect(run.steps.ship?.reason).toMatch(/merging acme\/api#2 failed \(HTTP 405\): Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./);
+    expect(run.steps.ship?.reason).toMatch(/merging acme\/api#2 failed \(HTTP 405\) Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./);
     expect(run.waitingFor).toMatch(/retry or cancel: step "ship" failed/);
     expect(report.comments.at(-1)).toContain('Not merged: acme/api#2, acme/web#1');
     // Nothing was torn down: the run did not end.
