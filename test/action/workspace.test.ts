@@ -1,9 +1,7 @@
 // The workspace on real bare remotes: folders, refusals, resume, and the token's path to git.
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitEnvironment, gitPrefix } from '../../lib/git.ts';
 import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, type WorkspaceContext } from '../../action/src/workspace.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
@@ -142,22 +140,5 @@ describe('preparing from a file:// server (git\'s local clone)', () => {
       message: expect.stringContaining('GITHUB_SERVER_URL "file://otherhost/srv/remotes" is not a folder on this machine'),
     });
     expect(readdirSync(root)).toEqual([]);
-  });
-});
-
-describe('the token reaches git through a scoped credential helper only', () => {
-  it('answers the server with the token, and no other host', () => {
-    const token = 'ghs_helper_token_456';
-    const args = gitPrefix('https://github.com');
-    expect(args.join(' ')).not.toContain(token);
-    const fill = (host: string) =>
-      execFileSync('git', [...args, 'credential', 'fill'], {
-        input: `protocol=https\nhost=${host}\n\n`,
-        env: gitEnvironment({ PATH: process.env.PATH ?? '/bin' }, token),
-        encoding: 'utf8',
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-    expect(fill('github.com')).toContain(`password=${token}`);
-    expect(() => fill('evil.example.com')).toThrow();
   });
 });
