@@ -1,6 +1,8 @@
-// The part of `debug` (simple-git's logger, which ships no types) that lib/git.ts uses.
+// The part of `debug` (simple-git's logger, which ships no types) that lib/git.ts uses, and the
+// call that makes a logger (the test of lib/git.ts uses it to see that DEBUG is still honoured).
 declare module 'debug' {
   interface Debug {
+    (namespace: string): (message: string, ...args: unknown[]) => void;
     /** Turns on the namespaces listed (comma-separated; `-name` turns one off). */
     enable(namespaces: string): void;
     /** Turns every namespace off and returns those that were on. */
