@@ -8,7 +8,7 @@ import createDebug from 'debug';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { simpleGit, type SimpleGitOptions } from 'simple-git';
 import { ConveyorError, type ErrorCode } from '../core/errors.ts';
 
@@ -84,6 +84,15 @@ function hooksPath(): string {
   return emptyHooks;
 }
 
+// Where commands that need no repository run: an empty folder of ours, which git is told not to
+// leave looking for one (a workspace can lie inside another repository, whose configuration, with
+// its credentials or rewrites, must not apply).
+let nowhere: string | undefined;
+function outsideAnyRepository(): string {
+  nowhere ??= mkdtempSync(join(tmpdir(), 'conveyor-norepo-'));
+  return nowhere;
+}
+
 /**
  * The settings given with -c to every command: identity, no hooks, and, when authenticated, a
  * credential helper scoped to the server's URL, so that git hands the token to no other host.
@@ -141,6 +150,8 @@ type Reach = 'local' | 'server' | 'contents';
 
 interface RunOptions {
   reach?: Reach;
+  /** Run outside any repository (the command names everything it needs). */
+  outside?: boolean;
   /** Exit codes other than 0 that are an answer, not a failure. */
   answers?: number[];
 }
@@ -157,7 +168,11 @@ export type PushOutcome = { pushed: true } | { pushed: false; output: string };
 export interface CloneOptions {
   /** A folder on this machine: copy its object files instead of packing (never hard links). */
   local?: boolean;
-  /** Check out the remote's default branch (default: no checkout). */
+  /** Only this branch (default: every branch). */
+  branch?: string;
+  /** e.g. blob:none: a partial clone, whose file contents come from the server when asked for. */
+  filter?: string;
+  /** Check out the remote's default branch, or `branch` (default: no checkout). */
   checkout?: boolean;
 }
 
@@ -186,6 +201,8 @@ export class GitRepo {
     mkdirSync(this.dir, { recursive: true });
     const args = ['clone', '--no-tags', '--origin', 'origin'];
     if (how.local) args.push('--local', '--no-hardlinks');
+    if (how.branch) args.push('--single-branch', '--branch', how.branch);
+    if (how.filter) args.push(`--filter=${how.filter}`);
     if (!how.checkout) args.push('--no-checkout');
     await this.run([...args, '--', source, this.dir], { reach: 'server' });
   }
@@ -198,9 +215,12 @@ export class GitRepo {
 
   // --- the server -------------------------------------------------------------------------------
 
-  /** Heads of `branches` on the server at `url`: branch name to commit; absent branches are left out. */
+  /**
+   * Heads of `branches` on the server at `url`: branch name to commit; absent branches are left
+   * out. It needs no repository and reads none (so it may run while this folder is being cloned).
+   */
   async remoteHeads(url: string, branches: readonly string[]): Promise<Map<string, string>> {
-    const out = await this.run(['ls-remote', '--heads', url, ...branches.map((b) => `refs/heads/${b}`)], { reach: 'server' });
+    const out = await this.run(['ls-remote', '--heads', url, ...branches.map((b) => `refs/heads/${b}`)], { reach: 'server', outside: true });
     return headsOf(out.stdout, 'refs/heads/', branches);
   }
 
@@ -392,17 +412,20 @@ export class GitRepo {
     // the exit code is judged here, where the operation says which codes are answers.
     let result: { exitCode: number; stderr: string } | undefined;
     const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
+    const cwd = how.outside ? outsideAnyRepository() : this.dir;
+    const env = gitEnvironment(this.env, auth?.token);
+    if (how.outside) env.GIT_CEILING_DIRECTORIES = dirname(cwd);
     let stdout: string;
     try {
       const git = simpleGit({
-        baseDir: this.dir,
+        baseDir: cwd,
         config: gitConfig(auth?.serverUrl),
         unsafe: ALLOWED_UNSAFE,
         errors: (_error, r) => {
           result = { exitCode: r.exitCode, stderr: Buffer.concat(r.stdErr).toString('utf8') };
           return undefined;
         },
-      }).env(gitEnvironment(this.env, auth?.token));
+      }).env(env);
       stdout = await git.raw(args);
     } catch (e) {
       const said = result?.stderr.trim() || (e instanceof Error ? e.message : String(e));

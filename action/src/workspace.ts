@@ -144,28 +144,31 @@ type Heads = Map<string, string>;
  * through a pipe and hashing it again (index-pack, connectivity check), which was most of the
  * CPU of a preparation. Copies, not hard links: the agent runs in this checkout and must not be
  * able to reach the remote's object files through it. The URL was checked against the server
- * before this runs, the path is derived from that URL alone, and the remote keeps the URL.
+ * before this runs, the path is derived from that URL alone, and the remote keeps the URL
+ * (recorded while the checkout goes on: `recorded` settles when it is).
  */
-async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<Heads> {
+async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<{ heads: Heads; recorded: Promise<void> }> {
   await git.failingAs('clone-failed').clone(localPath(url, 'clone target'), { local: true });
-  // The clone recorded the folder; the remote is the checked URL (pushes name it explicitly too).
-  const [, heads] = await Promise.all([git.setRemoteUrl('origin', url), git.remoteBranchHeads(branches)]);
-  return heads;
+  const recorded = git.setRemoteUrl('origin', url);
+  recorded.catch(() => undefined); // awaited by the caller; a failure must not go unhandled meanwhile
+  return { heads: await git.remoteBranchHeads(branches), recorded };
 }
 
 /**
- * An http(s) server: ask for the two heads, then fetch only them, blobless: every commit and tree
- * (merges need the history), and no file contents, which the checkout then asks for in one batch.
+ * An http(s) server: a blobless clone of the base (every commit and tree, which merges need; file
+ * contents only as a checkout, merge or diff asks for them), while the two heads are asked for;
+ * then the work branch, when it exists: the commit just listed, which the lease is on.
  */
 async function fetchRemote(git: GitRepo, url: string, base: string, work: string): Promise<Heads> {
   const network = git.failingAs('clone-failed');
-  await git.init();
   // The remote is recorded without any credential; the token goes to each command that needs it.
-  const [, heads] = await Promise.all([git.addRemote('origin', url), network.remoteHeads(url, [base, work])]);
-  if (!heads.get(base)) return heads;
-  const refspecs = [base, ...(heads.has(work) ? [work] : [])].map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
-  await network.fetch(refspecs, { filter: 'blob:none' });
-  return heads;
+  const [listed, cloned] = await Promise.allSettled([network.remoteHeads(url, [base, work]), network.clone(url, { branch: base, filter: 'blob:none' })]);
+  if (listed.status === 'rejected') throw listed.reason;
+  if (!listed.value.has(base)) return listed.value; // the clone failed for it: the caller says which branch is missing
+  if (cloned.status === 'rejected') throw cloned.reason;
+  const workCommit = listed.value.get(work);
+  if (workCommit) await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
+  return git.remoteBranchHeads([base, work]);
 }
 
 async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode): Promise<WorkspaceRepo> {
@@ -177,9 +180,9 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
-  const heads = url.startsWith('file:')
+  const { heads, recorded } = url.startsWith('file:')
     ? await cloneLocal(git, url, [repo.base, repo.workBranch])
-    : await fetchRemote(git, url, repo.base, repo.workBranch);
+    : { heads: await fetchRemote(git, url, repo.base, repo.workBranch), recorded: Promise.resolve() };
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
@@ -207,6 +210,7 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
   preparedHead ??= await git.currentCommit();
+  await recorded;
   const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
   return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }

@@ -89,6 +89,16 @@ describe('preparing from an http(s) server', () => {
     expect(missing()).toHaveLength(1); // "two": nobody asked for it
   });
 
+  it('reads no configuration of a repository the workspace lies in (its rewrites or credentials do not apply)', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    // CONVEYOR_WORKSPACE_ROOT may lie inside another checkout (the workflow's own, on a runner).
+    git(root, 'init', '--quiet');
+    git(root, 'config', `url.http://127.0.0.1:1/.insteadOf`, `${http.url}/`);
+    const inside = join(root, 'ws');
+    const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: inside, mode: 'work' });
+    expect(ws.repos[0]).toMatchObject({ baseCommit: remotes.head('acme/web', 'main'), baseMerge: 'new-branch' });
+  });
+
   it('fails with clone-failed, without prompting, when the server refuses the missing token', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     await expect(prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' })).rejects.toMatchObject({ code: 'clone-failed' });
