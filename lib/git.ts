@@ -172,8 +172,6 @@ export interface CloneOptions {
   branch?: string;
   /** e.g. blob:none: a partial clone, whose file contents come from the server when asked for. */
   filter?: string;
-  /** Check out the remote's default branch, or `branch` (default: no checkout). */
-  checkout?: boolean;
 }
 
 function minimalEnvironment(): Record<string, string> {
@@ -196,15 +194,14 @@ export class GitRepo {
     return new GitRepo(this.dir, { ...this.options, code });
   }
 
-  /** Clones `source` into this folder (created when missing; must be empty), without tags. */
+  /** Clones `source` into this folder (created when missing; must be empty), without tags, checking nothing out. */
   async clone(source: string, how: CloneOptions = {}): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     const args = ['clone', '--no-tags', '--origin', 'origin'];
     if (how.local) args.push('--local', '--no-hardlinks');
     if (how.branch) args.push('--single-branch', '--branch', how.branch);
     if (how.filter) args.push(`--filter=${how.filter}`);
-    if (!how.checkout) args.push('--no-checkout');
-    await this.run([...args, '--', source, this.dir], { reach: 'server' });
+    await this.run([...args, '--no-checkout', '--', source, this.dir], { reach: 'server' });
   }
 
   /** A new repository in this folder (created when missing). */
@@ -224,10 +221,9 @@ export class GitRepo {
     return headsOf(out.stdout, 'refs/heads/', branches);
   }
 
-  /** Fetches `refspecs` from `remote`, without tags; `filter` (e.g. blob:none) makes the clone partial. */
-  async fetch(refspecs: readonly string[], how: { remote?: string; filter?: string } = {}): Promise<void> {
-    const args = ['fetch', '--no-tags', ...(how.filter ? [`--filter=${how.filter}`] : []), how.remote ?? 'origin', ...refspecs];
-    await this.run(args, { reach: 'server' });
+  /** Fetches `refspecs` from origin, without tags (a partial clone's filter applies). */
+  async fetch(refspecs: readonly string[]): Promise<void> {
+    await this.run(['fetch', '--no-tags', 'origin', ...refspecs], { reach: 'server' });
   }
 
   /**
@@ -243,10 +239,6 @@ export class GitRepo {
   }
 
   // --- configuration ----------------------------------------------------------------------------
-
-  async addRemote(name: string, url: string): Promise<void> {
-    await this.run(['remote', 'add', name, url]);
-  }
 
   async setRemoteUrl(name: string, url: string): Promise<void> {
     await this.run(['config', `remote.${name}.url`, url]);

@@ -25057,15 +25057,14 @@ var init_git = __esm({
       failingAs(code) {
         return new _GitRepo(this.dir, { ...this.options, code });
       }
-      /** Clones `source` into this folder (created when missing; must be empty), without tags. */
+      /** Clones `source` into this folder (created when missing; must be empty), without tags, checking nothing out. */
       async clone(source, how = {}) {
         mkdirSync(this.dir, { recursive: true });
         const args = ["clone", "--no-tags", "--origin", "origin"];
         if (how.local) args.push("--local", "--no-hardlinks");
         if (how.branch) args.push("--single-branch", "--branch", how.branch);
         if (how.filter) args.push(`--filter=${how.filter}`);
-        if (!how.checkout) args.push("--no-checkout");
-        await this.run([...args, "--", source, this.dir], { reach: "server" });
+        await this.run([...args, "--no-checkout", "--", source, this.dir], { reach: "server" });
       }
       /** A new repository in this folder (created when missing). */
       async init(how = {}) {
@@ -25081,10 +25080,9 @@ var init_git = __esm({
         const out = await this.run(["ls-remote", "--heads", url2, ...branches.map((b2) => `refs/heads/${b2}`)], { reach: "server", outside: true });
         return headsOf(out.stdout, "refs/heads/", branches);
       }
-      /** Fetches `refspecs` from `remote`, without tags; `filter` (e.g. blob:none) makes the clone partial. */
-      async fetch(refspecs, how = {}) {
-        const args = ["fetch", "--no-tags", ...how.filter ? [`--filter=${how.filter}`] : [], how.remote ?? "origin", ...refspecs];
-        await this.run(args, { reach: "server" });
+      /** Fetches `refspecs` from origin, without tags (a partial clone's filter applies). */
+      async fetch(refspecs) {
+        await this.run(["fetch", "--no-tags", "origin", ...refspecs], { reach: "server" });
       }
       /**
        * Pushes `ref` to `branch` of `to` (a URL, or a remote's name), no hooks. With `lease`, only if
@@ -25097,9 +25095,6 @@ var init_git = __esm({
         return out.exitCode === 0 ? { pushed: true } : { pushed: false, output: out.stderr.trim() || out.stdout.trim() };
       }
       // --- configuration ----------------------------------------------------------------------------
-      async addRemote(name, url2) {
-        await this.run(["remote", "add", name, url2]);
-      }
       async setRemoteUrl(name, url2) {
         await this.run(["config", `remote.${name}.url`, url2]);
       }

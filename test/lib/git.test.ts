@@ -236,7 +236,8 @@ describe('named operations', () => {
     expect(await new GitRepo(dir).remoteUrl()).toBeUndefined();
     const g = new GitRepo(dir);
     await g.init();
-    await g.addRemote('origin', 'https://github.com/acme/app.git');
+    expect(await g.remoteUrl()).toBeUndefined();
+    await g.setRemoteUrl('origin', 'https://github.com/acme/app.git');
     expect(await g.remoteUrl()).toBe('https://github.com/acme/app.git');
   });
 });
