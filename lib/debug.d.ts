@@ -1,5 +1,5 @@
-// The part of `debug` (simple-git's logger, which ships no types) that lib/git.ts uses, and the
-// call that makes a logger (the test of lib/git.ts uses it to see that DEBUG is still honoured).
+// The part of `debug` (simple-git's logger, which ships no types) that lib/git-safety.ts uses, and the
+// call that makes a logger (a test uses it to see that DEBUG is still honoured).
 declare module 'debug' {
   interface Debug {
     (namespace: string): (message: string, ...args: unknown[]) => void;

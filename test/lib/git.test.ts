@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConveyorError } from '../../core/errors.ts';
-import { GitRepo, gitConfig, gitEnvironment } from '../../lib/git.ts';
+import { GitRepo } from '../../lib/git.ts';
+import { gitConfig, gitEnvironment } from '../../lib/git-safety.ts';
 import { serveGit } from '../helpers/git-http.ts';
 import { createRemotes, git, removeDir, tempDir, writeFiles, type Remotes } from '../helpers/repos.ts';
 
