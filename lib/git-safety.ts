@@ -4,9 +4,6 @@
 // to the server: in the environment of that one process, read by a credential helper given with
 // -c and scoped to the server's URL. simple-git's own guards and debug log are set here too.
 import createDebug from 'debug';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SimpleGitOptions } from 'simple-git';
 
 const IDENTITY = ['user.name=Conveyor', 'user.email=conveyor@users.noreply.github.com'];
@@ -21,7 +18,7 @@ const CREDENTIAL_HELPER = `!f() { test "$1" = get || exit 0; echo username=x-acc
  * a power away, and allows exactly those; everything else stays refused.
  */
 export const ALLOWED_UNSAFE: SimpleGitOptions['unsafe'] = {
-  // core.hooksPath names an empty folder: hooks a repository (or an agent) planted never run.
+  // core.hooksPath=/dev/null: hooks a repository (or an agent) planted never run.
   allowUnsafeHooksPath: true,
   // credential.helper= clears any inherited helper; credential.<server>.helper is Conveyor's own.
   allowUnsafeCredentialHelper: true,
@@ -74,28 +71,24 @@ const dropped = (name: string) => DROPPED.has(name.toUpperCase()) || /^GIT_CONFI
   else process.env.DEBUG = asked;
 }
 
-// Hooks are code a repository (or an agent) can plant; none of our git commands run them.
-let emptyHooks: string | undefined;
-function hooksPath(): string {
-  emptyHooks ??= mkdtempSync(join(tmpdir(), 'conveyor-nohooks-'));
-  return emptyHooks;
-}
+// Hooks are code a repository (or an agent) can plant; none of our git commands run them. The
+// hooks path is no folder at all: an empty folder would be one an agent (same user) could write a
+// hook into, to run in our next command, a push with the token in its environment.
+const NO_HOOKS = '/dev/null';
 
-// Where commands that need no repository run: an empty folder of ours, which git is told not to
-// leave looking for one (a workspace can lie inside another repository, whose configuration, with
-// its credentials or rewrites, must not apply).
-let nowhere: string | undefined;
-export function outsideAnyRepository(): string {
-  nowhere ??= mkdtempSync(join(tmpdir(), 'conveyor-norepo-'));
-  return nowhere;
-}
+/**
+ * The environment that makes a command that needs no repository (ls-remote) read none: not the one
+ * its folder lies in (a workspace can lie inside another checkout, whose configuration, with its
+ * credentials or URL rewrites, must not apply), nor any above it.
+ */
+export const OUTSIDE_ANY_REPOSITORY = { GIT_DIR: '/dev/null' } as const;
 
 /**
  * The settings given with -c to every command: identity, no hooks, and, when authenticated, a
  * credential helper scoped to the server's URL, so that git hands the token to no other host.
  */
 export function gitConfig(authServerUrl: string | undefined): string[] {
-  const config = [...IDENTITY, `core.hooksPath=${hooksPath()}`];
+  const config = [...IDENTITY, `core.hooksPath=${NO_HOOKS}`];
   if (authServerUrl) {
     const scope = authServerUrl.replace(/\/+$/, '');
     config.push('credential.helper=', `credential.${scope}.helper=`, `credential.${scope}.helper=${CREDENTIAL_HELPER}`);

@@ -7,10 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { ConveyorError, type ErrorCode } from '../core/errors.ts';
-import { ALLOWED_UNSAFE, gitConfig, gitEnvironment, outsideAnyRepository } from './git-safety.ts';
+import { ALLOWED_UNSAFE, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY } from './git-safety.ts';
 
 /** The token and the http(s) server it is for. */
 export interface GitAuth {
@@ -292,9 +292,8 @@ export class GitRepo {
     // the exit code is judged here, where the operation says which codes are answers.
     let result: { exitCode: number; stderr: string } | undefined;
     const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
-    const cwd = how.outside ? outsideAnyRepository() : this.dir;
-    const env = gitEnvironment(this.env, auth?.token);
-    if (how.outside) env.GIT_CEILING_DIRECTORIES = dirname(cwd);
+    const cwd = how.outside ? tmpdir() : this.dir;
+    const env = { ...gitEnvironment(this.env, auth?.token), ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}) };
     let stdout: string;
     try {
       const git = simpleGit({

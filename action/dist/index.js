@@ -24937,19 +24937,8 @@ var init_esm = __esm({
 });
 
 // lib/git-safety.ts
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-function hooksPath() {
-  emptyHooks ??= mkdtempSync(join(tmpdir(), "conveyor-nohooks-"));
-  return emptyHooks;
-}
-function outsideAnyRepository() {
-  nowhere ??= mkdtempSync(join(tmpdir(), "conveyor-norepo-"));
-  return nowhere;
-}
 function gitConfig(authServerUrl) {
-  const config2 = [...IDENTITY, `core.hooksPath=${hooksPath()}`];
+  const config2 = [...IDENTITY, `core.hooksPath=${NO_HOOKS}`];
   if (authServerUrl) {
     const scope = authServerUrl.replace(/\/+$/, "");
     config2.push("credential.helper=", `credential.${scope}.helper=`, `credential.${scope}.helper=${CREDENTIAL_HELPER}`);
@@ -24969,7 +24958,7 @@ function gitEnvironment(base, token) {
   if (token) env[TOKEN_VARIABLE] = token;
   return env;
 }
-var import_debug2, IDENTITY, TOKEN_VARIABLE, CREDENTIAL_HELPER, ALLOWED_UNSAFE, DROPPED, dropped, emptyHooks, nowhere;
+var import_debug2, IDENTITY, TOKEN_VARIABLE, CREDENTIAL_HELPER, ALLOWED_UNSAFE, DROPPED, dropped, NO_HOOKS, OUTSIDE_ANY_REPOSITORY;
 var init_git_safety = __esm({
   "lib/git-safety.ts"() {
     "use strict";
@@ -24978,7 +24967,7 @@ var init_git_safety = __esm({
     TOKEN_VARIABLE = "CONVEYOR_GIT_TOKEN";
     CREDENTIAL_HELPER = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$${TOKEN_VARIABLE}"; }; f`;
     ALLOWED_UNSAFE = {
-      // core.hooksPath names an empty folder: hooks a repository (or an agent) planted never run.
+      // core.hooksPath=/dev/null: hooks a repository (or an agent) planted never run.
       allowUnsafeHooksPath: true,
       // credential.helper= clears any inherited helper; credential.<server>.helper is Conveyor's own.
       allowUnsafeCredentialHelper: true,
@@ -25019,16 +25008,18 @@ var init_git_safety = __esm({
       if (asked === void 0) delete process.env.DEBUG;
       else process.env.DEBUG = asked;
     }
+    NO_HOOKS = "/dev/null";
+    OUTSIDE_ANY_REPOSITORY = { GIT_DIR: "/dev/null" };
   }
 });
 
 // lib/git.ts
 import { mkdirSync } from "node:fs";
 import { mkdtemp, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname, join as join2 } from "node:path";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 function minimalEnvironment() {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir2() };
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir() };
 }
 function headsOf(lines, prefix, branches) {
   const heads = /* @__PURE__ */ new Map();
@@ -25040,9 +25031,9 @@ function headsOf(lines, prefix, branches) {
   return heads;
 }
 async function withMessageFile(message, fn) {
-  const folder = await mkdtemp(join2(tmpdir2(), "conveyor-message-"));
+  const folder = await mkdtemp(join(tmpdir(), "conveyor-message-"));
   try {
-    const file2 = join2(folder, "message.txt");
+    const file2 = join(folder, "message.txt");
     await writeFile2(file2, message, { mode: 384 });
     return await fn(file2);
   } finally {
@@ -25241,9 +25232,8 @@ var init_git = __esm({
         const scrub = this.options.scrub ?? ((t2) => t2);
         let result;
         const what = `git ${args.filter((a) => !a.includes("\n")).join(" ")}`;
-        const cwd = how.outside ? outsideAnyRepository() : this.dir;
-        const env = gitEnvironment(this.env, auth2?.token);
-        if (how.outside) env.GIT_CEILING_DIRECTORIES = dirname(cwd);
+        const cwd = how.outside ? tmpdir() : this.dir;
+        const env = { ...gitEnvironment(this.env, auth2?.token), ...how.outside ? OUTSIDE_ANY_REPOSITORY : {} };
         let stdout;
         try {
           const git = simpleGit({
@@ -25319,8 +25309,8 @@ __export(local_exports, {
 });
 import { existsSync as existsSync2 } from "node:fs";
 import { mkdtemp as mkdtemp3, rm as rm3 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join4 } from "node:path";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join3 } from "node:path";
 function openLocalForge(remotesDir) {
   return LocalForge.open(remotesDir);
 }
@@ -25364,7 +25354,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       static async open(remotesDir) {
         if (!existsSync2(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
         const { default: Database } = await import("better-sqlite3");
-        const db = new Database(join4(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
+        const db = new Database(join3(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
         useWal(db, 15e3);
         db.exec(SCHEMA);
         return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
@@ -25374,7 +25364,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       bare(repo) {
         const { owner, name } = splitRepo(repo);
-        return join4(this.remotesDir, owner, `${name}.git`);
+        return join3(this.remotesDir, owner, `${name}.git`);
       }
       branchHead(repo, branch) {
         return new GitRepo(this.bare(repo)).branchHead(branch);
@@ -25457,8 +25447,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
       async mergeOnce(repo, number4, row, options) {
-        const work = await mkdtemp3(join4(tmpdir4(), "conveyor-merge-"));
-        const git = new GitRepo(join4(work, "repo"), { code: "merge-failed" });
+        const work = await mkdtemp3(join3(tmpdir3(), "conveyor-merge-"));
+        const git = new GitRepo(join3(work, "repo"), { code: "merge-failed" });
         const message = options.message ? `${options.title}
 
 ${options.message.trim()}
@@ -50417,8 +50407,8 @@ function commandEnvironment(base, scrubber, extra = {}) {
 init_errors();
 init_git();
 import { mkdir as mkdir2, mkdtemp as mkdtemp2, readdir as readdir2, readFile, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join3, resolve } from "node:path";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join2, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
@@ -50498,7 +50488,7 @@ async function fetchRemote(git, url2, base, work) {
 }
 async function prepareRepo(ctx, root, repo, mode) {
   const folder = repoFolder(repo.repo);
-  const dir = join3(root, folder);
+  const dir = join2(root, folder);
   const url2 = cloneUrl(ctx.serverUrl, repo.repo);
   await mkdir2(dir, { recursive: true });
   if ((await readdir2(dir)).length > 0) {
@@ -50531,7 +50521,7 @@ async function prepareRepo(ctx, root, repo, mode) {
   }
   preparedHead ??= await git.currentCommit();
   await recorded;
-  const gitConfig2 = await readFile(join3(dir, ".git", "config"), "utf8");
+  const gitConfig2 = await readFile(join2(dir, ".git", "config"), "utf8");
   return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig: gitConfig2 };
 }
 async function prepareWorkspace(ctx, repos, options) {
@@ -50544,7 +50534,7 @@ async function prepareWorkspace(ctx, repos, options) {
     if (other && other !== r2.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r2.repo} would share the folder ${f}`);
     folders.set(f, r2.repo);
   }
-  const root = options.root ? resolve(options.root) : await mkdtemp2(join3(tmpdir3(), "conveyor-ws-"));
+  const root = options.root ? resolve(options.root) : await mkdtemp2(join2(tmpdir2(), "conveyor-ws-"));
   await mkdir2(root, { recursive: true });
   const prepared = await Promise.all(repos.map((r2) => prepareRepo(ctx, root, r2, options.mode)));
   const notes = [];
@@ -50558,7 +50548,7 @@ async function prepareWorkspace(ctx, repos, options) {
   return { root, repos: prepared, notes };
 }
 async function restoreGitConfigs(ws) {
-  await Promise.all(ws.repos.map((r2) => writeFile3(join3(r2.dir, ".git", "config"), r2.gitConfig)));
+  await Promise.all(ws.repos.map((r2) => writeFile3(join2(r2.dir, ".git", "config"), r2.gitConfig)));
 }
 
 // action/src/context.ts
@@ -50771,7 +50761,7 @@ ${out.summary}
 
 // action/src/report/file.ts
 import { mkdir as mkdir3, rename as rename2, writeFile as writeFile4 } from "node:fs/promises";
-import { basename, dirname as dirname2, join as join5 } from "node:path";
+import { basename, dirname, join as join4 } from "node:path";
 var FileReporter = class {
   constructor(path) {
     this.path = path;
@@ -50779,9 +50769,9 @@ var FileReporter = class {
   path;
   name = "result file";
   async report(result) {
-    const dir = dirname2(this.path);
+    const dir = dirname(this.path);
     await mkdir3(dir, { recursive: true });
-    const temp = join5(dir, `.${basename(this.path)}.${process.pid}.${Date.now()}.tmp`);
+    const temp = join4(dir, `.${basename(this.path)}.${process.pid}.${Date.now()}.tmp`);
     await writeFile4(temp, `${JSON.stringify(result, null, 2)}
 `);
     await rename2(temp, this.path);
@@ -50872,7 +50862,7 @@ init_errors();
 // action/src/agent.ts
 init_errors();
 import { mkdir as mkdir4, readFile as readFile3, rm as rm5, writeFile as writeFile5 } from "node:fs/promises";
-import { join as join6 } from "node:path";
+import { join as join5 } from "node:path";
 
 // core/prompts/prompt.ts
 function sanitizeIssueText(text) {
@@ -50966,7 +50956,7 @@ function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agen
   return agent;
 }
 async function conveyorDir(ws) {
-  const dir = join6(ws.root, ".conveyor");
+  const dir = join5(ws.root, ".conveyor");
   await mkdir4(dir, { recursive: true });
   return dir;
 }
@@ -51041,7 +51031,7 @@ async function runAgent(ctx, payload, ws, agent, options) {
 async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
   const prefix = options.role ? `${options.role}-` : "";
-  const files = { promptFile: join6(dir, `${prefix}prompt.md`), resultFile: join6(dir, `${prefix}result.json`) };
+  const files = { promptFile: join5(dir, `${prefix}prompt.md`), resultFile: join5(dir, `${prefix}result.json`) };
   await rm5(files.resultFile, { force: true });
   await writeFile5(files.promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, files);
@@ -51290,7 +51280,7 @@ async function reposHoldingWork(wctx, repos) {
 }
 
 // action/src/steps/gate.ts
-import { join as join7 } from "node:path";
+import { join as join6 } from "node:path";
 
 // core/steps/failing-lines.ts
 var FAILURE_LINE = /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
@@ -51429,7 +51419,7 @@ function commandsFor(payload, step, repo) {
   return services.flatMap((s) => {
     const svc = payload.services[s];
     if (!svc?.gate) return [];
-    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join7(repo.dir, svc.path) : repo.dir, service: s }];
+    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join6(repo.dir, svc.path) : repo.dir, service: s }];
   });
 }
 async function runGate(ctx, payload) {
@@ -51492,7 +51482,7 @@ async function runGate(ctx, payload) {
 // action/src/steps/gate-author.ts
 init_errors();
 import { lstat as lstat2, mkdir as mkdir5, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname3, isAbsolute, join as join8, normalize as normalize3 } from "node:path";
+import { dirname as dirname2, isAbsolute, join as join7, normalize as normalize3 } from "node:path";
 
 // core/shell.ts
 function shellQuote(value) {
@@ -51626,7 +51616,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     });
     if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
-    const file2 = join8(repo.dir, path);
+    const file2 = join7(repo.dir, path);
     const info = await lstat2(file2).catch(() => void 0);
     if (!info || !info.isFile()) {
       const what = !info ? "did not write" : "wrote something other than a regular file at";
@@ -51636,12 +51626,12 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (!content.toString("utf8").trim()) {
       return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
     }
-    const baseDir = join8(await conveyorDir(ws), "base-check");
+    const baseDir = join7(await conveyorDir(ws), "base-check");
     await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
     let onBase;
     try {
-      await mkdir5(dirname3(join8(baseDir, path)), { recursive: true });
-      await writeFile6(join8(baseDir, path), content);
+      await mkdir5(dirname2(join7(baseDir, path)), { recursive: true });
+      await writeFile6(join7(baseDir, path), content);
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes });
     } finally {
@@ -51679,7 +51669,7 @@ ${fence(tail(onBase.output) || "(no output)")}`;
 // action/src/steps/review.ts
 init_errors();
 import { writeFile as writeFile7 } from "node:fs/promises";
-import { join as join9 } from "node:path";
+import { join as join8 } from "node:path";
 
 // core/steps/independence.ts
 var VERSION_PART = /[-_.](?:\d+|v\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2}|latest)$/;
@@ -51747,7 +51737,7 @@ async function runReview(ctx, payload) {
     for (const r2 of ws.repos) {
       reviewed.push({ repo: r2.repo, dir: single ? "." : r2.folder, base: r2.base, branch: r2.checkedOut, diff: await diffOf(wctx, r2) });
     }
-    const diffFile = join9(await conveyorDir(ws), "diffs.patch");
+    const diffFile = join8(await conveyorDir(ws), "diffs.patch");
     await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r2) => r2.diff).map((r2) => `# ${r2.repo}: git diff ${r2.base}...${r2.branch}
 ${r2.diff}`).join("\n")));
     const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
@@ -51813,7 +51803,7 @@ ${list}${touched.length > 20 ? `
 // action/src/steps/deploy.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 
 // core/steps/deploy-plan.ts
 init_errors();
@@ -52042,7 +52032,7 @@ function ownService(payload) {
 function serviceDir(ws, repo, path) {
   const r2 = ws.repos.find((x2) => x2.repo === repo);
   if (!r2) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
-  const dir = path ? join10(r2.dir, path) : r2.dir;
+  const dir = path ? join9(r2.dir, path) : r2.dir;
   if (!existsSync3(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r2.checkedOut})`);
   return { repo: r2, dir };
 }
@@ -52120,7 +52110,7 @@ async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
     return { env: { service: t2.service, envId: t2.envId, state: "failed", error: e.message }, kept: false, startedAt, durationMs: 0, without };
   }
   const commit = where.repo.preparedHead;
-  const output2 = join10(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
+  const output2 = join9(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile8(output2, "");
   const deployment = await deployments?.start({ repo: t2.repo, ref: commit, envId: t2.envId, service: t2.service });
   const env = serviceEnvironment(ctx, payload, ws, t2, {

@@ -1,7 +1,7 @@
 // The network path of the workspace (what GitHub sees), offline: git's own smart-HTTP server
 // (`git http-backend`) behind a small Node server that demands the token as Basic auth, the way
 // GitHub does. The token must reach git through the scoped credential helper and nowhere else.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareWorkspace, repoGit, type WorkspaceContext } from '../../action/src/workspace.ts';
@@ -91,12 +91,19 @@ describe('preparing from an http(s) server', () => {
 
   it('reads no configuration of a repository the workspace lies in (its rewrites or credentials do not apply)', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
-    // CONVEYOR_WORKSPACE_ROOT may lie inside another checkout (the workflow's own, on a runner).
+    // CONVEYOR_WORKSPACE_ROOT (and even the temp folder) may lie inside another checkout.
     git(root, 'init', '--quiet');
     git(root, 'config', `url.http://127.0.0.1:1/.insteadOf`, `${http.url}/`);
-    const inside = join(root, 'ws');
-    const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: inside, mode: 'work' });
-    expect(ws.repos[0]).toMatchObject({ baseCommit: remotes.head('acme/web', 'main'), baseMerge: 'new-branch' });
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = join(root, 'tmp');
+    mkdirSync(process.env.TMPDIR);
+    try {
+      const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: join(root, 'ws'), mode: 'work' });
+      expect(ws.repos[0]).toMatchObject({ baseCommit: remotes.head('acme/web', 'main'), baseMerge: 'new-branch' });
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
   });
 
   it('fails with clone-failed, without prompting, when the server refuses the missing token', async () => {

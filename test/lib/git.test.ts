@@ -132,6 +132,16 @@ describe('the environment of every git command', () => {
 });
 
 describe('hooks', () => {
+  it('have no folder anyone could plant one in: an agent runs as the same user as the step', async () => {
+    const hooksPath = gitConfig(undefined).find((c) => c.startsWith('core.hooksPath='))!.slice('core.hooksPath='.length);
+    expect(() => plantHook(hooksPath, 'post-commit', join(scratch, 'hook-ran'))).toThrow();
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const web = await checkout('acme/web');
+    writeFiles(web.dir, { 'b.txt': 'b\n' });
+    await web.commitAll('Add b\n');
+    expect(existsSync(join(scratch, 'hook-ran'))).toBe(false);
+  });
+
   it('never run, whatever the repository plants', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const web = await checkout('acme/web');
