@@ -25308,7 +25308,7 @@ __export(local_exports, {
   openLocalForge: () => openLocalForge
 });
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdtemp as mkdtemp3, rm as rm3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp3, rm as rm4 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join3 } from "node:path";
 function openLocalForge(remotesDir) {
@@ -25488,7 +25488,7 @@ ${options.message.trim()}
           if (!push.pushed) return { merged: false, reason: push.output };
           return { merged: true, sha };
         } finally {
-          await rm3(work, { recursive: true, force: true });
+          await rm4(work, { recursive: true, force: true });
         }
       }
     };
@@ -50352,7 +50352,7 @@ function sealResult(result, inputs) {
 
 // action/src/context.ts
 init_errors();
-import { rm as rm4 } from "node:fs/promises";
+import { rm as rm5 } from "node:fs/promises";
 
 // lib/secrets.ts
 var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
@@ -50406,7 +50406,7 @@ function commandEnvironment(base, scrubber, extra = {}) {
 // action/src/workspace.ts
 init_errors();
 init_git();
-import { mkdir as mkdir2, mkdtemp as mkdtemp2, readdir as readdir2, readFile, writeFile as writeFile3 } from "node:fs/promises";
+import { lstat as lstat2, mkdir as mkdir2, mkdtemp as mkdtemp2, readdir as readdir2, readFile, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join2, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50548,7 +50548,17 @@ async function prepareWorkspace(ctx, repos, options) {
   return { root, repos: prepared, notes };
 }
 async function restoreGitConfigs(ws) {
-  await Promise.all(ws.repos.map((r2) => writeFile3(join2(r2.dir, ".git", "config"), r2.gitConfig)));
+  await Promise.all(
+    ws.repos.map(async (r2) => {
+      const gitDir = join2(r2.dir, ".git");
+      if (!(await lstat2(gitDir).catch(() => void 0))?.isDirectory()) {
+        throw new ConveyorError("bad-input", `${r2.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
+      }
+      await rm3(join2(gitDir, "commondir"), { force: true });
+      await rm3(join2(gitDir, "config"), { force: true });
+      await writeFile3(join2(gitDir, "config"), r2.gitConfig);
+    })
+  );
 }
 
 // action/src/context.ts
@@ -50596,7 +50606,7 @@ function prepareStepWorkspace(ctx, repos, mode, wctx = workspaceContext(ctx)) {
   return prepareWorkspace(wctx, repos, { mode, ...ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {} });
 }
 async function removeStepWorkspace(ctx, ws) {
-  if (!ctx.workspaceRoot) await rm4(ws.root, { recursive: true, force: true });
+  if (!ctx.workspaceRoot) await rm5(ws.root, { recursive: true, force: true });
 }
 function runUserCommand(ctx, options) {
   const prefix = options.linePrefix ?? "  | ";
@@ -50861,7 +50871,7 @@ init_errors();
 
 // action/src/agent.ts
 init_errors();
-import { mkdir as mkdir4, readFile as readFile3, rm as rm5, writeFile as writeFile5 } from "node:fs/promises";
+import { mkdir as mkdir4, readFile as readFile3, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 import { join as join5 } from "node:path";
 
 // core/prompts/prompt.ts
@@ -51032,7 +51042,7 @@ async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
   const prefix = options.role ? `${options.role}-` : "";
   const files = { promptFile: join5(dir, `${prefix}prompt.md`), resultFile: join5(dir, `${prefix}result.json`) };
-  await rm5(files.resultFile, { force: true });
+  await rm6(files.resultFile, { force: true });
   await writeFile5(files.promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, files);
   const cwd = options.cwd;
@@ -51481,7 +51491,7 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 init_errors();
-import { lstat as lstat2, mkdir as mkdir5, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
+import { lstat as lstat3, mkdir as mkdir5, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
 import { dirname as dirname2, isAbsolute, join as join7, normalize as normalize3 } from "node:path";
 
 // core/shell.ts
@@ -51617,7 +51627,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     const file2 = join7(repo.dir, path);
-    const info = await lstat2(file2).catch(() => void 0);
+    const info = await lstat3(file2).catch(() => void 0);
     if (!info || !info.isFile()) {
       const what = !info ? "did not write" : "wrote something other than a regular file at";
       return fail("gate-file-missing", `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);

@@ -4,7 +4,7 @@
 // else created from the base. What each branch started from is recorded for --force-with-lease.
 // From an http(s) server the clone is partial (blobless): the history of the base and work
 // branches, which merges need, and file contents only as a checkout, merge or diff asks for them.
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,7 +244,21 @@ export async function prepareWorkspace(
   return { root, repos: prepared, notes };
 }
 
-/** Puts back .git/config as we wrote it: a user command may have added remotes, rewrites or helpers. */
+/**
+ * Puts back .git/config as we wrote it: a user command may have added remotes, rewrites, helpers
+ * or proxies. A `.git/commondir` file would make git read its configuration from another folder
+ * instead (one the command wrote), so it goes; a `.git` that is no longer a folder is refused.
+ */
 export async function restoreGitConfigs(ws: Workspace): Promise<void> {
-  await Promise.all(ws.repos.map((r) => writeFile(join(r.dir, '.git', 'config'), r.gitConfig)));
+  await Promise.all(
+    ws.repos.map(async (r) => {
+      const gitDir = join(r.dir, '.git');
+      if (!(await lstat(gitDir).catch(() => undefined))?.isDirectory()) {
+        throw new ConveyorError('bad-input', `${r.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
+      }
+      await rm(join(gitDir, 'commondir'), { force: true });
+      await rm(join(gitDir, 'config'), { force: true }); // a symbolic link would have the write land elsewhere
+      await writeFile(join(gitDir, 'config'), r.gitConfig);
+    }),
+  );
 }
