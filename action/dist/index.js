@@ -50472,9 +50472,8 @@ function repoGit(ctx, dir) {
 }
 async function cloneLocal(git, url2, branches) {
   await git.failingAs("clone-failed").clone(localPath(url2, "clone target"), { local: true });
-  const recorded = git.setRemoteUrl("origin", url2);
-  recorded.catch(() => void 0);
-  return { heads: await git.remoteBranchHeads(branches), recorded };
+  const [, heads] = await Promise.all([git.setRemoteUrl("origin", url2), git.remoteBranchHeads(branches)]);
+  return heads;
 }
 async function fetchRemote(git, url2, base, work) {
   const network = git.failingAs("clone-failed");
@@ -50495,7 +50494,7 @@ async function prepareRepo(ctx, root, repo, mode) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
-  const { heads, recorded } = url2.startsWith("file:") ? await cloneLocal(git, url2, [repo.base, repo.workBranch]) : { heads: await fetchRemote(git, url2, repo.base, repo.workBranch), recorded: Promise.resolve() };
+  const heads = url2.startsWith("file:") ? await cloneLocal(git, url2, [repo.base, repo.workBranch]) : await fetchRemote(git, url2, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError("clone-failed", `base branch "${repo.base}" does not exist in ${repo.repo} (${url2})`);
@@ -50520,7 +50519,6 @@ async function prepareRepo(ctx, root, repo, mode) {
     await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
   preparedHead ??= await git.currentCommit();
-  await recorded;
   const gitConfig2 = await readFile(join2(dir, ".git", "config"), "utf8");
   return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig: gitConfig2 };
 }

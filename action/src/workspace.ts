@@ -144,14 +144,13 @@ type Heads = Map<string, string>;
  * through a pipe and hashing it again (index-pack, connectivity check), which was most of the
  * CPU of a preparation. Copies, not hard links: the agent runs in this checkout and must not be
  * able to reach the remote's object files through it. The URL was checked against the server
- * before this runs, the path is derived from that URL alone, and the remote keeps the URL
- * (recorded while the checkout goes on: `recorded` settles when it is).
+ * before this runs, the path is derived from that URL alone, and the remote keeps the URL.
  */
-async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<{ heads: Heads; recorded: Promise<void> }> {
+async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<Heads> {
   await git.failingAs('clone-failed').clone(localPath(url, 'clone target'), { local: true });
-  const recorded = git.setRemoteUrl('origin', url);
-  recorded.catch(() => undefined); // awaited by the caller; a failure must not go unhandled meanwhile
-  return { heads: await git.remoteBranchHeads(branches), recorded };
+  // Not at the same time as the checkout, which writes .git/config too (the branch's upstream).
+  const [, heads] = await Promise.all([git.setRemoteUrl('origin', url), git.remoteBranchHeads(branches)]);
+  return heads;
 }
 
 /**
@@ -180,9 +179,9 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
-  const { heads, recorded } = url.startsWith('file:')
+  const heads = url.startsWith('file:')
     ? await cloneLocal(git, url, [repo.base, repo.workBranch])
-    : { heads: await fetchRemote(git, url, repo.base, repo.workBranch), recorded: Promise.resolve() };
+    : await fetchRemote(git, url, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
@@ -210,7 +209,6 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
   preparedHead ??= await git.currentCommit();
-  await recorded;
   const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
   return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }
