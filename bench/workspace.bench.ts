@@ -10,11 +10,12 @@
 // serialized (here, five parallel `tar x` of the same files take 3.5x one), the disk, not
 // Conveyor, would set the ratio. `--disk` (or BENCH_DIR=folder) measures on the temp disk instead.
 // Usage: npx tsx bench/workspace.bench.ts [--disk]
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareWorkspace, type WorkspaceContext } from '../action/src/workspace.ts';
+import { createBareRepo } from './repos.ts';
 
 const REPOS = 5;
 const FILES = 2000;
@@ -22,40 +23,9 @@ const COMMITS = 300;
 const ROUNDS = 9;
 const TARGET = 1.6;
 
-function fastImportStream(seed: number): string {
-  const out: string[] = [];
-  const when = 1_700_000_000;
-  for (let c = 1; c <= COMMITS; c++) {
-    const message = `commit ${c} of repository ${seed}\n`;
-    out.push('commit refs/heads/main', `mark :${c}`, `committer Bench <bench@example.com> ${when + c} +0000`, `data ${Buffer.byteLength(message)}`, message);
-    if (c > 1) out.push(`from :${c - 1}`);
-    const touched = c === 1 ? Array.from({ length: FILES }, (_, i) => i) : Array.from({ length: 7 }, (_, i) => (c * 131 + i * 17) % FILES);
-    for (const f of touched) {
-      const content = `// file ${f} of repository ${seed}, revision ${c}\n${'export const value = '.concat(String(f * c), ';\n').repeat(4)}`;
-      out.push(`M 100644 inline src/dir${f % 40}/file${f}.ts`, `data ${Buffer.byteLength(content)}`, content);
-    }
-    out.push('');
-  }
-  return `${out.join('\n')}\n`;
-}
-
-function run(cmd: string, args: string[], cwd: string, input?: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'] });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`))));
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
-
 async function createRemote(remotes: string, i: number): Promise<string> {
-  const repo = `bench/svc${i}`;
-  const bare = join(remotes, 'bench', `svc${i}.git`);
-  mkdirSync(bare, { recursive: true });
-  await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare], remotes);
-  await run('git', ['fast-import', '--quiet'], bare, fastImportStream(i));
-  await run('git', ['gc', '--quiet'], bare);
-  return repo;
+  await createBareRepo(join(remotes, 'bench', `svc${i}.git`), i, { files: FILES, commits: COMMITS });
+  return `bench/svc${i}`;
 }
 
 /** CPU milliseconds of the git processes this process waited for (Linux); undefined elsewhere. */

@@ -1,7 +1,6 @@
 // Reading `.github/conveyor.yml` from disk for the commands: a missing or unreadable file is bad
 // usage (exit 2) with a message that says what to do, not a stack trace.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Config } from '../core/config/schema.ts';
 import { DEFAULT_PIPELINE } from '../core/config/defaults.ts';
@@ -12,6 +11,7 @@ import { formatConfigError, loadConfig } from '../core/config/load.ts';
 import type { ConfigError } from '../core/config/load.ts';
 import { UsageError } from '../core/errors.ts';
 import { isRepoName } from '../core/repo-name.ts';
+import { GitRepo } from '../lib/git.ts';
 
 export const DEFAULT_CONFIG_PATH = '.github/conveyor.yml';
 
@@ -52,17 +52,11 @@ export function formatConfigErrors(errors: readonly ConfigError[]): string {
  * `owner/name` of the git repository holding `path`, from its `origin` remote, or undefined.
  * Only the last two segments of the URL matter: https, ssh, scp-like and file URLs all end so.
  */
-export function detectRepository(path: string): string | undefined {
-  let url: string;
-  try {
-    url = execFileSync('git', ['-C', dirname(path), 'remote', 'get-url', 'origin'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return undefined;
-  }
-  return repositoryOfUrl(url);
+export async function detectRepository(path: string): Promise<string | undefined> {
+  const folder = dirname(path);
+  if (!existsSync(folder)) return undefined;
+  const url = await new GitRepo(folder).remoteUrl('origin');
+  return url === undefined ? undefined : repositoryOfUrl(url);
 }
 
 export function repositoryOfUrl(url: string): string | undefined {
@@ -74,17 +68,17 @@ export function repositoryOfUrl(url: string): string | undefined {
  * Reads, validates and compiles one pipeline of a configuration file. Services without `repo`
  * belong to the repository holding the file: `repo` if given, else its git remote `origin`.
  */
-export function compileConfigFile(
+export async function compileConfigFile(
   path: string,
   pipeline: string | undefined,
   repo: string | undefined,
-): { ok: true; plan: Plan } | { ok: false; errors: ConfigError[] } {
+): Promise<{ ok: true; plan: Plan } | { ok: false; errors: ConfigError[] }> {
   // It names a folder under --remotes in the embedded mode: only owner/name, as a service's `repo`.
   if (repo !== undefined && !isRepoName(repo)) throw new UsageError(`--repo must be "owner/name", got "${repo}"`);
   const loaded = loadConfigFile(path);
   if (!loaded.ok) return loaded;
   const name = choosePipeline(loaded.config, pipeline, path);
-  const primaryRepo = repo ?? detectRepository(path);
+  const primaryRepo = repo ?? (await detectRepository(path));
   try {
     return { ok: true, plan: compilePlan(loaded.config, name, primaryRepo === undefined ? {} : { primaryRepo }) };
   } catch (e) {

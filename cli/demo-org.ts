@@ -1,19 +1,17 @@
 // Builds the demo organisation that `conveyor demo` and the end-to-end tests run on: two real bare
 // repositories (a storefront and the catalog it consumes) laid out as <remotes>/<owner>/<name>.git,
 // the scripted agents, a configuration that points at them, and the demo issue.
-import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { devNull, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual, promisify } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 import { configSchema } from '../core/config/schema.ts';
 import { UsageError } from '../core/errors.ts';
 import { shellQuote } from '../core/shell.ts';
 import { describeIssues } from '../core/contract/wire.ts';
-
-const execFileAsync = promisify(execFile);
+import { GitRepo } from '../lib/git.ts';
 
 /** Where the demo's material lives in this source tree. */
 export const DEMO_SOURCE = fileURLToPath(new URL('../examples/demo/', import.meta.url));
@@ -28,17 +26,17 @@ export const DEMO_MARKER = '.conveyor-demo';
 export const AGENTS_PLACEHOLDER = '{{agents}}';
 
 // The demo's commits carry their own identity and dates: CI has no git identity, and fixed dates
-// give the same commit ids on every build.
+// give the same commit ids on every build. (The git layer keeps the user's own settings, such as
+// commit signing, hooks or templates, from changing the demo.)
 const DEMO_GIT_ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: tmpdir(),
   GIT_AUTHOR_NAME: 'Conveyor Demo',
   GIT_AUTHOR_EMAIL: 'demo@conveyor.invalid',
   GIT_COMMITTER_NAME: 'Conveyor Demo',
   GIT_COMMITTER_EMAIL: 'demo@conveyor.invalid',
   GIT_AUTHOR_DATE: '2025-01-01T00:00:00Z',
   GIT_COMMITTER_DATE: '2025-01-01T00:00:00Z',
-  // The user's own settings (commit signing, hooks paths, templates) must not change the demo.
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: devNull,
 };
 
 export interface Demo {
@@ -103,32 +101,18 @@ async function prepareFolder(root: string): Promise<void> {
   for (const entry of entries) await rm(join(root, entry), { recursive: true, force: true });
 }
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...DEMO_GIT_ENV };
-  // A caller running inside a git hook would otherwise point these commands at its own repository.
-  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY']) delete env[name];
-  try {
-    const { stdout } = await execFileAsync('git', args, { cwd, env, encoding: 'utf8' });
-    return stdout.trim();
-  } catch (e) {
-    const err = e as Error & { stderr?: string };
-    throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${(err.stderr ?? err.message).trim()}`, { cause: e });
-  }
-}
-
 /** A bare repository on `main` holding one commit of the files under `source`. */
 async function createBareRepo(bare: string, source: string): Promise<void> {
-  await mkdir(bare, { recursive: true });
-  await git(bare, 'init', '--quiet', '--bare', '--initial-branch=main');
+  await new GitRepo(bare, { env: DEMO_GIT_ENV }).init({ bare: true, initialBranch: 'main' });
   const scratch = await mkdtemp(join(tmpdir(), 'conveyor-demo-'));
   try {
     await cp(source, scratch, { recursive: true, filter: (src) => basename(src) !== 'node_modules' });
     // Every demo service stands its preview up the same way: one copy of the scripts, in each repository.
     await cp(join(DEMO_SOURCE, 'preview'), join(scratch, 'scripts'), { recursive: true });
-    await git(scratch, 'init', '--quiet', '--initial-branch=main');
-    await git(scratch, 'add', '-A');
-    await git(scratch, 'commit', '--quiet', '--no-verify', '-m', `Initial ${basename(source)} service`);
-    await git(scratch, 'push', '--quiet', bare, 'HEAD:refs/heads/main');
+    const git = new GitRepo(scratch, { env: DEMO_GIT_ENV });
+    await git.init({ initialBranch: 'main' });
+    await git.commitAll(`Initial ${basename(source)} service\n`);
+    await git.push({ to: bare, ref: 'HEAD', branch: 'main', lease: '' });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -29,7 +29,7 @@ export interface StartRequest extends EmbeddedOptions {
 
 /** 1. compile the plan, 2. check the repositories, 3. start the run, 4. drive it, 5. report. */
 export async function startRun(request: StartRequest): Promise<number> {
-  const compiled = compileConfigFile(request.configPath, request.pipeline, request.repo);
+  const compiled = await compileConfigFile(request.configPath, request.pipeline, request.repo);
   if (!compiled.ok) {
     warnRaw(formatConfigErrors(compiled.errors));
     return EXIT.usage;
@@ -80,7 +80,7 @@ export interface DecisionRequest {
   /** The event cancels the run: it is applied before the run is taken over, not after driving it on. */
   cancels?: boolean;
   /** Runs before anything is settled or decided; an exit code stops the decision (it said why). */
-  check?: (run: Run, options: EmbeddedOptions) => number | undefined;
+  check?: (run: Run, options: EmbeddedOptions) => Promise<number | undefined>;
 }
 
 /**
@@ -95,7 +95,7 @@ export async function decide(request: DecisionRequest): Promise<number> {
     return EXIT.failed;
   }
   const options = { ...runOptions(stored), ...definedOnly(request.override ?? {}) };
-  const refused = request.check?.(stored, options);
+  const refused = await request.check?.(stored, options);
   if (refused !== undefined) return refused;
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {

@@ -1,105 +1,343 @@
-// A small git runner. Every command gets Conveyor's identity (runners have none), no prompts and
-// no hooks; network commands may get the token, which travels only in the environment of that one
-// git process and reaches git through a credential helper given with -c: never in .git/config, a
-// remote URL, a file, or a command line.
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+// The one git layer. Every git command Conveyor runs goes through a GitRepo made for one folder,
+// by a named operation, on simple-git, with the settings of git-safety.ts: Conveyor's identity, no
+// prompts, no hooks, no global or system configuration. A command that talks to an http(s) server
+// may get the token, which travels only in the environment of that one git process and reaches
+// git through a credential helper given with -c, scoped to the server: never in .git/config, a
+// remote URL, a file, a command line or a log.
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConveyorError } from '../core/errors.ts';
-import type { ErrorCode } from '../core/contract/wire.ts';
+import { simpleGit } from 'simple-git';
+import { ConveyorError, type ErrorCode } from '../core/errors.ts';
+import { ALLOWED_UNSAFE, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY } from './git-safety.ts';
 
-const CONVEYOR_IDENTITY = ['-c', 'user.name=Conveyor', '-c', 'user.email=conveyor@users.noreply.github.com'];
-
-/** The credential helper reads the token from the environment of the git process that runs it. */
-const TOKEN_VARIABLE = 'CONVEYOR_GIT_TOKEN';
-const CREDENTIAL_HELPER = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$${TOKEN_VARIABLE}"; }; f`;
-
-// Hooks are code a repository (or an agent) can plant; none of our git commands run them.
-let emptyHooks: string | undefined;
-function hooksPath(): string {
-  emptyHooks ??= mkdtempSync(join(tmpdir(), 'conveyor-nohooks-'));
-  return emptyHooks;
+/** The token and the http(s) server it is for. */
+export interface GitAuth {
+  token: string;
+  serverUrl: string;
 }
 
-export interface GitOptions {
-  cwd: string;
-  /** Base environment (already free of secrets). */
-  env: Record<string, string>;
-  /** Set for network commands against an http(s) server: the token and the server it is for. */
-  auth?: { token: string; serverUrl: string };
-  /** Text for stdin (commit messages travel this way, never as arguments). */
-  input?: string;
-  /** Resolve instead of throwing when git exits non-zero. */
-  allowFailure?: boolean;
-  /** Error code of the ConveyorError thrown on failure (default `internal`). */
+export interface GitRepoOptions {
+  /** Base environment, already free of secrets (default: PATH, and HOME in the temp folder). */
+  env?: Record<string, string>;
+  /** Given to the commands that talk to the server, and to no other. */
+  auth?: GitAuth;
+  /**
+   * The clone is partial (blobless): file contents come from the server on demand, so commands
+   * that read them (checkout, merge, diff) may talk to the server and get `auth` too.
+   */
+  partial?: boolean;
+  /** Code of the ConveyorError a failing command throws (default `internal`). */
   code?: ErrorCode;
   scrub?: (text: string) => string;
 }
 
-export interface GitResult {
-  code: number;
+/** Whether a command may talk to the server: always (fetch, push), or when it reads contents of a partial clone. */
+type Reach = 'local' | 'server' | 'contents';
+
+interface RunOptions {
+  reach?: Reach;
+  /** Run outside any repository (the command names everything it needs). */
+  outside?: boolean;
+  /** Exit codes other than 0 that are an answer, not a failure. */
+  answers?: number[];
+}
+
+interface Output {
+  exitCode: number;
   stdout: string;
   stderr: string;
 }
 
-/**
- * The arguments placed before a subcommand: identity, no hooks, and, when authenticated, a
- * credential helper scoped to the server's URL, so that git hands the token to no other host.
- */
-export function gitPrefix(authServerUrl: string | undefined): string[] {
-  const args = [...CONVEYOR_IDENTITY, '-c', `core.hooksPath=${hooksPath()}`];
-  if (authServerUrl) {
-    const scope = authServerUrl.replace(/\/+$/, '');
-    args.push('-c', 'credential.helper=', '-c', `credential.${scope}.helper=`, '-c', `credential.${scope}.helper=${CREDENTIAL_HELPER}`);
+export type MergeOutcome = { merged: true } | { merged: false; conflicts: string[]; output: string };
+export type PushOutcome = { pushed: true } | { pushed: false; output: string };
+
+export interface CloneOptions {
+  /** A folder on this machine: copy its object files instead of packing (never hard links). */
+  local?: boolean;
+  /** Only this branch (default: every branch). */
+  branch?: string;
+  /** e.g. blob:none: a partial clone, whose file contents come from the server when asked for. */
+  filter?: string;
+}
+
+function minimalEnvironment(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
+}
+
+/** A git repository (or a folder about to hold one), and the named operations Conveyor runs on it. */
+export class GitRepo {
+  private readonly env: Record<string, string>;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: GitRepoOptions = {},
+  ) {
+    this.env = options.env ?? minimalEnvironment();
   }
-  return args;
+
+  /** The same repository, failing with `code`. */
+  failingAs(code: ErrorCode): GitRepo {
+    return new GitRepo(this.dir, { ...this.options, code });
+  }
+
+  /** Clones `source` into this folder (created when missing; must be empty), without tags, checking nothing out. */
+  async clone(source: string, how: CloneOptions = {}): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    const args = ['clone', '--no-tags', '--origin', 'origin'];
+    if (how.local) args.push('--local', '--no-hardlinks');
+    if (how.branch) args.push('--single-branch', '--branch', how.branch);
+    if (how.filter) args.push(`--filter=${how.filter}`);
+    await this.run([...args, '--no-checkout', '--', source, this.dir], { reach: 'server' });
+  }
+
+  /** A new repository in this folder (created when missing). */
+  async init(how: { bare?: boolean; initialBranch?: string } = {}): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    await this.run(['init', ...(how.bare ? ['--bare'] : []), ...(how.initialBranch ? [`--initial-branch=${how.initialBranch}`] : []), this.dir]);
+  }
+
+  // --- the server -------------------------------------------------------------------------------
+
+  /**
+   * Heads of `branches` on the server at `url`: branch name to commit; absent branches are left
+   * out. It needs no repository and reads none (so it may run while this folder is being cloned).
+   */
+  async remoteHeads(url: string, branches: readonly string[]): Promise<Map<string, string>> {
+    const out = await this.run(['ls-remote', '--heads', url, ...branches.map((b) => `refs/heads/${b}`)], { reach: 'server', outside: true });
+    return headsOf(out.stdout, 'refs/heads/', branches);
+  }
+
+  /** Fetches `refspecs` from origin, without tags (a partial clone's filter applies). */
+  async fetch(refspecs: readonly string[]): Promise<void> {
+    await this.run(['fetch', '--no-tags', 'origin', ...refspecs], { reach: 'server' });
+  }
+
+  /**
+   * Pushes `ref` to `branch` of `to` (a URL, or a remote's name), no hooks. With `lease`, only if
+   * the branch is still at that commit ('' = it must not exist yet): someone else's push since is a
+   * rejection, never overwritten.
+   */
+  async push(how: { to: string; ref: string; branch: string; lease?: string }): Promise<PushOutcome> {
+    const lease = how.lease === undefined ? [] : [`--force-with-lease=refs/heads/${how.branch}:${how.lease}`];
+    // 1: rejected (the lease, or not a fast-forward); 128: the server refused or could not be reached.
+    const out = await this.run(['push', '--no-verify', ...lease, how.to, `${how.ref}:refs/heads/${how.branch}`], { reach: 'server', answers: [1, 128] });
+    return out.exitCode === 0 ? { pushed: true } : { pushed: false, output: (out.stderr.trim() || out.stdout.trim()) };
+  }
+
+  // --- configuration ----------------------------------------------------------------------------
+
+  async setRemoteUrl(name: string, url: string): Promise<void> {
+    await this.run(['config', `remote.${name}.url`, url]);
+  }
+
+  /** The URL of remote `name`, or undefined when there is none (or no repository here). */
+  async remoteUrl(name = 'origin'): Promise<string | undefined> {
+    const out = await this.run(['config', '--get', `remote.${name}.url`], { answers: [1, 128] });
+    return out.exitCode === 0 ? out.stdout.trim() || undefined : undefined;
+  }
+
+  // --- reading ----------------------------------------------------------------------------------
+
+  async revParse(rev: string): Promise<string> {
+    return (await this.run(['rev-parse', '--verify', '--end-of-options', rev])).stdout.trim();
+  }
+
+  /** The commit checked out. */
+  currentCommit(): Promise<string> {
+    return this.revParse('HEAD');
+  }
+
+  /** Head of a local branch (in a bare repository: of the repository), or undefined when it does not exist. */
+  async branchHead(branch: string): Promise<string | undefined> {
+    const out = await this.run(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { answers: [1] });
+    return out.exitCode === 0 ? out.stdout.trim() : undefined;
+  }
+
+  /** Heads of the remote-tracking branches `<remote>/<branch>` that exist. */
+  async remoteBranchHeads(branches: readonly string[], remote = 'origin'): Promise<Map<string, string>> {
+    const prefix = `refs/remotes/${remote}/`;
+    const out = await this.run(['for-each-ref', '--format=%(objectname) %(refname)', ...branches.map((b) => `${prefix}${b}`)]);
+    return headsOf(out.stdout, prefix, branches);
+  }
+
+  /** Whether `ancestor` is reachable from `commit` (asked through their merge base). */
+  async isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    const base = await this.run(['merge-base', ancestor, commit], { answers: [1] });
+    if (base.exitCode !== 0) return false;
+    const id = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ancestor) ? ancestor : await this.revParse(`${ancestor}^{commit}`);
+    return base.stdout.trim() === id;
+  }
+
+  /** Number of commits in `range` (e.g. `main..feature`). */
+  async countCommits(range: string): Promise<number> {
+    return Number((await this.run(['rev-list', '--count', range])).stdout.trim());
+  }
+
+  /**
+   * Paths that differ between two commits. Renames are not paired: a renamed file gives both its
+   * old and its new path, so a check of what was written sees both.
+   */
+  async diffNames(from: string, to: string): Promise<string[]> {
+    const out = await this.run(['diff', '--name-only', '--no-renames', '-z', from, to, '--']);
+    return out.stdout.split('\0').filter(Boolean);
+  }
+
+  /** Whether two commits hold different trees. */
+  async differs(from: string, to: string): Promise<boolean> {
+    return (await this.diffNames(from, to)).length > 0;
+  }
+
+  /** The patch of `range` (e.g. `origin/main...HEAD`), no colours, no external diff program. */
+  async diff(range: string): Promise<string> {
+    return (await this.run(['diff', '--no-color', '--no-ext-diff', range, '--'], { reach: 'contents' })).stdout;
+  }
+
+  /** `git status --porcelain=v1 -z`, untracked files included (ignored ones not): what a checkout looks like. */
+  async status(): Promise<string> {
+    return (await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all'])).stdout;
+  }
+
+  /** The full message of the commit checked out. */
+  async lastMessage(): Promise<string> {
+    return (await this.run(['log', '-1', '--format=%B'])).stdout;
+  }
+
+  // --- changing ---------------------------------------------------------------------------------
+
+  /** Checks out `branch` at `at`, creating it, or moving it when it exists. */
+  async checkout(branch: string, at: string): Promise<void> {
+    await this.run(['checkout', '-B', branch, at], { reach: 'contents' });
+  }
+
+  /** Creates `branch` at `at` and checks it out; fails when it exists. */
+  async createBranch(branch: string, at: string): Promise<void> {
+    await this.run(['checkout', '-b', branch, at], { reach: 'contents' });
+  }
+
+  /**
+   * Merges `ref` into what is checked out: with `message` (and `noFastForward`) as given, else
+   * git's own message. A merge that does not go through is undone and its conflicts reported.
+   */
+  async merge(ref: string, how: { message?: string; noFastForward?: boolean } = {}): Promise<MergeOutcome> {
+    const attempt = (messageArgs: string[]) =>
+      this.run(['merge', ...(how.noFastForward ? ['--no-ff'] : []), ...messageArgs, ref], { reach: 'contents', answers: [1, 128] });
+    const out = how.message === undefined ? await attempt(['--no-edit']) : await withMessageFile(how.message, (file) => attempt(['-F', file]));
+    if (out.exitCode === 0) return { merged: true };
+    return this.undo(out, ['merge', '--abort']);
+  }
+
+  /** Stages the changes of `ref` as one (a squash merge) for `commit`; undone when they conflict. */
+  async mergeSquash(ref: string): Promise<MergeOutcome> {
+    const out = await this.run(['merge', '--squash', ref], { reach: 'contents', answers: [1, 128] });
+    if (out.exitCode === 0) return { merged: true };
+    return this.undo(out, ['reset', '--merge']);
+  }
+
+  /** Replays what is checked out onto `onto`; undone when it conflicts. */
+  async rebase(onto: string): Promise<MergeOutcome> {
+    const out = await this.run(['rebase', onto], { reach: 'contents', answers: [1, 128] });
+    if (out.exitCode === 0) return { merged: true };
+    return this.undo(out, ['rebase', '--abort']);
+  }
+
+  /**
+   * Commits what is staged (only `paths` when given; `amend` replaces the last commit). The
+   * message travels in a file, never as an argument. Returns the new head.
+   */
+  async commit(message: string, how: { paths?: readonly string[]; amend?: boolean } = {}): Promise<string> {
+    const paths = how.paths ? ['--', ...how.paths] : [];
+    await withMessageFile(message, (file) => this.run(['commit', '--no-verify', ...(how.amend ? ['--amend'] : []), '-F', file, ...paths]));
+    return this.currentCommit();
+  }
+
+  /** Stages every change (or only `paths`), new files included, ignored ones not, and commits them if there are any. */
+  async commitAll(message: string, how: { paths?: readonly string[] } = {}): Promise<{ committed: boolean; head: string }> {
+    const paths = how.paths ? ['--', ...how.paths] : [];
+    await this.run(['add', '--all', '--verbose', ...paths]);
+    const staged = await this.run(['diff', '--cached', '--name-only', '-z', ...paths]);
+    if (!staged.stdout) return { committed: false, head: await this.currentCommit() };
+    return { committed: true, head: await this.commit(message, how) };
+  }
+
+  /** A detached checkout of `ref` in the folder `dir`, sharing this repository's objects. */
+  async addWorktree(dir: string, ref: string): Promise<void> {
+    await this.run(['worktree', 'add', '--detach', dir, ref], { reach: 'contents' });
+  }
+
+  async removeWorktree(dir: string): Promise<void> {
+    await this.run(['worktree', 'remove', '--force', dir]);
+  }
+
+  // --- running ----------------------------------------------------------------------------------
+
+  /** Lists the conflicted paths of a failed merge, rebase or squash, then undoes it with `undo`. */
+  private async undo(failed: Output, undo: string[]): Promise<MergeOutcome> {
+    const conflicted = await this.run(['diff', '--name-only', '--diff-filter=U', '-z'], { answers: [128] });
+    await this.run(undo, { reach: 'contents', answers: [1, 128] });
+    return {
+      merged: false,
+      conflicts: conflicted.exitCode === 0 ? conflicted.stdout.split('\0').filter(Boolean) : [],
+      output: [failed.stdout.trim(), failed.stderr.trim()].filter(Boolean).join('\n'),
+    };
+  }
+
+  private async run(args: string[], how: RunOptions = {}): Promise<Output> {
+    const reach = how.reach ?? 'local';
+    const auth = reach === 'server' || (reach === 'contents' && this.options.partial) ? this.options.auth : undefined;
+    const scrub = this.options.scrub ?? ((t: string) => t);
+    // simple-git treats a non-zero exit without stderr as success, and one with stderr as an error
+    // that does not say the exit code: this hook sees every command's result and keeps it, so that
+    // the exit code is judged here, where the operation says which codes are answers.
+    let result: { exitCode: number; stderr: string } | undefined;
+    const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
+    const cwd = how.outside ? tmpdir() : this.dir;
+    const env = { ...gitEnvironment(this.env, auth?.token), ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}) };
+    let stdout: string;
+    try {
+      const git = simpleGit({
+        baseDir: cwd,
+        config: gitConfig(auth?.serverUrl),
+        unsafe: ALLOWED_UNSAFE,
+        errors: (_error, r) => {
+          result = { exitCode: r.exitCode, stderr: Buffer.concat(r.stdErr).toString('utf8') };
+          return undefined;
+        },
+      }).env(env);
+      stdout = await git.raw(args);
+    } catch (e) {
+      const said = result?.stderr.trim() || (e instanceof Error ? e.message : String(e));
+      throw new ConveyorError(this.options.code ?? 'internal', scrub(`${what} could not run in ${this.dir}: ${said}`), { cause: e });
+    }
+    const exitCode = result?.exitCode ?? 0;
+    const stderr = scrub(result?.stderr ?? '');
+    if (exitCode !== 0 && !how.answers?.includes(exitCode)) {
+      throw new ConveyorError(this.options.code ?? 'internal', scrub(`${what} failed (exit ${exitCode}) in ${this.dir}: ${stderr.trim() || stdout.trim()}`));
+    }
+    return { exitCode, stdout, stderr };
+  }
 }
 
-/**
- * The environment of one git process. Global and system configuration are ignored: an agent can
- * write ~/.gitconfig (an `insteadOf` there would redirect a push, and the token, elsewhere).
- */
-export function gitEnvironment(base: Record<string, string>, token: string | undefined): Record<string, string> {
-  const env: Record<string, string> = {
-    ...base,
-    GIT_TERMINAL_PROMPT: '0',
-    GCM_INTERACTIVE: 'never',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    LC_ALL: 'C',
-  };
-  for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
-  delete env[TOKEN_VARIABLE];
-  if (token) env[TOKEN_VARIABLE] = token;
-  return env;
+/** `<commit> <ref>` lines (ls-remote, for-each-ref) as a map from branch name to commit. */
+function headsOf(lines: string, prefix: string, branches: readonly string[]): Map<string, string> {
+  const heads = new Map<string, string>();
+  for (const line of lines.split('\n')) {
+    const [sha, ref] = line.split(/[\t ]/);
+    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
+    if (sha && branch !== undefined && branches.includes(branch)) heads.set(branch, sha);
+  }
+  return heads;
 }
 
-export function git(args: string[], options: GitOptions): Promise<GitResult> {
-  const fullArgs = [...gitPrefix(options.auth?.serverUrl), ...args];
-  const scrub = options.scrub ?? ((t: string) => t);
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      fullArgs,
-      { cwd: options.cwd, env: gitEnvironment(options.env, options.auth?.token), maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        const result = { code, stdout, stderr: scrub(stderr) };
-        if (code !== 0 && !options.allowFailure) {
-          const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
-          reject(new ConveyorError(options.code ?? 'internal', scrub(`${what} failed (exit ${code}) in ${options.cwd}: ${result.stderr.trim() || stdout.trim()}`)));
-          return;
-        }
-        resolve(result);
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-    else child.stdin?.end();
-  });
-}
-
-/** Trimmed stdout of a git command that must succeed. */
-export async function gitOut(args: string[], options: GitOptions): Promise<string> {
-  return (await git(args, options)).stdout.trim();
+/** Runs `fn` with `message` in a file of a private temporary folder, removed afterwards. */
+async function withMessageFile<T>(message: string, fn: (file: string) => Promise<T>): Promise<T> {
+  const folder = await mkdtemp(join(tmpdir(), 'conveyor-message-'));
+  try {
+    const file = join(folder, 'message.txt');
+    await writeFile(file, message, { mode: 0o600 });
+    return await fn(file);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }

@@ -5,11 +5,11 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
-var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
-}) : x)(function(x) {
+var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x2, {
+  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
+}) : x2)(function(x2) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
-  throw Error('Dynamic require of "' + x + '" is not supported');
+  throw Error('Dynamic require of "' + x2 + '" is not supported');
 });
 var __esm = (fn, res, err) => function __init() {
   if (err) throw err[0];
@@ -95,10 +95,10 @@ var require_tunnel = __commonJS({
       self2.sockets = [];
       self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self2.requests.length; i < len; ++i) {
-          var pending = self2.requests[i];
+        for (var i2 = 0, len = self2.requests.length; i2 < len; ++i2) {
+          var pending = self2.requests[i2];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self2.requests.splice(i, 1);
+            self2.requests.splice(i2, 1);
             pending.request.onSocket(socket);
             return;
           }
@@ -150,13 +150,13 @@ var require_tunnel = __commonJS({
         connectOptions.headers = connectOptions.headers || {};
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
-      debug2("making CONNECT request");
+      debug3("making CONNECT request");
       var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
       connectReq.once("connect", onConnect);
-      connectReq.once("error", onError);
+      connectReq.once("error", onError2);
       connectReq.end();
       function onResponse(res) {
         res.upgrade = true;
@@ -170,7 +170,7 @@ var require_tunnel = __commonJS({
         connectReq.removeAllListeners();
         socket.removeAllListeners();
         if (res.statusCode !== 200) {
-          debug2(
+          debug3(
             "tunneling socket could not be established, statusCode=%d",
             res.statusCode
           );
@@ -182,7 +182,7 @@ var require_tunnel = __commonJS({
           return;
         }
         if (head.length > 0) {
-          debug2("got illegal response body from proxy");
+          debug3("got illegal response body from proxy");
           socket.destroy();
           var error62 = new Error("got illegal response body from proxy");
           error62.code = "ECONNRESET";
@@ -190,13 +190,13 @@ var require_tunnel = __commonJS({
           self2.removeSocket(placeholder);
           return;
         }
-        debug2("tunneling connection has established");
+        debug3("tunneling connection has established");
         self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
-      function onError(cause) {
+      function onError2(cause) {
         connectReq.removeAllListeners();
-        debug2(
+        debug3(
           "tunneling socket could not be established, cause=%s\n",
           cause.message,
           cause.stack
@@ -244,23 +244,23 @@ var require_tunnel = __commonJS({
       return host;
     }
     function mergeOptions(target) {
-      for (var i = 1, len = arguments.length; i < len; ++i) {
-        var overrides = arguments[i];
+      for (var i2 = 1, len = arguments.length; i2 < len; ++i2) {
+        var overrides = arguments[i2];
         if (typeof overrides === "object") {
           var keys = Object.keys(overrides);
-          for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
-            var k = keys[j];
-            if (overrides[k] !== void 0) {
-              target[k] = overrides[k];
+          for (var j2 = 0, keyLen = keys.length; j2 < keyLen; ++j2) {
+            var k2 = keys[j2];
+            if (overrides[k2] !== void 0) {
+              target[k2] = overrides[k2];
             }
           }
         }
       }
       return target;
     }
-    var debug2;
+    var debug3;
     if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
-      debug2 = function() {
+      debug3 = function() {
         var args = Array.prototype.slice.call(arguments);
         if (typeof args[0] === "string") {
           args[0] = "TUNNEL: " + args[0];
@@ -270,10 +270,10 @@ var require_tunnel = __commonJS({
         console.error.apply(console, args);
       };
     } else {
-      debug2 = function() {
+      debug3 = function() {
       };
     }
-    exports.debug = debug2;
+    exports.debug = debug3;
   }
 });
 
@@ -817,8 +817,8 @@ var require_constants = __commonJS({
       "X-Requested-With",
       "X-XSS-Protection"
     ];
-    for (let i = 0; i < wellknownHeaderNames.length; ++i) {
-      const key = wellknownHeaderNames[i];
+    for (let i2 = 0; i2 < wellknownHeaderNames.length; ++i2) {
+      const key = wellknownHeaderNames[i2];
       const lowerCasedKey = key.toLowerCase();
       headerNameLowerCasedRecord[key] = headerNameLowerCasedRecord[lowerCasedKey] = lowerCasedKey;
     }
@@ -959,8 +959,8 @@ var require_tree = __commonJS({
       }
     };
     var tree = new TernarySearchTree();
-    for (let i = 0; i < wellknownHeaderNames.length; ++i) {
-      const key = headerNameLowerCasedRecord[wellknownHeaderNames[i]];
+    for (let i2 = 0; i2 < wellknownHeaderNames.length; ++i2) {
+      const key = headerNameLowerCasedRecord[wellknownHeaderNames[i2]];
       tree.insert(key, key);
     }
     module.exports = {
@@ -1184,21 +1184,21 @@ var require_util = __commonJS({
     }
     function parseHeaders(headers, obj) {
       if (obj === void 0) obj = {};
-      for (let i = 0; i < headers.length; i += 2) {
-        const key = headerNameToString(headers[i]);
+      for (let i2 = 0; i2 < headers.length; i2 += 2) {
+        const key = headerNameToString(headers[i2]);
         let val = obj[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
             obj[key] = val;
           }
-          val.push(headers[i + 1].toString("utf8"));
+          val.push(headers[i2 + 1].toString("utf8"));
         } else {
-          const headersValue = headers[i + 1];
+          const headersValue = headers[i2 + 1];
           if (typeof headersValue === "string") {
             obj[key] = headersValue;
           } else {
-            obj[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj[key] = Array.isArray(headersValue) ? headersValue.map((x2) => x2.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
@@ -1335,8 +1335,8 @@ var require_util = __commonJS({
     function isUSVString(val) {
       return hasIsWellFormed ? `${val}`.isWellFormed() : toUSVString(val) === `${val}`;
     }
-    function isTokenCharCode(c) {
-      switch (c) {
+    function isTokenCharCode(c3) {
+      switch (c3) {
         case 34:
         case 40:
         case 41:
@@ -1356,15 +1356,15 @@ var require_util = __commonJS({
         case 125:
           return false;
         default:
-          return c >= 33 && c <= 126;
+          return c3 >= 33 && c3 <= 126;
       }
     }
     function isValidHTTPToken(characters) {
       if (characters.length === 0) {
         return false;
       }
-      for (let i = 0; i < characters.length; ++i) {
-        if (!isTokenCharCode(characters.charCodeAt(i))) {
+      for (let i2 = 0; i2 < characters.length; ++i2) {
+        if (!isTokenCharCode(characters.charCodeAt(i2))) {
           return false;
         }
       }
@@ -1789,8 +1789,8 @@ var require_request = __commonJS({
           if (headers.length % 2 !== 0) {
             throw new InvalidArgumentError("headers array must be even");
           }
-          for (let i = 0; i < headers.length; i += 2) {
-            processHeader(this, headers[i], headers[i + 1]);
+          for (let i2 = 0; i2 < headers.length; i2 += 2) {
+            processHeader(this, headers[i2], headers[i2 + 1]);
           }
         } else if (headers && typeof headers === "object") {
           if (headers[Symbol.iterator]) {
@@ -1802,8 +1802,8 @@ var require_request = __commonJS({
             }
           } else {
             const keys = Object.keys(headers);
-            for (let i = 0; i < keys.length; ++i) {
-              processHeader(this, keys[i], headers[keys[i]]);
+            for (let i2 = 0; i2 < keys.length; ++i2) {
+              processHeader(this, keys[i2], headers[keys[i2]]);
             }
           }
         } else if (headers != null) {
@@ -1987,18 +1987,18 @@ var require_request = __commonJS({
       }
       if (Array.isArray(val)) {
         const arr = [];
-        for (let i = 0; i < val.length; i++) {
-          if (typeof val[i] === "string") {
-            if (!isValidHeaderValue(val[i])) {
+        for (let i2 = 0; i2 < val.length; i2++) {
+          if (typeof val[i2] === "string") {
+            if (!isValidHeaderValue(val[i2])) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(val[i]);
-          } else if (val[i] === null) {
+            arr.push(val[i2]);
+          } else if (val[i2] === null) {
             arr.push("");
-          } else if (typeof val[i] === "object") {
+          } else if (typeof val[i2] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str = `${val[i]}`;
+            const str = `${val[i2]}`;
             if (!isValidHeaderValue(str)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
@@ -2061,8 +2061,8 @@ var require_request = __commonJS({
 var require_dispatcher = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher.js"(exports, module) {
     "use strict";
-    var EventEmitter = __require("node:events");
-    var Dispatcher = class extends EventEmitter {
+    var EventEmitter2 = __require("node:events");
+    var Dispatcher = class extends EventEmitter2 {
       dispatch() {
         throw new Error("not implemented");
       }
@@ -2161,8 +2161,8 @@ var require_dispatcher_base = __commonJS({
       }
       set interceptors(newInterceptors) {
         if (newInterceptors) {
-          for (let i = newInterceptors.length - 1; i >= 0; i--) {
-            const interceptor = this[kInterceptors][i];
+          for (let i2 = newInterceptors.length - 1; i2 >= 0; i2--) {
+            const interceptor = this[kInterceptors][i2];
             if (typeof interceptor !== "function") {
               throw new InvalidArgumentError("interceptor must be an function");
             }
@@ -2198,8 +2198,8 @@ var require_dispatcher_base = __commonJS({
         const onClosed = () => {
           const callbacks = this[kOnClosed];
           this[kOnClosed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
+          for (let i2 = 0; i2 < callbacks.length; i2++) {
+            callbacks[i2](null, null);
           }
         };
         this[kClose]().then(() => this.destroy()).then(() => {
@@ -2241,8 +2241,8 @@ var require_dispatcher_base = __commonJS({
         const onDestroyed = () => {
           const callbacks = this[kOnDestroyed];
           this[kOnDestroyed] = null;
-          for (let i = 0; i < callbacks.length; i++) {
-            callbacks[i](null, null);
+          for (let i2 = 0; i2 < callbacks.length; i2++) {
+            callbacks[i2](null, null);
           }
         };
         this[kDestroy](err).then(() => {
@@ -2255,8 +2255,8 @@ var require_dispatcher_base = __commonJS({
           return this[kDispatch](opts, handler2);
         }
         let dispatch = this[kDispatch].bind(this);
-        for (let i = this[kInterceptors].length - 1; i >= 0; i--) {
-          dispatch = this[kInterceptors][i](dispatch);
+        for (let i2 = this[kInterceptors].length - 1; i2 >= 0; i2--) {
+          dispatch = this[kInterceptors][i2](dispatch);
         }
         this[kInterceptedDispatch] = dispatch;
         return dispatch(opts, handler2);
@@ -2392,9 +2392,9 @@ var require_timers = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback, delay, arg) {
+      constructor(callback, delay2, arg) {
         this._onTimeout = callback;
-        this._idleTimeout = delay;
+        this._idleTimeout = delay2;
         this._timerArg = arg;
         this.refresh();
       }
@@ -2439,8 +2439,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback, delay, arg) {
-        return delay <= RESOLUTION_MS ? setTimeout(callback, delay, arg) : new FastTimer(callback, delay, arg);
+      setTimeout(callback, delay2, arg) {
+        return delay2 <= RESOLUTION_MS ? setTimeout(callback, delay2, arg) : new FastTimer(callback, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -2466,8 +2466,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback, delay, arg) {
-        return new FastTimer(callback, delay, arg);
+      setFastTimeout(callback, delay2, arg) {
+        return new FastTimer(callback, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -2493,8 +2493,8 @@ var require_timers = __commonJS({
        * @deprecated
        * @param {number} [delay=0] The delay in milliseconds to add to the now value.
        */
-      tick(delay = 0) {
-        fastNow += delay - RESOLUTION_MS + 1;
+      tick(delay2 = 0) {
+        fastNow += delay2 - RESOLUTION_MS + 1;
         onTick();
         onTick();
       },
@@ -2900,9 +2900,9 @@ var require_constants2 = __commonJS({
       FINISH2[FINISH2["UNSAFE"] = 2] = "UNSAFE";
     })(FINISH = exports.FINISH || (exports.FINISH = {}));
     exports.ALPHA = [];
-    for (let i = "A".charCodeAt(0); i <= "Z".charCodeAt(0); i++) {
-      exports.ALPHA.push(String.fromCharCode(i));
-      exports.ALPHA.push(String.fromCharCode(i + 32));
+    for (let i2 = "A".charCodeAt(0); i2 <= "Z".charCodeAt(0); i2++) {
+      exports.ALPHA.push(String.fromCharCode(i2));
+      exports.ALPHA.push(String.fromCharCode(i2 + 32));
     }
     exports.NUM_MAP = {
       0: 0,
@@ -2988,8 +2988,8 @@ var require_constants2 = __commonJS({
       "~"
     ].concat(exports.ALPHANUM);
     exports.URL_CHAR = exports.STRICT_URL_CHAR.concat(["	", "\f"]);
-    for (let i = 128; i <= 255; i++) {
-      exports.URL_CHAR.push(i);
+    for (let i2 = 128; i2 <= 255; i2++) {
+      exports.URL_CHAR.push(i2);
     }
     exports.HEX = exports.NUM.concat(["a", "b", "c", "d", "e", "f", "A", "B", "C", "D", "E", "F"]);
     exports.STRICT_TOKEN = [
@@ -3011,12 +3011,12 @@ var require_constants2 = __commonJS({
     ].concat(exports.ALPHANUM);
     exports.TOKEN = exports.STRICT_TOKEN.concat([" "]);
     exports.HEADER_CHARS = ["	"];
-    for (let i = 32; i <= 255; i++) {
-      if (i !== 127) {
-        exports.HEADER_CHARS.push(i);
+    for (let i2 = 32; i2 <= 255; i2++) {
+      if (i2 !== 127) {
+        exports.HEADER_CHARS.push(i2);
       }
     }
-    exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS.filter((c) => c !== 44);
+    exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS.filter((c3) => c3 !== 44);
     exports.MAJOR = exports.NUM_MAP;
     exports.MINOR = exports.MAJOR;
     var HEADER_STATE;
@@ -3406,19 +3406,19 @@ var require_data_url = __commonJS({
     function percentDecode(input2) {
       const length = input2.length;
       const output2 = new Uint8Array(length);
-      let j = 0;
-      for (let i = 0; i < length; ++i) {
-        const byte = input2[i];
+      let j2 = 0;
+      for (let i2 = 0; i2 < length; ++i2) {
+        const byte = input2[i2];
         if (byte !== 37) {
-          output2[j++] = byte;
-        } else if (byte === 37 && !(isHexCharByte(input2[i + 1]) && isHexCharByte(input2[i + 2]))) {
-          output2[j++] = 37;
+          output2[j2++] = byte;
+        } else if (byte === 37 && !(isHexCharByte(input2[i2 + 1]) && isHexCharByte(input2[i2 + 2]))) {
+          output2[j2++] = 37;
         } else {
-          output2[j++] = hexByteToNumber(input2[i + 1]) << 4 | hexByteToNumber(input2[i + 2]);
-          i += 2;
+          output2[j2++] = hexByteToNumber(input2[i2 + 1]) << 4 | hexByteToNumber(input2[i2 + 2]);
+          i2 += 2;
         }
       }
-      return length === j ? output2 : output2.subarray(0, j);
+      return length === j2 ? output2 : output2.subarray(0, j2);
     }
     function parseMIMEType(input2) {
       input2 = removeHTTPWhitespace(input2, true, true);
@@ -3601,13 +3601,13 @@ var require_data_url = __commonJS({
         return String.fromCharCode.apply(null, input2);
       }
       let result = "";
-      let i = 0;
+      let i2 = 0;
       let addition = (2 << 15) - 1;
-      while (i < length) {
-        if (i + addition > length) {
-          addition = length - i;
+      while (i2 < length) {
+        if (i2 + addition > length) {
+          addition = length - i2;
         }
-        result += String.fromCharCode.apply(null, input2.subarray(i, i += addition));
+        result += String.fromCharCode.apply(null, input2.subarray(i2, i2 += addition));
       }
       return result;
     }
@@ -3693,15 +3693,15 @@ var require_webidl = __commonJS({
         message: `"${context.value}" is an invalid ${context.type}.`
       });
     };
-    webidl.brandCheck = function(V, I, opts) {
+    webidl.brandCheck = function(V2, I2, opts) {
       if (opts?.strict !== false) {
-        if (!(V instanceof I)) {
+        if (!(V2 instanceof I2)) {
           const err = new TypeError("Illegal invocation");
           err.code = "ERR_INVALID_THIS";
           throw err;
         }
       } else {
-        if (V?.[Symbol.toStringTag] !== I.prototype[Symbol.toStringTag]) {
+        if (V2?.[Symbol.toStringTag] !== I2.prototype[Symbol.toStringTag]) {
           const err = new TypeError("Illegal invocation");
           err.code = "ERR_INVALID_THIS";
           throw err;
@@ -3722,8 +3722,8 @@ var require_webidl = __commonJS({
         message: "Illegal constructor"
       });
     };
-    webidl.util.Type = function(V) {
-      switch (typeof V) {
+    webidl.util.Type = function(V2) {
+      switch (typeof V2) {
         case "undefined":
           return "Undefined";
         case "boolean":
@@ -3738,7 +3738,7 @@ var require_webidl = __commonJS({
           return "BigInt";
         case "function":
         case "object": {
-          if (V === null) {
+          if (V2 === null) {
             return "Null";
           }
           return "Object";
@@ -3747,7 +3747,7 @@ var require_webidl = __commonJS({
     };
     webidl.util.markAsUncloneable = markAsUncloneable || (() => {
     });
-    webidl.util.ConvertToInt = function(V, bitLength, signedness, opts) {
+    webidl.util.ConvertToInt = function(V2, bitLength, signedness, opts) {
       let upperBound;
       let lowerBound;
       if (bitLength === 64) {
@@ -3764,74 +3764,74 @@ var require_webidl = __commonJS({
         lowerBound = Math.pow(-2, bitLength) - 1;
         upperBound = Math.pow(2, bitLength - 1) - 1;
       }
-      let x = Number(V);
-      if (x === 0) {
-        x = 0;
+      let x2 = Number(V2);
+      if (x2 === 0) {
+        x2 = 0;
       }
       if (opts?.enforceRange === true) {
-        if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
+        if (Number.isNaN(x2) || x2 === Number.POSITIVE_INFINITY || x2 === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
-            message: `Could not convert ${webidl.util.Stringify(V)} to an integer.`
+            message: `Could not convert ${webidl.util.Stringify(V2)} to an integer.`
           });
         }
-        x = webidl.util.IntegerPart(x);
-        if (x < lowerBound || x > upperBound) {
+        x2 = webidl.util.IntegerPart(x2);
+        if (x2 < lowerBound || x2 > upperBound) {
           throw webidl.errors.exception({
             header: "Integer conversion",
-            message: `Value must be between ${lowerBound}-${upperBound}, got ${x}.`
+            message: `Value must be between ${lowerBound}-${upperBound}, got ${x2}.`
           });
         }
-        return x;
+        return x2;
       }
-      if (!Number.isNaN(x) && opts?.clamp === true) {
-        x = Math.min(Math.max(x, lowerBound), upperBound);
-        if (Math.floor(x) % 2 === 0) {
-          x = Math.floor(x);
+      if (!Number.isNaN(x2) && opts?.clamp === true) {
+        x2 = Math.min(Math.max(x2, lowerBound), upperBound);
+        if (Math.floor(x2) % 2 === 0) {
+          x2 = Math.floor(x2);
         } else {
-          x = Math.ceil(x);
+          x2 = Math.ceil(x2);
         }
-        return x;
+        return x2;
       }
-      if (Number.isNaN(x) || x === 0 && Object.is(0, x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
+      if (Number.isNaN(x2) || x2 === 0 && Object.is(0, x2) || x2 === Number.POSITIVE_INFINITY || x2 === Number.NEGATIVE_INFINITY) {
         return 0;
       }
-      x = webidl.util.IntegerPart(x);
-      x = x % Math.pow(2, bitLength);
-      if (signedness === "signed" && x >= Math.pow(2, bitLength) - 1) {
-        return x - Math.pow(2, bitLength);
+      x2 = webidl.util.IntegerPart(x2);
+      x2 = x2 % Math.pow(2, bitLength);
+      if (signedness === "signed" && x2 >= Math.pow(2, bitLength) - 1) {
+        return x2 - Math.pow(2, bitLength);
       }
-      return x;
+      return x2;
     };
     webidl.util.IntegerPart = function(n) {
-      const r = Math.floor(Math.abs(n));
+      const r2 = Math.floor(Math.abs(n));
       if (n < 0) {
-        return -1 * r;
+        return -1 * r2;
       }
-      return r;
+      return r2;
     };
-    webidl.util.Stringify = function(V) {
-      const type = webidl.util.Type(V);
+    webidl.util.Stringify = function(V2) {
+      const type = webidl.util.Type(V2);
       switch (type) {
         case "Symbol":
-          return `Symbol(${V.description})`;
+          return `Symbol(${V2.description})`;
         case "Object":
-          return inspect(V);
+          return inspect(V2);
         case "String":
-          return `"${V}"`;
+          return `"${V2}"`;
         default:
-          return `${V}`;
+          return `${V2}`;
       }
     };
     webidl.sequenceConverter = function(converter) {
-      return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== "Object") {
+      return (V2, prefix, argument, Iterable) => {
+        if (webidl.util.Type(V2) !== "Object") {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
+            message: `${argument} (${webidl.util.Stringify(V2)}) is not iterable.`
           });
         }
-        const method = typeof Iterable === "function" ? Iterable() : V?.[Symbol.iterator]?.();
+        const method = typeof Iterable === "function" ? Iterable() : V2?.[Symbol.iterator]?.();
         const seq = [];
         let index = 0;
         if (method === void 0 || typeof method.next !== "function") {
@@ -3851,44 +3851,44 @@ var require_webidl = __commonJS({
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
-      return (O, prefix, argument) => {
-        if (webidl.util.Type(O) !== "Object") {
+      return (O2, prefix, argument) => {
+        if (webidl.util.Type(O2) !== "Object") {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} ("${webidl.util.Type(O)}") is not an Object.`
+            message: `${argument} ("${webidl.util.Type(O2)}") is not an Object.`
           });
         }
         const result = {};
-        if (!types.isProxy(O)) {
-          const keys2 = [...Object.getOwnPropertyNames(O), ...Object.getOwnPropertySymbols(O)];
+        if (!types.isProxy(O2)) {
+          const keys2 = [...Object.getOwnPropertyNames(O2), ...Object.getOwnPropertySymbols(O2)];
           for (const key of keys2) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O[key], prefix, argument);
+            const typedValue = valueConverter(O2[key], prefix, argument);
             result[typedKey] = typedValue;
           }
           return result;
         }
-        const keys = Reflect.ownKeys(O);
+        const keys = Reflect.ownKeys(O2);
         for (const key of keys) {
-          const desc = Reflect.getOwnPropertyDescriptor(O, key);
+          const desc = Reflect.getOwnPropertyDescriptor(O2, key);
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O[key], prefix, argument);
+            const typedValue = valueConverter(O2[key], prefix, argument);
             result[typedKey] = typedValue;
           }
         }
         return result;
       };
     };
-    webidl.interfaceConverter = function(i) {
-      return (V, prefix, argument, opts) => {
-        if (opts?.strict !== false && !(V instanceof i)) {
+    webidl.interfaceConverter = function(i2) {
+      return (V2, prefix, argument, opts) => {
+        if (opts?.strict !== false && !(V2 instanceof i2)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${i.name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V2)}") to be an instance of ${i2.name}.`
           });
         }
-        return V;
+        return V2;
       };
     };
     webidl.dictionaryConverter = function(converters) {
@@ -3933,138 +3933,138 @@ var require_webidl = __commonJS({
       };
     };
     webidl.nullableConverter = function(converter) {
-      return (V, prefix, argument) => {
-        if (V === null) {
-          return V;
+      return (V2, prefix, argument) => {
+        if (V2 === null) {
+          return V2;
         }
-        return converter(V, prefix, argument);
+        return converter(V2, prefix, argument);
       };
     };
-    webidl.converters.DOMString = function(V, prefix, argument, opts) {
-      if (V === null && opts?.legacyNullToEmptyString) {
+    webidl.converters.DOMString = function(V2, prefix, argument, opts) {
+      if (V2 === null && opts?.legacyNullToEmptyString) {
         return "";
       }
-      if (typeof V === "symbol") {
+      if (typeof V2 === "symbol") {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} is a symbol, which cannot be converted to a DOMString.`
         });
       }
-      return String(V);
+      return String(V2);
     };
-    webidl.converters.ByteString = function(V, prefix, argument) {
-      const x = webidl.converters.DOMString(V, prefix, argument);
-      for (let index = 0; index < x.length; index++) {
-        if (x.charCodeAt(index) > 255) {
+    webidl.converters.ByteString = function(V2, prefix, argument) {
+      const x2 = webidl.converters.DOMString(V2, prefix, argument);
+      for (let index = 0; index < x2.length; index++) {
+        if (x2.charCodeAt(index) > 255) {
           throw new TypeError(
-            `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${x.charCodeAt(index)} which is greater than 255.`
+            `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${x2.charCodeAt(index)} which is greater than 255.`
           );
         }
       }
-      return x;
+      return x2;
     };
     webidl.converters.USVString = toUSVString;
-    webidl.converters.boolean = function(V) {
-      const x = Boolean(V);
-      return x;
+    webidl.converters.boolean = function(V2) {
+      const x2 = Boolean(V2);
+      return x2;
     };
-    webidl.converters.any = function(V) {
-      return V;
+    webidl.converters.any = function(V2) {
+      return V2;
     };
-    webidl.converters["long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "signed", void 0, prefix, argument);
-      return x;
+    webidl.converters["long long"] = function(V2, prefix, argument) {
+      const x2 = webidl.util.ConvertToInt(V2, 64, "signed", void 0, prefix, argument);
+      return x2;
     };
-    webidl.converters["unsigned long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "unsigned", void 0, prefix, argument);
-      return x;
+    webidl.converters["unsigned long long"] = function(V2, prefix, argument) {
+      const x2 = webidl.util.ConvertToInt(V2, 64, "unsigned", void 0, prefix, argument);
+      return x2;
     };
-    webidl.converters["unsigned long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 32, "unsigned", void 0, prefix, argument);
-      return x;
+    webidl.converters["unsigned long"] = function(V2, prefix, argument) {
+      const x2 = webidl.util.ConvertToInt(V2, 32, "unsigned", void 0, prefix, argument);
+      return x2;
     };
-    webidl.converters["unsigned short"] = function(V, prefix, argument, opts) {
-      const x = webidl.util.ConvertToInt(V, 16, "unsigned", opts, prefix, argument);
-      return x;
+    webidl.converters["unsigned short"] = function(V2, prefix, argument, opts) {
+      const x2 = webidl.util.ConvertToInt(V2, 16, "unsigned", opts, prefix, argument);
+      return x2;
     };
-    webidl.converters.ArrayBuffer = function(V, prefix, argument, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isAnyArrayBuffer(V)) {
+    webidl.converters.ArrayBuffer = function(V2, prefix, argument, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isAnyArrayBuffer(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["ArrayBuffer"]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.resizable || V.growable) {
+      if (V2.resizable || V2.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+    webidl.converters.TypedArray = function(V2, T2, prefix, name, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isTypedArray(V2) || V2.constructor.name !== T2.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
-          types: [T.name]
+          argument: `${name} ("${webidl.util.Stringify(V2)}")`,
+          types: [T2.name]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.buffer.resizable || V.buffer.growable) {
+      if (V2.buffer.resizable || V2.buffer.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
+    webidl.converters.DataView = function(V2, prefix, name, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isDataView(V2)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${name} is not a DataView.`
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.buffer.resizable || V.buffer.growable) {
+      if (V2.buffer.resizable || V2.buffer.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
-      if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+    webidl.converters.BufferSource = function(V2, prefix, name, opts) {
+      if (types.isAnyArrayBuffer(V2)) {
+        return webidl.converters.ArrayBuffer(V2, prefix, name, { ...opts, allowShared: false });
       }
-      if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+      if (types.isTypedArray(V2)) {
+        return webidl.converters.TypedArray(V2, V2.constructor, prefix, name, { ...opts, allowShared: false });
       }
-      if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+      if (types.isDataView(V2)) {
+        return webidl.converters.DataView(V2, prefix, name, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name} ("${webidl.util.Stringify(V2)}")`,
         types: ["BufferSource"]
       });
     };
@@ -4128,8 +4128,8 @@ var require_util2 = __commonJS({
       return location;
     }
     function isValidEncodedURL(url2) {
-      for (let i = 0; i < url2.length; ++i) {
-        const code = url2.charCodeAt(i);
+      for (let i2 = 0; i2 < url2.length; ++i2) {
+        const code = url2.charCodeAt(i2);
         if (code > 126 || // Non-US-ASCII + DEL
         code < 32) {
           return false;
@@ -4154,11 +4154,11 @@ var require_util2 = __commonJS({
       return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
-      for (let i = 0; i < statusText.length; ++i) {
-        const c = statusText.charCodeAt(i);
-        if (!(c === 9 || // HTAB
-        c >= 32 && c <= 126 || // SP / VCHAR
-        c >= 128 && c <= 255)) {
+      for (let i2 = 0; i2 < statusText.length; ++i2) {
+        const c3 = statusText.charCodeAt(i2);
+        if (!(c3 === 9 || // HTAB
+        c3 >= 32 && c3 <= 126 || // SP / VCHAR
+        c3 >= 128 && c3 <= 255)) {
           return false;
         }
       }
@@ -4173,8 +4173,8 @@ var require_util2 = __commonJS({
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
       if (policyHeader.length > 0) {
-        for (let i = policyHeader.length; i !== 0; i--) {
-          const token = policyHeader[i - 1].trim();
+        for (let i2 = policyHeader.length; i2 !== 0; i2--) {
+          const token = policyHeader[i2 - 1].trim();
           if (referrerPolicyTokens.has(token)) {
             policy = token;
             break;
@@ -4430,8 +4430,8 @@ var require_util2 = __commonJS({
       if (algorithm[3] === "5") {
         return algorithm;
       }
-      for (let i = 1; i < metadataList.length; ++i) {
-        const metadata = metadataList[i];
+      for (let i2 = 1; i2 < metadataList.length; ++i2) {
+        const metadata = metadataList[i2];
         if (metadata.algo[3] === "5") {
           algorithm = "sha512";
           break;
@@ -4448,9 +4448,9 @@ var require_util2 = __commonJS({
         return metadataList;
       }
       let pos = 0;
-      for (let i = 0; i < metadataList.length; ++i) {
-        if (metadataList[i].algo === algorithm) {
-          metadataList[pos++] = metadataList[i];
+      for (let i2 = 0; i2 < metadataList.length; ++i2) {
+        if (metadataList[i2].algo === algorithm) {
+          metadataList[pos++] = metadataList[i2];
         }
       }
       metadataList.length = pos;
@@ -4460,9 +4460,9 @@ var require_util2 = __commonJS({
       if (actualValue.length !== expectedValue.length) {
         return false;
       }
-      for (let i = 0; i < actualValue.length; ++i) {
-        if (actualValue[i] !== expectedValue[i]) {
-          if (actualValue[i] === "+" && expectedValue[i] === "-" || actualValue[i] === "/" && expectedValue[i] === "_") {
+      for (let i2 = 0; i2 < actualValue.length; ++i2) {
+        if (actualValue[i2] !== expectedValue[i2]) {
+          if (actualValue[i2] === "+" && expectedValue[i2] === "-" || actualValue[i2] === "/" && expectedValue[i2] === "_") {
             continue;
           }
           return false;
@@ -4472,11 +4472,11 @@ var require_util2 = __commonJS({
     }
     function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
-    function sameOrigin(A, B) {
-      if (A.origin === B.origin && A.origin === "null") {
+    function sameOrigin(A2, B2) {
+      if (A2.origin === B2.origin && A2.origin === "null") {
         return true;
       }
-      if (A.protocol === B.protocol && A.hostname === B.hostname && A.port === B.port) {
+      if (A2.protocol === B2.protocol && A2.hostname === B2.hostname && A2.port === B2.port) {
         return true;
       }
       return false;
@@ -4610,7 +4610,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function forEach(callbackfn, thisArg = globalThis) {
+          value: function forEach2(callbackfn, thisArg = globalThis) {
             webidl.brandCheck(this, object2);
             webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
             if (typeof callbackfn !== "function") {
@@ -4978,12 +4978,12 @@ var require_file = __commonJS({
     var FileLike = class _FileLike {
       constructor(blobLike, fileName, options = {}) {
         const n = fileName;
-        const t = options.type;
+        const t2 = options.type;
         const d = options.lastModified ?? Date.now();
         this[kState] = {
           blobLike,
           name: n,
-          type: t,
+          type: t2,
           lastModified: d
         };
       }
@@ -5127,15 +5127,15 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this[kState].reduce((a, b) => {
-          if (a[b.name]) {
-            if (Array.isArray(a[b.name])) {
-              a[b.name].push(b.value);
+        const state = this[kState].reduce((a, b2) => {
+          if (a[b2.name]) {
+            if (Array.isArray(a[b2.name])) {
+              a[b2.name].push(b2.value);
             } else {
-              a[b.name] = [a[b.name], b.value];
+              a[b2.name] = [a[b2.name], b2.value];
             }
           } else {
-            a[b.name] = b.value;
+            a[b2.name] = b2.value;
           }
           return a;
         }, { __proto__: null });
@@ -5195,8 +5195,8 @@ var require_formdata_parser = __commonJS({
     var dd = Buffer.from("--");
     var ddcrlf = Buffer.from("--\r\n");
     function isAsciiString(chars) {
-      for (let i = 0; i < chars.length; ++i) {
-        if ((chars.charCodeAt(i) & ~127) !== 0) {
+      for (let i2 = 0; i2 < chars.length; ++i2) {
+        if ((chars.charCodeAt(i2) & ~127) !== 0) {
           return false;
         }
       }
@@ -5207,8 +5207,8 @@ var require_formdata_parser = __commonJS({
       if (length < 27 || length > 70) {
         return false;
       }
-      for (let i = 0; i < length; ++i) {
-        const cp = boundary.charCodeAt(i);
+      for (let i2 = 0; i2 < length; ++i2) {
+        const cp = boundary.charCodeAt(i2);
         if (!(cp >= 48 && cp <= 57 || cp >= 65 && cp <= 90 || cp >= 97 && cp <= 122 || cp === 39 || cp === 45 || cp === 95)) {
           return false;
         }
@@ -5415,8 +5415,8 @@ var require_formdata_parser = __commonJS({
       if (buffer.length < start.length) {
         return false;
       }
-      for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer[position.position + i]) {
+      for (let i2 = 0; i2 < start.length; i2++) {
+        if (start[i2] !== buffer[position.position + i2]) {
           return false;
         }
       }
@@ -5817,39 +5817,39 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p2, at, len) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_status: (p2, at, len) => {
+            assert2(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_begin: (p) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_message_begin: (p2) => {
+            assert2(currentParser.ptr === p2);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_header_field: (p2, at, len) => {
+            assert2(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_header_value: (p2, at, len) => {
+            assert2(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
+            assert2(currentParser.ptr === p2);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_body: (p2, at, len) => {
+            assert2(currentParser.ptr === p2);
             const start = at - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_complete: (p) => {
-            assert2(currentParser.ptr === p);
+          wasm_on_message_complete: (p2) => {
+            assert2(currentParser.ptr === p2);
             return currentParser.onMessageComplete() || 0;
           }
           /* eslint-enable camelcase */
@@ -5893,21 +5893,21 @@ var require_client_h1 = __commonJS({
         this.connection = "";
         this.maxResponseSize = client[kMaxResponseSize];
       }
-      setTimeout(delay, type) {
-        if (delay !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
+      setTimeout(delay2, type) {
+        if (delay2 !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
           if (this.timeout) {
             timers.clearTimeout(this.timeout);
             this.timeout = null;
           }
-          if (delay) {
+          if (delay2) {
             if (type & USE_FAST_TIMER) {
-              this.timeout = timers.setFastTimeout(onParserTimeout, delay, new WeakRef(this));
+              this.timeout = timers.setFastTimeout(onParserTimeout, delay2, new WeakRef(this));
             } else {
-              this.timeout = setTimeout(onParserTimeout, delay, new WeakRef(this));
+              this.timeout = setTimeout(onParserTimeout, delay2, new WeakRef(this));
               this.timeout.unref();
             }
           }
-          this.timeoutValue = delay;
+          this.timeoutValue = delay2;
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
@@ -6266,8 +6266,8 @@ var require_client_h1 = __commonJS({
         }
       }
     };
-    function onParserTimeout(parser) {
-      const { socket, timeoutType, client, paused } = parser.deref();
+    function onParserTimeout(parser4) {
+      const { socket, timeoutType, client, paused } = parser4.deref();
       if (timeoutType === TIMEOUT_HEADERS) {
         if (!socket[kWriting] || socket.writableNeedDrain || client[kRunning] > 1) {
           assert2(!paused, "cannot be paused while waiting for headers");
@@ -6297,9 +6297,9 @@ var require_client_h1 = __commonJS({
       socket[kSocketUsed] = false;
       socket[kParser] = new Parser(client, socket, llhttpInstance);
       addListener(socket, "error", function(err) {
-        const parser = this[kParser];
-        if (err.code === "ECONNRESET" && parser.statusCode && !parser.shouldKeepAlive) {
-          const parserErr = parser.finish();
+        const parser4 = this[kParser];
+        if (err.code === "ECONNRESET" && parser4.statusCode && !parser4.shouldKeepAlive) {
+          const parserErr = parser4.finish();
           if (parserErr) {
             this[kError] = parserErr;
             this[kClient][kOnError](parserErr);
@@ -6310,15 +6310,15 @@ var require_client_h1 = __commonJS({
         this[kClient][kOnError](err);
       });
       addListener(socket, "readable", function() {
-        const parser = this[kParser];
-        if (parser) {
-          parser.readMore();
+        const parser4 = this[kParser];
+        if (parser4) {
+          parser4.readMore();
         }
       });
       addListener(socket, "end", function() {
-        const parser = this[kParser];
-        if (parser.statusCode && !parser.shouldKeepAlive) {
-          const parserErr = parser.finish();
+        const parser4 = this[kParser];
+        if (parser4.statusCode && !parser4.shouldKeepAlive) {
+          const parserErr = parser4.finish();
           if (parserErr) {
             util.destroy(this, parserErr);
           }
@@ -6328,11 +6328,11 @@ var require_client_h1 = __commonJS({
       });
       addListener(socket, "close", function() {
         const client2 = this[kClient];
-        const parser = this[kParser];
+        const parser4 = this[kParser];
         clearIdleSocketValidation(this);
-        if (parser) {
-          if (!this[kError] && parser.statusCode && !parser.shouldKeepAlive) {
-            this[kError] = parser.finish() || this[kError];
+        if (parser4) {
+          if (!this[kError] && parser4.statusCode && !parser4.shouldKeepAlive) {
+            this[kError] = parser4.finish() || this[kError];
           }
           this[kParser].destroy();
           this[kParser] = null;
@@ -6343,8 +6343,8 @@ var require_client_h1 = __commonJS({
         if (client2.destroyed) {
           assert2(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request2 = requests[i2];
             util.errorRequest(client2, request2, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
@@ -6571,8 +6571,8 @@ upgrade: ${upgrade}\r
           const key = headers[n + 0];
           const val = headers[n + 1];
           if (Array.isArray(val)) {
-            for (let i = 0; i < val.length; i++) {
-              header += `${key}: ${val[i]}\r
+            for (let i2 = 0; i2 < val.length; i2++) {
+              header += `${key}: ${val[i2]}\r
 `;
             }
           } else {
@@ -6970,8 +6970,8 @@ var require_client_h2 = __commonJS({
         if (client2.destroyed) {
           assert2(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request2 = requests[i2];
             util.errorRequest(client2, request2, err);
           }
         }
@@ -7089,11 +7089,11 @@ var require_client_h2 = __commonJS({
         const key = reqHeaders[n + 0];
         const val = reqHeaders[n + 1];
         if (Array.isArray(val)) {
-          for (let i = 0; i < val.length; i++) {
+          for (let i2 = 0; i2 < val.length; i2++) {
             if (headers[key]) {
-              headers[key] += `,${val[i]}`;
+              headers[key] += `,${val[i2]}`;
             } else {
-              headers[key] = val[i];
+              headers[key] = val[i2];
             }
           }
         } else {
@@ -7564,9 +7564,9 @@ var require_redirect_handler = __commonJS({
       if (redirectableStatusCodes.indexOf(statusCode) === -1) {
         return null;
       }
-      for (let i = 0; i < headers.length; i += 2) {
-        if (headers[i].length === 8 && util.headerNameToString(headers[i]) === "location") {
-          return headers[i + 1];
+      for (let i2 = 0; i2 < headers.length; i2 += 2) {
+        if (headers[i2].length === 8 && util.headerNameToString(headers[i2]) === "location") {
+          return headers[i2 + 1];
         }
       }
     }
@@ -7586,9 +7586,9 @@ var require_redirect_handler = __commonJS({
     function cleanRequestHeaders(headers, removeContent, unknownOrigin) {
       const ret = [];
       if (Array.isArray(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          if (!shouldRemoveHeader(headers[i], removeContent, unknownOrigin)) {
-            ret.push(headers[i], headers[i + 1]);
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          if (!shouldRemoveHeader(headers[i2], removeContent, unknownOrigin)) {
+            ret.push(headers[i2], headers[i2 + 1]);
           }
         }
       } else if (headers && typeof headers === "object") {
@@ -7847,7 +7847,7 @@ var require_client = __commonJS({
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
         this[kResume] = (sync) => resume(this, sync);
-        this[kOnError] = (err) => onError(this, err);
+        this[kOnError] = (err) => onError2(this, err);
       }
       get pipelining() {
         return this[kPipelining];
@@ -7906,8 +7906,8 @@ var require_client = __commonJS({
       async [kDestroy](err) {
         return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
-          for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
+          for (let i2 = 0; i2 < requests.length; i2++) {
+            const request2 = requests[i2];
             util.errorRequest(this, request2, err);
           }
           const callback = () => {
@@ -7928,12 +7928,12 @@ var require_client = __commonJS({
       }
     };
     var createRedirectInterceptor = require_redirect_interceptor();
-    function onError(client, err) {
+    function onError2(client, err) {
       if (client[kRunning] === 0 && err.code !== "UND_ERR_INFO" && err.code !== "UND_ERR_SOCKET") {
         assert2(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
-        for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
+        for (let i2 = 0; i2 < requests.length; i2++) {
+          const request2 = requests[i2];
           util.errorRequest(client, request2, err);
         }
         assert2(client[kSize] === 0);
@@ -8041,7 +8041,7 @@ var require_client = __commonJS({
             util.errorRequest(client, request2, err);
           }
         } else {
-          onError(client, err);
+          onError2(client, err);
         }
         client.emit("connectionError", client[kUrl], [client], err);
       }
@@ -8263,7 +8263,7 @@ var require_pool_base = __commonJS({
             pool.emit("drain", origin, [pool, ...targets]);
           }
           if (pool[kClosedResolve] && queue.isEmpty()) {
-            Promise.all(pool[kClients].map((c) => c.close())).then(pool[kClosedResolve]);
+            Promise.all(pool[kClients].map((c3) => c3.close())).then(pool[kClosedResolve]);
           }
         };
         this[kOnConnect] = (origin, targets) => {
@@ -8312,7 +8312,7 @@ var require_pool_base = __commonJS({
       }
       async [kClose]() {
         if (this[kQueue].isEmpty()) {
-          await Promise.all(this[kClients].map((c) => c.close()));
+          await Promise.all(this[kClients].map((c3) => c3.close()));
         } else {
           await new Promise((resolve3) => {
             this[kClosedResolve] = resolve3;
@@ -8327,7 +8327,7 @@ var require_pool_base = __commonJS({
           }
           item.handler.onError(err);
         }
-        await Promise.all(this[kClients].map((c) => c.destroy(err)));
+        await Promise.all(this[kClients].map((c3) => c3.destroy(err)));
       }
       [kDispatch](opts, handler2) {
         const dispatcher = this[kGetDispatcher]();
@@ -8492,12 +8492,12 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b) {
-      if (a === 0) return b;
-      while (b !== 0) {
-        const t = b;
-        b = a % b;
-        a = t;
+    function getGreatestCommonDivisor(a, b2) {
+      if (a === 0) return b2;
+      while (b2 !== 0) {
+        const t2 = b2;
+        b2 = a % b2;
+        a = t2;
       }
       return a;
     }
@@ -8554,8 +8554,8 @@ var require_balanced_pool = __commonJS({
       }
       _updateBalancedPoolStats() {
         let result = 0;
-        for (let i = 0; i < this[kClients].length; i++) {
-          result = getGreatestCommonDivisor(this[kClients][i][kWeight], result);
+        for (let i2 = 0; i2 < this[kClients].length; i2++) {
+          result = getGreatestCommonDivisor(this[kClients][i2][kWeight], result);
         }
         this[kGreatestCommonDivisor] = result;
       }
@@ -8568,7 +8568,7 @@ var require_balanced_pool = __commonJS({
         return this;
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p) => p[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -8578,7 +8578,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b) => a && b, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
         if (allClientsBusy) {
           return;
         }
@@ -8915,8 +8915,8 @@ var require_proxy_agent = __commonJS({
     function buildHeaders(headers) {
       if (Array.isArray(headers)) {
         const headersPair = {};
-        for (let i = 0; i < headers.length; i += 2) {
-          headersPair[headers[i]] = headers[i + 1];
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          headersPair[headers[i2]] = headers[i2 + 1];
         }
         return headersPair;
       }
@@ -9019,8 +9019,8 @@ var require_env_http_proxy_agent = __commonJS({
         if (this.#noProxyValue === "*") {
           return false;
         }
-        for (let i = 0; i < this.#noProxyEntries.length; i++) {
-          const entry = this.#noProxyEntries[i];
+        for (let i2 = 0; i2 < this.#noProxyEntries.length; i2++) {
+          const entry = this.#noProxyEntries[i2];
           if (entry.port && entry.port !== port) {
             continue;
           }
@@ -9040,8 +9040,8 @@ var require_env_http_proxy_agent = __commonJS({
         const noProxyValue = this.#opts.noProxy ?? this.#noProxyEnv;
         const noProxySplit = noProxyValue.split(/[,\s]/);
         const noProxyEntries = [];
-        for (let i = 0; i < noProxySplit.length; i++) {
-          const entry = noProxySplit[i];
+        for (let i2 = 0; i2 < noProxySplit.length; i2++) {
+          const entry = noProxySplit[i2];
           if (!entry) {
             continue;
           }
@@ -9695,8 +9695,8 @@ var require_readable = __commonJS({
       }
       const buffer = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer);
       let offset = 0;
-      for (let i = 0; i < chunks.length; ++i) {
-        const chunk = chunks[i];
+      for (let i2 = 0; i2 < chunks.length; ++i2) {
+        const chunk = chunks[i2];
         buffer.set(chunk, offset);
         offset += chunk.length;
       }
@@ -10703,9 +10703,9 @@ var require_mock_utils = __commonJS({
     }
     function getHeaderByName(headers, key) {
       if (Array.isArray(headers)) {
-        for (let i = 0; i < headers.length; i += 2) {
-          if (headers[i].toLocaleLowerCase() === key.toLocaleLowerCase()) {
-            return headers[i + 1];
+        for (let i2 = 0; i2 < headers.length; i2 += 2) {
+          if (headers[i2].toLocaleLowerCase() === key.toLocaleLowerCase()) {
+            return headers[i2 + 1];
           }
         }
         return void 0;
@@ -10829,13 +10829,13 @@ var require_mock_utils = __commonJS({
     function generateKeyValues(data) {
       const keys = Object.keys(data);
       const result = [];
-      for (let i = 0; i < keys.length; ++i) {
-        const key = keys[i];
+      for (let i2 = 0; i2 < keys.length; ++i2) {
+        const key = keys[i2];
         const value = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+          for (let j2 = 0; j2 < value.length; ++j2) {
+            result.push(name, Buffer.from(`${value[j2]}`));
           }
         } else {
           result.push(name, Buffer.from(`${value}`));
@@ -10860,7 +10860,7 @@ var require_mock_utils = __commonJS({
       if (mockDispatch2.data.callback) {
         mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
       }
-      const { data: { statusCode, data, headers, trailers, error: error62 }, delay, persist } = mockDispatch2;
+      const { data: { statusCode, data, headers, trailers, error: error62 }, delay: delay2, persist } = mockDispatch2;
       const { timesInvoked, times } = mockDispatch2;
       mockDispatch2.consumed = !persist && timesInvoked >= times;
       mockDispatch2.pending = timesInvoked < times;
@@ -10869,10 +10869,10 @@ var require_mock_utils = __commonJS({
         handler2.onError(error62);
         return true;
       }
-      if (typeof delay === "number" && delay > 0) {
+      if (typeof delay2 === "number" && delay2 > 0) {
         setTimeout(() => {
           handleReply(this[kDispatches]);
-        }, delay);
+        }, delay2);
       } else {
         handleReply(this[kDispatches]);
       }
@@ -11957,16 +11957,16 @@ var require_headers = __commonJS({
       return code === 10 || code === 13 || code === 9 || code === 32;
     }
     function headerValueNormalize(potentialValue) {
-      let i = 0;
-      let j = potentialValue.length;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
-      return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
+      let i2 = 0;
+      let j2 = potentialValue.length;
+      while (j2 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j2 - 1))) --j2;
+      while (j2 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i2))) ++i2;
+      return i2 === 0 && j2 === potentialValue.length ? potentialValue : potentialValue.substring(i2, j2);
     }
     function fill(headers, object2) {
       if (Array.isArray(object2)) {
-        for (let i = 0; i < object2.length; ++i) {
-          const header = object2[i];
+        for (let i2 = 0; i2 < object2.length; ++i2) {
+          const header = object2[i2];
           if (header.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -11977,8 +11977,8 @@ var require_headers = __commonJS({
         }
       } else if (typeof object2 === "object" && object2 !== null) {
         const keys = Object.keys(object2);
-        for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object2[keys[i]]);
+        for (let i2 = 0; i2 < keys.length; ++i2) {
+          appendHeader(headers, keys[i2], object2[keys[i2]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -12008,8 +12008,8 @@ var require_headers = __commonJS({
       }
       return getHeadersList(headers).append(name, value, false);
     }
-    function compareHeaderName(a, b) {
-      return a[0] < b[0] ? -1 : 1;
+    function compareHeaderName(a, b2) {
+      return a[0] < b2[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -12046,12 +12046,12 @@ var require_headers = __commonJS({
       append(name, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists2 = this[kHeadersMap].get(lowercaseName);
-        if (exists2) {
+        const exists3 = this[kHeadersMap].get(lowercaseName);
+        if (exists3) {
           const delimiter2 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists2.name,
-            value: `${exists2.value}${delimiter2}${value}`
+            name: exists3.name,
+            value: `${exists3.value}${delimiter2}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -12140,26 +12140,26 @@ var require_headers = __commonJS({
           const firstValue = iterator2.next().value;
           array2[0] = [firstValue[0], firstValue[1].value];
           assert2(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i2 = 1, j2 = 0, right = 0, left = 0, pivot = 0, x2, value; i2 < size; ++i2) {
             value = iterator2.next().value;
-            x = array2[i] = [value[0], value[1].value];
-            assert2(x[1] !== null);
+            x2 = array2[i2] = [value[0], value[1].value];
+            assert2(x2[1] !== null);
             left = 0;
-            right = i;
+            right = i2;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array2[pivot][0] <= x[0]) {
+              if (array2[pivot][0] <= x2[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
               }
             }
-            if (i !== pivot) {
-              j = i;
-              while (j > left) {
-                array2[j] = array2[--j];
+            if (i2 !== pivot) {
+              j2 = i2;
+              while (j2 > left) {
+                array2[j2] = array2[--j2];
               }
-              array2[left] = x;
+              array2[left] = x2;
             }
           }
           if (!iterator2.next().done) {
@@ -12167,9 +12167,9 @@ var require_headers = __commonJS({
           }
           return array2;
         } else {
-          let i = 0;
+          let i2 = 0;
           for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array2[i++] = [name, value];
+            array2[i2++] = [name, value];
             assert2(value !== null);
           }
           return array2.sort(compareHeaderName);
@@ -12297,11 +12297,11 @@ var require_headers = __commonJS({
         if (cookies === null || cookies.length === 1) {
           return this.#headersList[kHeadersSortedMap] = names;
         }
-        for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
+        for (let i2 = 0; i2 < names.length; ++i2) {
+          const { 0: name, 1: value } = names[i2];
           if (name === "set-cookie") {
-            for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+            for (let j2 = 0; j2 < cookies.length; ++j2) {
+              headers.push([name, cookies[j2]]);
             }
           } else {
             headers.push([name, value]);
@@ -12313,17 +12313,17 @@ var require_headers = __commonJS({
         options.depth ??= depth;
         return `Headers ${util.formatWithOptions(options, this.#headersList.entries)}`;
       }
-      static getHeadersGuard(o) {
-        return o.#guard;
+      static getHeadersGuard(o2) {
+        return o2.#guard;
       }
-      static setHeadersGuard(o, guard) {
-        o.#guard = guard;
+      static setHeadersGuard(o2, guard) {
+        o2.#guard = guard;
       }
-      static getHeadersList(o) {
-        return o.#headersList;
+      static getHeadersList(o2) {
+        return o2.#headersList;
       }
-      static setHeadersList(o, list) {
-        o.#headersList = list;
+      static setHeadersList(o2, list) {
+        o2.#headersList = list;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -12347,19 +12347,19 @@ var require_headers = __commonJS({
         enumerable: false
       }
     });
-    webidl.converters.HeadersInit = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === "Object") {
-        const iterator2 = Reflect.get(V, Symbol.iterator);
-        if (!util.types.isProxy(V) && iterator2 === Headers2.prototype.entries) {
+    webidl.converters.HeadersInit = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === "Object") {
+        const iterator2 = Reflect.get(V2, Symbol.iterator);
+        if (!util.types.isProxy(V2) && iterator2 === Headers2.prototype.entries) {
           try {
-            return getHeadersList(V).entriesList;
+            return getHeadersList(V2).entriesList;
           } catch {
           }
         }
         if (typeof iterator2 === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V, prefix, argument, iterator2.bind(V));
+          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator2.bind(V2));
         }
-        return webidl.converters["record<ByteString, ByteString>"](V, prefix, argument);
+        return webidl.converters["record<ByteString, ByteString>"](V2, prefix, argument);
       }
       throw webidl.errors.conversionFailed({
         prefix: "Headers constructor",
@@ -12628,12 +12628,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state ? state[p] : target[p];
+        get(target, p2) {
+          return p2 in state ? state[p2] : target[p2];
         },
-        set(target, p, value) {
-          assert2(!(p in state));
-          target[p] = value;
+        set(target, p2, value) {
+          assert2(!(p2 in state));
+          target[p2] = value;
           return true;
         }
       });
@@ -12724,32 +12724,32 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+    webidl.converters.XMLHttpRequestBodyInit = function(V2, prefix, name) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2, prefix, name);
       }
-      if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+      if (isBlobLike(V2)) {
+        return webidl.converters.Blob(V2, prefix, name, { strict: false });
       }
-      if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+      if (ArrayBuffer.isView(V2) || types.isArrayBuffer(V2)) {
+        return webidl.converters.BufferSource(V2, prefix, name);
       }
-      if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+      if (util.isFormDataLike(V2)) {
+        return webidl.converters.FormData(V2, prefix, name, { strict: false });
       }
-      if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+      if (V2 instanceof URLSearchParams) {
+        return webidl.converters.URLSearchParams(V2, prefix, name);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V2, prefix, name);
     };
-    webidl.converters.BodyInit = function(V, prefix, argument) {
-      if (V instanceof ReadableStream) {
-        return webidl.converters.ReadableStream(V, prefix, argument);
+    webidl.converters.BodyInit = function(V2, prefix, argument) {
+      if (V2 instanceof ReadableStream) {
+        return webidl.converters.ReadableStream(V2, prefix, argument);
       }
-      if (V?.[Symbol.asyncIterator]) {
-        return V;
+      if (V2?.[Symbol.asyncIterator]) {
+        return V2;
       }
-      return webidl.converters.XMLHttpRequestBodyInit(V, prefix, argument);
+      return webidl.converters.XMLHttpRequestBodyInit(V2, prefix, argument);
     };
     webidl.converters.ResponseInit = webidl.dictionaryConverter([
       {
@@ -13418,14 +13418,14 @@ var require_request2 = __commonJS({
     webidl.converters.Request = webidl.interfaceConverter(
       Request
     );
-    webidl.converters.RequestInfo = function(V, prefix, argument) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, argument);
+    webidl.converters.RequestInfo = function(V2, prefix, argument) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2, prefix, argument);
       }
-      if (V instanceof Request) {
-        return webidl.converters.Request(V, prefix, argument);
+      if (V2 instanceof Request) {
+        return webidl.converters.Request(V2, prefix, argument);
       }
-      return webidl.converters.USVString(V, prefix, argument);
+      return webidl.converters.USVString(V2, prefix, argument);
     };
     webidl.converters.AbortSignal = webidl.interfaceConverter(
       AbortSignal
@@ -13621,18 +13621,18 @@ var require_fetch = __commonJS({
     }
     function fetch(input2, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p = createDeferredPromise();
+      let p2 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input2, init);
       } catch (e) {
-        p.reject(e);
-        return p.promise;
+        p2.reject(e);
+        return p2.promise;
       }
       const request2 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request2, null, requestObject.signal.reason);
-        return p.promise;
+        abortFetch(p2, request2, null, requestObject.signal.reason);
+        return p2.promise;
       }
       const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -13648,7 +13648,7 @@ var require_fetch = __commonJS({
           assert2(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason);
+          abortFetch(p2, request2, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13656,16 +13656,16 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request2, responseObject, controller.serializedAbortReason);
+          abortFetch(p2, request2, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
-          p.reject(new TypeError("fetch failed", { cause: response.error }));
+          p2.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p.resolve(responseObject.deref());
-        p = null;
+        p2.resolve(responseObject.deref());
+        p2 = null;
       };
       controller = fetching({
         request: request2,
@@ -13674,7 +13674,7 @@ var require_fetch = __commonJS({
         dispatcher: requestObject[kDispatcher]
         // undici
       });
-      return p.promise;
+      return p2.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -13709,9 +13709,9 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error62) {
-      if (p) {
-        p.reject(error62);
+    function abortFetch(p2, request2, responseObject, error62) {
+      if (p2) {
+        p2.reject(error62);
       }
       if (request2.body != null && isReadable(request2.body?.stream)) {
         request2.body.stream.cancel(error62).catch((err) => {
@@ -14475,8 +14475,8 @@ var require_fetch = __commonJS({
               }
               let location = "";
               const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
+              for (let i2 = 0; i2 < rawHeaders.length; i2 += 2) {
+                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i2]), rawHeaders[i2 + 1].toString("latin1"), true);
               }
               location = headersList.get("location", true);
               const decoders = [];
@@ -14489,8 +14489,8 @@ var require_fetch = __commonJS({
                   this.abort(new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${maxContentEncodings}`));
                   return true;
                 }
-                for (let i = codings.length - 1; i >= 0; --i) {
-                  const coding = codings[i].trim();
+                for (let i2 = codings.length - 1; i2 >= 0; --i2) {
+                  const coding = codings[i2].trim();
                   if (coding === "x-gzip" || coding === "gzip") {
                     decoders.push(zlib.createGunzip({
                       // Be less strict when decoding compressed responses, since sometimes
@@ -14517,7 +14517,7 @@ var require_fetch = __commonJS({
                 }
               }
               this.body = new Readable({ read: resume });
-              const onError = this.onError.bind(this);
+              const onError2 = this.onError.bind(this);
               resolve3({
                 status,
                 statusText,
@@ -14526,7 +14526,7 @@ var require_fetch = __commonJS({
                   if (err) {
                     this.onError(err);
                   }
-                }).on("error", onError) : this.body.on("error", onError)
+                }).on("error", onError2) : this.body.on("error", onError2)
               });
               return true;
             },
@@ -14558,8 +14558,8 @@ var require_fetch = __commonJS({
                 return;
               }
               const headersList = new HeadersList();
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
+              for (let i2 = 0; i2 < rawHeaders.length; i2 += 2) {
+                headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i2]), rawHeaders[i2 + 1].toString("latin1"), true);
               }
               resolve3({
                 status,
@@ -15107,24 +15107,24 @@ var require_util4 = __commonJS({
       return new TextDecoder(encoding).decode(sliced);
     }
     function BOMSniffing(ioQueue) {
-      const [a, b, c] = ioQueue;
-      if (a === 239 && b === 187 && c === 191) {
+      const [a, b2, c3] = ioQueue;
+      if (a === 239 && b2 === 187 && c3 === 191) {
         return "UTF-8";
-      } else if (a === 254 && b === 255) {
+      } else if (a === 254 && b2 === 255) {
         return "UTF-16BE";
-      } else if (a === 255 && b === 254) {
+      } else if (a === 255 && b2 === 254) {
         return "UTF-16LE";
       }
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b) => {
-        return a + b.byteLength;
+      const size = sequences.reduce((a, b2) => {
+        return a + b2.byteLength;
       }, 0);
       let offset = 0;
-      return sequences.reduce((a, b) => {
-        a.set(b, offset);
-        offset += b.byteLength;
+      return sequences.reduce((a, b2) => {
+        a.set(b2, offset);
+        offset += b2.byteLength;
         return a;
       }, new Uint8Array(size));
     }
@@ -15412,9 +15412,9 @@ var require_util5 = __commonJS({
     var assert2 = __require("node:assert");
     var { URLSerializer } = require_data_url();
     var { isValidHeaderName } = require_util2();
-    function urlEquals(A, B, excludeFragment = false) {
-      const serializedA = URLSerializer(A, excludeFragment);
-      const serializedB = URLSerializer(B, excludeFragment);
+    function urlEquals(A2, B2, excludeFragment = false) {
+      const serializedA = URLSerializer(A2, excludeFragment);
+      const serializedB = URLSerializer(B2, excludeFragment);
       return serializedA === serializedB;
     }
     function getFieldValues(header) {
@@ -15468,11 +15468,11 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request2, options, 1);
-        if (p.length === 0) {
+        const p2 = this.#internalMatchAll(request2, options, 1);
+        if (p2.length === 0) {
           return;
         }
-        return p[0];
+        return p2[0];
       }
       async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -15508,8 +15508,8 @@ var require_cache = __commonJS({
           if (typeof request2 === "string") {
             continue;
           }
-          const r = request2[kState];
-          if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
+          const r2 = request2[kState];
+          if (!urlIsHttpHttpsScheme(r2.url) || r2.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
               message: "Expected http/s scheme when method is not GET."
@@ -15518,19 +15518,19 @@ var require_cache = __commonJS({
         }
         const fetchControllers = [];
         for (const request2 of requests) {
-          const r = new Request(request2)[kState];
-          if (!urlIsHttpHttpsScheme(r.url)) {
+          const r2 = new Request(request2)[kState];
+          if (!urlIsHttpHttpsScheme(r2.url)) {
             throw webidl.errors.exception({
               header: prefix,
               message: "Expected http/s scheme."
             });
           }
-          r.initiator = "fetch";
-          r.destination = "subresource";
-          requestList.push(r);
+          r2.initiator = "fetch";
+          r2.destination = "subresource";
+          requestList.push(r2);
           const responsePromise = createDeferredPromise();
           fetchControllers.push(fetching({
-            request: r,
+            request: r2,
             processResponse(response) {
               if (response.type === "error" || response.status === 206 || response.status < 200 || response.status > 299) {
                 responsePromise.reject(webidl.errors.exception({
@@ -15563,8 +15563,8 @@ var require_cache = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p = Promise.all(responsePromises);
-        const responses = await p;
+        const p2 = Promise.all(responsePromises);
+        const responses = await p2;
         const operations = [];
         let index = 0;
         for (const response of responses) {
@@ -15682,20 +15682,20 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let r = null;
+        let r2 = null;
         if (request2 instanceof Request) {
-          r = request2[kState];
-          if (r.method !== "GET" && !options.ignoreMethod) {
+          r2 = request2[kState];
+          if (r2.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
           assert2(typeof request2 === "string");
-          r = new Request(request2)[kState];
+          r2 = new Request(request2)[kState];
         }
         const operations = [];
         const operation = {
           type: "delete",
-          request: r,
+          request: r2,
           options
         };
         operations.push(operation);
@@ -15727,15 +15727,15 @@ var require_cache = __commonJS({
         const prefix = "Cache.keys";
         if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let r = null;
+        let r2 = null;
         if (request2 !== void 0) {
           if (request2 instanceof Request) {
-            r = request2[kState];
-            if (r.method !== "GET" && !options.ignoreMethod) {
+            r2 = request2[kState];
+            if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
           } else if (typeof request2 === "string") {
-            r = new Request(request2)[kState];
+            r2 = new Request(request2)[kState];
           }
         }
         const promise2 = createDeferredPromise();
@@ -15745,7 +15745,7 @@ var require_cache = __commonJS({
             requests.push(requestResponse[0]);
           }
         } else {
-          const requestResponses = this.#queryCache(r, options);
+          const requestResponses = this.#queryCache(r2, options);
           for (const requestResponse of requestResponses) {
             requests.push(requestResponse[0]);
           }
@@ -15809,14 +15809,14 @@ var require_cache = __commonJS({
                   message: "put operation should have an associated response"
                 });
               }
-              const r = operation.request;
-              if (!urlIsHttpHttpsScheme(r.url)) {
+              const r2 = operation.request;
+              if (!urlIsHttpHttpsScheme(r2.url)) {
                 throw webidl.errors.exception({
                   header: "Cache.#batchCacheOperations",
                   message: "expected http or https scheme"
                 });
               }
-              if (r.method !== "GET") {
+              if (r2.method !== "GET") {
                 throw webidl.errors.exception({
                   header: "Cache.#batchCacheOperations",
                   message: "not get method"
@@ -15899,15 +15899,15 @@ var require_cache = __commonJS({
         return true;
       }
       #internalMatchAll(request2, options, maxResponses = Infinity) {
-        let r = null;
+        let r2 = null;
         if (request2 !== void 0) {
           if (request2 instanceof Request) {
-            r = request2[kState];
-            if (r.method !== "GET" && !options.ignoreMethod) {
+            r2 = request2[kState];
+            if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
           } else if (typeof request2 === "string") {
-            r = new Request(request2)[kState];
+            r2 = new Request(request2)[kState];
           }
         }
         const responses = [];
@@ -15916,7 +15916,7 @@ var require_cache = __commonJS({
             responses.push(requestResponse[1]);
           }
         } else {
-          const requestResponses = this.#queryCache(r, options);
+          const requestResponses = this.#queryCache(r2, options);
           for (const requestResponse of requestResponses) {
             responses.push(requestResponse[1]);
           }
@@ -16108,8 +16108,8 @@ var require_util6 = __commonJS({
   "node_modules/undici/lib/web/cookies/util.js"(exports, module) {
     "use strict";
     function isCTLExcludingHtab(value) {
-      for (let i = 0; i < value.length; ++i) {
-        const code = value.charCodeAt(i);
+      for (let i2 = 0; i2 < value.length; ++i2) {
+        const code = value.charCodeAt(i2);
         if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
           return true;
         }
@@ -16117,8 +16117,8 @@ var require_util6 = __commonJS({
       return false;
     }
     function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+      for (let i2 = 0; i2 < name.length; ++i2) {
+        const code = name.charCodeAt(i2);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -16144,16 +16144,16 @@ var require_util6 = __commonJS({
     }
     function validateCookieValue(value) {
       let len = value.length;
-      let i = 0;
+      let i2 = 0;
       if (value[0] === '"') {
         if (len === 1 || value[len - 1] !== '"') {
           throw new Error("Invalid cookie value");
         }
         --len;
-        ++i;
+        ++i2;
       }
-      while (i < len) {
-        const code = value.charCodeAt(i++);
+      while (i2 < len) {
+        const code = value.charCodeAt(i2++);
         if (code < 33 || // exclude CTLs (0-31)
         code > 126 || // non-ascii and DEL (127)
         code === 34 || // "
@@ -16165,8 +16165,8 @@ var require_util6 = __commonJS({
       }
     }
     function validateCookiePath(path) {
-      for (let i = 0; i < path.length; ++i) {
-        const code = path.charCodeAt(i);
+      for (let i2 = 0; i2 < path.length; ++i2) {
+        const code = path.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -16187,13 +16187,13 @@ var require_util6 = __commonJS({
         throw new Error("Invalid cookie domain");
       }
       let labelLength = 0;
-      for (let i = 0; i < domain2.length; ++i) {
-        const code = domain2.charCodeAt(i);
+      for (let i2 = 0; i2 < domain2.length; ++i2) {
+        const code = domain2.charCodeAt(i2);
         if (code === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
-          if (domain2.charCodeAt(i - 1) === 45) {
+          if (domain2.charCodeAt(i2 - 1) === 45) {
             throw new Error("Invalid cookie domain");
           }
           labelLength = 0;
@@ -16236,7 +16236,7 @@ var require_util6 = __commonJS({
       "Nov",
       "Dec"
     ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_, i) => i.toString().padStart(2, "0"));
+    var IMFPaddedNumbers = Array(61).fill(0).map((_2, i2) => i2.toString().padStart(2, "0"));
     function toIMFDate(date5) {
       if (typeof date5 === "number") {
         date5 = new Date(date5);
@@ -16975,8 +16975,8 @@ var require_util7 = __commonJS({
       if (protocol.length === 0) {
         return false;
       }
-      for (let i = 0; i < protocol.length; ++i) {
-        const code = protocol.charCodeAt(i);
+      for (let i2 = 0; i2 < protocol.length; ++i2) {
+        const code = protocol.charCodeAt(i2);
         if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
         code > 126 || code === 34 || // "
         code === 40 || // (
@@ -17051,8 +17051,8 @@ var require_util7 = __commonJS({
       if (value.length === 0) {
         return false;
       }
-      for (let i = 0; i < value.length; i++) {
-        const byte = value.charCodeAt(i);
+      for (let i2 = 0; i2 < value.length; i2++) {
+        const byte = value.charCodeAt(i2);
         if (byte < 48 || byte > 57) {
           return false;
         }
@@ -17104,8 +17104,8 @@ var require_frame = __commonJS({
       crypto2 = {
         // not full compatibility, but minimum.
         randomFillSync: function randomFillSync(buffer2, _offset, _size2) {
-          for (let i = 0; i < buffer2.length; ++i) {
-            buffer2[i] = Math.random() * 255 | 0;
+          for (let i2 = 0; i2 < buffer2.length; ++i2) {
+            buffer2[i2] = Math.random() * 255 | 0;
           }
           return buffer2;
         }
@@ -17154,8 +17154,8 @@ var require_frame = __commonJS({
           buffer2.writeUIntBE(bodyLength, 4, 6);
         }
         buffer2[1] |= 128;
-        for (let i = 0; i < bodyLength; ++i) {
-          buffer2[offset + i] = frameData[i] ^ maskKey[i & 3];
+        for (let i2 = 0; i2 < bodyLength; ++i2) {
+          buffer2[offset + i2] = frameData[i2] ^ maskKey[i2 & 3];
         }
         return buffer2;
       }
@@ -17493,7 +17493,7 @@ var require_receiver = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _, callback) {
+      _write(chunk, _2, callback) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
@@ -17976,10 +17976,10 @@ var require_websocket = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p))) {
+        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this[kWebSocketURL] = new URL(urlRecord.href);
@@ -18169,14 +18169,14 @@ var require_websocket = __commonJS({
         const webSocketOptions = this[kController]?.dispatcher?.webSocketOptions;
         const maxFragments = webSocketOptions?.maxFragments;
         const maxPayloadSize = webSocketOptions?.maxPayloadSize;
-        const parser = new ByteParser(this, parsedExtensions, {
+        const parser4 = new ByteParser(this, parsedExtensions, {
           maxFragments,
           maxPayloadSize
         });
-        parser.on("drain", onParserDrain);
-        parser.on("error", onParserError.bind(this));
+        parser4.on("drain", onParserDrain);
+        parser4.on("error", onParserError.bind(this));
         response.socket.ws = this;
-        this[kByteParser] = parser;
+        this[kByteParser] = parser4;
         this.#sendQueue = new SendQueue(response.socket);
         this[kReadyState] = states.OPEN;
         const extensions = response.headersList.get("sec-websocket-extensions");
@@ -18227,11 +18227,11 @@ var require_websocket = __commonJS({
     webidl.converters["sequence<DOMString>"] = webidl.sequenceConverter(
       webidl.converters.DOMString
     );
-    webidl.converters["DOMString or sequence<DOMString>"] = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === "Object" && Symbol.iterator in V) {
-        return webidl.converters["sequence<DOMString>"](V);
+    webidl.converters["DOMString or sequence<DOMString>"] = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === "Object" && Symbol.iterator in V2) {
+        return webidl.converters["sequence<DOMString>"](V2);
       }
-      return webidl.converters.DOMString(V, prefix, argument);
+      return webidl.converters.DOMString(V2, prefix, argument);
     };
     webidl.converters.WebSocketInit = webidl.dictionaryConverter([
       {
@@ -18249,22 +18249,22 @@ var require_websocket = __commonJS({
         converter: webidl.nullableConverter(webidl.converters.HeadersInit)
       }
     ]);
-    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V) {
-      if (webidl.util.Type(V) === "Object" && !(Symbol.iterator in V)) {
-        return webidl.converters.WebSocketInit(V);
+    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V2) {
+      if (webidl.util.Type(V2) === "Object" && !(Symbol.iterator in V2)) {
+        return webidl.converters.WebSocketInit(V2);
       }
-      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V) };
+      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V2) };
     };
-    webidl.converters.WebSocketSendData = function(V) {
-      if (webidl.util.Type(V) === "Object") {
-        if (isBlobLike(V)) {
-          return webidl.converters.Blob(V, { strict: false });
+    webidl.converters.WebSocketSendData = function(V2) {
+      if (webidl.util.Type(V2) === "Object") {
+        if (isBlobLike(V2)) {
+          return webidl.converters.Blob(V2, { strict: false });
         }
-        if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-          return webidl.converters.BufferSource(V);
+        if (ArrayBuffer.isView(V2) || types.isArrayBuffer(V2)) {
+          return webidl.converters.BufferSource(V2);
         }
       }
-      return webidl.converters.USVString(V);
+      return webidl.converters.USVString(V2);
     };
     function onParserDrain() {
       this.ws[kResponse].socket.resume();
@@ -18296,12 +18296,12 @@ var require_util8 = __commonJS({
     }
     function isASCIINumber(value) {
       if (value.length === 0) return false;
-      for (let i = 0; i < value.length; i++) {
-        if (value.charCodeAt(i) < 48 || value.charCodeAt(i) > 57) return false;
+      for (let i2 = 0; i2 < value.length; i2++) {
+        if (value.charCodeAt(i2) < 48 || value.charCodeAt(i2) > 57) return false;
       }
       return true;
     }
-    function delay(ms) {
+    function delay2(ms) {
       return new Promise((resolve3) => {
         setTimeout(resolve3, ms).unref();
       });
@@ -18309,7 +18309,7 @@ var require_util8 = __commonJS({
     module.exports = {
       isValidLastEventId,
       isASCIINumber,
-      delay
+      delay: delay2
     };
   }
 });
@@ -18338,16 +18338,16 @@ var require_eventsource_stream = __commonJS({
       if (start >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] < 48 || buffer2[i] > 57) {
+      for (let i2 = start; i2 < buffer2.length; i2++) {
+        if (buffer2[i2] < 48 || buffer2[i2] > 57) {
           return false;
         }
       }
       return true;
     }
     function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
-        if (buffer2[i] === 0) {
+      for (let i2 = start; i2 < buffer2.length; i2++) {
+        if (buffer2[i2] === 0) {
           return false;
         }
       }
@@ -18357,8 +18357,8 @@ var require_eventsource_stream = __commonJS({
       if (length !== field.length) {
         return false;
       }
-      for (let i = 0; i < length; i++) {
-        if (line[i] !== field[i]) {
+      for (let i2 = 0; i2 < length; i2++) {
+        if (line[i2] !== field[i2]) {
           return false;
         }
       }
@@ -18647,10 +18647,10 @@ ${value}`;
         }
         const chunks = [];
         let length = 0;
-        for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
-          const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
-          const end = i === this.chunkIndex ? this.pos : chunk.length;
+        for (let i2 = this.lineChunkIndex; i2 <= this.chunkIndex; i2++) {
+          const chunk = this.chunks[i2];
+          const start = i2 === this.lineChunkIndex ? this.linePos : 0;
+          const end = i2 === this.chunkIndex ? this.pos : chunk.length;
           const slice = chunk.subarray(start, end);
           length += slice.length;
           chunks.push(slice);
@@ -18689,24 +18689,24 @@ ${value}`;
         this.dropConsumedChunks();
       }
       handleBOM() {
-        const first = this.peekBufferedByte(0);
+        const first2 = this.peekBufferedByte(0);
         const second = this.peekBufferedByte(1);
         const third = this.peekBufferedByte(2);
         if (second === void 0) {
-          if (first === BOM[0]) {
+          if (first2 === BOM[0]) {
             return true;
           }
           this.checkBOM = false;
           return true;
         }
         if (third === void 0) {
-          if (first === BOM[0] && second === BOM[1]) {
+          if (first2 === BOM[0] && second === BOM[1]) {
             return true;
           }
           this.checkBOM = false;
           return false;
         }
-        if (first === BOM[0] && second === BOM[1] && third === BOM[2]) {
+        if (first2 === BOM[0] && second === BOM[1] && third === BOM[2]) {
           this.discardLeadingBytes(3);
         }
         this.checkBOM = false;
@@ -18731,7 +18731,7 @@ var require_eventsource = __commonJS({
     var { parseMIMEType } = require_data_url();
     var { createFastMessageEvent } = require_events();
     var { isNetworkError } = require_response();
-    var { delay } = require_util8();
+    var { delay: delay2 } = require_util8();
     var { kEnumerableProperty } = require_util();
     var { environmentSettingsObject } = require_util2();
     var { getGlobalDispatcher } = require_global2();
@@ -18904,7 +18904,7 @@ var require_eventsource = __commonJS({
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
-        await delay(this.#state.reconnectionTime);
+        await delay2(this.#state.reconnectionTime);
         if (this.#readyState !== CONNECTING) return;
         if (this.#state.lastEventId.length) {
           this.#request.headersList.set("last-event-id", this.#state.lastEventId, true);
@@ -19203,71 +19203,6063 @@ var init_errors = __esm({
   }
 });
 
-// lib/git.ts
-import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join3 } from "node:path";
-function hooksPath() {
-  emptyHooks ??= mkdtempSync(join3(tmpdir2(), "conveyor-nohooks-"));
-  return emptyHooks;
+// node_modules/ms/index.js
+var require_ms = __commonJS({
+  "node_modules/ms/index.js"(exports, module) {
+    var s = 1e3;
+    var m = s * 60;
+    var h2 = m * 60;
+    var d = h2 * 24;
+    var w = d * 7;
+    var y2 = d * 365.25;
+    module.exports = function(val, options) {
+      options = options || {};
+      var type = typeof val;
+      if (type === "string" && val.length > 0) {
+        return parse5(val);
+      } else if (type === "number" && isFinite(val)) {
+        return options.long ? fmtLong(val) : fmtShort(val);
+      }
+      throw new Error(
+        "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
+      );
+    };
+    function parse5(str) {
+      str = String(str);
+      if (str.length > 100) {
+        return;
+      }
+      var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
+        str
+      );
+      if (!match) {
+        return;
+      }
+      var n = parseFloat(match[1]);
+      var type = (match[2] || "ms").toLowerCase();
+      switch (type) {
+        case "years":
+        case "year":
+        case "yrs":
+        case "yr":
+        case "y":
+          return n * y2;
+        case "weeks":
+        case "week":
+        case "w":
+          return n * w;
+        case "days":
+        case "day":
+        case "d":
+          return n * d;
+        case "hours":
+        case "hour":
+        case "hrs":
+        case "hr":
+        case "h":
+          return n * h2;
+        case "minutes":
+        case "minute":
+        case "mins":
+        case "min":
+        case "m":
+          return n * m;
+        case "seconds":
+        case "second":
+        case "secs":
+        case "sec":
+        case "s":
+          return n * s;
+        case "milliseconds":
+        case "millisecond":
+        case "msecs":
+        case "msec":
+        case "ms":
+          return n;
+        default:
+          return void 0;
+      }
+    }
+    function fmtShort(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d) {
+        return Math.round(ms / d) + "d";
+      }
+      if (msAbs >= h2) {
+        return Math.round(ms / h2) + "h";
+      }
+      if (msAbs >= m) {
+        return Math.round(ms / m) + "m";
+      }
+      if (msAbs >= s) {
+        return Math.round(ms / s) + "s";
+      }
+      return ms + "ms";
+    }
+    function fmtLong(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d) {
+        return plural2(ms, msAbs, d, "day");
+      }
+      if (msAbs >= h2) {
+        return plural2(ms, msAbs, h2, "hour");
+      }
+      if (msAbs >= m) {
+        return plural2(ms, msAbs, m, "minute");
+      }
+      if (msAbs >= s) {
+        return plural2(ms, msAbs, s, "second");
+      }
+      return ms + " ms";
+    }
+    function plural2(ms, msAbs, n, name) {
+      var isPlural = msAbs >= n * 1.5;
+      return Math.round(ms / n) + " " + name + (isPlural ? "s" : "");
+    }
+  }
+});
+
+// node_modules/debug/src/common.js
+var require_common = __commonJS({
+  "node_modules/debug/src/common.js"(exports, module) {
+    function setup(env) {
+      createDebug2.debug = createDebug2;
+      createDebug2.default = createDebug2;
+      createDebug2.coerce = coerce;
+      createDebug2.disable = disable;
+      createDebug2.enable = enable;
+      createDebug2.enabled = enabled;
+      createDebug2.humanize = require_ms();
+      createDebug2.destroy = destroy;
+      Object.keys(env).forEach((key) => {
+        createDebug2[key] = env[key];
+      });
+      createDebug2.names = [];
+      createDebug2.skips = [];
+      createDebug2.formatters = {};
+      function selectColor(namespace) {
+        let hash2 = 0;
+        for (let i2 = 0; i2 < namespace.length; i2++) {
+          hash2 = (hash2 << 5) - hash2 + namespace.charCodeAt(i2);
+          hash2 |= 0;
+        }
+        return createDebug2.colors[Math.abs(hash2) % createDebug2.colors.length];
+      }
+      createDebug2.selectColor = selectColor;
+      function createDebug2(namespace) {
+        let prevTime;
+        let enableOverride = null;
+        let namespacesCache;
+        let enabledCache;
+        function debug3(...args) {
+          if (!debug3.enabled) {
+            return;
+          }
+          const self2 = debug3;
+          const curr = Number(/* @__PURE__ */ new Date());
+          const ms = curr - (prevTime || curr);
+          self2.diff = ms;
+          self2.prev = prevTime;
+          self2.curr = curr;
+          prevTime = curr;
+          args[0] = createDebug2.coerce(args[0]);
+          if (typeof args[0] !== "string") {
+            args.unshift("%O");
+          }
+          let index = 0;
+          args[0] = args[0].replace(/%([a-zA-Z%])/g, (match, format) => {
+            if (match === "%%") {
+              return "%";
+            }
+            index++;
+            const formatter = createDebug2.formatters[format];
+            if (typeof formatter === "function") {
+              const val = args[index];
+              match = formatter.call(self2, val);
+              args.splice(index, 1);
+              index--;
+            }
+            return match;
+          });
+          createDebug2.formatArgs.call(self2, args);
+          const logFn = self2.log || createDebug2.log;
+          logFn.apply(self2, args);
+        }
+        debug3.namespace = namespace;
+        debug3.useColors = createDebug2.useColors();
+        debug3.color = createDebug2.selectColor(namespace);
+        debug3.extend = extend2;
+        debug3.destroy = createDebug2.destroy;
+        Object.defineProperty(debug3, "enabled", {
+          enumerable: true,
+          configurable: false,
+          get: () => {
+            if (enableOverride !== null) {
+              return enableOverride;
+            }
+            if (namespacesCache !== createDebug2.namespaces) {
+              namespacesCache = createDebug2.namespaces;
+              enabledCache = createDebug2.enabled(namespace);
+            }
+            return enabledCache;
+          },
+          set: (v) => {
+            enableOverride = v;
+          }
+        });
+        if (typeof createDebug2.init === "function") {
+          createDebug2.init(debug3);
+        }
+        return debug3;
+      }
+      function extend2(namespace, delimiter2) {
+        const newDebug = createDebug2(this.namespace + (typeof delimiter2 === "undefined" ? ":" : delimiter2) + namespace);
+        newDebug.log = this.log;
+        return newDebug;
+      }
+      function enable(namespaces) {
+        createDebug2.save(namespaces);
+        createDebug2.namespaces = namespaces;
+        createDebug2.names = [];
+        createDebug2.skips = [];
+        const split = (typeof namespaces === "string" ? namespaces : "").trim().replace(/\s+/g, ",").split(",").filter(Boolean);
+        for (const ns of split) {
+          if (ns[0] === "-") {
+            createDebug2.skips.push(ns.slice(1));
+          } else {
+            createDebug2.names.push(ns);
+          }
+        }
+      }
+      function matchesTemplate(search, template) {
+        let searchIndex = 0;
+        let templateIndex = 0;
+        let starIndex = -1;
+        let matchIndex = 0;
+        while (searchIndex < search.length) {
+          if (templateIndex < template.length && (template[templateIndex] === search[searchIndex] || template[templateIndex] === "*")) {
+            if (template[templateIndex] === "*") {
+              starIndex = templateIndex;
+              matchIndex = searchIndex;
+              templateIndex++;
+            } else {
+              searchIndex++;
+              templateIndex++;
+            }
+          } else if (starIndex !== -1) {
+            templateIndex = starIndex + 1;
+            matchIndex++;
+            searchIndex = matchIndex;
+          } else {
+            return false;
+          }
+        }
+        while (templateIndex < template.length && template[templateIndex] === "*") {
+          templateIndex++;
+        }
+        return templateIndex === template.length;
+      }
+      function disable() {
+        const namespaces = [
+          ...createDebug2.names,
+          ...createDebug2.skips.map((namespace) => "-" + namespace)
+        ].join(",");
+        createDebug2.enable("");
+        return namespaces;
+      }
+      function enabled(name) {
+        for (const skip of createDebug2.skips) {
+          if (matchesTemplate(name, skip)) {
+            return false;
+          }
+        }
+        for (const ns of createDebug2.names) {
+          if (matchesTemplate(name, ns)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      function coerce(val) {
+        if (val instanceof Error) {
+          return val.stack || val.message;
+        }
+        return val;
+      }
+      function destroy() {
+        console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+      }
+      createDebug2.enable(createDebug2.load());
+      return createDebug2;
+    }
+    module.exports = setup;
+  }
+});
+
+// node_modules/debug/src/browser.js
+var require_browser = __commonJS({
+  "node_modules/debug/src/browser.js"(exports, module) {
+    exports.formatArgs = formatArgs;
+    exports.save = save;
+    exports.load = load;
+    exports.useColors = useColors;
+    exports.storage = localstorage();
+    exports.destroy = /* @__PURE__ */ (() => {
+      let warned = false;
+      return () => {
+        if (!warned) {
+          warned = true;
+          console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+        }
+      };
+    })();
+    exports.colors = [
+      "#0000CC",
+      "#0000FF",
+      "#0033CC",
+      "#0033FF",
+      "#0066CC",
+      "#0066FF",
+      "#0099CC",
+      "#0099FF",
+      "#00CC00",
+      "#00CC33",
+      "#00CC66",
+      "#00CC99",
+      "#00CCCC",
+      "#00CCFF",
+      "#3300CC",
+      "#3300FF",
+      "#3333CC",
+      "#3333FF",
+      "#3366CC",
+      "#3366FF",
+      "#3399CC",
+      "#3399FF",
+      "#33CC00",
+      "#33CC33",
+      "#33CC66",
+      "#33CC99",
+      "#33CCCC",
+      "#33CCFF",
+      "#6600CC",
+      "#6600FF",
+      "#6633CC",
+      "#6633FF",
+      "#66CC00",
+      "#66CC33",
+      "#9900CC",
+      "#9900FF",
+      "#9933CC",
+      "#9933FF",
+      "#99CC00",
+      "#99CC33",
+      "#CC0000",
+      "#CC0033",
+      "#CC0066",
+      "#CC0099",
+      "#CC00CC",
+      "#CC00FF",
+      "#CC3300",
+      "#CC3333",
+      "#CC3366",
+      "#CC3399",
+      "#CC33CC",
+      "#CC33FF",
+      "#CC6600",
+      "#CC6633",
+      "#CC9900",
+      "#CC9933",
+      "#CCCC00",
+      "#CCCC33",
+      "#FF0000",
+      "#FF0033",
+      "#FF0066",
+      "#FF0099",
+      "#FF00CC",
+      "#FF00FF",
+      "#FF3300",
+      "#FF3333",
+      "#FF3366",
+      "#FF3399",
+      "#FF33CC",
+      "#FF33FF",
+      "#FF6600",
+      "#FF6633",
+      "#FF9900",
+      "#FF9933",
+      "#FFCC00",
+      "#FFCC33"
+    ];
+    function useColors() {
+      if (typeof window !== "undefined" && window.process && (window.process.type === "renderer" || window.process.__nwjs)) {
+        return true;
+      }
+      if (typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/(edge|trident)\/(\d+)/)) {
+        return false;
+      }
+      let m;
+      return typeof document !== "undefined" && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance || // Is firebug? http://stackoverflow.com/a/398120/376773
+      typeof window !== "undefined" && window.console && (window.console.firebug || window.console.exception && window.console.table) || // Is firefox >= v31?
+      // https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+      typeof navigator !== "undefined" && navigator.userAgent && (m = navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/)) && parseInt(m[1], 10) >= 31 || // Double check webkit in userAgent just in case we are in a worker
+      typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/);
+    }
+    function formatArgs(args) {
+      args[0] = (this.useColors ? "%c" : "") + this.namespace + (this.useColors ? " %c" : " ") + args[0] + (this.useColors ? "%c " : " ") + "+" + module.exports.humanize(this.diff);
+      if (!this.useColors) {
+        return;
+      }
+      const c3 = "color: " + this.color;
+      args.splice(1, 0, c3, "color: inherit");
+      let index = 0;
+      let lastC = 0;
+      args[0].replace(/%[a-zA-Z%]/g, (match) => {
+        if (match === "%%") {
+          return;
+        }
+        index++;
+        if (match === "%c") {
+          lastC = index;
+        }
+      });
+      args.splice(lastC, 0, c3);
+    }
+    exports.log = console.debug || console.log || (() => {
+    });
+    function save(namespaces) {
+      try {
+        if (namespaces) {
+          exports.storage.setItem("debug", namespaces);
+        } else {
+          exports.storage.removeItem("debug");
+        }
+      } catch (error62) {
+      }
+    }
+    function load() {
+      let r2;
+      try {
+        r2 = exports.storage.getItem("debug") || exports.storage.getItem("DEBUG");
+      } catch (error62) {
+      }
+      if (!r2 && typeof process !== "undefined" && "env" in process) {
+        r2 = process.env.DEBUG;
+      }
+      return r2;
+    }
+    function localstorage() {
+      try {
+        return localStorage;
+      } catch (error62) {
+      }
+    }
+    module.exports = require_common()(exports);
+    var { formatters } = module.exports;
+    formatters.j = function(v) {
+      try {
+        return JSON.stringify(v);
+      } catch (error62) {
+        return "[UnexpectedJSONParseError]: " + error62.message;
+      }
+    };
+  }
+});
+
+// node_modules/has-flag/index.js
+var require_has_flag = __commonJS({
+  "node_modules/has-flag/index.js"(exports, module) {
+    "use strict";
+    module.exports = (flag, argv = process.argv) => {
+      const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+      const position = argv.indexOf(prefix + flag);
+      const terminatorPosition = argv.indexOf("--");
+      return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+    };
+  }
+});
+
+// node_modules/supports-color/index.js
+var require_supports_color = __commonJS({
+  "node_modules/supports-color/index.js"(exports, module) {
+    "use strict";
+    var os5 = __require("os");
+    var tty = __require("tty");
+    var hasFlag = require_has_flag();
+    var { env } = process;
+    var forceColor;
+    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
+      forceColor = 0;
+    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
+      forceColor = 1;
+    }
+    if ("FORCE_COLOR" in env) {
+      if (env.FORCE_COLOR === "true") {
+        forceColor = 1;
+      } else if (env.FORCE_COLOR === "false") {
+        forceColor = 0;
+      } else {
+        forceColor = env.FORCE_COLOR.length === 0 ? 1 : Math.min(parseInt(env.FORCE_COLOR, 10), 3);
+      }
+    }
+    function translateLevel(level) {
+      if (level === 0) {
+        return false;
+      }
+      return {
+        level,
+        hasBasic: true,
+        has256: level >= 2,
+        has16m: level >= 3
+      };
+    }
+    function supportsColor(haveStream, streamIsTTY) {
+      if (forceColor === 0) {
+        return 0;
+      }
+      if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
+        return 3;
+      }
+      if (hasFlag("color=256")) {
+        return 2;
+      }
+      if (haveStream && !streamIsTTY && forceColor === void 0) {
+        return 0;
+      }
+      const min = forceColor || 0;
+      if (env.TERM === "dumb") {
+        return min;
+      }
+      if (process.platform === "win32") {
+        const osRelease = os5.release().split(".");
+        if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
+          return Number(osRelease[2]) >= 14931 ? 3 : 2;
+        }
+        return 1;
+      }
+      if ("CI" in env) {
+        if (["TRAVIS", "CIRCLECI", "APPVEYOR", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE"].some((sign) => sign in env) || env.CI_NAME === "codeship") {
+          return 1;
+        }
+        return min;
+      }
+      if ("TEAMCITY_VERSION" in env) {
+        return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
+      }
+      if (env.COLORTERM === "truecolor") {
+        return 3;
+      }
+      if ("TERM_PROGRAM" in env) {
+        const version2 = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        switch (env.TERM_PROGRAM) {
+          case "iTerm.app":
+            return version2 >= 3 ? 3 : 2;
+          case "Apple_Terminal":
+            return 2;
+        }
+      }
+      if (/-256(color)?$/i.test(env.TERM)) {
+        return 2;
+      }
+      if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
+        return 1;
+      }
+      if ("COLORTERM" in env) {
+        return 1;
+      }
+      return min;
+    }
+    function getSupportLevel(stream) {
+      const level = supportsColor(stream, stream && stream.isTTY);
+      return translateLevel(level);
+    }
+    module.exports = {
+      supportsColor: getSupportLevel,
+      stdout: translateLevel(supportsColor(true, tty.isatty(1))),
+      stderr: translateLevel(supportsColor(true, tty.isatty(2)))
+    };
+  }
+});
+
+// node_modules/debug/src/node.js
+var require_node = __commonJS({
+  "node_modules/debug/src/node.js"(exports, module) {
+    var tty = __require("tty");
+    var util = __require("util");
+    exports.init = init;
+    exports.log = log;
+    exports.formatArgs = formatArgs;
+    exports.save = save;
+    exports.load = load;
+    exports.useColors = useColors;
+    exports.destroy = util.deprecate(
+      () => {
+      },
+      "Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`."
+    );
+    exports.colors = [6, 2, 3, 4, 5, 1];
+    try {
+      const supportsColor = require_supports_color();
+      if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
+        exports.colors = [
+          20,
+          21,
+          26,
+          27,
+          32,
+          33,
+          38,
+          39,
+          40,
+          41,
+          42,
+          43,
+          44,
+          45,
+          56,
+          57,
+          62,
+          63,
+          68,
+          69,
+          74,
+          75,
+          76,
+          77,
+          78,
+          79,
+          80,
+          81,
+          92,
+          93,
+          98,
+          99,
+          112,
+          113,
+          128,
+          129,
+          134,
+          135,
+          148,
+          149,
+          160,
+          161,
+          162,
+          163,
+          164,
+          165,
+          166,
+          167,
+          168,
+          169,
+          170,
+          171,
+          172,
+          173,
+          178,
+          179,
+          184,
+          185,
+          196,
+          197,
+          198,
+          199,
+          200,
+          201,
+          202,
+          203,
+          204,
+          205,
+          206,
+          207,
+          208,
+          209,
+          214,
+          215,
+          220,
+          221
+        ];
+      }
+    } catch (error62) {
+    }
+    exports.inspectOpts = Object.keys(process.env).filter((key) => {
+      return /^debug_/i.test(key);
+    }).reduce((obj, key) => {
+      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_2, k2) => {
+        return k2.toUpperCase();
+      });
+      let val = process.env[key];
+      if (/^(yes|on|true|enabled)$/i.test(val)) {
+        val = true;
+      } else if (/^(no|off|false|disabled)$/i.test(val)) {
+        val = false;
+      } else if (val === "null") {
+        val = null;
+      } else {
+        val = Number(val);
+      }
+      obj[prop] = val;
+      return obj;
+    }, {});
+    function useColors() {
+      return "colors" in exports.inspectOpts ? Boolean(exports.inspectOpts.colors) : tty.isatty(process.stderr.fd);
+    }
+    function formatArgs(args) {
+      const { namespace: name, useColors: useColors2 } = this;
+      if (useColors2) {
+        const c3 = this.color;
+        const colorCode = "\x1B[3" + (c3 < 8 ? c3 : "8;5;" + c3);
+        const prefix = `  ${colorCode};1m${name} \x1B[0m`;
+        args[0] = prefix + args[0].split("\n").join("\n" + prefix);
+        args.push(colorCode + "m+" + module.exports.humanize(this.diff) + "\x1B[0m");
+      } else {
+        args[0] = getDate() + name + " " + args[0];
+      }
+    }
+    function getDate() {
+      if (exports.inspectOpts.hideDate) {
+        return "";
+      }
+      return (/* @__PURE__ */ new Date()).toISOString() + " ";
+    }
+    function log(...args) {
+      return process.stderr.write(util.formatWithOptions(exports.inspectOpts, ...args) + "\n");
+    }
+    function save(namespaces) {
+      if (namespaces) {
+        process.env.DEBUG = namespaces;
+      } else {
+        delete process.env.DEBUG;
+      }
+    }
+    function load() {
+      return process.env.DEBUG;
+    }
+    function init(debug3) {
+      debug3.inspectOpts = {};
+      const keys = Object.keys(exports.inspectOpts);
+      for (let i2 = 0; i2 < keys.length; i2++) {
+        debug3.inspectOpts[keys[i2]] = exports.inspectOpts[keys[i2]];
+      }
+    }
+    module.exports = require_common()(exports);
+    var { formatters } = module.exports;
+    formatters.o = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts).split("\n").map((str) => str.trim()).join(" ");
+    };
+    formatters.O = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts);
+    };
+  }
+});
+
+// node_modules/debug/src/index.js
+var require_src = __commonJS({
+  "node_modules/debug/src/index.js"(exports, module) {
+    if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
+      module.exports = require_browser();
+    } else {
+      module.exports = require_node();
+    }
+  }
+});
+
+// node_modules/@kwsites/file-exists/dist/src/index.js
+var require_src2 = __commonJS({
+  "node_modules/@kwsites/file-exists/dist/src/index.js"(exports) {
+    "use strict";
+    var __importDefault = exports && exports.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    var fs_1 = __require("fs");
+    var debug_1 = __importDefault(require_src());
+    var log = debug_1.default("@kwsites/file-exists");
+    function check2(path, isFile, isDirectory2) {
+      log(`checking %s`, path);
+      try {
+        const stat2 = fs_1.statSync(path);
+        if (stat2.isFile() && isFile) {
+          log(`[OK] path represents a file`);
+          return true;
+        }
+        if (stat2.isDirectory() && isDirectory2) {
+          log(`[OK] path represents a directory`);
+          return true;
+        }
+        log(`[FAIL] path represents something other than a file or directory`);
+        return false;
+      } catch (e) {
+        if (e.code === "ENOENT") {
+          log(`[FAIL] path is not accessible: %o`, e);
+          return false;
+        }
+        log(`[FATAL] %o`, e);
+        throw e;
+      }
+    }
+    function exists3(path, type = exports.READABLE) {
+      return check2(path, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    }
+    exports.exists = exists3;
+    exports.FILE = 1;
+    exports.FOLDER = 2;
+    exports.READABLE = exports.FILE + exports.FOLDER;
+  }
+});
+
+// node_modules/@kwsites/file-exists/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/@kwsites/file-exists/dist/index.js"(exports) {
+    "use strict";
+    function __export3(m) {
+      for (var p2 in m) if (!exports.hasOwnProperty(p2)) exports[p2] = m[p2];
+    }
+    Object.defineProperty(exports, "__esModule", { value: true });
+    __export3(require_src2());
+  }
+});
+
+// node_modules/@simple-git/args-pathspec/dist/index.mjs
+function c(...n) {
+  const e = new String(n);
+  return t.set(e, n), e;
 }
-function gitPrefix(authServerUrl) {
-  const args = [...CONVEYOR_IDENTITY, "-c", `core.hooksPath=${hooksPath()}`];
+function r(n) {
+  return n instanceof String && t.has(n);
+}
+function o(n) {
+  return t.get(n) ?? [];
+}
+var t;
+var init_dist = __esm({
+  "node_modules/@simple-git/args-pathspec/dist/index.mjs"() {
+    t = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// node_modules/@kwsites/promise-deferred/dist/index.js
+var require_dist2 = __commonJS({
+  "node_modules/@kwsites/promise-deferred/dist/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.createDeferred = exports.deferred = void 0;
+    function deferred2() {
+      let done;
+      let fail;
+      let status = "pending";
+      const promise2 = new Promise((_done, _fail) => {
+        done = _done;
+        fail = _fail;
+      });
+      return {
+        promise: promise2,
+        done(result) {
+          if (status === "pending") {
+            status = "resolved";
+            done(result);
+          }
+        },
+        fail(error62) {
+          if (status === "pending") {
+            status = "rejected";
+            fail(error62);
+          }
+        },
+        get fulfilled() {
+          return status !== "pending";
+        },
+        get status() {
+          return status;
+        }
+      };
+    }
+    exports.deferred = deferred2;
+    exports.createDeferred = deferred2;
+    exports.default = deferred2;
+  }
+});
+
+// node_modules/@simple-git/argv-parser/dist/index.mjs
+function* U(e, t2) {
+  const n = t2 === "global";
+  for (const o2 of e)
+    o2.isGlobal === n && (yield o2);
+}
+function F(e, t2) {
+  for (const { name: o2 } of U(e, "task")) {
+    if (k.has(o2))
+      return p(true, t2);
+    if (S.has(o2))
+      return p(false, t2);
+  }
+  const n = t2.at(0)?.toLowerCase();
+  return n === void 0 ? null : P.has(n) ? p(true, t2.slice(1)) : E.has(n) ? p(false, t2.slice(1)) : t2.length === 1 ? p(false, t2) : p(true, t2);
+}
+function p(e = false, t2 = []) {
+  const n = t2.at(0)?.toLowerCase();
+  return n === void 0 ? null : {
+    isWrite: e,
+    isRead: !e,
+    key: n,
+    value: t2.at(1)
+  };
+}
+function A(e, t2) {
+  return t2.isWrite && t2.value !== void 0 ? { key: t2.key, value: t2.value, scope: e } : { key: t2.key, scope: e };
+}
+function M(e) {
+  const t2 = e?.indexOf("=") || -1;
+  return !e || t2 < 0 ? null : {
+    key: e.slice(0, t2).trim().toLowerCase(),
+    value: e.slice(t2 + 1)
+  };
+}
+function N(e) {
+  for (const { name: t2 } of U(e, "task"))
+    switch (t2) {
+      case "--global":
+        return "global";
+      case "--system":
+        return "system";
+      case "--worktree":
+        return "worktree";
+      case "--local":
+        return "local";
+      case "--file":
+      case "-f":
+        return "file";
+    }
+  return "local";
+}
+function G({ name: e }) {
+  if (e === "-c" || e === "--config")
+    return "inline";
+  if (e === "--config-env")
+    return "env";
+}
+function* O(e) {
+  for (const t2 of e) {
+    const n = G(t2), o2 = n && M(t2.value);
+    o2 && (yield {
+      ...o2,
+      scope: n
+    });
+  }
+}
+function L(e, t2, n) {
+  const o2 = {
+    read: [],
+    write: [...O(t2)]
+  };
+  return e === "config" && $(
+    o2,
+    N(t2),
+    F(t2, n)
+  ), o2;
+}
+function $(e, t2, n) {
+  if (n === null)
+    return;
+  const o2 = A(t2, n);
+  n.isWrite ? e.write.push(o2) : e.read.push(o2);
+}
+function I(e) {
+  const t2 = R[e ?? ""] ?? T;
+  return {
+    short: new Map([...x.short.entries(), ...t2.short.entries()]),
+    long: t2.long
+  };
+}
+function b(e, t2 = D) {
+  if (e.startsWith("--")) {
+    const n = e.indexOf("=");
+    if (n > 2)
+      return [{ name: e.slice(0, n), value: e.slice(n + 1), needsNext: false }];
+    const o2 = e.slice(2);
+    return [{ name: e, needsNext: t2.long.has(o2) }];
+  }
+  if (e.length === 2) {
+    const n = e.charAt(1), o2 = t2.short.get(n);
+    return [{ name: e, needsNext: o2 === true }];
+  }
+  return W(e, t2.short);
+}
+function W(e, t2) {
+  const n = e.slice(1).split(""), o2 = [];
+  for (let s = 0; s < n.length; s++) {
+    const r2 = n[s], l = t2.get(r2);
+    if (l === void 0)
+      return [{ name: e, needsNext: false }];
+    if (l) {
+      const a = n.slice(s + 1).join("");
+      if (a && ![...a].every((w) => t2.has(w)))
+        return o2.push({ name: `-${r2}`, value: a, needsNext: false }), o2;
+    }
+    o2.push({ name: `-${r2}`, needsNext: l });
+  }
+  return o2;
+}
+function j(e, t2 = []) {
+  let n = 0;
+  for (; n < e.length; ) {
+    const o2 = String(e[n]);
+    if (!o2.startsWith("-") || o2.length < 2) break;
+    const s = b(o2);
+    let r2 = n + 1;
+    for (const l of s) {
+      const a = {
+        name: l.name,
+        value: l.value,
+        absorbedNext: false,
+        isGlobal: true
+      };
+      l.needsNext && a.value === void 0 && r2 < e.length && (a.value = String(e[r2]), a.absorbedNext = true, r2++), t2.push(a);
+    }
+    n = r2;
+  }
+  return { flags: t2, taskIndex: n };
+}
+function B(e, t2, n = []) {
+  const o2 = I(t2), s = [], r2 = [];
+  let l = 0;
+  for (; l < e.length; ) {
+    const a = e[l];
+    if (r(a)) {
+      r2.push(...o(a)), l++;
+      continue;
+    }
+    const f = String(a);
+    if (f === "--") {
+      for (let g = l + 1; g < e.length; g++) {
+        const u = e[g];
+        r(u) ? r2.push(...o(u)) : r2.push(String(u));
+      }
+      break;
+    }
+    if (!f.startsWith("-") || f.length < 2) {
+      s.push(f), l++;
+      continue;
+    }
+    const w = b(f, o2);
+    let d = l + 1;
+    for (const g of w) {
+      const u = {
+        name: g.name,
+        value: g.value,
+        absorbedNext: false,
+        isGlobal: false
+      };
+      g.needsNext && u.value === void 0 && d < e.length && !r(e[d]) && (u.value = String(e[d]), u.absorbedNext = true, d++), n.push(u);
+    }
+    l = d;
+  }
+  return { flags: n, positionals: s, pathspecs: r2 };
+}
+function* V({
+  write: e
+}) {
+  for (const t2 of e)
+    for (const n of q) {
+      const o2 = n(t2.key);
+      o2 && (yield o2);
+    }
+}
+function c2(e, t2, n = String(e)) {
+  const o2 = typeof e == "string" ? new RegExp(`\\s*${e.toLowerCase()}`) : e;
+  return function(r2) {
+    if (o2.test(r2))
+      return {
+        category: t2,
+        message: `Configuring ${n} is not permitted without enabling ${t2}`
+      };
+  };
+}
+function i(e, t2) {
+  const n = new RegExp(`\\s*${e.toLowerCase().replace(/\./g, "(..+)?.")}`);
+  return c2(n, t2, e);
+}
+function* K(e, t2) {
+  for (const n of t2)
+    for (const o2 of H) {
+      const s = o2(e, n.name);
+      s && (yield s);
+    }
+}
+function h(e, t2, n, o2 = String(t2)) {
+  const s = typeof t2 == "string" ? new RegExp(`\\s*${t2.toLowerCase()}`) : t2, r2 = `Use of ${e ? `${e} with option ` : ""}${o2} is not permitted without enabling ${n}`;
+  return function(a, f) {
+    if ((!e || a === e) && s.test(f))
+      return {
+        category: n,
+        message: r2
+      };
+  };
+}
+function C(e, t2, n) {
+  return [...K(e, t2), ...V(n)];
+}
+function Y(...e) {
+  const { flags: t2, taskIndex: n } = j(e), o2 = n < e.length ? String(e[n]).toLowerCase() : null, s = o2 !== null ? e.slice(n + 1) : [], { positionals: r2, pathspecs: l } = B(s, o2, t2), a = L(o2, t2, r2);
+  return {
+    task: o2,
+    flags: t2.map(J),
+    paths: l,
+    config: a,
+    vulnerabilities: z2(C(o2, t2, a))
+  };
+}
+function z2(e) {
+  return Object.defineProperty(e, "vulnerabilities", {
+    value: e
+  });
+}
+function J({ value: e, name: t2 }) {
+  return e !== void 0 ? { name: t2, value: e } : { name: t2 };
+}
+function* Q(e) {
+  const t2 = parseInt(e.git_config_count ?? "0", 10);
+  for (let n = 0; n < t2; n++) {
+    const o2 = e[`git_config_key_${n}`], s = e[`git_config_value_${n}`];
+    o2 !== void 0 && (yield { key: o2.toLowerCase().trim(), value: s, scope: "env" });
+  }
+}
+function* X(e) {
+  for (const t2 of Object.keys(e))
+    if (_(t2)) {
+      const n = y[t2];
+      yield {
+        category: n,
+        message: `Use of "${t2.toUpperCase()}" is not permitted without enabling ${n}`
+      };
+    }
+}
+function _(e) {
+  return Object.hasOwn(y, e);
+}
+function Z(e) {
+  const t2 = {};
+  for (const [n, o2] of Object.entries(e)) {
+    const s = n.toLowerCase().trim();
+    (_(s) || s.startsWith("git")) && (t2[s] = String(o2));
+  }
+  return t2;
+}
+function ee(e) {
+  const t2 = Z(e), n = {
+    read: [],
+    write: [...Q(t2)]
+  }, o2 = [
+    ...X(t2),
+    ...C(null, [], n)
+  ];
+  return {
+    config: n,
+    vulnerabilities: o2
+  };
+}
+function ne(e, t2) {
+  return [...Y(...e).vulnerabilities, ...ee(t2).vulnerabilities];
+}
+var k, S, P, E, x, D, R, T, q, H, y;
+var init_dist2 = __esm({
+  "node_modules/@simple-git/argv-parser/dist/index.mjs"() {
+    init_dist();
+    k = /* @__PURE__ */ new Set([
+      "--add",
+      "--edit",
+      "--remove-section",
+      "--rename-section",
+      "--replace-all",
+      "--unset",
+      "--unset-all",
+      "-e"
+    ]);
+    S = /* @__PURE__ */ new Set([
+      "--get",
+      "--get-all",
+      "--get-color",
+      "--get-colorbool",
+      "--get-regexp",
+      "--get-urlmatch",
+      "--list",
+      "-l"
+    ]);
+    P = /* @__PURE__ */ new Set([
+      "edit",
+      "remove-section",
+      "rename-section",
+      "set",
+      "unset"
+    ]);
+    E = /* @__PURE__ */ new Set(["get", "get-color", "get-colorbool", "list"]);
+    x = {
+      short: /* @__PURE__ */ new Map([
+        ["c", true]
+        //  -c <k=v>    set config key for this invocation
+      ])
+    };
+    D = {
+      short: new Map([
+        ["C", true],
+        //  -C <path>   change working directory
+        ["P", false],
+        // -P          no pager (alias for --no-pager)
+        ["h", false],
+        // -h          help
+        ["p", false],
+        // -p          paginate
+        ["v", false],
+        // -v          version
+        ...x.short.entries()
+      ]),
+      long: /* @__PURE__ */ new Set([
+        "attr-source",
+        "config-env",
+        "exec-path",
+        "git-dir",
+        "list-cmds",
+        "namespace",
+        "super-prefix",
+        "work-tree"
+      ])
+    };
+    R = {
+      clone: {
+        short: /* @__PURE__ */ new Map([
+          ["b", true],
+          // -b <branch>
+          ["j", true],
+          // -j <n>          parallel jobs
+          ["l", false],
+          // -l local
+          ["n", false],
+          // -n no-checkout
+          ["o", true],
+          // -o <name>       remote name
+          ["q", false],
+          // -q quiet
+          ["s", false],
+          // -s shared
+          ["u", true]
+          // -u <upload-pack>
+        ]),
+        long: /* @__PURE__ */ new Set(["branch", "config", "jobs", "origin", "upload-pack", "u", "template"])
+      },
+      commit: {
+        short: /* @__PURE__ */ new Map([
+          ["C", true],
+          // -C <commit>  reuse message
+          ["F", true],
+          // -F <file>    read message from file
+          ["c", true],
+          // -c <commit>  reedit message
+          ["m", true],
+          // -m <msg>
+          ["t", true]
+          // -t <template>
+        ]),
+        long: /* @__PURE__ */ new Set(["file", "message", "reedit-message", "reuse-message", "template"])
+      },
+      config: {
+        short: /* @__PURE__ */ new Map([
+          ["e", false],
+          // -e  open editor
+          ["f", true],
+          //  -f <file>
+          ["l", false]
+          // -l  list
+        ]),
+        long: /* @__PURE__ */ new Set(["blob", "comment", "default", "file", "type", "value"])
+      },
+      fetch: {
+        short: /* @__PURE__ */ new Map(),
+        long: /* @__PURE__ */ new Set(["upload-pack"])
+      },
+      init: {
+        short: /* @__PURE__ */ new Map(),
+        long: /* @__PURE__ */ new Set(["template"])
+      },
+      pull: {
+        short: /* @__PURE__ */ new Map(),
+        long: /* @__PURE__ */ new Set(["upload-pack"])
+      },
+      push: {
+        short: /* @__PURE__ */ new Map(),
+        long: /* @__PURE__ */ new Set(["exec", "receive-pack"])
+      }
+    };
+    T = { short: /* @__PURE__ */ new Map(), long: /* @__PURE__ */ new Set() };
+    q = [
+      c2("alias", "allowUnsafeAlias"),
+      c2("core.askPass", "allowUnsafeAskPass"),
+      c2("core.editor", "allowUnsafeEditor"),
+      c2("core.fsmonitor", "allowUnsafeFsMonitor"),
+      c2("core.gitProxy", "allowUnsafeGitProxy"),
+      c2("core.hooksPath", "allowUnsafeHooksPath"),
+      c2("core.pager", "allowUnsafePager"),
+      c2("core.sshCommand", "allowUnsafeSshCommand"),
+      i("credential.helper", "allowUnsafeCredentialHelper"),
+      i("diff.command", "allowUnsafeDiffExternal"),
+      c2("diff.external", "allowUnsafeDiffExternal"),
+      i("diff.textconv", "allowUnsafeDiffTextConv"),
+      i("filter.clean", "allowUnsafeFilter"),
+      i("filter.smudge", "allowUnsafeFilter"),
+      i("gpg.program", "allowUnsafeGpgProgram"),
+      c2("init.templateDir", "allowUnsafeTemplateDir"),
+      i("merge.driver", "allowUnsafeMergeDriver"),
+      i("mergetool.path", "allowUnsafeMergeDriver"),
+      i("mergetool.cmd", "allowUnsafeMergeDriver"),
+      i("protocol.allow", "allowUnsafeProtocolOverride"),
+      i("remote.receivepack", "allowUnsafePack"),
+      i("remote.uploadpack", "allowUnsafePack"),
+      c2("sequence.editor", "allowUnsafeEditor")
+    ];
+    H = [
+      h(
+        null,
+        /--(upload|receive)-pack/,
+        "allowUnsafePack",
+        "--upload-pack or --receive-pack"
+      ),
+      h("clone", /^-\w*u/, "allowUnsafePack"),
+      h("clone", "--u", "allowUnsafePack"),
+      h("push", "--exec", "allowUnsafePack"),
+      h(null, "--template", "allowUnsafeTemplateDir")
+    ];
+    y = {
+      editor: "allowUnsafeEditor",
+      git_askpass: "allowUnsafeAskPass",
+      git_config_global: "allowUnsafeConfigPaths",
+      git_config_system: "allowUnsafeConfigPaths",
+      git_config_count: "allowUnsafeConfigEnvCount",
+      git_config: "allowUnsafeConfigPaths",
+      git_editor: "allowUnsafeEditor",
+      git_exec_path: "allowUnsafeConfigPaths",
+      git_external_diff: "allowUnsafeDiffExternal",
+      git_pager: "allowUnsafePager",
+      git_proxy_command: "allowUnsafeGitProxy",
+      git_template_dir: "allowUnsafeTemplateDir",
+      git_sequence_editor: "allowUnsafeEditor",
+      git_ssh: "allowUnsafeSshCommand",
+      git_ssh_command: "allowUnsafeSshCommand",
+      pager: "allowUnsafePager",
+      prefix: "allowUnsafeConfigPaths",
+      ssh_askpass: "allowUnsafeAskPass"
+    };
+  }
+});
+
+// node_modules/simple-git/dist/esm/index.js
+import { spawn as spawn2 } from "child_process";
+import { normalize } from "node:path";
+import { EventEmitter } from "node:events";
+function asFunction(source) {
+  if (typeof source !== "function") {
+    return NOOP;
+  }
+  return source;
+}
+function isUserFunction(source) {
+  return typeof source === "function" && source !== NOOP;
+}
+function splitOn(input2, char) {
+  const index = input2.indexOf(char);
+  if (index <= 0) {
+    return [input2, ""];
+  }
+  return [input2.substr(0, index), input2.substr(index + 1)];
+}
+function first(input2, offset = 0) {
+  return isArrayLike(input2) && input2.length > offset ? input2[offset] : void 0;
+}
+function last(input2, offset = 0) {
+  if (isArrayLike(input2) && input2.length > offset) {
+    return input2[input2.length - 1 - offset];
+  }
+}
+function isArrayLike(input2) {
+  return filterHasLength(input2);
+}
+function toLinesWithContent(input2 = "", trimmed2 = true, separator = "\n") {
+  return input2.split(separator).reduce((output2, line) => {
+    const lineContent = trimmed2 ? line.trim() : line;
+    if (lineContent) {
+      output2.push(lineContent);
+    }
+    return output2;
+  }, []);
+}
+function forEachLineWithContent(input2, callback) {
+  return toLinesWithContent(input2, true).map((line) => callback(line));
+}
+function folderExists(path) {
+  return (0, import_file_exists.exists)(path, import_file_exists.FOLDER);
+}
+function append(target, item) {
+  if (Array.isArray(target)) {
+    if (!target.includes(item)) {
+      target.push(item);
+    }
+  } else {
+    target.add(item);
+  }
+  return item;
+}
+function including(target, item) {
+  if (Array.isArray(target) && !target.includes(item)) {
+    target.push(item);
+  }
+  return target;
+}
+function remove(target, item) {
+  if (Array.isArray(target)) {
+    const index = target.indexOf(item);
+    if (index >= 0) {
+      target.splice(index, 1);
+    }
+  } else {
+    target.delete(item);
+  }
+  return item;
+}
+function asArray(source) {
+  return Array.isArray(source) ? source : [source];
+}
+function asCamelCase(str) {
+  return str.replace(/[\s-]+(.)/g, (_all, chr) => {
+    return chr.toUpperCase();
+  });
+}
+function asStringArray(source) {
+  return asArray(source).map((item) => {
+    return item instanceof String ? item : String(item);
+  });
+}
+function asNumber(source, onNaN = 0) {
+  if (source == null) {
+    return onNaN;
+  }
+  const num = parseInt(source, 10);
+  return Number.isNaN(num) ? onNaN : num;
+}
+function prefixedArray(input2, prefix) {
+  const output2 = [];
+  for (let i2 = 0, max = input2.length; i2 < max; i2++) {
+    output2.push(prefix, input2[i2]);
+  }
+  return output2;
+}
+function bufferToString(input2) {
+  return (Array.isArray(input2) ? Buffer.concat(input2) : input2).toString("utf-8");
+}
+function pick2(source, properties) {
+  const out = {};
+  properties.forEach((key) => {
+    if (source[key] !== void 0) {
+      out[key] = source[key];
+    }
+  });
+  return out;
+}
+function delay(duration3 = 0) {
+  return new Promise((done) => setTimeout(done, duration3));
+}
+function orVoid(input2) {
+  if (input2 === false) {
+    return void 0;
+  }
+  return input2;
+}
+function filterType(input2, filter, def) {
+  if (filter(input2)) {
+    return input2;
+  }
+  return arguments.length > 2 ? def : void 0;
+}
+function filterPrimitives(input2, omit3) {
+  const type = r(input2) ? "string" : typeof input2;
+  return /number|string|boolean/.test(type) && (!omit3 || !omit3.includes(type));
+}
+function filterPlainObject(input2) {
+  return !!input2 && objectToString(input2) === "[object Object]";
+}
+function filterFunction(input2) {
+  return typeof input2 === "function";
+}
+function useMatchesDefault() {
+  throw new Error(`LineParser:useMatches not implemented`);
+}
+function createInstanceConfig(...options) {
+  const baseDir = process.cwd();
+  const config2 = Object.assign(
+    { baseDir, ...defaultOptions },
+    ...options.filter((o2) => typeof o2 === "object" && o2)
+  );
+  config2.baseDir = config2.baseDir || baseDir;
+  config2.trimmed = config2.trimmed === true;
+  return config2;
+}
+function appendTaskOptions(options, commands = []) {
+  if (!filterPlainObject(options)) {
+    return commands;
+  }
+  return Object.keys(options).reduce((commands2, key) => {
+    const value = options[key];
+    if (r(value)) {
+      commands2.push(value);
+    } else if (filterPrimitives(value, ["boolean"])) {
+      commands2.push(key + "=" + value);
+    } else if (Array.isArray(value)) {
+      for (const v of value) {
+        if (!filterPrimitives(v, ["string", "number"])) {
+          commands2.push(key + "=" + v);
+        }
+      }
+    } else {
+      commands2.push(key);
+    }
+    return commands2;
+  }, commands);
+}
+function getTrailingOptions(args, initialPrimitive = 0, objectOnly = false) {
+  const command = [];
+  for (let i2 = 0, max = initialPrimitive < 0 ? args.length : initialPrimitive; i2 < max; i2++) {
+    if ("string|number".includes(typeof args[i2])) {
+      command.push(String(args[i2]));
+    }
+  }
+  appendTaskOptions(trailingOptionsArgument(args), command);
+  if (!objectOnly) {
+    command.push(...trailingArrayArgument(args));
+  }
+  return command;
+}
+function trailingArrayArgument(args) {
+  const hasTrailingCallback = typeof last(args) === "function";
+  return asStringArray(filterType(last(args, hasTrailingCallback ? 1 : 0), filterArray, []));
+}
+function trailingOptionsArgument(args) {
+  const hasTrailingCallback = filterFunction(last(args));
+  return filterType(last(args, hasTrailingCallback ? 1 : 0), filterPlainObject);
+}
+function trailingFunctionArgument(args, includeNoop = true) {
+  const callback = asFunction(last(args));
+  return includeNoop || isUserFunction(callback) ? callback : void 0;
+}
+function callTaskParser(parser4, streams) {
+  return parser4(streams.stdOut, streams.stdErr);
+}
+function parseStringResponse(result, parsers12, texts, trim = true) {
+  asArray(texts).forEach((text) => {
+    for (let lines = toLinesWithContent(text, trim), i2 = 0, max = lines.length; i2 < max; i2++) {
+      const line = (offset = 0) => {
+        if (i2 + offset >= max) {
+          return;
+        }
+        return lines[i2 + offset];
+      };
+      parsers12.some(({ parse: parse5 }) => parse5(line, result));
+    }
+  });
+  return result;
+}
+function checkIsRepoTask(action) {
+  switch (action) {
+    case "bare":
+      return checkIsBareRepoTask();
+    case "root":
+      return checkIsRepoRootTask();
+  }
+  const commands = ["rev-parse", "--is-inside-work-tree"];
+  return {
+    commands,
+    format: "utf-8",
+    onError,
+    parser
+  };
+}
+function checkIsRepoRootTask() {
+  const commands = ["rev-parse", "--git-dir"];
+  return {
+    commands,
+    format: "utf-8",
+    onError,
+    parser(path) {
+      return /^\.(git)?$/.test(path.trim());
+    }
+  };
+}
+function checkIsBareRepoTask() {
+  const commands = ["rev-parse", "--is-bare-repository"];
+  return {
+    commands,
+    format: "utf-8",
+    onError,
+    parser
+  };
+}
+function isNotRepoMessage(error62) {
+  return /(Not a git repository|Kein Git-Repository)/i.test(String(error62));
+}
+function cleanSummaryParser(dryRun, text) {
+  const summary2 = new CleanResponse(dryRun);
+  const regexp = dryRun ? dryRunRemovalRegexp : removalRegexp;
+  toLinesWithContent(text).forEach((line) => {
+    const removed = line.replace(regexp, "");
+    summary2.paths.push(removed);
+    (isFolderRegexp.test(removed) ? summary2.folders : summary2.files).push(removed);
+  });
+  return summary2;
+}
+function adhocExecTask(parser4) {
+  return {
+    commands: EMPTY_COMMANDS,
+    format: "empty",
+    parser: parser4
+  };
+}
+function configurationErrorTask(error62) {
+  return {
+    commands: EMPTY_COMMANDS,
+    format: "empty",
+    parser() {
+      throw typeof error62 === "string" ? new TaskConfigurationError(error62) : error62;
+    }
+  };
+}
+function straightThroughStringTask(commands, trimmed2 = false) {
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return trimmed2 ? String(text).trim() : text;
+    }
+  };
+}
+function straightThroughBufferTask(commands) {
+  return {
+    commands,
+    format: "buffer",
+    parser(buffer) {
+      return buffer;
+    }
+  };
+}
+function isBufferTask(task) {
+  return task.format === "buffer";
+}
+function isEmptyTask(task) {
+  return task.format === "empty" || !task.commands.length;
+}
+function cleanWithOptionsTask(mode, customArgs) {
+  const { cleanMode, options, valid } = getCleanOptions(mode);
+  if (!cleanMode) {
+    return configurationErrorTask(CONFIG_ERROR_MODE_REQUIRED);
+  }
+  if (!valid.options) {
+    return configurationErrorTask(CONFIG_ERROR_UNKNOWN_OPTION + JSON.stringify(mode));
+  }
+  options.push(...customArgs);
+  if (options.some(isInteractiveMode)) {
+    return configurationErrorTask(CONFIG_ERROR_INTERACTIVE_MODE);
+  }
+  return cleanTask(cleanMode, options);
+}
+function cleanTask(mode, customArgs) {
+  const commands = ["clean", `-${mode}`, ...customArgs];
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return cleanSummaryParser(mode === "n", text);
+    }
+  };
+}
+function isCleanOptionsArray(input2) {
+  return Array.isArray(input2) && input2.every((test) => CleanOptionValues.has(test));
+}
+function getCleanOptions(input2) {
+  let cleanMode;
+  let options = [];
+  let valid = { cleanMode: false, options: true };
+  input2.replace(/[^a-z]i/g, "").split("").forEach((char) => {
+    if (isCleanMode(char)) {
+      cleanMode = char;
+      valid.cleanMode = true;
+    } else {
+      valid.options = valid.options && isKnownOption(options[options.length] = `-${char}`);
+    }
+  });
+  return {
+    cleanMode,
+    options,
+    valid
+  };
+}
+function isCleanMode(cleanMode) {
+  return cleanMode === "f" || cleanMode === "n";
+}
+function isKnownOption(option) {
+  return /^-[a-z]$/i.test(option) && CleanOptionValues.has(option.charAt(1));
+}
+function isInteractiveMode(option) {
+  if (/^-[^\-]/.test(option)) {
+    return option.indexOf("i") > 0;
+  }
+  return option === "--interactive";
+}
+function configListParser(text) {
+  const config2 = new ConfigList();
+  for (const item of configParser(text)) {
+    config2.addValue(item.file, String(item.key), item.value);
+  }
+  return config2;
+}
+function configGetParser(text, key) {
+  let value = null;
+  const values = [];
+  const scopes = /* @__PURE__ */ new Map();
+  for (const item of configParser(text, key)) {
+    if (item.key !== key) {
+      continue;
+    }
+    values.push(value = item.value);
+    if (!scopes.has(item.file)) {
+      scopes.set(item.file, []);
+    }
+    scopes.get(item.file).push(value);
+  }
+  return {
+    key,
+    paths: Array.from(scopes.keys()),
+    scopes,
+    value,
+    values
+  };
+}
+function configFilePath(filePath) {
+  return filePath.replace(/^(file):/, "");
+}
+function* configParser(text, requestedKey = null) {
+  const lines = text.split("\0");
+  for (let i2 = 0, max = lines.length - 1; i2 < max; ) {
+    const file2 = configFilePath(lines[i2++]);
+    let value = lines[i2++];
+    let key = requestedKey;
+    if (value.includes("\n")) {
+      const line = splitOn(value, "\n");
+      key = line[0];
+      value = line[1];
+    }
+    yield { file: file2, key, value };
+  }
+}
+function asConfigScope(scope, fallback) {
+  if (typeof scope === "string" && Object.hasOwn(GitConfigScope, scope)) {
+    return scope;
+  }
+  return fallback;
+}
+function addConfigTask(key, value, append2, scope) {
+  const commands = ["config", `--${scope}`];
+  if (append2) {
+    commands.push("--add");
+  }
+  commands.push(key, value);
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return text;
+    }
+  };
+}
+function getConfigTask(key, scope) {
+  const commands = ["config", "--null", "--show-origin", "--get-all", key];
+  if (scope) {
+    commands.splice(1, 0, `--${scope}`);
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return configGetParser(text, key);
+    }
+  };
+}
+function listConfigTask(scope) {
+  const commands = ["config", "--list", "--show-origin", "--null"];
+  if (scope) {
+    commands.push(`--${scope}`);
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return configListParser(text);
+    }
+  };
+}
+function config_default() {
+  return {
+    addConfig(key, value, ...rest) {
+      return this._runTask(
+        addConfigTask(
+          key,
+          value,
+          rest[0] === true,
+          asConfigScope(
+            rest[1],
+            "local"
+            /* local */
+          )
+        ),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    getConfig(key, scope) {
+      return this._runTask(
+        getConfigTask(key, asConfigScope(scope, void 0)),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    listConfig(...rest) {
+      return this._runTask(
+        listConfigTask(asConfigScope(rest[0], void 0)),
+        trailingFunctionArgument(arguments)
+      );
+    }
+  };
+}
+function isDiffNameStatus(input2) {
+  return diffNameStatus.has(input2);
+}
+function grepQueryBuilder(...params) {
+  return new GrepQuery().param(...params);
+}
+function parseGrep(grep) {
+  const paths = /* @__PURE__ */ new Set();
+  const results = {};
+  forEachLineWithContent(grep, (input2) => {
+    const [path, line, preview] = input2.split(NULL);
+    paths.add(path);
+    (results[path] = results[path] || []).push({
+      line: asNumber(line),
+      path,
+      preview
+    });
+  });
+  return {
+    paths,
+    results
+  };
+}
+function grep_default() {
+  return {
+    grep(searchTerm) {
+      const then = trailingFunctionArgument(arguments);
+      const options = getTrailingOptions(arguments);
+      for (const option of disallowedOptions) {
+        if (options.includes(option)) {
+          return this._runTask(
+            configurationErrorTask(`git.grep: use of "${option}" is not supported.`),
+            then
+          );
+        }
+      }
+      if (typeof searchTerm === "string") {
+        searchTerm = grepQueryBuilder().param(searchTerm);
+      }
+      const commands = ["grep", "--null", "-n", "--full-name", ...options, ...searchTerm];
+      return this._runTask(
+        {
+          commands,
+          format: "utf-8",
+          parser(stdOut) {
+            return parseGrep(stdOut);
+          }
+        },
+        then
+      );
+    }
+  };
+}
+function resetTask(mode, customArgs) {
+  const commands = ["reset"];
+  if (isValidResetMode(mode)) {
+    commands.push(`--${mode}`);
+  }
+  commands.push(...customArgs);
+  return straightThroughStringTask(commands);
+}
+function getResetMode(mode) {
+  if (isValidResetMode(mode)) {
+    return mode;
+  }
+  switch (typeof mode) {
+    case "string":
+    case "undefined":
+      return "soft";
+  }
+  return;
+}
+function isValidResetMode(mode) {
+  return typeof mode === "string" && validResetModes.includes(mode);
+}
+function createLog() {
+  return (0, import_debug.default)("simple-git");
+}
+function prefixedLogger(to, prefix, forward) {
+  if (!prefix || !String(prefix).replace(/\s*/, "")) {
+    return !forward ? to : (message, ...args) => {
+      to(message, ...args);
+      forward(message, ...args);
+    };
+  }
+  return (message, ...args) => {
+    to(`%s ${message}`, prefix, ...args);
+    if (forward) {
+      forward(message, ...args);
+    }
+  };
+}
+function childLoggerName(name, childDebugger, { namespace: parentNamespace }) {
+  if (typeof name === "string") {
+    return name;
+  }
+  const childNamespace = childDebugger && childDebugger.namespace || "";
+  if (childNamespace.startsWith(parentNamespace)) {
+    return childNamespace.substr(parentNamespace.length + 1);
+  }
+  return childNamespace || parentNamespace;
+}
+function createLogger(label, verbose, initialStep, infoDebugger = createLog()) {
+  const labelPrefix = label && `[${label}]` || "";
+  const spawned = [];
+  const debugDebugger = typeof verbose === "string" ? infoDebugger.extend(verbose) : verbose;
+  const key = childLoggerName(filterType(verbose, filterString), debugDebugger, infoDebugger);
+  return step(initialStep);
+  function sibling(name, initial) {
+    return append(
+      spawned,
+      createLogger(label, key.replace(/^[^:]+/, name), initial, infoDebugger)
+    );
+  }
+  function step(phase) {
+    const stepPrefix = phase && `[${phase}]` || "";
+    const debug22 = debugDebugger && prefixedLogger(debugDebugger, stepPrefix) || NOOP;
+    const info = prefixedLogger(infoDebugger, `${labelPrefix} ${stepPrefix}`, debug22);
+    return Object.assign(debugDebugger ? debug22 : info, {
+      label,
+      sibling,
+      info,
+      step
+    });
+  }
+}
+function pluginContext(task, commands) {
+  return {
+    method: first(task.commands) || "",
+    commands
+  };
+}
+function onErrorReceived(target, logger) {
+  return (err) => {
+    logger(`[ERROR] child process exception %o`, err);
+    target.push(Buffer.from(String(err.stack), "ascii"));
+  };
+}
+function onDataReceived(target, name, logger, output2) {
+  return (buffer) => {
+    logger(`%s received %L bytes`, name, buffer);
+    output2(`%B`, buffer);
+    target.push(buffer);
+  };
+}
+function taskCallback(task, response, callback = NOOP) {
+  const onSuccess = (data) => {
+    callback(null, data);
+  };
+  const onError2 = (err) => {
+    if (err?.task === task) {
+      callback(
+        err instanceof GitResponseError ? addDeprecationNoticeToError(err) : err,
+        void 0
+      );
+    }
+  };
+  response.then(onSuccess, onError2);
+}
+function addDeprecationNoticeToError(err) {
+  let log = (name) => {
+    console.warn(
+      `simple-git deprecation notice: accessing GitResponseError.${name} should be GitResponseError.git.${name}, this will no longer be available in version 3`
+    );
+    log = NOOP;
+  };
+  return Object.create(err, Object.getOwnPropertyNames(err.git).reduce(descriptorReducer, {}));
+  function descriptorReducer(all, name) {
+    if (name in err) {
+      return all;
+    }
+    all[name] = {
+      enumerable: false,
+      configurable: false,
+      get() {
+        log(name);
+        return err.git[name];
+      }
+    };
+    return all;
+  }
+}
+function changeWorkingDirectoryTask(directory, root) {
+  return adhocExecTask((instance) => {
+    if (!folderExists(directory)) {
+      throw new Error(`Git.cwd: cannot change to non-directory "${directory}"`);
+    }
+    return (root || instance).cwd = directory;
+  });
+}
+function checkoutTask(args) {
+  const commands = ["checkout", ...args];
+  if (commands[1] === "-b" && commands.includes("-B")) {
+    commands[1] = remove(commands, "-B");
+  }
+  return straightThroughStringTask(commands);
+}
+function checkout_default() {
+  return {
+    checkout() {
+      return this._runTask(
+        checkoutTask(getTrailingOptions(arguments, 1)),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    checkoutBranch(branchName, startPoint) {
+      return this._runTask(
+        checkoutTask(["-b", branchName, startPoint, ...getTrailingOptions(arguments)]),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    checkoutLocalBranch(branchName) {
+      return this._runTask(
+        checkoutTask(["-b", branchName, ...getTrailingOptions(arguments)]),
+        trailingFunctionArgument(arguments)
+      );
+    }
+  };
+}
+function countObjectsResponse() {
+  return {
+    count: 0,
+    garbage: 0,
+    inPack: 0,
+    packs: 0,
+    prunePackable: 0,
+    size: 0,
+    sizeGarbage: 0,
+    sizePack: 0
+  };
+}
+function count_objects_default() {
+  return {
+    countObjects() {
+      return this._runTask({
+        commands: ["count-objects", "--verbose"],
+        format: "utf-8",
+        parser(stdOut) {
+          return parseStringResponse(countObjectsResponse(), [parser2], stdOut);
+        }
+      });
+    }
+  };
+}
+function parseCommitResult(stdOut) {
+  const result = {
+    author: null,
+    branch: "",
+    commit: "",
+    root: false,
+    summary: {
+      changes: 0,
+      insertions: 0,
+      deletions: 0
+    }
+  };
+  return parseStringResponse(result, parsers, stdOut);
+}
+function commitTask(message, files, customArgs) {
+  const commands = [
+    "-c",
+    "core.abbrev=40",
+    "commit",
+    ...prefixedArray(message, "-m"),
+    ...files,
+    ...customArgs
+  ];
+  return {
+    commands,
+    format: "utf-8",
+    parser: parseCommitResult
+  };
+}
+function commit_default() {
+  return {
+    commit(message, ...rest) {
+      const next = trailingFunctionArgument(arguments);
+      const task = rejectDeprecatedSignatures(message) || commitTask(
+        asArray(message),
+        asArray(filterType(rest[0], filterStringOrStringArray, [])),
+        [
+          ...asStringArray(filterType(rest[1], filterArray, [])),
+          ...getTrailingOptions(arguments, 0, true)
+        ]
+      );
+      return this._runTask(task, next);
+    }
+  };
+  function rejectDeprecatedSignatures(message) {
+    return !filterStringOrStringArray(message) && configurationErrorTask(
+      `git.commit: requires the commit message to be supplied as a string/string[]`
+    );
+  }
+}
+function first_commit_default() {
+  return {
+    firstCommit() {
+      return this._runTask(
+        straightThroughStringTask(["rev-list", "--max-parents=0", "HEAD"], true),
+        trailingFunctionArgument(arguments)
+      );
+    }
+  };
+}
+function hashObjectTask(filePath, write) {
+  const commands = ["hash-object", filePath];
+  if (write) {
+    commands.push("-w");
+  }
+  return straightThroughStringTask(commands, true);
+}
+function parseInit(bare, path, text) {
+  const response = String(text).trim();
+  let result;
+  if (result = initResponseRegex.exec(response)) {
+    return new InitSummary(bare, path, false, result[1]);
+  }
+  if (result = reInitResponseRegex.exec(response)) {
+    return new InitSummary(bare, path, true, result[1]);
+  }
+  let gitDir = "";
+  const tokens = response.split(" ");
+  while (tokens.length) {
+    const token = tokens.shift();
+    if (token === "in") {
+      gitDir = tokens.join(" ");
+      break;
+    }
+  }
+  return new InitSummary(bare, path, /^re/i.test(response), gitDir);
+}
+function hasBareCommand(command) {
+  return command.includes(bareCommand);
+}
+function initTask(bare = false, path, customArgs) {
+  const commands = ["init", ...customArgs];
+  if (bare && !hasBareCommand(commands)) {
+    commands.splice(1, 0, bareCommand);
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser(text) {
+      return parseInit(commands.includes("--bare"), path, text);
+    }
+  };
+}
+function logFormatFromCommand(customArgs) {
+  for (let i2 = 0; i2 < customArgs.length; i2++) {
+    const format = logFormatRegex.exec(customArgs[i2]);
+    if (format) {
+      return `--${format[1]}`;
+    }
+  }
+  return "";
+}
+function isLogFormat(customArg) {
+  return logFormatRegex.test(customArg);
+}
+function getDiffParser(format = "") {
+  const parser4 = diffSummaryParsers[format];
+  return (stdOut) => parseStringResponse(new DiffSummary(), parser4, stdOut, false);
+}
+function lineBuilder(tokens, fields) {
+  return fields.reduce(
+    (line, field, index) => {
+      line[field] = tokens[index] || "";
+      return line;
+    },
+    /* @__PURE__ */ Object.create({ diff: null })
+  );
+}
+function createListLogSummaryParser(splitter = SPLITTER, fields = defaultFieldNames, logFormat = "") {
+  const parseDiffResult = getDiffParser(logFormat);
+  return function(stdOut) {
+    const all = toLinesWithContent(
+      stdOut.trim(),
+      false,
+      START_BOUNDARY
+    ).map(function(item) {
+      const lineDetail = item.split(COMMIT_BOUNDARY);
+      const listLogLine = lineBuilder(lineDetail[0].split(splitter), fields);
+      if (lineDetail.length > 1 && !!lineDetail[1].trim()) {
+        listLogLine.diff = parseDiffResult(lineDetail[1]);
+      }
+      return listLogLine;
+    });
+    return {
+      all,
+      latest: all.length && all[0] || null,
+      total: all.length
+    };
+  };
+}
+function diffSummaryTask(customArgs) {
+  let logFormat = logFormatFromCommand(customArgs);
+  const commands = ["diff"];
+  if (logFormat === "") {
+    logFormat = "--stat";
+    commands.push("--stat=4096");
+  }
+  commands.push(...customArgs);
+  return validateLogFormatConfig(commands) || {
+    commands,
+    format: "utf-8",
+    parser: getDiffParser(logFormat)
+  };
+}
+function validateLogFormatConfig(customArgs) {
+  const flags = customArgs.filter(isLogFormat);
+  if (flags.length > 1) {
+    return configurationErrorTask(
+      `Summary flags are mutually exclusive - pick one of ${flags.join(",")}`
+    );
+  }
+  if (flags.length && customArgs.includes("-z")) {
+    return configurationErrorTask(
+      `Summary flag ${flags} parsing is not compatible with null termination option '-z'`
+    );
+  }
+}
+function prettyFormat(format, splitter) {
+  const fields = [];
+  const formatStr = [];
+  Object.keys(format).forEach((field) => {
+    fields.push(field);
+    formatStr.push(String(format[field]));
+  });
+  return [fields, formatStr.join(splitter)];
+}
+function userOptions(input2) {
+  return Object.keys(input2).reduce((out, key) => {
+    if (!(key in excludeOptions)) {
+      out[key] = input2[key];
+    }
+    return out;
+  }, {});
+}
+function parseLogOptions(opt = {}, customArgs = []) {
+  const splitter = filterType(opt.splitter, filterString, SPLITTER);
+  const format = filterPlainObject(opt.format) ? opt.format : {
+    hash: "%H",
+    date: opt.strictDate === false ? "%ai" : "%aI",
+    message: "%s",
+    refs: "%D",
+    body: opt.multiLine ? "%B" : "%b",
+    author_name: opt.mailMap !== false ? "%aN" : "%an",
+    author_email: opt.mailMap !== false ? "%aE" : "%ae"
+  };
+  const [fields, formatStr] = prettyFormat(format, splitter);
+  const suffix = [];
+  const command = [
+    `--pretty=format:${START_BOUNDARY}${formatStr}${COMMIT_BOUNDARY}`,
+    ...customArgs
+  ];
+  const maxCount = opt.n || opt["max-count"] || opt.maxCount;
+  if (maxCount) {
+    command.push(`--max-count=${maxCount}`);
+  }
+  if (opt.from || opt.to) {
+    const rangeOperator = opt.symmetric !== false ? "..." : "..";
+    suffix.push(`${opt.from || ""}${rangeOperator}${opt.to || ""}`);
+  }
+  if (filterString(opt.file)) {
+    command.push("--follow", c(opt.file));
+  }
+  appendTaskOptions(userOptions(opt), command);
+  return {
+    fields,
+    splitter,
+    commands: [...command, ...suffix]
+  };
+}
+function logTask(splitter, fields, customArgs) {
+  const parser4 = createListLogSummaryParser(splitter, fields, logFormatFromCommand(customArgs));
+  return {
+    commands: ["log", ...customArgs],
+    format: "utf-8",
+    parser: parser4
+  };
+}
+function log_default() {
+  return {
+    log(...rest) {
+      const next = trailingFunctionArgument(arguments);
+      const options = parseLogOptions(
+        trailingOptionsArgument(arguments),
+        asStringArray(filterType(arguments[0], filterArray, []))
+      );
+      const task = rejectDeprecatedSignatures(...rest) || validateLogFormatConfig(options.commands) || createLogTask(options);
+      return this._runTask(task, next);
+    }
+  };
+  function createLogTask(options) {
+    return logTask(options.splitter, options.fields, options.commands);
+  }
+  function rejectDeprecatedSignatures(from, to) {
+    return filterString(from) && filterString(to) && configurationErrorTask(
+      `git.log(string, string) should be replaced with git.log({ from: string, to: string })`
+    );
+  }
+}
+function objectEnumerationResult(remoteMessages) {
+  return remoteMessages.objects = remoteMessages.objects || {
+    compressing: 0,
+    counting: 0,
+    enumerating: 0,
+    packReused: 0,
+    reused: { count: 0, delta: 0 },
+    total: { count: 0, delta: 0 }
+  };
+}
+function asObjectCount(source) {
+  const count = /^\s*(\d+)/.exec(source);
+  const delta = /delta (\d+)/i.exec(source);
+  return {
+    count: asNumber(count && count[1] || "0"),
+    delta: asNumber(delta && delta[1] || "0")
+  };
+}
+function parseRemoteMessages(_stdOut, stdErr) {
+  return parseStringResponse({ remoteMessages: new RemoteMessageSummary() }, parsers2, stdErr);
+}
+function parsePullErrorResult(stdOut, stdErr) {
+  const pullError = parseStringResponse(new PullFailedSummary(), errorParsers, [stdOut, stdErr]);
+  return pullError.message && pullError;
+}
+function mergeTask(customArgs) {
+  if (!customArgs.length) {
+    return configurationErrorTask("Git.merge requires at least one option");
+  }
+  return {
+    commands: ["merge", ...customArgs],
+    format: "utf-8",
+    parser(stdOut, stdErr) {
+      const merge3 = parseMergeResult(stdOut, stdErr);
+      if (merge3.failed) {
+        throw new GitResponseError(merge3);
+      }
+      return merge3;
+    }
+  };
+}
+function pushResultPushedItem(local, remote, status) {
+  const deleted = status.includes("deleted");
+  const tag = status.includes("tag") || /^refs\/tags/.test(local);
+  const alreadyUpdated = !status.includes("new");
+  return {
+    deleted,
+    tag,
+    branch: !tag,
+    new: !alreadyUpdated,
+    alreadyUpdated,
+    local,
+    remote
+  };
+}
+function pushTagsTask(ref = {}, customArgs) {
+  append(customArgs, "--tags");
+  return pushTask(ref, customArgs);
+}
+function pushTask(ref = {}, customArgs) {
+  const commands = ["push", ...customArgs];
+  if (ref.branch) {
+    commands.splice(1, 0, ref.branch);
+  }
+  if (ref.remote) {
+    commands.splice(1, 0, ref.remote);
+  }
+  remove(commands, "-v");
+  append(commands, "--verbose");
+  append(commands, "--porcelain");
+  return {
+    commands,
+    format: "utf-8",
+    parser: parsePushResult
+  };
+}
+function show_default() {
+  return {
+    showBuffer() {
+      const commands = ["show", ...getTrailingOptions(arguments, 1)];
+      if (!commands.includes("--binary")) {
+        commands.splice(1, 0, "--binary");
+      }
+      return this._runTask(
+        straightThroughBufferTask(commands),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    show() {
+      const commands = ["show", ...getTrailingOptions(arguments, 1)];
+      return this._runTask(
+        straightThroughStringTask(commands),
+        trailingFunctionArgument(arguments)
+      );
+    }
+  };
+}
+function renamedFile(line) {
+  const [to, from] = line.split(NULL);
+  return {
+    from: from || to,
+    to
+  };
+}
+function parser3(indexX, indexY, handler2) {
+  return [`${indexX}${indexY}`, handler2];
+}
+function conflicts(indexX, ...indexY) {
+  return indexY.map((y2) => parser3(indexX, y2, (result, file2) => result.conflicted.push(file2)));
+}
+function splitLine(result, lineStr) {
+  const trimmed2 = lineStr.trim();
+  switch (" ") {
+    case trimmed2.charAt(2):
+      return data(trimmed2.charAt(0), trimmed2.charAt(1), trimmed2.slice(3));
+    case trimmed2.charAt(1):
+      return data(" ", trimmed2.charAt(0), trimmed2.slice(2));
+    default:
+      return;
+  }
+  function data(index, workingDir, path) {
+    const raw = `${index}${workingDir}`;
+    const handler2 = parsers6.get(raw);
+    if (handler2) {
+      handler2(result, path);
+    }
+    if (raw !== "##" && raw !== "!!") {
+      result.files.push(new FileStatusSummary(path, index, workingDir));
+    }
+  }
+}
+function statusTask(customArgs) {
+  const commands = [
+    "status",
+    "--porcelain",
+    "-b",
+    "-u",
+    "--null",
+    ...customArgs.filter((arg) => !ignoredOptions.includes(arg))
+  ];
+  return {
+    format: "utf-8",
+    commands,
+    parser(text) {
+      return parseStatusSummary(text);
+    }
+  };
+}
+function versionResponse(major = 0, minor = 0, patch = 0, agent = "", installed = true) {
+  return Object.defineProperty(
+    {
+      major,
+      minor,
+      patch,
+      agent,
+      installed
+    },
+    "toString",
+    {
+      value() {
+        return `${this.major}.${this.minor}.${this.patch}`;
+      },
+      configurable: false,
+      enumerable: false
+    }
+  );
+}
+function notInstalledResponse() {
+  return versionResponse(0, 0, 0, "", false);
+}
+function version_default() {
+  return {
+    version() {
+      return this._runTask({
+        commands: ["--version"],
+        format: "utf-8",
+        parser: versionParser,
+        onError(result, error62, done, fail) {
+          if (result.exitCode === -2) {
+            return done(Buffer.from(NOT_INSTALLED));
+          }
+          fail(error62);
+        }
+      });
+    }
+  };
+}
+function versionParser(stdOut) {
+  if (stdOut === NOT_INSTALLED) {
+    return notInstalledResponse();
+  }
+  return parseStringResponse(versionResponse(0, 0, 0, stdOut), parsers7, stdOut);
+}
+function createCloneTask(api, task, repoPath, ...args) {
+  if (!filterString(repoPath)) {
+    return configurationErrorTask(`git.${api}() requires a string 'repoPath'`);
+  }
+  return task(repoPath, filterType(args[0], filterString), getTrailingOptions(arguments));
+}
+function clone_default() {
+  return {
+    clone(repo, ...rest) {
+      return this._runTask(
+        createCloneTask("clone", cloneTask, filterType(repo, filterString), ...rest),
+        trailingFunctionArgument(arguments)
+      );
+    },
+    mirror(repo, ...rest) {
+      return this._runTask(
+        createCloneTask("mirror", cloneMirrorTask, filterType(repo, filterString), ...rest),
+        trailingFunctionArgument(arguments)
+      );
+    }
+  };
+}
+function applyPatchTask(patches, customArgs) {
+  return straightThroughStringTask(["apply", ...customArgs, ...patches]);
+}
+function branchDeletionSuccess(branch, hash2) {
+  return {
+    branch,
+    hash: hash2,
+    success: true
+  };
+}
+function branchDeletionFailure(branch) {
+  return {
+    branch,
+    hash: null,
+    success: false
+  };
+}
+function hasBranchDeletionError(data, processExitCode) {
+  return processExitCode === 1 && deleteErrorRegex.test(data);
+}
+function branchStatus(input2) {
+  return input2 ? input2.charAt(0) : "";
+}
+function parseBranchSummary(stdOut, currentOnly = false) {
+  return parseStringResponse(
+    new BranchSummaryResult(),
+    currentOnly ? [currentBranchParser] : parsers9,
+    stdOut
+  );
+}
+function containsDeleteBranchCommand(commands) {
+  const deleteCommands = ["-d", "-D", "--delete"];
+  return commands.some((command) => deleteCommands.includes(command));
+}
+function branchTask(customArgs) {
+  const isDelete = containsDeleteBranchCommand(customArgs);
+  const isCurrentOnly = customArgs.includes("--show-current");
+  const commands = ["branch", ...customArgs];
+  if (commands.length === 1) {
+    commands.push("-a");
+  }
+  if (!commands.includes("-v")) {
+    commands.splice(1, 0, "-v");
+  }
+  return {
+    format: "utf-8",
+    commands,
+    parser(stdOut, stdErr) {
+      if (isDelete) {
+        return parseBranchDeletions(stdOut, stdErr).all[0];
+      }
+      return parseBranchSummary(stdOut, isCurrentOnly);
+    }
+  };
+}
+function branchLocalTask() {
+  return {
+    format: "utf-8",
+    commands: ["branch", "-v"],
+    parser(stdOut) {
+      return parseBranchSummary(stdOut);
+    }
+  };
+}
+function deleteBranchesTask(branches, forceDelete = false) {
+  return {
+    format: "utf-8",
+    commands: ["branch", "-v", forceDelete ? "-D" : "-d", ...branches],
+    parser(stdOut, stdErr) {
+      return parseBranchDeletions(stdOut, stdErr);
+    },
+    onError({ exitCode, stdOut }, error62, done, fail) {
+      if (!hasBranchDeletionError(String(error62), exitCode)) {
+        return fail(error62);
+      }
+      done(stdOut);
+    }
+  };
+}
+function deleteBranchTask(branch, forceDelete = false) {
+  const task = {
+    format: "utf-8",
+    commands: ["branch", "-v", forceDelete ? "-D" : "-d", branch],
+    parser(stdOut, stdErr) {
+      return parseBranchDeletions(stdOut, stdErr).branches[branch];
+    },
+    onError({ exitCode, stdErr, stdOut }, error62, _2, fail) {
+      if (!hasBranchDeletionError(String(error62), exitCode)) {
+        return fail(error62);
+      }
+      throw new GitResponseError(
+        task.parser(bufferToString(stdOut), bufferToString(stdErr)),
+        String(error62)
+      );
+    }
+  };
+  return task;
+}
+function toPath(input2) {
+  const path = input2.trim().replace(/^["']|["']$/g, "");
+  return path && normalize(path);
+}
+function checkIgnoreTask(paths) {
+  return {
+    commands: ["check-ignore", ...paths],
+    format: "utf-8",
+    parser: parseCheckIgnore
+  };
+}
+function parseFetchResult(stdOut, stdErr) {
+  const result = {
+    raw: stdOut,
+    remote: null,
+    branches: [],
+    tags: [],
+    updated: [],
+    deleted: []
+  };
+  return parseStringResponse(result, parsers10, [stdOut, stdErr]);
+}
+function disallowedCommand(command) {
+  return /^--upload-pack(=|$)/.test(command);
+}
+function fetchTask(remote, branch, customArgs) {
+  const commands = ["fetch", ...customArgs];
+  if (remote && branch) {
+    commands.push(remote, branch);
+  }
+  const banned = commands.find(disallowedCommand);
+  if (banned) {
+    return configurationErrorTask(`git.fetch: potential exploit argument blocked.`);
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser: parseFetchResult
+  };
+}
+function parseMoveResult(stdOut) {
+  return parseStringResponse({ moves: [] }, parsers11, stdOut);
+}
+function moveTask(from, to) {
+  return {
+    commands: ["mv", "-v", ...asArray(from), to],
+    format: "utf-8",
+    parser: parseMoveResult
+  };
+}
+function pullTask(remote, branch, customArgs) {
+  const commands = ["pull", ...customArgs];
+  if (remote && branch) {
+    commands.splice(1, 0, remote, branch);
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser(stdOut, stdErr) {
+      return parsePullResult(stdOut, stdErr);
+    },
+    onError(result, _error, _done, fail) {
+      const pullError = parsePullErrorResult(
+        bufferToString(result.stdOut),
+        bufferToString(result.stdErr)
+      );
+      if (pullError) {
+        return fail(new GitResponseError(pullError));
+      }
+      fail(_error);
+    }
+  };
+}
+function parseGetRemotes(text) {
+  const remotes = {};
+  forEach(text, ([name]) => remotes[name] = { name });
+  return Object.values(remotes);
+}
+function parseGetRemotesVerbose(text) {
+  const remotes = {};
+  forEach(text, ([name, url2, purpose]) => {
+    if (!Object.hasOwn(remotes, name)) {
+      remotes[name] = {
+        name,
+        refs: { fetch: "", push: "" }
+      };
+    }
+    if (purpose && url2) {
+      remotes[name].refs[purpose.replace(/[^a-z]/g, "")] = url2;
+    }
+  });
+  return Object.values(remotes);
+}
+function forEach(text, handler2) {
+  forEachLineWithContent(text, (line) => handler2(line.split(/\s+/)));
+}
+function addRemoteTask(remoteName, remoteRepo, customArgs) {
+  return straightThroughStringTask(["remote", "add", ...customArgs, remoteName, remoteRepo]);
+}
+function getRemotesTask(verbose) {
+  const commands = ["remote"];
+  if (verbose) {
+    commands.push("-v");
+  }
+  return {
+    commands,
+    format: "utf-8",
+    parser: verbose ? parseGetRemotesVerbose : parseGetRemotes
+  };
+}
+function listRemotesTask(customArgs) {
+  const commands = [...customArgs];
+  if (commands[0] !== "ls-remote") {
+    commands.unshift("ls-remote");
+  }
+  return straightThroughStringTask(commands);
+}
+function remoteTask(customArgs) {
+  const commands = [...customArgs];
+  if (commands[0] !== "remote") {
+    commands.unshift("remote");
+  }
+  return straightThroughStringTask(commands);
+}
+function removeRemoteTask(remoteName) {
+  return straightThroughStringTask(["remote", "remove", remoteName]);
+}
+function stashListTask(opt = {}, customArgs) {
+  const options = parseLogOptions(opt);
+  const commands = ["stash", "list", ...options.commands, ...customArgs];
+  const parser4 = createListLogSummaryParser(
+    options.splitter,
+    options.fields,
+    logFormatFromCommand(commands)
+  );
+  return validateLogFormatConfig(commands) || {
+    commands,
+    format: "utf-8",
+    parser: parser4
+  };
+}
+function addSubModuleTask(repo, path) {
+  return subModuleTask(["add", repo, path]);
+}
+function initSubModuleTask(customArgs) {
+  return subModuleTask(["init", ...customArgs]);
+}
+function subModuleTask(customArgs) {
+  const commands = [...customArgs];
+  if (commands[0] !== "submodule") {
+    commands.unshift("submodule");
+  }
+  return straightThroughStringTask(commands);
+}
+function updateSubModuleTask(customArgs) {
+  return subModuleTask(["update", ...customArgs]);
+}
+function singleSorted(a, b2) {
+  const aIsNum = Number.isNaN(a);
+  const bIsNum = Number.isNaN(b2);
+  if (aIsNum !== bIsNum) {
+    return aIsNum ? 1 : -1;
+  }
+  return aIsNum ? sorted(a, b2) : 0;
+}
+function sorted(a, b2) {
+  return a === b2 ? 0 : a > b2 ? 1 : -1;
+}
+function trimmed(input2) {
+  return input2.trim();
+}
+function toNumber(input2) {
+  if (typeof input2 === "string") {
+    return parseInt(input2.replace(/^\D+/g, ""), 10) || 0;
+  }
+  return 0;
+}
+function tagListTask(customArgs = []) {
+  const hasCustomSort = customArgs.some((option) => /^--sort=/.test(option));
+  return {
+    format: "utf-8",
+    commands: ["tag", "-l", ...customArgs],
+    parser(text) {
+      return parseTagList(text, hasCustomSort);
+    }
+  };
+}
+function addTagTask(name) {
+  return {
+    format: "utf-8",
+    commands: ["tag", name],
+    parser() {
+      return { name };
+    }
+  };
+}
+function addAnnotatedTagTask(name, tagMessage) {
+  return {
+    format: "utf-8",
+    commands: ["tag", "-a", "-m", tagMessage, name],
+    parser() {
+      return { name };
+    }
+  };
+}
+function abortPlugin(signal) {
+  if (!signal) {
+    return;
+  }
+  const onSpawnAfter = {
+    type: "spawn.after",
+    action(_data, context) {
+      function kill() {
+        context.kill(new GitPluginError(void 0, "abort", "Abort signal received"));
+      }
+      signal.addEventListener("abort", kill);
+      context.spawned.on("close", () => signal.removeEventListener("abort", kill));
+    }
+  };
+  const onSpawnBefore = {
+    type: "spawn.before",
+    action(_data, context) {
+      if (signal.aborted) {
+        context.kill(new GitPluginError(void 0, "abort", "Abort already signaled"));
+      }
+    }
+  };
+  return [onSpawnBefore, onSpawnAfter];
+}
+function blockUnsafeOperationsPlugin(options = {}) {
+  return {
+    type: "spawn.args",
+    action(args, { env }) {
+      for (const vulnerability of ne(args, env)) {
+        if (options[vulnerability.category] !== true) {
+          throw new GitPluginError(void 0, "unsafe", vulnerability.message);
+        }
+      }
+      return args;
+    }
+  };
+}
+function commandConfigPrefixingPlugin(configuration) {
+  const prefix = prefixedArray(configuration, "-c");
+  return {
+    type: "spawn.args",
+    action(data) {
+      return [...prefix, ...data];
+    }
+  };
+}
+function completionDetectionPlugin({
+  onClose = true,
+  onExit = 50
+} = {}) {
+  function createEvents() {
+    let exitCode = -1;
+    const events = {
+      close: (0, import_promise_deferred2.deferred)(),
+      closeTimeout: (0, import_promise_deferred2.deferred)(),
+      exit: (0, import_promise_deferred2.deferred)(),
+      exitTimeout: (0, import_promise_deferred2.deferred)()
+    };
+    const result = Promise.race([
+      onClose === false ? never2 : events.closeTimeout.promise,
+      onExit === false ? never2 : events.exitTimeout.promise
+    ]);
+    configureTimeout(onClose, events.close, events.closeTimeout);
+    configureTimeout(onExit, events.exit, events.exitTimeout);
+    return {
+      close(code) {
+        exitCode = code;
+        events.close.done();
+      },
+      exit(code) {
+        exitCode = code;
+        events.exit.done();
+      },
+      get exitCode() {
+        return exitCode;
+      },
+      result
+    };
+  }
+  function configureTimeout(flag, event, timeout) {
+    if (flag === false) {
+      return;
+    }
+    (flag === true ? event.promise : event.promise.then(() => delay(flag))).then(timeout.done);
+  }
+  return {
+    type: "spawn.after",
+    async action(_data, { spawned, close }) {
+      const events = createEvents();
+      let deferClose = true;
+      let quickClose = () => void (deferClose = false);
+      spawned.stdout?.on("data", quickClose);
+      spawned.stderr?.on("data", quickClose);
+      spawned.on("error", quickClose);
+      spawned.on("close", (code) => events.close(code));
+      spawned.on("exit", (code) => events.exit(code));
+      try {
+        await events.result;
+        if (deferClose) {
+          await delay(50);
+        }
+        close(events.exitCode);
+      } catch (err) {
+        close(events.exitCode, err);
+      }
+    }
+  };
+}
+function isBadArgument(arg) {
+  return !arg || !/^([a-z]:)?([a-z0-9/.\\_~-]+)$/i.test(arg);
+}
+function toBinaryConfig(input2, allowUnsafe) {
+  if (input2.length < 1 || input2.length > 2) {
+    throw new GitPluginError(void 0, "binary", WRONG_NUMBER_ERR);
+  }
+  const isBad = input2.some(isBadArgument);
+  if (isBad) {
+    if (allowUnsafe) {
+      console.warn(WRONG_CHARS_ERR);
+    } else {
+      throw new GitPluginError(void 0, "binary", WRONG_CHARS_ERR);
+    }
+  }
+  const [binary, prefix] = input2;
+  return {
+    binary,
+    prefix
+  };
+}
+function customBinaryPlugin(plugins, input2 = ["git"], allowUnsafe = false) {
+  let config2 = toBinaryConfig(asArray(input2), allowUnsafe);
+  plugins.on("binary", (input22) => {
+    config2 = toBinaryConfig(asArray(input22), allowUnsafe);
+  });
+  plugins.append("spawn.binary", () => {
+    return config2.binary;
+  });
+  plugins.append("spawn.args", (data) => {
+    return config2.prefix ? [config2.prefix, ...data] : data;
+  });
+}
+function isTaskError(result) {
+  return !!(result.exitCode && result.stdErr.length);
+}
+function getErrorMessage(result) {
+  return Buffer.concat([...result.stdOut, ...result.stdErr]);
+}
+function errorDetectionHandler(overwrite = false, isError = isTaskError, errorMessage = getErrorMessage) {
+  return (error62, result) => {
+    if (!overwrite && error62 || !isError(result)) {
+      return error62;
+    }
+    return errorMessage(result);
+  };
+}
+function errorDetectionPlugin(config2) {
+  return {
+    type: "task.error",
+    action(data, context) {
+      const error62 = config2(data.error, {
+        stdErr: context.stdErr,
+        stdOut: context.stdOut,
+        exitCode: context.exitCode
+      });
+      if (Buffer.isBuffer(error62)) {
+        return { error: new GitError(void 0, error62.toString("utf-8")) };
+      }
+      return {
+        error: error62
+      };
+    }
+  };
+}
+function progressMonitorPlugin(progress) {
+  const progressCommand = "--progress";
+  const progressMethods = ["checkout", "clone", "fetch", "pull", "push"];
+  const onProgress = {
+    type: "spawn.after",
+    action(_data, context) {
+      if (!context.commands.includes(progressCommand)) {
+        return;
+      }
+      context.spawned.stderr?.on("data", (chunk) => {
+        const message = /^([\s\S]+?):\s*(\d+)% \((\d+)\/(\d+)\)/.exec(chunk.toString("utf8"));
+        if (!message) {
+          return;
+        }
+        progress({
+          method: context.method,
+          stage: progressEventStage(message[1]),
+          progress: asNumber(message[2]),
+          processed: asNumber(message[3]),
+          total: asNumber(message[4])
+        });
+      });
+    }
+  };
+  const onArgs = {
+    type: "spawn.args",
+    action(args, context) {
+      if (!progressMethods.includes(context.method)) {
+        return args;
+      }
+      return including(args, progressCommand);
+    }
+  };
+  return [onArgs, onProgress];
+}
+function progressEventStage(input2) {
+  return String(input2.toLowerCase().split(" ", 1)) || "unknown";
+}
+function spawnOptionsPlugin(spawnOptions) {
+  const options = pick2(spawnOptions, ["uid", "gid"]);
+  return {
+    type: "spawn.options",
+    action(data) {
+      return { ...options, ...data };
+    }
+  };
+}
+function timeoutPlugin({
+  block,
+  stdErr = true,
+  stdOut = true
+}) {
+  if (block > 0) {
+    return {
+      type: "spawn.after",
+      action(_data, context) {
+        let timeout;
+        function wait() {
+          timeout && clearTimeout(timeout);
+          timeout = setTimeout(kill, block);
+        }
+        function stop() {
+          context.spawned.stdout?.off("data", wait);
+          context.spawned.stderr?.off("data", wait);
+          context.spawned.off("exit", stop);
+          context.spawned.off("close", stop);
+          timeout && clearTimeout(timeout);
+        }
+        function kill() {
+          stop();
+          context.kill(new GitPluginError(void 0, "timeout", `block timeout reached`));
+        }
+        stdOut && context.spawned.stdout?.on("data", wait);
+        stdErr && context.spawned.stderr?.on("data", wait);
+        context.spawned.on("exit", stop);
+        context.spawned.on("close", stop);
+        wait();
+      }
+    };
+  }
+}
+function suffixPathsPlugin() {
+  return {
+    type: "spawn.args",
+    action(data) {
+      const prefix = [];
+      let suffix;
+      function append2(args) {
+        (suffix = suffix || []).push(...args);
+      }
+      for (let i2 = 0; i2 < data.length; i2++) {
+        const param = data[i2];
+        if (r(param)) {
+          append2(o(param));
+          continue;
+        }
+        if (param === "--") {
+          append2(
+            data.slice(i2 + 1).flatMap((item) => r(item) && o(item) || item)
+          );
+          break;
+        }
+        prefix.push(param);
+      }
+      return !suffix ? prefix : [...prefix, "--", ...suffix.map(String)];
+    }
+  };
+}
+function gitInstanceFactory(baseDir, options) {
+  const plugins = new PluginStore();
+  const config2 = createInstanceConfig(
+    baseDir && (typeof baseDir === "string" ? { baseDir } : baseDir) || {},
+    options
+  );
+  if (!folderExists(config2.baseDir)) {
+    throw new GitConstructError(
+      config2,
+      `Cannot use simple-git on a directory that does not exist`
+    );
+  }
+  if (Array.isArray(config2.config)) {
+    plugins.add(commandConfigPrefixingPlugin(config2.config));
+  }
+  plugins.add(blockUnsafeOperationsPlugin(config2.unsafe));
+  plugins.add(completionDetectionPlugin(config2.completion));
+  config2.abort && plugins.add(abortPlugin(config2.abort));
+  config2.progress && plugins.add(progressMonitorPlugin(config2.progress));
+  config2.timeout && plugins.add(timeoutPlugin(config2.timeout));
+  config2.spawnOptions && plugins.add(spawnOptionsPlugin(config2.spawnOptions));
+  plugins.add(suffixPathsPlugin());
+  plugins.add(errorDetectionPlugin(errorDetectionHandler(true)));
+  config2.errors && plugins.add(errorDetectionPlugin(config2.errors));
+  customBinaryPlugin(plugins, config2.binary, config2.unsafe?.allowUnsafeCustomBinary);
+  return new Git(config2, plugins);
+}
+var import_file_exists, import_debug, import_promise_deferred, import_promise_deferred2, __defProp2, __getOwnPropDesc2, __getOwnPropNames2, __hasOwnProp2, __esm2, __commonJS2, __export2, __copyProps2, __toCommonJS, GitError, init_git_error, GitResponseError, init_git_response_error, TaskConfigurationError, init_task_configuration_error, NULL, NOOP, objectToString, init_util, filterArray, filterNumber, filterString, filterStringOrStringArray, filterHasLength, init_argument_filters, ExitCodes, init_exit_codes, GitOutputStreams, init_git_output_streams, LineParser, RemoteLineParser, init_line_parser, defaultOptions, init_simple_git_options, init_task_options, init_task_parser, utils_exports, init_utils, check_is_repo_exports, CheckRepoActions, onError, parser, init_check_is_repo, CleanResponse, removalRegexp, dryRunRemovalRegexp, isFolderRegexp, init_CleanSummary, task_exports, EMPTY_COMMANDS, init_task, clean_exports, CONFIG_ERROR_INTERACTIVE_MODE, CONFIG_ERROR_MODE_REQUIRED, CONFIG_ERROR_UNKNOWN_OPTION, CleanOptions, CleanOptionValues, init_clean, ConfigList, init_ConfigList, GitConfigScope, init_config, DiffNameStatus, diffNameStatus, init_diff_name_status, disallowedOptions, Query, _a3, GrepQuery, init_grep, reset_exports, ResetMode, validResetModes, init_reset, init_git_logger, TasksPendingQueue, init_tasks_pending_queue, GitExecutorChain, init_git_executor_chain, git_executor_exports, GitExecutor, init_git_executor, init_task_callback, init_change_working_directory, init_checkout, parser2, init_count_objects, parsers, init_parse_commit, init_commit, init_first_commit, init_hash_object, InitSummary, initResponseRegex, reInitResponseRegex, init_InitSummary, bareCommand, init_init, logFormatRegex, init_log_format, DiffSummary, init_DiffSummary, statParser, numStatParser, nameOnlyParser, nameStatusParser, diffSummaryParsers, init_parse_diff_summary, START_BOUNDARY, COMMIT_BOUNDARY, SPLITTER, defaultFieldNames, init_parse_list_log_summary, diff_exports, init_diff, excludeOptions, init_log, MergeSummaryConflict, MergeSummaryDetail, init_MergeSummary, PullSummary, PullFailedSummary, init_PullSummary, remoteMessagesObjectParsers, init_parse_remote_objects, parsers2, RemoteMessageSummary, init_parse_remote_messages, FILE_UPDATE_REGEX, SUMMARY_REGEX, ACTION_REGEX, parsers3, errorParsers, parsePullDetail, parsePullResult, init_parse_pull, parsers4, parseMergeResult, parseMergeDetail, init_parse_merge, init_merge, parsers5, parsePushResult, parsePushDetail, init_parse_push, push_exports, init_push, init_show, fromPathRegex, FileStatusSummary, init_FileStatusSummary, StatusSummary, parsers6, parseStatusSummary, init_StatusSummary, ignoredOptions, init_status, NOT_INSTALLED, parsers7, init_version, cloneTask, cloneMirrorTask, init_clone, simple_git_api_exports, SimpleGitApi, init_simple_git_api, scheduler_exports, createScheduledTask, Scheduler, init_scheduler, apply_patch_exports, init_apply_patch, BranchDeletionBatch, init_BranchDeleteSummary, deleteSuccessRegex, deleteErrorRegex, parsers8, parseBranchDeletions, init_parse_branch_delete, BranchSummaryResult, init_BranchSummary, parsers9, currentBranchParser, init_parse_branch, branch_exports, init_branch, parseCheckIgnore, init_CheckIgnore, check_ignore_exports, init_check_ignore, parsers10, init_parse_fetch, fetch_exports, init_fetch, parsers11, init_parse_move, move_exports, init_move, pull_exports, init_pull, init_GetRemoteSummary, remote_exports, init_remote, stash_list_exports, init_stash_list, sub_module_exports, init_sub_module, TagList, parseTagList, init_TagList, tag_exports, init_tag, require_git, GitConstructError, GitPluginError, never2, WRONG_NUMBER_ERR, WRONG_CHARS_ERR, PluginStore, Git, simpleGit;
+var init_esm = __esm({
+  "node_modules/simple-git/dist/esm/index.js"() {
+    import_file_exists = __toESM(require_dist(), 1);
+    init_dist();
+    init_dist();
+    import_debug = __toESM(require_src(), 1);
+    init_dist();
+    init_dist();
+    import_promise_deferred = __toESM(require_dist2(), 1);
+    init_dist();
+    init_dist2();
+    import_promise_deferred2 = __toESM(require_dist2(), 1);
+    init_dist();
+    __defProp2 = Object.defineProperty;
+    __getOwnPropDesc2 = Object.getOwnPropertyDescriptor;
+    __getOwnPropNames2 = Object.getOwnPropertyNames;
+    __hasOwnProp2 = Object.prototype.hasOwnProperty;
+    __esm2 = (fn, res) => function __init() {
+      return fn && (res = (0, fn[__getOwnPropNames2(fn)[0]])(fn = 0)), res;
+    };
+    __commonJS2 = (cb, mod) => function __require2() {
+      return mod || (0, cb[__getOwnPropNames2(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+    };
+    __export2 = (target, all) => {
+      for (var name in all)
+        __defProp2(target, name, { get: all[name], enumerable: true });
+    };
+    __copyProps2 = (to, from, except, desc) => {
+      if (from && typeof from === "object" || typeof from === "function") {
+        for (let key of __getOwnPropNames2(from))
+          if (!__hasOwnProp2.call(to, key) && key !== except)
+            __defProp2(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable });
+      }
+      return to;
+    };
+    __toCommonJS = (mod) => __copyProps2(__defProp2({}, "__esModule", { value: true }), mod);
+    init_git_error = __esm2({
+      "src/lib/errors/git-error.ts"() {
+        "use strict";
+        GitError = class extends Error {
+          constructor(task, message) {
+            super(message);
+            this.task = task;
+            Object.setPrototypeOf(this, new.target.prototype);
+          }
+        };
+      }
+    });
+    init_git_response_error = __esm2({
+      "src/lib/errors/git-response-error.ts"() {
+        "use strict";
+        init_git_error();
+        GitResponseError = class extends GitError {
+          constructor(git, message) {
+            super(void 0, message || String(git));
+            this.git = git;
+          }
+        };
+      }
+    });
+    init_task_configuration_error = __esm2({
+      "src/lib/errors/task-configuration-error.ts"() {
+        "use strict";
+        init_git_error();
+        TaskConfigurationError = class extends GitError {
+          constructor(message) {
+            super(void 0, message);
+          }
+        };
+      }
+    });
+    init_util = __esm2({
+      "src/lib/utils/util.ts"() {
+        "use strict";
+        init_argument_filters();
+        NULL = "\0";
+        NOOP = () => {
+        };
+        objectToString = Object.prototype.toString.call.bind(Object.prototype.toString);
+      }
+    });
+    init_argument_filters = __esm2({
+      "src/lib/utils/argument-filters.ts"() {
+        "use strict";
+        init_util();
+        filterArray = (input2) => {
+          return Array.isArray(input2);
+        };
+        filterNumber = (input2) => {
+          return typeof input2 === "number";
+        };
+        filterString = (input2) => {
+          return typeof input2 === "string" || r(input2);
+        };
+        filterStringOrStringArray = (input2) => {
+          return filterString(input2) || Array.isArray(input2) && input2.every(filterString);
+        };
+        filterHasLength = (input2) => {
+          if (input2 == null || "number|boolean|function".includes(typeof input2)) {
+            return false;
+          }
+          return typeof input2.length === "number";
+        };
+      }
+    });
+    init_exit_codes = __esm2({
+      "src/lib/utils/exit-codes.ts"() {
+        "use strict";
+        ExitCodes = /* @__PURE__ */ ((ExitCodes2) => {
+          ExitCodes2[ExitCodes2["SUCCESS"] = 0] = "SUCCESS";
+          ExitCodes2[ExitCodes2["ERROR"] = 1] = "ERROR";
+          ExitCodes2[ExitCodes2["NOT_FOUND"] = -2] = "NOT_FOUND";
+          ExitCodes2[ExitCodes2["UNCLEAN"] = 128] = "UNCLEAN";
+          return ExitCodes2;
+        })(ExitCodes || {});
+      }
+    });
+    init_git_output_streams = __esm2({
+      "src/lib/utils/git-output-streams.ts"() {
+        "use strict";
+        GitOutputStreams = class _GitOutputStreams {
+          constructor(stdOut, stdErr) {
+            this.stdOut = stdOut;
+            this.stdErr = stdErr;
+          }
+          asStrings() {
+            return new _GitOutputStreams(this.stdOut.toString("utf8"), this.stdErr.toString("utf8"));
+          }
+        };
+      }
+    });
+    init_line_parser = __esm2({
+      "src/lib/utils/line-parser.ts"() {
+        "use strict";
+        LineParser = class {
+          constructor(regExp, useMatches) {
+            this.matches = [];
+            this.useMatches = useMatchesDefault;
+            this.parse = (line, target) => {
+              this.resetMatches();
+              if (!this._regExp.every((reg, index) => this.addMatch(reg, index, line(index)))) {
+                return false;
+              }
+              return this.useMatches(target, this.prepareMatches()) !== false;
+            };
+            this._regExp = Array.isArray(regExp) ? regExp : [regExp];
+            if (useMatches) {
+              this.useMatches = useMatches;
+            }
+          }
+          resetMatches() {
+            this.matches.length = 0;
+          }
+          prepareMatches() {
+            return this.matches;
+          }
+          addMatch(reg, index, line) {
+            const matched = line && reg.exec(line);
+            if (matched) {
+              this.pushMatch(index, matched);
+            }
+            return !!matched;
+          }
+          pushMatch(_index, matched) {
+            this.matches.push(...matched.slice(1));
+          }
+        };
+        RemoteLineParser = class extends LineParser {
+          addMatch(reg, index, line) {
+            return /^remote:\s/.test(String(line)) && super.addMatch(reg, index, line);
+          }
+          pushMatch(index, matched) {
+            if (index > 0 || matched.length > 1) {
+              super.pushMatch(index, matched);
+            }
+          }
+        };
+      }
+    });
+    init_simple_git_options = __esm2({
+      "src/lib/utils/simple-git-options.ts"() {
+        "use strict";
+        defaultOptions = {
+          binary: "git",
+          maxConcurrentProcesses: 5,
+          config: [],
+          trimmed: false
+        };
+      }
+    });
+    init_task_options = __esm2({
+      "src/lib/utils/task-options.ts"() {
+        "use strict";
+        init_argument_filters();
+        init_util();
+      }
+    });
+    init_task_parser = __esm2({
+      "src/lib/utils/task-parser.ts"() {
+        "use strict";
+        init_util();
+      }
+    });
+    utils_exports = {};
+    __export2(utils_exports, {
+      ExitCodes: () => ExitCodes,
+      GitOutputStreams: () => GitOutputStreams,
+      LineParser: () => LineParser,
+      NOOP: () => NOOP,
+      NULL: () => NULL,
+      RemoteLineParser: () => RemoteLineParser,
+      append: () => append,
+      appendTaskOptions: () => appendTaskOptions,
+      asArray: () => asArray,
+      asCamelCase: () => asCamelCase,
+      asFunction: () => asFunction,
+      asNumber: () => asNumber,
+      asStringArray: () => asStringArray,
+      bufferToString: () => bufferToString,
+      callTaskParser: () => callTaskParser,
+      createInstanceConfig: () => createInstanceConfig,
+      delay: () => delay,
+      filterArray: () => filterArray,
+      filterFunction: () => filterFunction,
+      filterHasLength: () => filterHasLength,
+      filterNumber: () => filterNumber,
+      filterPlainObject: () => filterPlainObject,
+      filterPrimitives: () => filterPrimitives,
+      filterString: () => filterString,
+      filterStringOrStringArray: () => filterStringOrStringArray,
+      filterType: () => filterType,
+      first: () => first,
+      folderExists: () => folderExists,
+      forEachLineWithContent: () => forEachLineWithContent,
+      getTrailingOptions: () => getTrailingOptions,
+      including: () => including,
+      isUserFunction: () => isUserFunction,
+      last: () => last,
+      objectToString: () => objectToString,
+      orVoid: () => orVoid,
+      parseStringResponse: () => parseStringResponse,
+      pick: () => pick2,
+      prefixedArray: () => prefixedArray,
+      remove: () => remove,
+      splitOn: () => splitOn,
+      toLinesWithContent: () => toLinesWithContent,
+      trailingFunctionArgument: () => trailingFunctionArgument,
+      trailingOptionsArgument: () => trailingOptionsArgument
+    });
+    init_utils = __esm2({
+      "src/lib/utils/index.ts"() {
+        "use strict";
+        init_argument_filters();
+        init_exit_codes();
+        init_git_output_streams();
+        init_line_parser();
+        init_simple_git_options();
+        init_task_options();
+        init_task_parser();
+        init_util();
+      }
+    });
+    check_is_repo_exports = {};
+    __export2(check_is_repo_exports, {
+      CheckRepoActions: () => CheckRepoActions,
+      checkIsBareRepoTask: () => checkIsBareRepoTask,
+      checkIsRepoRootTask: () => checkIsRepoRootTask,
+      checkIsRepoTask: () => checkIsRepoTask
+    });
+    init_check_is_repo = __esm2({
+      "src/lib/tasks/check-is-repo.ts"() {
+        "use strict";
+        init_utils();
+        CheckRepoActions = /* @__PURE__ */ ((CheckRepoActions2) => {
+          CheckRepoActions2["BARE"] = "bare";
+          CheckRepoActions2["IN_TREE"] = "tree";
+          CheckRepoActions2["IS_REPO_ROOT"] = "root";
+          return CheckRepoActions2;
+        })(CheckRepoActions || {});
+        onError = ({ exitCode }, error62, done, fail) => {
+          if (exitCode === 128 && isNotRepoMessage(error62)) {
+            return done(Buffer.from("false"));
+          }
+          fail(error62);
+        };
+        parser = (text) => {
+          return text.trim() === "true";
+        };
+      }
+    });
+    init_CleanSummary = __esm2({
+      "src/lib/responses/CleanSummary.ts"() {
+        "use strict";
+        init_utils();
+        CleanResponse = class {
+          constructor(dryRun) {
+            this.dryRun = dryRun;
+            this.paths = [];
+            this.files = [];
+            this.folders = [];
+          }
+        };
+        removalRegexp = /^[a-z]+\s*/i;
+        dryRunRemovalRegexp = /^[a-z]+\s+[a-z]+\s*/i;
+        isFolderRegexp = /\/$/;
+      }
+    });
+    task_exports = {};
+    __export2(task_exports, {
+      EMPTY_COMMANDS: () => EMPTY_COMMANDS,
+      adhocExecTask: () => adhocExecTask,
+      configurationErrorTask: () => configurationErrorTask,
+      isBufferTask: () => isBufferTask,
+      isEmptyTask: () => isEmptyTask,
+      straightThroughBufferTask: () => straightThroughBufferTask,
+      straightThroughStringTask: () => straightThroughStringTask
+    });
+    init_task = __esm2({
+      "src/lib/tasks/task.ts"() {
+        "use strict";
+        init_task_configuration_error();
+        EMPTY_COMMANDS = [];
+      }
+    });
+    clean_exports = {};
+    __export2(clean_exports, {
+      CONFIG_ERROR_INTERACTIVE_MODE: () => CONFIG_ERROR_INTERACTIVE_MODE,
+      CONFIG_ERROR_MODE_REQUIRED: () => CONFIG_ERROR_MODE_REQUIRED,
+      CONFIG_ERROR_UNKNOWN_OPTION: () => CONFIG_ERROR_UNKNOWN_OPTION,
+      CleanOptions: () => CleanOptions,
+      cleanTask: () => cleanTask,
+      cleanWithOptionsTask: () => cleanWithOptionsTask,
+      isCleanOptionsArray: () => isCleanOptionsArray
+    });
+    init_clean = __esm2({
+      "src/lib/tasks/clean.ts"() {
+        "use strict";
+        init_CleanSummary();
+        init_utils();
+        init_task();
+        CONFIG_ERROR_INTERACTIVE_MODE = "Git clean interactive mode is not supported";
+        CONFIG_ERROR_MODE_REQUIRED = 'Git clean mode parameter ("n" or "f") is required';
+        CONFIG_ERROR_UNKNOWN_OPTION = "Git clean unknown option found in: ";
+        CleanOptions = /* @__PURE__ */ ((CleanOptions2) => {
+          CleanOptions2["DRY_RUN"] = "n";
+          CleanOptions2["FORCE"] = "f";
+          CleanOptions2["IGNORED_INCLUDED"] = "x";
+          CleanOptions2["IGNORED_ONLY"] = "X";
+          CleanOptions2["EXCLUDING"] = "e";
+          CleanOptions2["QUIET"] = "q";
+          CleanOptions2["RECURSIVE"] = "d";
+          return CleanOptions2;
+        })(CleanOptions || {});
+        CleanOptionValues = /* @__PURE__ */ new Set([
+          "i",
+          ...asStringArray(Object.values(CleanOptions))
+        ]);
+      }
+    });
+    init_ConfigList = __esm2({
+      "src/lib/responses/ConfigList.ts"() {
+        "use strict";
+        init_utils();
+        ConfigList = class {
+          constructor() {
+            this.files = [];
+            this.values = /* @__PURE__ */ Object.create(null);
+          }
+          get all() {
+            if (!this._all) {
+              this._all = this.files.reduce((all, file2) => {
+                return Object.assign(all, this.values[file2]);
+              }, {});
+            }
+            return this._all;
+          }
+          addFile(file2) {
+            if (!(file2 in this.values)) {
+              const latest = last(this.files);
+              this.values[file2] = latest ? Object.create(this.values[latest]) : {};
+              this.files.push(file2);
+            }
+            return this.values[file2];
+          }
+          addValue(file2, key, value) {
+            const values = this.addFile(file2);
+            if (!Object.hasOwn(values, key)) {
+              values[key] = value;
+            } else if (Array.isArray(values[key])) {
+              values[key].push(value);
+            } else {
+              values[key] = [values[key], value];
+            }
+            this._all = void 0;
+          }
+        };
+      }
+    });
+    init_config = __esm2({
+      "src/lib/tasks/config.ts"() {
+        "use strict";
+        init_ConfigList();
+        init_utils();
+        GitConfigScope = /* @__PURE__ */ ((GitConfigScope2) => {
+          GitConfigScope2["system"] = "system";
+          GitConfigScope2["global"] = "global";
+          GitConfigScope2["local"] = "local";
+          GitConfigScope2["worktree"] = "worktree";
+          return GitConfigScope2;
+        })(GitConfigScope || {});
+      }
+    });
+    init_diff_name_status = __esm2({
+      "src/lib/tasks/diff-name-status.ts"() {
+        "use strict";
+        DiffNameStatus = /* @__PURE__ */ ((DiffNameStatus2) => {
+          DiffNameStatus2["ADDED"] = "A";
+          DiffNameStatus2["COPIED"] = "C";
+          DiffNameStatus2["DELETED"] = "D";
+          DiffNameStatus2["MODIFIED"] = "M";
+          DiffNameStatus2["RENAMED"] = "R";
+          DiffNameStatus2["CHANGED"] = "T";
+          DiffNameStatus2["UNMERGED"] = "U";
+          DiffNameStatus2["UNKNOWN"] = "X";
+          DiffNameStatus2["BROKEN"] = "B";
+          return DiffNameStatus2;
+        })(DiffNameStatus || {});
+        diffNameStatus = new Set(Object.values(DiffNameStatus));
+      }
+    });
+    init_grep = __esm2({
+      "src/lib/tasks/grep.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+        disallowedOptions = ["-h"];
+        Query = /* @__PURE__ */ Symbol("grepQuery");
+        GrepQuery = class {
+          constructor() {
+            this[_a3] = [];
+          }
+          *[(_a3 = Query, Symbol.iterator)]() {
+            for (const query of this[Query]) {
+              yield query;
+            }
+          }
+          and(...and) {
+            and.length && this[Query].push("--and", "(", ...prefixedArray(and, "-e"), ")");
+            return this;
+          }
+          param(...param) {
+            this[Query].push(...prefixedArray(param, "-e"));
+            return this;
+          }
+        };
+      }
+    });
+    reset_exports = {};
+    __export2(reset_exports, {
+      ResetMode: () => ResetMode,
+      getResetMode: () => getResetMode,
+      resetTask: () => resetTask
+    });
+    init_reset = __esm2({
+      "src/lib/tasks/reset.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+        ResetMode = /* @__PURE__ */ ((ResetMode2) => {
+          ResetMode2["MIXED"] = "mixed";
+          ResetMode2["SOFT"] = "soft";
+          ResetMode2["HARD"] = "hard";
+          ResetMode2["MERGE"] = "merge";
+          ResetMode2["KEEP"] = "keep";
+          return ResetMode2;
+        })(ResetMode || {});
+        validResetModes = asStringArray(Object.values(ResetMode));
+      }
+    });
+    init_git_logger = __esm2({
+      "src/lib/git-logger.ts"() {
+        "use strict";
+        init_utils();
+        import_debug.default.formatters.L = (value) => String(filterHasLength(value) ? value.length : "-");
+        import_debug.default.formatters.B = (value) => {
+          if (Buffer.isBuffer(value)) {
+            return value.toString("utf8");
+          }
+          return objectToString(value);
+        };
+      }
+    });
+    init_tasks_pending_queue = __esm2({
+      "src/lib/runners/tasks-pending-queue.ts"() {
+        "use strict";
+        init_git_error();
+        init_git_logger();
+        TasksPendingQueue = class _TasksPendingQueue {
+          constructor(logLabel = "GitExecutor") {
+            this.logLabel = logLabel;
+            this._queue = /* @__PURE__ */ new Map();
+          }
+          withProgress(task) {
+            return this._queue.get(task);
+          }
+          createProgress(task) {
+            const name = _TasksPendingQueue.getName(task.commands[0]);
+            const logger = createLogger(this.logLabel, name);
+            return {
+              task,
+              logger,
+              name
+            };
+          }
+          push(task) {
+            const progress = this.createProgress(task);
+            progress.logger("Adding task to the queue, commands = %o", task.commands);
+            this._queue.set(task, progress);
+            return progress;
+          }
+          fatal(err) {
+            for (const [task, { logger }] of Array.from(this._queue.entries())) {
+              if (task === err.task) {
+                logger.info(`Failed %o`, err);
+                logger(
+                  `Fatal exception, any as-yet un-started tasks run through this executor will not be attempted`
+                );
+              } else {
+                logger.info(
+                  `A fatal exception occurred in a previous task, the queue has been purged: %o`,
+                  err.message
+                );
+              }
+              this.complete(task);
+            }
+            if (this._queue.size !== 0) {
+              throw new Error(`Queue size should be zero after fatal: ${this._queue.size}`);
+            }
+          }
+          complete(task) {
+            const progress = this.withProgress(task);
+            if (progress) {
+              this._queue.delete(task);
+            }
+          }
+          attempt(task) {
+            const progress = this.withProgress(task);
+            if (!progress) {
+              throw new GitError(void 0, "TasksPendingQueue: attempt called for an unknown task");
+            }
+            progress.logger("Starting task");
+            return progress;
+          }
+          static getName(name = "empty") {
+            return `task:${name}:${++_TasksPendingQueue.counter}`;
+          }
+          static {
+            this.counter = 0;
+          }
+        };
+      }
+    });
+    init_git_executor_chain = __esm2({
+      "src/lib/runners/git-executor-chain.ts"() {
+        "use strict";
+        init_git_error();
+        init_task();
+        init_utils();
+        init_tasks_pending_queue();
+        GitExecutorChain = class {
+          constructor(_executor, _scheduler, _plugins) {
+            this._executor = _executor;
+            this._scheduler = _scheduler;
+            this._plugins = _plugins;
+            this._chain = Promise.resolve();
+            this._queue = new TasksPendingQueue();
+          }
+          get cwd() {
+            return this._cwd || this._executor.cwd;
+          }
+          set cwd(cwd) {
+            this._cwd = cwd;
+          }
+          get env() {
+            return this._executor.env;
+          }
+          get outputHandler() {
+            return this._executor.outputHandler;
+          }
+          chain() {
+            return this;
+          }
+          push(task) {
+            this._queue.push(task);
+            return this._chain = this._chain.then(() => this.attemptTask(task));
+          }
+          async attemptTask(task) {
+            const onScheduleComplete = await this._scheduler.next();
+            const onQueueComplete = () => this._queue.complete(task);
+            try {
+              const { logger } = this._queue.attempt(task);
+              return await (isEmptyTask(task) ? this.attemptEmptyTask(task, logger) : this.attemptRemoteTask(task, logger));
+            } catch (e) {
+              throw this.onFatalException(task, e);
+            } finally {
+              onQueueComplete();
+              onScheduleComplete();
+            }
+          }
+          onFatalException(task, e) {
+            const gitError = e instanceof GitError ? Object.assign(e, { task }) : new GitError(task, e && String(e));
+            this._chain = Promise.resolve();
+            this._queue.fatal(gitError);
+            return gitError;
+          }
+          async attemptRemoteTask(task, logger) {
+            const binary = this._plugins.exec("spawn.binary", "", pluginContext(task, task.commands));
+            const args = this._plugins.exec("spawn.args", [...task.commands], {
+              ...pluginContext(task, task.commands),
+              env: { ...this.env }
+            });
+            const raw = await this.gitResponse(
+              task,
+              binary,
+              args,
+              this.outputHandler,
+              logger.step("SPAWN")
+            );
+            const outputStreams = await this.handleTaskData(task, args, raw, logger.step("HANDLE"));
+            logger(`passing response to task's parser as a %s`, task.format);
+            if (isBufferTask(task)) {
+              return callTaskParser(task.parser, outputStreams);
+            }
+            return callTaskParser(task.parser, outputStreams.asStrings());
+          }
+          async attemptEmptyTask(task, logger) {
+            logger(`empty task bypassing child process to call to task's parser`);
+            return task.parser(this);
+          }
+          handleTaskData(task, args, result, logger) {
+            const { exitCode, rejection, stdOut, stdErr } = result;
+            return new Promise((done, fail) => {
+              logger(`Preparing to handle process response exitCode=%d stdOut=`, exitCode);
+              const { error: error62 } = this._plugins.exec(
+                "task.error",
+                { error: rejection },
+                {
+                  ...pluginContext(task, args),
+                  ...result
+                }
+              );
+              if (error62 && task.onError) {
+                logger.info(`exitCode=%s handling with custom error handler`);
+                return task.onError(
+                  result,
+                  error62,
+                  (newStdOut) => {
+                    logger.info(`custom error handler treated as success`);
+                    logger(`custom error returned a %s`, objectToString(newStdOut));
+                    done(
+                      new GitOutputStreams(
+                        Array.isArray(newStdOut) ? Buffer.concat(newStdOut) : newStdOut,
+                        Buffer.concat(stdErr)
+                      )
+                    );
+                  },
+                  fail
+                );
+              }
+              if (error62) {
+                logger.info(
+                  `handling as error: exitCode=%s stdErr=%s rejection=%o`,
+                  exitCode,
+                  stdErr.length,
+                  rejection
+                );
+                return fail(error62);
+              }
+              logger.info(`retrieving task output complete`);
+              done(new GitOutputStreams(Buffer.concat(stdOut), Buffer.concat(stdErr)));
+            });
+          }
+          async gitResponse(task, command, args, outputHandler, logger) {
+            const outputLogger = logger.sibling("output");
+            const spawnOptions = this._plugins.exec(
+              "spawn.options",
+              {
+                cwd: this.cwd,
+                env: this.env,
+                windowsHide: true
+              },
+              pluginContext(task, task.commands)
+            );
+            return new Promise((done) => {
+              const stdOut = [];
+              const stdErr = [];
+              logger.info(`%s %o`, command, args);
+              logger("%O", spawnOptions);
+              let rejection = this._beforeSpawn(task, args);
+              if (rejection) {
+                return done({
+                  stdOut,
+                  stdErr,
+                  exitCode: 9901,
+                  rejection
+                });
+              }
+              this._plugins.exec("spawn.before", void 0, {
+                ...pluginContext(task, args),
+                kill(reason) {
+                  rejection = reason || rejection;
+                }
+              });
+              const spawned = spawn2(command, args, spawnOptions);
+              spawned.stdout.on(
+                "data",
+                onDataReceived(stdOut, "stdOut", logger, outputLogger.step("stdOut"))
+              );
+              spawned.stderr.on(
+                "data",
+                onDataReceived(stdErr, "stdErr", logger, outputLogger.step("stdErr"))
+              );
+              spawned.on("error", onErrorReceived(stdErr, logger));
+              if (outputHandler) {
+                logger(`Passing child process stdOut/stdErr to custom outputHandler`);
+                outputHandler(command, spawned.stdout, spawned.stderr, [...args]);
+              }
+              this._plugins.exec("spawn.after", void 0, {
+                ...pluginContext(task, args),
+                spawned,
+                close(exitCode, reason) {
+                  done({
+                    stdOut,
+                    stdErr,
+                    exitCode,
+                    rejection: rejection || reason
+                  });
+                },
+                kill(reason) {
+                  if (spawned.killed) {
+                    return;
+                  }
+                  rejection = reason;
+                  spawned.kill("SIGINT");
+                }
+              });
+            });
+          }
+          _beforeSpawn(task, args) {
+            let rejection;
+            this._plugins.exec("spawn.before", void 0, {
+              ...pluginContext(task, args),
+              kill(reason) {
+                rejection = reason || rejection;
+              }
+            });
+            return rejection;
+          }
+        };
+      }
+    });
+    git_executor_exports = {};
+    __export2(git_executor_exports, {
+      GitExecutor: () => GitExecutor
+    });
+    init_git_executor = __esm2({
+      "src/lib/runners/git-executor.ts"() {
+        "use strict";
+        init_git_executor_chain();
+        GitExecutor = class {
+          constructor(cwd, _scheduler, _plugins) {
+            this.cwd = cwd;
+            this._scheduler = _scheduler;
+            this._plugins = _plugins;
+            this._chain = new GitExecutorChain(this, this._scheduler, this._plugins);
+          }
+          chain() {
+            return new GitExecutorChain(this, this._scheduler, this._plugins);
+          }
+          push(task) {
+            return this._chain.push(task);
+          }
+        };
+      }
+    });
+    init_task_callback = __esm2({
+      "src/lib/task-callback.ts"() {
+        "use strict";
+        init_git_response_error();
+        init_utils();
+      }
+    });
+    init_change_working_directory = __esm2({
+      "src/lib/tasks/change-working-directory.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+      }
+    });
+    init_checkout = __esm2({
+      "src/lib/tasks/checkout.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+      }
+    });
+    init_count_objects = __esm2({
+      "src/lib/tasks/count-objects.ts"() {
+        "use strict";
+        init_utils();
+        parser2 = new LineParser(
+          /([a-z-]+): (\d+)$/,
+          (result, [key, value]) => {
+            const property = asCamelCase(key);
+            if (Object.hasOwn(result, property)) {
+              result[property] = asNumber(value);
+            }
+          }
+        );
+      }
+    });
+    init_parse_commit = __esm2({
+      "src/lib/parsers/parse-commit.ts"() {
+        "use strict";
+        init_utils();
+        parsers = [
+          new LineParser(/^\[([^\s]+)( \([^)]+\))? ([^\]]+)/, (result, [branch, root, commit]) => {
+            result.branch = branch;
+            result.commit = commit;
+            result.root = !!root;
+          }),
+          new LineParser(/\s*Author:\s(.+)/i, (result, [author]) => {
+            const parts = author.split("<");
+            const email3 = parts.pop();
+            if (!email3 || !email3.includes("@")) {
+              return;
+            }
+            result.author = {
+              email: email3.substr(0, email3.length - 1),
+              name: parts.join("<").trim()
+            };
+          }),
+          new LineParser(
+            /(\d+)[^,]*(?:,\s*(\d+)[^,]*)(?:,\s*(\d+))/g,
+            (result, [changes, insertions, deletions]) => {
+              result.summary.changes = parseInt(changes, 10) || 0;
+              result.summary.insertions = parseInt(insertions, 10) || 0;
+              result.summary.deletions = parseInt(deletions, 10) || 0;
+            }
+          ),
+          new LineParser(
+            /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
+            (result, [changes, lines, direction]) => {
+              result.summary.changes = parseInt(changes, 10) || 0;
+              const count = parseInt(lines, 10) || 0;
+              if (direction === "-") {
+                result.summary.deletions = count;
+              } else if (direction === "+") {
+                result.summary.insertions = count;
+              }
+            }
+          )
+        ];
+      }
+    });
+    init_commit = __esm2({
+      "src/lib/tasks/commit.ts"() {
+        "use strict";
+        init_parse_commit();
+        init_utils();
+        init_task();
+      }
+    });
+    init_first_commit = __esm2({
+      "src/lib/tasks/first-commit.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+      }
+    });
+    init_hash_object = __esm2({
+      "src/lib/tasks/hash-object.ts"() {
+        "use strict";
+        init_task();
+      }
+    });
+    init_InitSummary = __esm2({
+      "src/lib/responses/InitSummary.ts"() {
+        "use strict";
+        InitSummary = class {
+          constructor(bare, path, existing, gitDir) {
+            this.bare = bare;
+            this.path = path;
+            this.existing = existing;
+            this.gitDir = gitDir;
+          }
+        };
+        initResponseRegex = /^Init.+ repository in (.+)$/;
+        reInitResponseRegex = /^Rein.+ in (.+)$/;
+      }
+    });
+    init_init = __esm2({
+      "src/lib/tasks/init.ts"() {
+        "use strict";
+        init_InitSummary();
+        bareCommand = "--bare";
+      }
+    });
+    init_log_format = __esm2({
+      "src/lib/args/log-format.ts"() {
+        "use strict";
+        logFormatRegex = /^--(stat|numstat|name-only|name-status)(=|$)/;
+      }
+    });
+    init_DiffSummary = __esm2({
+      "src/lib/responses/DiffSummary.ts"() {
+        "use strict";
+        DiffSummary = class {
+          constructor() {
+            this.changed = 0;
+            this.deletions = 0;
+            this.insertions = 0;
+            this.files = [];
+          }
+        };
+      }
+    });
+    init_parse_diff_summary = __esm2({
+      "src/lib/parsers/parse-diff-summary.ts"() {
+        "use strict";
+        init_log_format();
+        init_DiffSummary();
+        init_diff_name_status();
+        init_utils();
+        statParser = [
+          new LineParser(
+            /^(.+)\s+\|\s+(\d+)(\s+[+\-]+)?$/,
+            (result, [file2, changes, alterations = ""]) => {
+              result.files.push({
+                file: file2.trim(),
+                changes: asNumber(changes),
+                insertions: alterations.replace(/[^+]/g, "").length,
+                deletions: alterations.replace(/[^-]/g, "").length,
+                binary: false
+              });
+            }
+          ),
+          new LineParser(
+            /^(.+) \|\s+Bin ([0-9.]+) -> ([0-9.]+) ([a-z]+)/,
+            (result, [file2, before, after]) => {
+              result.files.push({
+                file: file2.trim(),
+                before: asNumber(before),
+                after: asNumber(after),
+                binary: true
+              });
+            }
+          ),
+          new LineParser(
+            /(\d+) files? changed\s*((?:, \d+ [^,]+){0,2})/,
+            (result, [changed, summary2]) => {
+              const inserted = /(\d+) i/.exec(summary2);
+              const deleted = /(\d+) d/.exec(summary2);
+              result.changed = asNumber(changed);
+              result.insertions = asNumber(inserted?.[1]);
+              result.deletions = asNumber(deleted?.[1]);
+            }
+          )
+        ];
+        numStatParser = [
+          new LineParser(
+            /(\d+)\t(\d+)\t(.+)$/,
+            (result, [changesInsert, changesDelete, file2]) => {
+              const insertions = asNumber(changesInsert);
+              const deletions = asNumber(changesDelete);
+              result.changed++;
+              result.insertions += insertions;
+              result.deletions += deletions;
+              result.files.push({
+                file: file2,
+                changes: insertions + deletions,
+                insertions,
+                deletions,
+                binary: false
+              });
+            }
+          ),
+          new LineParser(/-\t-\t(.+)$/, (result, [file2]) => {
+            result.changed++;
+            result.files.push({
+              file: file2,
+              after: 0,
+              before: 0,
+              binary: true
+            });
+          })
+        ];
+        nameOnlyParser = [
+          new LineParser(/(.+)$/, (result, [file2]) => {
+            result.changed++;
+            result.files.push({
+              file: file2,
+              changes: 0,
+              insertions: 0,
+              deletions: 0,
+              binary: false
+            });
+          })
+        ];
+        nameStatusParser = [
+          new LineParser(
+            /([ACDMRTUXB])([0-9]{0,3})\t(.[^\t]*)(\t(.[^\t]*))?$/,
+            (result, [status, similarity, from, _to, to]) => {
+              result.changed++;
+              result.files.push({
+                file: to ?? from,
+                changes: 0,
+                insertions: 0,
+                deletions: 0,
+                binary: false,
+                status: orVoid(isDiffNameStatus(status) && status),
+                from: orVoid(!!to && from !== to && from),
+                similarity: asNumber(similarity)
+              });
+            }
+          )
+        ];
+        diffSummaryParsers = {
+          [
+            ""
+            /* NONE */
+          ]: statParser,
+          [
+            "--stat"
+            /* STAT */
+          ]: statParser,
+          [
+            "--numstat"
+            /* NUM_STAT */
+          ]: numStatParser,
+          [
+            "--name-status"
+            /* NAME_STATUS */
+          ]: nameStatusParser,
+          [
+            "--name-only"
+            /* NAME_ONLY */
+          ]: nameOnlyParser
+        };
+      }
+    });
+    init_parse_list_log_summary = __esm2({
+      "src/lib/parsers/parse-list-log-summary.ts"() {
+        "use strict";
+        init_utils();
+        init_parse_diff_summary();
+        init_log_format();
+        START_BOUNDARY = "\xF2\xF2\xF2\xF2\xF2\xF2 ";
+        COMMIT_BOUNDARY = " \xF2\xF2";
+        SPLITTER = " \xF2 ";
+        defaultFieldNames = ["hash", "date", "message", "refs", "author_name", "author_email"];
+      }
+    });
+    diff_exports = {};
+    __export2(diff_exports, {
+      diffSummaryTask: () => diffSummaryTask,
+      validateLogFormatConfig: () => validateLogFormatConfig
+    });
+    init_diff = __esm2({
+      "src/lib/tasks/diff.ts"() {
+        "use strict";
+        init_log_format();
+        init_parse_diff_summary();
+        init_task();
+      }
+    });
+    init_log = __esm2({
+      "src/lib/tasks/log.ts"() {
+        "use strict";
+        init_log_format();
+        init_parse_list_log_summary();
+        init_utils();
+        init_task();
+        init_diff();
+        excludeOptions = /* @__PURE__ */ ((excludeOptions2) => {
+          excludeOptions2[excludeOptions2["--pretty"] = 0] = "--pretty";
+          excludeOptions2[excludeOptions2["max-count"] = 1] = "max-count";
+          excludeOptions2[excludeOptions2["maxCount"] = 2] = "maxCount";
+          excludeOptions2[excludeOptions2["n"] = 3] = "n";
+          excludeOptions2[excludeOptions2["file"] = 4] = "file";
+          excludeOptions2[excludeOptions2["format"] = 5] = "format";
+          excludeOptions2[excludeOptions2["from"] = 6] = "from";
+          excludeOptions2[excludeOptions2["to"] = 7] = "to";
+          excludeOptions2[excludeOptions2["splitter"] = 8] = "splitter";
+          excludeOptions2[excludeOptions2["symmetric"] = 9] = "symmetric";
+          excludeOptions2[excludeOptions2["mailMap"] = 10] = "mailMap";
+          excludeOptions2[excludeOptions2["multiLine"] = 11] = "multiLine";
+          excludeOptions2[excludeOptions2["strictDate"] = 12] = "strictDate";
+          return excludeOptions2;
+        })(excludeOptions || {});
+      }
+    });
+    init_MergeSummary = __esm2({
+      "src/lib/responses/MergeSummary.ts"() {
+        "use strict";
+        MergeSummaryConflict = class {
+          constructor(reason, file2 = null, meta3) {
+            this.reason = reason;
+            this.file = file2;
+            this.meta = meta3;
+          }
+          toString() {
+            return `${this.file}:${this.reason}`;
+          }
+        };
+        MergeSummaryDetail = class {
+          constructor() {
+            this.conflicts = [];
+            this.merges = [];
+            this.result = "success";
+          }
+          get failed() {
+            return this.conflicts.length > 0;
+          }
+          get reason() {
+            return this.result;
+          }
+          toString() {
+            if (this.conflicts.length) {
+              return `CONFLICTS: ${this.conflicts.join(", ")}`;
+            }
+            return "OK";
+          }
+        };
+      }
+    });
+    init_PullSummary = __esm2({
+      "src/lib/responses/PullSummary.ts"() {
+        "use strict";
+        PullSummary = class {
+          constructor() {
+            this.remoteMessages = {
+              all: []
+            };
+            this.created = [];
+            this.deleted = [];
+            this.files = [];
+            this.deletions = {};
+            this.insertions = {};
+            this.summary = {
+              changes: 0,
+              deletions: 0,
+              insertions: 0
+            };
+          }
+        };
+        PullFailedSummary = class {
+          constructor() {
+            this.remote = "";
+            this.hash = {
+              local: "",
+              remote: ""
+            };
+            this.branch = {
+              local: "",
+              remote: ""
+            };
+            this.message = "";
+          }
+          toString() {
+            return this.message;
+          }
+        };
+      }
+    });
+    init_parse_remote_objects = __esm2({
+      "src/lib/parsers/parse-remote-objects.ts"() {
+        "use strict";
+        init_utils();
+        remoteMessagesObjectParsers = [
+          new RemoteLineParser(
+            /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
+            (result, [action, count]) => {
+              const key = action.toLowerCase();
+              const enumeration = objectEnumerationResult(result.remoteMessages);
+              Object.assign(enumeration, { [key]: asNumber(count) });
+            }
+          ),
+          new RemoteLineParser(
+            /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
+            (result, [action, count]) => {
+              const key = action.toLowerCase();
+              const enumeration = objectEnumerationResult(result.remoteMessages);
+              Object.assign(enumeration, { [key]: asNumber(count) });
+            }
+          ),
+          new RemoteLineParser(
+            /total ([^,]+), reused ([^,]+), pack-reused (\d+)/i,
+            (result, [total, reused, packReused]) => {
+              const objects = objectEnumerationResult(result.remoteMessages);
+              objects.total = asObjectCount(total);
+              objects.reused = asObjectCount(reused);
+              objects.packReused = asNumber(packReused);
+            }
+          )
+        ];
+      }
+    });
+    init_parse_remote_messages = __esm2({
+      "src/lib/parsers/parse-remote-messages.ts"() {
+        "use strict";
+        init_utils();
+        init_parse_remote_objects();
+        parsers2 = [
+          new RemoteLineParser(/^remote:\s*(.+)$/, (result, [text]) => {
+            result.remoteMessages.all.push(text.trim());
+            return false;
+          }),
+          ...remoteMessagesObjectParsers,
+          new RemoteLineParser(
+            [/create a (?:pull|merge) request/i, /\s(https?:\/\/\S+)$/],
+            (result, [pullRequestUrl]) => {
+              result.remoteMessages.pullRequestUrl = pullRequestUrl;
+            }
+          ),
+          new RemoteLineParser(
+            [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
+            (result, [count, summary2, url2]) => {
+              result.remoteMessages.vulnerabilities = {
+                count: asNumber(count),
+                summary: summary2,
+                url: url2
+              };
+            }
+          )
+        ];
+        RemoteMessageSummary = class {
+          constructor() {
+            this.all = [];
+          }
+        };
+      }
+    });
+    init_parse_pull = __esm2({
+      "src/lib/parsers/parse-pull.ts"() {
+        "use strict";
+        init_PullSummary();
+        init_utils();
+        init_parse_remote_messages();
+        FILE_UPDATE_REGEX = /^\s*(.+?)\s+\|\s+\d+\s*(\+*)(-*)/;
+        SUMMARY_REGEX = /(\d+)\D+((\d+)\D+\(\+\))?(\D+(\d+)\D+\(-\))?/;
+        ACTION_REGEX = /^(create|delete) mode \d+ (.+)/;
+        parsers3 = [
+          new LineParser(FILE_UPDATE_REGEX, (result, [file2, insertions, deletions]) => {
+            result.files.push(file2);
+            if (insertions) {
+              result.insertions[file2] = insertions.length;
+            }
+            if (deletions) {
+              result.deletions[file2] = deletions.length;
+            }
+          }),
+          new LineParser(SUMMARY_REGEX, (result, [changes, , insertions, , deletions]) => {
+            if (insertions !== void 0 || deletions !== void 0) {
+              result.summary.changes = +changes || 0;
+              result.summary.insertions = +insertions || 0;
+              result.summary.deletions = +deletions || 0;
+              return true;
+            }
+            return false;
+          }),
+          new LineParser(ACTION_REGEX, (result, [action, file2]) => {
+            append(result.files, file2);
+            append(action === "create" ? result.created : result.deleted, file2);
+          })
+        ];
+        errorParsers = [
+          new LineParser(/^from\s(.+)$/i, (result, [remote]) => void (result.remote = remote)),
+          new LineParser(/^fatal:\s(.+)$/, (result, [message]) => void (result.message = message)),
+          new LineParser(
+            /([a-z0-9]+)\.\.([a-z0-9]+)\s+(\S+)\s+->\s+(\S+)$/,
+            (result, [hashLocal, hashRemote, branchLocal, branchRemote]) => {
+              result.branch.local = branchLocal;
+              result.hash.local = hashLocal;
+              result.branch.remote = branchRemote;
+              result.hash.remote = hashRemote;
+            }
+          )
+        ];
+        parsePullDetail = (stdOut, stdErr) => {
+          return parseStringResponse(new PullSummary(), parsers3, [stdOut, stdErr]);
+        };
+        parsePullResult = (stdOut, stdErr) => {
+          return Object.assign(
+            new PullSummary(),
+            parsePullDetail(stdOut, stdErr),
+            parseRemoteMessages(stdOut, stdErr)
+          );
+        };
+      }
+    });
+    init_parse_merge = __esm2({
+      "src/lib/parsers/parse-merge.ts"() {
+        "use strict";
+        init_MergeSummary();
+        init_utils();
+        init_parse_pull();
+        parsers4 = [
+          new LineParser(/^Auto-merging\s+(.+)$/, (summary2, [autoMerge]) => {
+            summary2.merges.push(autoMerge);
+          }),
+          new LineParser(/^CONFLICT\s+\((.+)\): Merge conflict in (.+)$/, (summary2, [reason, file2]) => {
+            summary2.conflicts.push(new MergeSummaryConflict(reason, file2));
+          }),
+          new LineParser(
+            /^CONFLICT\s+\((.+\/delete)\): (.+) deleted in (.+) and/,
+            (summary2, [reason, file2, deleteRef]) => {
+              summary2.conflicts.push(new MergeSummaryConflict(reason, file2, { deleteRef }));
+            }
+          ),
+          new LineParser(/^CONFLICT\s+\((.+)\):/, (summary2, [reason]) => {
+            summary2.conflicts.push(new MergeSummaryConflict(reason, null));
+          }),
+          new LineParser(/^Automatic merge failed;\s+(.+)$/, (summary2, [result]) => {
+            summary2.result = result;
+          })
+        ];
+        parseMergeResult = (stdOut, stdErr) => {
+          return Object.assign(parseMergeDetail(stdOut, stdErr), parsePullResult(stdOut, stdErr));
+        };
+        parseMergeDetail = (stdOut) => {
+          return parseStringResponse(new MergeSummaryDetail(), parsers4, stdOut);
+        };
+      }
+    });
+    init_merge = __esm2({
+      "src/lib/tasks/merge.ts"() {
+        "use strict";
+        init_git_response_error();
+        init_parse_merge();
+        init_task();
+      }
+    });
+    init_parse_push = __esm2({
+      "src/lib/parsers/parse-push.ts"() {
+        "use strict";
+        init_utils();
+        init_parse_remote_messages();
+        parsers5 = [
+          new LineParser(/^Pushing to (.+)$/, (result, [repo]) => {
+            result.repo = repo;
+          }),
+          new LineParser(/^updating local tracking ref '(.+)'/, (result, [local]) => {
+            result.ref = {
+              ...result.ref || {},
+              local
+            };
+          }),
+          new LineParser(/^[=*-]\s+([^:]+):(\S+)\s+\[(.+)]$/, (result, [local, remote, type]) => {
+            result.pushed.push(pushResultPushedItem(local, remote, type));
+          }),
+          new LineParser(
+            /^Branch '([^']+)' set up to track remote branch '([^']+)' from '([^']+)'/,
+            (result, [local, remote, remoteName]) => {
+              result.branch = {
+                ...result.branch || {},
+                local,
+                remote,
+                remoteName
+              };
+            }
+          ),
+          new LineParser(
+            /^([^:]+):(\S+)\s+([a-z0-9]+)\.\.([a-z0-9]+)$/,
+            (result, [local, remote, from, to]) => {
+              result.update = {
+                head: {
+                  local,
+                  remote
+                },
+                hash: {
+                  from,
+                  to
+                }
+              };
+            }
+          )
+        ];
+        parsePushResult = (stdOut, stdErr) => {
+          const pushDetail = parsePushDetail(stdOut, stdErr);
+          const responseDetail = parseRemoteMessages(stdOut, stdErr);
+          return {
+            ...pushDetail,
+            ...responseDetail
+          };
+        };
+        parsePushDetail = (stdOut, stdErr) => {
+          return parseStringResponse({ pushed: [] }, parsers5, [stdOut, stdErr]);
+        };
+      }
+    });
+    push_exports = {};
+    __export2(push_exports, {
+      pushTagsTask: () => pushTagsTask,
+      pushTask: () => pushTask
+    });
+    init_push = __esm2({
+      "src/lib/tasks/push.ts"() {
+        "use strict";
+        init_parse_push();
+        init_utils();
+      }
+    });
+    init_show = __esm2({
+      "src/lib/tasks/show.ts"() {
+        "use strict";
+        init_utils();
+        init_task();
+      }
+    });
+    init_FileStatusSummary = __esm2({
+      "src/lib/responses/FileStatusSummary.ts"() {
+        "use strict";
+        fromPathRegex = /^(.+)\0(.+)$/;
+        FileStatusSummary = class {
+          constructor(path, index, working_dir) {
+            this.path = path;
+            this.index = index;
+            this.working_dir = working_dir;
+            if (index === "R" || working_dir === "R") {
+              const detail = fromPathRegex.exec(path) || [null, path, path];
+              this.from = detail[2] || "";
+              this.path = detail[1] || "";
+            }
+          }
+        };
+      }
+    });
+    init_StatusSummary = __esm2({
+      "src/lib/responses/StatusSummary.ts"() {
+        "use strict";
+        init_utils();
+        init_FileStatusSummary();
+        StatusSummary = class {
+          constructor() {
+            this.not_added = [];
+            this.conflicted = [];
+            this.created = [];
+            this.deleted = [];
+            this.ignored = void 0;
+            this.modified = [];
+            this.renamed = [];
+            this.files = [];
+            this.staged = [];
+            this.ahead = 0;
+            this.behind = 0;
+            this.current = null;
+            this.tracking = null;
+            this.detached = false;
+            this.isClean = () => {
+              return !this.files.length;
+            };
+          }
+        };
+        parsers6 = new Map([
+          parser3(
+            " ",
+            "A",
+            (result, file2) => result.created.push(file2)
+          ),
+          parser3(
+            " ",
+            "D",
+            (result, file2) => result.deleted.push(file2)
+          ),
+          parser3(
+            " ",
+            "M",
+            (result, file2) => result.modified.push(file2)
+          ),
+          parser3("A", " ", (result, file2) => {
+            result.created.push(file2);
+            result.staged.push(file2);
+          }),
+          parser3("A", "M", (result, file2) => {
+            result.created.push(file2);
+            result.staged.push(file2);
+            result.modified.push(file2);
+          }),
+          parser3("D", " ", (result, file2) => {
+            result.deleted.push(file2);
+            result.staged.push(file2);
+          }),
+          parser3("M", " ", (result, file2) => {
+            result.modified.push(file2);
+            result.staged.push(file2);
+          }),
+          parser3("M", "M", (result, file2) => {
+            result.modified.push(file2);
+            result.staged.push(file2);
+          }),
+          parser3("R", " ", (result, file2) => {
+            result.renamed.push(renamedFile(file2));
+          }),
+          parser3("R", "M", (result, file2) => {
+            const renamed = renamedFile(file2);
+            result.renamed.push(renamed);
+            result.modified.push(renamed.to);
+          }),
+          parser3("!", "!", (_result, _file2) => {
+            (_result.ignored = _result.ignored || []).push(_file2);
+          }),
+          parser3(
+            "?",
+            "?",
+            (result, file2) => result.not_added.push(file2)
+          ),
+          ...conflicts(
+            "A",
+            "A",
+            "U"
+            /* UNMERGED */
+          ),
+          ...conflicts(
+            "D",
+            "D",
+            "U"
+            /* UNMERGED */
+          ),
+          ...conflicts(
+            "U",
+            "A",
+            "D",
+            "U"
+            /* UNMERGED */
+          ),
+          [
+            "##",
+            (result, line) => {
+              const aheadReg = /ahead (\d+)/;
+              const behindReg = /behind (\d+)/;
+              const currentReg = /^(.+?(?=(?:\.{3}|\s|$)))/;
+              const trackingReg = /\.{3}(\S*)/;
+              const onEmptyBranchReg = /\son\s(\S+?)(?=\.{3}|$)/;
+              let regexResult = aheadReg.exec(line);
+              result.ahead = regexResult && +regexResult[1] || 0;
+              regexResult = behindReg.exec(line);
+              result.behind = regexResult && +regexResult[1] || 0;
+              regexResult = currentReg.exec(line);
+              result.current = filterType(regexResult?.[1], filterString, null);
+              regexResult = trackingReg.exec(line);
+              result.tracking = filterType(regexResult?.[1], filterString, null);
+              regexResult = onEmptyBranchReg.exec(line);
+              if (regexResult) {
+                result.current = filterType(regexResult?.[1], filterString, result.current);
+              }
+              result.detached = /\(no branch\)/.test(line);
+            }
+          ]
+        ]);
+        parseStatusSummary = function(text) {
+          const lines = text.split(NULL);
+          const status = new StatusSummary();
+          for (let i2 = 0, l = lines.length; i2 < l; ) {
+            let line = lines[i2++].trim();
+            if (!line) {
+              continue;
+            }
+            if (line.charAt(0) === "R") {
+              line += NULL + (lines[i2++] || "");
+            }
+            splitLine(status, line);
+          }
+          return status;
+        };
+      }
+    });
+    init_status = __esm2({
+      "src/lib/tasks/status.ts"() {
+        "use strict";
+        init_StatusSummary();
+        ignoredOptions = ["--null", "-z"];
+      }
+    });
+    init_version = __esm2({
+      "src/lib/tasks/version.ts"() {
+        "use strict";
+        init_utils();
+        NOT_INSTALLED = "installed=false";
+        parsers7 = [
+          new LineParser(
+            /version (\d+)\.(\d+)\.(\d+)(?:\s*\((.+)\))?/,
+            (result, [major, minor, patch, agent = ""]) => {
+              Object.assign(
+                result,
+                versionResponse(asNumber(major), asNumber(minor), asNumber(patch), agent)
+              );
+            }
+          ),
+          new LineParser(
+            /version (\d+)\.(\d+)\.(\D+)(.+)?$/,
+            (result, [major, minor, patch, agent = ""]) => {
+              Object.assign(result, versionResponse(asNumber(major), asNumber(minor), patch, agent));
+            }
+          )
+        ];
+      }
+    });
+    init_clone = __esm2({
+      "src/lib/tasks/clone.ts"() {
+        "use strict";
+        init_task();
+        init_utils();
+        cloneTask = (repo, directory, customArgs) => {
+          const commands = ["clone", ...customArgs];
+          filterString(repo) && commands.push(c(repo));
+          filterString(directory) && commands.push(c(directory));
+          return straightThroughStringTask(commands);
+        };
+        cloneMirrorTask = (repo, directory, customArgs) => {
+          append(customArgs, "--mirror");
+          return cloneTask(repo, directory, customArgs);
+        };
+      }
+    });
+    simple_git_api_exports = {};
+    __export2(simple_git_api_exports, {
+      SimpleGitApi: () => SimpleGitApi
+    });
+    init_simple_git_api = __esm2({
+      "src/lib/simple-git-api.ts"() {
+        "use strict";
+        init_task_callback();
+        init_change_working_directory();
+        init_checkout();
+        init_count_objects();
+        init_commit();
+        init_config();
+        init_first_commit();
+        init_grep();
+        init_hash_object();
+        init_init();
+        init_log();
+        init_merge();
+        init_push();
+        init_show();
+        init_status();
+        init_task();
+        init_version();
+        init_utils();
+        init_clone();
+        SimpleGitApi = class {
+          constructor(_executor) {
+            this._executor = _executor;
+          }
+          _runTask(task, then) {
+            const chain = this._executor.chain();
+            const promise2 = chain.push(task);
+            if (then) {
+              taskCallback(task, promise2, then);
+            }
+            return Object.create(this, {
+              then: { value: promise2.then.bind(promise2) },
+              catch: { value: promise2.catch.bind(promise2) },
+              _executor: { value: chain }
+            });
+          }
+          add(files) {
+            return this._runTask(
+              straightThroughStringTask(["add", ...asArray(files)]),
+              trailingFunctionArgument(arguments)
+            );
+          }
+          cwd(directory) {
+            const next = trailingFunctionArgument(arguments);
+            if (typeof directory === "string") {
+              return this._runTask(changeWorkingDirectoryTask(directory, this._executor), next);
+            }
+            if (typeof directory?.path === "string") {
+              return this._runTask(
+                changeWorkingDirectoryTask(
+                  directory.path,
+                  directory.root && this._executor || void 0
+                ),
+                next
+              );
+            }
+            return this._runTask(
+              configurationErrorTask("Git.cwd: workingDirectory must be supplied as a string"),
+              next
+            );
+          }
+          hashObject(path, write) {
+            return this._runTask(
+              hashObjectTask(path, write === true),
+              trailingFunctionArgument(arguments)
+            );
+          }
+          init(bare) {
+            return this._runTask(
+              initTask(bare === true, this._executor.cwd, getTrailingOptions(arguments)),
+              trailingFunctionArgument(arguments)
+            );
+          }
+          merge() {
+            return this._runTask(
+              mergeTask(getTrailingOptions(arguments)),
+              trailingFunctionArgument(arguments)
+            );
+          }
+          mergeFromTo(remote, branch) {
+            if (!(filterString(remote) && filterString(branch))) {
+              return this._runTask(
+                configurationErrorTask(
+                  `Git.mergeFromTo requires that the 'remote' and 'branch' arguments are supplied as strings`
+                )
+              );
+            }
+            return this._runTask(
+              mergeTask([remote, branch, ...getTrailingOptions(arguments)]),
+              trailingFunctionArgument(arguments, false)
+            );
+          }
+          outputHandler(handler2) {
+            this._executor.outputHandler = handler2;
+            return this;
+          }
+          push() {
+            const task = pushTask(
+              {
+                remote: filterType(arguments[0], filterString),
+                branch: filterType(arguments[1], filterString)
+              },
+              getTrailingOptions(arguments)
+            );
+            return this._runTask(task, trailingFunctionArgument(arguments));
+          }
+          stash() {
+            return this._runTask(
+              straightThroughStringTask(["stash", ...getTrailingOptions(arguments)]),
+              trailingFunctionArgument(arguments)
+            );
+          }
+          status() {
+            return this._runTask(
+              statusTask(getTrailingOptions(arguments)),
+              trailingFunctionArgument(arguments)
+            );
+          }
+        };
+        Object.assign(
+          SimpleGitApi.prototype,
+          checkout_default(),
+          clone_default(),
+          commit_default(),
+          config_default(),
+          count_objects_default(),
+          first_commit_default(),
+          grep_default(),
+          log_default(),
+          show_default(),
+          version_default()
+        );
+      }
+    });
+    scheduler_exports = {};
+    __export2(scheduler_exports, {
+      Scheduler: () => Scheduler
+    });
+    init_scheduler = __esm2({
+      "src/lib/runners/scheduler.ts"() {
+        "use strict";
+        init_utils();
+        init_git_logger();
+        createScheduledTask = /* @__PURE__ */ (() => {
+          let id = 0;
+          return () => {
+            id++;
+            const { promise: promise2, done } = (0, import_promise_deferred.createDeferred)();
+            return {
+              promise: promise2,
+              done,
+              id
+            };
+          };
+        })();
+        Scheduler = class {
+          constructor(concurrency = 2) {
+            this.concurrency = concurrency;
+            this.logger = createLogger("", "scheduler");
+            this.pending = [];
+            this.running = [];
+            this.logger(`Constructed, concurrency=%s`, concurrency);
+          }
+          schedule() {
+            if (!this.pending.length || this.running.length >= this.concurrency) {
+              this.logger(
+                `Schedule attempt ignored, pending=%s running=%s concurrency=%s`,
+                this.pending.length,
+                this.running.length,
+                this.concurrency
+              );
+              return;
+            }
+            const task = append(this.running, this.pending.shift());
+            this.logger(`Attempting id=%s`, task.id);
+            task.done(() => {
+              this.logger(`Completing id=`, task.id);
+              remove(this.running, task);
+              this.schedule();
+            });
+          }
+          next() {
+            const { promise: promise2, id } = append(this.pending, createScheduledTask());
+            this.logger(`Scheduling id=%s`, id);
+            this.schedule();
+            return promise2;
+          }
+        };
+      }
+    });
+    apply_patch_exports = {};
+    __export2(apply_patch_exports, {
+      applyPatchTask: () => applyPatchTask
+    });
+    init_apply_patch = __esm2({
+      "src/lib/tasks/apply-patch.ts"() {
+        "use strict";
+        init_task();
+      }
+    });
+    init_BranchDeleteSummary = __esm2({
+      "src/lib/responses/BranchDeleteSummary.ts"() {
+        "use strict";
+        BranchDeletionBatch = class {
+          constructor() {
+            this.all = [];
+            this.branches = {};
+            this.errors = [];
+          }
+          get success() {
+            return !this.errors.length;
+          }
+        };
+      }
+    });
+    init_parse_branch_delete = __esm2({
+      "src/lib/parsers/parse-branch-delete.ts"() {
+        "use strict";
+        init_BranchDeleteSummary();
+        init_utils();
+        deleteSuccessRegex = /(\S+)\s+\(\S+\s([^)]+)\)/;
+        deleteErrorRegex = /^error[^']+'([^']+)'/m;
+        parsers8 = [
+          new LineParser(deleteSuccessRegex, (result, [branch, hash2]) => {
+            const deletion = branchDeletionSuccess(branch, hash2);
+            result.all.push(deletion);
+            result.branches[branch] = deletion;
+          }),
+          new LineParser(deleteErrorRegex, (result, [branch]) => {
+            const deletion = branchDeletionFailure(branch);
+            result.errors.push(deletion);
+            result.all.push(deletion);
+            result.branches[branch] = deletion;
+          })
+        ];
+        parseBranchDeletions = (stdOut, stdErr) => {
+          return parseStringResponse(new BranchDeletionBatch(), parsers8, [stdOut, stdErr]);
+        };
+      }
+    });
+    init_BranchSummary = __esm2({
+      "src/lib/responses/BranchSummary.ts"() {
+        "use strict";
+        BranchSummaryResult = class {
+          constructor() {
+            this.all = [];
+            this.branches = {};
+            this.current = "";
+            this.detached = false;
+          }
+          push(status, detached, name, commit, label) {
+            if (status === "*") {
+              this.detached = detached;
+              this.current = name;
+            }
+            this.all.push(name);
+            this.branches[name] = {
+              current: status === "*",
+              linkedWorkTree: status === "+",
+              name,
+              commit,
+              label
+            };
+          }
+        };
+      }
+    });
+    init_parse_branch = __esm2({
+      "src/lib/parsers/parse-branch.ts"() {
+        "use strict";
+        init_BranchSummary();
+        init_utils();
+        parsers9 = [
+          new LineParser(
+            /^([*+]\s)?\((?:HEAD )?detached (?:from|at) (\S+)\)\s+([a-z0-9]+)\s(.*)$/,
+            (result, [current, name, commit, label]) => {
+              result.push(branchStatus(current), true, name, commit, label);
+            }
+          ),
+          new LineParser(
+            /^([*+]\s)?(\S+)\s+([a-z0-9]+)\s?(.*)$/s,
+            (result, [current, name, commit, label]) => {
+              result.push(branchStatus(current), false, name, commit, label);
+            }
+          )
+        ];
+        currentBranchParser = new LineParser(/^(\S+)$/s, (result, [name]) => {
+          result.push("*", false, name, "", "");
+        });
+      }
+    });
+    branch_exports = {};
+    __export2(branch_exports, {
+      branchLocalTask: () => branchLocalTask,
+      branchTask: () => branchTask,
+      containsDeleteBranchCommand: () => containsDeleteBranchCommand,
+      deleteBranchTask: () => deleteBranchTask,
+      deleteBranchesTask: () => deleteBranchesTask
+    });
+    init_branch = __esm2({
+      "src/lib/tasks/branch.ts"() {
+        "use strict";
+        init_git_response_error();
+        init_parse_branch_delete();
+        init_parse_branch();
+        init_utils();
+      }
+    });
+    init_CheckIgnore = __esm2({
+      "src/lib/responses/CheckIgnore.ts"() {
+        "use strict";
+        parseCheckIgnore = (text) => {
+          return text.split(/\n/g).map(toPath).filter(Boolean);
+        };
+      }
+    });
+    check_ignore_exports = {};
+    __export2(check_ignore_exports, {
+      checkIgnoreTask: () => checkIgnoreTask
+    });
+    init_check_ignore = __esm2({
+      "src/lib/tasks/check-ignore.ts"() {
+        "use strict";
+        init_CheckIgnore();
+      }
+    });
+    init_parse_fetch = __esm2({
+      "src/lib/parsers/parse-fetch.ts"() {
+        "use strict";
+        init_utils();
+        parsers10 = [
+          new LineParser(/From (.+)$/, (result, [remote]) => {
+            result.remote = remote;
+          }),
+          new LineParser(/\* \[new branch]\s+(\S+)\s*-> (.+)$/, (result, [name, tracking]) => {
+            result.branches.push({
+              name,
+              tracking
+            });
+          }),
+          new LineParser(/\* \[new tag]\s+(\S+)\s*-> (.+)$/, (result, [name, tracking]) => {
+            result.tags.push({
+              name,
+              tracking
+            });
+          }),
+          new LineParser(/- \[deleted]\s+\S+\s*-> (.+)$/, (result, [tracking]) => {
+            result.deleted.push({
+              tracking
+            });
+          }),
+          new LineParser(
+            /\s*([^.]+)\.\.(\S+)\s+(\S+)\s*-> (.+)$/,
+            (result, [from, to, name, tracking]) => {
+              result.updated.push({
+                name,
+                tracking,
+                to,
+                from
+              });
+            }
+          )
+        ];
+      }
+    });
+    fetch_exports = {};
+    __export2(fetch_exports, {
+      fetchTask: () => fetchTask
+    });
+    init_fetch = __esm2({
+      "src/lib/tasks/fetch.ts"() {
+        "use strict";
+        init_parse_fetch();
+        init_task();
+      }
+    });
+    init_parse_move = __esm2({
+      "src/lib/parsers/parse-move.ts"() {
+        "use strict";
+        init_utils();
+        parsers11 = [
+          new LineParser(/^Renaming (.+) to (.+)$/, (result, [from, to]) => {
+            result.moves.push({ from, to });
+          })
+        ];
+      }
+    });
+    move_exports = {};
+    __export2(move_exports, {
+      moveTask: () => moveTask
+    });
+    init_move = __esm2({
+      "src/lib/tasks/move.ts"() {
+        "use strict";
+        init_parse_move();
+        init_utils();
+      }
+    });
+    pull_exports = {};
+    __export2(pull_exports, {
+      pullTask: () => pullTask
+    });
+    init_pull = __esm2({
+      "src/lib/tasks/pull.ts"() {
+        "use strict";
+        init_git_response_error();
+        init_parse_pull();
+        init_utils();
+      }
+    });
+    init_GetRemoteSummary = __esm2({
+      "src/lib/responses/GetRemoteSummary.ts"() {
+        "use strict";
+        init_utils();
+      }
+    });
+    remote_exports = {};
+    __export2(remote_exports, {
+      addRemoteTask: () => addRemoteTask,
+      getRemotesTask: () => getRemotesTask,
+      listRemotesTask: () => listRemotesTask,
+      remoteTask: () => remoteTask,
+      removeRemoteTask: () => removeRemoteTask
+    });
+    init_remote = __esm2({
+      "src/lib/tasks/remote.ts"() {
+        "use strict";
+        init_GetRemoteSummary();
+        init_task();
+      }
+    });
+    stash_list_exports = {};
+    __export2(stash_list_exports, {
+      stashListTask: () => stashListTask
+    });
+    init_stash_list = __esm2({
+      "src/lib/tasks/stash-list.ts"() {
+        "use strict";
+        init_log_format();
+        init_parse_list_log_summary();
+        init_diff();
+        init_log();
+      }
+    });
+    sub_module_exports = {};
+    __export2(sub_module_exports, {
+      addSubModuleTask: () => addSubModuleTask,
+      initSubModuleTask: () => initSubModuleTask,
+      subModuleTask: () => subModuleTask,
+      updateSubModuleTask: () => updateSubModuleTask
+    });
+    init_sub_module = __esm2({
+      "src/lib/tasks/sub-module.ts"() {
+        "use strict";
+        init_task();
+      }
+    });
+    init_TagList = __esm2({
+      "src/lib/responses/TagList.ts"() {
+        "use strict";
+        TagList = class {
+          constructor(all, latest) {
+            this.all = all;
+            this.latest = latest;
+          }
+        };
+        parseTagList = function(data, customSort = false) {
+          const tags = data.split("\n").map(trimmed).filter(Boolean);
+          if (!customSort) {
+            tags.sort(function(tagA, tagB) {
+              const partsA = tagA.split(".");
+              const partsB = tagB.split(".");
+              if (partsA.length === 1 || partsB.length === 1) {
+                return singleSorted(toNumber(partsA[0]), toNumber(partsB[0]));
+              }
+              for (let i2 = 0, l = Math.max(partsA.length, partsB.length); i2 < l; i2++) {
+                const diff = sorted(toNumber(partsA[i2]), toNumber(partsB[i2]));
+                if (diff) {
+                  return diff;
+                }
+              }
+              return 0;
+            });
+          }
+          const latest = customSort ? tags[0] : [...tags].reverse().find((tag) => tag.indexOf(".") >= 0);
+          return new TagList(tags, latest);
+        };
+      }
+    });
+    tag_exports = {};
+    __export2(tag_exports, {
+      addAnnotatedTagTask: () => addAnnotatedTagTask,
+      addTagTask: () => addTagTask,
+      tagListTask: () => tagListTask
+    });
+    init_tag = __esm2({
+      "src/lib/tasks/tag.ts"() {
+        "use strict";
+        init_TagList();
+      }
+    });
+    require_git = __commonJS2({
+      "src/git.js"(exports, module) {
+        "use strict";
+        var { GitExecutor: GitExecutor2 } = (init_git_executor(), __toCommonJS(git_executor_exports));
+        var { SimpleGitApi: SimpleGitApi2 } = (init_simple_git_api(), __toCommonJS(simple_git_api_exports));
+        var { Scheduler: Scheduler2 } = (init_scheduler(), __toCommonJS(scheduler_exports));
+        var { adhocExecTask: adhocExecTask2, configurationErrorTask: configurationErrorTask2 } = (init_task(), __toCommonJS(task_exports));
+        var {
+          asArray: asArray2,
+          filterArray: filterArray2,
+          filterPrimitives: filterPrimitives2,
+          filterString: filterString2,
+          filterStringOrStringArray: filterStringOrStringArray2,
+          filterType: filterType2,
+          getTrailingOptions: getTrailingOptions2,
+          trailingFunctionArgument: trailingFunctionArgument2,
+          trailingOptionsArgument: trailingOptionsArgument2
+        } = (init_utils(), __toCommonJS(utils_exports));
+        var { applyPatchTask: applyPatchTask2 } = (init_apply_patch(), __toCommonJS(apply_patch_exports));
+        var {
+          branchTask: branchTask2,
+          branchLocalTask: branchLocalTask2,
+          deleteBranchesTask: deleteBranchesTask2,
+          deleteBranchTask: deleteBranchTask2
+        } = (init_branch(), __toCommonJS(branch_exports));
+        var { checkIgnoreTask: checkIgnoreTask2 } = (init_check_ignore(), __toCommonJS(check_ignore_exports));
+        var { checkIsRepoTask: checkIsRepoTask2 } = (init_check_is_repo(), __toCommonJS(check_is_repo_exports));
+        var { cleanWithOptionsTask: cleanWithOptionsTask2, isCleanOptionsArray: isCleanOptionsArray2 } = (init_clean(), __toCommonJS(clean_exports));
+        var { diffSummaryTask: diffSummaryTask2 } = (init_diff(), __toCommonJS(diff_exports));
+        var { fetchTask: fetchTask2 } = (init_fetch(), __toCommonJS(fetch_exports));
+        var { moveTask: moveTask2 } = (init_move(), __toCommonJS(move_exports));
+        var { pullTask: pullTask2 } = (init_pull(), __toCommonJS(pull_exports));
+        var { pushTagsTask: pushTagsTask2 } = (init_push(), __toCommonJS(push_exports));
+        var {
+          addRemoteTask: addRemoteTask2,
+          getRemotesTask: getRemotesTask2,
+          listRemotesTask: listRemotesTask2,
+          remoteTask: remoteTask2,
+          removeRemoteTask: removeRemoteTask2
+        } = (init_remote(), __toCommonJS(remote_exports));
+        var { getResetMode: getResetMode2, resetTask: resetTask2 } = (init_reset(), __toCommonJS(reset_exports));
+        var { stashListTask: stashListTask2 } = (init_stash_list(), __toCommonJS(stash_list_exports));
+        var {
+          addSubModuleTask: addSubModuleTask2,
+          initSubModuleTask: initSubModuleTask2,
+          subModuleTask: subModuleTask2,
+          updateSubModuleTask: updateSubModuleTask2
+        } = (init_sub_module(), __toCommonJS(sub_module_exports));
+        var { addAnnotatedTagTask: addAnnotatedTagTask2, addTagTask: addTagTask2, tagListTask: tagListTask2 } = (init_tag(), __toCommonJS(tag_exports));
+        var { straightThroughBufferTask: straightThroughBufferTask2, straightThroughStringTask: straightThroughStringTask2 } = (init_task(), __toCommonJS(task_exports));
+        function Git2(options, plugins) {
+          this._plugins = plugins;
+          this._executor = new GitExecutor2(
+            options.baseDir,
+            new Scheduler2(options.maxConcurrentProcesses),
+            plugins
+          );
+          this._trimmed = options.trimmed;
+        }
+        (Git2.prototype = Object.create(SimpleGitApi2.prototype)).constructor = Git2;
+        Git2.prototype.customBinary = function(command) {
+          this._plugins.reconfigure("binary", command);
+          return this;
+        };
+        Git2.prototype.env = function(name, value) {
+          if (arguments.length === 1 && typeof name === "object") {
+            this._executor.env = name;
+          } else {
+            (this._executor.env = this._executor.env || {})[name] = value;
+          }
+          return this;
+        };
+        Git2.prototype.stashList = function(options) {
+          return this._runTask(
+            stashListTask2(
+              trailingOptionsArgument2(arguments) || {},
+              filterArray2(options) && options || []
+            ),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.mv = function(from, to) {
+          return this._runTask(moveTask2(from, to), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.checkoutLatestTag = function(then) {
+          var git = this;
+          return this.pull(function() {
+            git.tags(function(err, tags) {
+              git.checkout(tags.latest, then);
+            });
+          });
+        };
+        Git2.prototype.pull = function(remote, branch, options, then) {
+          return this._runTask(
+            pullTask2(
+              filterType2(remote, filterString2),
+              filterType2(branch, filterString2),
+              getTrailingOptions2(arguments)
+            ),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.fetch = function(remote, branch) {
+          return this._runTask(
+            fetchTask2(
+              filterType2(remote, filterString2),
+              filterType2(branch, filterString2),
+              getTrailingOptions2(arguments)
+            ),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.silent = function(silence) {
+          return this._runTask(
+            adhocExecTask2(
+              () => console.warn(
+                "simple-git deprecation notice: git.silent: logging should be configured using the `debug` library / `DEBUG` environment variable, this method will be removed."
+              )
+            )
+          );
+        };
+        Git2.prototype.tags = function(options, then) {
+          return this._runTask(
+            tagListTask2(getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.rebase = function() {
+          return this._runTask(
+            straightThroughStringTask2(["rebase", ...getTrailingOptions2(arguments)]),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.reset = function(mode) {
+          return this._runTask(
+            resetTask2(getResetMode2(mode), getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.revert = function(commit) {
+          const next = trailingFunctionArgument2(arguments);
+          if (typeof commit !== "string") {
+            return this._runTask(configurationErrorTask2("Commit must be a string"), next);
+          }
+          return this._runTask(
+            straightThroughStringTask2(["revert", ...getTrailingOptions2(arguments, 0, true), commit]),
+            next
+          );
+        };
+        Git2.prototype.addTag = function(name) {
+          const task = typeof name === "string" ? addTagTask2(name) : configurationErrorTask2("Git.addTag requires a tag name");
+          return this._runTask(task, trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.addAnnotatedTag = function(tagName, tagMessage) {
+          return this._runTask(
+            addAnnotatedTagTask2(tagName, tagMessage),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.deleteLocalBranch = function(branchName, forceDelete, then) {
+          return this._runTask(
+            deleteBranchTask2(branchName, typeof forceDelete === "boolean" ? forceDelete : false),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.deleteLocalBranches = function(branchNames, forceDelete, then) {
+          return this._runTask(
+            deleteBranchesTask2(branchNames, typeof forceDelete === "boolean" ? forceDelete : false),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.branch = function(options, then) {
+          return this._runTask(
+            branchTask2(getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.branchLocal = function(then) {
+          return this._runTask(branchLocalTask2(), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.raw = function(commands) {
+          const createRestCommands = !Array.isArray(commands);
+          const command = [].slice.call(createRestCommands ? arguments : commands, 0);
+          for (let i2 = 0; i2 < command.length && createRestCommands; i2++) {
+            if (!filterPrimitives2(command[i2])) {
+              command.splice(i2, command.length - i2);
+              break;
+            }
+          }
+          command.push(...getTrailingOptions2(arguments, 0, true));
+          var next = trailingFunctionArgument2(arguments);
+          if (!command.length) {
+            return this._runTask(
+              configurationErrorTask2("Raw: must supply one or more command to execute"),
+              next
+            );
+          }
+          return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
+        };
+        Git2.prototype.submoduleAdd = function(repo, path, then) {
+          return this._runTask(addSubModuleTask2(repo, path), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.submoduleUpdate = function(args, then) {
+          return this._runTask(
+            updateSubModuleTask2(getTrailingOptions2(arguments, true)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.submoduleInit = function(args, then) {
+          return this._runTask(
+            initSubModuleTask2(getTrailingOptions2(arguments, true)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.subModule = function(options, then) {
+          return this._runTask(
+            subModuleTask2(getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.listRemote = function() {
+          return this._runTask(
+            listRemotesTask2(getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.addRemote = function(remoteName, remoteRepo, then) {
+          return this._runTask(
+            addRemoteTask2(remoteName, remoteRepo, getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.removeRemote = function(remoteName, then) {
+          return this._runTask(removeRemoteTask2(remoteName), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.getRemotes = function(verbose, then) {
+          return this._runTask(getRemotesTask2(verbose === true), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.remote = function(options, then) {
+          return this._runTask(
+            remoteTask2(getTrailingOptions2(arguments)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.tag = function(options, then) {
+          const command = getTrailingOptions2(arguments);
+          if (command[0] !== "tag") {
+            command.unshift("tag");
+          }
+          return this._runTask(straightThroughStringTask2(command), trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.updateServerInfo = function(then) {
+          return this._runTask(
+            straightThroughStringTask2(["update-server-info"]),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.pushTags = function(remote, then) {
+          const task = pushTagsTask2(
+            { remote: filterType2(remote, filterString2) },
+            getTrailingOptions2(arguments)
+          );
+          return this._runTask(task, trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.rm = function(files) {
+          return this._runTask(
+            straightThroughStringTask2(["rm", "-f", ...asArray2(files)]),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.rmKeepLocal = function(files) {
+          return this._runTask(
+            straightThroughStringTask2(["rm", "--cached", ...asArray2(files)]),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.catFile = function(options, then) {
+          return this._catFile("utf-8", arguments);
+        };
+        Git2.prototype.binaryCatFile = function() {
+          return this._catFile("buffer", arguments);
+        };
+        Git2.prototype._catFile = function(format, args) {
+          var handler2 = trailingFunctionArgument2(args);
+          var command = ["cat-file"];
+          var options = args[0];
+          if (typeof options === "string") {
+            return this._runTask(
+              configurationErrorTask2("Git.catFile: options must be supplied as an array of strings"),
+              handler2
+            );
+          }
+          if (Array.isArray(options)) {
+            command.push.apply(command, options);
+          }
+          const task = format === "buffer" ? straightThroughBufferTask2(command) : straightThroughStringTask2(command);
+          return this._runTask(task, handler2);
+        };
+        Git2.prototype.diff = function(options, then) {
+          const task = filterString2(options) ? configurationErrorTask2(
+            "git.diff: supplying options as a single string is no longer supported, switch to an array of strings"
+          ) : straightThroughStringTask2(["diff", ...getTrailingOptions2(arguments)]);
+          return this._runTask(task, trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.diffSummary = function() {
+          return this._runTask(
+            diffSummaryTask2(getTrailingOptions2(arguments, 1)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.applyPatch = function(patches) {
+          const task = !filterStringOrStringArray2(patches) ? configurationErrorTask2(
+            `git.applyPatch requires one or more string patches as the first argument`
+          ) : applyPatchTask2(asArray2(patches), getTrailingOptions2([].slice.call(arguments, 1)));
+          return this._runTask(task, trailingFunctionArgument2(arguments));
+        };
+        Git2.prototype.revparse = function() {
+          const commands = ["rev-parse", ...getTrailingOptions2(arguments, true)];
+          return this._runTask(
+            straightThroughStringTask2(commands, true),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.clean = function(mode, options, then) {
+          const usingCleanOptionsArray = isCleanOptionsArray2(mode);
+          const cleanMode = usingCleanOptionsArray && mode.join("") || filterType2(mode, filterString2) || "";
+          const customArgs = getTrailingOptions2([].slice.call(arguments, usingCleanOptionsArray ? 1 : 0));
+          return this._runTask(
+            cleanWithOptionsTask2(cleanMode, customArgs),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.exec = function(then) {
+          const task = {
+            commands: [],
+            format: "utf-8",
+            parser() {
+              if (typeof then === "function") {
+                then();
+              }
+            }
+          };
+          return this._runTask(task);
+        };
+        Git2.prototype.clearQueue = function() {
+          return this._runTask(
+            adhocExecTask2(
+              () => console.warn(
+                "simple-git deprecation notice: clearQueue() is deprecated and will be removed, switch to using the abortPlugin instead."
+              )
+            )
+          );
+        };
+        Git2.prototype.checkIgnore = function(pathnames, then) {
+          return this._runTask(
+            checkIgnoreTask2(asArray2(filterType2(pathnames, filterStringOrStringArray2, []))),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        Git2.prototype.checkIsRepo = function(checkType, then) {
+          return this._runTask(
+            checkIsRepoTask2(filterType2(checkType, filterString2)),
+            trailingFunctionArgument2(arguments)
+          );
+        };
+        module.exports = Git2;
+      }
+    });
+    init_git_error();
+    GitConstructError = class extends GitError {
+      constructor(config2, message) {
+        super(void 0, message);
+        this.config = config2;
+      }
+    };
+    init_git_error();
+    init_git_error();
+    GitPluginError = class extends GitError {
+      constructor(task, plugin, message) {
+        super(task, message);
+        this.task = task;
+        this.plugin = plugin;
+        Object.setPrototypeOf(this, new.target.prototype);
+      }
+    };
+    init_git_response_error();
+    init_task_configuration_error();
+    init_check_is_repo();
+    init_clean();
+    init_config();
+    init_diff_name_status();
+    init_grep();
+    init_reset();
+    init_utils();
+    init_utils();
+    never2 = (0, import_promise_deferred2.deferred)().promise;
+    init_utils();
+    WRONG_NUMBER_ERR = `Invalid value supplied for custom binary, requires a single string or an array containing either one or two strings`;
+    WRONG_CHARS_ERR = `Invalid value supplied for custom binary, restricted characters must be removed or supply the unsafe.allowUnsafeCustomBinary option`;
+    init_git_error();
+    init_utils();
+    PluginStore = class {
+      constructor() {
+        this.plugins = /* @__PURE__ */ new Set();
+        this.events = new EventEmitter();
+      }
+      on(type, listener) {
+        this.events.on(type, listener);
+      }
+      reconfigure(type, data) {
+        this.events.emit(type, data);
+      }
+      append(type, action) {
+        const plugin = append(this.plugins, { type, action });
+        return () => this.plugins.delete(plugin);
+      }
+      add(plugin) {
+        const plugins = [];
+        asArray(plugin).forEach((plugin2) => plugin2 && this.plugins.add(append(plugins, plugin2)));
+        return () => {
+          plugins.forEach((plugin2) => this.plugins.delete(plugin2));
+        };
+      }
+      exec(type, data, context) {
+        let output2 = data;
+        const contextual = Object.freeze(Object.create(context));
+        for (const plugin of this.plugins) {
+          if (plugin.type === type) {
+            output2 = plugin.action(output2, contextual);
+          }
+        }
+        return output2;
+      }
+    };
+    init_utils();
+    init_utils();
+    init_utils();
+    Git = require_git();
+    init_git_response_error();
+    simpleGit = gitInstanceFactory;
+  }
+});
+
+// lib/git-safety.ts
+function gitConfig(authServerUrl) {
+  const config2 = [...IDENTITY, `core.hooksPath=${NO_HOOKS}`];
   if (authServerUrl) {
     const scope = authServerUrl.replace(/\/+$/, "");
-    args.push("-c", "credential.helper=", "-c", `credential.${scope}.helper=`, "-c", `credential.${scope}.helper=${CREDENTIAL_HELPER}`);
+    config2.push("credential.helper=", `credential.${scope}.helper=`, `credential.${scope}.helper=${CREDENTIAL_HELPER}`);
   }
-  return args;
+  return config2;
 }
 function gitEnvironment(base, token) {
-  const env = {
-    ...base,
+  const env = {};
+  for (const [name, value] of Object.entries(base)) if (!dropped(name)) env[name] = value;
+  Object.assign(env, {
     GIT_TERMINAL_PROMPT: "0",
     GCM_INTERACTIVE: "never",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_CONFIG_NOSYSTEM: "1",
     LC_ALL: "C"
-  };
-  for (const k of Object.keys(env)) if (/^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/.test(k)) delete env[k];
-  delete env[TOKEN_VARIABLE];
+  });
   if (token) env[TOKEN_VARIABLE] = token;
   return env;
 }
-function git(args, options) {
-  const fullArgs = [...gitPrefix(options.auth?.serverUrl), ...args];
-  const scrub = options.scrub ?? ((t) => t);
-  return new Promise((resolve3, reject) => {
-    const child = execFile(
-      "git",
-      fullArgs,
-      { cwd: options.cwd, env: gitEnvironment(options.env, options.auth?.token), maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
-      (error62, stdout, stderr) => {
-        const code = error62 ? typeof error62.code === "number" ? error62.code : 1 : 0;
-        const result = { code, stdout, stderr: scrub(stderr) };
-        if (code !== 0 && !options.allowFailure) {
-          const what = `git ${args.filter((a) => !a.includes("\n")).join(" ")}`;
-          reject(new ConveyorError(options.code ?? "internal", scrub(`${what} failed (exit ${code}) in ${options.cwd}: ${result.stderr.trim() || stdout.trim()}`)));
-          return;
-        }
-        resolve3(result);
-      }
-    );
-    if (options.input !== void 0) child.stdin?.end(options.input);
-    else child.stdin?.end();
-  });
+var import_debug2, IDENTITY, TOKEN_VARIABLE, CREDENTIAL_HELPER, ALLOWED_UNSAFE, DROPPED, dropped, NO_HOOKS, OUTSIDE_ANY_REPOSITORY;
+var init_git_safety = __esm({
+  "lib/git-safety.ts"() {
+    "use strict";
+    import_debug2 = __toESM(require_src(), 1);
+    IDENTITY = ["user.name=Conveyor", "user.email=conveyor@users.noreply.github.com"];
+    TOKEN_VARIABLE = "CONVEYOR_GIT_TOKEN";
+    CREDENTIAL_HELPER = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$${TOKEN_VARIABLE}"; }; f`;
+    ALLOWED_UNSAFE = {
+      // core.hooksPath=/dev/null: hooks a repository (or an agent) planted never run.
+      allowUnsafeHooksPath: true,
+      // credential.helper= clears any inherited helper; credential.<server>.helper is Conveyor's own.
+      allowUnsafeCredentialHelper: true,
+      // GIT_CONFIG_GLOBAL=/dev/null: an agent can write ~/.gitconfig (an `insteadOf` there would send a
+      // push, and the token, elsewhere). The other variables of this group are dropped (below).
+      allowUnsafeConfigPaths: true
+    };
+    DROPPED = /* @__PURE__ */ new Set([
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_CONFIG",
+      "GIT_CONFIG_SYSTEM",
+      "GIT_EXEC_PATH",
+      "PREFIX",
+      "EDITOR",
+      "GIT_EDITOR",
+      "GIT_SEQUENCE_EDITOR",
+      "PAGER",
+      "GIT_PAGER",
+      "GIT_ASKPASS",
+      "SSH_ASKPASS",
+      "GIT_SSH",
+      "GIT_SSH_COMMAND",
+      "GIT_EXTERNAL_DIFF",
+      "GIT_PROXY_COMMAND",
+      "GIT_TEMPLATE_DIR",
+      TOKEN_VARIABLE
+    ]);
+    dropped = (name) => DROPPED.has(name.toUpperCase()) || /^GIT_CONFIG_(COUNT|KEY_|VALUE_|PARAMETERS)/i.test(name);
+    {
+      const asked = process.env.DEBUG;
+      const namespaces = import_debug2.default.disable();
+      import_debug2.default.enable([namespaces, "-simple-git", "-simple-git:*"].filter(Boolean).join(","));
+      if (asked === void 0) delete process.env.DEBUG;
+      else process.env.DEBUG = asked;
+    }
+    NO_HOOKS = "/dev/null";
+    OUTSIDE_ANY_REPOSITORY = { GIT_DIR: "/dev/null" };
+  }
+});
+
+// lib/git.ts
+import { mkdirSync as mkdirSync2 } from "node:fs";
+import { mkdtemp as mkdtemp2, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join3 } from "node:path";
+function minimalEnvironment() {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir2() };
 }
-async function gitOut(args, options) {
-  return (await git(args, options)).stdout.trim();
+function headsOf(lines, prefix, branches) {
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of lines.split("\n")) {
+    const [sha, ref] = line.split(/[\t ]/);
+    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : void 0;
+    if (sha && branch !== void 0 && branches.includes(branch)) heads.set(branch, sha);
+  }
+  return heads;
 }
-var CONVEYOR_IDENTITY, TOKEN_VARIABLE, CREDENTIAL_HELPER, emptyHooks;
+async function withMessageFile(message, fn) {
+  const folder = await mkdtemp2(join3(tmpdir2(), "conveyor-message-"));
+  try {
+    const file2 = join3(folder, "message.txt");
+    await writeFile2(file2, message, { mode: 384 });
+    return await fn(file2);
+  } finally {
+    await rm3(folder, { recursive: true, force: true });
+  }
+}
+var GitRepo;
 var init_git = __esm({
   "lib/git.ts"() {
     "use strict";
+    init_esm();
     init_errors();
-    CONVEYOR_IDENTITY = ["-c", "user.name=Conveyor", "-c", "user.email=conveyor@users.noreply.github.com"];
-    TOKEN_VARIABLE = "CONVEYOR_GIT_TOKEN";
-    CREDENTIAL_HELPER = `!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$${TOKEN_VARIABLE}"; }; f`;
+    init_git_safety();
+    GitRepo = class _GitRepo {
+      constructor(dir, options = {}) {
+        this.dir = dir;
+        this.options = options;
+        this.env = options.env ?? minimalEnvironment();
+      }
+      dir;
+      options;
+      env;
+      /** The same repository, failing with `code`. */
+      failingAs(code) {
+        return new _GitRepo(this.dir, { ...this.options, code });
+      }
+      /** Clones `source` into this folder (created when missing; must be empty), without tags, checking nothing out. */
+      async clone(source, how = {}) {
+        mkdirSync2(this.dir, { recursive: true });
+        const args = ["clone", "--no-tags", "--origin", "origin"];
+        if (how.local) args.push("--local", "--no-hardlinks");
+        if (how.branch) args.push("--single-branch", "--branch", how.branch);
+        if (how.filter) args.push(`--filter=${how.filter}`);
+        await this.run([...args, "--no-checkout", "--", source, this.dir], { reach: "server" });
+      }
+      /** A new repository in this folder (created when missing). */
+      async init(how = {}) {
+        mkdirSync2(this.dir, { recursive: true });
+        await this.run(["init", ...how.bare ? ["--bare"] : [], ...how.initialBranch ? [`--initial-branch=${how.initialBranch}`] : [], this.dir]);
+      }
+      // --- the server -------------------------------------------------------------------------------
+      /**
+       * Heads of `branches` on the server at `url`: branch name to commit; absent branches are left
+       * out. It needs no repository and reads none (so it may run while this folder is being cloned).
+       */
+      async remoteHeads(url2, branches) {
+        const out = await this.run(["ls-remote", "--heads", url2, ...branches.map((b2) => `refs/heads/${b2}`)], { reach: "server", outside: true });
+        return headsOf(out.stdout, "refs/heads/", branches);
+      }
+      /** Fetches `refspecs` from origin, without tags (a partial clone's filter applies). */
+      async fetch(refspecs) {
+        await this.run(["fetch", "--no-tags", "origin", ...refspecs], { reach: "server" });
+      }
+      /**
+       * Pushes `ref` to `branch` of `to` (a URL, or a remote's name), no hooks. With `lease`, only if
+       * the branch is still at that commit ('' = it must not exist yet): someone else's push since is a
+       * rejection, never overwritten.
+       */
+      async push(how) {
+        const lease = how.lease === void 0 ? [] : [`--force-with-lease=refs/heads/${how.branch}:${how.lease}`];
+        const out = await this.run(["push", "--no-verify", ...lease, how.to, `${how.ref}:refs/heads/${how.branch}`], { reach: "server", answers: [1, 128] });
+        return out.exitCode === 0 ? { pushed: true } : { pushed: false, output: out.stderr.trim() || out.stdout.trim() };
+      }
+      // --- configuration ----------------------------------------------------------------------------
+      async setRemoteUrl(name, url2) {
+        await this.run(["config", `remote.${name}.url`, url2]);
+      }
+      /** The URL of remote `name`, or undefined when there is none (or no repository here). */
+      async remoteUrl(name = "origin") {
+        const out = await this.run(["config", "--get", `remote.${name}.url`], { answers: [1, 128] });
+        return out.exitCode === 0 ? out.stdout.trim() || void 0 : void 0;
+      }
+      // --- reading ----------------------------------------------------------------------------------
+      async revParse(rev) {
+        return (await this.run(["rev-parse", "--verify", "--end-of-options", rev])).stdout.trim();
+      }
+      /** The commit checked out. */
+      currentCommit() {
+        return this.revParse("HEAD");
+      }
+      /** Head of a local branch (in a bare repository: of the repository), or undefined when it does not exist. */
+      async branchHead(branch) {
+        const out = await this.run(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { answers: [1] });
+        return out.exitCode === 0 ? out.stdout.trim() : void 0;
+      }
+      /** Heads of the remote-tracking branches `<remote>/<branch>` that exist. */
+      async remoteBranchHeads(branches, remote = "origin") {
+        const prefix = `refs/remotes/${remote}/`;
+        const out = await this.run(["for-each-ref", "--format=%(objectname) %(refname)", ...branches.map((b2) => `${prefix}${b2}`)]);
+        return headsOf(out.stdout, prefix, branches);
+      }
+      /** Whether `ancestor` is reachable from `commit` (asked through their merge base). */
+      async isAncestor(ancestor, commit) {
+        const base = await this.run(["merge-base", ancestor, commit], { answers: [1] });
+        if (base.exitCode !== 0) return false;
+        const id = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ancestor) ? ancestor : await this.revParse(`${ancestor}^{commit}`);
+        return base.stdout.trim() === id;
+      }
+      /** Number of commits in `range` (e.g. `main..feature`). */
+      async countCommits(range) {
+        return Number((await this.run(["rev-list", "--count", range])).stdout.trim());
+      }
+      /**
+       * Paths that differ between two commits. Renames are not paired: a renamed file gives both its
+       * old and its new path, so a check of what was written sees both.
+       */
+      async diffNames(from, to) {
+        const out = await this.run(["diff", "--name-only", "--no-renames", "-z", from, to, "--"]);
+        return out.stdout.split("\0").filter(Boolean);
+      }
+      /** Whether two commits hold different trees. */
+      async differs(from, to) {
+        return (await this.diffNames(from, to)).length > 0;
+      }
+      /** The patch of `range` (e.g. `origin/main...HEAD`), no colours, no external diff program. */
+      async diff(range) {
+        return (await this.run(["diff", "--no-color", "--no-ext-diff", range, "--"], { reach: "contents" })).stdout;
+      }
+      /** `git status --porcelain=v1 -z`, untracked files included (ignored ones not): what a checkout looks like. */
+      async status() {
+        return (await this.run(["status", "--porcelain=v1", "-z", "--untracked-files=all"])).stdout;
+      }
+      /** The full message of the commit checked out. */
+      async lastMessage() {
+        return (await this.run(["log", "-1", "--format=%B"])).stdout;
+      }
+      // --- changing ---------------------------------------------------------------------------------
+      /** Checks out `branch` at `at`, creating it, or moving it when it exists. */
+      async checkout(branch, at) {
+        await this.run(["checkout", "-B", branch, at], { reach: "contents" });
+      }
+      /** Creates `branch` at `at` and checks it out; fails when it exists. */
+      async createBranch(branch, at) {
+        await this.run(["checkout", "-b", branch, at], { reach: "contents" });
+      }
+      /**
+       * Merges `ref` into what is checked out: with `message` (and `noFastForward`) as given, else
+       * git's own message. A merge that does not go through is undone and its conflicts reported.
+       */
+      async merge(ref, how = {}) {
+        const attempt = (messageArgs) => this.run(["merge", ...how.noFastForward ? ["--no-ff"] : [], ...messageArgs, ref], { reach: "contents", answers: [1, 128] });
+        const out = how.message === void 0 ? await attempt(["--no-edit"]) : await withMessageFile(how.message, (file2) => attempt(["-F", file2]));
+        if (out.exitCode === 0) return { merged: true };
+        return this.undo(out, ["merge", "--abort"]);
+      }
+      /** Stages the changes of `ref` as one (a squash merge) for `commit`; undone when they conflict. */
+      async mergeSquash(ref) {
+        const out = await this.run(["merge", "--squash", ref], { reach: "contents", answers: [1, 128] });
+        if (out.exitCode === 0) return { merged: true };
+        return this.undo(out, ["reset", "--merge"]);
+      }
+      /** Replays what is checked out onto `onto`; undone when it conflicts. */
+      async rebase(onto) {
+        const out = await this.run(["rebase", onto], { reach: "contents", answers: [1, 128] });
+        if (out.exitCode === 0) return { merged: true };
+        return this.undo(out, ["rebase", "--abort"]);
+      }
+      /**
+       * Commits what is staged (only `paths` when given; `amend` replaces the last commit). The
+       * message travels in a file, never as an argument. Returns the new head.
+       */
+      async commit(message, how = {}) {
+        const paths = how.paths ? ["--", ...how.paths] : [];
+        await withMessageFile(message, (file2) => this.run(["commit", "--no-verify", ...how.amend ? ["--amend"] : [], "-F", file2, ...paths]));
+        return this.currentCommit();
+      }
+      /** Stages every change (or only `paths`), new files included, ignored ones not, and commits them if there are any. */
+      async commitAll(message, how = {}) {
+        const paths = how.paths ? ["--", ...how.paths] : [];
+        await this.run(["add", "--all", "--verbose", ...paths]);
+        const staged = await this.run(["diff", "--cached", "--name-only", "-z", ...paths]);
+        if (!staged.stdout) return { committed: false, head: await this.currentCommit() };
+        return { committed: true, head: await this.commit(message, how) };
+      }
+      /** A detached checkout of `ref` in the folder `dir`, sharing this repository's objects. */
+      async addWorktree(dir, ref) {
+        await this.run(["worktree", "add", "--detach", dir, ref], { reach: "contents" });
+      }
+      async removeWorktree(dir) {
+        await this.run(["worktree", "remove", "--force", dir]);
+      }
+      // --- running ----------------------------------------------------------------------------------
+      /** Lists the conflicted paths of a failed merge, rebase or squash, then undoes it with `undo`. */
+      async undo(failed, undo) {
+        const conflicted = await this.run(["diff", "--name-only", "--diff-filter=U", "-z"], { answers: [128] });
+        await this.run(undo, { reach: "contents", answers: [1, 128] });
+        return {
+          merged: false,
+          conflicts: conflicted.exitCode === 0 ? conflicted.stdout.split("\0").filter(Boolean) : [],
+          output: [failed.stdout.trim(), failed.stderr.trim()].filter(Boolean).join("\n")
+        };
+      }
+      async run(args, how = {}) {
+        const reach = how.reach ?? "local";
+        const auth2 = reach === "server" || reach === "contents" && this.options.partial ? this.options.auth : void 0;
+        const scrub = this.options.scrub ?? ((t2) => t2);
+        let result;
+        const what = `git ${args.filter((a) => !a.includes("\n")).join(" ")}`;
+        const cwd = how.outside ? tmpdir2() : this.dir;
+        const env = { ...gitEnvironment(this.env, auth2?.token), ...how.outside ? OUTSIDE_ANY_REPOSITORY : {} };
+        let stdout;
+        try {
+          const git = simpleGit({
+            baseDir: cwd,
+            config: gitConfig(auth2?.serverUrl),
+            unsafe: ALLOWED_UNSAFE,
+            errors: (_error, r2) => {
+              result = { exitCode: r2.exitCode, stderr: Buffer.concat(r2.stdErr).toString("utf8") };
+              return void 0;
+            }
+          }).env(env);
+          stdout = await git.raw(args);
+        } catch (e) {
+          const said = result?.stderr.trim() || (e instanceof Error ? e.message : String(e));
+          throw new ConveyorError(this.options.code ?? "internal", scrub(`${what} could not run in ${this.dir}: ${said}`), { cause: e });
+        }
+        const exitCode = result?.exitCode ?? 0;
+        const stderr = scrub(result?.stderr ?? "");
+        if (exitCode !== 0 && !how.answers?.includes(exitCode)) {
+          throw new ConveyorError(this.options.code ?? "internal", scrub(`${what} failed (exit ${exitCode}) in ${this.dir}: ${stderr.trim() || stdout.trim()}`));
+        }
+        return { exitCode, stdout, stderr };
+      }
+    };
   }
 });
 
@@ -19277,9 +25269,18 @@ function splitRepo(repo) {
   if (!owner || !name) throw new Error(`repository "${repo}" is not "owner/name"`);
   return { owner, name };
 }
+var MergeRefused;
 var init_forge = __esm({
   "engine/ports/forge.ts"() {
     "use strict";
+    MergeRefused = class extends Error {
+      constructor(message, conflict) {
+        super(message);
+        this.conflict = conflict;
+        this.name = "MergeRefused";
+      }
+      conflict;
+    };
   }
 });
 
@@ -19318,12 +25319,9 @@ __export(local_exports, {
   openLocalForge: () => openLocalForge
 });
 import { existsSync as existsSync4 } from "node:fs";
-import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp4, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join5 } from "node:path";
-function gitEnv() {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir4() };
-}
 function openLocalForge(remotesDir) {
   return LocalForge.open(remotesDir);
 }
@@ -19379,9 +25377,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         const { owner, name } = splitRepo(repo);
         return join5(this.remotesDir, owner, `${name}.git`);
       }
-      async branchHead(repo, branch) {
-        const r = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: this.bare(repo), env: gitEnv(), allowFailure: true });
-        return r.code === 0 ? r.stdout.trim() : void 0;
+      branchHead(repo, branch) {
+        return new GitRepo(this.bare(repo)).branchHead(branch);
       }
       async toPullRequest(row) {
         const head = row.state === "open" ? await this.branchHead(row.repo, row.branch) ?? row.head ?? "" : row.head ?? "";
@@ -19409,8 +25406,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       async openPullRequest(pr) {
         if (!existsSync4(this.bare(pr.repo))) throw new ConveyorError("forge-failed", `repository ${pr.repo} does not exist in ${this.remotesDir}`);
-        for (const b of [pr.branch, pr.base]) {
-          if (!await this.branchHead(pr.repo, b)) throw new ConveyorError("forge-failed", `branch "${b}" does not exist in ${pr.repo}`);
+        for (const b2 of [pr.branch, pr.base]) {
+          if (!await this.branchHead(pr.repo, b2)) throw new ConveyorError("forge-failed", `branch "${b2}" does not exist in ${pr.repo}`);
         }
         const now = (/* @__PURE__ */ new Date()).toISOString();
         const insert = this.db.transaction(() => {
@@ -19435,9 +25432,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         const rows = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? ORDER BY number").all(repo);
         const state = options.state ?? "all";
         const wanted = rows.filter(
-          (r) => options.branches.includes(r.branch) && (state === "all" || (state === "open" ? r.state === "open" : r.state !== "open"))
+          (r2) => options.branches.includes(r2.branch) && (state === "all" || (state === "open" ? r2.state === "open" : r2.state !== "open"))
         );
-        return Promise.all(wanted.map((r) => this.toPullRequest(r)));
+        return Promise.all(wanted.map((r2) => this.toPullRequest(r2)));
       }
       /** A real merge into the bare repository's base, done in a temporary clone. */
       async mergePullRequest(repo, number4, options) {
@@ -19461,54 +25458,48 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
       async mergeOnce(repo, number4, row, options) {
-        const work = await mkdtemp3(join5(tmpdir4(), "conveyor-merge-"));
-        const dir = join5(work, "repo");
-        const messageFile = join5(work, "message.txt");
+        const work = await mkdtemp4(join5(tmpdir4(), "conveyor-merge-"));
+        const git = new GitRepo(join5(work, "repo"), { code: "merge-failed" });
         const message = options.message ? `${options.title}
 
 ${options.message.trim()}
 ` : `${options.title}
 `;
-        await writeFile3(messageFile, message);
-        const o = { cwd: work, env: gitEnv(), code: "merge-failed" };
         try {
-          await git(["clone", "--quiet", "--no-tags", this.bare(repo), dir], o);
-          const w = { ...o, cwd: dir };
-          await git(["checkout", "--quiet", "-B", row.base, `origin/${row.base}`], w);
+          await git.clone(this.bare(repo));
+          await git.checkout(row.base, `origin/${row.base}`);
           const branchRef = `origin/${row.branch}`;
-          const ahead = await gitOut(["rev-list", "--count", `${row.base}..${branchRef}`], w);
-          if (ahead === "0" || (await git(["diff", "--quiet", row.base, branchRef], { ...w, allowFailure: true })).code === 0) {
+          if (await git.countCommits(`${row.base}..${branchRef}`) === 0 || !await git.differs(row.base, branchRef)) {
             throw new ConveyorError("merge-failed", `${repo}#${number4} (${row.branch}) has no changes against ${row.base}: nothing to merge`);
           }
           let attempt;
           if (options.method === "merge") {
-            attempt = await git(["merge", "--no-ff", "--quiet", "-F", messageFile, branchRef], { ...w, allowFailure: true });
+            attempt = await git.merge(branchRef, { message, noFastForward: true });
           } else if (options.method === "squash") {
-            attempt = await git(["merge", "--squash", "--quiet", branchRef], { ...w, allowFailure: true });
-            if (attempt.code === 0) attempt = await git(["commit", "--quiet", "-F", messageFile], { ...w, allowFailure: true });
+            attempt = await git.mergeSquash(branchRef);
+            if (attempt.merged) await git.commit(message);
           } else {
-            await git(["checkout", "--quiet", "-B", "conveyor-rebase", branchRef], w);
-            attempt = await git(["rebase", "--quiet", `origin/${row.base}`], { ...w, allowFailure: true });
-            if (attempt.code === 0 && options.message) {
-              const last = await gitOut(["log", "-1", "--format=%B"], w);
-              await writeFile3(messageFile, `${last.trimEnd()}
+            await git.checkout("conveyor-rebase", branchRef);
+            attempt = await git.rebase(`origin/${row.base}`);
+            if (attempt.merged && options.message) {
+              const last2 = await git.lastMessage();
+              await git.commit(`${last2.trimEnd()}
 
 ${options.message.trim()}
-`);
-              attempt = await git(["commit", "--amend", "--quiet", "-F", messageFile], { ...w, allowFailure: true });
+`, { amend: true });
             }
-            if (attempt.code === 0) await git(["checkout", "--quiet", "-B", row.base, "conveyor-rebase"], w);
+            if (attempt.merged) await git.checkout(row.base, "conveyor-rebase");
           }
-          if (attempt.code !== 0) {
-            throw new ConveyorError("merge-failed", `${repo}#${number4} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.stderr.trim() || attempt.stdout.trim()}`);
+          if (!attempt.merged) {
+            throw new ConveyorError("merge-failed", `${repo}#${number4} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`);
           }
-          const sha = await gitOut(["rev-parse", "HEAD"], w);
-          const base = await gitOut(["rev-parse", `origin/${row.base}`], w);
-          const push = await git(["push", "--quiet", `--force-with-lease=refs/heads/${row.base}:${base}`, "origin", `HEAD:refs/heads/${row.base}`], { ...w, allowFailure: true });
-          if (push.code !== 0) return { merged: false, reason: push.stderr.trim() };
+          const sha = await git.currentCommit();
+          const base = await git.revParse(`origin/${row.base}`);
+          const push = await git.push({ to: "origin", ref: "HEAD", branch: row.base, lease: base });
+          if (!push.pushed) return { merged: false, reason: push.output };
           return { merged: true, sha };
         } finally {
-          await rm3(work, { recursive: true, force: true });
+          await rm5(work, { recursive: true, force: true });
         }
       }
     };
@@ -19528,7 +25519,7 @@ function safeLinkTarget(url2) {
     return void 0;
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return void 0;
-  return parsed.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return parsed.href.replace(/[()<> ]/g, (c3) => `%${c3.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 function fitText(text, max, rest) {
   if (text.length <= max) return text;
@@ -19591,9 +25582,9 @@ function routeOf(options) {
 function messageOf(data) {
   if (!data || typeof data !== "object" || typeof data.message !== "string") return void 0;
   const { message, errors } = data;
-  const details = (Array.isArray(errors) ? errors : []).map((x) => {
-    if (typeof x === "string") return x;
-    const d = x ?? {};
+  const details = (Array.isArray(errors) ? errors : []).map((x2) => {
+    if (typeof x2 === "string") return x2;
+    const d = x2 ?? {};
     return typeof d.message === "string" ? d.message : [d.resource, d.field, d.code].filter((v) => typeof v === "string").join(" ");
   });
   return details.length > 0 ? `${message}: ${details.join("; ")}` : message;
@@ -19875,7 +25866,7 @@ function extractUrlVariableNames(url2) {
   if (!matches) {
     return [];
   }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+  return matches.map(removeNonChars).reduce((a, b2) => a.concat(b2), []);
 }
 function omit2(object2, keysToOmit) {
   const result = { __proto__: null };
@@ -19895,8 +25886,8 @@ function encodeReserved(str) {
   }).join("");
 }
 function encodeUnreserved(str) {
-  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
-    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c3) {
+    return "%" + c3.charCodeAt(0).toString(16).toUpperCase();
   });
 }
 function encodeValue(operator, value, key) {
@@ -19933,9 +25924,9 @@ function getValues(context, operator, key, modifier) {
             );
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              result.push(encodeValue(operator, value[k2], k2));
             }
           });
         }
@@ -19946,10 +25937,10 @@ function getValues(context, operator, key, modifier) {
             tmp.push(encodeValue(operator, value2));
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              tmp.push(encodeUnreserved(k2));
+              tmp.push(encodeValue(operator, value[k2].toString()));
             }
           });
         }
@@ -19982,7 +25973,7 @@ function expand(template, context) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal2) {
+    function(_2, expression, literal2) {
       if (expression) {
         let operator = "";
         const values = [];
@@ -20258,7 +26249,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
-var init_dist = __esm({
+var init_dist3 = __esm({
   "node_modules/content-type/dist/index.js"() {
     SP = 32;
     HTAB = 9;
@@ -20295,10 +26286,10 @@ var init_dist = __esm({
       CHAR_MAP[code] |= TOKEN_FLAG;
     }
     NullObject = /* @__PURE__ */ (() => {
-      const C = function() {
+      const C2 = function() {
       };
-      C.prototype = /* @__PURE__ */ Object.create(null);
-      return C;
+      C2.prototype = /* @__PURE__ */ Object.create(null);
+      return C2;
     })();
   }
 });
@@ -20421,17 +26412,17 @@ var init_json_with_bigint = __esm({
           }
         } else {
           while (node2.index < node2.keys.length) {
-            const k = node2.keys[node2.index++];
-            const isFilteredOutByArray = propertyList && !propertyList.has(k);
+            const k2 = node2.keys[node2.index++];
+            const isFilteredOutByArray = propertyList && !propertyList.has(k2);
             if (isFilteredOutByArray) continue;
-            const childRaw = node2.val[k];
-            const childVal = prepareVal(node2.val, k, childRaw);
+            const childRaw = node2.val[k2];
+            const childVal = prepareVal(node2.val, k2, childRaw);
             if (isUnstringifiable(childVal)) continue;
             if (!node2.first) chunks.push(",");
             if (space) {
-              chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+              chunks.push("\n" + space.repeat(level) + originalStringify(k2) + ": ");
             } else {
-              chunks.push(originalStringify(k) + ":");
+              chunks.push(originalStringify(k2) + ":");
             }
             const isComplexObject = childVal !== null && typeof childVal === "object";
             const isNativeRaw = isRawJSON(childVal);
@@ -20442,7 +26433,7 @@ var init_json_with_bigint = __esm({
               visited.add(childVal);
               stack.push({
                 parent: node2.val,
-                key: k,
+                key: k2,
                 val: childVal,
                 isArray: Array.isArray(childVal),
                 keys: Array.isArray(childVal) ? null : Object.keys(childVal),
@@ -20530,7 +26521,7 @@ var init_json_with_bigint = __esm({
       try {
         const result = JSON.parse(
           "1",
-          (_, __, context) => !!context?.source && context.source === "1"
+          (_2, __, context) => !!context?.source && context.source === "1"
         );
         featureCache.set(parseFingerprint, result);
         return result;
@@ -20576,8 +26567,8 @@ var init_json_with_bigint = __esm({
           const isComplexObject = value !== null && typeof value === "object";
           if (isComplexObject) {
             const keys = Object.keys(value);
-            for (let i = keys.length - 1; i >= 0; i--) {
-              stack.push({ parent: value, key: keys[i], visited: false });
+            for (let i2 = keys.length - 1; i2 >= 0; i2--) {
+              stack.push({ parent: value, key: keys[i2], visited: false });
             }
           }
         } else {
@@ -20865,7 +26856,7 @@ var init_dist_bundle2 = __esm({
   "node_modules/@octokit/request/dist-bundle/index.js"() {
     init_dist_bundle();
     init_universal_user_agent();
-    init_dist();
+    init_dist3();
     init_json_with_bigint();
     init_dist_src();
     VERSION2 = "10.0.16";
@@ -21048,14 +27039,14 @@ var init_dist_bundle4 = __esm({
 
 // node_modules/@octokit/core/dist-src/version.js
 var VERSION4;
-var init_version = __esm({
+var init_version2 = __esm({
   "node_modules/@octokit/core/dist-src/version.js"() {
     VERSION4 = "7.0.8";
   }
 });
 
 // node_modules/@octokit/core/dist-src/index.js
-function createLogger(logger = {}) {
+function createLogger2(logger = {}) {
   if (typeof logger.debug !== "function") {
     logger.debug = noop2;
   }
@@ -21078,7 +27069,7 @@ var init_dist_src2 = __esm({
     init_dist_bundle2();
     init_dist_bundle3();
     init_dist_bundle4();
-    init_version();
+    init_version2();
     noop2 = () => {
     };
     consoleWarn = console.warn.bind(console);
@@ -21150,7 +27141,7 @@ var init_dist_src2 = __esm({
         }
         this.request = request.defaults(requestDefaults);
         this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
-        this.log = createLogger(options.log);
+        this.log = createLogger2(options.log);
         this.hook = hook2;
         if (!options.authStrategy) {
           if (!options.auth) {
@@ -21184,8 +27175,8 @@ var init_dist_src2 = __esm({
           this.auth = auth2;
         }
         const classConstructor = this.constructor;
-        for (let i = 0; i < classConstructor.plugins.length; ++i) {
-          Object.assign(this, classConstructor.plugins[i](this, options));
+        for (let i2 = 0; i2 < classConstructor.plugins.length; ++i2) {
+          Object.assign(this, classConstructor.plugins[i2](this, options));
         }
       }
       // assigned during constructor
@@ -21201,7 +27192,7 @@ var init_dist_src2 = __esm({
 
 // node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION5;
-var init_version2 = __esm({
+var init_version3 = __esm({
   "node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
     VERSION5 = "6.0.0";
   }
@@ -21231,7 +27222,7 @@ function requestLog(octokit) {
 }
 var init_dist_src3 = __esm({
   "node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
-    init_version2();
+    init_version3();
     requestLog.VERSION = VERSION5;
   }
 });
@@ -21359,7 +27350,7 @@ var init_dist_bundle5 = __esm({
 
 // node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION7;
-var init_version3 = __esm({
+var init_version4 = __esm({
   "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
     VERSION7 = "17.0.0";
   }
@@ -23807,7 +29798,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 var init_dist_src4 = __esm({
   "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
-    init_version3();
+    init_version4();
     init_endpoints_to_methods();
     restEndpointMethods.VERSION = VERSION7;
     legacyRestEndpointMethods.VERSION = VERSION7;
@@ -23816,7 +29807,7 @@ var init_dist_src4 = __esm({
 
 // node_modules/@octokit/rest/dist-src/version.js
 var VERSION8;
-var init_version4 = __esm({
+var init_version5 = __esm({
   "node_modules/@octokit/rest/dist-src/version.js"() {
     VERSION8 = "22.0.1";
   }
@@ -23830,7 +29821,7 @@ var init_dist_src5 = __esm({
     init_dist_src3();
     init_dist_bundle5();
     init_dist_src4();
-    init_version4();
+    init_version5();
     Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
       {
         userAgent: `octokit-rest.js/${VERSION8}`
@@ -23851,24 +29842,24 @@ var require_light = __commonJS({
         return n && n["default"] || n;
       }
       var load = function(received, defaults, onto = {}) {
-        var k, ref, v;
-        for (k in defaults) {
-          v = defaults[k];
-          onto[k] = (ref = received[k]) != null ? ref : v;
+        var k2, ref, v;
+        for (k2 in defaults) {
+          v = defaults[k2];
+          onto[k2] = (ref = received[k2]) != null ? ref : v;
         }
         return onto;
       };
       var overwrite = function(received, defaults, onto = {}) {
-        var k, v;
-        for (k in received) {
-          v = received[k];
-          if (defaults[k] !== void 0) {
-            onto[k] = v;
+        var k2, v;
+        for (k2 in received) {
+          v = received[k2];
+          if (defaults[k2] !== void 0) {
+            onto[k2] = v;
           }
         }
         return onto;
       };
-      var parser = {
+      var parser4 = {
         load,
         overwrite
       };
@@ -24027,8 +30018,8 @@ var require_light = __commonJS({
                 return null;
               }
             });
-            return (await Promise.all(promises3)).find(function(x) {
-              return x != null;
+            return (await Promise.all(promises3)).find(function(x2) {
+              return x2 != null;
             });
           } catch (error62) {
             e = error62;
@@ -24045,13 +30036,13 @@ var require_light = __commonJS({
       Events$1 = Events_1;
       Queues = class Queues {
         constructor(num_priorities) {
-          var i;
+          var i2;
           this.Events = new Events$1(this);
           this._length = 0;
           this._lists = (function() {
-            var j, ref, results;
+            var j2, ref, results;
             results = [];
-            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+            for (i2 = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i2 = 1 <= ref ? ++j2 : --j2) {
               results.push(new DLList$1((() => {
                 return this.incr();
               }), (() => {
@@ -24087,9 +30078,9 @@ var require_light = __commonJS({
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list;
-          for (j = 0, len = arr.length; j < len; j++) {
-            list = arr[j];
+          var j2, len, list;
+          for (j2 = 0, len = arr.length; j2 < len; j2++) {
+            list = arr[j2];
             if (list.length > 0) {
               return list;
             }
@@ -24108,7 +30099,7 @@ var require_light = __commonJS({
       var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
       NUM_PRIORITIES = 10;
       DEFAULT_PRIORITY = 5;
-      parser$1 = parser;
+      parser$1 = parser4;
       BottleneckError$1 = BottleneckError_1;
       Job = class Job {
         constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
@@ -24237,7 +30228,7 @@ var require_light = __commonJS({
       };
       var Job_1 = Job;
       var BottleneckError$2, LocalDatastore, parser$2;
-      parser$2 = parser;
+      parser$2 = parser4;
       BottleneckError$2 = BottleneckError_1;
       LocalDatastore = class LocalDatastore {
         constructor(instance, storeOptions, storeInstanceOptions) {
@@ -24291,9 +30282,9 @@ var require_light = __commonJS({
           clearInterval(this.heartbeat);
           return this.Promise.resolve();
         }
-        yieldLoop(t = 0) {
+        yieldLoop(t2 = 0) {
           return new this.Promise(function(resolve3, reject) {
-            return setTimeout(resolve3, t);
+            return setTimeout(resolve3, t2);
           });
         }
         computePenalty() {
@@ -24463,7 +30454,7 @@ var require_light = __commonJS({
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
         statusJobs(status) {
-          var k, pos, ref, results, v;
+          var k2, pos, ref, results, v;
           if (status != null) {
             pos = this.status.indexOf(status);
             if (pos < 0) {
@@ -24471,10 +30462,10 @@ var require_light = __commonJS({
             }
             ref = this._jobs;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               if (v === pos) {
-                results.push(k);
+                results.push(k2);
               }
             }
             return results;
@@ -24483,8 +30474,8 @@ var require_light = __commonJS({
           }
         }
         statusCounts() {
-          return this.counts.reduce(((acc, v, i) => {
-            acc[this.status[i]] = v;
+          return this.counts.reduce(((acc, v, i2) => {
+            acc[this.status[i2]] = v;
             return acc;
           }), {});
         }
@@ -24551,7 +30542,7 @@ var require_light = __commonJS({
       var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
-      parser$3 = parser;
+      parser$3 = parser4;
       Events$2 = Events_1;
       RedisConnection$1 = require$$2;
       IORedisConnection$1 = require$$3;
@@ -24601,13 +30592,13 @@ var require_light = __commonJS({
             return instance != null || deleted > 0;
           }
           limiters() {
-            var k, ref, results, v;
+            var k2, ref, results, v;
             ref = this.instances;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               results.push({
-                key: k,
+                key: k2,
                 limiter: v
               });
             }
@@ -24617,7 +30608,7 @@ var require_light = __commonJS({
             return Object.keys(this.instances);
           }
           async clusterKeys() {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i2, k2, keys, len, next, start;
             if (this.connection == null) {
               return this.Promise.resolve(this.keys());
             }
@@ -24628,9 +30619,9 @@ var require_light = __commonJS({
             while (cursor !== 0) {
               [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
               cursor = ~~next;
-              for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
+              for (i2 = 0, len = found.length; i2 < len; i2++) {
+                k2 = found[i2];
+                keys.push(k2.slice(start, -end));
               }
             }
             return keys;
@@ -24639,15 +30630,15 @@ var require_light = __commonJS({
             var base;
             clearInterval(this.interval);
             return typeof (base = this.interval = setInterval(async () => {
-              var e, k, ref, results, time3, v;
+              var e, k2, ref, results, time3, v;
               time3 = Date.now();
               ref = this.instances;
               results = [];
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 try {
                   if (await v._store.__groupCheck__(time3)) {
-                    results.push(this.deleteKey(k));
+                    results.push(this.deleteKey(k2));
                   } else {
                     results.push(void 0);
                   }
@@ -24683,7 +30674,7 @@ var require_light = __commonJS({
       }).call(commonjsGlobal);
       var Group_1 = Group;
       var Batcher, Events$3, parser$4;
-      parser$4 = parser;
+      parser$4 = parser4;
       Events$3 = Events_1;
       Batcher = (function() {
         class Batcher2 {
@@ -24735,7 +30726,7 @@ var require_light = __commonJS({
       var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
       NUM_PRIORITIES$1 = 10;
       DEFAULT_PRIORITY$1 = 5;
-      parser$5 = parser;
+      parser$5 = parser4;
       Queues$1 = Queues_1;
       Job$1 = Job_1;
       LocalDatastore$1 = LocalDatastore_1;
@@ -24955,10 +30946,10 @@ var require_light = __commonJS({
               return this.Promise.resolve(null);
             }, this._registerLock.schedule(() => {
               return this._submitLock.schedule(() => {
-                var k, ref, v;
+                var k2, ref, v;
                 ref = this._scheduled;
-                for (k in ref) {
-                  v = ref[k];
+                for (k2 in ref) {
+                  v = ref[k2];
                   if (this.jobStatus(v.job.options.id) === "RUNNING") {
                     clearTimeout(v.timeout);
                     clearTimeout(v.expiration);
@@ -25284,9 +31275,9 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path) => path.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  const regex2 = `^(?:${regexes.map((r2) => `(?:${r2})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
 }
 function throttling(octokit, octokitOptions) {
@@ -25545,35 +31536,35 @@ var github_exports = {};
 __export(github_exports, {
   GitHubForge: () => GitHubForge
 });
-function toPullRequest(repo, p) {
-  const merged = Boolean(p.merged || p.merged_at);
+function toPullRequest(repo, p2) {
+  const merged = Boolean(p2.merged || p2.merged_at);
   return {
     repo,
-    number: p.number,
-    url: p.html_url,
-    branch: p.head.ref,
-    head: p.head.sha,
-    base: p.base.ref,
-    title: p.title,
-    body: p.body ?? "",
-    state: merged ? "merged" : p.state === "open" ? "open" : "closed",
-    ...merged && p.merge_commit_sha ? { mergeCommit: p.merge_commit_sha } : {},
+    number: p2.number,
+    url: p2.html_url,
+    branch: p2.head.ref,
+    head: p2.head.sha,
+    base: p2.base.ref,
+    title: p2.title,
+    body: p2.body ?? "",
+    state: merged ? "merged" : p2.state === "open" ? "open" : "closed",
+    ...merged && p2.merge_commit_sha ? { mergeCommit: p2.merge_commit_sha } : {},
     // Only a single PR's read has these (a list does not).
-    ...p.mergeable !== void 0 ? { mergeable: p.mergeable } : {},
-    ...p.mergeable_state !== void 0 ? { mergeableState: p.mergeable_state } : {},
-    ...p.draft !== void 0 ? { draft: p.draft } : {}
+    ...p2.mergeable !== void 0 ? { mergeable: p2.mergeable } : {},
+    ...p2.mergeable_state !== void 0 ? { mergeableState: p2.mergeable_state } : {},
+    ...p2.draft !== void 0 ? { draft: p2.draft } : {}
   };
 }
-function toCheckRun(c) {
+function toCheckRun(c3) {
   return {
-    id: c.id,
-    url: c.html_url ?? "",
-    status: c.status,
-    conclusion: c.conclusion ?? null,
-    externalId: c.external_id ?? null,
-    detailsUrl: c.details_url ?? null,
-    startedAt: c.started_at ?? null,
-    output: { summary: c.output?.summary ?? null, text: c.output?.text ?? null }
+    id: c3.id,
+    url: c3.html_url ?? "",
+    status: c3.status,
+    conclusion: c3.conclusion ?? null,
+    externalId: c3.external_id ?? null,
+    detailsUrl: c3.details_url ?? null,
+    startedAt: c3.started_at ?? null,
+    output: { summary: c3.output?.summary ?? null, text: c3.output?.text ?? null }
   };
 }
 var of, GitHubForge;
@@ -25598,7 +31589,7 @@ var init_github = __esm({
       async findPullRequest(repo, branch) {
         const { owner } = splitRepo(repo);
         const { data } = await this.octokit.rest.pulls.list({ ...of(repo), head: `${owner}:${branch}`, state: "open", per_page: 10 });
-        const found = data.find((p) => p.head.ref === branch);
+        const found = data.find((p2) => p2.head.ref === branch);
         return found ? toPullRequest(repo, found) : void 0;
       }
       async openPullRequest(pr) {
@@ -25620,25 +31611,30 @@ var init_github = __esm({
         const out = [];
         for (const branch of options.branches) {
           const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...of(repo), head: `${owner}:${branch}`, state: options.state ?? "all", per_page: 100 });
-          for (const p of pulls) if (p.head.ref === branch) out.push(toPullRequest(repo, p));
+          for (const p2 of pulls) if (p2.head.ref === branch) out.push(toPullRequest(repo, p2));
         }
-        return out.sort((a, b) => a.number - b.number);
+        return out.sort((a, b2) => a.number - b2.number);
       }
       /**
        * Not retried on a server error or a lost answer (`retries: 0`): a merge GitHub did whose answer
        * was lost must be judged again (read), not sent twice. A refusal is a GitHubApiError with its status.
        */
       async mergePullRequest(repo, number4, options) {
-        const { data } = await this.octokit.rest.pulls.merge({
-          ...of(repo),
-          pull_number: number4,
-          merge_method: options.method,
-          commit_title: options.title,
-          ...options.message !== void 0 ? { commit_message: options.message } : {},
-          ...options.expectedHead ? { sha: options.expectedHead } : {},
-          request: { retries: 0 }
-        });
-        return { merged: data.merged, sha: data.sha, ...!data.merged && data.message ? { message: data.message } : {} };
+        try {
+          const { data } = await this.octokit.rest.pulls.merge({
+            ...of(repo),
+            pull_number: number4,
+            merge_method: options.method,
+            commit_title: options.title,
+            ...options.message !== void 0 ? { commit_message: options.message } : {},
+            ...options.expectedHead ? { sha: options.expectedHead } : {},
+            request: { retries: 0 }
+          });
+          return { merged: data.merged, sha: data.sha, ...!data.merged && data.message ? { message: data.message } : {} };
+        } catch (e) {
+          if (e instanceof GitHubApiError && (e.status === 405 || e.status === 409)) throw new MergeRefused(`(HTTP ${e.status}) ${e.githubMessage}`, true);
+          throw e;
+        }
       }
       // Deployments (the Forge port).
       async createDeployment(request2) {
@@ -25692,7 +31688,7 @@ var init_github = __esm({
       /** The issue's comment holding `marker`, if any (the tracking comment after a lost record): every page is read until it is found. */
       async findComment(repo, issue3, marker) {
         for await (const { data } of this.octokit.paginate.iterator(this.octokit.rest.issues.listComments, { ...of(repo), issue_number: issue3, per_page: 100 })) {
-          const found = data.find((c) => c.body?.includes(marker));
+          const found = data.find((c3) => c3.body?.includes(marker));
           if (found) return { id: found.id, url: found.html_url };
         }
         return void 0;
@@ -25728,7 +31724,7 @@ var init_github = __esm({
       async findCheckRun(repo, ref, name, externalId) {
         const pages = this.octokit.paginate.iterator(this.octokit.rest.checks.listForRef, { ...of(repo), ref, check_name: name, filter: "all", per_page: 100 });
         for await (const { data } of pages) {
-          const found = data.find((c) => c.external_id === externalId);
+          const found = data.find((c3) => c3.external_id === externalId);
           if (found) return toCheckRun(found);
         }
         return void 0;
@@ -25755,7 +31751,7 @@ var init_github = __esm({
         const created = `>=${since.slice(0, 19)}Z`;
         const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: "workflow_dispatch", created, per_page: 100 });
         for await (const { data } of pages) {
-          const found = data.find((r) => (r.display_title ?? r.name ?? "").includes(marker));
+          const found = data.find((r2) => (r2.display_title ?? r2.name ?? "").includes(marker));
           if (found) return { id: found.id, url: found.html_url };
         }
         return void 0;
@@ -25796,13 +31792,13 @@ var Command = class {
     let cmdStr = CMD_STRING + this.command;
     if (this.properties && Object.keys(this.properties).length > 0) {
       cmdStr += " ";
-      let first = true;
+      let first2 = true;
       for (const key in this.properties) {
         if (this.properties.hasOwnProperty(key)) {
           const val = this.properties[key];
           if (val) {
-            if (first) {
-              first = false;
+            if (first2) {
+              first2 = false;
             } else {
               cmdStr += ",";
             }
@@ -25911,13 +31907,13 @@ var HttpResponseRetryCodes = [
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P, generator) {
+var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve3) {
+    return value instanceof P2 ? value : new P2(function(resolve3) {
       resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -25961,7 +31957,7 @@ var Summary = class {
       }
       try {
         yield access(pathFromEnv, constants.R_OK | constants.W_OK);
-      } catch (_a3) {
+      } catch (_a4) {
         throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
       }
       this._filePath = pathFromEnv;
@@ -26267,7 +32263,7 @@ function processAlive(pid) {
   }
 }
 function runCommand(options) {
-  const scrub = options.scrub ?? ((t) => t);
+  const scrub = options.scrub ?? ((t2) => t2);
   const tailChars = options.tailChars ?? 64 * 1024;
   const grace = options.killGraceMs ?? 5e3;
   const started = Date.now();
@@ -26389,9 +32385,9 @@ import { createHash } from "node:crypto";
 function canonicalJson(value) {
   return JSON.stringify(value, (_key, v) => {
     if (v && typeof v === "object" && !Array.isArray(v)) {
-      const sorted = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = v[k];
-      return sorted;
+      const sorted2 = {};
+      for (const k2 of Object.keys(v).sort()) sorted2[k2] = v[k2];
+      return sorted2;
     }
     return v;
   });
@@ -27077,17 +33073,17 @@ function assertIs(_arg) {
 function assertNever(_x) {
   throw new Error("Unexpected value in exhaustive check");
 }
-function assert(_) {
+function assert(_2) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  const values = Object.entries(entries).filter(([k2, _2]) => numericValues.indexOf(+k2) === -1).map(([_2, v]) => v);
   return values;
 }
 function joinValues(array2, separator = "|") {
   return array2.map((val) => stringifyPrimitive(val)).join(separator);
 }
-function jsonStringifyReplacer(_, value) {
+function jsonStringifyReplacer(_2, value) {
   if (typeof value === "bigint")
     return value.toString();
   return value;
@@ -27230,8 +33226,8 @@ function promiseAllObject(promisesObj) {
   const promises3 = keys.map((key) => promisesObj[key]);
   return Promise.all(promises3).then((results) => {
     const resolvedObj = {};
-    for (let i = 0; i < keys.length; i++) {
-      resolvedObj[keys[i]] = results[i];
+    for (let i2 = 0; i2 < keys.length; i2++) {
+      resolvedObj[keys[i2]] = results[i2];
     }
     return resolvedObj;
   });
@@ -27239,7 +33235,7 @@ function promiseAllObject(promisesObj) {
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
   let str = "";
-  for (let i = 0; i < length; i++) {
+  for (let i2 = 0; i2 < length; i2++) {
     str += chars[Math.floor(Math.random() * chars.length)];
   }
   return str;
@@ -27263,17 +33259,17 @@ var allowsEval = /* @__PURE__ */ cached(() => {
     return false;
   }
   try {
-    const F = Function;
-    new F("");
+    const F2 = Function;
+    new F2("");
     return true;
-  } catch (_) {
+  } catch (_2) {
     return false;
   }
 });
-function isPlainObject(o) {
-  if (isObject(o) === false)
+function isPlainObject(o2) {
+  if (isObject(o2) === false)
     return false;
-  const ctor = o.constructor;
+  const ctor = o2.constructor;
   if (ctor === void 0)
     return true;
   if (typeof ctor !== "function")
@@ -27286,16 +33282,16 @@ function isPlainObject(o) {
   }
   return true;
 }
-function shallowClone(o) {
-  if (isPlainObject(o))
-    return { ...o };
-  if (Array.isArray(o))
-    return [...o];
-  if (o instanceof Map)
-    return new Map(o);
-  if (o instanceof Set)
-    return new Set(o);
-  return o;
+function shallowClone(o2) {
+  if (isPlainObject(o2))
+    return { ...o2 };
+  if (Array.isArray(o2))
+    return [...o2];
+  if (o2 instanceof Map)
+    return new Map(o2);
+  if (o2 instanceof Set)
+    return new Set(o2);
+  return o2;
 }
 function numKeys(data) {
   let keyCount = 0;
@@ -27307,8 +33303,8 @@ function numKeys(data) {
   return keyCount;
 }
 var getParsedType = (data) => {
-  const t = typeof data;
-  switch (t) {
+  const t2 = typeof data;
+  switch (t2) {
     case "undefined":
       return "undefined";
     case "string":
@@ -27347,7 +33343,7 @@ var getParsedType = (data) => {
       }
       return "object";
     default:
-      throw new Error(`Unknown data type: ${t}`);
+      throw new Error(`Unknown data type: ${t2}`);
   }
 };
 var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
@@ -27387,31 +33383,31 @@ function normalizeParams(_params) {
 function createTransparentProxy(getter) {
   let target;
   return new Proxy({}, {
-    get(_, prop, receiver) {
+    get(_2, prop, receiver) {
       target ?? (target = getter());
       return Reflect.get(target, prop, receiver);
     },
-    set(_, prop, value, receiver) {
+    set(_2, prop, value, receiver) {
       target ?? (target = getter());
       return Reflect.set(target, prop, value, receiver);
     },
-    has(_, prop) {
+    has(_2, prop) {
       target ?? (target = getter());
       return Reflect.has(target, prop);
     },
-    deleteProperty(_, prop) {
+    deleteProperty(_2, prop) {
       target ?? (target = getter());
       return Reflect.deleteProperty(target, prop);
     },
-    ownKeys(_) {
+    ownKeys(_2) {
       target ?? (target = getter());
       return Reflect.ownKeys(target);
     },
-    getOwnPropertyDescriptor(_, prop) {
+    getOwnPropertyDescriptor(_2, prop) {
       target ?? (target = getter());
       return Reflect.getOwnPropertyDescriptor(target, prop);
     },
-    defineProperty(_, prop, descriptor) {
+    defineProperty(_2, prop, descriptor) {
       target ?? (target = getter());
       return Reflect.defineProperty(target, prop, descriptor);
     }
@@ -27425,8 +33421,8 @@ function stringifyPrimitive(value) {
   return `${value}`;
 }
 function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  return Object.keys(shape).filter((k2) => {
+    return shape[k2]._zod.optin !== void 0 && shape[k2]._zod.optout === "optional";
   });
 }
 var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
@@ -27503,8 +33499,8 @@ function safeExtend(schema, shape) {
   }
   return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
-function merge(a, b) {
-  if (!b?._zod?.def) {
+function merge(a, b2) {
+  if (!b2?._zod?.def) {
     throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
   }
   if (a._zod.def.checks?.length) {
@@ -27512,13 +33508,13 @@ function merge(a, b) {
   }
   const newShape = {};
   mirrorShape(newShape, a, Reflect.ownKeys(sourceShape(a)));
-  mirrorShape(newShape, b, Reflect.ownKeys(sourceShape(b)));
+  mirrorShape(newShape, b2, Reflect.ownKeys(sourceShape(b2)));
   const def = mergeDefs(a._zod.def, {
     shape: newShape,
     get catchall() {
-      return b._zod.def.catchall;
+      return b2._zod.def.catchall;
     },
-    checks: b._zod.def.checks ?? []
+    checks: b2._zod.def.checks ?? []
   });
   return clone(a, def);
 }
@@ -27543,21 +33539,21 @@ function required(Class2, schema, mask) {
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function aborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
+  for (let i2 = startIndex; i2 < x2.issues.length; i2++) {
+    if (x2.issues[i2]?.continue !== true) {
       return true;
     }
   }
   return false;
 }
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function explicitlyAborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
+  for (let i2 = startIndex; i2 < x2.issues.length; i2++) {
+    if (x2.issues[i2]?.continue === false) {
       return true;
     }
   }
@@ -27565,8 +33561,8 @@ function explicitlyAborted(x, startIndex = 0) {
 }
 function prefixIssues(path, issues) {
   return issues.map((iss) => {
-    var _a3;
-    (_a3 = iss).path ?? (_a3.path = []);
+    var _a4;
+    (_a4 = iss).path ?? (_a4.path = []);
     iss.path.unshift(path);
     return iss;
   });
@@ -27587,27 +33583,27 @@ function sizeCaps(defChecks) {
   return caps;
 }
 function attachSchema(issues, start, inst) {
-  var _a3;
-  for (let i = start; i < issues.length; i++) {
-    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
+  var _a4;
+  for (let i2 = start; i2 < issues.length; i2++) {
+    (_a4 = issues[i2]).schema ?? (_a4.schema = inst);
   }
 }
 function finalizeIssue(iss, ctx, config2) {
-  var _a3;
+  var _a4;
   const traits = iss.inst?._zod?.traits;
   if (traits?.has("$ZodType")) {
     if (traits.has("$ZodCheck"))
-      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
+      (_a4 = iss).schema ?? (_a4.schema = iss.inst);
     else
       iss.schema = iss.inst;
   }
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
   const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
   const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+  for (const k2 of Object.keys(iss)) {
+    if (k2 === "inst" || k2 === "schema" || k2 === "continue" || k2 === "input" || k2 === "__proto__")
       continue;
-    full[k] = iss[k];
+    full[k2] = iss[k2];
   }
   full.path ?? (full.path = []);
   full.message = message;
@@ -27631,10 +33627,10 @@ function codePointLength(str) {
   if (!highSurrogate.test(str))
     return units;
   let count = units;
-  for (let i = 0; i < units - 1; i++) {
-    if ((str.charCodeAt(i) & 64512) === 55296 && (str.charCodeAt(i + 1) & 64512) === 56320) {
+  for (let i2 = 0; i2 < units - 1; i2++) {
+    if ((str.charCodeAt(i2) & 64512) === 55296 && (str.charCodeAt(i2 + 1) & 64512) === 56320) {
       count--;
-      i++;
+      i2++;
     }
   }
   return count;
@@ -27647,8 +33643,8 @@ function getLengthableOrigin(input2) {
   return "unknown";
 }
 function parsedType(data) {
-  const t = typeof data;
-  switch (t) {
+  const t2 = typeof data;
+  switch (t2) {
     case "number": {
       return Number.isNaN(data) ? "nan" : "number";
     }
@@ -27665,7 +33661,7 @@ function parsedType(data) {
       }
     }
   }
-  return t;
+  return t2;
 }
 function issue2(...args) {
   const [iss, input2, inst] = args;
@@ -27680,22 +33676,22 @@ function issue2(...args) {
   return { ...iss };
 }
 function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => {
-    return Number.isNaN(Number.parseInt(k, 10));
+  return Object.entries(obj).filter(([k2, _2]) => {
+    return Number.isNaN(Number.parseInt(k2, 10));
   }).map((el) => el[1]);
 }
 function base64ToUint8Array(base643) {
   const binaryString = atob(base643);
   const bytes2 = new Uint8Array(binaryString.length);
-  for (let i = 0; i < binaryString.length; i++) {
-    bytes2[i] = binaryString.charCodeAt(i);
+  for (let i2 = 0; i2 < binaryString.length; i2++) {
+    bytes2[i2] = binaryString.charCodeAt(i2);
   }
   return bytes2;
 }
 function uint8ArrayToBase64(bytes2) {
   let binaryString = "";
-  for (let i = 0; i < bytes2.length; i++) {
-    binaryString += String.fromCharCode(bytes2[i]);
+  for (let i2 = 0; i2 < bytes2.length; i2++) {
+    binaryString += String.fromCharCode(bytes2[i2]);
   }
   return btoa(binaryString);
 }
@@ -27713,13 +33709,13 @@ function hexToUint8Array(hex3) {
     throw new Error("Invalid hex string length");
   }
   const bytes2 = new Uint8Array(cleanHex.length / 2);
-  for (let i = 0; i < cleanHex.length; i += 2) {
-    bytes2[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
+  for (let i2 = 0; i2 < cleanHex.length; i2 += 2) {
+    bytes2[i2 / 2] = Number.parseInt(cleanHex.slice(i2, i2 + 2), 16);
   }
   return bytes2;
 }
 function uint8ArrayToHex(bytes2) {
-  return Array.from(bytes2).map((b) => b.toString(16).padStart(2, "0")).join("");
+  return Array.from(bytes2).map((b2) => b2.toString(16).padStart(2, "0")).join("");
 }
 var Class = class {
   constructor(..._args) {
@@ -27847,12 +33843,12 @@ var NEVER = /* @__PURE__ */ Object.freeze({
 var _zodDesc = { value: void 0, enumerable: false };
 var _E = "captureStackTrace" in Error ? Error : null;
 function newError(Definition) {
-  const E = _E;
-  if (E) {
-    const saved = E.stackTraceLimit;
+  const E2 = _E;
+  if (E2) {
+    const saved = E2.stackTraceLimit;
     if (typeof saved === "number") {
       try {
-        E.stackTraceLimit = 0;
+        E2.stackTraceLimit = 0;
       } catch {
         _E = null;
         return new Definition();
@@ -27860,7 +33856,7 @@ function newError(Definition) {
       try {
         return new Definition();
       } finally {
-        E.stackTraceLimit = saved;
+        E2.stackTraceLimit = saved;
       }
     }
   }
@@ -27871,7 +33867,7 @@ function $constructor(name, initializer3, proto, params) {
   const zodProto = {};
   function Internals(def) {
     this.def = def;
-    this.constr = _;
+    this.constr = _2;
     this.traits = /* @__PURE__ */ new Set();
   }
   Internals.prototype = zodProto;
@@ -27902,12 +33898,12 @@ function $constructor(name, initializer3, proto, params) {
         members(target, protoMembers);
       }
     }
-    const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+    const proto2 = _2.prototype;
+    for (const k2 in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k2))
         continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
+      if (!(k2 in inst)) {
+        inst[k2] = proto2[k2].bind(inst);
       }
     }
   }
@@ -27915,12 +33911,12 @@ function $constructor(name, initializer3, proto, params) {
   class Definition extends Parent {
   }
   Object.defineProperty(Definition, "name", { value: name });
-  function _(def) {
+  function _2(def) {
     const inst = params?.Parent ? newError(Definition) : this;
     init(inst, def);
-    const deferred = inst._zod.deferred;
-    if (deferred) {
-      for (const fn of deferred) {
+    const deferred2 = inst._zod.deferred;
+    if (deferred2) {
+      for (const fn of deferred2) {
         fn();
       }
       inst._zod.deferred = void 0;
@@ -27930,16 +33926,16 @@ function $constructor(name, initializer3, proto, params) {
       pp(inst);
     return inst;
   }
-  Object.defineProperty(_, "init", { value: init });
-  Object.defineProperty(_, Symbol.hasInstance, {
+  Object.defineProperty(_2, "init", { value: init });
+  Object.defineProperty(_2, Symbol.hasInstance, {
     value: (inst) => {
       if (params?.Parent && inst instanceof params.Parent)
         return true;
       return inst?._zod?.traits?.has(name);
     }
   });
-  Object.defineProperty(_, "name", { value: name });
-  return _;
+  Object.defineProperty(_2, "name", { value: name });
+  return _2;
 }
 var $brand = /* @__PURE__ */ Symbol("zod_brand");
 var $ZodAsyncError = class extends Error {
@@ -28043,14 +34039,14 @@ function formatError(error62, mapper = (issue3) => issue3.message) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
           let curr = fieldErrors;
-          let i = 0;
-          while (i < fullpath.length) {
-            const el = fullpath[i];
-            const terminal = i === fullpath.length - 1;
+          let i2 = 0;
+          while (i2 < fullpath.length) {
+            const el = fullpath[i2];
+            const terminal = i2 === fullpath.length - 1;
             if (el === "_errors") {
               if (terminal)
                 curr._errors.push(mapper(issue3));
-              i++;
+              i2++;
               continue;
             }
             if (!Object.prototype.hasOwnProperty.call(curr, el)) {
@@ -28066,7 +34062,7 @@ function formatError(error62, mapper = (issue3) => issue3.message) {
               node2._errors.push(mapper(issue3));
             }
             curr = node2;
-            i++;
+            i2++;
           }
         }
       }
@@ -28078,7 +34074,7 @@ function formatError(error62, mapper = (issue3) => issue3.message) {
 function treeifyError(error62, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
   const processError = (error63, path = []) => {
-    var _a3;
+    var _a4;
     for (const issue3 of error63.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
         issue3.errors.map((issues) => processError({ issues }, [...path, ...issue3.path]));
@@ -28093,10 +34089,10 @@ function treeifyError(error62, mapper = (issue3) => issue3.message) {
           continue;
         }
         let curr = result;
-        let i = 0;
-        while (i < fullpath.length) {
-          const el = fullpath[i];
-          const terminal = i === fullpath.length - 1;
+        let i2 = 0;
+        while (i2 < fullpath.length) {
+          const el = fullpath[i2];
+          const terminal = i2 === fullpath.length - 1;
           if (typeof el === "string") {
             curr.properties ?? (curr.properties = {});
             if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
@@ -28110,13 +34106,13 @@ function treeifyError(error62, mapper = (issue3) => issue3.message) {
             curr = curr.properties[el];
           } else {
             curr.items ?? (curr.items = []);
-            (_a3 = curr.items)[el] ?? (_a3[el] = { errors: [] });
+            (_a4 = curr.items)[el] ?? (_a4[el] = { errors: [] });
             curr = curr.items[el];
           }
           if (terminal) {
             curr.errors.push(mapper(issue3));
           }
-          i++;
+          i2++;
         }
       }
     }
@@ -28144,7 +34140,7 @@ function toDotPath(_path) {
 }
 function prettifyError(error62) {
   const lines = [];
-  const issues = [...error62.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
+  const issues = [...error62.issues].sort((a, b2) => (a.path ?? []).length - (b2.path ?? []).length);
   for (const issue3 of issues) {
     lines.push(`\u2716 ${issue3.message}`);
     if (issue3.path?.length)
@@ -28487,10 +34483,10 @@ var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
 // node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
-  var _a3;
+  var _a4;
   inst._zod ?? (inst._zod = {});
   inst._zod.def = def;
-  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
+  (_a4 = inst._zod).onattach ?? (_a4.onattach = []);
 });
 var _whenHasSize = (payload) => {
   const val = payload.value;
@@ -28663,9 +34659,9 @@ var $ZodCheckBigIntFormat = /* @__PURE__ */ $constructor("$ZodCheckBigIntFormat"
   };
 });
 var $ZodCheckMaxSize = /* @__PURE__ */ $constructor("$ZodCheckMaxSize", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -28683,9 +34679,9 @@ var $ZodCheckMaxSize = /* @__PURE__ */ $constructor("$ZodCheckMaxSize", (inst, d
   };
 });
 var $ZodCheckMinSize = /* @__PURE__ */ $constructor("$ZodCheckMinSize", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -28703,9 +34699,9 @@ var $ZodCheckMinSize = /* @__PURE__ */ $constructor("$ZodCheckMinSize", (inst, d
   };
 });
 var $ZodCheckSizeEquals = /* @__PURE__ */ $constructor("$ZodCheckSizeEquals", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -28724,9 +34720,9 @@ var $ZodCheckSizeEquals = /* @__PURE__ */ $constructor("$ZodCheckSizeEquals", (i
   };
 });
 var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -28746,9 +34742,9 @@ var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (ins
   };
 });
 var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -28768,9 +34764,9 @@ var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (ins
   };
 });
 var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -28791,10 +34787,10 @@ var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals"
   };
 });
 var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
-  var _a3, _b;
+  var _a4, _b;
   $ZodCheck.init(inst, def);
   if (def.pattern)
-    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
+    (_a4 = inst._zod).check ?? (_a4.check = (payload) => {
       def.pattern.lastIndex = 0;
       if (def.pattern.test(payload.value))
         return;
@@ -28985,17 +34981,17 @@ var Doc = class {
       return;
     }
     const content = arg;
-    const lines = content.split("\n").filter((x) => x);
-    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    const lines = content.split("\n").filter((x2) => x2);
+    const minIndent = Math.min(...lines.map((x2) => x2.length - x2.trimStart().length));
+    const dedented = lines.map((x2) => x2.slice(minIndent)).map((x2) => " ".repeat(this.indent * 2) + x2);
     for (const line of dedented) {
       this.content.push(line);
     }
   }
   compile() {
-    const F = Function;
+    const F2 = Function;
     const content = this?.content ?? [``];
-    const factory = new F(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {
+    const factory = new F2(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {
 ${content.join("\n")}
 };`);
     return factory(...Object.values(this.closed));
@@ -29011,7 +35007,7 @@ var version = {
 
 // node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
-  var _a3;
+  var _a4;
   inst ?? (inst = {});
   inst._zod.def = def;
   inst._zod.bag = inst._zod.bag || {};
@@ -29024,7 +35020,7 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
     }
   }
   if (checks.length === 0) {
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred?.push(() => {
       inst._zod.run = inst._zod.parse;
     });
@@ -29045,13 +35041,13 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
           continue;
         }
         const currLen = payload.issues.length;
-        const _ = ch._zod.check(payload);
-        if (_ instanceof Promise && ctx?.async === false) {
+        const _2 = ch._zod.check(payload);
+        if (_2 instanceof Promise && ctx?.async === false) {
           throw new $ZodAsyncError();
         }
-        if (asyncResult || _ instanceof Promise) {
+        if (asyncResult || _2 instanceof Promise) {
           asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
-            await _;
+            await _2;
             const nextLen = payload.issues.length;
             if (nextLen === currLen)
               return;
@@ -29119,7 +35115,7 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
     own(this, "~standard", value);
   }
 });
-var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
+var toStandardResult = (r2, ctx) => r2.issues.length ? { issues: r2.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r2.value };
 async function validateAsync2(inst, value) {
   const ctx = { async: true };
   return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
@@ -29129,10 +35125,10 @@ function standardProps(inst) {
     validate: (value) => {
       const ctx = { async: false };
       try {
-        const r = inst._zod.run({ value, issues: [] }, ctx);
-        if (!(r instanceof Promise))
-          return toStandardResult(r, ctx);
-      } catch (_) {
+        const r2 = inst._zod.run({ value, issues: [] }, ctx);
+        if (!(r2 instanceof Promise))
+          return toStandardResult(r2, ctx);
+      } catch (_2) {
       }
       return validateAsync2(inst, value);
     },
@@ -29143,11 +35139,11 @@ function standardProps(inst) {
 var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
   $ZodType.init(inst, def);
   inst._zod.pattern = def.pattern ?? anyString;
-  inst._zod.parse = (payload, _) => {
+  inst._zod.parse = (payload, _2) => {
     if (def.coerce)
       try {
         payload.value = String(payload.value);
-      } catch (_2) {
+      } catch (_3) {
       }
     if (typeof payload.value === "string")
       return payload;
@@ -29204,23 +35200,23 @@ function canParseURL(input2) {
     return false;
   }
 }
-function validateURL(trimmed, def) {
+function validateURL(trimmed2, def) {
   if (!("normalize" in def) && !("hostname" in def) && !("protocol" in def)) {
-    return canParseURL(trimmed) || URL_UNPARSEABLE;
+    return canParseURL(trimmed2) || URL_UNPARSEABLE;
   }
-  return parseURLObject(trimmed, def);
+  return parseURLObject(trimmed2, def);
 }
-function parseURLObject(trimmed, def) {
-  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
+function parseURLObject(trimmed2, def) {
+  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed2)) {
     return URL_BAD_FORMAT;
   }
   try {
     if (typeof URL !== "undefined") {
       const URLStatic = URL;
       if (typeof URLStatic.parse === "function")
-        return URLStatic.parse(trimmed) ?? URL_UNPARSEABLE;
+        return URLStatic.parse(trimmed2) ?? URL_UNPARSEABLE;
     }
-    return new URL(trimmed);
+    return new URL(trimmed2);
   } catch {
     return URL_UNPARSEABLE;
   }
@@ -29241,8 +35237,8 @@ var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
   $ZodStringFormat.init(inst, def);
   inst._zod.check = (payload) => {
     try {
-      const trimmed = payload.value.trim();
-      const url2 = validateURL(trimmed, def);
+      const trimmed2 = payload.value.trim();
+      const url2 = validateURL(trimmed2, def);
       if (url2 === URL_BAD_FORMAT) {
         payload.issues.push({
           code: "invalid_format",
@@ -29265,7 +35261,7 @@ var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
         return;
       }
       if (url2 === true) {
-        payload.value = stripTabAndNewline(trimmed);
+        payload.value = stripTabAndNewline(trimmed2);
         return;
       }
       if (def.hostname && !urlHostnameOk(url2, def.hostname)) {
@@ -29290,9 +35286,9 @@ var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
           continue: !def.abort
         });
       }
-      payload.value = def.normalize ? url2.href : stripTabAndNewline(trimmed);
+      payload.value = def.normalize ? url2.href : stripTabAndNewline(trimmed2);
       return;
-    } catch (_) {
+    } catch (_2) {
       payload.issues.push({
         code: "invalid_format",
         format: "url",
@@ -29445,7 +35441,7 @@ var base64urlCharset = /^[A-Za-z0-9_-]*$/;
 function isValidBase64URL(data) {
   if (!base64urlCharset.test(data))
     return false;
-  const base643 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const base643 = data.replace(/[-_]/g, (c3) => c3 === "-" ? "+" : "/");
   const padded = base643.padEnd(Math.ceil(base643.length / 4) * 4, "=");
   return isValidBase64(padded);
 }
@@ -29503,12 +35499,12 @@ var $ZodCreditCard = /* @__PURE__ */ $constructor("$ZodCreditCard", (inst, def) 
 function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
-  for (let i = 4; i < len; i++) {
-    const code = iban3.charCodeAt(i);
+  for (let i2 = 4; i2 < len; i2++) {
+    const code = iban3.charCodeAt(i2);
     remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
   }
-  for (let i = 0; i < 4; i++) {
-    const code = iban3.charCodeAt(i);
+  for (let i2 = 0; i2 < 4; i2++) {
+    const code = iban3.charCodeAt(i2);
     remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
   }
   return remainder === 1;
@@ -29588,7 +35584,7 @@ var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
     if (def.coerce)
       try {
         payload.value = Number(payload.value);
-      } catch (_) {
+      } catch (_2) {
       }
     const input2 = payload.value;
     if (typeof input2 === "number" && !Number.isNaN(input2) && Number.isFinite(input2)) {
@@ -29616,7 +35612,7 @@ var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
     if (def.coerce)
       try {
         payload.value = Boolean(payload.value);
-      } catch (_) {
+      } catch (_2) {
       }
     const input2 = payload.value;
     if (typeof input2 === "boolean")
@@ -29637,7 +35633,7 @@ var $ZodBigInt = /* @__PURE__ */ $constructor("$ZodBigInt", (inst, def) => {
     if (def.coerce)
       try {
         payload.value = BigInt(payload.value);
-      } catch (_) {
+      } catch (_2) {
       }
     if (typeof payload.value === "bigint")
       return payload;
@@ -29766,7 +35762,7 @@ function capSize(inst, size) {
   const caps = sizeCaps(inst._zod.def.checks);
   if (!caps.length)
     return;
-  const cap = Math.min(...caps.map((c) => c[0]));
+  const cap = Math.min(...caps.map((c3) => c3[0]));
   const parse5 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
@@ -29811,16 +35807,16 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
     payload.value = memo2 ? memo2.alloc(inst, payload, Array(input2.length), ctx) : Array(input2.length);
     const proms = [];
     const abortEarly = ctx?.abortEarly;
-    for (let i = 0; i < input2.length; i++) {
-      const item = input2[i];
+    for (let i2 = 0; i2 < input2.length; i2++) {
+      const item = input2[i2];
       const result = def.element._zod.run({
         value: item,
         issues: []
       }, ctx);
       if (result instanceof Promise) {
-        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
+        proms.push(result.then((result2) => handleArrayResult(result2, payload, i2)));
       } else {
-        handleArrayResult(result, payload, i);
+        handleArrayResult(result, payload, i2);
         if (abortEarly && result.issues.length !== 0 && aborted(result))
           break;
       }
@@ -29869,9 +35865,9 @@ function normalizeDef(def) {
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+  for (const k2 of allKeys) {
+    if (!def.shape?.[k2]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k2)}": expected a Zod schema`);
     }
   }
   const okeys = optionalKeys(def.shape);
@@ -29889,7 +35885,7 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
   const unrecognized = [];
   const keySet = def.keySet;
   const _catchall = def.catchall._zod;
-  const t = _catchall.def.type;
+  const t2 = _catchall.def.type;
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
@@ -29902,19 +35898,19 @@ function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
     if (keySet.has(key))
       continue;
     if (key === "__proto__") {
-      if (t === "never")
+      if (t2 === "never")
         unrecognized.push(key);
       continue;
     }
-    if (t === "never") {
+    if (t2 === "never") {
       unrecognized.push(key);
       continue;
     }
-    const r = _catchall.run({ value: input2[key], issues: [] }, ctx);
-    if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+    const r2 = _catchall.run({ value: input2[key], issues: [] }, ctx);
+    if (r2 instanceof Promise) {
+      proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input2, optin, optout)));
     } else {
-      handlePropertyResult(r, payload, key, input2, optin, optout);
+      handlePropertyResult(r2, payload, key, input2, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -29998,11 +35994,11 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
       const el = shape[key];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r = el._zod.run({ value: input2[key], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+      const r2 = el._zod.run({ value: input2[key], issues: [] }, ctx);
+      if (r2 instanceof Promise) {
+        proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input2, optin, optout)));
       } else {
-        handlePropertyResult(r, payload, key, input2, optin, optout);
+        handlePropertyResult(r2, payload, key, input2, optin, optout);
       }
     }
     if (!catchall) {
@@ -30020,12 +36016,12 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     const normalized = _normalized.value;
     const syms = normalized.symbolKeys;
     const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
-    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-    const prefixStr = (id, k) => `
+    const parseStr = (k2) => `shape[${k2}]._zod.run({ value: input[${k2}], issues: [] }, ctx)`;
+    const prefixStr = (id, k2) => `
           let ${id}_ab = false;
           for (let i = 0; i < ${id}.issues.length; i++) {
             const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            iss.path = iss.path ? [${k2}, ...iss.path] : [${k2}];
             payload.issues.push(iss);
             if (iss.continue !== true) ${id}_ab = true;
           }
@@ -30044,23 +36040,23 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       if (key === "__proto__")
         continue;
       const id = ids[key];
-      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
-      const isPresent = `${k} in input`;
+      const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const isPresent = `${k2} in input`;
       const schema = shape[key];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
-      doc.write(`const ${id} = ${parseStr(k)};`);
+      doc.write(`const ${id} = ${parseStr(k2)};`);
       if (isOptionalIn && isOptionalOut) {
         const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
         doc.write(`
         const ${id}_present = ${isPresent};
         if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
+          if (${id}.issues.length) {${prefixStr(id, k2)}
           }
 
           if (${assign}) {
-            newResult[${k}] = ${id}.value;
+            newResult[${k2}] = ${id}.value;
           }
         }
 
@@ -30068,14 +36064,14 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       } else if (!isOptionalIn) {
         doc.write(`
         const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
         if (!${id}_present && !${id}.issues.length) {
           payload.issues.push({
             code: "invalid_type",
             expected: "nonoptional",
             input: undefined,
-            path: [${k}]
+            path: [${k2}]
           });
           if (ctx && ctx.abortEarly) {
             payload.value = newResult;
@@ -30084,21 +36080,21 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
         }
 
         if (${id}_present) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
 
       `);
       } else {
         doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
       `);
         if (optin === "defaulted") {
-          doc.write(`newResult[${k}] = ${id}.value;`);
+          doc.write(`newResult[${k2}] = ${id}.value;`);
         } else {
           doc.write(`
         if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
       `);
         }
@@ -30145,7 +36141,7 @@ function handleUnionResults(results, final, inst, ctx) {
       return final;
     }
   }
-  const nonaborted = results.filter((r) => !aborted(r));
+  const nonaborted = results.filter((r2) => !aborted(r2));
   if (nonaborted.length === 1) {
     final.value = nonaborted[0].value;
     return nonaborted[0];
@@ -30160,25 +36156,25 @@ function handleUnionResults(results, final, inst, ctx) {
 }
 var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
   $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o2) => o2._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o2) => o2._zod.optin !== void 0) ? "optional" : void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o2) => o2._zod.optout === "optional") ? "optional" : void 0);
   defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o) => o._zod.values)) {
+    if (zod.def.options.every((o2) => o2._zod.values)) {
       return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
     }
     return void 0;
   });
   defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o) => o._zod.pattern)) {
-      const patterns = zod.def.options.map((o) => o._zod.pattern);
-      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
+    if (zod.def.options.every((o2) => o2._zod.pattern)) {
+      const patterns = zod.def.options.map((o2) => o2._zod.pattern);
+      return new RegExp(`^(${patterns.map((p2) => cleanRegex(p2.source)).join("|")})$`);
     }
     return void 0;
   });
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
+  const first2 = def.options.length === 1 ? def.options[0]._zod.run : null;
   inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
+    if (first2) {
+      return first2(payload, ctx);
     }
     let async = false;
     const results = [];
@@ -30205,9 +36201,9 @@ var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
 });
 function handleExclusiveUnionResults(results, final, inst, ctx) {
   const matches = [];
-  for (let i = 0; i < results.length; i++) {
-    if (results[i].issues.length === 0)
-      matches.push(i);
+  for (let i2 = 0; i2 < results.length; i2++) {
+    if (results[i2].issues.length === 0)
+      matches.push(i2);
   }
   if (matches.length === 1) {
     final.value = results[matches[0]].value;
@@ -30235,10 +36231,10 @@ function handleExclusiveUnionResults(results, final, inst, ctx) {
 var $ZodXor = /* @__PURE__ */ $constructor("$ZodXor", (inst, def) => {
   $ZodUnion.init(inst, def);
   def.inclusive = false;
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
+  const first2 = def.options.length === 1 ? def.options[0]._zod.run : null;
   inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
+    if (first2) {
+      return first2(payload, ctx);
     }
     let async = false;
     const results = [];
@@ -30304,12 +36300,12 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
         throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
       if (pv[zod.def.discriminator]?.has(void 0))
         undefinedCount++;
-      for (const [k, v] of Object.entries(pv)) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-          assignProp(propValues, k, /* @__PURE__ */ new Set());
+      for (const [k2, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k2)) {
+          assignProp(propValues, k2, /* @__PURE__ */ new Set());
         }
         for (const val of v) {
-          propValues[k].add(val);
+          propValues[k2].add(val);
         }
       }
     }
@@ -30317,10 +36313,10 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
       propValues[zod.def.discriminator]?.delete(void 0);
     return propValues;
   });
-  def.options.forEach((option, i) => {
+  def.options.forEach((option, i2) => {
     const propShape = rawShape(option._zod.def);
     if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
-      throw new Error(`Invalid discriminated union option at index "${i}"`);
+      throw new Error(`Invalid discriminated union option at index "${i2}"`);
     }
   });
   const disc = cached(() => discriminatorMap(def));
@@ -30371,23 +36367,23 @@ var $ZodIntersection = /* @__PURE__ */ $constructor("$ZodIntersection", (inst, d
     return handleIntersectionResults(payload, left, right);
   };
 });
-function mergeValues(a, b) {
-  if (a === b) {
+function mergeValues(a, b2) {
+  if (a === b2) {
     return { valid: true, data: a };
   }
-  if (a instanceof Date && b instanceof Date && +a === +b) {
+  if (a instanceof Date && b2 instanceof Date && +a === +b2) {
     return { valid: true, data: a };
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const bKeys = Object.keys(b);
+  if (isPlainObject(a) && isPlainObject(b2)) {
+    const bKeys = Object.keys(b2);
     const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
-    const newObj = { ...a, ...b };
+    const newObj = { ...a, ...b2 };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
     for (const key of sharedKeys) {
       if (key === "__proto__")
         continue;
-      const sharedValue = mergeValues(a[key], b[key]);
+      const sharedValue = mergeValues(a[key], b2[key]);
       if (!sharedValue.valid) {
         return {
           valid: false,
@@ -30398,14 +36394,14 @@ function mergeValues(a, b) {
     }
     return { valid: true, data: newObj };
   }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) {
+  if (Array.isArray(a) && Array.isArray(b2)) {
+    if (a.length !== b2.length) {
       return { valid: false, mergeErrorPath: [] };
     }
     const newArray = [];
     for (let index = 0; index < a.length; index++) {
       const itemA = a[index];
-      const itemB = b[index];
+      const itemB = b2[index];
       const sharedValue = mergeValues(itemA, itemB);
       if (!sharedValue.valid) {
         return {
@@ -30429,17 +36425,17 @@ function handleIntersectionResults(result, left, right) {
       unrecIssue ?? (unrecIssue = iss);
       keys = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-      const k = String(iss.path[0]);
-      if (!keyIssues.has(k))
-        keyIssues.set(k, iss);
-      keys = [k];
+      const k2 = String(iss.path[0]);
+      if (!keyIssues.has(k2))
+        keyIssues.set(k2, iss);
+      keys = [k2];
     } else {
       return false;
     }
-    for (const k of keys) {
-      if (!unrecKeys.has(k))
-        unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
+    for (const k2 of keys) {
+      if (!unrecKeys.has(k2))
+        unrecKeys.set(k2, {});
+      unrecKeys.get(k2)[side] = true;
     }
     return true;
   };
@@ -30451,14 +36447,14 @@ function handleIntersectionResults(result, left, right) {
     if (!collect(iss, "r"))
       result.issues.push(iss);
   }
-  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k2]) => k2);
   if (bothKeys.length) {
-    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    const aggregated = unrecIssue ? bothKeys.filter((k2) => unrecIssue.keys.includes(k2)) : [];
     if (aggregated.length)
       result.issues.push({ ...unrecIssue, keys: aggregated });
-    for (const k of bothKeys) {
-      if (!aggregated.includes(k) && keyIssues.has(k))
-        result.issues.push(keyIssues.get(k));
+    for (const k2 of bothKeys) {
+      if (!aggregated.includes(k2) && keyIssues.has(k2))
+        result.issues.push(keyIssues.get(k2));
     }
   }
   const merged = mergeValues(left.value, right.value);
@@ -30516,20 +36512,20 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     const itemResults = new Array(items.length);
     const abortEarly = def.rest ? ctx?.abortEarly : void 0;
     let itemAborted = false;
-    for (let i = 0; i < items.length; i++) {
-      const r = items[i]._zod.run({ value: input2[i], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((rr) => {
-          itemResults[i] = rr;
+    for (let i2 = 0; i2 < items.length; i2++) {
+      const r2 = items[i2]._zod.run({ value: input2[i2], issues: [] }, ctx);
+      if (r2 instanceof Promise) {
+        proms.push(r2.then((rr) => {
+          itemResults[i2] = rr;
         }));
       } else {
-        itemResults[i] = r;
-        if (abortEarly && !itemAborted && r.issues.length)
-          itemAborted = aborted(r);
+        itemResults[i2] = r2;
+        if (abortEarly && !itemAborted && r2.issues.length)
+          itemAborted = aborted(r2);
       }
     }
     if (def.rest && !itemAborted) {
-      let i = items.length - 1;
+      let i2 = items.length - 1;
       const rest = input2.slice(items.length);
       let seen = payload.issues.length;
       for (const el of rest) {
@@ -30538,12 +36534,12 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
             break;
           seen = payload.issues.length;
         }
-        i++;
+        i2++;
         const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
         if (result instanceof Promise) {
-          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
+          proms.push(result.then((r2) => handleTupleResult(r2, payload, i2)));
         } else {
-          handleTupleResult(result, payload, i);
+          handleTupleResult(result, payload, i2);
         }
       }
     }
@@ -30554,10 +36550,10 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
   };
 });
 function getTupleOptStart(items, key) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+  for (let i2 = items.length - 1; i2 >= 0; i2--) {
+    const omittable = key === "optin" ? items[i2]._zod.optin !== void 0 : items[i2]._zod.optout === "optional";
     if (!omittable)
-      return i + 1;
+      return i2 + 1;
   }
   return 0;
 }
@@ -30568,25 +36564,25 @@ function handleTupleResult(result, final, index) {
   final.value[index] = result.value;
 }
 function handleTupleResults(itemResults, final, items, input2, optoutStart) {
-  for (let i = 0; i < items.length; i++) {
-    const r = itemResults[i];
-    const isPresent = i < input2.length;
-    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-      final.value.length = i;
+  for (let i2 = 0; i2 < items.length; i2++) {
+    const r2 = itemResults[i2];
+    const isPresent = i2 < input2.length;
+    if (!isPresent && i2 >= optoutStart && items[i2]._zod.optin === "optional") {
+      final.value.length = i2;
       break;
     }
-    if (r.issues.length) {
-      if (!isPresent && i >= optoutStart) {
-        final.value.length = i;
+    if (r2.issues.length) {
+      if (!isPresent && i2 >= optoutStart) {
+        final.value.length = i2;
         break;
       }
-      final.issues.push(...prefixIssues(i, r.issues));
+      final.issues.push(...prefixIssues(i2, r2.issues));
     }
-    final.value[i] = r.value;
+    final.value[i2] = r2.value;
   }
-  for (let i = final.value.length - 1; i >= input2.length; i--) {
-    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
-      final.value.length = i;
+  for (let i2 = final.value.length - 1; i2 >= input2.length; i2--) {
+    if (items[i2]._zod.optout === "optional" && final.value[i2] === void 0) {
+      final.value.length = i2;
     } else {
       break;
     }
@@ -30868,8 +36864,8 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   const valuesSet = new Set(values);
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
+    const patternValues = getEnumValues(zod.def.entries).filter((k2) => propertyKeyTypes.has(typeof k2));
+    return new RegExp(patternValues.length ? `^(${patternValues.map((o2) => escapeRegex(o2.toString())).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
@@ -30891,7 +36887,7 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
   inst._zod.values = values;
   defineLazyInternal(inst, "pattern", (zod) => {
     const vals = zod.def.values;
-    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
+    return new RegExp(vals.length ? `^(${vals.map((o2) => typeof o2 === "string" ? escapeRegex(o2) : o2 ? escapeRegex(o2.toString()) : String(o2)).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
@@ -31041,7 +37037,7 @@ var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "values", (zod) => {
     const v = zod.def.innerType._zod.values;
-    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+    return v ? new Set([...v].filter((x2) => x2 !== void 0)) : void 0;
   });
   inst._zod.parse = (payload, ctx) => {
     const result = def.innerType._zod.run(payload, ctx);
@@ -31366,9 +37362,9 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
     return payload;
   };
   inst.input = (...args) => {
-    const F = inst.constructor;
+    const F2 = inst.constructor;
     if (Array.isArray(args[0])) {
-      return new F({
+      return new F2({
         type: "function",
         input: new $ZodTuple({
           type: "tuple",
@@ -31378,15 +37374,15 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
         output: inst._def.output
       });
     }
-    return new F({
+    return new F2({
       type: "function",
       input: args[0],
       output: inst._def.output
     });
   };
   inst.output = (output2) => {
-    const F = inst.constructor;
-    return new F({
+    const F2 = inst.constructor;
+    return new F2({
       type: "function",
       input: inst._def.input,
       output: output2
@@ -31420,16 +37416,16 @@ var $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
 var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
   $ZodCheck.init(inst, def);
   $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _) => {
+  inst._zod.parse = (payload, _2) => {
     return payload;
   };
   inst._zod.check = (payload) => {
     const input2 = payload.value;
-    const r = def.fn(input2);
-    if (r instanceof Promise) {
-      return r.then((r2) => handleRefineResult(r2, payload, input2, inst));
+    const r2 = def.fn(input2);
+    if (r2 instanceof Promise) {
+      return r2.then((r3) => handleRefineResult(r3, payload, input2, inst));
     }
-    handleRefineResult(r, payload, input2, inst);
+    handleRefineResult(r2, payload, input2, inst);
     return;
   };
 });
@@ -31632,8 +37628,8 @@ var memo = {
     return empty;
   },
   guard(inst) {
-    var _a3;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    var _a4;
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred.push(() => {
       const base = inst._zod.parse;
       const wrapped = (payload, ctx) => {
@@ -31647,12 +37643,12 @@ var memo = {
     });
   },
   attach(inst) {
-    var _a3;
+    var _a4;
     let isRecursiveInst;
     let rechecked = false;
     let lastCtx;
     let lastBucket;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred.push(() => {
       const base = inst._zod.parse;
       const wrapped = (payload, ctx) => {
@@ -31704,10 +37700,10 @@ var memo = {
         handoff = void 0;
         const entry = open2.length > depth ? open2.pop() : void 0;
         if (result instanceof Promise) {
-          return result.then((r) => {
+          return result.then((r2) => {
             if (entry)
-              entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
-            return r;
+              entry.issues = r2.issues.length ? cloneIssues(r2.issues) : NO_ISSUES;
+            return r2;
           });
         }
         if (entry)
@@ -32411,7 +38407,7 @@ var error5 = () => {
         return `${issue3.origin} \u098F \u0985\u09AC\u09C8\u09A7 \u0995\u09C0`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0985\u09AC\u09C8\u09A7 \u09A1\u09BF\u09B8\u0995\u09CD\u09B0\u09BF\u09AE\u09BF\u09A8\u09C7\u099F\u09B0 \u09AE\u09BE\u09A8\u0964 \u09AA\u09CD\u09B0\u09A4\u09CD\u09AF\u09BE\u09B6\u09BF\u09A4 ${opts}`;
         }
         return "\u0985\u09AC\u09C8\u09A7 \u0987\u09A8\u09AA\u09C1\u099F";
@@ -32615,7 +38611,7 @@ var error7 = () => {
         const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
         const receivedType = parsedType(issue3.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        const postfix = ["\u0627", "\u0648", "\u06C6", "\u0648\u0648", "\u06D5", "\u06CC", "\u06CE"].some((p) => received.endsWith(p)) ? "\u06CC\u06D5" : "\u06D5";
+        const postfix = ["\u0627", "\u0648", "\u06C6", "\u0648\u0648", "\u06D5", "\u06CC", "\u06CE"].some((p2) => received.endsWith(p2)) ? "\u06CC\u06D5" : "\u06D5";
         const isEnglish = /^[a-zA-Z]+$/.test(received);
         if (receivedType === "null" || receivedType === "undefined")
           return `\u062F\u0627\u0648\u0627\u06A9\u0631\u0627\u0648\u06D5`;
@@ -32658,7 +38654,7 @@ var error7 = () => {
         return `\u06A9\u0644\u06CC\u0644\u06CC \u0646\u0627\u062F\u0631\u0648\u0633\u062A \u0644\u06D5 ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0628\u06D5\u0647\u0627\u06CC \u0646\u06D5\u0646\u0627\u0633\u0631\u0627\u0648 \u0647\u06D5\u06CC\u06D5. \u0628\u06D5\u0647\u0627\u06CC \u0686\u0627\u0648\u06D5\u0695\u0648\u0627\u0646\u06A9\u0631\u0627\u0648: ${opts}`;
         }
         return "\u06CC\u06D5\u06A9\u06AF\u0631\u062A\u0646\u06CC \u0646\u0627\u062F\u0631\u0648\u0633\u062A";
@@ -33245,7 +39241,7 @@ var error12 = () => {
         return `Invalid key in ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `Invalid discriminator value. Expected ${opts}`;
         }
         if (issue3.inclusive === false) {
@@ -34095,7 +40091,7 @@ var error19 = () => {
         return `${issue3.origin} \u0AAE\u0ABE\u0A82 \u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0A95\u0AC0`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0AA1\u0ABF\u0AB8\u0ACD\u0A95\u0ACD\u0AB0\u0ABF\u0AAE\u0ABF\u0AA8\u0AC7\u0A9F\u0AB0 \u0AAE\u0AC2\u0AB2\u0ACD\u0AAF. \u0A85\u0AAA\u0AC7\u0A95\u0ACD\u0AB7\u0ABF\u0AA4 ${opts}`;
         }
         return "\u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0A87\u0AA8\u0AAA\u0AC1\u0A9F";
@@ -34142,16 +40138,16 @@ var error20 = () => {
     number: { unit: "", shortLabel: "\u05E7\u05D8\u05DF", longLabel: "\u05D2\u05D3\u05D5\u05DC" }
     // no unit
   };
-  const typeEntry = (t) => t ? TypeNames[t] : void 0;
-  const typeLabel = (t) => {
-    const e = typeEntry(t);
+  const typeEntry = (t2) => t2 ? TypeNames[t2] : void 0;
+  const typeLabel = (t2) => {
+    const e = typeEntry(t2);
     if (e)
       return e.label;
-    return t ?? TypeNames.unknown.label;
+    return t2 ?? TypeNames.unknown.label;
   };
-  const withDefinite = (t) => `\u05D4${typeLabel(t)}`;
-  const verbFor = (t) => {
-    const e = typeEntry(t);
+  const withDefinite = (t2) => `\u05D4${typeLabel(t2)}`;
+  const verbFor = (t2) => {
+    const e = typeEntry(t2);
     const gender = e?.gender ?? "m";
     return gender === "f" ? "\u05E6\u05E8\u05D9\u05DB\u05D4 \u05DC\u05D4\u05D9\u05D5\u05EA" : "\u05E6\u05E8\u05D9\u05DA \u05DC\u05D4\u05D9\u05D5\u05EA";
   };
@@ -34409,7 +40405,7 @@ var error21 = () => {
         return `\u0905\u092E\u093E\u0928\u094D\u092F \u0915\u0941\u0902\u091C\u0940: ${issue3.origin} \u092E\u0947\u0902`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0905\u092E\u093E\u0928\u094D\u092F \u0921\u093F\u0938\u094D\u0915\u094D\u0930\u093F\u092E\u093F\u0928\u0947\u091F\u0930 \u092E\u093E\u0928: \u0905\u092A\u0947\u0915\u094D\u0937\u093F\u0924 ${opts}`;
         }
         return "\u0905\u092E\u093E\u0928\u094D\u092F \u0907\u0928\u092A\u0941\u091F";
@@ -35618,7 +41614,7 @@ var error31 = () => {
         return `\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF\u0CB5\u0CBE\u0CA6 \u0C95\u0CC0 \u0C87\u0CA8\u0CCD ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF \u0CA4\u0CBE\u0CB0\u0CA4\u0CAE\u0CCD\u0CAF \u0CAE\u0CCC\u0CB2\u0CCD\u0CAF. \u0CA8\u0CBF\u0CB0\u0CC0\u0C95\u0CCD\u0CB7\u0CBF\u0CB8\u0CB2\u0CBE\u0C97\u0CBF\u0CA6\u0CC6 ${opts}`;
         }
         return "\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF \u0C87\u0CA8\u0CCD\u200C\u0CAA\u0CC1\u0C9F\u0CCD";
@@ -35758,11 +41754,11 @@ var capitalizeFirstCharacter = (text) => {
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
-  const last = abs % 10;
-  const last2 = abs % 100;
-  if (last2 >= 11 && last2 <= 19 || last === 0)
+  const last2 = abs % 10;
+  const last22 = abs % 100;
+  if (last22 >= 11 && last22 <= 19 || last2 === 0)
     return "many";
-  if (last === 1)
+  if (last2 === 1)
     return "one";
   return "few";
 }
@@ -36283,7 +42279,7 @@ var error36 = () => {
         return `\u0905\u092E\u093E\u0928\u094D\u092F \u0915\u0941\u091E\u094D\u091C\u0940: ${issue3.origin} \u092E\u093E`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u0905\u092E\u093E\u0928\u094D\u092F \u0921\u093F\u0938\u094D\u0915\u094D\u0930\u093F\u092E\u093F\u0928\u0947\u091F\u0930 \u092E\u093E\u0928: \u0905\u092A\u0947\u0915\u094D\u0937\u093F\u0924 ${opts}`;
         }
         return "\u0905\u092E\u093E\u0928\u094D\u092F \u0907\u0928\u092A\u0941\u091F";
@@ -37121,7 +43117,7 @@ var error43 = () => {
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `Valor de discrimina\xE7\xE3o inv\xE1lido. Esperava ${opts}`;
         }
         return "Entrada inv\xE1lida";
@@ -37266,7 +43262,7 @@ var error44 = () => {
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `Valor de discrimina\xE7\xE3o inv\xE1lido. Esperava ${opts}`;
         }
         return "Entrada inv\xE1lida";
@@ -38139,7 +44135,7 @@ var error51 = () => {
         return `\u041A\u0430\u043B\u0438\u0434\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442 \u0434\u0430\u0440 ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
           return `\u049A\u0438\u043C\u0430\u0442\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442\u0438 \u0434\u0438\u0441\u043A\u0440\u0438\u043C\u0438\u043D\u0430\u0442\u043E\u0440: ${opts} \u0438\u043D\u0442\u0438\u0437\u043E\u0440 \u043C\u0435\u0440\u0430\u0444\u0442`;
         }
         return "\u0412\u0443\u0440\u0443\u0434\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442";
@@ -39326,9 +45322,9 @@ var $ZodRegistry = class {
     return this;
   }
   get(schema) {
-    const p = schema._zod.parent;
-    if (p) {
-      const pm = { ...this.get(p) ?? {} };
+    const p2 = schema._zod.parent;
+    if (p2) {
+      const pm = { ...this.get(p2) ?? {} };
       delete pm.id;
       const f = { ...pm, ...this._map.get(schema) };
       return Object.keys(f).length ? f : void 0;
@@ -39361,18 +45357,18 @@ var ZodCompileUnsupportedError = class extends Error {
     this.islandable = islandable;
   }
 };
-function compileValidator(schema, parser) {
+function compileValidator(schema, parser4) {
   try {
     return compileFn(schema, { assertOnly: true });
   } catch {
-    return parser;
+    return parser4;
   }
 }
 function compile(schema, options) {
   try {
-    const parser = compileFn(schema);
-    const clone2 = withParser(schema, parser);
-    clone2._zod.bag.validator = compileValidator(schema, parser);
+    const parser4 = compileFn(schema);
+    const clone2 = withParser(schema, parser4);
+    clone2._zod.bag.validator = compileValidator(schema, parser4);
     return clone2;
   } catch (err) {
     if (options?.strict)
@@ -39380,7 +45376,7 @@ function compile(schema, options) {
     return schema;
   }
 }
-function withParser(schema, parser) {
+function withParser(schema, parser4) {
   if (isRecursiveSchema(schema)) {
     throw new ZodCompileUnsupportedError("a schema whose subtree contains a reference cycle");
   }
@@ -39394,7 +45390,7 @@ function withParser(schema, parser) {
     if (ctx && isBackEdge(ctx, payload.value)) {
       return originalRun(payload, ctx);
     }
-    const out = parser(payload.value);
+    const out = parser4(payload.value);
     if (out !== INVALID) {
       payload.value = out;
       return payload;
@@ -39405,19 +45401,19 @@ function withParser(schema, parser) {
   };
   wrapped.__originalRun = originalRun;
   clone2._zod.bag.fallbackRun = originalRun;
-  clone2._zod.bag.validator = parser;
+  clone2._zod.bag.validator = parser4;
   clone2._zod.run = wrapped;
   if (!liveRun.__originalRun)
-    installCompiledUserMethods(clone2, schema, parser);
+    installCompiledUserMethods(clone2, schema, parser4);
   return clone2;
 }
-function installCompiledUserMethods(target, source, parser) {
+function installCompiledUserMethods(target, source, parser4) {
   const targetAny = target;
   const sourceAny = source;
   if (typeof sourceAny.safeParse === "function") {
     const originalSafeParse = sourceAny.safeParse;
     targetAny.safeParse = (data, params) => {
-      const out = parser(data);
+      const out = parser4(data);
       if (out !== INVALID) {
         return { success: true, data: out };
       }
@@ -39427,7 +45423,7 @@ function installCompiledUserMethods(target, source, parser) {
   if (typeof sourceAny.parse === "function") {
     const originalParse2 = sourceAny.parse;
     targetAny.parse = (data, params) => {
-      const out = parser(data);
+      const out = parser4(data);
       if (out !== INVALID) {
         return out;
       }
@@ -39458,13 +45454,13 @@ function compileFn(schema, options) {
   const code = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
 ${code}` : code : "";
-  const F = Function;
+  const F2 = Function;
   const factoryCode = `return (input) => {
 ${code}
 }`;
   let fn;
   try {
-    const factory = new F(...constantNames, factoryCode);
+    const factory = new F2(...constantNames, factoryCode);
     fn = factory(...constantValues);
   } catch (err) {
     throw new ZodCompileUnsupportedError(`this schema (generated code failed to evaluate: ${err.message})`);
@@ -39495,8 +45491,8 @@ function runtimeRun(schema, value) {
   const result = schema._zod.run({ value, issues: [] }, {});
   if (result && typeof result.then === "function")
     return INVALID;
-  const r = result;
-  return r.issues.length === 0 ? r.value : INVALID;
+  const r2 = result;
+  return r2.issues.length === 0 ? r2.value : INVALID;
 }
 function compileChild(doc, ctx, schema, accessor, needsValue = true) {
   const contentLen = doc.content.length;
@@ -39511,8 +45507,8 @@ function compileChild(doc, ctx, schema, accessor, needsValue = true) {
     doc.content.length = contentLen;
     if (ctx.constants.size > constantCount) {
       const trailing = Array.from(ctx.constants.keys()).slice(constantCount);
-      for (const k of trailing)
-        ctx.constants.delete(k);
+      for (const k2 of trailing)
+        ctx.constants.delete(k2);
     }
     ctx.constantCounter = constantCounter;
     ctx.varCounter = varCounter;
@@ -40108,8 +46104,8 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const keys = Object.keys(shape);
   const symbolKeys = Object.getOwnPropertySymbols(shape);
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  const keyExpr = (k) => typeof k === "symbol" ? addConstant(ctx, k) : esc(k);
-  const propKey = (k) => typeof k === "symbol" ? `[${keyExpr(k)}]` : esc(k);
+  const keyExpr = (k2) => typeof k2 === "symbol" ? addConstant(ctx, k2) : esc(k2);
+  const propKey = (k2) => typeof k2 === "symbol" ? `[${keyExpr(k2)}]` : esc(k2);
   const propShape = shape;
   if (keys.includes("__proto__")) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
@@ -40153,7 +46149,7 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (catchall) {
     const catchallType = catchall._zod.def.type;
     if (catchallType === "never") {
-      const condition = keys.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
+      const condition = keys.map((k2) => `k !== ${esc(k2)}`).join(" && ") || "true";
       doc.write(`for (const k in ${accessor}) {`);
       doc.indented((d) => {
         d.write(`if (${condition}) return INVALID;`);
@@ -40166,7 +46162,7 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     }
   }
   const outputVar = newVar(ctx);
-  const hasConditionalKeys = allKeys.some((k) => mayOmitUndefined(propShape[k]) || dropsWhenAbsent(propShape[k]));
+  const hasConditionalKeys = allKeys.some((k2) => mayOmitUndefined(propShape[k2]) || dropsWhenAbsent(propShape[k2]));
   if (!buildsValue) {
     if (unknownKeysMode === "schema") {
       const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
@@ -40184,16 +46180,16 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     return null;
   }
   if (!hasConditionalKeys) {
-    const propLiterals = allKeys.map((k) => `${propKey(k)}: ${propOutputs.get(k)}`).join(", ");
+    const propLiterals = allKeys.map((k2) => `${propKey(k2)}: ${propOutputs.get(k2)}`).join(", ");
     doc.write(`const ${outputVar} = { ${propLiterals} };`);
   } else {
     doc.write(`const ${outputVar} = {};`);
-    for (const k of allKeys) {
-      const kx = keyExpr(k);
-      const out = propOutputs.get(k);
-      if (dropsWhenAbsent(propShape[k])) {
+    for (const k2 of allKeys) {
+      const kx = keyExpr(k2);
+      const out = propOutputs.get(k2);
+      if (dropsWhenAbsent(propShape[k2])) {
         doc.write(`if (${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
-      } else if (mayOmitUndefined(propShape[k])) {
+      } else if (mayOmitUndefined(propShape[k2])) {
         doc.write(`if (${out} !== undefined || ${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
       } else {
         doc.write(`${outputVar}[${kx}] = ${out};`);
@@ -40513,22 +46509,22 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   }
   const outputVar = newVar(ctx);
   doc.write(`const ${outputVar} = [];`);
-  for (let i = 0; i < items.length; i++) {
-    const itemSchema = items[i];
-    if (i >= optoutStart) {
-      doc.write(`if (${outputVar}.length === ${i}) {`);
+  for (let i2 = 0; i2 < items.length; i2++) {
+    const itemSchema = items[i2];
+    if (i2 >= optoutStart) {
+      doc.write(`if (${outputVar}.length === ${i2}) {`);
       doc.indented((d) => {
-        d.write(`if (${i} < ${accessor}.length) {`);
+        d.write(`if (${i2} < ${accessor}.length) {`);
         d.indented((d2) => {
           const elemVar = newVar(ctx);
-          d2.write(`const ${elemVar} = ${accessor}[${i}];`);
+          d2.write(`const ${elemVar} = ${accessor}[${i2}];`);
           const elemOutput = compileChild(d2, ctx, itemSchema, elemVar);
-          d2.write(`${outputVar}[${i}] = ${elemOutput};`);
+          d2.write(`${outputVar}[${i2}] = ${elemOutput};`);
         });
         d.write(`} else {`);
         d.indented((d2) => {
           if (dropsWhenAbsent(itemSchema)) {
-            d2.write(`${outputVar}.length = ${i};`);
+            d2.write(`${outputVar}.length = ${i2};`);
             return;
           }
           const elemVar = newVar(ctx);
@@ -40540,17 +46536,17 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
             d3.write(`return ${elemOutput};`);
           });
           d2.write(`})();`);
-          d2.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
-          d2.write(`else ${outputVar}[${i}] = ${branchVar};`);
+          d2.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i2};`);
+          d2.write(`else ${outputVar}[${i2}] = ${branchVar};`);
         });
         d.write(`}`);
       });
       doc.write(`}`);
     } else {
       const elemVar = newVar(ctx);
-      doc.write(`const ${elemVar} = ${accessor}[${i}];`);
+      doc.write(`const ${elemVar} = ${accessor}[${i2}];`);
       const elemOutput = compileChild(doc, ctx, itemSchema, elemVar);
-      doc.write(`${outputVar}[${i}] = ${elemOutput};`);
+      doc.write(`${outputVar}[${i2}] = ${elemOutput};`);
     }
   }
   if (rest) {
@@ -40567,10 +46563,10 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   return outputVar;
 }
 function getTupleOptStart2(items, key) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+  for (let i2 = items.length - 1; i2 >= 0; i2--) {
+    const omittable = key === "optin" ? items[i2]._zod.optin !== void 0 : items[i2]._zod.optout === "optional";
     if (!omittable)
-      return i + 1;
+      return i2 + 1;
   }
   return 0;
 }
@@ -40599,9 +46595,9 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
   }
   const outputVar = newVar(ctx);
   doc.write(`let ${outputVar};`);
-  for (let i = 0; i < options.length; i++) {
-    const opt = options[i];
-    if (i === 0) {
+  for (let i2 = 0; i2 < options.length; i2++) {
+    const opt = options[i2];
+    if (i2 === 0) {
       doc.write(`${outputVar} = (() => {`);
     } else {
       doc.write(`if (${outputVar} === INVALID) ${outputVar} = (() => {`);
@@ -40904,9 +46900,9 @@ function runtimeCatch(innerSchema, catchValue, value) {
   const result = innerSchema._zod.run({ value, issues: [] }, {});
   if (result && typeof result.then === "function")
     return INVALID;
-  const r = result;
-  if (r.issues.length === 0)
-    return r.value;
+  const r2 = result;
+  if (r2.issues.length === 0)
+    return r2.value;
   return catchValue();
 }
 function generateCatchCheck(doc, ctx, schema, accessor) {
@@ -42060,7 +48056,7 @@ function handleUnrepresentable(schema, ctx, json2, params, message) {
   return true;
 }
 function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
-  var _a3;
+  var _a4;
   const def = schema._zod.def;
   const seen = ctx.seen.get(schema);
   if (seen) {
@@ -42110,7 +48106,7 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
     delete result.schema.default;
   }
   if (ctx.io === "input" && "_prefault" in result.schema)
-    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
+    (_a4 = result.schema).default ?? (_a4.default = result.schema._prefault);
   delete result.schema._prefault;
   const _result = ctx.seen.get(schema);
   return _result.schema;
@@ -42299,18 +48295,18 @@ function foldIntersection(json2) {
   for (const key of FOLDABLE_KEYS)
     if (key in json2)
       return;
-  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
   if (!unions.length) {
     folded = foldObjects(allOf);
   } else {
     const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    const keyword = UNION_KEYS.find((k2) => Array.isArray(union2[k2]));
     if (Object.keys(union2).length !== 1)
       return;
     const rest = allOf.filter((m) => m !== union2);
     const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
-    if (branches.some((b) => !b))
+    if (branches.some((b2) => !b2))
       return;
     folded = { [keyword]: branches };
   }
@@ -42645,7 +48641,7 @@ var exactPatterns = /* @__PURE__ */ new Map([
   [base64Charset, base64],
   [base64urlCharset, base64url]
 ]);
-var exactPattern = (p) => exactPatterns.get(p) ?? p;
+var exactPattern = (p2) => exactPatterns.get(p2) ?? p2;
 var stringProcessor = (schema, ctx, _json, _params) => {
   const json2 = _json;
   json2.type = "string";
@@ -42713,9 +48709,9 @@ var numberProcessor = (schema, ctx, _json, params) => {
       else
         handleUnrepresentable(schema, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
     }
-    const [first, ...rest] = divisors;
-    if (first !== void 0)
-      json2.multipleOf = first;
+    const [first2, ...rest] = divisors;
+    if (first2 !== void 0)
+      json2.multipleOf = first2;
     if (rest.length)
       json2.allOf = [...json2.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
   }
@@ -42920,9 +48916,9 @@ var objectProcessor = (schema, ctx, _json, params) => {
 var unionProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
   const isExclusive = def.inclusive === false;
-  const options = def.options.map((x, i) => processSchema(x, ctx, {
+  const options = def.options.map((x2, i2) => processSchema(x2, ctx, {
     ...params,
-    path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
+    path: [...params.path, isExclusive ? "oneOf" : "anyOf", i2]
   }));
   if (isExclusive) {
     json2.oneOf = options;
@@ -42936,14 +48932,14 @@ var intersectionProcessor = (schema, ctx, json2, params) => {
     ...params,
     path: [...params.path, "allOf", 0]
   });
-  const b = processSchema(def.right, ctx, {
+  const b2 = processSchema(def.right, ctx, {
     ...params,
     path: [...params.path, "allOf", 1]
   });
   const isSimpleIntersection = (val) => "allOf" in val && Object.keys(val).length === 1;
   const allOf = [
     ...isSimpleIntersection(a) ? a.allOf : [a],
-    ...isSimpleIntersection(b) ? b.allOf : [b]
+    ...isSimpleIntersection(b2) ? b2.allOf : [b2]
   ];
   json2.allOf = allOf;
   ctx.intersections.push(allOf);
@@ -42954,9 +48950,9 @@ var tupleProcessor = (schema, ctx, _json, params) => {
   json2.type = "array";
   const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
   const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-  const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
+  const prefixItems = def.items.map((x2, i2) => processSchema(x2, ctx, {
     ...params,
-    path: [...params.path, prefixPath, i]
+    path: [...params.path, prefixPath, i2]
   }));
   const rest = def.rest ? processSchema(def.rest, ctx, {
     ...params,
@@ -43028,11 +49024,11 @@ function stringifyKeyNames(bySchema, json2, visited) {
     if (!Array.isArray(branches))
       continue;
     const mapped = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
-    if (mapped.some((branch, i) => branch !== branches[i]))
+    if (mapped.some((branch, i2) => branch !== branches[i2]))
       json2 = { ...json2, [keyword]: mapped };
   }
   const types = Array.isArray(json2.type) ? json2.type : [json2.type];
-  const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
+  const numericType = !types.includes("string") && types.some((t2) => t2 === "number" || t2 === "integer");
   const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
   if (!numericType && !values?.some((v) => typeof v === "number"))
     return json2;
@@ -43138,7 +49134,7 @@ var nonoptionalProcessor = (schema, ctx, _json, params) => {
 var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
 function serializeDefaultValue(value, schema, ctx, json2, params) {
   let unrepresentable = false;
-  const serialized = JSON.stringify(value, (_, val) => {
+  const serialized = JSON.stringify(value, (_2, val) => {
     if (typeof val !== "bigint")
       return val;
     unrepresentable = true;
@@ -43263,7 +49259,7 @@ function toJSONSchema(input2, params) {
     const ctx2 = initializeContext({ ...params, processors: allProcessors });
     const defs = {};
     for (const entry of registry2._idmap.entries()) {
-      const [_, schema] = entry;
+      const [_2, schema] = entry;
       processSchema(schema, ctx2);
     }
     const schemas = {};
@@ -43365,7 +49361,7 @@ var JSONSchemaGenerator = class {
     this.ctx.sharedEmitDoneFor = void 0;
     extractDefs(this.ctx, schema);
     const result = finalize(this.ctx, schema);
-    const { "~standard": _, ...plainResult } = result;
+    const { "~standard": _2, ...plainResult } = result;
     return plainResult;
   }
 };
@@ -45353,11 +51349,11 @@ function canonicalKey(value, seen) {
     }
     const keys = Object.keys(value).sort();
     const parts = [];
-    for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
+    for (const k2 of keys) {
+      const key = canonicalKey(value[k2], seen);
       if (key === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -45415,20 +51411,20 @@ function checkArrayGuards(arraySchema, guards) {
       return;
     if (guards.uniqueItems === true) {
       const firstSeen = /* @__PURE__ */ new Map();
-      for (let i = 0; i < items.length; i++) {
-        const key = canonicalKey(items[i], /* @__PURE__ */ new Set());
+      for (let i2 = 0; i2 < items.length; i2++) {
+        const key = canonicalKey(items[i2], /* @__PURE__ */ new Set());
         if (key === null)
           continue;
-        const first = firstSeen.get(key);
-        if (first === void 0) {
-          firstSeen.set(key, i);
+        const first2 = firstSeen.get(key);
+        if (first2 === void 0) {
+          firstSeen.set(key, i2);
           continue;
         }
         payload.issues.push({
           code: "custom",
-          message: `Array items must be unique: element at index ${i} duplicates the one at index ${first}`,
+          message: `Array items must be unique: element at index ${i2} duplicates the one at index ${first2}`,
           input: items,
-          path: [i],
+          path: [i2],
           continue: true
         });
       }
@@ -45535,8 +51531,8 @@ function convertBaseSchema(schema, ctx) {
   }
   const type = schema.type;
   if (Array.isArray(type)) {
-    const typeSchemas = type.map((t) => {
-      const typeSchema = { ...schema, type: t };
+    const typeSchemas = type.map((t2) => {
+      const typeSchema = { ...schema, type: t2 };
       return convertBaseSchema(typeSchema, ctx);
     });
     if (typeSchemas.length === 0) {
@@ -45684,14 +51680,14 @@ function convertBaseSchema(schema, ctx) {
           zodSchema = schemasToIntersect[0];
         } else {
           let result = z.intersection(schemasToIntersect[0], schemasToIntersect[1]);
-          for (let i = 2; i < schemasToIntersect.length; i++) {
-            result = z.intersection(result, schemasToIntersect[i]);
+          for (let i2 = 2; i2 < schemasToIntersect.length; i2++) {
+            result = z.intersection(result, schemasToIntersect[i2]);
           }
           zodSchema = result;
         }
         if (schema.additionalProperties === false) {
           const propertyKeys = Object.keys(shape);
-          const patterns = patternKeys.map((p) => new RegExp(p));
+          const patterns = patternKeys.map((p2) => new RegExp(p2));
           const basePatternSchema = zodSchema;
           zodSchema = zodSchema.check((payload) => {
             if (!isPlainObject(payload.value))
@@ -45816,8 +51812,8 @@ function convertSchema(schema, ctx) {
     } else {
       let result = hasExplicitType ? baseSchema : convertSchema(schema.allOf[0], ctx);
       const startIdx = hasExplicitType ? 0 : 1;
-      for (let i = startIdx; i < schema.allOf.length; i++) {
-        result = z.intersection(result, convertSchema(schema.allOf[i], ctx));
+      for (let i2 = startIdx; i2 < schema.allOf.length; i2++) {
+        result = z.intersection(result, convertSchema(schema.allOf[i2], ctx));
       }
       baseSchema = result;
     }
@@ -45902,8 +51898,8 @@ function fromJSONSchema(schema, params) {
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
-    const h = fnOrHandlers[node2._zod.def.type];
-    return h ? h(node2, rewritten) : node2;
+    const h2 = fnOrHandlers[node2._zod.def.type];
+    return h2 ? h2(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
   function run(s) {
@@ -45931,11 +51927,11 @@ function visit(schema, fnOrHandlers) {
         const keys = Object.keys(oldShape);
         let changed = false;
         const newShape = {};
-        for (const k of keys) {
-          const mapped = run(oldShape[k]);
-          if (mapped !== oldShape[k])
+        for (const k2 of keys) {
+          const mapped = run(oldShape[k2]);
+          if (mapped !== oldShape[k2])
             changed = true;
-          newShape[k] = mapped;
+          newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
@@ -46323,13 +52319,13 @@ function parseStepPayload(text) {
   return { ok: false, message: describeIssues(parsed.error) };
 }
 function describeIssues(error62) {
-  return error62.issues.map((i) => `${i.path.length ? formatPath(i.path) : "(root)"}: ${i.message}`).join("; ");
+  return error62.issues.map((i2) => `${i2.path.length ? formatPath(i2.path) : "(root)"}: ${i2.message}`).join("; ");
 }
 function formatPath(path) {
   let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
+  for (const p2 of path) {
+    if (typeof p2 === "number") out += `[${p2}]`;
+    else out += out ? `.${String(p2)}` : String(p2);
   }
   return out;
 }
@@ -46341,9 +52337,9 @@ function receiptInputs(payload) {
   const parsed = stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== "object" || Array.isArray(value)) return value ?? null;
-  const { app: _app, ...o } = value;
-  const agents = o.agents;
-  if (!agents || typeof agents !== "object") return o;
+  const { app: _app, ...o2 } = value;
+  const agents = o2.agents;
+  if (!agents || typeof agents !== "object") return o2;
   const stripped = {};
   for (const [name, agent] of Object.entries(agents)) {
     if (agent && typeof agent === "object") {
@@ -46351,7 +52347,7 @@ function receiptInputs(payload) {
       stripped[name] = rest;
     } else stripped[name] = agent;
   }
-  return { ...o, agents: stripped };
+  return { ...o2, agents: stripped };
 }
 function inputsDigest(payload) {
   return digest(receiptInputs(payload));
@@ -46366,7 +52362,7 @@ function sealResult(result, inputs) {
 
 // action/src/context.ts
 init_errors();
-import { rm as rm4 } from "node:fs/promises";
+import { rm as rm6 } from "node:fs/promises";
 
 // lib/sandbox.ts
 import { spawnSync } from "node:child_process";
@@ -46411,32 +52407,32 @@ function hiddenPlaces(env) {
   const home = real(env.HOME) ?? real(homedir());
   const folders = /* @__PURE__ */ new Set();
   const files = /* @__PURE__ */ new Set();
-  const addFolder = (p) => {
-    const r = real(p);
-    if (!r || r === "/" || home && isInside(home, r) || !statSync(r).isDirectory()) return;
-    folders.add(r);
+  const addFolder = (p2) => {
+    const r2 = real(p2);
+    if (!r2 || r2 === "/" || home && isInside(home, r2) || !statSync(r2).isDirectory()) return;
+    folders.add(r2);
   };
   const tokenFile = env["INPUT_TOKEN-FILE"] || env.CONVEYOR_TOKEN_FILE;
   if (tokenFile) {
     addFolder(dirname(resolve(tokenFile)));
-    const r = real(tokenFile);
-    if (r) files.add(r);
+    const r2 = real(tokenFile);
+    if (r2) files.add(r2);
   }
   addFolder(env.RUNNER_TEMP);
   addFolder(env.CONVEYOR_ATTEMPTS_DIR);
   const db = env.CONVEYOR_STATE_DB;
   const own2 = ["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_PROGRESS_PATH"].map((name) => env[name]);
   for (const path of [...own2, ...db ? ["", "-wal", "-shm", "-journal"].map((suffix) => `${db}${suffix}`) : []]) {
-    const r = real(path);
-    if (r && statSync(r).isFile()) files.add(r);
+    const r2 = real(path);
+    if (r2 && statSync(r2).isFile()) files.add(r2);
   }
   addFolder(runnerRoot());
   if (env.SSH_AUTH_SOCK) addFolder(dirname(env.SSH_AUTH_SOCK));
   if (home) {
     for (const f of HOME_FOLDERS) addFolder(join(home, f));
     for (const f of HOME_FILES) {
-      const r = real(join(home, f));
-      if (r && statSync(r).isFile()) files.add(r);
+      const r2 = real(join(home, f));
+      if (r2 && statSync(r2).isFile()) files.add(r2);
     }
   }
   const readOnly = [];
@@ -46444,9 +52440,9 @@ function hiddenPlaces(env) {
     const actions = real(join(dirname(env.RUNNER_WORKSPACE), "_actions"));
     if (actions && existsSync2(actions)) readOnly.push(actions);
   }
-  const sorted = [...folders].sort();
-  const outer = sorted.filter((f) => !sorted.some((o) => o !== f && isInside(f, o)));
-  return { folders: outer, files: [...files].filter((f) => !outer.some((o) => isInside(f, o))), readOnly };
+  const sorted2 = [...folders].sort();
+  const outer = sorted2.filter((f) => !sorted2.some((o2) => o2 !== f && isInside(f, o2)));
+  return { folders: outer, files: [...files].filter((f) => !outer.some((o2) => isInside(f, o2))), readOnly };
 }
 
 // lib/sandbox/proxy.ts
@@ -46456,10 +52452,10 @@ function normalizeHost(host) {
   return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
 }
 function hostAllowed(host, allow) {
-  const h = normalizeHost(host);
+  const h2 = normalizeHost(host);
   return allow.some((pattern) => {
-    const p = normalizeHost(pattern);
-    return p.startsWith("*.") ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
+    const p2 = normalizeHost(pattern);
+    return p2.startsWith("*.") ? h2.endsWith(p2.slice(1)) && h2.length > p2.length - 1 : h2 === p2;
   });
 }
 var HOP_BY_HOP = /* @__PURE__ */ new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
@@ -46501,9 +52497,9 @@ async function startProxy(options) {
 `);
       return;
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k2]) => !HOP_BY_HOP.has(k2)));
     const upstream = httpRequest({ host: normalizeHost(url2.hostname), port, method: req.method, path: `${url2.pathname}${url2.search}`, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k))));
+      res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k2]) => !HOP_BY_HOP.has(k2))));
       answer.pipe(res);
     });
     upstream.on("error", (e) => {
@@ -46550,7 +52546,7 @@ async function startProxy(options) {
     server.listen(options.socketPath, () => resolve3());
   });
   return {
-    blocked: () => [...counts.values()].map((b) => ({ ...b })),
+    blocked: () => [...counts.values()].map((b2) => ({ ...b2 })),
     close: () => new Promise((resolve3) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve3());
@@ -46679,7 +52675,7 @@ function bwrapArgv(sandbox, plan) {
   if (everywhere) for (const folder of plan.hidden.readOnly) args.push("--ro-bind", folder, folder);
   const writable = everywhere ? [plan.workspace] : [...plan.policy.writable];
   for (const folder of [...writable, ...plan.privateDirs]) {
-    if (everywhere && !hide2.some((h) => isInside(folder, h))) continue;
+    if (everywhere && !hide2.some((h2) => isInside(folder, h2))) continue;
     args.push("--bind", folder, folder);
   }
   if (plan.socket) args.push("--ro-bind", plan.socket, plan.socket);
@@ -46710,11 +52706,11 @@ var Scrubber = class _Scrubber {
       all.add(Buffer.from(`x-access-token:${s}`).toString("base64"));
       all.add(Buffer.from(s).toString("base64"));
     }
-    this.secrets = [...all].sort((a, b) => b.length - a.length);
+    this.secrets = [...all].sort((a, b2) => b2.length - a.length);
   }
   /** Every secret held by the runner: the token plus the values of secret-named variables. */
   static fromEnvironment(env, token) {
-    const values = Object.entries(env).filter(([k]) => isSecretName(k)).map(([, v]) => v);
+    const values = Object.entries(env).filter(([k2]) => isSecretName(k2)).map(([, v]) => v);
     return new _Scrubber([token, ...values]);
   }
   get values() {
@@ -46732,9 +52728,9 @@ var Scrubber = class _Scrubber {
 };
 function commandEnvironment(base, scrubber, extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(base)) {
-    if (v === void 0 || STEP_PROCESS_ONLY.has(k) || isSecretName(k) || scrubber.carriesSecret(v)) continue;
-    env[k] = v;
+  for (const [k2, v] of Object.entries(base)) {
+    if (v === void 0 || STEP_PROCESS_ONLY.has(k2) || isSecretName(k2) || scrubber.carriesSecret(v)) continue;
+    env[k2] = v;
   }
   return { ...env, ...extra };
 }
@@ -46749,7 +52745,7 @@ function agentIsolation(workspace, agent) {
 }
 function serviceIsolation(payload, workspace, services, keep = false) {
   const policies = services.map((s) => payload.services[s]?.network);
-  const network = policies.length === 0 || policies.some((p) => !p) ? "open" : { allow: [...new Set(policies.flatMap((p) => p?.allow ?? []))].sort() };
+  const network = policies.length === 0 || policies.some((p2) => !p2) ? "open" : { allow: [...new Set(policies.flatMap((p2) => p2?.allow ?? []))].sort() };
   return { workspace, policy: { network, writable: "everywhere" }, ...keep ? { keep } : {} };
 }
 function noSandboxNote(reason) {
@@ -46764,15 +52760,15 @@ function requireSandbox(s) {
   }
 }
 function recordBlocked(s, blocked) {
-  for (const b of blocked) {
-    const key = `${b.host}:${b.port}`;
+  for (const b2 of blocked) {
+    const key = `${b2.host}:${b2.port}`;
     const known = s.blocked.get(key);
-    if (known) known.count += b.count;
-    else s.blocked.set(key, { ...b });
+    if (known) known.count += b2.count;
+    else s.blocked.set(key, { ...b2 });
   }
 }
-function sandboxReport(s, scrub = (t) => t) {
-  return { mode: s.availability.available ? "bubblewrap" : "none", blocked: [...s.blocked.values()].map((b) => ({ ...b, host: scrub(b.host) })) };
+function sandboxReport(s, scrub = (t2) => t2) {
+  return { mode: s.availability.available ? "bubblewrap" : "none", blocked: [...s.blocked.values()].map((b2) => ({ ...b2, host: scrub(b2.host) })) };
 }
 function withSandboxReport(result, s, scrub) {
   if (!s.used) return result;
@@ -46782,7 +52778,7 @@ function withSandboxReport(result, s, scrub) {
   if (report.blocked.length) {
     lines.push(
       `The sandbox blocked ${report.blocked.length === 1 ? "a connection" : "connections"} to hosts not in \`network.allow\`:`,
-      ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b) => `| \`${b.host}\` | ${b.port} | ${b.count} |`)].join("\n")
+      ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b2) => `| \`${b2.host}\` | ${b2.port} | ${b2.count} |`)].join("\n")
     );
   }
   const summary2 = lines.length ? [result.summary, "### Sandbox", ...lines].join("\n\n") : result.summary;
@@ -46792,7 +52788,7 @@ function withSandboxReport(result, s, scrub) {
 // action/src/workspace.ts
 init_errors();
 init_git();
-import { mkdir as mkdir3, mkdtemp as mkdtemp2, readdir as readdir2, readFile, writeFile as writeFile2 } from "node:fs/promises";
+import { lstat as lstat2, mkdir as mkdir3, mkdtemp as mkdtemp3, readdir as readdir2, readFile, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join4, resolve as resolve2 } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46826,69 +52822,50 @@ function localPath(url2, what) {
 }
 function assertCloneTarget(target, serverUrl) {
   const base = checkServerUrl(serverUrl);
-  let t;
-  let b;
+  let t2;
+  let b2;
   try {
-    t = new URL(target);
-    b = new URL(base);
+    t2 = new URL(target);
+    b2 = new URL(base);
   } catch {
     return refuse(`clone target "${target}" is not a URL under ${base}`);
   }
-  const basePath = b.pathname.replace(/\/+$/, "");
-  const inside = target.startsWith(`${base}/`) && t.protocol === b.protocol && t.host === b.host && !t.username && !t.password && t.pathname.startsWith(`${basePath}/`) && !decodeURIComponent(t.pathname).split("/").includes("..");
+  const basePath = b2.pathname.replace(/\/+$/, "");
+  const inside = target.startsWith(`${base}/`) && t2.protocol === b2.protocol && t2.host === b2.host && !t2.username && !t2.password && t2.pathname.startsWith(`${basePath}/`) && !decodeURIComponent(t2.pathname).split("/").includes("..");
   if (!inside) refuse(`clone target "${target}" is not on ${base}; Conveyor clones and pushes only there`);
 }
 function cloneUrl(serverUrl, repo) {
   const parts = repo.split("/");
-  if (parts.length !== 2 || parts.some((p) => !/^[A-Za-z0-9_.-]+$/.test(p) || p === "." || p.includes(".."))) {
+  if (parts.length !== 2 || parts.some((p2) => !/^[A-Za-z0-9_.-]+$/.test(p2) || p2 === "." || p2.includes(".."))) {
     refuse(`repository "${repo}" is not a plain "owner/name" (no "..", no extra "/"); refusing to clone it`);
   }
   const url2 = `${checkServerUrl(serverUrl)}/${repo}.git`;
   assertCloneTarget(url2, serverUrl);
   return url2;
 }
-function gitOptions(ctx, cwd, network = false) {
+function repoGit(ctx, dir) {
   const http = /^https?:/i.test(ctx.serverUrl);
-  return {
-    cwd,
+  return new GitRepo(dir, {
     env: ctx.env,
     scrub: ctx.scrub,
-    ...network && http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}
-  };
-}
-function headsOf(lines, prefix, branches) {
-  const heads = /* @__PURE__ */ new Map();
-  for (const line of lines.split("\n")) {
-    const [sha, ref] = line.split(/[\t ]/);
-    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : void 0;
-    if (sha && branch !== void 0 && branches.includes(branch)) heads.set(branch, sha);
-  }
-  return heads;
-}
-async function cloneLocal(ctx, dir, url2, branches) {
-  const path = localPath(url2, "clone target");
-  const local = gitOptions(ctx, dir);
-  await git(["clone", "--quiet", "--local", "--no-hardlinks", "--no-checkout", "--no-tags", "--origin", "origin", "--", path, dir], {
-    ...local,
-    code: "clone-failed"
+    partial: http,
+    ...http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}
   });
-  const [, refs] = await Promise.all([
-    git(["config", "remote.origin.url", url2], local),
-    gitOut(["for-each-ref", "--format=%(objectname) %(refname)", ...branches.map((b) => `refs/remotes/origin/${b}`)], local)
-  ]);
-  return headsOf(refs, "refs/remotes/origin/", branches);
 }
-async function fetchRemote(ctx, dir, url2, base, work) {
-  const local = gitOptions(ctx, dir);
-  const network = { ...gitOptions(ctx, dir, true), code: "clone-failed" };
-  await git(["init", "--quiet", dir], local);
-  await git(["remote", "add", "origin", url2], local);
-  const listed = await gitOut(["ls-remote", "--heads", url2, `refs/heads/${base}`, `refs/heads/${work}`], network);
-  const heads = headsOf(listed, "refs/heads/", [base, work]);
-  if (!heads.get(base)) return heads;
-  const refspecs = [base, ...heads.has(work) ? [work] : []].map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
-  await git(["fetch", "--quiet", "--no-tags", url2, ...refspecs], network);
+async function cloneLocal(git, url2, branches) {
+  await git.failingAs("clone-failed").clone(localPath(url2, "clone target"), { local: true });
+  const [, heads] = await Promise.all([git.setRemoteUrl("origin", url2), git.remoteBranchHeads(branches)]);
   return heads;
+}
+async function fetchRemote(git, url2, base, work) {
+  const network = git.failingAs("clone-failed");
+  const [listed, cloned] = await Promise.allSettled([network.remoteHeads(url2, [base, work]), network.clone(url2, { branch: base, filter: "blob:none" })]);
+  if (listed.status === "rejected") throw listed.reason;
+  if (!listed.value.has(base)) return listed.value;
+  if (cloned.status === "rejected") throw cloned.reason;
+  const workCommit = listed.value.get(work);
+  if (workCommit) await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
+  return git.remoteBranchHeads([base, work]);
 }
 async function prepareRepo(ctx, root, repo, mode) {
   const folder = repoFolder(repo.repo);
@@ -46898,8 +52875,8 @@ async function prepareRepo(ctx, root, repo, mode) {
   if ((await readdir2(dir)).length > 0) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
-  const local = gitOptions(ctx, dir);
-  const heads = url2.startsWith("file:") ? await cloneLocal(ctx, dir, url2, [repo.base, repo.workBranch]) : await fetchRemote(ctx, dir, url2, repo.base, repo.workBranch);
+  const git = repoGit(ctx, dir);
+  const heads = url2.startsWith("file:") ? await cloneLocal(git, url2, [repo.base, repo.workBranch]) : await fetchRemote(git, url2, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError("clone-failed", `base branch "${repo.base}" does not exist in ${repo.repo} (${url2})`);
@@ -46909,57 +52886,59 @@ async function prepareRepo(ctx, root, repo, mode) {
   let checkedOut = repo.workBranch;
   let preparedHead = workCommit || baseCommit;
   if (workCommit) {
-    await git(["checkout", "--quiet", "-B", repo.workBranch, `refs/remotes/origin/${repo.workBranch}`], local);
+    await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.workBranch}`);
     if (mode === "checkout") baseMerge = "not-merged";
+    else if (await git.isAncestor(baseCommit, "HEAD")) baseMerge = "up-to-date";
     else {
-      const ancestor = await git(["merge-base", "--is-ancestor", baseCommit, "HEAD"], { ...local, allowFailure: true });
-      if (ancestor.code === 0) baseMerge = "up-to-date";
-      else {
-        preparedHead = void 0;
-        const merge3 = await git(["merge", "--no-edit", "--quiet", `refs/remotes/origin/${repo.base}`], { ...local, allowFailure: true });
-        if (merge3.code === 0) baseMerge = "merged";
-        else {
-          await git(["merge", "--abort"], { ...local, allowFailure: true });
-          baseMerge = "conflict";
-        }
-      }
+      preparedHead = void 0;
+      baseMerge = (await git.merge(`refs/remotes/origin/${repo.base}`)).merged ? "merged" : "conflict";
     }
   } else if (mode === "checkout") {
     checkedOut = repo.base;
-    await git(["checkout", "--quiet", "-B", repo.base, `refs/remotes/origin/${repo.base}`], local);
+    await git.checkout(repo.base, `refs/remotes/origin/${repo.base}`);
     baseMerge = "not-merged";
   } else {
-    await git(["checkout", "--quiet", "-b", repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
+    await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
-  preparedHead ??= await gitOut(["rev-parse", "HEAD"], local);
-  const gitConfig = await readFile(join4(dir, ".git", "config"), "utf8");
-  return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
+  preparedHead ??= await git.currentCommit();
+  const gitConfig2 = await readFile(join4(dir, ".git", "config"), "utf8");
+  return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig: gitConfig2 };
 }
 async function prepareWorkspace(ctx, repos, options) {
   checkServerUrl(ctx.serverUrl);
   const folders = /* @__PURE__ */ new Map();
-  for (const r of repos) {
-    cloneUrl(ctx.serverUrl, r.repo);
-    const f = repoFolder(r.repo);
+  for (const r2 of repos) {
+    cloneUrl(ctx.serverUrl, r2.repo);
+    const f = repoFolder(r2.repo);
     const other = folders.get(f);
-    if (other && other !== r.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r.repo} would share the folder ${f}`);
-    folders.set(f, r.repo);
+    if (other && other !== r2.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r2.repo} would share the folder ${f}`);
+    folders.set(f, r2.repo);
   }
-  const root = options.root ? resolve2(options.root) : await mkdtemp2(join4(tmpdir3(), "conveyor-ws-"));
+  const root = options.root ? resolve2(options.root) : await mkdtemp3(join4(tmpdir3(), "conveyor-ws-"));
   await mkdir3(root, { recursive: true });
-  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode)));
+  const prepared = await Promise.all(repos.map((r2) => prepareRepo(ctx, root, r2, options.mode)));
   const notes = [];
-  for (const r of prepared) {
-    if (r.baseMerge === "conflict") {
-      notes.push(`${r.repo}: the base branch \`${r.base}\` does not merge cleanly into \`${r.workBranch}\`; it was left unmerged.`);
-    } else if (r.baseMerge === "merged") {
-      notes.push(`${r.repo}: merged the advanced base \`${r.base}\` into the resumed \`${r.workBranch}\`.`);
+  for (const r2 of prepared) {
+    if (r2.baseMerge === "conflict") {
+      notes.push(`${r2.repo}: the base branch \`${r2.base}\` does not merge cleanly into \`${r2.workBranch}\`; it was left unmerged.`);
+    } else if (r2.baseMerge === "merged") {
+      notes.push(`${r2.repo}: merged the advanced base \`${r2.base}\` into the resumed \`${r2.workBranch}\`.`);
     }
   }
   return { root, repos: prepared, notes };
 }
 async function restoreGitConfigs(ws) {
-  await Promise.all(ws.repos.map((r) => writeFile2(join4(r.dir, ".git", "config"), r.gitConfig)));
+  await Promise.all(
+    ws.repos.map(async (r2) => {
+      const gitDir = join4(r2.dir, ".git");
+      if (!(await lstat2(gitDir).catch(() => void 0))?.isDirectory()) {
+        throw new ConveyorError("bad-input", `${r2.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
+      }
+      await rm4(join4(gitDir, "commondir"), { force: true });
+      await rm4(join4(gitDir, "config"), { force: true });
+      await writeFile3(join4(gitDir, "config"), r2.gitConfig);
+    })
+  );
 }
 
 // action/src/context.ts
@@ -47002,14 +52981,14 @@ function workspaceContext(ctx) {
     serverUrl: ctx.serverUrl,
     ...ctx.token ? { token: ctx.token } : {},
     env: safeEnvironment(ctx),
-    scrub: (t) => ctx.scrubber.scrub(t)
+    scrub: (t2) => ctx.scrubber.scrub(t2)
   };
 }
 function prepareStepWorkspace(ctx, repos, mode, wctx = workspaceContext(ctx)) {
   return prepareWorkspace(wctx, repos, { mode, ...ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {} });
 }
 async function removeStepWorkspace(ctx, ws) {
-  if (!ctx.workspaceRoot) await rm4(ws.root, { recursive: true, force: true });
+  if (!ctx.workspaceRoot) await rm6(ws.root, { recursive: true, force: true });
 }
 async function runUserCommand(ctx, options) {
   const prefix = options.linePrefix ?? "  | ";
@@ -47026,7 +53005,7 @@ async function runUserCommand(ctx, options) {
     env: options.env,
     timeoutMs: options.timeoutMinutes * ctx.minuteMs,
     ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
-    scrub: (t) => ctx.scrubber.scrub(t),
+    scrub: (t2) => ctx.scrubber.scrub(t2),
     onLine: (line) => ctx.log(`${prefix}${line}`),
     workspace: options.sandbox.workspace,
     policy: options.sandbox.policy,
@@ -47049,7 +53028,7 @@ function externalIdOf(a) {
 var MARKER = "conveyor:result:v1";
 var SUMMARY_ELSEWHERE = "(see the check run summary)";
 function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
-  const encode3 = (r) => `<!-- ${MARKER} ${JSON.stringify(r).replace(/</g, "\\u003c").replace(/>/g, "\\u003e")} -->`;
+  const encode3 = (r2) => `<!-- ${MARKER} ${JSON.stringify(r2).replace(/</g, "\\u003c").replace(/>/g, "\\u003e")} -->`;
   const text = encode3(result);
   if (text.length <= limit) return text;
   const lean = { ...result, summary: SUMMARY_ELSEWHERE };
@@ -47091,9 +53070,9 @@ var CheckRunReporter = class {
 async function payloadIdentity(io) {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile2(io.env.CONVEYOR_PAYLOAD_PATH, "utf8") : io.getInput("payload");
-    const p = JSON.parse(text);
-    if (typeof p.runId !== "string" || typeof p.step?.id !== "string" || typeof p.attempt !== "number" || typeof p.epoch !== "number") return void 0;
-    return { runId: p.runId, step: p.step.id, attempt: p.attempt, epoch: p.epoch, ...typeof p.mode === "string" ? { mode: p.mode } : {} };
+    const p2 = JSON.parse(text);
+    if (typeof p2.runId !== "string" || typeof p2.step?.id !== "string" || typeof p2.attempt !== "number" || typeof p2.epoch !== "number") return void 0;
+    return { runId: p2.runId, step: p2.step.id, attempt: p2.attempt, epoch: p2.epoch, ...typeof p2.mode === "string" ? { mode: p2.mode } : {} };
   } catch {
     return void 0;
   }
@@ -47188,8 +53167,8 @@ function chooseReporters(options) {
   return reporters;
 }
 async function reportAll(reporters, result) {
-  const settled = await Promise.allSettled(reporters.map((r) => r.report(result)));
-  return settled.flatMap((s, i) => s.status === "rejected" ? [new Error(`reporter ${reporters[i]?.name}: ${s.reason?.message ?? s.reason}`)] : []);
+  const settled = await Promise.allSettled(reporters.map((r2) => r2.report(result)));
+  return settled.flatMap((s, i2) => s.status === "rejected" ? [new Error(`reporter ${reporters[i2]?.name}: ${s.reason?.message ?? s.reason}`)] : []);
 }
 
 // action/src/result.ts
@@ -47208,17 +53187,17 @@ function baseResult(payload) {
   };
 }
 function identityOf(raw) {
-  const o = raw && typeof raw === "object" ? raw : {};
-  const step = o.step && typeof o.step === "object" ? o.step : {};
+  const o2 = raw && typeof raw === "object" ? raw : {};
+  const step = o2.step && typeof o2.step === "object" ? o2.step : {};
   const posInt = (v, d) => typeof v === "number" && Number.isInteger(v) && v > 0 ? v : d;
-  const mode = o.mode === "repair" || o.mode === "teardown" ? o.mode : "run";
+  const mode = o2.mode === "repair" || o2.mode === "teardown" ? o2.mode : "run";
   return {
     version: WIRE_VERSION,
-    runId: typeof o.runId === "string" ? o.runId : "",
+    runId: typeof o2.runId === "string" ? o2.runId : "",
     stepId: typeof step.id === "string" ? step.id : "",
     mode,
-    attempt: posInt(o.attempt, 1),
-    epoch: typeof o.epoch === "number" && Number.isInteger(o.epoch) && o.epoch >= 0 ? o.epoch : 0,
+    attempt: posInt(o2.attempt, 1),
+    epoch: typeof o2.epoch === "number" && Number.isInteger(o2.epoch) && o2.epoch >= 0 ? o2.epoch : 0,
     prs: [],
     commits: {},
     environments: []
@@ -47244,7 +53223,7 @@ init_errors();
 
 // action/src/agent.ts
 init_errors();
-import { mkdir as mkdir5, readFile as readFile3, rm as rm5, writeFile as writeFile5 } from "node:fs/promises";
+import { mkdir as mkdir5, readFile as readFile3, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
 import { join as join7 } from "node:path";
 
 // core/prompts/prompt.ts
@@ -47301,9 +53280,9 @@ function buildPrompt(input2) {
     ""
   );
   out.push("| folder | repository | role | services | branch (base) |", "| --- | --- | --- | --- | --- |");
-  for (const r of repos) {
-    const services = r.services.map((s) => r.paths?.[s] ? `${s} (in \`${r.paths[s]}\`)` : s).join(", ");
-    out.push(`| \`${r.dir}\` | ${r.repo} | ${r.role} | ${services || "-"} | \`${r.branch}\` (\`${r.base}\`) |`);
+  for (const r2 of repos) {
+    const services = r2.services.map((s) => r2.paths?.[s] ? `${s} (in \`${r2.paths[s]}\`)` : s).join(", ");
+    out.push(`| \`${r2.dir}\` | ${r2.repo} | ${r2.role} | ${services || "-"} | \`${r2.branch}\` (\`${r2.base}\`) |`);
   }
   out.push("");
   out.push("## How your work is saved", "");
@@ -47346,23 +53325,23 @@ async function conveyorDir(ws) {
 }
 function reposVariable(payload, ws) {
   return JSON.stringify(
-    ws.repos.map((r) => {
+    ws.repos.map((r2) => {
       const paths = Object.fromEntries(
-        r.services.flatMap((s) => {
-          const p = payload.services[s]?.path;
-          return p ? [[s, p]] : [];
+        r2.services.flatMap((s) => {
+          const p2 = payload.services[s]?.path;
+          return p2 ? [[s, p2]] : [];
         })
       );
       return {
-        repo: r.repo,
-        dir: r.dir,
-        folder: r.folder,
-        role: r.role,
-        service: r.services[0] ?? null,
-        services: r.services,
+        repo: r2.repo,
+        dir: r2.dir,
+        folder: r2.folder,
+        role: r2.role,
+        service: r2.services[0] ?? null,
+        services: r2.services,
         ...Object.keys(paths).length ? { paths } : {},
-        base: r.base,
-        branch: r.checkedOut
+        base: r2.base,
+        branch: r2.checkedOut
       };
     })
   );
@@ -47397,14 +53376,14 @@ async function runAgent(ctx, payload, ws, agent, options) {
     mode: options.mode,
     attempt: payload.attempt,
     singleRepo: Boolean(single),
-    repos: ws.repos.map((r) => ({
-      repo: r.repo,
-      dir: single ? "." : r.folder,
-      role: r.role,
-      services: r.services,
-      base: r.base,
-      branch: r.checkedOut,
-      paths: Object.fromEntries(r.services.flatMap((s) => payload.services[s]?.path ? [[s, payload.services[s].path]] : []))
+    repos: ws.repos.map((r2) => ({
+      repo: r2.repo,
+      dir: single ? "." : r2.folder,
+      role: r2.role,
+      services: r2.services,
+      base: r2.base,
+      branch: r2.checkedOut,
+      paths: Object.fromEntries(r2.services.flatMap((s) => payload.services[s]?.path ? [[s, payload.services[s].path]] : []))
     })),
     writes: options.writes,
     ...options.findings ? { findings: options.findings } : {},
@@ -47416,7 +53395,7 @@ async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
   const prefix = options.role ? `${options.role}-` : "";
   const files = { promptFile: join7(dir, `${prefix}prompt.md`), resultFile: join7(dir, `${prefix}result.json`) };
-  await rm5(files.resultFile, { force: true });
+  await rm7(files.resultFile, { force: true });
   await writeFile5(files.promptFile, ctx.scrubber.scrub(options.prompt));
   const env = agentEnvironment(ctx, payload, ws, agent, files);
   const cwd = options.cwd;
@@ -47446,10 +53425,10 @@ function pullRequestBody(input2) {
     ""
   ];
   if (issue3.url) lines.push(`Issue: ${issue3.url}`, "");
-  const sorted = [...input2.prs].sort((a, b) => a.repo.localeCompare(b.repo));
-  if (sorted.length > 1) {
+  const sorted2 = [...input2.prs].sort((a, b2) => a.repo.localeCompare(b2.repo));
+  if (sorted2.length > 1) {
     lines.push("### Pull requests of this change", "");
-    for (const pr of sorted) {
+    for (const pr of sorted2) {
       const self2 = pr.repo === input2.repo ? " (this pull request)" : "";
       lines.push(`- ${pr.repo}#${pr.number}${self2}: ${pr.url}`);
     }
@@ -47463,24 +53442,23 @@ function pullRequestBody(input2) {
 init_errors();
 
 // core/steps/writes.ts
-function normalize(prefix) {
+function normalize2(prefix) {
   return prefix.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 }
 function isAllowedWrite(path, prefixes) {
   if (prefixes.length === 0) return true;
-  const p = normalize(path);
+  const p2 = normalize2(path);
   return prefixes.some((raw) => {
-    const prefix = normalize(raw);
+    const prefix = normalize2(raw);
     if (prefix === "" || prefix === ".") return true;
-    return p === prefix || p.startsWith(`${prefix}/`);
+    return p2 === prefix || p2.startsWith(`${prefix}/`);
   });
 }
 function writesOutside(paths, prefixes) {
-  return paths.filter((p) => !isAllowedWrite(p, prefixes)).sort();
+  return paths.filter((p2) => !isAllowedWrite(p2, prefixes)).sort();
 }
 
 // action/src/publish.ts
-init_git();
 function commitMessage(payload) {
   const { issue: issue3 } = payload;
   return [
@@ -47493,13 +53471,9 @@ function commitMessage(payload) {
   ].join("\n");
 }
 async function commitLeftovers(wctx, payload, repo) {
-  const o = gitOptions(wctx, repo.dir);
-  await git(["add", "--all"], o);
-  const staged = await git(["diff", "--cached", "--quiet"], { ...o, allowFailure: true });
-  if (staged.code !== 0) await git(["commit", "--quiet", "--no-verify", "-F", "-"], { ...o, input: commitMessage(payload) });
-  const head = await gitOut(["rev-parse", "HEAD"], o);
-  const diff = await gitOut(["diff", "--name-only", "--no-renames", "-z", repo.preparedHead, head], o);
-  const paths = diff.split("\0").filter(Boolean);
+  const git = repoGit(wctx, repo.dir);
+  const { head } = await git.commitAll(commitMessage(payload));
+  const paths = await git.diffNames(repo.preparedHead, head);
   return {
     repo,
     head,
@@ -47510,19 +53484,15 @@ async function commitLeftovers(wctx, payload, repo) {
 }
 function writesViolations(changes, writes) {
   if (writes.length === 0) return [];
-  return changes.flatMap((c) => writesOutside(c.paths, writes).map((p) => `${c.repo.repo}: ${p}`));
+  return changes.flatMap((c3) => writesOutside(c3.paths, writes).map((p2) => `${c3.repo.repo}: ${p2}`));
 }
 async function pushBranch(wctx, change) {
-  const r = change.repo;
-  const lease = `--force-with-lease=refs/heads/${r.workBranch}:${r.startCommit}`;
-  const pushed = await git(["push", "--quiet", "--no-verify", lease, r.url, `HEAD:refs/heads/${r.workBranch}`], {
-    ...gitOptions(wctx, r.dir, true),
-    allowFailure: true
-  });
-  if (pushed.code !== 0) {
+  const r2 = change.repo;
+  const pushed = await repoGit(wctx, r2.dir).push({ to: r2.url, ref: "HEAD", branch: r2.workBranch, lease: r2.startCommit });
+  if (!pushed.pushed) {
     throw new ConveyorError(
       "push-rejected",
-      `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || "nothing"}?): ${pushed.stderr.trim()}`
+      `push of ${r2.workBranch} to ${r2.repo} was rejected (someone else pushed since the step started from ${r2.startCommit.slice(0, 12) || "nothing"}?): ${pushed.output}`
     );
   }
 }
@@ -47532,21 +53502,21 @@ function toRef(pr) {
 async function publishPullRequests(ctx, payload, ws, pushed) {
   const forge = await ctx.forge();
   const prs = [];
-  for (const r of ws.repos) {
-    let pr = await forge.findPullRequest(r.repo, r.workBranch);
-    if (!pr && pushed.has(r.repo)) {
+  for (const r2 of ws.repos) {
+    let pr = await forge.findPullRequest(r2.repo, r2.workBranch);
+    if (!pr && pushed.has(r2.repo)) {
       pr = await forge.openPullRequest({
-        repo: r.repo,
-        branch: r.workBranch,
-        base: r.base,
+        repo: r2.repo,
+        branch: r2.workBranch,
+        base: r2.base,
         title: pullRequestTitle(payload.issue),
-        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] })
+        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r2.repo, prs: [] })
       });
-      ctx.log(`conveyor: opened ${r.repo}#${pr.number} (${pr.url})`);
+      ctx.log(`conveyor: opened ${r2.repo}#${pr.number} (${pr.url})`);
     }
     if (pr) prs.push(pr);
   }
-  const links = prs.map((p) => ({ repo: p.repo, number: p.number, url: p.url }));
+  const links = prs.map((p2) => ({ repo: p2.repo, number: p2.number, url: p2.url }));
   const out = [];
   for (const pr of prs) {
     const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
@@ -47570,9 +53540,9 @@ var BASE_MERGE = {
   "not-merged": "resumed"
 };
 function workspaceTable(ws, extra) {
-  const rows = ws.repos.map((r) => {
-    const state = r.checkedOut === r.workBranch ? BASE_MERGE[r.baseMerge] : `on base \`${r.base}\` (no work branch yet)`;
-    return `| ${r.repo} | ${r.role} | \`${r.checkedOut}\` | ${state} |${extra ? ` ${extra(r.repo)} |` : ""}`;
+  const rows = ws.repos.map((r2) => {
+    const state = r2.checkedOut === r2.workBranch ? BASE_MERGE[r2.baseMerge] : `on base \`${r2.base}\` (no work branch yet)`;
+    return `| ${r2.repo} | ${r2.role} | \`${r2.checkedOut}\` | ${state} |${extra ? ` ${extra(r2.repo)} |` : ""}`;
   });
   const head = `| repository | role | branch | state |${extra ? " result |" : ""}`;
   const rule = `| --- | --- | --- | --- |${extra ? " --- |" : ""}`;
@@ -47580,13 +53550,12 @@ function workspaceTable(ws, extra) {
 }
 
 // action/src/steps/code.ts
-init_git();
 async function runCodeWork(ctx, payload, work) {
   const agent = resolveAgent(payload, work.agent);
   const wctx = workspaceContext(ctx);
   const ws = await prepareStepWorkspace(ctx, payload.repos, "work", wctx);
   try {
-    for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
+    for (const r2 of ws.repos) ctx.log(`conveyor: ${r2.repo} ready in ${r2.dir} on ${r2.workBranch} (${r2.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
       mode: work.mode,
       writes: work.writes,
@@ -47611,7 +53580,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
       return fail("agent-failed", `The agent exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     }
     const changes = [];
-    for (const r of ws.repos) changes.push(await commitLeftovers(wctx, payload, r));
+    for (const r2 of ws.repos) changes.push(await commitLeftovers(wctx, payload, r2));
     const violations = writesViolations(changes, work.writes);
     if (violations.length) {
       const list = violations.map((v) => `- ${v}`).join("\n");
@@ -47619,8 +53588,8 @@ ${fence(tail(outcome.output) || "(no output)")}`;
 ${list}`;
       return fail("writes-violation", message);
     }
-    const commits = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
-    if (!changes.some((c) => c.changed)) {
+    const commits = Object.fromEntries(changes.map((c3) => [c3.repo.repo, c3.head]));
+    if (!changes.some((c3) => c3.changed)) {
       const message = "The agent changed nothing in any repository.";
       if (work.mode === "repair") {
         return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits };
@@ -47633,24 +53602,24 @@ ${list}`;
       }
       return { ...fail("no-changes", message), commits };
     }
-    const toPush = changes.filter((c) => c.advanced);
-    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(wctx, c)));
-    const rejected = pushes.flatMap((p) => p.status === "rejected" ? [p.reason] : []);
-    const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === "fulfilled").map((c) => c.repo.repo));
+    const toPush = changes.filter((c3) => c3.advanced);
+    const pushes = await Promise.allSettled(toPush.map((c3) => pushBranch(wctx, c3)));
+    const rejected = pushes.flatMap((p2) => p2.status === "rejected" ? [p2.reason] : []);
+    const pushed = new Set(toPush.filter((_c, i2) => pushes[i2]?.status === "fulfilled").map((c3) => c3.repo.repo));
     for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
     const prs = await publishPullRequests(ctx, payload, ws, pushed);
     if (rejected.length) {
-      const first = rejected[0];
+      const first2 = rejected[0];
       const message = rejected.map((e) => e instanceof Error ? e.message : String(e)).join("\n");
-      const code = first instanceof ConveyorError ? first.code : "push-rejected";
+      const code = first2 instanceof ConveyorError ? first2.code : "push-rejected";
       return { ...fail(code, message), prs, commits };
     }
-    const byRepo = new Map(changes.map((c) => [c.repo.repo, c]));
-    const prOf = new Map(prs.map((p) => [p.repo, p]));
+    const byRepo = new Map(changes.map((c3) => [c3.repo.repo, c3]));
+    const prOf = new Map(prs.map((p2) => [p2.repo, p2]));
     const table = workspaceTable(ws, (repo) => {
-      const c = byRepo.get(repo);
+      const c3 = byRepo.get(repo);
       const pr = prOf.get(repo);
-      const what = pushed.has(repo) ? `pushed ${c?.paths.length ?? 0} changed file(s)` : "unchanged";
+      const what = pushed.has(repo) ? `pushed ${c3?.paths.length ?? 0} changed file(s)` : "unchanged";
       return pr ? `${what}, [#${pr.number}](${pr.url})` : what;
     });
     const summary2 = [
@@ -47666,10 +53635,9 @@ ${list}`;
 }
 async function reposHoldingWork(wctx, repos) {
   const held = [];
-  for (const r of repos) {
-    if (!r.resumed) continue;
-    const same = await git(["diff", "--quiet", r.baseCommit, r.startCommit], { ...gitOptions(wctx, r.dir), allowFailure: true });
-    if (same.code !== 0) held.push(r.repo);
+  for (const r2 of repos) {
+    if (!r2.resumed) continue;
+    if (await repoGit(wctx, r2.dir).differs(r2.baseCommit, r2.startCommit)) held.push(r2.repo);
   }
   return held;
 }
@@ -47693,10 +53661,10 @@ function truncateBytes(text, maxBytes) {
   let out = "";
   let used = 0;
   for (const ch of text) {
-    const b = bytes(ch);
-    if (used + b > maxBytes) break;
+    const b2 = bytes(ch);
+    if (used + b2 > maxBytes) break;
     out += ch;
-    used += b;
+    used += b2;
   }
   return out;
 }
@@ -47705,26 +53673,26 @@ var MAX_BLOCK_LINES = 40;
 var indentOf = (line) => line.length - line.trimStart().length;
 function failureGroups(lines) {
   const groups2 = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
+  for (let i2 = 0; i2 < lines.length; i2++) {
+    const line = lines[i2] ?? "";
     const tap = NOT_OK.exec(line);
     if (tap) {
       const indent = (tap[1] ?? "").length;
-      const group = [i];
-      let j = i + 1;
-      for (; j < lines.length; j++) {
-        const next = lines[j] ?? "";
+      const group = [i2];
+      let j2 = i2 + 1;
+      for (; j2 < lines.length; j2++) {
+        const next = lines[j2] ?? "";
         if (next.trim() && indentOf(next) <= indent) break;
-        if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j);
+        if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j2);
         if (next.trim() === "...") {
-          j++;
+          j2++;
           break;
         }
       }
       groups2.push(group);
-      i = j - 1;
+      i2 = j2 - 1;
     } else if (line.trim() && FAILURE_LINE.test(line)) {
-      groups2.push([i]);
+      groups2.push([i2]);
     }
   }
   return groups2;
@@ -47734,68 +53702,67 @@ function failingLines(output2, options = {}) {
   const maxBytes = options.maxBytes ?? 8192;
   if (maxBytes <= 0) return "";
   const lines = output2.replace(ANSI, "").replace(/\r\n?/g, "\n").split("\n").map((l) => clip(l.trimEnd()));
-  const nonEmpty = lines.map((l, i) => l.trim() ? i : -1).filter((i) => i >= 0);
+  const nonEmpty = lines.map((l, i2) => l.trim() ? i2 : -1).filter((i2) => i2 >= 0);
   const keep = /* @__PURE__ */ new Set();
   let used = 0;
-  for (const i of nonEmpty.slice(-tailLines).reverse()) {
-    const cost = bytes(lines[i] ?? "") + 1;
+  for (const i2 of nonEmpty.slice(-tailLines).reverse()) {
+    const cost = bytes(lines[i2] ?? "") + 1;
     if (used + cost > maxBytes / 2) break;
-    keep.add(i);
+    keep.add(i2);
     used += cost;
   }
   let full = false;
   for (const group of failureGroups(lines)) {
-    for (const i of group) {
-      if (keep.has(i)) continue;
-      const cost = bytes(lines[i] ?? "") + 1 + GAP.length + 3;
+    for (const i2 of group) {
+      if (keep.has(i2)) continue;
+      const cost = bytes(lines[i2] ?? "") + 1 + GAP.length + 3;
       if (used + cost > maxBytes) {
         full = true;
         break;
       }
-      keep.add(i);
+      keep.add(i2);
       used += cost;
     }
     if (full) break;
   }
-  const ordered = [...keep].sort((a, b) => a - b);
+  const ordered = [...keep].sort((a, b2) => a - b2);
   const out = [];
   let previous = -1;
   const leftOutBetween = (from, to) => {
-    for (let j = from + 1; j < to; j++) if (lines[j]?.trim()) return true;
+    for (let j2 = from + 1; j2 < to; j2++) if (lines[j2]?.trim()) return true;
     return false;
   };
-  for (const i of ordered) {
-    if (previous >= 0 && leftOutBetween(previous, i)) out.push(GAP);
-    else if (previous < 0 && i > (nonEmpty[0] ?? 0)) out.push(GAP);
-    out.push(lines[i] ?? "");
-    previous = i;
+  for (const i2 of ordered) {
+    if (previous >= 0 && leftOutBetween(previous, i2)) out.push(GAP);
+    else if (previous < 0 && i2 > (nonEmpty[0] ?? 0)) out.push(GAP);
+    out.push(lines[i2] ?? "");
+    previous = i2;
   }
   return truncateBytes(out.join("\n"), maxBytes);
 }
 function gateFindings(outcomes, maxBytes = 8192) {
-  const failed = outcomes.filter((o) => o.exitCode !== 0);
+  const failed = outcomes.filter((o2) => o2.exitCode !== 0);
   if (failed.length === 0) return "";
   const share = Math.floor(maxBytes / failed.length);
-  const sections = failed.map((o) => {
-    const how = o.timedOut ? "timed out" : `exit ${o.exitCode ?? "signal"}`;
-    const head = `### ${o.repo}: \`${o.command.split("\n")[0]}\` (${how})
+  const sections = failed.map((o2) => {
+    const how = o2.timedOut ? "timed out" : `exit ${o2.exitCode ?? "signal"}`;
+    const head = `### ${o2.repo}: \`${o2.command.split("\n")[0]}\` (${how})
 \`\`\`
 `;
     const foot = "\n```\n";
     const room = Math.max(0, share - bytes(head) - bytes(foot) - 1);
-    return `${head}${failingLines(o.output, { maxBytes: room })}${foot}`;
+    return `${head}${failingLines(o2.output, { maxBytes: room })}${foot}`;
   });
   return truncateBytes(sections.join("\n"), maxBytes);
 }
 
 // action/src/steps/gate.ts
 init_errors();
-init_git();
 function gateRepos(payload, step) {
   if (step.in.length === 0) return payload.repos;
-  const picked = payload.repos.filter((r) => r.services.some((s) => step.in.includes(s)));
+  const picked = payload.repos.filter((r2) => r2.services.some((s) => step.in.includes(s)));
   if (picked.length === 0) {
-    const present = payload.repos.flatMap((r) => r.services).join(", ") || "none";
+    const present = payload.repos.flatMap((r2) => r2.services).join(", ") || "none";
     throw new ConveyorError("bad-payload", `step.in: gate ${step.id} runs in ${step.in.join(", ")}, none of which is in the change set (services: ${present})`);
   }
   return picked;
@@ -47825,31 +53792,31 @@ async function runGate(ctx, payload) {
   const repos = gateRepos(payload, step);
   const ws = await prepareStepWorkspace(ctx, repos, "checkout", wctx);
   try {
-    const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
+    const commands = ws.repos.flatMap((r2) => commandsFor(payload, step, r2));
     if (commands.length === 0) {
-      throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r) => r.repo).join(", ")} declares \`gate\``);
+      throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r2) => r2.repo).join(", ")} declares \`gate\``);
     }
     const outcomes = [];
-    for (const c of commands) {
-      const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
-      ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services) });
+    for (const c3 of commands) {
+      const env = gateEnvironment(ctx, payload, ws, c3.repo.repo, c3.service);
+      ctx.log(`conveyor: gate ${step.id} in ${c3.label}: ${c3.command}`);
+      const r2 = await runUserCommand(ctx, { command: c3.command, cwd: c3.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c3.service ? [c3.service] : c3.repo.services) });
       outcomes.push({
-        repo: c.label,
-        command: c.command,
-        exitCode: r.timedOut ? null : r.exitCode,
-        timedOut: r.timedOut,
-        output: r.output,
-        durationMs: r.durationMs
+        repo: c3.label,
+        command: c3.command,
+        exitCode: r2.timedOut ? null : r2.exitCode,
+        timedOut: r2.timedOut,
+        output: r2.output,
+        durationMs: r2.durationMs
       });
     }
     const commits = Object.fromEntries(
-      await Promise.all(ws.repos.map(async (r) => [r.repo, await gitOut(["rev-parse", "HEAD"], gitOptions(wctx, r.dir))]))
+      await Promise.all(ws.repos.map(async (r2) => [r2.repo, await repoGit(wctx, r2.dir).currentCommit()]))
     );
-    const failed = outcomes.filter((o) => o.exitCode !== 0);
-    const rows = outcomes.map((o) => {
-      const verdict = o.exitCode === 0 ? "passed" : o.timedOut ? "**timed out**" : `**failed** (exit ${o.exitCode ?? "signal"})`;
-      return `| ${o.repo} | \`${o.command.split("\n")[0]}\` | ${verdict} | ${(o.durationMs / 1e3).toFixed(1)} s |`;
+    const failed = outcomes.filter((o2) => o2.exitCode !== 0);
+    const rows = outcomes.map((o2) => {
+      const verdict = o2.exitCode === 0 ? "passed" : o2.timedOut ? "**timed out**" : `**failed** (exit ${o2.exitCode ?? "signal"})`;
+      return `| ${o2.repo} | \`${o2.command.split("\n")[0]}\` | ${verdict} | ${(o2.durationMs / 1e3).toFixed(1)} s |`;
     });
     const table = ["| repository | command | result | time |", "| --- | --- | --- | --- |", ...rows].join("\n");
     if (failed.length === 0) {
@@ -47877,8 +53844,8 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 init_errors();
-import { lstat as lstat2, mkdir as mkdir6, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname3, isAbsolute, join as join9, normalize as normalize2 } from "node:path";
+import { lstat as lstat3, mkdir as mkdir6, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname3, isAbsolute, join as join9, normalize as normalize3 } from "node:path";
 
 // core/shell.ts
 function shellQuote(value) {
@@ -47909,15 +53876,15 @@ function buildReviewPrompt(input2) {
     ""
   );
   out.push("| folder | repository | branch (base) | changed |", "| --- | --- | --- | --- |");
-  for (const r of input2.repos) out.push(`| \`${r.dir}\` | ${r.repo} | \`${r.branch}\` (\`${r.base}\`) | ${r.diff.trim() ? "yes" : "no"} |`);
+  for (const r2 of input2.repos) out.push(`| \`${r2.dir}\` | ${r2.repo} | \`${r2.branch}\` (\`${r2.base}\`) | ${r2.diff.trim() ? "yes" : "no"} |`);
   out.push("", `Every diff in full: \`${input2.diffFile}\`.`, "");
   let room = PROMPT_DIFF_BUDGET;
-  for (const r of input2.repos) {
-    if (!r.diff.trim()) continue;
-    out.push(`### ${r.repo}: \`git diff ${r.base}...${r.branch}\``, "");
-    if (r.diff.length <= room) {
-      out.push(fence(r.diff.trimEnd(), "diff"), "");
-      room -= r.diff.length;
+  for (const r2 of input2.repos) {
+    if (!r2.diff.trim()) continue;
+    out.push(`### ${r2.repo}: \`git diff ${r2.base}...${r2.branch}\``, "");
+    if (r2.diff.length <= room) {
+      out.push(fence(r2.diff.trimEnd(), "diff"), "");
+      room -= r2.diff.length;
     } else {
       out.push(`(too long for this prompt: read it in \`${input2.diffFile}\`)`, "");
     }
@@ -47960,17 +53927,16 @@ function readVerdict(text) {
   return { ok: true, verdict: parsed.data };
 }
 function quoteWritten(text, max = 500) {
-  const t = text.length > max ? `${text.slice(0, max)}\u2026 (${text.length} characters in all)` : text;
-  return JSON.stringify(t);
+  const t2 = text.length > max ? `${text.slice(0, max)}\u2026 (${text.length} characters in all)` : text;
+  return JSON.stringify(t2);
 }
 
 // action/src/steps/gate-author.ts
-init_git();
 function gatePath(path, stepId) {
   const bad = (why) => new ConveyorError("bad-payload", `step.path: gate ${stepId} has path "${path ?? ""}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`);
   if (!path || !path.trim()) throw bad("is empty");
   if (isAbsolute(path)) throw bad("is absolute");
-  const n = normalize2(path);
+  const n = normalize3(path);
   if (n.startsWith("..") || n === "." || n.split("/").includes(".git")) throw bad("leaves the repository or points into .git");
   return n;
 }
@@ -47991,13 +53957,13 @@ async function runAuthorGate(ctx, payload) {
   const path = gatePath(step.path, step.id);
   if (!step.run) throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
   const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
-  const primary = payload.repos.find((r) => r.role === "primary") ?? payload.repos[0];
+  const primary = payload.repos.find((r2) => r2.role === "primary") ?? payload.repos[0];
   const command = step.run.split("{path}").join(shellQuote(path));
   const wctx = workspaceContext(ctx);
   const ws = await prepareStepWorkspace(ctx, [primary], "work", wctx);
   try {
     const repo = ws.repos[0];
-    const o = gitOptions(wctx, repo.dir);
+    const git = repoGit(wctx, repo.dir);
     const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: "author" });
     await restoreGitConfigs(ws);
@@ -48014,7 +53980,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     const file2 = join9(repo.dir, path);
-    const info = await lstat2(file2).catch(() => void 0);
+    const info = await lstat3(file2).catch(() => void 0);
     if (!info || !info.isFile()) {
       const what = !info ? "did not write" : "wrote something other than a regular file at";
       return fail("gate-file-missing", `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
@@ -48024,7 +53990,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
       return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
     }
     const baseDir = join9(await conveyorDir(ws), "base-check");
-    await git(["worktree", "add", "--quiet", "--detach", baseDir, `refs/remotes/origin/${repo.base}`], o);
+    await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
     let onBase;
     try {
       await mkdir6(dirname3(join9(baseDir, path)), { recursive: true });
@@ -48032,7 +53998,7 @@ ${fence(tail(outcome.output) || "(no output)")}`;
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {
-      await git(["worktree", "remove", "--force", baseDir], { ...o, allowFailure: true });
+      await git.removeWorktree(baseDir).catch(() => void 0);
     }
     const baseOutput = `Output on base \`${repo.base}\` (last lines):
 
@@ -48044,10 +54010,7 @@ ${fence(tail(onBase.output) || "(no output)")}`;
         [baseOutput]
       );
     }
-    await git(["add", "--", path], o);
-    const staged = await git(["diff", "--cached", "--quiet", "--", path], { ...o, allowFailure: true });
-    if (staged.code !== 0) await git(["commit", "--quiet", "--no-verify", "-F", "-", "--", path], { ...o, input: commitMessage2(payload, path) });
-    const head = await gitOut(["rev-parse", "HEAD"], o);
+    const { head } = await git.commitAll(commitMessage2(payload, path), { paths: [path] });
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
       await pushBranch(wctx, { repo, head, changed: true, paths: [path], advanced });
@@ -48093,11 +54056,11 @@ function judgeIndependence(coder, reviewer) {
     return { independent: false, reason: `the ${missing} declares no \`model\`, so its model family cannot be told apart` };
   }
   const a = modelFamily(coder.model);
-  const b = modelFamily(reviewer.model);
-  if (a === b) {
+  const b2 = modelFamily(reviewer.model);
+  if (a === b2) {
     return { independent: false, reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\`` };
   }
-  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`)` };
+  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b2}\` vs \`${a}\`)` };
 }
 
 // core/run/draft.ts
@@ -48114,17 +54077,13 @@ function renderFindings(result) {
 }
 
 // action/src/steps/review.ts
-init_git();
-async function snapshot(wctx, r) {
-  const o = gitOptions(wctx, r.dir);
-  const head = await gitOut(["rev-parse", "HEAD"], o);
-  const status = (await git(["status", "--porcelain=v1", "-z", "--untracked-files=all"], o)).stdout;
-  return { head, status };
+async function snapshot(wctx, r2) {
+  const git = repoGit(wctx, r2.dir);
+  return { head: await git.currentCommit(), status: await git.status() };
 }
-async function diffOf(wctx, r) {
-  if (r.checkedOut !== r.workBranch) return "";
-  const o = gitOptions(wctx, r.dir);
-  return (await git(["diff", "--no-color", "--no-ext-diff", `refs/remotes/origin/${r.base}...HEAD`], o)).stdout;
+async function diffOf(wctx, r2) {
+  if (r2.checkedOut !== r2.workBranch) return "";
+  return repoGit(wctx, r2.dir).diff(`refs/remotes/origin/${r2.base}...HEAD`);
 }
 function changedPaths(status) {
   return status.split("\0").filter(Boolean).map((e) => e.slice(3));
@@ -48138,19 +54097,19 @@ async function runReview(ctx, payload) {
   try {
     const single = ws.repos.length === 1 ? ws.repos[0] : void 0;
     const reviewed = [];
-    for (const r of ws.repos) {
-      reviewed.push({ repo: r.repo, dir: single ? "." : r.folder, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
+    for (const r2 of ws.repos) {
+      reviewed.push({ repo: r2.repo, dir: single ? "." : r2.folder, base: r2.base, branch: r2.checkedOut, diff: await diffOf(wctx, r2) });
     }
     const diffFile = join10(await conveyorDir(ws), "diffs.patch");
-    await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}
-${r.diff}`).join("\n")));
+    await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r2) => r2.diff).map((r2) => `# ${r2.repo}: git diff ${r2.base}...${r2.branch}
+${r2.diff}`).join("\n")));
     const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
-    const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
+    const before = await Promise.all(ws.repos.map((r2) => snapshot(wctx, r2)));
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: "review" });
     await restoreGitConfigs(ws);
-    const after = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
-    const commits = Object.fromEntries(ws.repos.map((r, i) => [r.repo, before[i].head]));
-    const changedRepos = reviewed.filter((r) => r.diff.trim()).length;
+    const after = await Promise.all(ws.repos.map((r2) => snapshot(wctx, r2)));
+    const commits = Object.fromEntries(ws.repos.map((r2, i2) => [r2.repo, before[i2].head]));
+    const changedRepos = reviewed.filter((r2) => r2.diff.trim()).length;
     const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
     const agentTail = `Reviewer \`${agent.name}\` output (last lines):
 
@@ -48163,19 +54122,19 @@ ${fence(tail(outcome.output) || "(no output)")}`;
       error: { code, message }
     });
     if (outcome.timedOut) return fail("agent-timeout", `The reviewer ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.`);
-    const touched = ws.repos.flatMap((r, i) => {
-      const b = before[i];
-      const a = after[i];
-      const was = new Set(changedPaths(b.status));
+    const touched = ws.repos.flatMap((r2, i2) => {
+      const b2 = before[i2];
+      const a = after[i2];
+      const was = new Set(changedPaths(b2.status));
       const found = [
-        ...a.head !== b.head ? [`HEAD moved from ${b.head.slice(0, 12)} to ${a.head.slice(0, 12)}`] : [],
-        ...changedPaths(a.status).filter((p) => !was.has(p))
+        ...a.head !== b2.head ? [`HEAD moved from ${b2.head.slice(0, 12)} to ${a.head.slice(0, 12)}`] : [],
+        ...changedPaths(a.status).filter((p2) => !was.has(p2))
       ];
-      if (found.length === 0 && a.status !== b.status) found.push("the working tree changed");
-      return found.map((f) => `${r.repo}: ${f}`);
+      if (found.length === 0 && a.status !== b2.status) found.push("the working tree changed");
+      return found.map((f) => `${r2.repo}: ${f}`);
     });
     if (touched.length > 0) {
-      const list = touched.slice(0, 20).map((t) => `- ${t}`).join("\n");
+      const list = touched.slice(0, 20).map((t2) => `- ${t2}`).join("\n");
       return fail("reviewer-changed-files", `The reviewer must be read-only, but it changed the checkouts:
 ${list}${touched.length > 20 ? `
 - \u2026 and ${touched.length - 20} more` : ""}`);
@@ -48232,8 +54191,8 @@ function findCycle(nodes, deps) {
       if (!known.has(dep)) continue;
       const s = state.get(dep);
       if (s === "visiting") {
-        const from = path.findIndex((p) => p.node === dep);
-        return [...path.slice(from).map((p) => p.node), dep];
+        const from = path.findIndex((p2) => p2.node === dep);
+        return [...path.slice(from).map((p2) => p2.node), dep];
       }
       if (s === void 0) {
         state.set(dep, "visiting");
@@ -48359,10 +54318,10 @@ function unique(name, taken, sep3) {
 }
 function keptOutcomes(plan, given, options) {
   const kept = /* @__PURE__ */ new Map();
-  const names = /* @__PURE__ */ new Set([...plan.targets.map((t) => t.service), ...plan.skipped]);
+  const names = /* @__PURE__ */ new Set([...plan.targets.map((t2) => t2.service), ...plan.skipped]);
   for (const env of given) {
     if (!names.has(env.service)) continue;
-    const target = plan.targets.find((t) => t.service === env.service);
+    const target = plan.targets.find((t2) => t2.service === env.service);
     if (target && env.envId !== target.envId) continue;
     if (options.epoch > 0) kept.set(env.service, env);
     else if (env.state === "skipped") kept.set(env.service, env);
@@ -48372,7 +54331,7 @@ function keptOutcomes(plan, given, options) {
 }
 function startable(plan, settled, started, stopped) {
   if (stopped) return [];
-  return plan.targets.filter((t) => !started.has(t.service) && !settled.has(t.service) && t.providers.every((p) => settled.has(p)));
+  return plan.targets.filter((t2) => !started.has(t2.service) && !settled.has(t2.service) && t2.providers.every((p2) => settled.has(p2)));
 }
 
 // action/src/steps/deploy.ts
@@ -48404,14 +54363,14 @@ async function deploymentsFor(ctx) {
   const status = (repo, id, state, extra) => attempt(`setting ${repo} deployment ${id} to ${state}`, () => setStatus(repo, id, { state, ...extra }));
   return {
     notes,
-    async start(t) {
+    async start(t2) {
       const made = await attempt(
-        `creating the deployment of ${t.service}`,
-        () => create({ repo: t.repo, ref: t.ref, environment: t.envId, description: `Conveyor preview of ${t.service}`, transient: true })
+        `creating the deployment of ${t2.service}`,
+        () => create({ repo: t2.repo, ref: t2.ref, environment: t2.envId, description: `Conveyor preview of ${t2.service}`, transient: true })
       );
       if (!made) return void 0;
-      await status(t.repo, made.id, "in_progress", { description: `deploying ${t.service}` });
-      return { repo: t.repo, id: made.id };
+      await status(t2.repo, made.id, "in_progress", { description: `deploying ${t2.service}` });
+      return { repo: t2.repo, id: made.id };
     },
     async finish(deployment, env) {
       if (!deployment) return;
@@ -48436,22 +54395,22 @@ function reposOf(payload, services) {
   for (const name of services) {
     const svc = payload.services[name];
     if (!svc) throw new ConveyorError("bad-payload", `services.${name}: the payload does not describe service "${name}"`);
-    if (out.some((r) => r.repo === svc.repo)) continue;
-    out.push(payload.repos.find((r) => r.repo === svc.repo) ?? { repo: svc.repo, role: "sibling", services: [name], base: svc.base, workBranch });
+    if (out.some((r2) => r2.repo === svc.repo)) continue;
+    out.push(payload.repos.find((r2) => r2.repo === svc.repo) ?? { repo: svc.repo, role: "sibling", services: [name], base: svc.base, workBranch });
   }
   return out;
 }
 function ownService(payload) {
   if (payload.service) return payload.service;
-  const primary = payload.repos.find((r) => r.role === "primary");
+  const primary = payload.repos.find((r2) => r2.role === "primary");
   return primary?.services.length === 1 ? primary.services[0] : void 0;
 }
 function serviceDir(ws, repo, path) {
-  const r = ws.repos.find((x) => x.repo === repo);
-  if (!r) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
-  const dir = path ? join11(r.dir, path) : r.dir;
-  if (!existsSync5(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
-  return { repo: r, dir };
+  const r2 = ws.repos.find((x2) => x2.repo === repo);
+  if (!r2) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
+  const dir = path ? join11(r2.dir, path) : r2.dir;
+  if (!existsSync5(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r2.checkedOut})`);
+  return { repo: r2, dir };
 }
 function serviceEnvironment(ctx, payload, ws, target, extra) {
   return safeEnvironment(ctx, {
@@ -48471,14 +54430,14 @@ async function runDeploy(ctx, payload) {
     runId: payload.runId,
     services: payload.services,
     stepServices: step.services,
-    changeSetServices: payload.repos.flatMap((r) => r.services),
+    changeSetServices: payload.repos.flatMap((r2) => r2.services),
     ...own2 ? { own: own2 } : {}
   });
   if (plan.targets.length === 0 && plan.skipped.length === 0) {
     return { ...baseResult(payload), conclusion: "success", summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.` };
   }
-  const ws = await prepareStepWorkspace(ctx, reposOf(payload, plan.targets.map((t) => t.service)), "checkout");
-  const headOf = (service) => ws.repos.find((r) => r.repo === payload.services[service]?.repo)?.preparedHead;
+  const ws = await prepareStepWorkspace(ctx, reposOf(payload, plan.targets.map((t2) => t2.service)), "checkout");
+  const headOf = (service) => ws.repos.find((r2) => r2.repo === payload.services[service]?.repo)?.preparedHead;
   const settled = /* @__PURE__ */ new Map();
   for (const [service, env] of keptOutcomes(plan, payload.environments, { epoch: payload.epoch, headOf })) {
     settled.set(service, { env, kept: true, without: [] });
@@ -48496,14 +54455,14 @@ async function runDeploy(ctx, payload) {
   const started = /* @__PURE__ */ new Set();
   const running2 = /* @__PURE__ */ new Map();
   for (; ; ) {
-    const envs = new Map([...settled].map(([k, v]) => [k, v.env]));
-    for (const t of startable(plan, envs, started, ownFailed())) {
-      started.add(t.service);
+    const envs = new Map([...settled].map(([k2, v]) => [k2, v.env]));
+    for (const t2 of startable(plan, envs, started, ownFailed())) {
+      started.add(t2.service);
       running2.set(
-        t.service,
-        deployOne(ctx, payload, ws, t, settled, outDir, deployments).then(async (s) => {
-          settled.set(t.service, s);
-          running2.delete(t.service);
+        t2.service,
+        deployOne(ctx, payload, ws, t2, settled, outDir, deployments).then(async (s) => {
+          settled.set(t2.service, s);
+          running2.delete(t2.service);
           await record2(s.env);
         })
       );
@@ -48513,48 +54472,48 @@ async function runDeploy(ctx, payload) {
   }
   return deployResult(payload, plan, settled, deployments);
 }
-async function deployOne(ctx, payload, ws, t, settled, outDir, deployments) {
+async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
   const startedAt = Date.now();
-  const ready = t.providers.flatMap((p) => {
-    const env2 = settled.get(p)?.env;
-    return env2?.state === "ready" && env2.url ? [{ service: p, url: env2.url }] : [];
+  const ready = t2.providers.flatMap((p2) => {
+    const env2 = settled.get(p2)?.env;
+    return env2?.state === "ready" && env2.url ? [{ service: p2, url: env2.url }] : [];
   });
-  const without = t.providers.filter((p) => !ready.some((r2) => r2.service === p));
+  const without = t2.providers.filter((p2) => !ready.some((r3) => r3.service === p2));
   let where;
   try {
-    where = serviceDir(ws, t.repo, t.path);
+    where = serviceDir(ws, t2.repo, t2.path);
   } catch (e) {
-    return { env: { service: t.service, envId: t.envId, state: "failed", error: e.message }, kept: false, startedAt, durationMs: 0, without };
+    return { env: { service: t2.service, envId: t2.envId, state: "failed", error: e.message }, kept: false, startedAt, durationMs: 0, without };
   }
   const commit = where.repo.preparedHead;
-  const output2 = join11(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`);
+  const output2 = join11(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile8(output2, "");
-  const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
-  const env = serviceEnvironment(ctx, payload, ws, t, {
-    CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t.service, payload.attempt, payload.epoch),
+  const deployment = await deployments?.start({ repo: t2.repo, ref: commit, envId: t2.envId, service: t2.service });
+  const env = serviceEnvironment(ctx, payload, ws, t2, {
+    CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t2.service, payload.attempt, payload.epoch),
     CONVEYOR_OUTPUT: output2,
     ...peerVariables(ready)
   });
-  ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t.deploy.run}`);
-  const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
+  ctx.log(`conveyor: deploy ${t2.service} (${t2.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t2.deploy.run}`);
+  const earlier = payload.environments.find((e) => e.service === t2.service)?.processMark;
   if (earlier) endMarked(earlier);
-  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | `, sandbox: serviceIsolation(payload, ws.root, [t.service], true) });
-  const base = { service: t.service, envId: t.envId, commit, ...deployment ? { deployment } : {} };
-  const outputTail = tail(r.output, 20, 2e3);
+  const r2 = await runUserCommand(ctx, { command: t2.deploy.run, cwd: where.dir, env, timeoutMinutes: t2.deploy.timeoutMinutes, linePrefix: `  ${t2.service} | `, sandbox: serviceIsolation(payload, ws.root, [t2.service], true) });
+  const base = { service: t2.service, envId: t2.envId, commit, ...deployment ? { deployment } : {} };
+  const outputTail = tail(r2.output, 20, 2e3);
   let outcome;
-  if (r.timedOut) outcome = { ...base, state: "failed", error: `timed out after ${t.deploy.timeoutMinutes} min`, outputTail };
-  else if (r.exitCode !== 0) outcome = { ...base, state: "failed", error: `exited with ${r.exitCode ?? `signal ${r.signal ?? "?"}`}`, outputTail };
+  if (r2.timedOut) outcome = { ...base, state: "failed", error: `timed out after ${t2.deploy.timeoutMinutes} min`, outputTail };
+  else if (r2.exitCode !== 0) outcome = { ...base, state: "failed", error: `exited with ${r2.exitCode ?? `signal ${r2.signal ?? "?"}`}`, outputTail };
   else {
     const url2 = reportedUrl(await readFile5(output2, "utf8"));
     if (!url2) outcome = { ...base, state: "failed", error: "no url reported (write url=... to $CONVEYOR_OUTPUT)", outputTail };
     else if (!safeLinkTarget(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`, outputTail };
     else outcome = { ...base, state: "ready", url: ctx.scrubber.scrub(url2) };
   }
-  if (outcome.state === "ready") outcome.processMark = r.mark;
-  else endMarked(r.mark);
+  if (outcome.state === "ready") outcome.processMark = r2.mark;
+  else endMarked(r2.mark);
   await deployments?.finish(deployment, outcome);
-  ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ""}${outcome.error ? ` (${outcome.error})` : ""}`);
-  return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
+  ctx.log(`conveyor: ${t2.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ""}${outcome.error ? ` (${outcome.error})` : ""}`);
+  return { env: outcome, kept: false, startedAt, durationMs: r2.durationMs, without };
 }
 function reportedUrl(text) {
   let url2;
@@ -48574,17 +54533,17 @@ function progressRecorder(ctx, payload) {
   };
 }
 function deployResult(payload, plan, settled, deployments) {
-  const order = [...plan.targets.map((t) => t.service), ...plan.skipped];
+  const order = [...plan.targets.map((t2) => t2.service), ...plan.skipped];
   const environments = order.flatMap((s) => settled.has(s) ? [settled.get(s).env] : []);
-  const first = Math.min(...[...settled.values()].flatMap((s) => s.startedAt !== void 0 ? [s.startedAt] : []));
+  const first2 = Math.min(...[...settled.values()].flatMap((s) => s.startedAt !== void 0 ? [s.startedAt] : []));
   const rows = order.map((s) => {
-    const x = settled.get(s);
+    const x2 = settled.get(s);
     const ownMark = s === plan.own ? " (own)" : "";
-    if (!x) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
-    const e = x.env;
+    if (!x2) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
+    const e = x2.env;
     const what = e.state === "ready" ? e.url ?? "" : e.state === "failed" ? `**${e.error ?? "failed"}**` : "nothing to stand up (`deploy: none`)";
-    const time3 = x.durationMs !== void 0 && x.startedAt !== void 0 ? `+${((x.startedAt - first) / 1e3).toFixed(1)} s, ${(x.durationMs / 1e3).toFixed(1)} s` : "";
-    const notes2 = [x.kept ? "kept from an earlier dispatch" : "", x.without.length ? `started without the URL of ${x.without.join(", ")}` : ""].filter(Boolean).join("; ");
+    const time3 = x2.durationMs !== void 0 && x2.startedAt !== void 0 ? `+${((x2.startedAt - first2) / 1e3).toFixed(1)} s, ${(x2.durationMs / 1e3).toFixed(1)} s` : "";
+    const notes2 = [x2.kept ? "kept from an earlier dispatch" : "", x2.without.length ? `started without the URL of ${x2.without.join(", ")}` : ""].filter(Boolean).join("; ");
     return `| ${s}${ownMark} | \`${e.envId}\` | ${e.state} | ${what} | ${time3} | ${notes2} |`;
   });
   const table = ["| service | environment | state | URL or error | started, took | note |", "| --- | --- | --- | --- | --- | --- |", ...rows].join("\n");
@@ -48644,7 +54603,7 @@ async function runTeardown(ctx, payload) {
 function teardownWaves(payload, envs) {
   const names = envs.map((e) => e.service).sort();
   const plan = planDeploy({ runId: payload.runId, services: payload.services, stepServices: names.filter((n) => payload.services[n]?.deploy), changeSetServices: [] });
-  const providers = new Map(plan.targets.map((t) => [t.service, t.providers]));
+  const providers = new Map(plan.targets.map((t2) => [t2.service, t2.providers]));
   const waves = topologicalWaves(names, (n) => providers.get(n) ?? []).reverse();
   return waves.map((w) => w.map((n) => envs.find((e) => e.service === n)));
 }
@@ -48665,33 +54624,33 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   }
   const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
   for (let tries = 1; ; tries++) {
-    if (tries > 1) await new Promise((r2) => setTimeout(r2, backoffMs(tries - 1)));
+    if (tries > 1) await new Promise((r3) => setTimeout(r3, backoffMs(tries - 1)));
     ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
-    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
-    if (r.exitCode === 0 && !r.timedOut) {
+    const r2 = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
+    if (r2.exitCode === 0 && !r2.timedOut) {
       if (e.processMark) endMarked(e.processMark);
       await deployments?.deactivate(e);
       return { env: e, ok: true, tries, note: tries > 1 ? `removed on try ${tries}` : "removed" };
     }
     if (tries > MAX_TEARDOWN_RETRIES) {
-      const note = r.timedOut ? `timed out after ${timeoutMinutes} min` : `exited with ${r.exitCode ?? `signal ${r.signal ?? "?"}`}`;
-      return { env: e, ok: false, tries, note, output: tail(r.output, 20, 2e3) };
+      const note = r2.timedOut ? `timed out after ${timeoutMinutes} min` : `exited with ${r2.exitCode ?? `signal ${r2.signal ?? "?"}`}`;
+      return { env: e, ok: false, tries, note, output: tail(r2.output, 20, 2e3) };
     }
   }
 }
 function teardownResult(payload, removals, deployments) {
-  const rows = removals.map((r) => `| ${r.env.service} | \`${r.env.envId}\` | ${r.ok ? "removed" : "**still up**"} | ${r.tries} | ${r.note} |`);
+  const rows = removals.map((r2) => `| ${r2.env.service} | \`${r2.env.envId}\` | ${r2.ok ? "removed" : "**still up**"} | ${r2.tries} | ${r2.note} |`);
   const table = ["| service | environment | result | tries | note |", "| --- | --- | --- | --- | --- |", ...rows].join("\n");
-  const failed = removals.filter((r) => !r.ok);
-  const tails = failed.filter((r) => r.output).map((r) => `### ${r.env.service}: ${r.note}
+  const failed = removals.filter((r2) => !r2.ok);
+  const tails = failed.filter((r2) => r2.output).map((r2) => `### ${r2.env.service}: ${r2.note}
 
-${fence(r.output)}`);
+${fence(r2.output)}`);
   const notes = deploymentNotes(deployments);
-  const environments = removals.filter((r) => r.ok).map((r) => r.env);
+  const environments = removals.filter((r2) => r2.ok).map((r2) => r2.env);
   if (failed.length === 0) {
     return { ...baseResult(payload), conclusion: "success", summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? "" : "s"}.`, table, ...notes].join("\n\n"), environments };
   }
-  const message = `could not remove ${failed.map((r) => `${r.env.service} (${r.env.envId}: ${r.note})`).join(", ")}`;
+  const message = `could not remove ${failed.map((r2) => `${r2.env.service} (${r2.env.envId}: ${r2.note})`).join(", ")}`;
   return {
     ...baseResult(payload),
     conclusion: "failure",
@@ -48813,10 +54772,10 @@ async function runEntry(io) {
     if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
     result = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {} };
   } catch (e) {
-    result = failureResult(identity, e, (t) => scrubber.scrub(t));
+    result = failureResult(identity, e, (t2) => scrubber.scrub(t2));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
   }
-  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t2) => scrubber.scrub(t2));
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({
     env: io.env,

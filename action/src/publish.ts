@@ -8,8 +8,7 @@ import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
 import type { PullRequest } from '../../engine/ports/forge.ts';
 import type { StepContext } from './context.ts';
-import { git, gitOut } from '../../lib/git.ts';
-import { gitOptions, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
+import { repoGit, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
 
 export interface RepoChange {
   repo: WorkspaceRepo;
@@ -34,15 +33,11 @@ export function commitMessage(payload: StepPayload): string {
   ].join('\n');
 }
 
-/** Commits tracked and new (not ignored) files; the message travels on stdin, never as an argument. */
+/** Commits tracked and new (not ignored) files; the message travels in a file, never as an argument. */
 export async function commitLeftovers(wctx: WorkspaceContext, payload: StepPayload, repo: WorkspaceRepo): Promise<RepoChange> {
-  const o = gitOptions(wctx, repo.dir);
-  await git(['add', '--all'], o);
-  const staged = await git(['diff', '--cached', '--quiet'], { ...o, allowFailure: true });
-  if (staged.code !== 0) await git(['commit', '--quiet', '--no-verify', '-F', '-'], { ...o, input: commitMessage(payload) });
-  const head = await gitOut(['rev-parse', 'HEAD'], o);
-  const diff = await gitOut(['diff', '--name-only', '--no-renames', '-z', repo.preparedHead, head], o);
-  const paths = diff.split('\0').filter(Boolean);
+  const git = repoGit(wctx, repo.dir);
+  const { head } = await git.commitAll(commitMessage(payload));
+  const paths = await git.diffNames(repo.preparedHead, head);
   return {
     repo,
     head,
@@ -60,15 +55,11 @@ export function writesViolations(changes: readonly RepoChange[], writes: readonl
 
 export async function pushBranch(wctx: WorkspaceContext, change: RepoChange): Promise<void> {
   const r = change.repo;
-  const lease = `--force-with-lease=refs/heads/${r.workBranch}:${r.startCommit}`;
-  const pushed = await git(['push', '--quiet', '--no-verify', lease, r.url, `HEAD:refs/heads/${r.workBranch}`], {
-    ...gitOptions(wctx, r.dir, true),
-    allowFailure: true,
-  });
-  if (pushed.code !== 0) {
+  const pushed = await repoGit(wctx, r.dir).push({ to: r.url, ref: 'HEAD', branch: r.workBranch, lease: r.startCommit });
+  if (!pushed.pushed) {
     throw new ConveyorError(
       'push-rejected',
-      `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || 'nothing'}?): ${pushed.stderr.trim()}`,
+      `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || 'nothing'}?): ${pushed.output}`,
     );
   }
 }

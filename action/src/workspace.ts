@@ -2,13 +2,15 @@
 // `owner__name` under one root. Clone targets must lie under GITHUB_SERVER_URL. The work branch
 // is resumed when it exists on the remote (and the base merged into it when that merges cleanly),
 // else created from the base. What each branch started from is recorded for --force-with-lease.
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+// From an http(s) server the clone is partial (blobless): the history of the base and work
+// branches, which merges need, and file contents only as a checkout, merge or diff asks for them.
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
-import { git, gitOut, type GitOptions } from '../../lib/git.ts';
+import { GitRepo } from '../../lib/git.ts';
 
 export interface WorkspaceContext {
   /** GITHUB_SERVER_URL: https://github.com, or file:///folder/of/bare/repositories. */
@@ -118,29 +120,23 @@ export function cloneUrl(serverUrl: string, repo: string): string {
   return url;
 }
 
-/** Options for a git command in a repository; `network` adds the token when the server is http(s). */
-export function gitOptions(ctx: WorkspaceContext, cwd: string, network = false): GitOptions {
+/**
+ * The git repository of a checkout in the workspace. From an http(s) server the clone is partial,
+ * and the commands that talk to the server (fetch, push, and those that read file contents) get
+ * the token.
+ */
+export function repoGit(ctx: WorkspaceContext, dir: string): GitRepo {
   const http = /^https?:/i.test(ctx.serverUrl);
-  return {
-    cwd,
+  return new GitRepo(dir, {
     env: ctx.env,
     scrub: ctx.scrub,
-    ...(network && http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}),
-  };
+    partial: http,
+    ...(http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}),
+  });
 }
 
 /** Remote heads of the base and work branches, as a map from branch name to commit. */
 type Heads = Map<string, string>;
-
-function headsOf(lines: string, prefix: string, branches: readonly string[]): Heads {
-  const heads: Heads = new Map();
-  for (const line of lines.split('\n')) {
-    const [sha, ref] = line.split(/[\t ]/);
-    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
-    if (sha && branch !== undefined && branches.includes(branch)) heads.set(branch, sha);
-  }
-  return heads;
-}
 
 /**
  * A file:// server (the embedded mode, tests) is a folder on this machine: git's local clone
@@ -150,34 +146,28 @@ function headsOf(lines: string, prefix: string, branches: readonly string[]): He
  * able to reach the remote's object files through it. The URL was checked against the server
  * before this runs, the path is derived from that URL alone, and the remote keeps the URL.
  */
-async function cloneLocal(ctx: WorkspaceContext, dir: string, url: string, branches: readonly string[]): Promise<Heads> {
-  const path = localPath(url, 'clone target');
-  const local = gitOptions(ctx, dir);
-  await git(['clone', '--quiet', '--local', '--no-hardlinks', '--no-checkout', '--no-tags', '--origin', 'origin', '--', path, dir], {
-    ...local,
-    code: 'clone-failed',
-  });
-  // The clone recorded the folder; the remote is the checked URL (pushes name it explicitly too).
-  const [, refs] = await Promise.all([
-    git(['config', 'remote.origin.url', url], local),
-    gitOut(['for-each-ref', '--format=%(objectname) %(refname)', ...branches.map((b) => `refs/remotes/origin/${b}`)], local),
-  ]);
-  return headsOf(refs, 'refs/remotes/origin/', branches);
+async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<Heads> {
+  await git.failingAs('clone-failed').clone(localPath(url, 'clone target'), { local: true });
+  // Not at the same time as the checkout, which writes .git/config too (the branch's upstream).
+  const [, heads] = await Promise.all([git.setRemoteUrl('origin', url), git.remoteBranchHeads(branches)]);
+  return heads;
 }
 
-/** An http(s) server: ask for the two heads, then fetch only them (full history: merges need it). */
-async function fetchRemote(ctx: WorkspaceContext, dir: string, url: string, base: string, work: string): Promise<Heads> {
-  const local = gitOptions(ctx, dir);
-  const network = { ...gitOptions(ctx, dir, true), code: 'clone-failed' as const };
-  await git(['init', '--quiet', dir], local);
-  // The remote is recorded without any credential; every network command names the URL itself.
-  await git(['remote', 'add', 'origin', url], local);
-  const listed = await gitOut(['ls-remote', '--heads', url, `refs/heads/${base}`, `refs/heads/${work}`], network);
-  const heads = headsOf(listed, 'refs/heads/', [base, work]);
-  if (!heads.get(base)) return heads;
-  const refspecs = [base, ...(heads.has(work) ? [work] : [])].map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`);
-  await git(['fetch', '--quiet', '--no-tags', url, ...refspecs], network);
-  return heads;
+/**
+ * An http(s) server: a blobless clone of the base (every commit and tree, which merges need; file
+ * contents only as a checkout, merge or diff asks for them), while the two heads are asked for;
+ * then the work branch, when it exists: the commit just listed, which the lease is on.
+ */
+async function fetchRemote(git: GitRepo, url: string, base: string, work: string): Promise<Heads> {
+  const network = git.failingAs('clone-failed');
+  // The remote is recorded without any credential; the token goes to each command that needs it.
+  const [listed, cloned] = await Promise.allSettled([network.remoteHeads(url, [base, work]), network.clone(url, { branch: base, filter: 'blob:none' })]);
+  if (listed.status === 'rejected') throw listed.reason;
+  if (!listed.value.has(base)) return listed.value; // the clone failed for it: the caller says which branch is missing
+  if (cloned.status === 'rejected') throw cloned.reason;
+  const workCommit = listed.value.get(work);
+  if (workCommit) await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
+  return git.remoteBranchHeads([base, work]);
 }
 
 async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode): Promise<WorkspaceRepo> {
@@ -188,10 +178,10 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
   if ((await readdir(dir)).length > 0) {
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
-  const local = gitOptions(ctx, dir);
+  const git = repoGit(ctx, dir);
   const heads = url.startsWith('file:')
-    ? await cloneLocal(ctx, dir, url, [repo.base, repo.workBranch])
-    : await fetchRemote(ctx, dir, url, repo.base, repo.workBranch);
+    ? await cloneLocal(git, url, [repo.base, repo.workBranch])
+    : await fetchRemote(git, url, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
@@ -203,29 +193,22 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
   // What HEAD is after a plain checkout; a merge (or a failed one) is asked of git instead.
   let preparedHead: string | undefined = workCommit || baseCommit;
   if (workCommit) {
-    await git(['checkout', '--quiet', '-B', repo.workBranch, `refs/remotes/origin/${repo.workBranch}`], local);
+    await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.workBranch}`);
     if (mode === 'checkout') baseMerge = 'not-merged';
+    else if (await git.isAncestor(baseCommit, 'HEAD')) baseMerge = 'up-to-date';
     else {
-      const ancestor = await git(['merge-base', '--is-ancestor', baseCommit, 'HEAD'], { ...local, allowFailure: true });
-      if (ancestor.code === 0) baseMerge = 'up-to-date';
-      else {
-        preparedHead = undefined;
-        const merge = await git(['merge', '--no-edit', '--quiet', `refs/remotes/origin/${repo.base}`], { ...local, allowFailure: true });
-        if (merge.code === 0) baseMerge = 'merged';
-        else {
-          await git(['merge', '--abort'], { ...local, allowFailure: true });
-          baseMerge = 'conflict';
-        }
-      }
+      preparedHead = undefined;
+      // A base that does not merge cleanly is left out (the merge is undone); the notes say so.
+      baseMerge = (await git.merge(`refs/remotes/origin/${repo.base}`)).merged ? 'merged' : 'conflict';
     }
   } else if (mode === 'checkout') {
     checkedOut = repo.base;
-    await git(['checkout', '--quiet', '-B', repo.base, `refs/remotes/origin/${repo.base}`], local);
+    await git.checkout(repo.base, `refs/remotes/origin/${repo.base}`);
     baseMerge = 'not-merged';
   } else {
-    await git(['checkout', '--quiet', '-b', repo.workBranch, `refs/remotes/origin/${repo.base}`], local);
+    await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
-  preparedHead ??= await gitOut(['rev-parse', 'HEAD'], local);
+  preparedHead ??= await git.currentCommit();
   const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
   return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
 }
@@ -259,7 +242,21 @@ export async function prepareWorkspace(
   return { root, repos: prepared, notes };
 }
 
-/** Puts back .git/config as we wrote it: a user command may have added remotes, rewrites or helpers. */
+/**
+ * Puts back .git/config as we wrote it: a user command may have added remotes, rewrites, helpers
+ * or proxies. A `.git/commondir` file would make git read its configuration from another folder
+ * instead (one the command wrote), so it goes; a `.git` that is no longer a folder is refused.
+ */
 export async function restoreGitConfigs(ws: Workspace): Promise<void> {
-  await Promise.all(ws.repos.map((r) => writeFile(join(r.dir, '.git', 'config'), r.gitConfig)));
+  await Promise.all(
+    ws.repos.map(async (r) => {
+      const gitDir = join(r.dir, '.git');
+      if (!(await lstat(gitDir).catch(() => undefined))?.isDirectory()) {
+        throw new ConveyorError('bad-input', `${r.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
+      }
+      await rm(join(gitDir, 'commondir'), { force: true });
+      await rm(join(gitDir, 'config'), { force: true }); // a symbolic link would have the write land elsewhere
+      await writeFile(join(gitDir, 'config'), r.gitConfig);
+    }),
+  );
 }

@@ -3,12 +3,12 @@
 // step processes see the same PRs. better-sqlite3 is loaded by dynamic import only: the action
 // bundle runs on GitHub's runners, which have no native module, and never takes this path there.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
-import { git, gitOut } from '../../lib/git.ts';
+import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
 import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState } from '../../engine/ports/forge.ts';
 import { splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
@@ -47,10 +47,6 @@ CREATE TABLE IF NOT EXISTS pull_requests (
 CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo, branch) WHERE state = 'open';
 `;
 
-function gitEnv(): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
-}
-
 export class LocalForge implements Forge {
   private constructor(
     private readonly db: BetterSqlite3.Database,
@@ -77,9 +73,8 @@ export class LocalForge implements Forge {
     return join(this.remotesDir, owner, `${name}.git`);
   }
 
-  private async branchHead(repo: string, branch: string): Promise<string | undefined> {
-    const r = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.bare(repo), env: gitEnv(), allowFailure: true });
-    return r.code === 0 ? r.stdout.trim() : undefined;
+  private branchHead(repo: string, branch: string): Promise<string | undefined> {
+    return new GitRepo(this.bare(repo)).branchHead(branch);
   }
 
   private async toPullRequest(row: Row): Promise<PullRequest> {
@@ -183,45 +178,39 @@ export class LocalForge implements Forge {
     options: MergeOptions,
   ): Promise<{ merged: true; sha: string } | { merged: false; reason: string }> {
     const work = await mkdtemp(join(tmpdir(), 'conveyor-merge-'));
-    const dir = join(work, 'repo');
-    const messageFile = join(work, 'message.txt');
+    const git = new GitRepo(join(work, 'repo'), { code: 'merge-failed' });
     const message = options.message ? `${options.title}\n\n${options.message.trim()}\n` : `${options.title}\n`;
-    await writeFile(messageFile, message);
-    const o = { cwd: work, env: gitEnv(), code: 'merge-failed' as const };
     try {
-      await git(['clone', '--quiet', '--no-tags', this.bare(repo), dir], o);
-      const w = { ...o, cwd: dir };
-      await git(['checkout', '--quiet', '-B', row.base, `origin/${row.base}`], w);
+      await git.clone(this.bare(repo));
+      await git.checkout(row.base, `origin/${row.base}`);
       const branchRef = `origin/${row.branch}`;
-      const ahead = await gitOut(['rev-list', '--count', `${row.base}..${branchRef}`], w);
-      if (ahead === '0' || (await git(['diff', '--quiet', row.base, branchRef], { ...w, allowFailure: true })).code === 0) {
+      if ((await git.countCommits(`${row.base}..${branchRef}`)) === 0 || !(await git.differs(row.base, branchRef))) {
         throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) has no changes against ${row.base}: nothing to merge`);
       }
-      let attempt;
+      let attempt: MergeOutcome;
       if (options.method === 'merge') {
-        attempt = await git(['merge', '--no-ff', '--quiet', '-F', messageFile, branchRef], { ...w, allowFailure: true });
+        attempt = await git.merge(branchRef, { message, noFastForward: true });
       } else if (options.method === 'squash') {
-        attempt = await git(['merge', '--squash', '--quiet', branchRef], { ...w, allowFailure: true });
-        if (attempt.code === 0) attempt = await git(['commit', '--quiet', '-F', messageFile], { ...w, allowFailure: true });
+        attempt = await git.mergeSquash(branchRef);
+        if (attempt.merged) await git.commit(message);
       } else {
-        await git(['checkout', '--quiet', '-B', 'conveyor-rebase', branchRef], w);
-        attempt = await git(['rebase', '--quiet', `origin/${row.base}`], { ...w, allowFailure: true });
-        if (attempt.code === 0 && options.message) {
+        await git.checkout('conveyor-rebase', branchRef);
+        attempt = await git.rebase(`origin/${row.base}`);
+        if (attempt.merged && options.message) {
           // A rebase has no merge commit: the trailers go on the last rebased commit.
-          const last = await gitOut(['log', '-1', '--format=%B'], w);
-          await writeFile(messageFile, `${last.trimEnd()}\n\n${options.message.trim()}\n`);
-          attempt = await git(['commit', '--amend', '--quiet', '-F', messageFile], { ...w, allowFailure: true });
+          const last = await git.lastMessage();
+          await git.commit(`${last.trimEnd()}\n\n${options.message.trim()}\n`, { amend: true });
         }
-        if (attempt.code === 0) await git(['checkout', '--quiet', '-B', row.base, 'conveyor-rebase'], w);
+        if (attempt.merged) await git.checkout(row.base, 'conveyor-rebase');
       }
-      if (attempt.code !== 0) {
-        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.stderr.trim() || attempt.stdout.trim()}`);
+      if (!attempt.merged) {
+        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`);
       }
-      const sha = await gitOut(['rev-parse', 'HEAD'], w);
+      const sha = await git.currentCommit();
       // The lease makes the push fail, instead of overwriting, when the base moved meanwhile.
-      const base = await gitOut(['rev-parse', `origin/${row.base}`], w);
-      const push = await git(['push', '--quiet', `--force-with-lease=refs/heads/${row.base}:${base}`, 'origin', `HEAD:refs/heads/${row.base}`], { ...w, allowFailure: true });
-      if (push.code !== 0) return { merged: false, reason: push.stderr.trim() };
+      const base = await git.revParse(`origin/${row.base}`);
+      const push = await git.push({ to: 'origin', ref: 'HEAD', branch: row.base, lease: base });
+      if (!push.pushed) return { merged: false, reason: push.output };
       return { merged: true, sha };
     } finally {
       await rm(work, { recursive: true, force: true });

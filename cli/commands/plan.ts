@@ -23,8 +23,8 @@ export function register(program: Command): void {
     .option('--repo <owner/name>', 'repository holding the configuration (default: from its git remote "origin")')
     .option('--json', 'print the compiled plan as JSON, including its hash')
     .action(
-      action((opts: PlanOptions) => {
-        const compiled = compileConfigFile(opts.config, opts.pipeline, opts.repo);
+      action(async (opts: PlanOptions) => {
+        const compiled = await compileConfigFile(opts.config, opts.pipeline, opts.repo);
         if (!compiled.ok) {
           warnRaw(formatConfigErrors(compiled.errors));
           warnRaw(`✗ ${opts.config} is not valid; \`conveyor validate --config ${opts.config}\` checks it\n`);

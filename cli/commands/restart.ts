@@ -26,12 +26,12 @@ function repoOption(run: Run): string | undefined {
 }
 
 /** Compiles the run's pipeline from the configuration file as it is now; an exit code when it cannot. */
-export function currentPlan(run: Run, configPath: string): { ok: true; plan: Plan } | { ok: false; code: number } {
+export async function currentPlan(run: Run, configPath: string): Promise<{ ok: true; plan: Plan } | { ok: false; code: number }> {
   if (!configPath) throw new UsageError(`run ${run.id} does not record the configuration file it started from; pass --config FILE`);
   if (!existsSync(configPath)) {
     throw new UsageError(`the configuration file ${configPath} that run ${run.id} started from is not there any more; pass --config FILE`);
   }
-  const compiled = compileConfigFile(configPath, run.plan.pipeline, repoOption(run));
+  const compiled = await compileConfigFile(configPath, run.plan.pipeline, repoOption(run));
   if (compiled.ok) return compiled;
   warnRaw(formatConfigErrors(compiled.errors));
   return { ok: false, code: EXIT.usage };
@@ -75,8 +75,8 @@ export function describePlanDiff(diffs: readonly StepDiff[]): string[] {
  * Before a retry: the run's pipeline as the configuration file says now must be the one it started
  * with. Returns an exit code when the retry must not go on (after saying why), else undefined.
  */
-export function checkPlanUnchanged(run: Run, configPath: string): number | undefined {
-  const now = currentPlan(run, configPath);
+export async function checkPlanUnchanged(run: Run, configPath: string): Promise<number | undefined> {
+  const now = await currentPlan(run, configPath);
   if (!now.ok) return now.code;
   if (now.plan.hash === run.plan.hash) return undefined;
   const lines = describePlanDiff(planDiff(run.plan, now.plan));
@@ -111,7 +111,7 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
     ...runOptions(old),
     ...definedOnly({ configPath: o.config, remotes: o.remotes, approve: o.approve, keepEnvs: o.keepEnvs, json: o.json }),
   };
-  const now = currentPlan(old, options.configPath);
+  const now = await currentPlan(old, options.configPath);
   if (!now.ok) return now.code;
   if (old.status !== 'cancelled') {
     // Stop the old run (only one run of an issue is active), as `conveyor cancel` does: a run whose

@@ -1,10 +1,8 @@
 // The workspace on real bare remotes: folders, refusals, resume, and the token's path to git.
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitEnvironment, gitPrefix } from '../../lib/git.ts';
-import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, type WorkspaceContext } from '../../action/src/workspace.ts';
+import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, repoGit, restoreGitConfigs, type WorkspaceContext } from '../../action/src/workspace.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 let remotes: Remotes;
@@ -145,19 +143,41 @@ describe('preparing from a file:// server (git\'s local clone)', () => {
   });
 });
 
-describe('the token reaches git through a scoped credential helper only', () => {
-  it('answers the server with the token, and no other host', () => {
-    const token = 'ghs_helper_token_456';
-    const args = gitPrefix('https://github.com');
-    expect(args.join(' ')).not.toContain(token);
-    const fill = (host: string) =>
-      execFileSync('git', [...args, 'credential', 'fill'], {
-        input: `protocol=https\nhost=${host}\n\n`,
-        env: gitEnvironment({ PATH: process.env.PATH ?? '/bin' }, token),
-        encoding: 'utf8',
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-    expect(fill('github.com')).toContain(`password=${token}`);
-    expect(() => fill('evil.example.com')).toThrow();
+describe('restoring .git/config after a user command', () => {
+  it('undoes a rewritten config, one moved behind a symbolic link, and a commondir that points git at another config', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    remotes.create('acme/api', { 'b.txt': 'b\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web'), repo('acme/api')], { root, mode: 'work' });
+    const [web, api] = ws.repos;
+    // What a command could leave: web reads its configuration from elsewhere (.git/commondir), in
+    // which the push URL is rewritten; api's config became a link to a file it controls.
+    const evil = join(root, 'evil');
+    cpSync(join(web!.dir, '.git'), evil, { recursive: true });
+    writeFileSync(join(evil, 'config'), `[core]\n\trepositoryformatversion = 0\n[url "file:///nowhere/"]\n\tinsteadOf = ${remotes.url}/\n`);
+    writeFileSync(join(web!.dir, '.git', 'commondir'), `${evil}\n`);
+    expect(git(web!.dir, 'rev-parse', '--git-common-dir')).toBe(evil);
+    rmSync(join(api!.dir, '.git', 'config'));
+    symlinkSync(join(evil, 'config'), join(api!.dir, '.git', 'config'));
+
+    await restoreGitConfigs(ws);
+    expect(git(web!.dir, 'rev-parse', '--git-common-dir')).toBe('.git');
+    expect(lstatSync(join(api!.dir, '.git', 'config')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(evil, 'config'), 'utf8')).toContain('nowhere'); // not written through the link
+    for (const r of [web!, api!]) {
+      expect(readFileSync(join(r.dir, '.git', 'config'), 'utf8')).toBe(r.gitConfig);
+      writeFileSync(join(r.dir, 'c.txt'), 'c\n');
+      await repoGit(ctx(), r.dir).commitAll('Add c\n');
+      expect(await repoGit(ctx(), r.dir).push({ to: r.url, ref: 'HEAD', branch: r.workBranch, lease: '' })).toEqual({ pushed: true });
+      expect(remotes.branches(r.repo)).toContain(r.workBranch);
+    }
+  });
+
+  it('refuses a checkout whose .git is no longer a folder', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' });
+    const gitDir = join(ws.repos[0]!.dir, '.git');
+    renameSync(gitDir, join(root, 'moved'));
+    writeFileSync(gitDir, `gitdir: ${join(root, 'moved')}\n`);
+    await expect(restoreGitConfigs(ws)).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining('is no longer a folder') });
   });
 });

@@ -48,13 +48,13 @@ describe('repositoryOfUrl', () => {
 });
 
 describe('detectRepository', () => {
-  it('reads the origin remote of the repository holding the file, and nothing outside one', () => {
+  it('reads the origin remote of the repository holding the file, and nothing outside one', async () => {
     const repo = join(dir, 'repo');
     mkdirSync(join(repo, '.github'), { recursive: true });
-    expect(detectRepository(join(repo, '.github/conveyor.yml'))).toBeUndefined();
+    expect(await detectRepository(join(repo, '.github/conveyor.yml'))).toBeUndefined();
     git(repo, 'init', '-q');
-    expect(detectRepository(join(repo, '.github/conveyor.yml'))).toBeUndefined();
+    expect(await detectRepository(join(repo, '.github/conveyor.yml'))).toBeUndefined();
     git(repo, 'remote', 'add', 'origin', 'https://github.com/acme/app.git');
-    expect(detectRepository(join(repo, '.github/conveyor.yml'))).toBe('acme/app');
+    expect(await detectRepository(join(repo, '.github/conveyor.yml'))).toBe('acme/app');
   });
 });

@@ -6,8 +6,7 @@ import { resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
-import { git } from '../../../lib/git.ts';
+import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
 
 export interface CodeWork {
@@ -109,8 +108,7 @@ async function reposHoldingWork(wctx: WorkspaceContext, repos: readonly Workspac
   const held: string[] = [];
   for (const r of repos) {
     if (!r.resumed) continue;
-    const same = await git(['diff', '--quiet', r.baseCommit, r.startCommit], { ...gitOptions(wctx, r.dir), allowFailure: true });
-    if (same.code !== 0) held.push(r.repo);
+    if (await repoGit(wctx, r.dir).differs(r.baseCommit, r.startCommit)) held.push(r.repo);
   }
   return held;
 }

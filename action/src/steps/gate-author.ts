@@ -12,12 +12,11 @@ import { buildAuthorPrompt } from '../../../core/prompts/role-prompts.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
-import { git, gitOut } from '../../../lib/git.ts';
 import { pushBranch } from '../publish.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, restoreGitConfigs } from '../workspace.ts';
+import { repoGit, restoreGitConfigs } from '../workspace.ts';
 import { gateEnvironment } from './gate.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
@@ -54,7 +53,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   const ws = await prepareStepWorkspace(ctx, [primary], 'work', wctx);
   try {
     const repo = ws.repos[0]!;
-    const o = gitOptions(wctx, repo.dir);
+    const git = repoGit(wctx, repo.dir);
     const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
     await restoreGitConfigs(ws);
@@ -82,7 +81,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
 
     // A clean checkout of the base with only the gate file added: nothing else the author left.
     const baseDir = join(await conveyorDir(ws), 'base-check');
-    await git(['worktree', 'add', '--quiet', '--detach', baseDir, `refs/remotes/origin/${repo.base}`], o);
+    await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
     let onBase;
     try {
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
@@ -90,7 +89,8 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {
-      await git(['worktree', 'remove', '--force', baseDir], { ...o, allowFailure: true });
+      // Best effort: a failure here must not hide how the gate went.
+      await git.removeWorktree(baseDir).catch(() => undefined);
     }
     const baseOutput = `Output on base \`${repo.base}\` (last lines):\n\n${fenced(tail(onBase.output) || '(no output)')}`;
     if (onBase.exitCode === 0 && !onBase.timedOut) {
@@ -101,10 +101,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       );
     }
 
-    await git(['add', '--', path], o);
-    const staged = await git(['diff', '--cached', '--quiet', '--', path], { ...o, allowFailure: true });
-    if (staged.code !== 0) await git(['commit', '--quiet', '--no-verify', '-F', '-', '--', path], { ...o, input: commitMessage(payload, path) });
-    const head = await gitOut(['rev-parse', 'HEAD'], o);
+    const { head } = await git.commitAll(commitMessage(payload, path), { paths: [path] });
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
       await pushBranch(wctx, { repo, head, changed: true, paths: [path], advanced });

@@ -8,11 +8,10 @@ import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { identityVariables, reposVariable } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
-import { gitOut } from '../../../lib/git.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
-import { gitOptions, type Workspace, type WorkspaceRepo } from '../workspace.ts';
+import { repoGit, type Workspace, type WorkspaceRepo } from '../workspace.ts';
 
 type GateStep = Extract<PlanStep, { kind: 'gate' }>;
 
@@ -82,7 +81,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
       });
     }
     const commits = Object.fromEntries(
-      await Promise.all(ws.repos.map(async (r) => [r.repo, await gitOut(['rev-parse', 'HEAD'], gitOptions(wctx, r.dir))] as const)),
+      await Promise.all(ws.repos.map(async (r) => [r.repo, await repoGit(wctx, r.dir).currentCommit()] as const)),
     );
     const failed = outcomes.filter((o) => o.exitCode !== 0);
     const rows = outcomes.map((o) => {

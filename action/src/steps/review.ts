@@ -11,24 +11,20 @@ import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
-import { git, gitOut } from '../../../lib/git.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { gitOptions, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 
 /** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
 async function snapshot(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<{ head: string; status: string }> {
-  const o = gitOptions(wctx, r.dir);
-  const head = await gitOut(['rev-parse', 'HEAD'], o);
-  const status = (await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], o)).stdout;
-  return { head, status };
+  const git = repoGit(wctx, r.dir);
+  return { head: await git.currentCommit(), status: await git.status() };
 }
 
 async function diffOf(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<string> {
   // A repository the run did not change is on its base: there is nothing of it to review.
   if (r.checkedOut !== r.workBranch) return '';
-  const o = gitOptions(wctx, r.dir);
-  return (await git(['diff', '--no-color', '--no-ext-diff', `refs/remotes/origin/${r.base}...HEAD`], o)).stdout;
+  return repoGit(wctx, r.dir).diff(`refs/remotes/origin/${r.base}...HEAD`);
 }
 
 function changedPaths(status: string): string[] {
