@@ -132,6 +132,14 @@ export class GitRepo {
     await this.run(['config', `remote.${name}.url`, url]);
   }
 
+  /**
+   * Forgets where remote `name` is (its configuration), keeping what was fetched from it
+   * (`refs/remotes/<name>/*`): nothing pushes or fetches through it afterwards.
+   */
+  async forgetRemote(name: string): Promise<void> {
+    await this.run(['config', '--remove-section', `remote.${name}`], { answers: [128] });
+  }
+
   /** The URL of remote `name`, or undefined when there is none (or no repository here). */
   async remoteUrl(name = 'origin'): Promise<string | undefined> {
     const out = await this.run(['config', '--get', `remote.${name}.url`], { answers: [1, 128] });
@@ -168,6 +176,14 @@ export class GitRepo {
     if (base.exitCode !== 0) return false;
     const id = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ancestor) ? ancestor : await this.revParse(`${ancestor}^{commit}`);
     return base.stdout.trim() === id;
+  }
+
+  /**
+   * Whether `head` merges into `base` without a conflict, asked of the object database alone (no
+   * checkout, so a bare repository answers too): `git merge-tree --write-tree` exits 1 on a conflict.
+   */
+  async mergesCleanly(base: string, head: string): Promise<boolean> {
+    return (await this.run(['merge-tree', '--write-tree', '--no-messages', base, head], { answers: [1] })).exitCode === 0;
   }
 
   /** Number of commits in `range` (e.g. `main..feature`). */

@@ -25103,6 +25103,13 @@ var init_git = __esm({
       async setRemoteUrl(name, url2) {
         await this.run(["config", `remote.${name}.url`, url2]);
       }
+      /**
+       * Forgets where remote `name` is (its configuration), keeping what was fetched from it
+       * (`refs/remotes/<name>/*`): nothing pushes or fetches through it afterwards.
+       */
+      async forgetRemote(name) {
+        await this.run(["config", "--remove-section", `remote.${name}`], { answers: [128] });
+      }
       /** The URL of remote `name`, or undefined when there is none (or no repository here). */
       async remoteUrl(name = "origin") {
         const out = await this.run(["config", "--get", `remote.${name}.url`], { answers: [1, 128] });
@@ -25133,6 +25140,13 @@ var init_git = __esm({
         if (base.exitCode !== 0) return false;
         const id = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ancestor) ? ancestor : await this.revParse(`${ancestor}^{commit}`);
         return base.stdout.trim() === id;
+      }
+      /**
+       * Whether `head` merges into `base` without a conflict, asked of the object database alone (no
+       * checkout, so a bare repository answers too): `git merge-tree --write-tree` exits 1 on a conflict.
+       */
+      async mergesCleanly(base, head) {
+        return (await this.run(["merge-tree", "--write-tree", "--no-messages", base, head], { answers: [1] })).exitCode === 0;
       }
       /** Number of commits in `range` (e.g. `main..feature`). */
       async countCommits(range) {
@@ -25425,8 +25439,12 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         this.db.prepare("UPDATE pull_requests SET title = ?, body = ?, updated_at = ? WHERE repo = ? AND number = ?").run(change.title ?? row.title, change.body ?? row.body, (/* @__PURE__ */ new Date()).toISOString(), repo, number4);
         return this.toPullRequest(this.row(repo, number4));
       }
+      /** With its mergeability, as GitHub gives it for one PR: clean, or dirty (a conflict with its base). */
       async getPullRequest(repo, number4) {
-        return this.toPullRequest(this.row(repo, number4));
+        const pr = await this.toPullRequest(this.row(repo, number4));
+        if (pr.state !== "open" || !pr.head) return pr;
+        const clean = await new GitRepo(this.bare(repo)).mergesCleanly(`refs/heads/${pr.base}`, pr.head);
+        return { ...pr, mergeable: clean, mergeableState: clean ? "clean" : "dirty" };
       }
       async listPullRequests(repo, options) {
         const rows = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? ORDER BY number").all(repo);
@@ -25443,7 +25461,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         const head = await this.branchHead(repo, row.branch);
         if (!head) throw new ConveyorError("merge-failed", `branch "${row.branch}" of ${repo}#${number4} no longer exists`);
         if (options.expectedHead && options.expectedHead !== head) {
-          throw new ConveyorError("merge-failed", `${repo}#${number4} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`);
+          throw new MergeRefused(`${repo}#${number4} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`, false);
         }
         for (let tries = 1; ; tries++) {
           const outcome = await this.mergeOnce(repo, number4, row, options);
@@ -25491,7 +25509,7 @@ ${options.message.trim()}
             if (attempt.merged) await git.checkout(row.base, "conveyor-rebase");
           }
           if (!attempt.merged) {
-            throw new ConveyorError("merge-failed", `${repo}#${number4} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`);
+            throw new MergeRefused(`${repo}#${number4} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`, true);
           }
           const sha = await git.currentCommit();
           const base = await git.revParse(`origin/${row.base}`);
@@ -52854,7 +52872,8 @@ function repoGit(ctx, dir) {
 }
 async function cloneLocal(git, url2, branches) {
   await git.failingAs("clone-failed").clone(localPath(url2, "clone target"), { local: true });
-  const [, heads] = await Promise.all([git.setRemoteUrl("origin", url2), git.remoteBranchHeads(branches)]);
+  const heads = await git.remoteBranchHeads(branches);
+  await git.forgetRemote("origin");
   return heads;
 }
 async function fetchRemote(git, url2, base, work) {

@@ -144,12 +144,17 @@ type Heads = Map<string, string>;
  * through a pipe and hashing it again (index-pack, connectivity check), which was most of the
  * CPU of a preparation. Copies, not hard links: the agent runs in this checkout and must not be
  * able to reach the remote's object files through it. The URL was checked against the server
- * before this runs, the path is derived from that URL alone, and the remote keeps the URL.
+ * before this runs, and the path is derived from that URL alone.
+ *
+ * The checkout forgets where the remote is: a folder needs no credential, so an agent could push
+ * to it straight from here. Only Conveyor pushes, to the URL it holds, after its checks; the
+ * fetched `origin/*` refs stay, for merging the base.
  */
 async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]): Promise<Heads> {
   await git.failingAs('clone-failed').clone(localPath(url, 'clone target'), { local: true });
+  const heads = await git.remoteBranchHeads(branches);
   // Not at the same time as the checkout, which writes .git/config too (the branch's upstream).
-  const [, heads] = await Promise.all([git.setRemoteUrl('origin', url), git.remoteBranchHeads(branches)]);
+  await git.forgetRemote('origin');
   return heads;
 }
 

@@ -10,7 +10,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
 import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
 import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState } from '../../engine/ports/forge.ts';
-import { splitRepo } from '../../engine/ports/forge.ts';
+import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
@@ -132,8 +132,12 @@ export class LocalForge implements Forge {
     return this.toPullRequest(this.row(repo, number));
   }
 
+  /** With its mergeability, as GitHub gives it for one PR: clean, or dirty (a conflict with its base). */
   async getPullRequest(repo: string, number: number): Promise<PullRequest> {
-    return this.toPullRequest(this.row(repo, number));
+    const pr = await this.toPullRequest(this.row(repo, number));
+    if (pr.state !== 'open' || !pr.head) return pr;
+    const clean = await new GitRepo(this.bare(repo)).mergesCleanly(`refs/heads/${pr.base}`, pr.head);
+    return { ...pr, mergeable: clean, mergeableState: clean ? 'clean' : 'dirty' };
   }
 
   async listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {
@@ -152,7 +156,7 @@ export class LocalForge implements Forge {
     const head = await this.branchHead(repo, row.branch);
     if (!head) throw new ConveyorError('merge-failed', `branch "${row.branch}" of ${repo}#${number} no longer exists`);
     if (options.expectedHead && options.expectedHead !== head) {
-      throw new ConveyorError('merge-failed', `${repo}#${number} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`);
+      throw new MergeRefused(`${repo}#${number} moved to ${head.slice(0, 12)} (expected ${options.expectedHead.slice(0, 12)}); not merged`, false);
     }
     // Another run may move the base between our clone and our push (GitHub serialises merges on
     // its side): start again from the new base, a bounded number of times.
@@ -204,7 +208,8 @@ export class LocalForge implements Forge {
         if (attempt.merged) await git.checkout(row.base, 'conveyor-rebase');
       }
       if (!attempt.merged) {
-        throw new ConveyorError('merge-failed', `${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`);
+        // As GitHub refuses it (405): the merge policy has the conflict repaired.
+        throw new MergeRefused(`${repo}#${number} (${row.branch}) does not ${options.method} cleanly into ${row.base}: ${attempt.output}`, true);
       }
       const sha = await git.currentCommit();
       // The lease makes the push fail, instead of overwriting, when the base moved meanwhile.

@@ -241,3 +241,26 @@ describe('the token handed over in a file', () => {
     }
   }, 60_000);
 });
+
+describe('agents cannot push', () => {
+  it("an agent's own pushes go nowhere: the checkout knows no remote, and the sandbox keeps the remotes' folder read-only; only Conveyor pushes, to the work branch", () => {
+    const bare = remotes.bare('acme/web');
+    const mainBefore = remotes.head('acme/web', 'main');
+    // The agent commits to main and tries every way it has: the remote's name, the default push, and the folder's path.
+    const agentRun = [
+      'git checkout -q -B main origin/main && echo evil > evil.txt && git add evil.txt && git -c user.name=a -c user.email=a@a commit -qm evil',
+      'git push origin HEAD:main > pushes.txt 2>&1 || echo "refused: origin" >> pushes.txt',
+      'git push >> pushes.txt 2>&1 || echo "refused: default" >> pushes.txt',
+      `git push ${JSON.stringify(`file://${bare}`)} HEAD:main >> pushes.txt 2>&1 || echo "refused: the folder" >> pushes.txt`,
+      'git checkout -q -B conveyor/web-7 && echo change > change.txt',
+    ].join('\n');
+    const run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url } });
+    expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
+    expect(remotes.head('acme/web', 'main')).toBe(mainBefore);
+    expect(remotes.branches('acme/web').sort()).toEqual(['conveyor/web-7', 'main']);
+    const pushes = remotes.show('acme/web', 'conveyor/web-7', 'pushes.txt');
+    expect(pushes).toContain('refused: origin');
+    expect(pushes).toContain('refused: default');
+    expect(pushes).toContain('refused: the folder');
+  });
+});

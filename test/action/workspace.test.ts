@@ -77,16 +77,19 @@ describe('preparing from a file:// server (git\'s local clone)', () => {
       .filter((e) => e.isFile())
       .map((e) => join(e.parentPath, e.name));
 
-  it('keeps the checked URL as the remote, copies objects instead of linking them, and keeps the whole history', async () => {
+  it('leaves the checkout no remote to push to (only Conveyor pushes, to the checked URL), copies objects instead of linking them, and keeps the whole history', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     remotes.commit('acme/web', 'main', { 'b.txt': 'b\n' });
     const head = remotes.commit('acme/web', 'main', { 'c.txt': 'c\n' });
     const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' });
     const web = ws.repos[0]!;
     expect(web).toMatchObject({ url: `${remotes.url}/acme/web.git`, baseCommit: head, preparedHead: head, baseMerge: 'new-branch' });
-    // The remote is the URL that was checked against the server, not the folder git cloned from.
-    expect(git(web.dir, 'remote', 'get-url', '--all', 'origin')).toBe(`${remotes.url}/acme/web.git`);
-    expect(web.gitConfig).toContain(`url = ${remotes.url}/acme/web.git`);
+    // Conveyor pushes to the URL that was checked against the server; the checkout knows no remote
+    // (an agent's `git push` has nowhere to go), only the refs fetched from it, to merge the base.
+    expect(web.url).toBe(`${remotes.url}/acme/web.git`);
+    expect(web.gitConfig).not.toContain('[remote');
+    expect(git(web.dir, 'remote')).toBe('');
+    expect(git(web.dir, 'rev-parse', 'refs/remotes/origin/main')).toBe(head);
     expect(web.gitConfig).not.toContain('ghs_');
     // Every file of the base is checked out, and the full history is there (merges need it).
     expect(readFileSync(join(web.dir, 'c.txt'), 'utf8')).toBe('c\n');

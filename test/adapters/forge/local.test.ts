@@ -1,4 +1,6 @@
 // The local forge on real bare repositories and a real SQLite file.
+import { MergeRefused } from '../../../engine/ports/forge.ts';
+import { rejectionOf } from '../../helpers/errors.ts';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLocalForge, type LocalForge } from '../../../adapters/forge/local.ts';
@@ -66,13 +68,17 @@ describe('LocalForge', () => {
     });
   }
 
-  it('refuses a merge when the head moved, and a merge that conflicts', async () => {
+  it('reports mergeability as GitHub does, and refuses a merge when the head moved, and a merge that conflicts, as a conflict', async () => {
     const forge = await open();
     try {
       const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
-      await expect(forge.mergePullRequest('acme/web', pr.number, { method: 'merge', title: 'x', expectedHead: 'f'.repeat(40) })).rejects.toThrow(/moved/);
+      expect(await forge.getPullRequest('acme/web', pr.number)).toMatchObject({ mergeable: true, mergeableState: 'clean' });
+      const moved = await rejectionOf(forge.mergePullRequest('acme/web', pr.number, { method: 'merge', title: 'x', expectedHead: 'f'.repeat(40) }), MergeRefused);
+      expect(moved).toMatchObject({ conflict: false, message: expect.stringMatching(/moved/) });
       remotes.commit('acme/web', 'main', { 'feature.txt': 'conflict\n' }, 'conflicting base');
-      await expect(forge.mergePullRequest('acme/web', pr.number, { method: 'squash', title: 'x' })).rejects.toThrow(/does not squash cleanly/);
+      expect(await forge.getPullRequest('acme/web', pr.number)).toMatchObject({ state: 'open', mergeable: false, mergeableState: 'dirty' });
+      const conflict = await rejectionOf(forge.mergePullRequest('acme/web', pr.number, { method: 'squash', title: 'x' }), MergeRefused);
+      expect(conflict).toMatchObject({ conflict: true, message: expect.stringMatching(/does not squash cleanly/) });
       expect((await forge.getPullRequest('acme/web', pr.number)).state).toBe('open');
     } finally {
       forge.close();
