@@ -10,6 +10,8 @@ export const SCRIPTED_AGENT = resolve(import.meta.dirname, '../fixtures/agents/s
 export interface AgentScript {
   attempts: Record<string, Record<string, Record<string, string>>>;
   sleep?: number;
+  /** By attempt: repositories whose base the agent merges into the work branch first (a conflict repair). */
+  mergeBase?: Record<string, string[]>;
 }
 
 export interface Fleet {

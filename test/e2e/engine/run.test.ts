@@ -224,6 +224,42 @@ describe('conveyor run (embedded mode)', () => {
     for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('1');
   });
 
+  it("merges a change whose provider's base moved in conflict after the approval: the conflict repair runs, the gate runs again, the approval is asked for again, and the merge completes", async () => {
+    // The coder adds api-14.txt; the repair (attempt 2 of `ship`) merges the base and keeps both lines.
+    fleet.setScript({
+      attempts: {
+        '1': { 'acme/api': { 'api-{issue}.txt': 'endpoint\n' }, 'acme/web': { 'web-{issue}.txt': 'call site\n' } },
+        '2': { 'acme/api': { 'api-{issue}.txt': 'endpoint\nfrom main too\n' } },
+      },
+      mergeBase: { '2': ['acme/api'] },
+    });
+    const waiting = await cli(fleet.runArgs('--title', 'Conflicting', '--issue', '14'));
+    expect(waiting.code, waiting.stdout + waiting.stderr).toBe(3);
+    // After the approval was asked for, someone lands a conflicting file on the provider's base.
+    fleet.remotes.commit('acme/api', 'main', { 'api-14.txt': 'from main too\n' }, 'a conflicting change');
+
+    const approved = await cli(['approve', 'web-14', '--as', 'bob', '--state', fleet.state]);
+    // The conflict is repaired and the gate passes again on the new head; the approval, given on the old head, is asked for again.
+    expect(approved.code, approved.stdout + approved.stderr).toBe(3);
+    let s = await status(fleet, 'web-14');
+    expect(s.steps.ship!.attempts.map((a) => [a.mode, a.conclusion])).toEqual([
+      ['run', 'failure'],
+      ['repair', 'success'],
+    ]);
+    expect(s.steps.test!.attempts.length).toBe(2);
+    expect(s.steps.test!.status).toBe('succeeded');
+    expect(s.steps.approve!.status).toBe('waiting');
+    expect(JSON.stringify(s.steps.approve)).toContain('approvals are stale: the agent of step \\"ship\\" wrote');
+    expect(fleet.remotes.show('acme/api', 'main', 'api-14.txt')).toBe('from main too');
+
+    const merged = await cli(['approve', 'web-14', '--as', 'bob', '--state', fleet.state]);
+    expect(merged.code, merged.stdout + merged.stderr).toBe(0);
+    s = await status(fleet, 'web-14');
+    expect(s.status).toBe('succeeded');
+    expect(fleet.remotes.show('acme/api', 'main', 'api-14.txt')).toBe('endpoint\nfrom main too');
+    expect(fleet.remotes.show('acme/web', 'main', 'web-14.txt')).toBe('call site');
+  });
+
   it('runs two issues at once on the same repositories', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
     const [a, b] = await Promise.all([
