@@ -14,7 +14,8 @@ import { ALLOWED_UNSAFE, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY } fro
 
 /** The token and the http(s) server it is for. */
 export interface GitAuth {
-  token: string;
+  /** The token, or where to get it for each command (a step's token is renewed while it runs). */
+  token: string | (() => Promise<string>);
   serverUrl: string;
 }
 
@@ -309,7 +310,8 @@ export class GitRepo {
     let result: { exitCode: number; stderr: string } | undefined;
     const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
     const cwd = how.outside ? tmpdir() : this.dir;
-    const env = { ...gitEnvironment(this.env, auth?.token), ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}) };
+    const token = typeof auth?.token === 'function' ? await auth.token() : auth?.token;
+    const env = { ...gitEnvironment(this.env, token), ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}) };
     let stdout: string;
     try {
       const git = simpleGit({

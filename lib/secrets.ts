@@ -22,19 +22,19 @@ export function isSecretName(name: string): boolean {
 }
 
 export class Scrubber {
-  private readonly secrets: string[];
+  private secrets: string[] = [];
 
   constructor(secrets: Iterable<string | undefined>) {
-    const all = new Set<string>();
-    for (const s of secrets) {
-      if (!s || s.length < MIN_SECRET_LENGTH) continue;
-      all.add(s);
-      // The forms a token takes on its way to git: basic auth and base64.
-      all.add(Buffer.from(`x-access-token:${s}`).toString('base64'));
-      all.add(Buffer.from(s).toString('base64'));
-    }
+    for (const s of secrets) this.add(s);
+  }
+
+  /** Scrubs one more secret from now on (a renewed token). */
+  add(secret: string | undefined): void {
+    if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.includes(secret)) return;
+    // The forms a token takes on its way to git: basic auth and base64.
+    const forms = [secret, Buffer.from(`x-access-token:${secret}`).toString('base64'), Buffer.from(secret).toString('base64')];
     // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...all].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set([...this.secrets, ...forms])].sort((a, b) => b.length - a.length);
   }
 
   /** Every secret held by the runner: the token plus the values of secret-named variables. */

@@ -53,8 +53,8 @@ var require_tunnel = __commonJS({
     "use strict";
     var net = __require("net");
     var tls = __require("tls");
-    var http = __require("http");
-    var https = __require("https");
+    var http2 = __require("http");
+    var https2 = __require("https");
     var events = __require("events");
     var assert2 = __require("assert");
     var util = __require("util");
@@ -64,24 +64,24 @@ var require_tunnel = __commonJS({
     exports.httpsOverHttps = httpsOverHttps2;
     function httpOverHttp2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = http.request;
+      agent.request = http2.request;
       return agent;
     }
     function httpsOverHttp2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = http.request;
+      agent.request = http2.request;
       agent.createSocket = createSecureSocket;
       agent.defaultPort = 443;
       return agent;
     }
     function httpOverHttps2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = https.request;
+      agent.request = https2.request;
       return agent;
     }
     function httpsOverHttps2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = https.request;
+      agent.request = https2.request;
       agent.createSocket = createSecureSocket;
       agent.defaultPort = 443;
       return agent;
@@ -90,7 +90,7 @@ var require_tunnel = __commonJS({
       var self2 = this;
       self2.options = options || {};
       self2.proxyOptions = self2.options.proxy || {};
-      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.maxSockets = self2.options.maxSockets || http2.Agent.defaultMaxSockets;
       self2.requests = [];
       self2.sockets = [];
       self2.on("free", function onFree(socket, host, port, localAddress) {
@@ -7634,7 +7634,7 @@ var require_client = __commonJS({
     "use strict";
     var assert2 = __require("node:assert");
     var net = __require("node:net");
-    var http = __require("node:http");
+    var http2 = __require("node:http");
     var util = require_util();
     var { channels } = require_diagnostics();
     var Request = require_request();
@@ -7823,7 +7823,7 @@ var require_client = __commonJS({
         this[kUrl] = util.parseOrigin(url2);
         this[kConnector] = connect3;
         this[kPipelining] = pipelining != null ? pipelining : 1;
-        this[kMaxHeadersSize] = maxHeaderSize || http.maxHeaderSize;
+        this[kMaxHeadersSize] = maxHeaderSize || http2.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
         this[kKeepAliveMaxTimeout] = keepAliveMaxTimeout == null ? 6e5 : keepAliveMaxTimeout;
         this[kKeepAliveTimeoutThreshold] = keepAliveTimeoutThreshold == null ? 2e3 : keepAliveTimeoutThreshold;
@@ -8630,7 +8630,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent = class extends DispatcherBase {
+    var Agent3 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -8705,7 +8705,7 @@ var require_agent = __commonJS({
         await Promise.all(destroyPromises);
       }
     };
-    module.exports = Agent;
+    module.exports = Agent3;
   }
 });
 
@@ -8715,7 +8715,7 @@ var require_proxy_agent = __commonJS({
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("node:url");
-    var Agent = require_agent();
+    var Agent3 = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
@@ -8830,7 +8830,7 @@ var require_proxy_agent = __commonJS({
           return agentFactory(origin2, options);
         };
         this[kClient] = clientFactory(url2, { connect: connect2 });
-        this[kAgent] = new Agent({
+        this[kAgent] = new Agent3({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -8939,7 +8939,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent2 = require_proxy_agent();
-    var Agent = require_agent();
+    var Agent3 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -8959,7 +8959,7 @@ var require_env_http_proxy_agent = __commonJS({
           });
         }
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent(agentOpts);
+        this[kNoProxyAgent] = new Agent3(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent2({ ...agentOpts, uri: HTTP_PROXY });
@@ -11304,7 +11304,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent = require_agent();
+    var Agent3 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -11331,7 +11331,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent(opts);
+        const agent = opts?.agent ? opts.agent : new Agent3(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = buildMockOptions(opts);
@@ -11435,9 +11435,9 @@ var require_global2 = __commonJS({
     "use strict";
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors();
-    var Agent = require_agent();
+    var Agent3 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent());
+      setGlobalDispatcher(new Agent3());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -13619,7 +13619,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch(input2, init = void 0) {
+    function fetch2(input2, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p2 = createDeferredPromise();
       let requestObject;
@@ -14574,7 +14574,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch,
+      fetch: fetch2,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -19027,7 +19027,7 @@ var require_undici = __commonJS({
     var Dispatcher = require_dispatcher();
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
-    var Agent = require_agent();
+    var Agent3 = require_agent();
     var ProxyAgent2 = require_proxy_agent();
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
@@ -19050,7 +19050,7 @@ var require_undici = __commonJS({
     module.exports.Client = Client;
     module.exports.Pool = Pool;
     module.exports.BalancedPool = BalancedPool;
-    module.exports.Agent = Agent;
+    module.exports.Agent = Agent3;
     module.exports.ProxyAgent = ProxyAgent2;
     module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
     module.exports.RetryAgent = RetryAgent;
@@ -19112,7 +19112,7 @@ var require_undici = __commonJS({
     module.exports.setGlobalDispatcher = setGlobalDispatcher;
     module.exports.getGlobalDispatcher = getGlobalDispatcher;
     var fetchImpl = require_fetch().fetch;
-    module.exports.fetch = async function fetch(init, options = void 0) {
+    module.exports.fetch = async function fetch2(init, options = void 0) {
       try {
         return await fetchImpl(init, options);
       } catch (err) {
@@ -21151,11 +21151,11 @@ function createLogger(label, verbose, initialStep, infoDebugger = createLog()) {
   function step(phase) {
     const stepPrefix = phase && `[${phase}]` || "";
     const debug22 = debugDebugger && prefixedLogger(debugDebugger, stepPrefix) || NOOP;
-    const info = prefixedLogger(infoDebugger, `${labelPrefix} ${stepPrefix}`, debug22);
-    return Object.assign(debugDebugger ? debug22 : info, {
+    const info2 = prefixedLogger(infoDebugger, `${labelPrefix} ${stepPrefix}`, debug22);
+    return Object.assign(debugDebugger ? debug22 : info2, {
       label,
       sibling,
-      info,
+      info: info2,
       step
     });
   }
@@ -25249,7 +25249,8 @@ var init_git = __esm({
         let result;
         const what = `git ${args.filter((a) => !a.includes("\n")).join(" ")}`;
         const cwd = how.outside ? tmpdir2() : this.dir;
-        const env = { ...gitEnvironment(this.env, auth2?.token), ...how.outside ? OUTSIDE_ANY_REPOSITORY : {} };
+        const token = typeof auth2?.token === "function" ? await auth2.token() : auth2?.token;
+        const env = { ...gitEnvironment(this.env, token), ...how.outside ? OUTSIDE_ANY_REPOSITORY : {} };
         let stdout;
         try {
           const git = simpleGit({
@@ -25805,7 +25806,7 @@ var init_before_after_hook = __esm({
 });
 
 // node_modules/@octokit/endpoint/dist-bundle/index.js
-function lowercaseKeys(object2) {
+function lowercaseKeys2(object2) {
   if (!object2) {
     return {};
   }
@@ -25849,7 +25850,7 @@ function merge2(defaults, route, options) {
   } else {
     options = Object.assign({}, route);
   }
-  options.headers = lowercaseKeys(options.headers);
+  options.headers = lowercaseKeys2(options.headers);
   removeUndefinedProperties(options);
   removeUndefinedProperties(options.headers);
   const mergedOptions = mergeDeep(defaults || {}, options);
@@ -26706,8 +26707,8 @@ function isPlainObject3(value) {
   return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
 }
 async function fetchWrapper(requestOptions) {
-  const fetch = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch) {
+  const fetch2 = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch2) {
     throw new Error(
       "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
     );
@@ -26723,7 +26724,7 @@ async function fetchWrapper(requestOptions) {
   );
   let fetchResponse;
   try {
-    fetchResponse = await fetch(requestOptions.url, {
+    fetchResponse = await fetch2(requestOptions.url, {
       method: requestOptions.method,
       body,
       redirect: requestOptions.request?.redirect,
@@ -31184,11 +31185,11 @@ async function errorRequest(state, octokit, error62, options) {
 }
 async function wrapRequest(state, octokit, request2, options) {
   const limiter = new import_light.default();
-  limiter.on("failed", function(error62, info) {
+  limiter.on("failed", function(error62, info2) {
     const maxRetries = ~~error62.request.request?.retries;
     const after = ~~error62.request.request?.retryAfter;
-    options.request.retryCount = info.retryCount + 1;
-    if (maxRetries > info.retryCount) {
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
       return after * state.retryAfterBaseValue;
     }
   });
@@ -31360,8 +31361,8 @@ function throttling(octokit, octokitOptions) {
       "error",
       (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
     );
-    state.retryLimiter.on("failed", async function(error62, info) {
-      const [state2, request2, options] = info.args;
+    state.retryLimiter.on("failed", async function(error62, info2) {
+      const [state2, request2, options] = info2.args;
       const { pathname } = new URL(options.url, "http://github.test");
       const shouldRetryGraphQL = pathname.startsWith("/graphql") && error62.status !== 401;
       if (!(shouldRetryGraphQL || error62.status === 403 || error62.status === 429)) {
@@ -31527,13 +31528,19 @@ function logLines(write) {
 }
 function createGitHubOctokit(options) {
   const { token, baseUrl, userAgent: userAgent2, log, ...policy } = options;
-  return new ActionOctokit({
-    auth: token,
+  const octokit = new ActionOctokit({
+    ...typeof token === "string" ? { auth: token } : {},
     baseUrl: (baseUrl || "https://api.github.com").replace(/\/+$/, ""),
     userAgent: userAgent2 ?? "conveyor",
     ...log ? { log } : {},
     ...policyOptions(policy)
   });
+  if (typeof token === "function") {
+    octokit.hook.before("request", async (request2) => {
+      request2.headers.authorization = `token ${await token()}`;
+    });
+  }
+  return octokit;
 }
 var RATE_LIMIT_RETRIES, UNPACED, ActionOctokit;
 var init_octokit = __esm({
@@ -31868,8 +31875,112 @@ function prepareKeyValueMessage(key, value) {
 import * as os4 from "os";
 
 // node_modules/@actions/http-client/lib/index.js
+import * as http from "http";
+import * as https from "https";
+
+// node_modules/@actions/http-client/lib/proxy.js
+function getProxyUrl(reqUrl) {
+  const usingSsl = reqUrl.protocol === "https:";
+  if (checkBypass(reqUrl)) {
+    return void 0;
+  }
+  const proxyVar = (() => {
+    if (usingSsl) {
+      return process.env["https_proxy"] || process.env["HTTPS_PROXY"];
+    } else {
+      return process.env["http_proxy"] || process.env["HTTP_PROXY"];
+    }
+  })();
+  if (proxyVar) {
+    try {
+      return new DecodedURL(proxyVar);
+    } catch (_a4) {
+      if (!proxyVar.startsWith("http://") && !proxyVar.startsWith("https://"))
+        return new DecodedURL(`http://${proxyVar}`);
+    }
+  } else {
+    return void 0;
+  }
+}
+function checkBypass(reqUrl) {
+  if (!reqUrl.hostname) {
+    return false;
+  }
+  const reqHost = reqUrl.hostname;
+  if (isLoopbackAddress(reqHost)) {
+    return true;
+  }
+  const noProxy = process.env["no_proxy"] || process.env["NO_PROXY"] || "";
+  if (!noProxy) {
+    return false;
+  }
+  let reqPort;
+  if (reqUrl.port) {
+    reqPort = Number(reqUrl.port);
+  } else if (reqUrl.protocol === "http:") {
+    reqPort = 80;
+  } else if (reqUrl.protocol === "https:") {
+    reqPort = 443;
+  }
+  const upperReqHosts = [reqUrl.hostname.toUpperCase()];
+  if (typeof reqPort === "number") {
+    upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
+  }
+  for (const upperNoProxyItem of noProxy.split(",").map((x2) => x2.trim().toUpperCase()).filter((x2) => x2)) {
+    if (upperNoProxyItem === "*" || upperReqHosts.some((x2) => x2 === upperNoProxyItem || x2.endsWith(`.${upperNoProxyItem}`) || upperNoProxyItem.startsWith(".") && x2.endsWith(`${upperNoProxyItem}`))) {
+      return true;
+    }
+  }
+  return false;
+}
+function isLoopbackAddress(host) {
+  const hostLower = host.toLowerCase();
+  return hostLower === "localhost" || hostLower.startsWith("127.") || hostLower.startsWith("[::1]") || hostLower.startsWith("[0:0:0:0:0:0:0:1]");
+}
+var DecodedURL = class extends URL {
+  constructor(url2, base) {
+    super(url2, base);
+    this._decodedUsername = decodeURIComponent(super.username);
+    this._decodedPassword = decodeURIComponent(super.password);
+  }
+  get username() {
+    return this._decodedUsername;
+  }
+  get password() {
+    return this._decodedPassword;
+  }
+};
+
+// node_modules/@actions/http-client/lib/index.js
 var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
+var __awaiter = function(thisArg, _arguments, P2, generator) {
+  function adopt(value) {
+    return value instanceof P2 ? value : new P2(function(resolve3) {
+      resolve3(value);
+    });
+  }
+  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
 var HttpCodes;
 (function(HttpCodes2) {
   HttpCodes2[HttpCodes2["OK"] = 200] = "OK";
@@ -31921,11 +32032,698 @@ var HttpResponseRetryCodes = [
   HttpCodes.ServiceUnavailable,
   HttpCodes.GatewayTimeout
 ];
+var RetryableHttpVerbs = ["OPTIONS", "GET", "DELETE", "HEAD"];
+var ExponentialBackoffCeiling = 10;
+var ExponentialBackoffTimeSlice = 5;
+var HttpClientError = class _HttpClientError extends Error {
+  constructor(message, statusCode) {
+    super(message);
+    this.name = "HttpClientError";
+    this.statusCode = statusCode;
+    Object.setPrototypeOf(this, _HttpClientError.prototype);
+  }
+};
+var HttpClientResponse = class {
+  constructor(message) {
+    this.message = message;
+  }
+  readBody() {
+    return __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+        let output2 = Buffer.alloc(0);
+        this.message.on("data", (chunk) => {
+          output2 = Buffer.concat([output2, chunk]);
+        });
+        this.message.on("end", () => {
+          resolve3(output2.toString());
+        });
+      }));
+    });
+  }
+  readBodyBuffer() {
+    return __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+        const chunks = [];
+        this.message.on("data", (chunk) => {
+          chunks.push(chunk);
+        });
+        this.message.on("end", () => {
+          resolve3(Buffer.concat(chunks));
+        });
+      }));
+    });
+  }
+};
+var HttpClient = class {
+  constructor(userAgent2, handlers, requestOptions) {
+    this._ignoreSslError = false;
+    this._allowRedirects = true;
+    this._allowRedirectDowngrade = false;
+    this._maxRedirects = 50;
+    this._allowRetries = false;
+    this._maxRetries = 1;
+    this._keepAlive = false;
+    this._disposed = false;
+    this.userAgent = this._getUserAgentWithOrchestrationId(userAgent2);
+    this.handlers = handlers || [];
+    this.requestOptions = requestOptions;
+    if (requestOptions) {
+      if (requestOptions.ignoreSslError != null) {
+        this._ignoreSslError = requestOptions.ignoreSslError;
+      }
+      this._socketTimeout = requestOptions.socketTimeout;
+      if (requestOptions.allowRedirects != null) {
+        this._allowRedirects = requestOptions.allowRedirects;
+      }
+      if (requestOptions.allowRedirectDowngrade != null) {
+        this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
+      }
+      if (requestOptions.maxRedirects != null) {
+        this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
+      }
+      if (requestOptions.keepAlive != null) {
+        this._keepAlive = requestOptions.keepAlive;
+      }
+      if (requestOptions.allowRetries != null) {
+        this._allowRetries = requestOptions.allowRetries;
+      }
+      if (requestOptions.maxRetries != null) {
+        this._maxRetries = requestOptions.maxRetries;
+      }
+    }
+  }
+  options(requestUrl, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("OPTIONS", requestUrl, null, additionalHeaders || {});
+    });
+  }
+  get(requestUrl, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("GET", requestUrl, null, additionalHeaders || {});
+    });
+  }
+  del(requestUrl, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("DELETE", requestUrl, null, additionalHeaders || {});
+    });
+  }
+  post(requestUrl, data, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("POST", requestUrl, data, additionalHeaders || {});
+    });
+  }
+  patch(requestUrl, data, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("PATCH", requestUrl, data, additionalHeaders || {});
+    });
+  }
+  put(requestUrl, data, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("PUT", requestUrl, data, additionalHeaders || {});
+    });
+  }
+  head(requestUrl, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request("HEAD", requestUrl, null, additionalHeaders || {});
+    });
+  }
+  sendStream(verb, requestUrl, stream, additionalHeaders) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.request(verb, requestUrl, stream, additionalHeaders);
+    });
+  }
+  /**
+   * Gets a typed object from an endpoint
+   * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
+   */
+  getJson(requestUrl_1) {
+    return __awaiter(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
+      additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+      const res = yield this.get(requestUrl, additionalHeaders);
+      return this._processResponse(res, this.requestOptions);
+    });
+  }
+  postJson(requestUrl_1, obj_1) {
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+      const data = JSON.stringify(obj, null, 2);
+      additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+      additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+      const res = yield this.post(requestUrl, data, additionalHeaders);
+      return this._processResponse(res, this.requestOptions);
+    });
+  }
+  putJson(requestUrl_1, obj_1) {
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+      const data = JSON.stringify(obj, null, 2);
+      additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+      additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+      const res = yield this.put(requestUrl, data, additionalHeaders);
+      return this._processResponse(res, this.requestOptions);
+    });
+  }
+  patchJson(requestUrl_1, obj_1) {
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+      const data = JSON.stringify(obj, null, 2);
+      additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+      additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+      const res = yield this.patch(requestUrl, data, additionalHeaders);
+      return this._processResponse(res, this.requestOptions);
+    });
+  }
+  /**
+   * Makes a raw http request.
+   * All other methods such as get, post, patch, and request ultimately call this.
+   * Prefer get, del, post and patch
+   */
+  request(verb, requestUrl, data, headers) {
+    return __awaiter(this, void 0, void 0, function* () {
+      if (this._disposed) {
+        throw new Error("Client has already been disposed.");
+      }
+      const parsedUrl = new URL(requestUrl);
+      let info2 = this._prepareRequest(verb, parsedUrl, headers);
+      const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb) ? this._maxRetries + 1 : 1;
+      let numTries = 0;
+      let response;
+      do {
+        response = yield this.requestRaw(info2, data);
+        if (response && response.message && response.message.statusCode === HttpCodes.Unauthorized) {
+          let authenticationHandler;
+          for (const handler2 of this.handlers) {
+            if (handler2.canHandleAuthentication(response)) {
+              authenticationHandler = handler2;
+              break;
+            }
+          }
+          if (authenticationHandler) {
+            return authenticationHandler.handleAuthentication(this, info2, data);
+          } else {
+            return response;
+          }
+        }
+        let redirectsRemaining = this._maxRedirects;
+        while (response.message.statusCode && HttpRedirectCodes.includes(response.message.statusCode) && this._allowRedirects && redirectsRemaining > 0) {
+          const redirectUrl = response.message.headers["location"];
+          if (!redirectUrl) {
+            break;
+          }
+          const parsedRedirectUrl = new URL(redirectUrl);
+          if (parsedUrl.protocol === "https:" && parsedUrl.protocol !== parsedRedirectUrl.protocol && !this._allowRedirectDowngrade) {
+            throw new Error("Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.");
+          }
+          yield response.readBody();
+          if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
+            for (const header in headers) {
+              if (header.toLowerCase() === "authorization") {
+                delete headers[header];
+              }
+            }
+          }
+          info2 = this._prepareRequest(verb, parsedRedirectUrl, headers);
+          response = yield this.requestRaw(info2, data);
+          redirectsRemaining--;
+        }
+        if (!response.message.statusCode || !HttpResponseRetryCodes.includes(response.message.statusCode)) {
+          return response;
+        }
+        numTries += 1;
+        if (numTries < maxTries) {
+          yield response.readBody();
+          yield this._performExponentialBackoff(numTries);
+        }
+      } while (numTries < maxTries);
+      return response;
+    });
+  }
+  /**
+   * Needs to be called if keepAlive is set to true in request options.
+   */
+  dispose() {
+    if (this._agent) {
+      this._agent.destroy();
+    }
+    this._disposed = true;
+  }
+  /**
+   * Raw request.
+   * @param info
+   * @param data
+   */
+  requestRaw(info2, data) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3, reject) => {
+        function callbackForResult(err, res) {
+          if (err) {
+            reject(err);
+          } else if (!res) {
+            reject(new Error("Unknown error"));
+          } else {
+            resolve3(res);
+          }
+        }
+        this.requestRawWithCallback(info2, data, callbackForResult);
+      });
+    });
+  }
+  /**
+   * Raw request with callback.
+   * @param info
+   * @param data
+   * @param onResult
+   */
+  requestRawWithCallback(info2, data, onResult) {
+    if (typeof data === "string") {
+      if (!info2.options.headers) {
+        info2.options.headers = {};
+      }
+      info2.options.headers["Content-Length"] = Buffer.byteLength(data, "utf8");
+    }
+    let callbackCalled = false;
+    function handleResult(err, res) {
+      if (!callbackCalled) {
+        callbackCalled = true;
+        onResult(err, res);
+      }
+    }
+    const req = info2.httpModule.request(info2.options, (msg) => {
+      const res = new HttpClientResponse(msg);
+      handleResult(void 0, res);
+    });
+    let socket;
+    req.on("socket", (sock) => {
+      socket = sock;
+    });
+    req.setTimeout(this._socketTimeout || 3 * 6e4, () => {
+      if (socket) {
+        socket.end();
+      }
+      handleResult(new Error(`Request timeout: ${info2.options.path}`));
+    });
+    req.on("error", function(err) {
+      handleResult(err);
+    });
+    if (data && typeof data === "string") {
+      req.write(data, "utf8");
+    }
+    if (data && typeof data !== "string") {
+      data.on("close", function() {
+        req.end();
+      });
+      data.pipe(req);
+    } else {
+      req.end();
+    }
+  }
+  /**
+   * Gets an http agent. This function is useful when you need an http agent that handles
+   * routing through a proxy server - depending upon the url and proxy environment variables.
+   * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+   */
+  getAgent(serverUrl) {
+    const parsedUrl = new URL(serverUrl);
+    return this._getAgent(parsedUrl);
+  }
+  getAgentDispatcher(serverUrl) {
+    const parsedUrl = new URL(serverUrl);
+    const proxyUrl = getProxyUrl(parsedUrl);
+    const useProxy = proxyUrl && proxyUrl.hostname;
+    if (!useProxy) {
+      return;
+    }
+    return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
+  }
+  _prepareRequest(method, requestUrl, headers) {
+    const info2 = {};
+    info2.parsedUrl = requestUrl;
+    const usingSsl = info2.parsedUrl.protocol === "https:";
+    info2.httpModule = usingSsl ? https : http;
+    const defaultPort = usingSsl ? 443 : 80;
+    info2.options = {};
+    info2.options.host = info2.parsedUrl.hostname;
+    info2.options.port = info2.parsedUrl.port ? parseInt(info2.parsedUrl.port) : defaultPort;
+    info2.options.path = (info2.parsedUrl.pathname || "") + (info2.parsedUrl.search || "");
+    info2.options.method = method;
+    info2.options.headers = this._mergeHeaders(headers);
+    if (this.userAgent != null) {
+      info2.options.headers["user-agent"] = this.userAgent;
+    }
+    info2.options.agent = this._getAgent(info2.parsedUrl);
+    if (this.handlers) {
+      for (const handler2 of this.handlers) {
+        handler2.prepareRequest(info2.options);
+      }
+    }
+    return info2;
+  }
+  _mergeHeaders(headers) {
+    if (this.requestOptions && this.requestOptions.headers) {
+      return Object.assign({}, lowercaseKeys(this.requestOptions.headers), lowercaseKeys(headers || {}));
+    }
+    return lowercaseKeys(headers || {});
+  }
+  /**
+   * Gets an existing header value or returns a default.
+   * Handles converting number header values to strings since HTTP headers must be strings.
+   * Note: This returns string | string[] since some headers can have multiple values.
+   * For headers that must always be a single string (like Content-Type), use the
+   * specialized _getExistingOrDefaultContentTypeHeader method instead.
+   */
+  _getExistingOrDefaultHeader(additionalHeaders, header, _default3) {
+    let clientHeader;
+    if (this.requestOptions && this.requestOptions.headers) {
+      const headerValue = lowercaseKeys(this.requestOptions.headers)[header];
+      if (headerValue) {
+        clientHeader = typeof headerValue === "number" ? headerValue.toString() : headerValue;
+      }
+    }
+    const additionalValue = additionalHeaders[header];
+    if (additionalValue !== void 0) {
+      return typeof additionalValue === "number" ? additionalValue.toString() : additionalValue;
+    }
+    if (clientHeader !== void 0) {
+      return clientHeader;
+    }
+    return _default3;
+  }
+  /**
+   * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
+   * Always returns a single string (not an array) since Content-Type should be a single value.
+   * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
+   * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
+   * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
+   */
+  _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default3) {
+    let clientHeader;
+    if (this.requestOptions && this.requestOptions.headers) {
+      const headerValue = lowercaseKeys(this.requestOptions.headers)[Headers.ContentType];
+      if (headerValue) {
+        if (typeof headerValue === "number") {
+          clientHeader = String(headerValue);
+        } else if (Array.isArray(headerValue)) {
+          clientHeader = headerValue.join(", ");
+        } else {
+          clientHeader = headerValue;
+        }
+      }
+    }
+    const additionalValue = additionalHeaders[Headers.ContentType];
+    if (additionalValue !== void 0) {
+      if (typeof additionalValue === "number") {
+        return String(additionalValue);
+      } else if (Array.isArray(additionalValue)) {
+        return additionalValue.join(", ");
+      } else {
+        return additionalValue;
+      }
+    }
+    if (clientHeader !== void 0) {
+      return clientHeader;
+    }
+    return _default3;
+  }
+  _getAgent(parsedUrl) {
+    let agent;
+    const proxyUrl = getProxyUrl(parsedUrl);
+    const useProxy = proxyUrl && proxyUrl.hostname;
+    if (this._keepAlive && useProxy) {
+      agent = this._proxyAgent;
+    }
+    if (!useProxy) {
+      agent = this._agent;
+    }
+    if (agent) {
+      return agent;
+    }
+    const usingSsl = parsedUrl.protocol === "https:";
+    let maxSockets = 100;
+    if (this.requestOptions) {
+      maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
+    }
+    if (proxyUrl && proxyUrl.hostname) {
+      const agentOptions = {
+        maxSockets,
+        keepAlive: this._keepAlive,
+        proxy: Object.assign(Object.assign({}, (proxyUrl.username || proxyUrl.password) && {
+          proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
+        }), { host: proxyUrl.hostname, port: proxyUrl.port })
+      };
+      let tunnelAgent;
+      const overHttps = proxyUrl.protocol === "https:";
+      if (usingSsl) {
+        tunnelAgent = overHttps ? tunnel.httpsOverHttps : tunnel.httpsOverHttp;
+      } else {
+        tunnelAgent = overHttps ? tunnel.httpOverHttps : tunnel.httpOverHttp;
+      }
+      agent = tunnelAgent(agentOptions);
+      this._proxyAgent = agent;
+    }
+    if (!agent) {
+      const options = { keepAlive: this._keepAlive, maxSockets };
+      agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
+      this._agent = agent;
+    }
+    if (usingSsl && this._ignoreSslError) {
+      agent.options = Object.assign(agent.options || {}, {
+        rejectUnauthorized: false
+      });
+    }
+    return agent;
+  }
+  _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
+    let proxyAgent;
+    if (this._keepAlive) {
+      proxyAgent = this._proxyAgentDispatcher;
+    }
+    if (proxyAgent) {
+      return proxyAgent;
+    }
+    const usingSsl = parsedUrl.protocol === "https:";
+    proxyAgent = new import_undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, (proxyUrl.username || proxyUrl.password) && {
+      token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString("base64")}`
+    }));
+    this._proxyAgentDispatcher = proxyAgent;
+    if (usingSsl && this._ignoreSslError) {
+      proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
+        rejectUnauthorized: false
+      });
+    }
+    return proxyAgent;
+  }
+  _getUserAgentWithOrchestrationId(userAgent2) {
+    const baseUserAgent = userAgent2 || "actions/http-client";
+    const orchId = process.env["ACTIONS_ORCHESTRATION_ID"];
+    if (orchId) {
+      const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, "_");
+      return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
+    }
+    return baseUserAgent;
+  }
+  _performExponentialBackoff(retryNumber) {
+    return __awaiter(this, void 0, void 0, function* () {
+      retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
+      const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
+      return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+    });
+  }
+  _processResponse(res, options) {
+    return __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve3, reject) => __awaiter(this, void 0, void 0, function* () {
+        const statusCode = res.message.statusCode || 0;
+        const response = {
+          statusCode,
+          result: null,
+          headers: {}
+        };
+        if (statusCode === HttpCodes.NotFound) {
+          resolve3(response);
+        }
+        function dateTimeDeserializer(key, value) {
+          if (typeof value === "string") {
+            const a = new Date(value);
+            if (!isNaN(a.valueOf())) {
+              return a;
+            }
+          }
+          return value;
+        }
+        let obj;
+        let contents;
+        try {
+          contents = yield res.readBody();
+          if (contents && contents.length > 0) {
+            if (options && options.deserializeDates) {
+              obj = JSON.parse(contents, dateTimeDeserializer);
+            } else {
+              obj = JSON.parse(contents);
+            }
+            response.result = obj;
+          }
+          response.headers = res.message.headers;
+        } catch (err) {
+        }
+        if (statusCode > 299) {
+          let msg;
+          if (obj && obj.message) {
+            msg = obj.message;
+          } else if (contents && contents.length > 0) {
+            msg = contents;
+          } else {
+            msg = `Failed request: (${statusCode})`;
+          }
+          const err = new HttpClientError(msg, statusCode);
+          err.result = response.result;
+          reject(err);
+        } else {
+          resolve3(response);
+        }
+      }));
+    });
+  }
+};
+var lowercaseKeys = (obj) => Object.keys(obj).reduce((c3, k2) => (c3[k2.toLowerCase()] = obj[k2], c3), {});
+
+// node_modules/@actions/http-client/lib/auth.js
+var __awaiter2 = function(thisArg, _arguments, P2, generator) {
+  function adopt(value) {
+    return value instanceof P2 ? value : new P2(function(resolve3) {
+      resolve3(value);
+    });
+  }
+  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
+var BearerCredentialHandler = class {
+  constructor(token) {
+    this.token = token;
+  }
+  // currently implements pre-authorization
+  // TODO: support preAuth = false where it hooks on 401
+  prepareRequest(options) {
+    if (!options.headers) {
+      throw Error("The request has no headers");
+    }
+    options.headers["Authorization"] = `Bearer ${this.token}`;
+  }
+  // This handler cannot handle 401
+  canHandleAuthentication() {
+    return false;
+  }
+  handleAuthentication() {
+    return __awaiter2(this, void 0, void 0, function* () {
+      throw new Error("not implemented");
+    });
+  }
+};
+
+// node_modules/@actions/core/lib/oidc-utils.js
+var __awaiter3 = function(thisArg, _arguments, P2, generator) {
+  function adopt(value) {
+    return value instanceof P2 ? value : new P2(function(resolve3) {
+      resolve3(value);
+    });
+  }
+  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
+var OidcClient = class _OidcClient {
+  static createHttpClient(allowRetry = true, maxRetry = 10) {
+    const requestOptions = {
+      allowRetries: allowRetry,
+      maxRetries: maxRetry
+    };
+    return new HttpClient("actions/oidc-client", [new BearerCredentialHandler(_OidcClient.getRequestToken())], requestOptions);
+  }
+  static getRequestToken() {
+    const token = process.env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"];
+    if (!token) {
+      throw new Error("Unable to get ACTIONS_ID_TOKEN_REQUEST_TOKEN env variable");
+    }
+    return token;
+  }
+  static getIDTokenUrl() {
+    const runtimeUrl = process.env["ACTIONS_ID_TOKEN_REQUEST_URL"];
+    if (!runtimeUrl) {
+      throw new Error("Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable");
+    }
+    return runtimeUrl;
+  }
+  static getCall(id_token_url) {
+    return __awaiter3(this, void 0, void 0, function* () {
+      var _a4;
+      const httpclient = _OidcClient.createHttpClient();
+      const res = yield httpclient.getJson(id_token_url).catch((error62) => {
+        throw new Error(`Failed to get ID Token. 
+ 
+        Error Code : ${error62.statusCode}
+ 
+        Error Message: ${error62.message}`);
+      });
+      const id_token = (_a4 = res.result) === null || _a4 === void 0 ? void 0 : _a4.value;
+      if (!id_token) {
+        throw new Error("Response json body do not have ID Token field");
+      }
+      return id_token;
+    });
+  }
+  static getIDToken(audience) {
+    return __awaiter3(this, void 0, void 0, function* () {
+      try {
+        let id_token_url = _OidcClient.getIDTokenUrl();
+        if (audience) {
+          const encodedAudience = encodeURIComponent(audience);
+          id_token_url = `${id_token_url}&audience=${encodedAudience}`;
+        }
+        debug(`ID token url is ${id_token_url}`);
+        const id_token = yield _OidcClient.getCall(id_token_url);
+        setSecret(id_token);
+        return id_token;
+      } catch (error62) {
+        throw new Error(`Error message: ${error62.message}`);
+      }
+    });
+  }
+};
 
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P2, generator) {
+var __awaiter4 = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
     return value instanceof P2 ? value : new P2(function(resolve3) {
       resolve3(value);
@@ -31965,7 +32763,7 @@ var Summary = class {
    * @returns step summary file path
    */
   filePath() {
-    return __awaiter(this, void 0, void 0, function* () {
+    return __awaiter4(this, void 0, void 0, function* () {
       if (this._filePath) {
         return this._filePath;
       }
@@ -32006,7 +32804,7 @@ var Summary = class {
    * @returns {Promise<Summary>} summary instance
    */
   write(options) {
-    return __awaiter(this, void 0, void 0, function* () {
+    return __awaiter4(this, void 0, void 0, function* () {
       const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
       const filePath = yield this.filePath();
       const writeFunc = overwrite ? writeFile : appendFile;
@@ -32020,7 +32818,7 @@ var Summary = class {
    * @returns {Summary} summary instance
    */
   clear() {
-    return __awaiter(this, void 0, void 0, function* () {
+    return __awaiter4(this, void 0, void 0, function* () {
       return this.emptyBuffer().write({ overwrite: true });
     });
   }
@@ -32224,6 +33022,33 @@ var platform = os3.platform();
 var arch = os3.arch();
 
 // node_modules/@actions/core/lib/core.js
+var __awaiter5 = function(thisArg, _arguments, P2, generator) {
+  function adopt(value) {
+    return value instanceof P2 ? value : new P2(function(resolve3) {
+      resolve3(value);
+    });
+  }
+  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -32249,6 +33074,17 @@ function setOutput(name, value) {
   }
   process.stdout.write(os4.EOL);
   issueCommand("set-output", { name }, toCommandValue(value));
+}
+function debug(message) {
+  issueCommand("debug", {}, message);
+}
+function info(message) {
+  process.stdout.write(message + os4.EOL);
+}
+function getIDToken(aud) {
+  return __awaiter5(this, void 0, void 0, function* () {
+    return yield OidcClient.getIDToken(aud);
+  });
 }
 
 // lib/process.ts
@@ -52715,16 +53551,15 @@ function isSecretName(name) {
   return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
 }
 var Scrubber = class _Scrubber {
-  secrets;
+  secrets = [];
   constructor(secrets) {
-    const all = /* @__PURE__ */ new Set();
-    for (const s of secrets) {
-      if (!s || s.length < MIN_SECRET_LENGTH) continue;
-      all.add(s);
-      all.add(Buffer.from(`x-access-token:${s}`).toString("base64"));
-      all.add(Buffer.from(s).toString("base64"));
-    }
-    this.secrets = [...all].sort((a, b2) => b2.length - a.length);
+    for (const s of secrets) this.add(s);
+  }
+  /** Scrubs one more secret from now on (a renewed token). */
+  add(secret) {
+    if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.includes(secret)) return;
+    const forms = [secret, Buffer.from(`x-access-token:${secret}`).toString("base64"), Buffer.from(secret).toString("base64")];
+    this.secrets = [.../* @__PURE__ */ new Set([...this.secrets, ...forms])].sort((a, b2) => b2.length - a.length);
   }
   /** Every secret held by the runner: the token plus the values of secret-named variables. */
   static fromEnvironment(env, token) {
@@ -52862,12 +53697,12 @@ function cloneUrl(serverUrl, repo) {
   return url2;
 }
 function repoGit(ctx, dir) {
-  const http = /^https?:/i.test(ctx.serverUrl);
+  const http2 = /^https?:/i.test(ctx.serverUrl);
   return new GitRepo(dir, {
     env: ctx.env,
     scrub: ctx.scrub,
-    partial: http,
-    ...http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}
+    partial: http2,
+    ...http2 && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}
   });
 }
 async function cloneLocal(git, url2, branches) {
@@ -52969,11 +53804,12 @@ async function forgeFor(serverUrl, token, env, log) {
   }
   if (!token) throw new ConveyorError("bad-input", `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
   const [{ GitHubForge: GitHubForge2 }, { logLines: logLines2 }] = await Promise.all([Promise.resolve().then(() => (init_github(), github_exports)), Promise.resolve().then(() => (init_octokit(), octokit_exports))]);
-  return new GitHubForge2({ token, baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
+  return new GitHubForge2({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
 function createContext(options) {
   const { env, token } = options;
-  const scrubber = Scrubber.fromEnvironment(env, token);
+  const scrubber = Scrubber.fromEnvironment(env, void 0);
+  token?.onToken((t2) => scrubber.add(t2));
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
   const write = options.log ?? ((line) => process.stdout.write(`${line}
 `));
@@ -52998,7 +53834,7 @@ function safeEnvironment(ctx, extra = {}) {
 function workspaceContext(ctx) {
   return {
     serverUrl: ctx.serverUrl,
-    ...ctx.token ? { token: ctx.token } : {},
+    ...ctx.token ? { token: () => ctx.token.current() } : {},
     env: safeEnvironment(ctx),
     scrub: (t2) => ctx.scrubber.scrub(t2)
   };
@@ -53104,7 +53940,7 @@ async function prepareCheckRun(io) {
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
   const identity = await payloadIdentity(io);
-  const github = new GitHubForge({ token, baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
+  const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
   const checkRunId = Number(id);
   const current = await github.getCheckRun(repo, checkRunId);
   const server = (io.env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
@@ -53999,9 +54835,9 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     const file2 = join9(repo.dir, path);
-    const info = await lstat3(file2).catch(() => void 0);
-    if (!info || !info.isFile()) {
-      const what = !info ? "did not write" : "wrote something other than a regular file at";
+    const info2 = await lstat3(file2).catch(() => void 0);
+    if (!info2 || !info2.isFile()) {
+      const what = !info2 ? "did not write" : "wrote something other than a regular file at";
       return fail("gate-file-missing", `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
     }
     const content = await readFile4(file2);
@@ -54707,6 +55543,196 @@ async function runStep(ctx, payload) {
 // action/src/token.ts
 init_errors();
 import { readFileSync as readFileSync3, unlinkSync } from "node:fs";
+
+// action/src/oidc-token.ts
+init_errors();
+
+// core/contract/token-exchange.ts
+var TOKEN_EXCHANGE_PATH = "/conveyor/token";
+var OIDC_AUDIENCE = "conveyor";
+var tokenRequestSchema = external_exports.object({
+  /** The runner's OIDC token (a JWT), audience `conveyor`. */
+  token: external_exports.string().min(1).max(16384),
+  runId: external_exports.string().min(1).max(200),
+  step: external_exports.string().regex(/^[a-z][a-z0-9_-]*$/, { error: "must be a step id (lowercase letters, digits, - and _)" }),
+  attempt: external_exports.number().int().positive(),
+  epoch: external_exports.number().int().nonnegative(),
+  /** The payload's mode: a teardown attempt is named apart from the step's own attempts. */
+  mode: external_exports.enum(["run", "repair", "teardown"]).default("run")
+});
+var tokenGrantSchema = external_exports.object({
+  token: external_exports.string().min(1),
+  /** When the installation token expires (ISO 8601, as GitHub says). */
+  expires_at: external_exports.string().refine((s) => !Number.isNaN(Date.parse(s)), { error: "must be an ISO 8601 time" })
+});
+var tokenRefusalSchema = external_exports.object({
+  error: external_exports.string(),
+  message: external_exports.string()
+});
+var LOOPBACK = /* @__PURE__ */ new Set(["localhost", "127.0.0.1", "[::1]"]);
+function tokenUrlProblem(value) {
+  let url2;
+  try {
+    url2 = new URL(value);
+  } catch {
+    return "is not a URL";
+  }
+  if (url2.protocol === "https:" || url2.protocol === "http:" && LOOPBACK.has(url2.hostname)) return void 0;
+  return "must use https (http only for localhost)";
+}
+
+// action/src/oidc-token.ts
+var TokenExchangeError = class extends ConveyorError {
+  constructor(reason, message, options = {}) {
+    const { status } = options;
+    super(options.code ?? (status === 409 ? "stale-attempt" : status !== void 0 && status < 500 ? "bad-input" : "forge-failed"), message);
+    this.reason = reason;
+    this.name = "TokenExchangeError";
+    this.status = status;
+  }
+  reason;
+  status;
+  /** A refusal stands (asking again gets the same answer); no answer, or a 5xx, may pass. */
+  get refused() {
+    return this.status !== void 0 && this.status < 500;
+  }
+};
+function attemptOf(payload) {
+  return { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode };
+}
+function appUrlOf(env, payload) {
+  const [url2, from] = env.CONVEYOR_PUBLIC_URL ? [env.CONVEYOR_PUBLIC_URL, "CONVEYOR_PUBLIC_URL"] : payload.app?.url ? [payload.app.url, "the payload's app.url"] : [void 0, ""];
+  if (!url2) return void 0;
+  const problem = tokenUrlProblem(url2);
+  if (problem) throw new ConveyorError("bad-input", `${from} (${url2}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
+  return url2.replace(/\/+$/, "");
+}
+var FIVE_MINUTES = 5 * 6e4;
+var LAST_MINUTE = 6e4;
+var RETRY_MS = 3e4;
+async function askRunner(getIdToken) {
+  try {
+    return await getIdToken(OIDC_AUDIENCE);
+  } catch (e) {
+    throw new TokenExchangeError("no-oidc-token", `the runner gives this job no OIDC token (${e.message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`, { code: "bad-input" });
+  }
+}
+async function exchange(url2, body) {
+  let response;
+  try {
+    response = await fetch(url2, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(6e4) });
+  } catch (e) {
+    throw new TokenExchangeError("unreachable", `cannot reach the Conveyor app at ${url2}: ${e.message}`);
+  }
+  const json2 = await response.json().catch(() => void 0);
+  if (response.ok) {
+    const grant = tokenGrantSchema.safeParse(json2);
+    if (grant.success) return grant.data;
+    throw new TokenExchangeError("bad-answer", `the Conveyor app at ${url2} answered ${response.status} without a token`, { status: 502 });
+  }
+  const refusal = tokenRefusalSchema.safeParse(json2);
+  const [reason, message] = refusal.success ? [refusal.data.error, refusal.data.message] : ["http-error", `HTTP ${response.status}`];
+  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, { status: response.status });
+}
+async function startTokenSource(options) {
+  const url2 = `${options.appUrl.replace(/\/+$/, "")}${TOKEN_EXCHANGE_PATH}`;
+  const getIdToken = options.getIdToken ?? ((audience) => getIDToken(audience));
+  const renewBefore = options.renewBeforeMs ?? FIVE_MINUTES;
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => void 0);
+  const fetchGrant = async () => {
+    const grant = await exchange(url2, { token: await askRunner(getIdToken), ...options.attempt });
+    options.onToken?.(grant.token);
+    return { token: grant.token, expiresAt: Date.parse(grant.expires_at) };
+  };
+  let held = await fetchGrant();
+  let stopped;
+  let renewing;
+  let timer;
+  let closed = false;
+  const stop = (e) => {
+    if (stopped) return;
+    stopped = e;
+    if (timer) clearTimeout(timer);
+    log(`conveyor: ${e.message}; the attempt stops`);
+    options.onStopped?.(e);
+  };
+  const renew = () => {
+    renewing ??= fetchGrant().then((grant) => {
+      held = grant;
+      log(`conveyor: renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
+      schedule();
+    }).catch((e) => {
+      if (!(e instanceof TokenExchangeError)) throw e;
+      if (e.refused) return stop(e);
+      log(`conveyor: could not renew the installation token yet: ${e.message}`);
+      schedule(RETRY_MS);
+      throw e;
+    }).finally(() => {
+      renewing = void 0;
+    });
+    return renewing;
+  };
+  function schedule(inMs = Math.max(0, held.expiresAt - renewBefore - now())) {
+    if (closed || stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void renew().catch(() => void 0), inMs);
+    timer.unref();
+  }
+  schedule();
+  return {
+    async current() {
+      if (stopped) throw stopped;
+      if (now() >= held.expiresAt - renewBefore) {
+        try {
+          await renew();
+        } catch (e) {
+          if (now() >= held.expiresAt - LAST_MINUTE) throw e;
+        }
+        if (stopped) throw stopped;
+      }
+      return held.token;
+    },
+    expiresAt: () => held.expiresAt,
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    }
+  };
+}
+
+// action/src/token.ts
+function fixedToken(token) {
+  return { current: async () => token, onToken: (listener) => listener(token), close: () => void 0 };
+}
+async function obtainToken(io) {
+  const given = takeToken(io);
+  if (given) return fixedToken(given);
+  const p2 = io.payload;
+  if (!p2 || typeof p2.runId !== "string" || typeof p2.step?.id !== "string" || typeof p2.attempt !== "number" || typeof p2.epoch !== "number") return void 0;
+  const appUrl = appUrlOf(io.env, p2);
+  if (!appUrl) return void 0;
+  const listeners = [];
+  const seen = [];
+  const source = await startTokenSource({
+    appUrl,
+    attempt: attemptOf(p2),
+    onToken: (token) => {
+      seen.push(token);
+      for (const l of listeners) l(token);
+    },
+    onStopped: io.stopped,
+    log: io.log
+  });
+  return {
+    current: () => source.current(),
+    onToken: (listener) => {
+      listeners.push(listener);
+      for (const t2 of seen) listener(t2);
+    },
+    close: () => source.close()
+  };
+}
 function takeToken(io) {
   const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
   if (file2) return takeTokenFile(file2);
@@ -54756,12 +55782,16 @@ async function runEntry(io) {
   let token;
   let tokenError;
   try {
-    token = io.token ? io.token() : takeToken(io);
+    const given = io.token ? void 0 : takeToken(io);
+    token = io.token ? io.token() : given ? fixedToken(given) : void 0;
   } catch (e) {
     tokenError = e;
   }
-  if (token && io.env.GITHUB_ACTIONS === "true") io.setSecret(token);
-  const scrubber = Scrubber.fromEnvironment(io.env, token);
+  const scrubber = Scrubber.fromEnvironment(io.env, void 0);
+  token?.onToken((t2) => {
+    if (io.env.GITHUB_ACTIONS === "true") io.setSecret(t2);
+    scrubber.add(t2);
+  });
   const log = (line) => io.log(scrubber.scrub(line));
   let identity = identityOf(void 0);
   let result;
@@ -54808,8 +55838,8 @@ async function runEntry(io) {
 
 // action/src/main.ts
 async function main() {
-  const log = (line) => process.stdout.write(`${line}
-`);
+  const log = (line) => info(line);
+  const inputs = { env: process.env, getInput: (name) => getInput(name) };
   for (const signal of ["SIGTERM", "SIGINT"]) {
     process.once(signal, () => {
       killRunningCommands();
@@ -54819,28 +55849,34 @@ async function main() {
   let token;
   let tokenError;
   try {
-    token = takeToken({ env: process.env, getInput: (name) => getInput(name) });
+    token = await obtainToken({
+      ...inputs,
+      payload: await payloadText(inputs).then(looseJson, () => void 0),
+      log,
+      // The app retired the attempt (another one took its place): its commands stop here.
+      stopped: () => killRunningCommands()
+    });
   } catch (e) {
     tokenError = e;
   }
-  if (tokenError && process.env.CONVEYOR_CHECK_RUN_ID) {
-    log(`conveyor: ${tokenError.message}; cannot report to the check run`);
+  if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
+    const why = tokenError ? tokenError.message : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
+    log(`conveyor: ${why}; cannot report to the check run`);
     return 1;
   }
   const checkRun = await prepareCheckRun({
-    env: process.env,
-    getInput: (name) => getInput(name),
+    ...inputs,
     token,
     log,
     writeJobSummary: async (md) => void await summary.addRaw(md).write()
   }).catch((e) => ({ proceed: false, reason: `cannot read the check run: ${e.message}`, failed: true }));
   if (!checkRun.proceed) {
     log(`conveyor: ${checkRun.reason}; doing nothing`);
+    token?.close();
     return "failed" in checkRun ? 1 : 0;
   }
   const result = await runEntry({
-    env: process.env,
-    getInput: (name) => getInput(name),
+    ...inputs,
     token: () => {
       if (tokenError) throw tokenError;
       return token;
@@ -54850,7 +55886,16 @@ async function main() {
     log,
     ...checkRun.client ? { checkRunClient: () => checkRun.client } : {}
   });
+  token?.close();
   return result.conclusion === "failure" ? 1 : 0;
+}
+function looseJson(text) {
+  try {
+    const p2 = JSON.parse(text);
+    return p2 && typeof p2 === "object" ? p2 : void 0;
+  } catch {
+    return void 0;
+  }
 }
 
 // action/src/index.ts

@@ -1,6 +1,7 @@
 // What a step needs from its surroundings, gathered once by the entry: the runner's environment,
 // the token, the server, the forge, a log, and the scale of a "minute" (tests shrink it so a
 // timeout can be exercised without waiting minutes).
+import type { StepToken } from './token.ts';
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
@@ -14,7 +15,7 @@ import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, typ
 export interface StepContext {
   /** The runner's environment as the process got it (secrets included: never pass it on). */
   env: NodeJS.ProcessEnv;
-  token?: string;
+  token?: StepToken;
   serverUrl: string;
   scrubber: Scrubber;
   /** The forge of the server, created on first use. */
@@ -31,7 +32,7 @@ export interface StepContext {
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
-async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Forge> {
+async function forgeFor(serverUrl: string, token: StepToken | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Forge> {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === 'file:') {
     const { LocalForge } = await import('../../adapters/forge/local.ts');
@@ -39,12 +40,12 @@ async function forgeFor(serverUrl: string, token: string | undefined, env: NodeJ
   }
   if (!token) throw new ConveyorError('bad-input', `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
   const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/forge/github.ts'), import('../../adapters/github/octokit.ts')]);
-  return new GitHubForge({ token, baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
+  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
 }
 
 export function createContext(options: {
   env: NodeJS.ProcessEnv;
-  token?: string;
+  token?: StepToken;
   log?: (line: string) => void;
   minuteMs?: number;
   killGraceMs?: number;
@@ -52,7 +53,8 @@ export function createContext(options: {
   sandbox?: StepPayload['sandbox'];
 }): StepContext {
   const { env, token } = options;
-  const scrubber = Scrubber.fromEnvironment(env, token);
+  const scrubber = Scrubber.fromEnvironment(env, undefined);
+  token?.onToken((t) => scrubber.add(t));
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
   const write = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   let forge: Promise<Forge> | undefined;
@@ -80,7 +82,7 @@ export function safeEnvironment(ctx: StepContext, extra: Record<string, string> 
 export function workspaceContext(ctx: StepContext): WorkspaceContext {
   return {
     serverUrl: ctx.serverUrl,
-    ...(ctx.token ? { token: ctx.token } : {}),
+    ...(ctx.token ? { token: () => ctx.token!.current() } : {}),
     env: safeEnvironment(ctx),
     scrub: (t) => ctx.scrubber.scrub(t),
   };

@@ -11,7 +11,7 @@ import { chooseReporters, reportAll, type ReporterOptions } from './report/repor
 import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
-import { takeToken } from './token.ts';
+import { fixedToken, takeToken, type StepToken } from './token.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -19,8 +19,8 @@ export interface EntryIO {
   getInput(name: string): string;
   /** Masks a value in GitHub's logs. */
   setSecret(value: string): void;
-  /** Gives the token the step process already took (token.ts: a token file is read once), or throws why it could not; else it is taken here. */
-  token?: () => string | undefined;
+  /** Gives the token the step process already has (token.ts: a token file is read once, an OIDC exchange is made once), or throws why it could not; else a given one is taken here. */
+  token?: () => StepToken | undefined;
   setOutput?(name: string, value: string): void;
   log(line: string): void;
   checkRunClient?: ReporterOptions['checkRunClient'];
@@ -28,7 +28,8 @@ export interface EntryIO {
   killGraceMs?: number;
 }
 
-async function payloadText(io: EntryIO): Promise<string> {
+/** The payload's text: CONVEYOR_PAYLOAD_PATH's file (the embedded mode), else the input `payload`. */
+export async function payloadText(io: Pick<EntryIO, 'env' | 'getInput'>): Promise<string> {
   const path = io.env.CONVEYOR_PAYLOAD_PATH;
   if (path) {
     try {
@@ -51,18 +52,22 @@ function lenientJson(text: string): unknown {
 }
 
 export async function runEntry(io: EntryIO): Promise<StepResult> {
-  let token: string | undefined;
+  let token: StepToken | undefined;
   // A token that cannot be had fails the attempt once the payload has said which attempt it is.
   let tokenError: unknown;
   try {
-    token = io.token ? io.token() : takeToken(io);
+    const given = io.token ? undefined : takeToken(io);
+    token = io.token ? io.token() : given ? fixedToken(given) : undefined;
   } catch (e) {
     tokenError = e;
   }
-  // On GitHub the runner reads this command from stdout and masks the value; elsewhere it would
-  // print the token itself, so it is not sent.
-  if (token && io.env.GITHUB_ACTIONS === 'true') io.setSecret(token);
-  const scrubber = Scrubber.fromEnvironment(io.env, token);
+  const scrubber = Scrubber.fromEnvironment(io.env, undefined);
+  token?.onToken((t) => {
+    // On GitHub the runner reads this command from stdout and masks the value; elsewhere it would
+    // print the token itself, so it is not sent.
+    if (io.env.GITHUB_ACTIONS === 'true') io.setSecret(t);
+    scrubber.add(t);
+  });
   const log = (line: string) => io.log(scrubber.scrub(line));
   let identity = identityOf(undefined);
   let result: StepResult;

@@ -1,13 +1,14 @@
 // The step process from start to end, in the order it happens. The entry (index.ts) only calls it.
 import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
-import { runEntry } from './entry.ts';
+import { payloadText, runEntry } from './entry.ts';
 import { prepareCheckRun } from './report/check-run.ts';
-import { takeToken } from './token.ts';
+import { obtainToken, type StepToken } from './token.ts';
 
 /** Runs one step attempt and returns the process's exit code. */
 export async function main(): Promise<number> {
-  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const log = (line: string) => core.info(line);
+  const inputs = { env: process.env, getInput: (name: string) => core.getInput(name) };
 
   // 1. Told to stop (a cancelled workflow run, or a recovering `conveyor`): take the user's commands along.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -17,37 +18,45 @@ export async function main(): Promise<number> {
     });
   }
 
-  // 2. The token, once: a token file is deleted as soon as it is read (token.ts). Without it the
-  // attempt fails (step 4 says why), or in GitHub mode cannot even report to its check run.
-  let token: string | undefined;
+  // 2. The token, once: given by the old template (a token file is deleted as soon as it is read),
+  // or traded at the app for the runner's OIDC token, for this attempt (the payload says which, and
+  // where the app is) and renewed while it runs. Without one the attempt fails (step 4 says why),
+  // or in GitHub mode cannot even report to its check run.
+  let token: StepToken | undefined;
   let tokenError: unknown;
   try {
-    token = takeToken({ env: process.env, getInput: (name) => core.getInput(name) });
+    token = await obtainToken({
+      ...inputs,
+      payload: await payloadText(inputs).then(looseJson, () => undefined),
+      log,
+      // The app retired the attempt (another one took its place): its commands stop here.
+      stopped: () => killRunningCommands(),
+    });
   } catch (e) {
     tokenError = e;
   }
-  if (tokenError && process.env.CONVEYOR_CHECK_RUN_ID) {
-    log(`conveyor: ${(tokenError as Error).message}; cannot report to the check run`);
+  if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
+    const why = tokenError ? (tokenError as Error).message : 'no token: give the workflow `permissions: id-token: write` (the template does), or the old template\'s `token-file`';
+    log(`conveyor: ${why}; cannot report to the check run`);
     return 1;
   }
 
   // 3. GitHub mode: a stale attempt does nothing at all; a check run that cannot be read fails the job.
   const checkRun = await prepareCheckRun({
-    env: process.env,
-    getInput: (name) => core.getInput(name),
+    ...inputs,
     token,
     log,
     writeJobSummary: async (md) => void (await core.summary.addRaw(md).write()),
   }).catch((e: unknown) => ({ proceed: false as const, reason: `cannot read the check run: ${(e as Error).message}`, failed: true }));
   if (!checkRun.proceed) {
     log(`conveyor: ${checkRun.reason}; doing nothing`);
+    token?.close();
     return 'failed' in checkRun ? 1 : 0;
   }
 
   // 4. Run the step under one error boundary and report its result wherever it goes.
   const result = await runEntry({
-    env: process.env,
-    getInput: (name) => core.getInput(name),
+    ...inputs,
     token: () => {
       if (tokenError) throw tokenError;
       return token;
@@ -57,5 +66,16 @@ export async function main(): Promise<number> {
     log,
     ...(checkRun.client ? { checkRunClient: () => checkRun.client } : {}),
   });
+  token?.close();
   return result.conclusion === 'failure' ? 1 : 0;
+}
+
+/** The payload as far as it parses: which attempt this is and where the app is (the entry judges the rest). */
+function looseJson(text: string): Parameters<typeof obtainToken>[0]['payload'] {
+  try {
+    const p = JSON.parse(text) as Record<string, unknown>;
+    return p && typeof p === 'object' ? (p as unknown as Parameters<typeof obtainToken>[0]['payload']) : undefined;
+  } catch {
+    return undefined;
+  }
 }

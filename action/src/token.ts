@@ -1,5 +1,7 @@
-// The installation token the step works with, from the first of: the input `token-file` (or
-// CONVEYOR_TOKEN_FILE), the input `token`, CONVEYOR_TOKEN.
+// The installation token the step works with. The workflow template passes none: the action
+// trades the runner's OIDC token at the app for one scoped to the attempt, renewed while the step
+// runs (oidc-token.ts). A repository still on the old template passes one, from the first of: the
+// input `token-file` (or CONVEYOR_TOKEN_FILE), the input `token`, CONVEYOR_TOKEN.
 //
 // Why a file: an action input reaches the step process as an environment variable (INPUT_TOKEN),
 // and a process's environment stays readable in /proc/<pid>/environ to every process of the same
@@ -8,15 +10,67 @@
 // rules). The workflow template writes the file (workflows/conveyor.yml).
 import { readFileSync, unlinkSync } from 'node:fs';
 import { ConveyorError } from '../../core/errors.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import { appUrlOf, attemptOf, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
 
-export interface TokenSource {
+export interface TokenInputs {
   env: NodeJS.ProcessEnv;
   /** An action input ('' when absent). */
   getInput(name: string): string;
 }
 
+/** The attempt's installation token: given (the old template) or traded for and renewed (the OIDC exchange). */
+export interface StepToken {
+  /** A token valid for a while yet; rejects once the app refused to renew it. */
+  current(): Promise<string>;
+  /** Calls `listener` with every token handed out so far and each one after (to mask and scrub it). */
+  onToken(listener: (token: string) => void): void;
+  close(): void;
+}
+
+/** A token that stays as it was given. */
+export function fixedToken(token: string): StepToken {
+  return { current: async () => token, onToken: (listener) => listener(token), close: () => undefined };
+}
+
+/**
+ * The step's token: a given one when the old template passes it, else the app's, traded for the
+ * runner's OIDC token (the payload, or CONVEYOR_PUBLIC_URL, says where the app is); undefined when
+ * neither applies (the embedded mode needs none). `stopped`: the app refused a renewal, so the
+ * attempt must stop.
+ */
+export async function obtainToken(io: TokenInputs & { payload: Pick<StepPayload, 'app' | 'runId' | 'step' | 'attempt' | 'epoch' | 'mode'> | undefined; log(line: string): void; stopped(e: TokenExchangeError): void }): Promise<StepToken | undefined> {
+  const given = takeToken(io);
+  if (given) return fixedToken(given);
+  const p = io.payload;
+  // A payload that does not say which attempt this is gets no token: the entry reports it as bad.
+  if (!p || typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
+  const appUrl = appUrlOf(io.env, p);
+  if (!appUrl) return undefined;
+  const listeners: Array<(token: string) => void> = [];
+  const seen: string[] = [];
+  const source = await startTokenSource({
+    appUrl,
+    attempt: attemptOf(p as StepPayload),
+    onToken: (token) => {
+      seen.push(token);
+      for (const l of listeners) l(token);
+    },
+    onStopped: io.stopped,
+    log: io.log,
+  });
+  return {
+    current: () => source.current(),
+    onToken: (listener) => {
+      listeners.push(listener);
+      for (const t of seen) listener(t);
+    },
+    close: () => source.close(),
+  };
+}
+
 /** Reads the token; a token file is deleted once read (so call this once per step process). */
-export function takeToken(io: TokenSource): string | undefined {
+export function takeToken(io: TokenInputs): string | undefined {
   const file = io.getInput('token-file') || io.env.CONVEYOR_TOKEN_FILE;
   if (file) return takeTokenFile(file);
   return io.getInput('token') || io.env.CONVEYOR_TOKEN || undefined;

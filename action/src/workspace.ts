@@ -15,7 +15,8 @@ import { GitRepo } from '../../lib/git.ts';
 export interface WorkspaceContext {
   /** GITHUB_SERVER_URL: https://github.com, or file:///folder/of/bare/repositories. */
   serverUrl: string;
-  token?: string;
+  /** The step's token, asked for by each command that needs it (it is renewed while the step runs). */
+  token?: () => Promise<string>;
   /** Environment for git, already free of secrets. */
   env: Record<string, string>;
   scrub: (text: string) => string;

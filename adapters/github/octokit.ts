@@ -107,7 +107,11 @@ export function withGitHubPolicy<C extends OctokitClass>(Base: C, policy: GitHub
 const ActionOctokit = RestOctokit.plugin(throttling, retry, gitHubErrors);
 
 export interface GitHubOctokitOptions extends GitHubPolicy {
-  token: string;
+  /**
+   * The installation token, or where to get it for each request: a step's token is renewed while
+   * the step runs (action/src/oidc-token.ts), so it is asked for every time.
+   */
+  token: string | (() => Promise<string>);
   /** The REST API's base URL: GITHUB_API_URL (GitHub Enterprise Server's `https://HOST/api/v3`). */
   baseUrl?: string;
   userAgent?: string;
@@ -124,11 +128,18 @@ export function logLines(write: (line: string) => void): NonNullable<GitHubOctok
 /** The action's Octokit: a token, the policy, the global fetch (looked up at each call). */
 export function createGitHubOctokit(options: GitHubOctokitOptions): GitHubOctokit {
   const { token, baseUrl, userAgent, log, ...policy } = options;
-  return new ActionOctokit({
-    auth: token,
+  const octokit = new ActionOctokit({
+    ...(typeof token === 'string' ? { auth: token } : {}),
     baseUrl: (baseUrl || 'https://api.github.com').replace(/\/+$/, ''),
     userAgent: userAgent ?? 'conveyor',
     ...(log ? { log } : {}),
     ...policyOptions(policy),
   });
+  // A renewed token: asked for before each request (a retry included), so none goes out expired.
+  if (typeof token === 'function') {
+    octokit.hook.before('request', async (request) => {
+      request.headers.authorization = `token ${await token()}`;
+    });
+  }
+  return octokit;
 }

@@ -32,7 +32,7 @@ afterEach(async () => {
 
 const ctx = (token?: string): WorkspaceContext => ({
   serverUrl: http.url,
-  ...(token ? { token } : {}),
+  ...(token ? { token: async () => token } : {}),
   env: { PATH: process.env.PATH ?? '/bin' },
   scrub: (t) => t.split(TOKEN).join('***'),
 });

@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 function ctx(serverUrl = remotes.url): WorkspaceContext {
-  return { serverUrl, token: 'ghs_workspace_token_123', env: { PATH: process.env.PATH ?? '/bin' }, scrub: (t) => t };
+  return { serverUrl, token: async () => 'ghs_workspace_token_123', env: { PATH: process.env.PATH ?? '/bin' }, scrub: (t) => t };
 }
 const repo = (name: string, base = 'main') => ({ repo: name, role: 'sibling' as const, services: [], base, workBranch: `conveyor/${name.split('/')[1]}-1` });
 

@@ -4,6 +4,7 @@
 // run: an attempt that is no longer current (completed, another attempt's external id, or already
 // taken by another workflow run) does nothing at all; otherwise the check run is marked in
 // progress with a link to this workflow run.
+import type { StepToken } from '../token.ts';
 import { readFile } from 'node:fs/promises';
 import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
 import { GitHubForge } from '../../../adapters/forge/github.ts';
@@ -55,8 +56,8 @@ export class CheckRunReporter implements Reporter {
 export interface CheckRunIO {
   env: NodeJS.ProcessEnv;
   getInput(name: string): string;
-  /** The token the step process took (token.ts): a token file is read once, so never here. */
-  token: string | undefined;
+  /** The step's token (token.ts): given once, or traded for once and renewed, so never taken here. */
+  token: StepToken | undefined;
   log(line: string): void;
   /** Writes the job summary (GITHUB_STEP_SUMMARY); @actions/core's summary in the entry. */
   writeJobSummary?(markdown: string): Promise<void>;
@@ -88,7 +89,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);
-  const github = new GitHubForge({ token, baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
+  const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
   const checkRunId = Number(id);
   const current = await github.getCheckRun(repo, checkRunId);
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
