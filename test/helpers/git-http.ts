@@ -19,6 +19,8 @@ export interface GitHttp {
 export interface ServeGitOptions {
   /** When set, every request must carry it as Basic auth (user x-access-token), else 401. */
   token?: string;
+  /** When set, every request must carry Basic auth (user x-access-token) with a token it accepts (now), else 401. */
+  accepts?: (token: string) => boolean;
   /** Server-side configuration for upload-pack, e.g. `uploadpack.allowFilter=true`. */
   config?: Record<string, string>;
 }
@@ -38,7 +40,9 @@ export async function serveGit(projectRoot: string, options: ServeGitOptions = {
     const auth = req.headers.authorization ?? '';
     if (auth) authorizations.push(auth);
     requests.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
-    if (expected && auth !== expected) {
+    const given = /^Basic (.+)$/.exec(auth)?.[1];
+    const token = given ? Buffer.from(given, 'base64').toString('utf8').replace(/^x-access-token:/, '') : undefined;
+    if ((expected && auth !== expected) || (options.accepts && !(token && options.accepts(token)))) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
       return;
     }
