@@ -33,5 +33,9 @@ export function storeAttemptAuthority(deps: { store: RunStore; links: LinkStore 
       };
       return facts;
     },
+    async exchanged(id) {
+      const link = await deps.links.attempt(externalIdOf(id));
+      if (link && !link.exchanged) await deps.links.saveAttempt({ ...link, exchanged: true });
+    },
   };
 }

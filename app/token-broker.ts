@@ -49,6 +49,8 @@ export interface AttemptIdentity {
 /** The broker's one question to the app's state. Async: the store behind it may be remote. */
 export interface AttemptAuthority {
   lookup(id: AttemptIdentity): Promise<AttemptFacts | undefined>;
+  /** The attempt got a token from the broker: its workflow is the current template (the old one passes a token itself). */
+  exchanged?(id: AttemptIdentity): Promise<void>;
 }
 
 export type TokenPermissions = Partial<Record<'contents' | 'pull_requests' | 'checks' | 'actions' | 'deployments', 'read' | 'write'>>;
@@ -166,6 +168,7 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       try {
         const grant = await options.mint({ installationId: facts.installationId, repositories: repos.names, permissions: permissionsFor(facts.stepKind) });
         log('info', `conveyor: token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
+        await options.attempts.exchanged?.(id).catch((e: unknown) => log('warn', `conveyor: could not record that ${who} exchanged its token: ${(e as Error).message}`));
         return { status: 200, body: grant };
       } catch (e) {
         const status = (e as { status?: number }).status;

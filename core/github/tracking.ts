@@ -77,13 +77,21 @@ export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   return lines.join('\n');
 }
 
-/** `table`: renderRunTable's answer, when the caller has it already (the summary check run shows it too). */
-export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): string {
+/** What the tracking comment says under its table when the repository's workflow is the old template. */
+export const OLD_TEMPLATE_NOTE =
+  "> [!NOTE]\n> This repository's `.github/workflows/conveyor.yml` still passes the app's token to the action (the old template, which needs the app's private key as a secret). Update it to the current template (`conveyor init --force` writes it): the action then trades the runner's OIDC token for a token scoped to each step, and the key can be deleted from the repository's secrets.";
+
+/**
+ * `table`: renderRunTable's answer, when the caller has it already (the summary check run shows it
+ * too); `oldTemplate`: a step of the run ran on the old workflow template (said once, here).
+ */
+export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now), oldTemplate = false): string {
   return [
     trackingMarker(run.id),
     `### Conveyor run \`${run.id}\` — pipeline \`${run.plan.pipeline}\`: ${RUN_STATE[run.status]}`,
     '',
     table,
+    ...(oldTemplate ? ['', OLD_TEMPLATE_NOTE] : []),
     '',
     `<sub>Updated ${now}. Commands: \`/conveyor status\`, \`/conveyor retry [step]\`, \`/conveyor cancel\`.</sub>`,
   ].join('\n');
