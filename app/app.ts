@@ -38,6 +38,8 @@ export interface ConveyorAppOptions {
   inputsLimit?: number;
   /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
   merge?: MergePolicy;
+  /** CONVEYOR_PUBLIC_URL: where step runners reach this app to trade their OIDC token (told in each payload). */
+  publicUrl?: string;
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
@@ -76,6 +78,7 @@ export class ConveyorApp {
         log,
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
+        ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
       }),
       merge: async (run, effect) => mergeRun(await githubOf(run), run, effect, options.merge),
       reply: async (run, text) => {

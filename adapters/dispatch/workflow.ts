@@ -28,6 +28,8 @@ export interface WorkflowDispatcherOptions {
   workflow?: string;
   /** Characters all inputs may take together (GitHub: 65,535). */
   inputsLimit?: number;
+  /** The app's public URL (CONVEYOR_PUBLIC_URL): each payload tells the action where to trade its OIDC token. */
+  appUrl?: string;
   now?: () => string;
   log?: (line: string) => void;
 }
@@ -107,7 +109,8 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           const label = `${payload.step.id} · attempt ${payload.attempt}${payload.mode === 'run' ? '' : ` (${payload.mode})`}`;
           const fixed = { step: label, 'check-run': String(checkRunId) };
           // The reducer fitted the payload to the run's limit; what is sent must still fit GitHub's.
-          const text = JSON.stringify(payload);
+          // Routing, not an input of the step: receipts leave `app` out.
+          const text = JSON.stringify(options.appUrl ? { ...payload, app: { url: options.appUrl } } : payload);
           const size = sentLength(text) + sentLength(JSON.stringify(fixed));
           if (size > limit) return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
           const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
+import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
@@ -314,6 +315,20 @@ describe('attempts', () => {
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:2:0');
     expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('running');
+  });
+});
+
+describe("the app's public URL", () => {
+  it('goes into every payload, so the action knows where to trade its OIDC token; the attempt still verifies what was sent', async () => {
+    await h.close();
+    h = createHarness({ publicUrl: 'https://conveyor.example.com' });
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    const parsed = parseStepPayload(dispatched[0]!.inputs.payload!);
+    expect(parsed.ok && parsed.payload.app).toEqual({ url: 'https://conveyor.example.com' });
+    // The recorded inputs are the payload's without the routing: a result sealed by the action counts.
+    const run = await h.conveyor.engine.get('acme-web-7');
+    expect(parsed.ok && inputsDigest(parsed.payload)).toBe(run.steps.implement!.attempts[0]!.inputs);
   });
 });
 
