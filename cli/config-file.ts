@@ -1,7 +1,7 @@
 // Reading `.github/conveyor.yml` from disk for the commands: a missing or unreadable file is bad
 // usage (exit 2) with a message that says what to do, not a stack trace.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { Config } from '../core/config/schema.ts';
 import { DEFAULT_PIPELINE } from '../core/config/defaults.ts';
 import { suggest } from '../core/config/suggest.ts';
@@ -72,7 +72,8 @@ export async function compileConfigFile(
   path: string,
   pipeline: string | undefined,
   repo: string | undefined,
-): Promise<{ ok: true; plan: Plan } | { ok: false; errors: ConfigError[] }> {
+  options: { standIn?: boolean } = {},
+): Promise<{ ok: true; plan: Plan; standIn?: string } | { ok: false; errors: ConfigError[] }> {
   // It names a folder under --remotes in the embedded mode: only owner/name, as a service's `repo`.
   if (repo !== undefined && !isRepoName(repo)) throw new UsageError(`--repo must be "owner/name", got "${repo}"`);
   const loaded = loadConfigFile(path);
@@ -82,12 +83,26 @@ export async function compileConfigFile(
   try {
     return { ok: true, plan: compilePlan(loaded.config, name, primaryRepo === undefined ? {} : { primaryRepo }) };
   } catch (e) {
-    // The only thing a valid file can lack: which repository holds it.
+    // The only thing a valid file can lack: which repository holds it. Showing a plan needs no
+    // real one: the file `conveyor init` writes into a folder not yet pushed anywhere still has a
+    // plan, under a name that says it stands in for one.
+    if (e instanceof MissingRepoError && options.standIn) {
+      const standIn = standInRepository(path);
+      return { ok: true, plan: compilePlan(loaded.config, name, { primaryRepo: standIn }), standIn };
+    }
     if (e instanceof MissingRepoError) {
       throw new UsageError(`${e.message}: pass --repo owner/name (no git remote "origin" was found to infer it)`);
     }
     throw e;
   }
+}
+
+/** `local/<folder>`: the folder holding `.github/`, named as a repository would be. */
+export function standInRepository(path: string): string {
+  const folder = dirname(resolve(path));
+  const root = basename(folder) === '.github' ? dirname(folder) : folder;
+  const name = basename(root).replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^\.+$/, '') || 'repository';
+  return `local/${name}`;
 }
 
 /** The pipeline asked for, or the one to use when none is named; a UsageError naming the known ones. */

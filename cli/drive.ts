@@ -1,6 +1,7 @@
 // Driving an embedded run from the command line: start it, or take it over and record a decision,
 // then let it go until it ends or waits, and print where it stands.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
@@ -35,8 +36,10 @@ export async function startRun(request: StartRequest): Promise<number> {
     return EXIT.usage;
   }
   const plan = compiled.plan;
-  checkRemotes(plan, request.remotes);
-  const session = await openSession(request.statePath, request.remotes, request.json);
+  // Stored absolute: the merge pushes by file:// URL, and a retry may come from another folder.
+  const remotes = resolve(request.remotes);
+  checkRemotes(plan, remotes);
+  const session = await openSession(request.statePath, remotes, request.json);
   try {
     const primary = plan.changeSet.find((r) => r.role === 'primary')?.repo ?? plan.changeSet[0]!.repo;
     const number = request.issue ?? (await nextIssueNumber(session.store, primary));
@@ -45,8 +48,8 @@ export async function startRun(request: StartRequest): Promise<number> {
       throw new UsageError(`run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`conveyor retry ${active.id}\` or stop it with \`conveyor cancel ${active.id}\``);
     }
     const options: EmbeddedOptions = {
-      configPath: request.configPath,
-      remotes: request.remotes,
+      configPath: resolve(request.configPath),
+      remotes,
       approve: request.approve,
       keepEnvs: request.keepEnvs,
       json: request.json,
@@ -94,7 +97,9 @@ export async function decide(request: DecisionRequest): Promise<number> {
     warn(`run ${stored.id} has ended (${stored.status}); nothing to decide. Start a new run with \`conveyor run\`.`);
     return EXIT.failed;
   }
-  const options = { ...runOptions(stored), ...definedOnly(request.override ?? {}) };
+  const given = definedOnly(request.override ?? {});
+  for (const key of ['remotes', 'configPath'] as const) if (given[key] !== undefined) given[key] = resolve(given[key]);
+  const options = { ...runOptions(stored), ...given };
   const refused = await request.check?.(stored, options);
   if (refused !== undefined) return refused;
   const session = await openSession(request.statePath, options.remotes, options.json);

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
 import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
@@ -55,7 +55,9 @@ export class LocalForge implements Forge {
   ) {}
 
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
-  static async open(remotesDir: string): Promise<LocalForge> {
+  static async open(folder: string): Promise<LocalForge> {
+    // Absolute: the file:// URL it pushes to must not depend on the current folder.
+    const remotesDir = resolve(folder);
     if (!existsSync(remotesDir)) throw new ConveyorError('bad-input', `remotes folder ${remotesDir} does not exist`);
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15_000 });

@@ -5,7 +5,7 @@ import { DEFAULT_PIPELINE } from '../../core/config/defaults.ts';
 import { formatPlan } from '../../core/plan/format.ts';
 import { action, EXIT } from '../program.ts';
 import { compileConfigFile, DEFAULT_CONFIG_PATH, formatConfigErrors } from '../config-file.ts';
-import { sayRaw, warnRaw } from '../../lib/terminal.ts';
+import { sayRaw, warn, warnRaw } from '../../lib/terminal.ts';
 
 interface PlanOptions {
   config: string;
@@ -24,7 +24,7 @@ export function register(program: Command): void {
     .option('--json', 'print the compiled plan as JSON, including its hash')
     .action(
       action(async (opts: PlanOptions) => {
-        const compiled = await compileConfigFile(opts.config, opts.pipeline, opts.repo);
+        const compiled = await compileConfigFile(opts.config, opts.pipeline, opts.repo, { standIn: true });
         if (!compiled.ok) {
           warnRaw(formatConfigErrors(compiled.errors));
           warnRaw(`✗ ${opts.config} is not valid; \`conveyor validate --config ${opts.config}\` checks it\n`);
@@ -32,6 +32,11 @@ export function register(program: Command): void {
         }
         const plan = compiled.plan;
         sayRaw(opts.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+        if (compiled.standIn !== undefined) {
+          warn(
+            `note: no --repo was given and ${opts.config} is in no git repository with a remote "origin", so the services without \`repo\` are shown in ${compiled.standIn}. The plan hash depends on the repository: pass --repo owner/name for the hash a run would be pinned to.`,
+          );
+        }
         return EXIT.ok;
       }),
     );

@@ -92,6 +92,11 @@ const NO_AGENT: Record<string, string> = {
   merge: 'a merge step takes no agent: Conveyor merges the pull requests itself; remove "agent"',
 };
 
+const NO_TIMEOUT: Record<string, string> = {
+  approval: 'an approval step is not timed out: it waits for people as long as it takes; remove "timeout-minutes"',
+  merge: 'a merge step is not timed out: Conveyor merges the pull requests itself, in seconds; remove "timeout-minutes"',
+};
+
 const aStep = (kind: string): string => `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} step`;
 
 function unknownKey(key: string, objectPath: PathSegment[], data: unknown): string {
@@ -101,6 +106,7 @@ function unknownKey(key: string, objectPath: PathSegment[], data: unknown): stri
   const kind = isStep && isRecord(object) && typeof object.kind === 'string' ? object.kind : undefined;
   if (kind !== undefined && KEYS_BY_KIND.has(kind)) {
     if (key === 'agent' && NO_AGENT[kind]) return NO_AGENT[kind];
+    if (key === 'timeout-minutes' && NO_TIMEOUT[kind]) return NO_TIMEOUT[kind];
     const owners = [...KEYS_BY_KIND].filter(([, keys]) => keys.includes(key)).map(([k]) => k);
     if (owners.length > 0) {
       return `${aStep(kind)} has no "${key}"; "${key}" belongs to ${owners.join(' and ')} steps`;

@@ -66,11 +66,15 @@ const repairSchema = z.strictObject({
 const stepBase = {
   id: name.describe('Step id, unique in the pipeline; the check run is named `conveyor / <id>`.'),
   needs: z.array(z.string()).optional().describe('Steps that must succeed first; default: the step before.'),
-  'timeout-minutes': minutes.optional().describe('Fail the step after this many minutes.'),
 };
+
+// Only the steps a runner carries out are timed out: an approval waits for people as long as it
+// takes, and the app carries out a merge itself.
+const timeout = { 'timeout-minutes': minutes.optional().describe('Fail the step after this many minutes.') };
 
 export const codeStepSchema = z.strictObject({
   ...stepBase,
+  ...timeout,
   kind: z.literal('code'),
   agent: z.string().describe('Agent that writes the change.'),
   writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
@@ -78,6 +82,7 @@ export const codeStepSchema = z.strictObject({
 
 export const gateStepSchema = z.strictObject({
   ...stepBase,
+  ...timeout,
   kind: z.literal('gate'),
   run: command.optional(),
   in: z
@@ -92,6 +97,7 @@ export const gateStepSchema = z.strictObject({
 
 export const reviewStepSchema = z.strictObject({
   ...stepBase,
+  ...timeout,
   kind: z.literal('review'),
   agent: z.string().describe('Agent that reviews the change read-only.'),
   repair: repairSchema.optional(),
@@ -99,6 +105,7 @@ export const reviewStepSchema = z.strictObject({
 
 export const deployStepSchema = z.strictObject({
   ...stepBase,
+  ...timeout,
   kind: z.literal('deploy'),
   services: z
     .array(z.string())

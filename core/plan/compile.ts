@@ -110,7 +110,7 @@ function compileStep(
     id: step.id,
     // A set: `needs: [a, b]` and `needs: [b, a]` run the same.
     needs: sortedSet(written),
-    timeoutMinutes: step['timeout-minutes'] ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
+    timeoutMinutes: ('timeout-minutes' in step ? step['timeout-minutes'] : undefined) ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
   };
   switch (step.kind) {
     case 'code':

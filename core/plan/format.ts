@@ -87,7 +87,8 @@ function describeStep(step: PlanStep): string {
       break;
   }
   if (step.needs.length) parts.push(`needs ${step.needs.join(', ')}`);
-  parts.push(`timeout ${duration(step.timeoutMinutes)}`);
+  // Approvals wait for people and the app merges itself: neither is timed out.
+  if (step.kind !== 'approval' && step.kind !== 'merge') parts.push(`timeout ${duration(step.timeoutMinutes)}`);
   return parts.join('; ');
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/load.ts';
@@ -22,6 +22,9 @@ describe('conveyor init', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('✓ wrote .github/conveyor.yml');
     expect(r.stdout).toContain('✓ wrote .github/workflows/conveyor.yml');
+    // The next steps match the template: no key or token to set (issue #15).
+    expect(r.stdout).toContain("trades the runner's OIDC token");
+    expect(r.stdout).not.toMatch(/PRIVATE_KEY|CONVEYOR_APP_ID/);
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
     expect(readFileSync(join(dir, '.github/workflows/conveyor.yml'), 'utf8')).toBe(WORKFLOW);
 
@@ -30,6 +33,11 @@ describe('conveyor init', () => {
     const p = cliSync(['plan', '--repo', 'me/app'], { cwd: dir });
     expect(p.code).toBe(0);
     expect(p.stdout).toContain('me/app  primary');
+    // In a folder not yet pushed anywhere, the plan still shows, under a stand-in repository.
+    const standIn = cliSync(['plan'], { cwd: dir });
+    expect(standIn.code).toBe(0);
+    expect(standIn.stdout).toContain(`local/${basename(dir)}  primary`);
+    expect(standIn.stderr).toContain('pass --repo owner/name');
   });
 
   it('writes into --dir', () => {

@@ -1,5 +1,5 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/load.ts';
 import { compilePlan } from '../../core/plan/compile.ts';
@@ -134,10 +134,18 @@ describe('conveyor plan', () => {
       writeFiles(repoDir, {
         '.github/conveyor.yml': 'version: 1\nagents: { a: { run: ./a } }\nservices: { app: {} }\npipelines: { default: { steps: [ { id: go, kind: code, agent: a } ] } }\n',
       });
-      const none = cliSync(['plan'], { cwd: repoDir });
-      expect(none.code).toBe(2);
-      expect(none.stderr).toContain('service "app" has no `repo`');
-      expect(none.stderr).toContain('--repo owner/name');
+      // No remote to infer it from: the plan is shown under a stand-in name, and says so.
+      const none = cliSync(['plan', '--json'], { cwd: repoDir });
+      expect(none.code).toBe(0);
+      const standIn = `local/${basename(repoDir)}`;
+      expect(JSON.parse(none.stdout).services.app.repo).toBe(standIn);
+      expect(none.stderr).toContain(`shown in ${standIn}`);
+      expect(none.stderr).toContain('pass --repo owner/name for the hash a run would be pinned to');
+      // A run needs the real one.
+      const run = cliSync(['run', '--config', '.github/conveyor.yml', '--title', 't', '--remotes', repoDir, '--state', join(repoDir, 'state.db')], { cwd: repoDir });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('service "app" has no `repo`');
+      expect(run.stderr).toContain('--repo owner/name');
 
       const given = cliSync(['plan', '--json', '--repo', 'me/app'], { cwd: repoDir });
       expect(JSON.parse(given.stdout).changeSet).toEqual([{ repo: 'me/app', base: 'main', role: 'primary', services: ['app'] }]);

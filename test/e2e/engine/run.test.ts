@@ -37,7 +37,8 @@ describe('conveyor run (embedded mode)', () => {
 
   it('runs a pipeline from code to merge: one PR per repository, merged provider first with a Conveyor-Run trailer', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
-    const r = await cli(fleet.runArgs('--title', 'Add the endpoint', '--issue', '7', '--approve'));
+    // Paths relative to the folder the command runs in, as a person types them (issue #16).
+    const r = await cli(['run', '--config', 'conveyor.yml', '--remotes', 'remotes', '--state', 'state/state.db', '--title', 'Add the endpoint', '--issue', '7', '--approve'], { cwd: fleet.dir });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('Run web-7: succeeded');
 
