@@ -53,3 +53,25 @@ export function fitText(text: string, max: number, rest: string): string {
   if (note.length >= max) return text.slice(0, max);
   return `${text.slice(0, max - note.length)}${note}`;
 }
+
+/** Removes HTML comments (also an unterminated one), invisible/format and bidi characters, and
+ * control characters other than newline and tab. */
+export function sanitizeIssueText(text: string): string {
+  return (
+    stripHtmlComments(text.replace(/\r\n?/g, '\n'))
+      // \p{Cf}: zero-width spaces and joiners, bidi embeddings/overrides/isolates, BOM, soft
+      // hyphen, tag characters; plus variation selectors and the other default-ignorables.
+      .replace(/\p{Cf}/gu, '')
+      .replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, '')
+      .replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, '')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '')
+  );
+}
+
+/** A fenced code block that no run of backticks inside `text` can close. */
+export function fence(text: string, lang = 'text'): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}

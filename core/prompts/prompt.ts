@@ -2,22 +2,9 @@
 // the run, so it is sanitized (hidden HTML comments and invisible or bidirectional characters can
 // smuggle instructions a reviewer never sees) and fenced off as data. Pure: the caller writes it.
 
-import { stripHtmlComments } from '../text.ts';
+import { fence, sanitizeIssueText } from '../text.ts';
 
-/** Removes HTML comments (also an unterminated one), invisible/format and bidi characters, and
- * control characters other than newline and tab. */
-export function sanitizeIssueText(text: string): string {
-  return (
-    stripHtmlComments(text.replace(/\r\n?/g, '\n'))
-      // \p{Cf}: zero-width spaces and joiners, bidi embeddings/overrides/isolates, BOM, soft
-      // hyphen, tag characters; plus variation selectors and the other default-ignorables.
-      .replace(/\p{Cf}/gu, '')
-      .replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, '')
-      .replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '')
-  );
-}
+export { fence, sanitizeIssueText };
 
 /** A single line fit for a commit subject or a heading. */
 export function oneLine(text: string, max = 72): string {
@@ -49,13 +36,6 @@ export interface PromptInput {
   findings?: string;
   /** Notes from preparing the workspace (e.g. a base that did not merge cleanly). */
   notes?: string[];
-}
-
-/** A fenced code block that no run of backticks inside `text` can close. */
-export function fence(text: string, lang = 'text'): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
 /** The issue as every agent's prompt ends: sanitized, and fenced off as data rather than instructions. */

@@ -5,6 +5,7 @@ import { digest } from '../canonical.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
 import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, Staleness, StepState } from './types.ts';
+import { renderFeedback } from './feedback.ts';
 
 /** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */
 export const MAX_LOSSES = 2;
@@ -233,8 +234,9 @@ export class Draft {
     s.reason = capped(reason, REASON_MAX);
   }
 
-  /** Starts every step whose needs have succeeded, until nothing more can start. */
+  /** Starts every step whose needs have succeeded, until nothing more can start; people's feedback first. */
   advance(): void {
+    this.takeFeedback();
     for (;;) {
       const wave = nextWave(this.run);
       if (wave.length === 0) return;
@@ -256,6 +258,40 @@ export class Draft {
         }
       }
     }
+  }
+
+  /**
+   * Feedback waits while any attempt is under way; then everything that waits goes to the code
+   * step as one repair attempt, in the order it came, and every step after the code step runs
+   * again on what the repair writes (their approvals stale). Feedback that finds the pull requests
+   * merged is dropped, saying why. Says whether it started the repair.
+   */
+  private takeFeedback(): boolean {
+    const all = this.run.feedback ?? [];
+    const pending = all.filter((f) => !f.taken && !f.dropped);
+    if (pending.length === 0) return false;
+    const order = this.run.plan.steps;
+    const at = order.findIndex((p) => p.kind === 'code');
+    const code = at >= 0 ? this.run.steps[order[at]!.id] : undefined;
+    const steps = order.map((p) => this.run.steps[p.id]);
+    if (!code || code.attempts.length === 0 || steps.some((s) => s?.status === 'queued')) return false;
+    // A code step that needs other steps repairs only once they have succeeded (again).
+    if (order[at]!.needs.some((n) => this.run.steps[n]?.status !== 'succeeded')) return false;
+    const by = [...new Set(pending.map((f) => f.by))].join(', ');
+    if (order.some((p) => p.kind === 'merge' && this.run.steps[p.id]?.status === 'succeeded')) {
+      const dropped = 'the pull requests merged before it could go to the agent';
+      this.run.feedback = all.map((f) => (pending.includes(f) ? { ...f, dropped } : f));
+      this.effects.push({ type: 'reply', key: `${this.run.id}:reply:feedback-dropped:${this.base.version + 1}`, text: `The feedback of ${by} came while the pull requests were merging, and they merged: it was not given to the agent. Open a new issue for it.` });
+      return false;
+    }
+    const after = new Set(order.slice(at + 1).map((p) => p.id));
+    for (const id of after) this.resetStep(id, `runs again once the coder has made the changes ${by} asked for`);
+    const stale: Staleness = { kind: 'feedback', by };
+    this.run.approvals = this.run.approvals.map((a) => (after.has(a.step) && !a.stale ? { ...a, stale } : a));
+    const attempt = code.attempt + 1;
+    this.dispatch(code.id, attempt, 0, 'repair', renderFeedback(pending));
+    this.run.feedback = all.map((f) => (pending.includes(f) ? { ...f, taken: { step: code.id, attempt } } : f));
+    return true;
   }
 
   /** Derives the run status from its steps; a run that just succeeded tears its environments down. */
@@ -315,6 +351,8 @@ export function describeStaleness(s: Staleness): string {
       return `step retried${s.by ? ` by ${s.by}` : ''}`;
     case 'unverified':
       return `the stored result of step "${s.step}" did not verify, so it ran again`;
+    case 'feedback':
+      return `${s.by} asked for changes, which the coder makes before the steps after it run again`;
   }
 }
 
@@ -325,7 +363,7 @@ export function staleApprovalsNote(s: Staleness): string {
 
 /** Why earlier approvals of a step no longer count, when a new head made them stale (the latest), for its waiting reason. */
 export function staleNote(run: Run, stepId: string): string {
-  const last = run.approvals.findLast((a) => a.step === stepId && (a.stale?.kind === 'pushed' || a.stale?.kind === 'agent-wrote'));
+  const last = run.approvals.findLast((a) => a.step === stepId && (a.stale?.kind === 'pushed' || a.stale?.kind === 'agent-wrote' || a.stale?.kind === 'feedback'));
   return last?.stale ? staleApprovalsNote(last.stale) : '';
 }
 

@@ -13,6 +13,7 @@ import { capped, coderAgent, describeFailure, Draft, REASON_MAX, findRecord, isT
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
+import { boundedFeedback } from './feedback.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
@@ -76,7 +77,9 @@ function reduceVerified(run: Run, event: RunEvent): Transition {
   if (unverified.length === 0) return reduceEvent(run, event);
   const first = distrust(run, unverified, event.at);
   const second = reduceEvent(first.run, event);
-  const effects = [...first.effects, ...second.effects].filter((e, i, all) => all.findIndex((x) => x.key === e.key) === i);
+  const all = [...first.effects, ...second.effects].filter((e, i, list) => list.findIndex((x) => x.key === e.key) === i);
+  // One report, last (both transitions report the same version), after the second's replies too.
+  const effects = [...all.filter((e) => e.type !== 'report'), ...all.filter((e) => e.type === 'report')];
   return { run: second.run, effects };
 }
 
@@ -127,6 +130,8 @@ function reduceEvent(run: Run, event: RunEvent): Transition {
       return decide(run, event);
     case 'retry':
       return retry(run, event);
+    case 'feedback':
+      return feedback(run, event);
     case 'cancel':
       return cancel(run, event.at, cancelReason(event.by, event.reason), event.unreachable === true);
     case 'pr-pushed':
@@ -148,8 +153,9 @@ function onTerminal(run: Run, event: RunEvent): Transition {
   if (event.type === 'torn-down') return tornDown(run, event);
   if (event.type === 'environments-settled' || event.type === 'step-lost') return lateEnvironments(run, event.environments ?? [], event.at);
   if (event.type === 'step-completed') return lateEnvironments(run, event.result.environments, event.at);
-  if (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel') {
-    return reply(run, event, `Run ${run.id} has ended (${run.status}${run.reason ? `: ${run.reason}` : ''}); there is nothing left to ${event.type === 'decision' ? event.decision : event.type}.`);
+  if (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel' || event.type === 'feedback') {
+    const what = event.type === 'decision' ? event.decision : event.type === 'feedback' ? 'fix: open a new issue for the change' : event.type;
+    return reply(run, event, `Run ${run.id} has ended (${run.status}${run.reason ? `: ${run.reason}` : ''}); there is nothing left to ${what}.`);
   }
   return unchanged(run);
 }
@@ -188,6 +194,15 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     // Whatever would follow (a repair, running the step again, or failing: a merge that finds the
     // head moved by the push fails) waits until the re-run needs have succeeded on the new head.
     waitForNeeds(d, s.id, unmet);
+  } else if (s.mode === 'repair' && p.kind === 'code') {
+    // The changes people asked for (see Draft.takeFeedback): the steps after it were reset and
+    // their approvals made stale when it was dispatched, so they run again once it succeeds.
+    if (ok) {
+      // Its sealed result is now the step's: the code on the PRs is what this attempt wrote.
+      step.result = result;
+      step.status = 'succeeded';
+      step.reason = undefined;
+    } else d.fail(s.id, `the changes asked for (attempt ${s.attempt}) failed: ${describeFailure(result)}`);
   } else if (s.mode === 'repair') {
     if (!ok) d.fail(s.id, `repair attempt ${s.attempt} failed: ${describeFailure(result)}`);
     // A repair that wrote heads nobody has checked since an approval (or resolved a merge
@@ -291,6 +306,27 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
   d.advance();
   d.settle();
   return d.finish();
+}
+
+/**
+ * People's feedback joins the run's list (once per id) and goes to the code step as soon as no
+ * attempt is under way (Draft.advance takes it); while one is, a reply says it waits.
+ */
+function feedback(run: Run, event: Extract<RunEvent, { type: 'feedback' }>): Transition {
+  if ((run.feedback ?? []).some((f) => f.id === event.id)) return unchanged(run);
+  const code = run.plan.steps.find((p) => p.kind === 'code');
+  if (!code) return reply(run, event, `Pipeline ${run.plan.pipeline} has no code step, so there is no agent to make the changes asked for.`);
+  const { type: _type, ...item } = event;
+  const d = new Draft(run, event.at);
+  d.run.feedback = [...(run.feedback ?? []), boundedFeedback(item)];
+  d.advance();
+  d.settle();
+  const t = d.finish();
+  const taken = t.run.feedback?.at(-1)?.taken;
+  if (taken) return t;
+  const busy = run.plan.steps.filter((p) => run.steps[p.id]?.status === 'queued').map((p) => `"${p.id}"`);
+  const why = busy.length > 0 ? `once ${busy.join(', ')} ${busy.length === 1 ? 'finishes' : 'finish'}` : `once step "${code.id}" has run`;
+  return { run: t.run, effects: [{ type: 'reply', key: `${run.id}:reply:feedback:${event.id}`, text: `The feedback of ${event.by} waits: it goes to the coder ${why}.` }, ...t.effects] };
 }
 
 function cancel(run: Run, at: string, why: string, unreachable = false): Transition {

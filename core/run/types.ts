@@ -65,7 +65,9 @@ export type Staleness =
   /** The approval step ran again (a retry). */
   | { kind: 'retried'; by?: string }
   /** The stored result of a step before it did not verify: the step counts as not run, and runs again. */
-  | { kind: 'unverified'; step: string };
+  | { kind: 'unverified'; step: string }
+  /** People asked for changes (`/conveyor fix`, a review requesting changes): the code step repairs, and what follows runs again. */
+  | { kind: 'feedback'; by: string };
 
 export interface Approval {
   step: string;
@@ -75,6 +77,30 @@ export interface Approval {
   heads: Record<string, string>;
   /** Set when the approval no longer counts. */
   stale?: Staleness;
+}
+
+/** What people asked the coder to change, from the pull request or the command line. */
+export interface Feedback {
+  /** Unique per run, so a redelivered comment or review counts once: `comment:<id>`, `review:<id>`, `cli:<time>`. */
+  id: string;
+  by: string;
+  at: string;
+  source: 'comment' | 'review' | 'command-line';
+  /** As written (sanitized and quoted when it is put in the prompt). */
+  text: string;
+  url?: string;
+  /** A review's inline comments. */
+  comments?: FeedbackComment[];
+  /** The code step's repair attempt it went to; absent while it waits for the attempts under way. */
+  taken?: { step: string; attempt: number };
+  /** Why it was not given to the agent (the pull requests merged while it waited). */
+  dropped?: string;
+}
+
+export interface FeedbackComment {
+  path: string;
+  line?: number;
+  body: string;
 }
 
 export interface RunIssue {
@@ -112,6 +138,8 @@ export interface Run {
    */
   unreachable?: string;
   approvals: Approval[];
+  /** People's feedback in the order it came (absent until there is some). */
+  feedback?: Feedback[];
   createdAt: string;
   updatedAt: string;
 }
@@ -127,6 +155,8 @@ export type RunEvent =
   /** `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub). */
   | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string }
   | { type: 'retry'; at: string; step?: string; by?: string }
+  /** A person asks the coder for a change: the code step repairs with it once no attempt is under way. */
+  | ({ type: 'feedback'; at: string } & Omit<Feedback, 'at' | 'taken' | 'dropped'>)
   /** `unreachable`: the forge itself is gone for this run (see Run.unreachable). */
   | { type: 'cancel'; at: string; by?: string; reason?: string; unreachable?: boolean }
   /**

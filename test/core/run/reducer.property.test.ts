@@ -79,13 +79,13 @@ class Checker {
     const next: Run = { ...t.run, version: prev.version + 1 };
     if (isTerminal(prev)) expect(next.status).toBe(prev.status); // terminal stays terminal
     expect(t.effects.at(-1)).toEqual({ type: 'report', key: `${prev.id}:report:${prev.version + 1}` });
-    if (event.type === 'retry') this.repairsSinceReset.clear();
+    if (event.type === 'retry' || tookFeedback(prev, next)) this.repairsSinceReset.clear();
     // A step put back to pending starts over: a push re-runs it (at once when it can start), or it
     // waits for steps a push re-ran.
     for (const id of Object.keys(next.steps)) {
       const [a, b] = [prev.steps[id]!, next.steps[id]!];
       const rerun = event.type === 'pr-pushed' && b.repairs < a.repairs;
-      if (b.status === 'pending' && a.status !== 'pending') this.checkBackToPending(prev, event, id);
+      if (b.status === 'pending' && a.status !== 'pending') this.checkBackToPending(prev, next, event, id);
       if (rerun || (b.status === 'pending' && a.status !== 'pending')) this.repairsSinceReset.delete(id);
     }
     if (event.type === 'step-completed' || event.type === 'step-lost') {
@@ -105,8 +105,10 @@ class Checker {
    * Only a retry or a push puts a step back to pending, or the end of the step's own attempt while
    * a step it needs runs again (so its repairs start over only then).
    */
-  private checkBackToPending(prev: Run, event: RunEvent, id: string): void {
+  private checkBackToPending(prev: Run, next: Run, event: RunEvent, id: string): void {
     if (event.type === 'retry' || event.type === 'pr-pushed') return;
+    // People's feedback taken in this transition runs every step after the code step again.
+    if (tookFeedback(prev, next)) return;
     const own = (event.type === 'step-completed' && event.result.stepId === id) || (event.type === 'step-lost' && event.step === id);
     const needs = this.plan.steps.find((s) => s.id === id)!.needs;
     expect(own && needs.some((n) => prev.steps[n]?.status !== 'succeeded'), `${id} went back to pending on ${event.type}`).toBe(true);
@@ -137,7 +139,7 @@ class Checker {
   }
 
   private checkTerminalReply(prev: Run, event: RunEvent, effects: RunEffect[]): void {
-    if (isTerminal(prev) && (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel')) {
+    if (isTerminal(prev) && (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel' || event.type === 'feedback')) {
       expect(effects).toHaveLength(1);
     }
   }
@@ -156,7 +158,10 @@ class Checker {
     for (const n of p.needs) expect(next.steps[n]?.status, `${e.step} dispatched before ${n} succeeded`).toBe('succeeded');
     expect(next.steps[e.step]).toMatchObject({ status: 'queued', attempt: e.attempt, epoch: e.epoch });
     const mode = e.type === 'dispatch' ? e.mode : 'run';
-    if (mode === 'repair' && e.epoch === 0) {
+    // A code step repairs only with people's feedback, which this transition took for that attempt.
+    if (p.kind === 'code' && mode === 'repair') {
+      expect(next.feedback?.some((f) => f.taken?.step === e.step && f.taken.attempt === e.attempt), `code step ${e.step} repaired without feedback`).toBe(true);
+    } else if (mode === 'repair' && e.epoch === 0) {
       const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
       this.repairsSinceReset.set(e.step, used);
       expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(this.maxRepairs(e.step));
@@ -198,6 +203,11 @@ class Checker {
     // Waves always advance: nothing startable is left pending.
     expect(nextWave(run)).toEqual([]);
   }
+}
+
+/** Feedback that this transition gave to the code step. */
+function tookFeedback(prev: Run, next: Run): boolean {
+  return (next.feedback ?? []).some((f, i) => f.taken && !prev.feedback?.[i]?.taken);
 }
 
 const PR = { repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: 'h0' };
@@ -252,6 +262,10 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     c.apply({ type: 'pr-closed', at: AT, repo: PR.repo, merged: how % 2 === 0 });
   } else if (what < 70 && c.delivered.length > 0) {
     c.apply(c.delivered[which % c.delivered.length]!); // an exact duplicate, possibly much later
+  } else if (what < 80) {
+    // People's feedback: taken by the code step once nothing is under way.
+    const by = ['alice', 'bob', 'carol'][which % 3]!;
+    c.apply({ type: 'feedback', at: AT, id: `comment:${c.delivered.length}`, by, source: 'comment', text: `change ${which}` });
   } else if (what < 85) {
     const by = ['alice', 'bob', 'carol', 'dave'][which % 4]!;
     c.apply({ type: 'decision', at: AT, decision: how % 5 === 0 ? 'reject' : 'approve', by });

@@ -255,7 +255,7 @@ describe('stored results are verified before the run acts on them', () => {
       steps: { ...run.steps, test: { ...test, status: 'succeeded', result: { ...test.attempts.length ? run.steps.test!.result! : ({} as never), conclusion: 'success', error: undefined } }, approve: { ...run.steps.approve!, status: 'waiting' } },
     };
     const t = step(edited, { type: 'decision', at: AT, decision: 'approve', by: 'bob' });
-    expect(types(t.effects)).toEqual(['reply', 'dispatch:test:2:0', 'report', 'reply']);
+    expect(types(t.effects)).toEqual(['reply', 'dispatch:test:2:0', 'reply', 'report']);
     const replies = t.effects.flatMap((e) => (e.type === 'reply' ? [e.text] : []));
     expect(replies).toEqual([
       'the stored result of step "test" does not verify against its receipt: it counts as not run, and the run resumes from step "test".',
