@@ -1,80 +1,14 @@
 // The network path of the workspace (what GitHub sees), offline: git's own smart-HTTP server
 // (`git http-backend`) behind a small Node server that demands the token as Basic auth, the way
 // GitHub does. The token must reach git through the scoped credential helper and nowhere else.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareWorkspace, type WorkspaceContext } from '../../action/src/workspace.ts';
+import { serveGit, type GitHttp } from '../helpers/git-http.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 const TOKEN = 'ghs_http_token_789';
-
-interface GitHttp {
-  url: string;
-  /** Authorization headers the server was sent, in order. */
-  authorizations: string[];
-  close(): Promise<void>;
-}
-
-/** Serves the bare repositories under `projectRoot` over smart HTTP, only to requests bearing TOKEN. */
-async function serveGit(projectRoot: string): Promise<GitHttp> {
-  const authorizations: string[] = [];
-  const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
-  const server: Server = createServer((req, res) => {
-    const auth = req.headers.authorization ?? '';
-    if (auth) authorizations.push(auth);
-    if (auth !== expected) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const cgi = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: req.method ?? 'GET',
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
-        GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
-        REMOTE_USER: 'x-access-token',
-        REMOTE_ADDR: '127.0.0.1',
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    req.pipe(cgi.stdin);
-    const chunks: Buffer[] = [];
-    cgi.stdout.on('data', (c: Buffer) => chunks.push(c));
-    cgi.on('close', () => {
-      const out = Buffer.concat(chunks);
-      const split = out.indexOf('\r\n\r\n');
-      const head = out.subarray(0, split).toString('latin1');
-      const headers: Record<string, string> = {};
-      let status = 200;
-      for (const line of head.split('\r\n')) {
-        const [name = '', ...rest] = line.split(':');
-        const value = rest.join(':').trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else if (name) headers[name] = value;
-      }
-      res.writeHead(status, headers).end(out.subarray(split + 4));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    authorizations,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 function allFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -87,7 +21,7 @@ let http: GitHttp;
 let root: string;
 beforeEach(async () => {
   remotes = createRemotes();
-  http = await serveGit(remotes.dir);
+  http = await serveGit(remotes.dir, TOKEN);
   root = tempDir('conveyor-ws-http-');
 });
 afterEach(async () => {
