@@ -17,7 +17,7 @@ import { mergeOnGitHub, type MergePolicy } from './merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
-import { RunReporter } from './report.ts';
+import { RunReporter, type RunReporterOptions } from './report.ts';
 import { startFromLabel } from './start.ts';
 import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
@@ -41,6 +41,8 @@ export interface ConveyorAppOptions {
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
+  /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
+  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
 }
 
 type Sender = { login: string; type?: string | null; id?: number };
@@ -63,7 +65,7 @@ export class ConveyorApp {
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals });
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
     this.engine = new Engine({
       store: options.store,
       now,
@@ -242,10 +244,11 @@ export class ConveyorApp {
     for (const run of await this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
   }
 
-  /** Resolves when no effect, report or sweep is in flight. */
+  /** Resolves when no effect, report (its coalesced write included) or sweep is in flight. */
   async idle(): Promise<void> {
     for (;;) {
       await this.engine.idle();
+      await this.deps.reporter.idle();
       if (this.inflight.size === 0) return;
       await Promise.race(this.inflight);
     }

@@ -66,6 +66,8 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     now: () => clock.now,
     sweepEveryMs: false,
     botLogin: 'conveyor-app[bot]',
+    // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
+    reports: { coalesceMs: 0 },
     log: (line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`${line}\n`),
     ...options,
   });
