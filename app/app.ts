@@ -19,7 +19,7 @@ import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { startFromLabel } from './start.ts';
-import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
+import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../core/contract/payload-fit.ts';
@@ -54,6 +54,8 @@ export class ConveyorApp {
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
+  /** Attempts the sweeper saw running, and when each is next worth a look. */
+  private readonly sweepMemory: SweepMemory = new Map();
 
   constructor(
     private readonly probot: Probot,
@@ -78,6 +80,8 @@ export class ConveyorApp {
         log,
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
+        // The sweeper judges a queued attempt lost only after this window: until then it is current.
+        keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
       }),
       merge: async (run, effect) => mergeOnGitHub(await githubOf(run), run, effect, options.merge),
       reply: async (run, text) => {
@@ -236,7 +240,7 @@ export class ConveyorApp {
 
   /** Judges old attempts (lost, timed out, or completed with a missed webhook). */
   sweep(): Promise<SweepReport> {
-    return sweep(this.deps, this.options.sweep);
+    return sweep(this.deps, this.options.sweep, this.sweepMemory);
   }
 
   /** After a restart: settles what the previous process left for each active run. */
