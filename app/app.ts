@@ -18,6 +18,7 @@ import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
+import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
 import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
@@ -43,6 +44,8 @@ export interface ConveyorAppOptions {
   log?: (line: string) => void;
   /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
   reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
+  /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
+  metrics?: AppMetrics;
 }
 
 type Sender = { login: string; type?: string | null; id?: number };
@@ -88,6 +91,7 @@ export class ConveyorApp {
         await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
+      ...(options.metrics ? { observe: options.metrics.observe } : {}),
       log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
     });
     const isSelf = async (actor: Sender) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
@@ -124,7 +128,9 @@ export class ConveyorApp {
   }
 
   private register(): void {
-    const { probot, deps } = this;
+    const { deps } = this;
+    // Each handler timed and counted for /metrics (Probot's own `on` without metrics).
+    const probot = meteredWebhooks(this.probot, this.options.metrics);
     probot.on('issues.labeled', async (context) => {
       const { issue, label, repository, installation, sender } = context.payload;
       if (!label || !installation || !(await this.once(context.id))) return;
