@@ -31,7 +31,8 @@ describe('metrics of transitions', () => {
     apply(done);
     apply(done);
     // A result for an attempt that is not current is ignored by the reducer: nothing is counted.
-    apply({ ...completionOf(run, 'check', 'success'), result: { ...(completionOf(run, 'check', 'success') as Extract<RunEvent, { type: 'step-completed' }>).result, attempt: 9 } });
+    const current = completionOf(run, 'check', 'success') as Extract<RunEvent, { type: 'step-completed' }>;
+    apply({ ...current, result: { ...current.result, attempt: 9 } });
     apply(completionOf(run, 'check', 'success'));
     apply({ type: 'cancel', at: AT, by: 'alice' });
     expect(run.status).toBe('succeeded');
