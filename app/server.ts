@@ -47,8 +47,9 @@ export interface ServerOverrides {
 
 /** Probot from Probot's environment variables, logging at `info` unless LOG_LEVEL says otherwise. */
 function probotFrom(env: NodeJS.ProcessEnv, metrics: AppMetrics): Probot {
-  // As Probot's own runner: JSON logs in production unless LOG_FORMAT=pretty.
-  const logFormat = env.LOG_FORMAT ? (env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json') : env.NODE_ENV === 'production' ? 'json' : 'pretty';
+  // JSON lines in production (what a log pipeline reads), readable lines elsewhere; LOG_FORMAT
+  // (json or pretty, checked by serve.ts) says otherwise.
+  const logFormat = env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : env.NODE_ENV === 'production' ? 'json' : 'pretty';
   try {
     // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
     // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
