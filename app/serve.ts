@@ -13,7 +13,7 @@ import type { ServeSettings } from './server.ts';
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 
 /** Probot's (pino's) log levels, and its formats. */
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const LOG_FORMATS = ['json', 'pretty'];
 
 /** A URL tokens travel to, or what is wrong with it. */

@@ -70,7 +70,7 @@ describe('conveyor serve', () => {
     // A log setting Probot's logger would crash on is named instead.
     const badLog = await cli(['serve'], { env: { ...settings, LOG_LEVEL: 'loud', LOG_FORMAT: 'xml' } });
     expect(badLog.code).toBe(2);
-    expect(badLog.stderr).toContain('LOG_LEVEL: one of trace, debug, info, warn, error, fatal');
+    expect(badLog.stderr).toContain('LOG_LEVEL: one of trace, debug, info, warn, error, fatal, silent');
     expect(badLog.stderr).toContain('LOG_FORMAT: json');
     expect(badLog.stderr).not.toMatch(/\n\s+at /);
     // A database this version cannot use is refused before anything starts.
