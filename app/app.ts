@@ -17,9 +17,10 @@ import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/forge/heads.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
-import { RunReporter } from './report.ts';
+import { RunReporter, type RunReporterOptions } from './report.ts';
+import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
-import { sweep, type SweepOptions, type SweepReport } from './sweeper.ts';
+import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../core/contract/payload-fit.ts';
@@ -43,6 +44,10 @@ export interface ConveyorAppOptions {
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
+  /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
+  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
+  /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
+  metrics?: AppMetrics;
 }
 
 type Sender = { login: string; type?: string | null; id?: number };
@@ -54,6 +59,8 @@ export class ConveyorApp {
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
+  /** Attempts the sweeper saw running, and when each is next worth a look. */
+  private readonly sweepMemory: SweepMemory = new Map();
 
   constructor(
     private readonly probot: Probot,
@@ -65,7 +72,7 @@ export class ConveyorApp {
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals });
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
     this.engine = new Engine({
       store: options.store,
       now,
@@ -79,12 +86,15 @@ export class ConveyorApp {
         ...(options.workflow ? { workflow: options.workflow } : {}),
         ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
         ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
+        // The sweeper judges a queued attempt lost only after this window: until then it is current.
+        keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
       }),
       merge: async (run, effect) => mergeRun(await githubOf(run), run, effect, options.merge),
       reply: async (run, text) => {
         await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
+      ...(options.metrics ? { observe: options.metrics.observe } : {}),
       log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
     });
     const isSelf = async (actor: Sender) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
@@ -121,7 +131,9 @@ export class ConveyorApp {
   }
 
   private register(): void {
-    const { probot, deps } = this;
+    const { deps } = this;
+    // Each handler timed and counted for /metrics (Probot's own `on` without metrics).
+    const probot = meteredWebhooks(this.probot, this.options.metrics);
     probot.on('issues.labeled', async (context) => {
       const { issue, label, repository, installation, sender } = context.payload;
       if (!label || !installation || !(await this.once(context.id))) return;
@@ -237,7 +249,7 @@ export class ConveyorApp {
 
   /** Judges old attempts (lost, timed out, or completed with a missed webhook). */
   sweep(): Promise<SweepReport> {
-    return sweep(this.deps, this.options.sweep);
+    return sweep(this.deps, this.options.sweep, this.sweepMemory);
   }
 
   /** After a restart: settles what the previous process left for each active run. */
@@ -245,10 +257,11 @@ export class ConveyorApp {
     for (const run of await this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
   }
 
-  /** Resolves when no effect, report or sweep is in flight. */
+  /** Resolves when no effect, report (its coalesced write included) or sweep is in flight. */
   async idle(): Promise<void> {
     for (;;) {
       await this.engine.idle();
+      await this.deps.reporter.idle();
       if (this.inflight.size === 0) return;
       await Promise.race(this.inflight);
     }

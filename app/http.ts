@@ -1,5 +1,6 @@
 // The app's HTTP server (`conveyor serve`): GitHub's webhooks (handed to Probot), the token
-// exchange for step attempts, and the health endpoints a load balancer asks.
+// exchange for step attempts, the health endpoints a load balancer asks, and the metrics
+// Prometheus scrapes.
 //
 // Bodies are bounded while they stream in, before anything is buffered: a webhook body over
 // GitHub's 25 MB maximum is refused (413, the connection closed) on its declared length, or, sent
@@ -29,6 +30,8 @@ export interface AppHttpOptions {
   webhooks(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** `/readyz`: whether the store answers and GitHub is reachable. */
   ready(): Promise<Readiness>;
+  /** `GET /metrics`: the Prometheus exposition (absent: 404). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** `POST /conveyor/token` (absent: 404). */
   tokens?: { exchange(body: unknown): Promise<BrokerAnswer> };
   /** Bytes a webhook body may have (default GitHub's 25 MB; tests shrink it). */
@@ -144,7 +147,12 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
       const readiness = await options.ready();
       return sendJson(res, readiness.ok ? 200 : 503, readiness);
     }
-    // `/metrics` (Prometheus) is to come here.
+    if (path === '/metrics' && read && options.metrics) {
+      const { contentType, body } = await options.metrics();
+      res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
     sendJson(res, 404, { error: 'not-found', message: `no route ${req.method} ${path}` });
   }
 

@@ -1,7 +1,10 @@
 // Publishes what people see of a run: the tracking comment on the issue (one, edited in place)
 // and the summary check run `conveyor` on the primary PR's head (created again on a new head).
-// Reports of one run are serialized and coalesced: while one is being written, later requests
-// collapse into one more write of the newest state, so a burst of transitions costs two writes.
+// Reports of one run are coalesced: a report waits a few seconds (REPORT_COALESCE_MS) before it
+// writes, and every request meanwhile joins it; the write reads the run as it stands then, so a
+// burst of transitions (an approval, the merge it starts, the run's end) costs one write of the
+// newest state. Writes of one run never overlap, and a request that comes while one is being
+// written schedules the next, so the last state is always written, at most one write per window.
 import { SUMMARY_CHECK_NAME, externalIdOf } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
@@ -19,7 +22,14 @@ export interface RunReporterOptions {
   now?: () => string;
   /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
   approvals?: { publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[]): Promise<void> };
+  /** How long a report waits for more changes before it writes (default REPORT_COALESCE_MS; tests shrink it). */
+  coalesceMs?: number;
+  /** How the report waits (default a timer; a test may hold it). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** A run's tracking comment and summary check run are written at most once per this many ms. */
+export const REPORT_COALESCE_MS = 3_000;
 
 /** The links the tracking comment and summary show, from the run's attempts (read once for the whole run). */
 function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
@@ -44,8 +54,10 @@ interface Written {
 const REMEMBERED_RUNS = 1024;
 
 export class RunReporter {
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  /** A write waiting out its window (requests join it), per run. */
+  private readonly scheduled = new Map<string, Promise<void>>();
+  /** The write under way, per run. */
+  private readonly writing = new Map<string, Promise<void>>();
   private readonly written = new Map<string, Written>();
   /**
    * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
@@ -64,24 +76,36 @@ export class RunReporter {
     if (this.startedHere.size > REMEMBERED_RUNS) this.startedHere.delete(this.startedHere.keys().next().value!);
   }
 
+  /** Resolves once the run as it stands now (or newer) is written. */
   report(runId: string): Promise<void> {
-    const current = this.running.get(runId);
-    if (current) {
-      this.again.add(runId);
-      return current;
-    }
+    const pending = this.scheduled.get(runId);
+    if (pending) return pending;
+    const before = this.writing.get(runId);
     const work = (async () => {
+      await (this.options.sleep ?? sleep)(this.options.coalesceMs ?? REPORT_COALESCE_MS);
+      // One write of a run at a time: the one under way when this was asked finishes first.
+      if (before) await before.catch(() => undefined);
+      // From here on, a request schedules the next write: this one may read the run before its change.
+      this.scheduled.delete(runId);
+      const write = this.publish(runId);
+      this.writing.set(runId, write);
       try {
-        do {
-          this.again.delete(runId);
-          await this.publish(runId);
-        } while (this.again.has(runId));
+        await write;
       } finally {
-        this.running.delete(runId);
+        if (this.writing.get(runId) === write) this.writing.delete(runId);
       }
     })();
-    this.running.set(runId, work);
+    this.scheduled.set(runId, work);
     return work;
+  }
+
+  /** Resolves when no report is waiting or being written (its failures are the caller's of report). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const pending = [...this.scheduled.values(), ...this.writing.values()];
+      if (pending.length === 0) return;
+      await Promise.allSettled(pending);
+    }
   }
 
   private async publish(runId: string): Promise<void> {
@@ -141,4 +165,8 @@ export class RunReporter {
     if (this.written.size > REMEMBERED_RUNS) this.written.delete(this.written.keys().next().value!);
     return entry;
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -13,6 +13,10 @@ import { sayRaw, warn } from '../lib/terminal.ts';
 /** Probot's default webhook path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 
+/** Probot's (pino's) log levels, and its formats. */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const LOG_FORMATS = ['json', 'pretty'];
+
 /** A URL tokens travel to, or what is wrong with it. */
 function urlProblem(name: string, value: string, what: string): string | undefined {
   const problem = tokenUrlProblem(value);
@@ -28,6 +32,8 @@ export function missingSettings(env: NodeJS.ProcessEnv): string[] {
   if (!env.WEBHOOK_SECRET) missing.push('WEBHOOK_SECRET: the webhook secret set on the app\'s settings page');
   if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535)) missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
   if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/')) missing.push(`WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`);
+  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) missing.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
+  if (env.LOG_FORMAT && !LOG_FORMATS.includes(env.LOG_FORMAT)) missing.push(`LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got ${JSON.stringify(env.LOG_FORMAT)}`);
   const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim();
   const badPublic = publicUrl ? urlProblem('CONVEYOR_PUBLIC_URL', publicUrl, 'the URL where step runners reach this app') : undefined;
   if (badPublic) missing.push(badPublic);

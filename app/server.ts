@@ -1,5 +1,6 @@
 // `conveyor serve` put together: Probot built from its usual environment variables, the app on its
-// store, the token broker, the readiness checks, and the HTTP server that carries them (http.ts).
+// store, the token broker, the readiness checks, the metrics, and the HTTP server that carries
+// them (http.ts).
 // serve.ts checks the settings first and owns the process (listening, signals).
 import type { Server } from 'node:http';
 import { createNodeMiddleware, createProbot, ProbotOctokit, type Probot } from 'probot';
@@ -8,9 +9,10 @@ import { UsageError } from '../core/errors.ts';
 import { ConveyorApp } from './app.ts';
 import { storeAttemptAuthority } from './attempt-authority.ts';
 import { createAppHttpServer } from './http.ts';
+import { createAppMetrics, type AppMetrics } from './metrics.ts';
 import { createOidcVerifier, type OidcVerifierOptions } from './oidc.ts';
 import { readinessOf } from './readiness.ts';
-import { openAppStore } from './stores.ts';
+import { openAppStore, type AppStore } from './stores.ts';
 import { createTokenBroker, mintWithProbot } from './token-broker.ts';
 
 export interface ServeSettings {
@@ -27,27 +29,33 @@ export interface ConveyorServer {
   server: Server;
   probot: Probot;
   conveyor: ConveyorApp;
+  store: AppStore;
+  metrics: AppMetrics;
   /** Listens on the settings' port and host; resolves with the address it got. */
   listen(): Promise<{ host: string; port: number }>;
   /** Stops the sweeper and the server, closes the store. Once. */
   close(): Promise<void>;
 }
 
-/** Test hooks: the body limit, the OIDC verifier's cooldown, and the sweeper. */
+/** Test hooks: the body limit, the OIDC verifier's cooldown, the sweeper, and how long readiness is kept. */
 export interface ServerOverrides {
   webhookBodyLimit?: number;
   oidc?: Partial<OidcVerifierOptions>;
   sweepEveryMs?: number | false;
+  readinessKeepMs?: number;
 }
 
 /** Probot from Probot's environment variables, logging at `info` unless LOG_LEVEL says otherwise. */
-function probotFrom(env: NodeJS.ProcessEnv): Probot {
-  // As Probot's own runner: JSON logs in production unless LOG_FORMAT=pretty.
-  const logFormat = env.LOG_FORMAT ? (env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json') : env.NODE_ENV === 'production' ? 'json' : 'pretty';
+function probotFrom(env: NodeJS.ProcessEnv, metrics: AppMetrics): Probot {
+  // JSON lines in production (what a log pipeline reads), readable lines elsewhere; LOG_FORMAT
+  // (json or pretty, checked by serve.ts) says otherwise.
+  const logFormat = env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : env.NODE_ENV === 'production' ? 'json' : 'pretty';
   try {
     // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
     // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
-    return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit: withGitHubPolicy(ProbotOctokit) } });
+    // Each call counted for /metrics (route, status, rate limit left per installation).
+    const Octokit = withGitHubPolicy(ProbotOctokit, { onCall: metrics.githubCall, onRateLimit: metrics.rateLimited });
+    return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit } });
   } catch (e) {
     // Probot reads the key itself and says only that there is none when it cannot use it.
     throw new UsageError(`the app's private key cannot be used (${(e as Error).message}): PRIVATE_KEY must hold the PEM text of a private key from the app's settings page, or PRIVATE_KEY_PATH name its .pem file (see docs/github-app.md)`);
@@ -55,9 +63,11 @@ function probotFrom(env: NodeJS.ProcessEnv): Probot {
 }
 
 export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: ServeSettings, overrides: ServerOverrides = {}): Promise<ConveyorServer> {
-  // 1. Probot and the app on its store.
-  const probot = probotFrom(env);
+  // 1. Probot and the app on its store, counted for /metrics (a registry of this server's own).
+  const metrics = createAppMetrics();
+  const probot = probotFrom(env, metrics);
   const store = openAppStore(env);
+  metrics.watch(store, (line) => probot.log.warn(line));
   const { links } = store;
   let conveyor: ConveyorApp | undefined;
   const webhooks = await createNodeMiddleware(
@@ -69,6 +79,7 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
         ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
         ...(env.CONVEYOR_BOT_LOGIN ? { botLogin: env.CONVEYOR_BOT_LOGIN } : {}),
         ...(overrides.sweepEveryMs !== undefined ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
+        metrics,
       });
     },
     { probot, webhooksPath: settings.webhookPath },
@@ -84,19 +95,24 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     log: (level, line) => log[level](line),
   });
 
-  // 3. Ready when the store answers and GitHub's API takes the app's own credentials.
-  const ready = readinessOf({
-    store: () => store.get('readyz:probe').then(() => undefined),
-    github: async () => {
-      await (await probot.auth()).request('GET /app', { request: { retries: 0 } });
+  // 3. Ready when the store answers a query (a closed or unreachable database fails it) and
+  // GitHub's API takes the app's own credentials.
+  const ready = readinessOf(
+    {
+      store: () => store.get('readyz:probe').then(() => undefined),
+      github: async () => {
+        await (await probot.auth()).request('GET /app', { request: { retries: 0 } });
+      },
     },
-  });
+    overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {},
+  );
 
   // 4. The HTTP server.
   const server = createAppHttpServer({
     webhookPath: settings.webhookPath,
     webhooks: async (req, res) => (await webhooks(req, res)) === true,
     ready,
+    metrics: () => metrics.scrape(),
     tokens,
     ...(overrides.webhookBodyLimit !== undefined ? { webhookBodyLimit: overrides.webhookBodyLimit } : {}),
     log: { info: (l) => log.info(l), warn: (l) => log.warn(l), error: (l) => log.error(l) },
@@ -110,6 +126,8 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     server,
     probot,
     conveyor: app,
+    store,
+    metrics,
     listen: () =>
       new Promise((resolve, reject) => {
         const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${settings.port} on ${settings.host} is already in use; set PORT to a free port`) : e);

@@ -23,7 +23,10 @@ export function sqlitePathOf(url: string | undefined): string {
   return resolve(value);
 }
 
+/** The app's store: its runs, and its GitHub records (`links`). */
+export type AppStore = SqliteStore;
+
 /** The store of runs and of the app's GitHub records (its `links`). */
-export function openAppStore(env: NodeJS.ProcessEnv): SqliteStore {
+export function openAppStore(env: NodeJS.ProcessEnv): AppStore {
   return openSqliteStore(sqlitePathOf(env.CONVEYOR_DATABASE_URL));
 }

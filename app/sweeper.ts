@@ -1,8 +1,14 @@
 // The sweeper (every minute): an attempt whose workflow run never started within 10 minutes, or
 // that runs past its step's timeout, is lost; an attempt whose check run completed while its
-// webhook went missing gets its result. It reads GitHub only for attempts old enough to judge.
+// webhook went missing gets its result. It reads GitHub only for attempts old enough to judge:
+// their check run first, then, while it is open (the action writes it once, when it completes
+// it), the workflow run, which says whether a runner started the attempt and when. An attempt
+// seen running is read again only at its deadline or after another queued window, whichever
+// comes first: its end arrives by webhook.
 import { externalIdOf } from '../core/github/check-run.ts';
-import { completedOutcome } from '../adapters/dispatch/workflow.ts';
+import { completedOutcome, WORKFLOW_FILE, workflowRunMarker } from '../adapters/dispatch/workflow.ts';
+import type { GitHubForge, WorkflowRun } from '../adapters/forge/github.ts';
+import type { AttemptLink } from '../engine/ports/links.ts';
 import type { Run } from '../core/run/types.ts';
 import { feed, loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
@@ -15,6 +21,15 @@ export interface SweepOptions {
   graceMinutes?: number;
 }
 
+/** Minutes a dispatched attempt may wait for a runner before it is lost (the default window). */
+export const QUEUED_MINUTES = 10;
+
+/** When each attempt seen running is next worth a look (ms since the epoch), by external id. */
+export type SweepMemory = Map<string, number>;
+
+/** Attempts remembered; an older one is only read again at the next sweep. */
+const REMEMBERED = 4096;
+
 export interface SweepReport {
   judged: number;
   lost: string[];
@@ -23,8 +38,14 @@ export interface SweepReport {
 
 const MINUTE = 60_000;
 
-export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<SweepReport> {
-  const queuedMs = (options.queuedMinutes ?? 10) * MINUTE;
+/** The workflow run of an attempt: the one its dispatch recorded, else the one whose name marks its check run. */
+async function workflowRunOf(github: GitHubForge, link: AttemptLink & { checkRunId: number }): Promise<WorkflowRun | undefined> {
+  if (link.workflowRunId !== undefined) return github.getWorkflowRun(link.repo, link.workflowRunId);
+  return github.findWorkflowRun(link.repo, WORKFLOW_FILE, workflowRunMarker(link.checkRunId), link.at);
+}
+
+export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: SweepMemory = new Map()): Promise<SweepReport> {
+  const queuedMs = (options.queuedMinutes ?? QUEUED_MINUTES) * MINUTE;
   const graceMs = (options.graceMinutes ?? 5) * MINUTE;
   const minutes = Math.round(queuedMs / MINUTE);
   const report: SweepReport = { judged: 0, lost: [], completed: [] };
@@ -41,8 +62,9 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
       if (p.kind === 'merge' && s.mode !== 'repair') continue;
       const record = findRecord(s, s.attempt, s.epoch);
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
-      report.judged++;
       const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+      if ((memory.get(externalId) ?? 0) > now) continue;
+      report.judged++;
       const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
       const link = await deps.links.attempt(externalId);
       const judged = run;
@@ -61,16 +83,29 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}): Promise<
             await feed(deps, run, externalId, outcome.result);
             report.completed.push(externalId);
           } else await lose(outcome.reason);
-        } else if (check.status === 'queued') {
-          await lose(`no workflow run started it within ${minutes} minutes`);
         } else {
-          const started = Date.parse(check.startedAt ?? record.startedAt);
-          const timeout = attemptTimeoutMinutes(run, p.id);
-          if (now - started > timeout * MINUTE + graceMs) await lose(`it ran past its timeout of ${timeout} minutes`, 'timed_out');
+          const wr = await workflowRunOf(github, { ...link, checkRunId: link.checkRunId });
+          if (!wr || (wr.status !== 'in_progress' && wr.status !== 'completed')) {
+            await lose(`no workflow run started it within ${minutes} minutes`);
+          } else if (wr.status === 'completed') {
+            // Its end's webhook went missing (that webhook judges it at once).
+            await lose(`its workflow run (${wr.url}) ended (${wr.conclusion ?? 'no conclusion'}) without reporting a result`);
+          } else {
+            const timeout = attemptTimeoutMinutes(run, p.id);
+            const deadline = Date.parse(wr.startedAt ?? check.startedAt ?? record.startedAt) + timeout * MINUTE + graceMs;
+            if (now > deadline) await lose(`it ran past its timeout of ${timeout} minutes`, 'timed_out');
+            else remember(memory, externalId, Math.min(deadline, now + queuedMs));
+          }
         }
       }
       run = await deps.store.get(listed.id);
     }
   }
   return report;
+}
+
+function remember(memory: SweepMemory, externalId: string, nextLook: number): void {
+  memory.delete(externalId);
+  memory.set(externalId, nextLook);
+  if (memory.size > REMEMBERED) memory.delete(memory.keys().next().value!);
 }

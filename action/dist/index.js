@@ -2172,9 +2172,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve3(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -2212,12 +2212,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve3, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve3(data);
+              ) : resolve4(data);
             });
           });
         }
@@ -4484,8 +4484,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve3, reject) => {
-        res = resolve3;
+      const promise2 = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6736,12 +6736,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7411,12 +7411,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve3, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert2(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve3;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7895,16 +7895,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve3;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve3(null);
+            resolve4(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve3) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
             const request2 = requests[i2];
@@ -7915,7 +7915,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve3(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7966,7 +7966,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve3, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           client[kConnector]({
             host,
             hostname: hostname3,
@@ -7978,7 +7978,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve3(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -8314,8 +8314,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c3) => c3.close()));
         } else {
-          await new Promise((resolve3) => {
-            this[kClosedResolve] = resolve3;
+          await new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -9584,7 +9584,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve3, reject) => {
+        return await new Promise((resolve4, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9597,7 +9597,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve3(null);
+              resolve4(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9616,7 +9616,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9633,7 +9633,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve3,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -9703,18 +9703,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve3, stream, length } = consume2;
+      const { type, body, resolve: resolve4, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve3(chunksDecode(body, length));
+          resolve4(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve3(JSON.parse(chunksDecode(body, length)));
+          resolve4(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve3(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve3(new Blob(body, { type: stream[kContentType] }));
+          resolve4(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve3(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9971,9 +9971,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10196,9 +10196,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10483,9 +10483,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -10577,9 +10577,9 @@ var require_api_connect = __commonJS({
     };
     function connect2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve3, reject) => {
+        return new Promise((resolve4, reject) => {
           connect2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve3(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -14442,7 +14442,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve3, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
             path: url2.pathname + url2.search,
             origin: url2.origin,
@@ -14518,7 +14518,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError2 = this.onError.bind(this);
-              resolve3({
+              resolve4({
                 status,
                 statusText,
                 headersList,
@@ -14561,7 +14561,7 @@ var require_fetch = __commonJS({
               for (let i2 = 0; i2 < rawHeaders.length; i2 += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i2]), rawHeaders[i2 + 1].toString("latin1"), true);
               }
-              resolve3({
+              resolve4({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18302,8 +18302,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay2(ms) {
-      return new Promise((resolve3) => {
-        setTimeout(resolve3, ms).unref();
+      return new Promise((resolve4) => {
+        setTimeout(resolve4, ms).unref();
       });
     }
     module.exports = {
@@ -25336,7 +25336,7 @@ __export(local_exports, {
 import { existsSync as existsSync4 } from "node:fs";
 import { mkdtemp as mkdtemp4, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join5 } from "node:path";
+import { join as join5, resolve as resolve3 } from "node:path";
 function openLocalForge(remotesDir) {
   return LocalForge.open(remotesDir);
 }
@@ -25377,7 +25377,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       remotesDir;
       serverUrl;
       /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
-      static async open(remotesDir) {
+      static async open(folder) {
+        const remotesDir = resolve3(folder);
         if (!existsSync4(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
         const { default: Database } = await import("better-sqlite3");
         const db = new Database(join5(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
@@ -25547,6 +25548,16 @@ function fitText(text, max, rest) {
 \u2026(cut to fit GitHub's limit of ${max} characters; ${rest})`;
   if (note.length >= max) return text.slice(0, max);
   return `${text.slice(0, max - note.length)}${note}`;
+}
+function sanitizeIssueText(text) {
+  return stripHtmlComments(text.replace(/\r\n?/g, "\n")).replace(new RegExp("\\p{Cf}", "gu"), "").replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, "").replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, "").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, "");
+}
+function fence(text, lang = "text") {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  return `${ticks}${lang}
+${text}
+${ticks}`;
 }
 var init_text = __esm({
   "core/text.ts"() {
@@ -30302,8 +30313,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t2 = 0) {
-          return new this.Promise(function(resolve3, reject) {
-            return setTimeout(resolve3, t2);
+          return new this.Promise(function(resolve4, reject) {
+            return setTimeout(resolve4, t2);
           });
         }
         computePenalty() {
@@ -30514,15 +30525,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error62, reject, resolve3, returned, task;
+          var args, cb, error62, reject, resolve4, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve3, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve4, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve3(returned);
+                  return resolve4(returned);
                 };
               } catch (error1) {
                 error62 = error1;
@@ -30537,13 +30548,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise2, reject, resolve3;
-          resolve3 = reject = null;
+          var promise2, reject, resolve4;
+          resolve4 = reject = null;
           promise2 = new this.Promise(function(_resolve, _reject) {
-            resolve3 = _resolve;
+            resolve4 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve3, reject });
+          this._queue.push({ task, args, resolve: resolve4, reject });
           this._tryToRun();
           return promise2;
         }
@@ -30944,14 +30955,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve3, reject) => {
+              return new this.Promise((resolve4, reject) => {
                 if (finished()) {
-                  return resolve3();
+                  return resolve4();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve3();
+                      return resolve4();
                     }
                   });
                 }
@@ -31044,9 +31055,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve3, reject) {
+              return new this.Promise(function(resolve4, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve3)(args3);
+                  return (args3[0] != null ? reject : resolve4)(args3);
                 });
               });
             };
@@ -31519,8 +31530,38 @@ function withPolicyOptions(options, policy) {
   const own2 = policyOptions(policy);
   return { ...options, throttle: { ...options.throttle, ...own2.throttle }, retry: { ...options.retry, ...own2.retry } };
 }
+function callObserver(onCall) {
+  return (octokit, options) => {
+    const installation = options.auth?.installationId;
+    const report = (request2, answer) => {
+      const method = (request2.method ?? "GET").toUpperCase();
+      const url2 = request2.url ?? "";
+      const headers = answer?.headers ?? answer?.response?.headers;
+      const remaining = Number(headers?.["x-ratelimit-remaining"]);
+      const status = answer?.response ? answer.response.status : answer?.status;
+      onCall({
+        route: /^https?:\/\//i.test(url2) ? `${method} (next page)` : `${method} ${url2}`,
+        status: typeof status === "number" ? status : void 0,
+        installation: typeof installation === "number" ? installation : installation !== void 0 ? Number(installation) : void 0,
+        rateLimitRemaining: headers && Number.isFinite(remaining) ? remaining : void 0
+      });
+    };
+    octokit.hook.wrap("request", async (request2, requestOptions) => {
+      try {
+        const response = await request2(requestOptions);
+        report(requestOptions, response);
+        return response;
+      } catch (e) {
+        report(requestOptions, e);
+        throw e;
+      }
+    });
+    return {};
+  };
+}
 function withGitHubPolicy(Base, policy = {}) {
-  return Base.plugin(gitHubErrors).defaults((options) => withPolicyOptions(options, policy));
+  const plugins = policy.onCall ? [callObserver(policy.onCall), gitHubErrors] : [gitHubErrors];
+  return Base.plugin(...plugins).defaults((options) => withPolicyOptions(options, policy));
 }
 function logLines(write) {
   const line = (m) => write(`conveyor: GitHub: ${m}`);
@@ -31561,6 +31602,9 @@ var github_exports = {};
 __export(github_exports, {
   GitHubForge: () => GitHubForge
 });
+function toWorkflowRun(r2) {
+  return { id: r2.id, url: r2.html_url, status: r2.status ?? "queued", conclusion: r2.conclusion ?? null, startedAt: r2.run_started_at ?? null };
+}
 function toPullRequest(repo, p2) {
   const merged = Boolean(p2.merged || p2.merged_at);
   return {
@@ -31777,9 +31821,13 @@ var init_github = __esm({
         const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: "workflow_dispatch", created, per_page: 100 });
         for await (const { data } of pages) {
           const found = data.find((r2) => (r2.display_title ?? r2.name ?? "").includes(marker));
-          if (found) return { id: found.id, url: found.html_url };
+          if (found) return toWorkflowRun(found);
         }
         return void 0;
+      }
+      async getWorkflowRun(repo, id) {
+        const { data } = await this.octokit.rest.actions.getWorkflowRun({ ...of(repo), run_id: id });
+        return toWorkflowRun(data);
       }
     };
   }
@@ -31956,11 +32004,11 @@ var tunnel = __toESM(require_tunnel2(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve3) {
-      resolve3(value);
+    return value instanceof P2 ? value : new P2(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -31976,7 +32024,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -32049,26 +32097,26 @@ var HttpClientResponse = class {
   }
   readBody() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4) => __awaiter(this, void 0, void 0, function* () {
         let output2 = Buffer.alloc(0);
         this.message.on("data", (chunk) => {
           output2 = Buffer.concat([output2, chunk]);
         });
         this.message.on("end", () => {
-          resolve3(output2.toString());
+          resolve4(output2.toString());
         });
       }));
     });
   }
   readBodyBuffer() {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4) => __awaiter(this, void 0, void 0, function* () {
         const chunks = [];
         this.message.on("data", (chunk) => {
           chunks.push(chunk);
         });
         this.message.on("end", () => {
-          resolve3(Buffer.concat(chunks));
+          resolve4(Buffer.concat(chunks));
         });
       }));
     });
@@ -32271,14 +32319,14 @@ var HttpClient = class {
    */
   requestRaw(info2, data) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3, reject) => {
+      return new Promise((resolve4, reject) => {
         function callbackForResult(err, res) {
           if (err) {
             reject(err);
           } else if (!res) {
             reject(new Error("Unknown error"));
           } else {
-            resolve3(res);
+            resolve4(res);
           }
         }
         this.requestRawWithCallback(info2, data, callbackForResult);
@@ -32522,12 +32570,12 @@ var HttpClient = class {
     return __awaiter(this, void 0, void 0, function* () {
       retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
       const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-      return new Promise((resolve3) => setTimeout(() => resolve3(), ms));
+      return new Promise((resolve4) => setTimeout(() => resolve4(), ms));
     });
   }
   _processResponse(res, options) {
     return __awaiter(this, void 0, void 0, function* () {
-      return new Promise((resolve3, reject) => __awaiter(this, void 0, void 0, function* () {
+      return new Promise((resolve4, reject) => __awaiter(this, void 0, void 0, function* () {
         const statusCode = res.message.statusCode || 0;
         const response = {
           statusCode,
@@ -32535,7 +32583,7 @@ var HttpClient = class {
           headers: {}
         };
         if (statusCode === HttpCodes.NotFound) {
-          resolve3(response);
+          resolve4(response);
         }
         function dateTimeDeserializer(key, value) {
           if (typeof value === "string") {
@@ -32574,7 +32622,7 @@ var HttpClient = class {
           err.result = response.result;
           reject(err);
         } else {
-          resolve3(response);
+          resolve4(response);
         }
       }));
     });
@@ -32585,11 +32633,11 @@ var lowercaseKeys = (obj) => Object.keys(obj).reduce((c3, k2) => (c3[k2.toLowerC
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve3) {
-      resolve3(value);
+    return value instanceof P2 ? value : new P2(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -32605,7 +32653,7 @@ var __awaiter2 = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -32636,11 +32684,11 @@ var BearerCredentialHandler = class {
 // node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter3 = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve3) {
-      resolve3(value);
+    return value instanceof P2 ? value : new P2(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -32656,7 +32704,7 @@ var __awaiter3 = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -32725,11 +32773,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter4 = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve3) {
-      resolve3(value);
+    return value instanceof P2 ? value : new P2(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -32745,7 +32793,7 @@ var __awaiter4 = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -33024,11 +33072,11 @@ var arch = os3.arch();
 // node_modules/@actions/core/lib/core.js
 var __awaiter5 = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve3) {
-      resolve3(value);
+    return value instanceof P2 ? value : new P2(function(resolve4) {
+      resolve4(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve3, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve4, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -33044,7 +33092,7 @@ var __awaiter5 = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -33121,7 +33169,7 @@ function runCommand(options) {
   const tailChars = options.tailChars ?? 64 * 1024;
   const grace = options.killGraceMs ?? 5e3;
   const started = Date.now();
-  return new Promise((resolve3) => {
+  return new Promise((resolve4) => {
     const [file2, ...args] = options.argv ?? ["bash", "-eo", "pipefail", "-c", options.command];
     const child = spawn(file2, args, {
       cwd: options.cwd,
@@ -33166,7 +33214,7 @@ function runCommand(options) {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       for (const s of ["stdout", "stderr"]) if (partial2[s]) emit(partial2[s]);
-      resolve3({
+      resolve4({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
@@ -38320,7 +38368,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve3) {
+function isRecursive(inst, stack, resolve4) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -38330,7 +38378,7 @@ function isRecursive(inst, stack, resolve3) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve3);
+      const answer = isRecursive(child, stack, resolve4);
       if (answer > result)
         result = answer;
     }
@@ -38341,7 +38389,7 @@ function isRecursive(inst, stack, resolve3) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve3) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve4) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -38405,7 +38453,7 @@ function isRecursive(inst, stack, resolve3) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve3 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve4 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -53125,6 +53173,14 @@ var stepPayloadSchema = external_exports.object({
    * token file needs none. Routing, not an input of the step: receipts leave it out.
    */
   app: external_exports.object({ url: external_exports.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
+  /**
+   * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
+   * queued attempt lost only this long after queueing it, and nothing else closes the check run
+   * of an attempt that has not run. An action that starts well before then knows its check run is
+   * still open without reading it back from GitHub. Set by the workflow dispatcher; routing, not
+   * an input of the step: receipts leave it out.
+   */
+  currentUntil: external_exports.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: external_exports.enum(["required", "best-effort"]).optional()
 });
@@ -53191,7 +53247,7 @@ function receiptInputs(payload) {
   const parsed = stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== "object" || Array.isArray(value)) return value ?? null;
-  const { app: _app, ...o2 } = value;
+  const { app: _app, currentUntil: _currentUntil, ...o2 } = value;
   const agents = o2.agents;
   if (!agents || typeof agents !== "object") return o2;
   const stripped = {};
@@ -53395,15 +53451,15 @@ async function startProxy(options) {
     upstream.on("close", () => client.destroy());
   });
   server.on("clientError", (_e, s) => s.destroy());
-  await new Promise((resolve3, reject) => {
+  await new Promise((resolve4, reject) => {
     server.once("error", reject);
-    server.listen(options.socketPath, () => resolve3());
+    server.listen(options.socketPath, () => resolve4());
   });
   return {
     blocked: () => [...counts.values()].map((b2) => ({ ...b2 })),
-    close: () => new Promise((resolve3) => {
+    close: () => new Promise((resolve4) => {
       for (const s of sockets) s.destroy();
-      server.close(() => resolve3());
+      server.close(() => resolve4());
     })
   };
 }
@@ -53922,15 +53978,21 @@ var CheckRunReporter = class {
     await this.client.complete(checkRunOutput(result));
   }
 };
+var CLOCK_MARGIN_MS = 2 * 6e4;
 async function payloadIdentity(io) {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile2(io.env.CONVEYOR_PAYLOAD_PATH, "utf8") : io.getInput("payload");
     const p2 = JSON.parse(text);
     if (typeof p2.runId !== "string" || typeof p2.step?.id !== "string" || typeof p2.attempt !== "number" || typeof p2.epoch !== "number") return void 0;
-    return { runId: p2.runId, step: p2.step.id, attempt: p2.attempt, epoch: p2.epoch, ...typeof p2.mode === "string" ? { mode: p2.mode } : {} };
+    const until = typeof p2.currentUntil === "string" ? Date.parse(p2.currentUntil) : NaN;
+    return { runId: p2.runId, step: p2.step.id, attempt: p2.attempt, epoch: p2.epoch, ...typeof p2.mode === "string" ? { mode: p2.mode } : {}, ...Number.isFinite(until) ? { currentUntil: until } : {} };
   } catch {
     return void 0;
   }
+}
+function promisedCurrent(identity, env, now) {
+  const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === "1";
+  return firstRun && identity?.currentUntil !== void 0 && now < identity.currentUntil - CLOCK_MARGIN_MS;
 }
 async function prepareCheckRun(io) {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
@@ -53942,27 +54004,25 @@ async function prepareCheckRun(io) {
   const identity = await payloadIdentity(io);
   const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
   const checkRunId = Number(id);
-  const current = await github.getCheckRun(repo, checkRunId);
+  const startedAt = /* @__PURE__ */ new Date();
   const server = (io.env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : void 0;
-  if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-  if (identity && current.externalId !== externalIdOf(identity)) {
-    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+  if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
+    const current = await github.getCheckRun(repo, checkRunId);
+    if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
+    if (identity && current.externalId !== externalIdOf(identity)) {
+      return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+    }
+    if (current.status === "in_progress" && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
+      return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
+    }
   }
-  if (current.status === "in_progress" && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
-    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
-  }
-  await github.updateCheckRun(repo, checkRunId, {
-    status: "in_progress",
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    ...runUrl ? { details_url: runUrl } : {},
-    output: { title: "running", summary: runUrl ? `Running in [workflow run ${io.env.GITHUB_RUN_ID}](${runUrl}).` : "Running." }
-  });
   const client = {
     async complete(out) {
       await github.updateCheckRun(repo, checkRunId, {
         status: "completed",
         conclusion: out.conclusion,
+        started_at: startedAt.toISOString(),
         completed_at: (/* @__PURE__ */ new Date()).toISOString(),
         ...runUrl ? { details_url: runUrl } : {},
         output: { title: out.title, summary: out.summary, ...out.text ? { text: out.text } : {} }
@@ -54083,19 +54143,9 @@ import { join as join7 } from "node:path";
 
 // core/prompts/prompt.ts
 init_text();
-function sanitizeIssueText(text) {
-  return stripHtmlComments(text.replace(/\r\n?/g, "\n")).replace(new RegExp("\\p{Cf}", "gu"), "").replace(/[\u034F\u115F\u1160\u3164\uFFA0]/g, "").replace(/[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu, "").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, "");
-}
 function oneLine(text, max = 72) {
   const line = sanitizeIssueText(text).replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}\u2026` : line;
-}
-function fence(text, lang = "text") {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = "`".repeat(longest + 1);
-  return `${ticks}${lang}
-${text}
-${ticks}`;
 }
 function issueSection(issue3) {
   const body = sanitizeIssueText(issue3.body).trim();
@@ -54354,29 +54404,41 @@ async function pushBranch(wctx, change) {
 function toRef(pr) {
   return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, ...pr.head ? { head: pr.head } : {} };
 }
+async function knownPr(forge, r2) {
+  if (r2.pr) return { pr: r2.pr };
+  if (!r2.resumed) return void 0;
+  const found = await forge.findPullRequest(r2.repo, r2.workBranch);
+  return found ? { pr: found, body: found.body } : void 0;
+}
 async function publishPullRequests(ctx, payload, ws, pushed) {
   const forge = await ctx.forge();
+  const wctx = workspaceContext(ctx);
   const prs = [];
   for (const r2 of ws.repos) {
-    let pr = await forge.findPullRequest(r2.repo, r2.workBranch);
-    if (!pr && pushed.has(r2.repo)) {
-      pr = await forge.openPullRequest({
+    let known = await knownPr(forge, r2);
+    if (!known && pushed.has(r2.repo)) {
+      const opened = await forge.openPullRequest({
         repo: r2.repo,
         branch: r2.workBranch,
         base: r2.base,
         title: pullRequestTitle(payload.issue),
         body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r2.repo, prs: [] })
       });
-      ctx.log(`conveyor: opened ${r2.repo}#${pr.number} (${pr.url})`);
+      ctx.log(`conveyor: opened ${r2.repo}#${opened.number} (${opened.url})`);
+      known = { pr: opened, body: opened.body };
+    } else if (known && !known.body && pushed.has(r2.repo)) {
+      known = { pr: { ...known.pr, head: await repoGit(wctx, r2.dir).currentCommit() } };
     }
-    if (pr) prs.push(pr);
+    if (known) prs.push(known);
   }
-  const links = prs.map((p2) => ({ repo: p2.repo, number: p2.number, url: p2.url }));
+  const links = prs.map(({ pr: p2 }) => ({ repo: p2.repo, number: p2.number, url: p2.url }));
+  const asTheRunKnew = prs.every((k2) => payload.repos.some((r2) => r2.pr?.repo === k2.pr.repo && r2.pr.number === k2.pr.number)) && payload.repos.every((r2) => !r2.pr || prs.some((k2) => k2.pr.repo === r2.pr.repo));
   const out = [];
-  for (const pr of prs) {
+  for (const { pr, body: current } of prs) {
     const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
-    const current = body === pr.body ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
-    out.push(toRef({ ...current, head: current.head || pr.head }));
+    const unchanged = current === void 0 ? asTheRunKnew : body === current;
+    const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
+    out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;
 }
@@ -54917,6 +54979,9 @@ function judgeIndependence(coder, reviewer) {
   }
   return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b2}\` vs \`${a}\`)` };
 }
+
+// core/run/feedback.ts
+init_text();
 
 // core/run/draft.ts
 function renderFindings(result) {

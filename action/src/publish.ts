@@ -6,8 +6,8 @@ import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts
 import { ConveyorError } from '../../core/errors.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
-import type { PullRequest } from '../../engine/ports/forge.ts';
-import type { StepContext } from './context.ts';
+import type { Forge } from '../../engine/ports/forge.ts';
+import { workspaceContext, type StepContext } from './context.ts';
 import { repoGit, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
 
 export interface RepoChange {
@@ -64,37 +64,58 @@ export async function pushBranch(wctx: WorkspaceContext, change: RepoChange): Pr
   }
 }
 
-function toRef(pr: PullRequest): PullRequestRef {
+function toRef(pr: PullRequestRef): PullRequestRef {
   return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, ...(pr.head ? { head: pr.head } : {}) };
+}
+
+/** A PR of the change as this step knows it: its body only where GitHub just said it. */
+type Known = { pr: PullRequestRef; body?: string };
+
+/** The PR of a repository: the payload's, else none where the work branch is new, else GitHub's (one listing). */
+async function knownPr(forge: Forge, r: WorkspaceRepo): Promise<Known | undefined> {
+  // The app keeps each repository's PR with the run and sends it with every attempt after the first.
+  if (r.pr) return { pr: r.pr };
+  // An open PR needs its head branch: a work branch that did not exist when the step started has none.
+  if (!r.resumed) return undefined;
+  const found = await forge.findPullRequest(r.repo, r.workBranch);
+  return found ? { pr: found, body: found.body } : undefined;
 }
 
 /**
  * Opens or updates the PR of each pushed repository, finds the PRs of the others (a resumed
- * change keeps its PRs), and rewrites every body to link the whole set.
+ * change keeps its PRs), and rewrites a body when the set it links changed: a PR just opened, or
+ * one found that the run did not know. A PR the run knew was written with the set the run knew, so
+ * an attempt that adds no PR costs no call for them (the head of a pushed one is the commit pushed).
  */
 export async function publishPullRequests(ctx: StepContext, payload: StepPayload, ws: Workspace, pushed: ReadonlySet<string>): Promise<PullRequestRef[]> {
   const forge = await ctx.forge();
-  const prs: PullRequest[] = [];
+  const wctx = workspaceContext(ctx);
+  const prs: Known[] = [];
   for (const r of ws.repos) {
-    let pr = await forge.findPullRequest(r.repo, r.workBranch);
-    if (!pr && pushed.has(r.repo)) {
-      pr = await forge.openPullRequest({
+    let known = await knownPr(forge, r);
+    if (!known && pushed.has(r.repo)) {
+      const opened = await forge.openPullRequest({
         repo: r.repo,
         branch: r.workBranch,
         base: r.base,
         title: pullRequestTitle(payload.issue),
         body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
       });
-      ctx.log(`conveyor: opened ${r.repo}#${pr.number} (${pr.url})`);
+      ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
+      known = { pr: opened, body: opened.body };
+    } else if (known && !known.body && pushed.has(r.repo)) {
+      known = { pr: { ...known.pr, head: await repoGit(wctx, r.dir).currentCommit() } };
     }
-    if (pr) prs.push(pr);
+    if (known) prs.push(known);
   }
-  const links = prs.map((p) => ({ repo: p.repo, number: p.number, url: p.url }));
+  const links = prs.map(({ pr: p }) => ({ repo: p.repo, number: p.number, url: p.url }));
+  const asTheRunKnew = prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
-  for (const pr of prs) {
+  for (const { pr, body: current } of prs) {
     const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
-    const current = body === pr.body ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
-    out.push(toRef({ ...current, head: current.head || pr.head }));
+    const unchanged = current === undefined ? asTheRunKnew : body === current;
+    const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
+    out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;
 }

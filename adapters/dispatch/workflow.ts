@@ -32,6 +32,12 @@ export interface WorkflowDispatcherOptions {
   appUrl?: string;
   now?: () => string;
   log?: (line: string) => void;
+  /**
+   * How long after an attempt is queued the app keeps it current whatever else happens (the
+   * sweeper's queued window): the payload tells the action until when, so it need not read its
+   * check run back (`currentUntil`). Absent: the payload says nothing, and the action reads it.
+   */
+  keepsCurrentMs?: number;
 }
 
 /** How the workflow run's name marks the check run it works for (see workflows/conveyor.yml). */
@@ -51,6 +57,13 @@ export function parseWorkflowRunMarker(title: string | null | undefined): number
 export function completedOutcome(check: { conclusion?: string | null; output?: { text?: string | null; summary?: string | null } | null }): Extract<AttemptOutcome, { kind: 'result' | 'lost' }> {
   const parsed = parseResultText(check.output?.text, check.output?.summary);
   return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
+}
+
+/** The payload with the time until which its attempt stays current (its queueing + `keepsCurrentMs`). */
+function withCurrentUntil(run: Run, payload: StepPayload, keepsCurrentMs: number | undefined): StepPayload {
+  const queued = keepsCurrentMs !== undefined ? run.steps[payload.step.id]?.attempts.findLast((a) => a.attempt === payload.attempt && a.epoch === payload.epoch)?.startedAt : undefined;
+  if (!queued || payload.mode === 'teardown') return payload;
+  return { ...payload, currentUntil: new Date(Date.parse(queued) + keepsCurrentMs!).toISOString() };
 }
 
 export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Dispatcher {
@@ -109,8 +122,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           const label = `${payload.step.id} · attempt ${payload.attempt}${payload.mode === 'run' ? '' : ` (${payload.mode})`}`;
           const fixed = { step: label, 'check-run': String(checkRunId) };
           // The reducer fitted the payload to the run's limit; what is sent must still fit GitHub's.
-          // Routing, not an input of the step: receipts leave `app` out.
-          const text = JSON.stringify(options.appUrl ? { ...payload, app: { url: options.appUrl } } : payload);
+          // Routing and the app's promise, not inputs of the step: receipts leave `app` and `currentUntil` out.
+          const sent = withCurrentUntil(run, payload, options.keepsCurrentMs);
+          const text = JSON.stringify(options.appUrl ? { ...sent, app: { url: options.appUrl } } : sent);
           const size = sentLength(text) + sentLength(JSON.stringify(fixed));
           if (size > limit) return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
           const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');

@@ -38,6 +38,31 @@ export interface CheckRunWrite {
   actions?: Array<{ label: string; description: string; identifier: string }>;
 }
 
+/** A workflow run as Conveyor reads it: whether it started, and how it ended. */
+export interface WorkflowRun {
+  id: number;
+  url: string;
+  /** requested, queued, waiting, pending, in_progress or completed. */
+  status: string;
+  conclusion: string | null;
+  /** When a runner started it (null before). */
+  startedAt: string | null;
+}
+
+interface ApiWorkflowRun {
+  id: number;
+  html_url: string;
+  status?: string | null;
+  conclusion?: string | null;
+  run_started_at?: string | null;
+  display_title?: string;
+  name?: string | null;
+}
+
+function toWorkflowRun(r: ApiWorkflowRun): WorkflowRun {
+  return { id: r.id, url: r.html_url, status: r.status ?? 'queued', conclusion: r.conclusion ?? null, startedAt: r.run_started_at ?? null };
+}
+
 export type Reaction = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
 
 interface ApiPull {
@@ -307,13 +332,18 @@ export class GitHubForge implements Forge {
   }
 
   /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
-  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<{ id: number; url: string } | undefined> {
+  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<WorkflowRun | undefined> {
     const created = `>=${since.slice(0, 19)}Z`;
     const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: 'workflow_dispatch', created, per_page: 100 });
     for await (const { data } of pages) {
-      const found = data.find((r) => (r.display_title ?? r.name ?? '').includes(marker));
-      if (found) return { id: found.id, url: found.html_url };
+      const found = (data as ApiWorkflowRun[]).find((r) => (r.display_title ?? r.name ?? '').includes(marker));
+      if (found) return toWorkflowRun(found);
     }
     return undefined;
+  }
+
+  async getWorkflowRun(repo: string, id: number): Promise<WorkflowRun> {
+    const { data } = await this.octokit.rest.actions.getWorkflowRun({ ...of(repo), run_id: id });
+    return toWorkflowRun(data as ApiWorkflowRun);
   }
 }

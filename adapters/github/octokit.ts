@@ -48,6 +48,20 @@ export interface GitHubPolicy {
   paceWrites?: boolean;
   /** Told of every rate limit, besides the warning in the Octokit's log. */
   onRateLimit?: (event: RateLimitEvent) => void;
+  /** Told of every call once it ended (after the retries the policy made), for metrics. */
+  onCall?: (call: GitHubCall) => void;
+}
+
+/** A call as it ended: what it was, GitHub's answer, and what is left of the rate limit it counted against. */
+export interface GitHubCall {
+  /** `METHOD /route/{template}` (a later page of a list: `GET (next page)`), never a URL with ids. */
+  route: string;
+  /** GitHub's status; undefined when no answer came. */
+  status: number | undefined;
+  /** The installation whose token made it; undefined for the app's own (JWT) calls. */
+  installation: number | undefined;
+  /** `x-ratelimit-remaining` of the answer, when it had one. */
+  rateLimitRemaining: number | undefined;
 }
 
 type ThrottleHandler = (retryAfter: number, options: { method: string; url: string }, octokit: CoreOctokit, retryCount: number) => boolean;
@@ -94,13 +108,55 @@ function withPolicyOptions(options: OctokitOptions, policy: GitHubPolicy): Octok
 
 type OctokitClass = typeof CoreOctokit;
 
+interface Answer {
+  status?: unknown;
+  headers?: Record<string, unknown>;
+  response?: { status?: unknown; headers?: Record<string, unknown> };
+}
+
+/**
+ * An Octokit plugin telling `onCall` of each call as it ended: its route template (Octokit's
+ * `url` before expansion), the status and the rate limit left, and the installation of the
+ * Octokit's token (Probot puts it in the auth options of an installation's Octokit).
+ */
+function callObserver(onCall: (call: GitHubCall) => void) {
+  return (octokit: CoreOctokit, options: OctokitOptions): Record<string, never> => {
+    const installation = (options.auth as { installationId?: unknown } | undefined)?.installationId;
+    const report = (request: { method?: string; url?: string }, answer: Answer | undefined) => {
+      const method = (request.method ?? 'GET').toUpperCase();
+      const url = request.url ?? '';
+      const headers = answer?.headers ?? answer?.response?.headers;
+      const remaining = Number(headers?.['x-ratelimit-remaining']);
+      const status = answer?.response ? answer.response.status : answer?.status;
+      onCall({
+        route: /^https?:\/\//i.test(url) ? `${method} (next page)` : `${method} ${url}`,
+        status: typeof status === 'number' ? status : undefined,
+        installation: typeof installation === 'number' ? installation : installation !== undefined ? Number(installation) : undefined,
+        rateLimitRemaining: headers && Number.isFinite(remaining) ? remaining : undefined,
+      });
+    };
+    octokit.hook.wrap('request', async (request, requestOptions) => {
+      try {
+        const response = await request(requestOptions);
+        report(requestOptions, response as Answer);
+        return response;
+      } catch (e) {
+        report(requestOptions, e as Answer);
+        throw e;
+      }
+    });
+    return {};
+  };
+}
+
 /**
  * An Octokit class (Probot's, for the app) with the policy and the typed errors: give it to Probot
  * (`Octokit` of `run` or `new Probot`), and every installation Octokit `probot.auth(id)` makes has them.
  * The class must have the retry and throttling plugins already (Probot's has).
  */
 export function withGitHubPolicy<C extends OctokitClass>(Base: C, policy: GitHubPolicy = {}): C {
-  return Base.plugin(gitHubErrors).defaults((options: OctokitOptions) => withPolicyOptions(options, policy)) as unknown as C;
+  const plugins = policy.onCall ? [callObserver(policy.onCall), gitHubErrors] : [gitHubErrors];
+  return Base.plugin(...plugins).defaults((options: OctokitOptions) => withPolicyOptions(options, policy)) as unknown as C;
 }
 
 /** @octokit/rest with retry, throttling and the typed errors, in the order they must wrap a request. */

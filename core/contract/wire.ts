@@ -81,6 +81,14 @@ export const stepPayloadSchema = z.object({
    * token file needs none. Routing, not an input of the step: receipts leave it out.
    */
   app: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be the app\'s public http(s) URL' }) }).optional(),
+  /**
+   * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
+   * queued attempt lost only this long after queueing it, and nothing else closes the check run
+   * of an attempt that has not run. An action that starts well before then knows its check run is
+   * still open without reading it back from GitHub. Set by the workflow dispatcher; routing, not
+   * an input of the step: receipts leave it out.
+   */
+  currentUntil: z.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: z.enum(['required', 'best-effort']).optional(),
 });

@@ -9,7 +9,7 @@ import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, permissionScope, type Dispatched } from './scopes.ts';
+import { BASE_SHA, configScope, dispatchScope, permissionScope, workflowRunsScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -209,7 +209,9 @@ describe('attempts', () => {
     expect((await h.conveyor.sweep()).judged).toBe(0);
     h.clock.now = '2025-03-01T10:11:00.000Z';
     const scopes = [
+      // Its check run is still open: whether a runner took it is for its workflow run to say (there is none).
       nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
+      workflowRunsScope([]),
       nock(API).patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
       dispatchScope('implement', 102, dispatched),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
@@ -219,10 +221,21 @@ describe('attempts', () => {
     await h.conveyor.idle();
     expect(report.lost).toEqual(['acme-web-7:implement:1:0']);
     for (const s of scopes) expect(s.isDone()).toBe(true);
-    // The new attempt started running at 10:12; past its step timeout (+5 minutes of grace) it is lost.
+    // The new attempt's workflow run started at 10:12 (its check run stays queued: the action writes
+    // it once, at the end). Seen running at 10:22, it is left alone, and not read again a minute later.
     const timeout = (await h.conveyor.engine.get('acme-web-7')).plan.steps[0]!.timeoutMinutes;
+    const queued102 = { id: 102, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:1', output: {} };
+    const running = [{ checkRun: 102, status: 'in_progress', startedAt: '2025-03-01T10:12:00Z' }];
+    h.clock.now = '2025-03-01T10:22:00.000Z';
+    const seen = [nock(API).get('/repos/acme/web/check-runs/102').reply(200, queued102), workflowRunsScope(running)];
+    expect(await h.conveyor.sweep()).toEqual({ judged: 1, lost: [], completed: [] });
+    for (const s of seen) expect(s.isDone()).toBe(true);
+    h.clock.now = '2025-03-01T10:23:00.000Z';
+    expect(await h.conveyor.sweep()).toEqual({ judged: 0, lost: [], completed: [] });
+    // Past its step timeout (+5 minutes of grace) it is lost.
     h.clock.now = new Date(Date.parse('2025-03-01T10:12:00Z') + (timeout + 6) * 60_000).toISOString();
-    nock(API).get('/repos/acme/web/check-runs/102').reply(200, { id: 102, status: 'in_progress', started_at: '2025-03-01T10:12:00Z', conclusion: null, external_id: 'acme-web-7:implement:1:1', output: {} });
+    nock(API).get('/repos/acme/web/check-runs/102').reply(200, queued102);
+    workflowRunsScope(running);
     nock(API).patch('/repos/acme/web/check-runs/102', (b: { conclusion: string }) => b.conclusion === 'timed_out').reply(200, {});
     dispatchScope('implement', 103, dispatched);
     nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {});
@@ -231,6 +244,27 @@ describe('attempts', () => {
     await h.conveyor.idle();
     expect(nock.pendingMocks()).toEqual([]);
     expect((await h.conveyor.engine.get('acme-web-7')).steps.implement).toMatchObject({ epoch: 2, losses: 2 });
+  });
+
+  it("the sweeper reads the workflow run its dispatch recorded: one that ended without a result (its webhook missed) loses the attempt", async () => {
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    const link = (await h.conveyor.deps.links.attempt('acme-web-7:implement:1:0'))!;
+    await h.conveyor.deps.links.saveAttempt({ ...link, workflowRunId: 777, workflowRunUrl: 'https://github.com/acme/web/actions/runs/777' });
+    h.clock.now = '2025-03-01T10:11:00.000Z';
+    const scopes = [
+      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
+      nock(API).get('/repos/acme/web/actions/runs/777').reply(200, { id: 777, html_url: 'https://github.com/acme/web/actions/runs/777', status: 'completed', conclusion: 'failure', run_started_at: '2025-03-01T10:01:00Z' }),
+      nock(API).patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      dispatchScope('implement', 102, dispatched),
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+    ];
+    expect((await h.conveyor.sweep()).lost).toEqual(['acme-web-7:implement:1:0']);
+    await h.conveyor.idle();
+    for (const s of scopes) expect(s.isDone()).toBe(true);
+    const step = (await h.conveyor.engine.get('acme-web-7')).steps.implement!;
+    expect(step.attempts[0]!.summary).toBe('its workflow run (https://github.com/acme/web/actions/runs/777) ended (failure) without reporting a result');
   });
 
   it('the sweeper takes the result of an attempt whose check run completed while its webhook went missing', async () => {
@@ -272,6 +306,8 @@ describe('attempts', () => {
           (e: Error) => answer(e, ''),
         );
       });
+    // The check run still open, the sweeper asks for its workflow run (none): judged again after, the attempt is settled.
+    workflowRunsScope([]);
     const closed = nock(API).patch('/repos/acme/web/check-runs/101').reply(200, {});
     const report = await h.conveyor.sweep();
     await h.conveyor.idle();

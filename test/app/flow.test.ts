@@ -1,6 +1,6 @@
 // A run from the label to its last step, on GitHub: the app dispatches each step as a workflow run
-// with its check run, the real action (a child process) reads the check run, marks it in progress
-// and completes it with the result, and the completed check run advances the run.
+// with its check run, the real action (a child process) reads the check run and completes it with
+// the result in one call, and the completed check run advances the run.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { parseResultText } from '../../core/github/check-run.ts';
@@ -51,11 +51,15 @@ describe('GitHub mode: label to last step', () => {
     expect(first.headSha).toBe(BASE_SHA);
     expect(first.externalId).toBe('acme-web-7:implement:1:0');
     expect(first.inputs.step).toBe('implement · attempt 1');
+    // The app keeps the attempt current for the sweeper's queued window (10 minutes from 10:00):
+    // an action that starts well before then does not read its check run back. This one's clock
+    // is long past it, so it reads it first (below).
+    expect(JSON.parse(first.inputs.payload!)).toMatchObject({ currentUntil: '2025-03-01T10:10:00.000Z' });
 
-    // The runner: the action reads its check run, marks it in progress, runs the agent, completes it.
+    // The runner: the action reads its check run, runs the agent, completes it in one call.
     const implement = await runDispatched(first, fake, remotes.url, work);
     expect(implement.out.code, implement.out.stdout + implement.out.stderr).toBe(0);
-    expect(fake.requests.slice(0, 2)).toEqual(['GET /repos/acme/web/check-runs/101', 'PATCH /repos/acme/web/check-runs/101']);
+    expect(fake.requests).toEqual(['GET /repos/acme/web/check-runs/101', 'PATCH /repos/acme/web/check-runs/101']);
     expect(implement.check).toMatchObject({ status: 'completed', conclusion: 'success', details_url: `${remotes.url}/acme/web/actions/runs/777` });
     const parsed = parseResultText(implement.check.output?.text, implement.check.output?.summary);
     expect(parsed.ok && parsed.result.prs[0]?.branch).toBe('conveyor/web-7');

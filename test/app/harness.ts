@@ -3,9 +3,7 @@
 // REST API mocked with nock at the HTTP boundary, a real SQLite store, and the real action entry
 // (from source, through tsx) in a child process against a local HTTP server that plays GitHub's
 // check-runs endpoints (nock cannot reach into a child process).
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import nock from 'nock';
@@ -14,6 +12,8 @@ import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
 import { openAppStore } from '../../app/stores.ts';
 import { tempDir, removeDir } from '../helpers/repos.ts';
+import { fixture } from '../helpers/webhook-fixtures.ts';
+import { runActionChild } from '../helpers/action.ts';
 
 export const API = 'https://api.github.com';
 export const APP_ID = 1;
@@ -66,6 +66,8 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     now: () => clock.now,
     sweepEveryMs: false,
     botLogin: 'conveyor-app[bot]',
+    // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
+    reports: { coalesceMs: 0 },
     log: (line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`${line}\n`),
     ...options,
   });
@@ -93,10 +95,7 @@ export function tokenScope(): nock.Scope {
   return nock(API).post(`/app/installations/${INSTALLATION}/access_tokens`).reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
 }
 
-/** A webhook payload of test/fixtures/webhooks (copied from @octokit/webhooks-examples). */
-export function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/webhooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
-}
+export { fixture };
 
 /** A webhook's `repository` of acme's repository `full` (default branch main). */
 export const repoOf = (full: string) => ({ ...(fixture('issues.labeled').repository as object), full_name: full, name: full.split('/')[1], owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' });
@@ -180,14 +179,4 @@ export async function fakeCheckRuns(): Promise<{ url: string; checks: Map<number
   return { url: `http://127.0.0.1:${port}`, checks, requests, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-/** Runs the real action entry (from source through tsx) as GitHub's runner would, asynchronously. */
-export function runActionChild(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'action/src/index.ts')], { env: { ...base, ...env }, cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
-}
+export { runActionChild };

@@ -10,7 +10,7 @@ import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
-import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
+import { dispatchScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
 import { approvalCheckScope, events, permissionScope, planWith, pr, readyEnv, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
 
 let h: Harness;
@@ -119,6 +119,7 @@ describe('merging on GitHub', () => {
     h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
     const lost = [
       nock(API).get('/repos/acme/web/check-runs/801').reply(200, { id: 801, status: 'queued', conclusion: null, external_id: `${RUN}:ship:2:0`, output: {} }),
+      workflowRunsScope([]),
       nock(API).patch('/repos/acme/web/check-runs/801', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
       dispatchScope('ship', 802, dispatched),
     ];

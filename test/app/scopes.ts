@@ -87,3 +87,16 @@ export async function runDispatched(d: Dispatched, f: FakeGitHub, remotesUrl: st
   return { out, check: f.checks.get(d.checkRunId)! };
 }
 
+/**
+ * GitHub's list of the Conveyor workflow's dispatched runs in acme/web (the sweeper looks there for
+ * an attempt whose dispatch did not say which run it started): each run names its check run.
+ */
+export function workflowRunsScope(runs: Array<{ checkRun: number; status: string; startedAt?: string; conclusion?: string }>): nock.Scope {
+  return nock(API)
+    .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
+    .query((q) => q.event === 'workflow_dispatch' && typeof q.created === 'string' && q.created.startsWith('>='))
+    .reply(200, {
+      total_count: runs.length,
+      workflow_runs: runs.map((r, i) => ({ id: 700 + i, html_url: `https://github.com/acme/web/actions/runs/${700 + i}`, display_title: `conveyor / step [check run ${r.checkRun}]`, status: r.status, conclusion: r.conclusion ?? null, run_started_at: r.startedAt ?? null })),
+    });
+}

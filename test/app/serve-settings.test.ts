@@ -26,10 +26,14 @@ describe('serve settings', () => {
       WEBHOOK_PATH: 'hooks',
       CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com',
       CONVEYOR_OIDC_ISSUER: 'not a url',
+      // Typed by Probot as its levels and formats; the environment can hold anything.
+      ...({ LOG_LEVEL: 'loud', LOG_FORMAT: 'xml' } as object),
     });
     expect(problems).toEqual([
       'PORT: the port to listen on (0-65535); got "eighty"',
       'WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default /api/github/webhooks); got "hooks"',
+      'LOG_LEVEL: one of trace, debug, info, warn, error, fatal, silent (default info); got "loud"',
+      'LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got "xml"',
       'CONVEYOR_PUBLIC_URL: the URL where step runners reach this app; got "http://conveyor.example.com", which must use https (http only for localhost)',
       'CONVEYOR_OIDC_ISSUER: the OIDC issuer of your Actions runners\' tokens; got "not a url", which is not a URL',
     ]);

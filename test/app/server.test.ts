@@ -3,7 +3,7 @@
 // chunked, as soon as the bytes received pass the limit — and never buffered whole; a body within
 // the limit reaches Probot, which still refuses a bad signature and hands a signed one to the
 // app's handlers. The clients here write raw HTTP on a socket, to stream 64 MB without holding it.
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { WEBHOOK_BODY_LIMIT } from '../../app/http.ts';
 import { settingsOf } from '../../app/serve.ts';
 import { createConveyorServer, type ConveyorServer, type ServerOverrides } from '../../app/server.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
+import { signedWebhook } from '../helpers/webhook-fixtures.ts';
 
 const SECRET = 'a-webhook-secret';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
@@ -84,13 +85,7 @@ async function rawPost(port: number, post: RawPost): Promise<{ status: number; s
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0), sent, response };
 }
 
-function signed(body: string, event = 'ping', delivery = 'd-1'): RequestInit {
-  return {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
-    body,
-  };
-}
+const signed = (body: string, event = 'ping', delivery = 'd-1') => signedWebhook(SECRET, body, event, delivery);
 
 describe("the app's HTTP server", () => {
   it.each([
@@ -158,7 +153,7 @@ describe("the app's HTTP server", () => {
     const { port } = await start();
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect({ status: health.status, body: await health.json() }).toEqual({ status: 200, body: { ok: true } });
-    const other = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const other = await fetch(`http://127.0.0.1:${port}/metricz`);
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: 'not-found' });
   });

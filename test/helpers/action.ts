@@ -1,7 +1,7 @@
 // Runs the REAL bundled action entry in a child process, as the embedded mode's dispatcher and
 // GitHub's runner do. The bundle is built from the current sources once per test file, into
 // node_modules/.cache (so its dynamic import of better-sqlite3 resolves like action/dist's does).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
@@ -55,4 +55,16 @@ export function runAction(options: { payload: unknown; dir: string; env: Record<
     result: resultText ? stepResultSchema.parse(JSON.parse(resultText)) : undefined,
     resultText,
   };
+}
+
+/** Runs the real action entry (from source through tsx) as GitHub's runner would, asynchronously. */
+export function runActionChild(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'action/src/index.ts')], { env: { ...base, ...env }, cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
 }

@@ -1,9 +1,9 @@
 // git's own smart-HTTP server (`git http-backend`, run as a CGI per request) behind a small Node
 // server on 127.0.0.1: what GitHub looks like to git, offline. The tests of the workspace's network
-// path and the checkout benchmark share it. With a token it demands Basic auth as GitHub does
+// path, the checkout benchmark and the fake GitHub (gitHttpHandler) share it. With a token it demands Basic auth as GitHub does
 // (user x-access-token), so a token that did not reach git through its credential helper shows.
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface GitHttp {
@@ -25,10 +25,16 @@ export interface ServeGitOptions {
   config?: Record<string, string>;
 }
 
-/** Serves the bare repositories under `projectRoot` (laid out as <owner>/<name>.git) over smart HTTP. */
-export async function serveGit(projectRoot: string, options: ServeGitOptions = {}): Promise<GitHttp> {
-  const authorizations: string[] = [];
-  const requests: string[] = [];
+export interface GitHttpHandlerOptions extends ServeGitOptions {
+  /** Authorization headers and requests are recorded here, as they come. */
+  authorizations?: string[];
+  requests?: string[];
+  /** Called once a request's answer has been sent in full (e.g. to see a push land). */
+  onDone?: (req: IncomingMessage) => void;
+}
+
+/** Answers one smart-HTTP request for the bare repositories under `projectRoot` (laid out as <owner>/<name>.git). */
+export function gitHttpHandler(projectRoot: string, options: GitHttpHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const expected = options.token ? `Basic ${Buffer.from(`x-access-token:${options.token}`).toString('base64')}` : undefined;
   const config = Object.entries(options.config ?? {});
   const configEnv: Record<string, string> = { GIT_CONFIG_COUNT: String(config.length) };
@@ -36,10 +42,10 @@ export async function serveGit(projectRoot: string, options: ServeGitOptions = {
     configEnv[`GIT_CONFIG_KEY_${i}`] = key;
     configEnv[`GIT_CONFIG_VALUE_${i}`] = value;
   });
-  const server: Server = createServer((req, res) => {
+  return (req, res) => {
     const auth = req.headers.authorization ?? '';
-    if (auth) authorizations.push(auth);
-    requests.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
+    if (auth) options.authorizations?.push(auth);
+    options.requests?.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
     const given = /^Basic (.+)$/.exec(auth)?.[1];
     const token = given ? Buffer.from(given, 'base64').toString('utf8').replace(/^x-access-token:/, '') : undefined;
     if ((expected && auth !== expected) || (options.accepts && !(token && options.accepts(token)))) {
@@ -61,6 +67,7 @@ export async function serveGit(projectRoot: string, options: ServeGitOptions = {
         CONTENT_TYPE: req.headers['content-type'] ?? '',
         HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
         GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
+        // http-backend takes pushes only from an authenticated user.
         REMOTE_USER: 'x-access-token',
         REMOTE_ADDR: '127.0.0.1',
       },
@@ -95,8 +102,16 @@ export async function serveGit(projectRoot: string, options: ServeGitOptions = {
     cgi.on('close', () => {
       if (!streaming) res.writeHead(502).end(head);
       else res.end();
+      options.onDone?.(req);
     });
-  });
+  };
+}
+
+/** Serves the bare repositories under `projectRoot` (laid out as <owner>/<name>.git) over smart HTTP. */
+export async function serveGit(projectRoot: string, options: ServeGitOptions = {}): Promise<GitHttp> {
+  const authorizations: string[] = [];
+  const requests: string[] = [];
+  const server: Server = createServer(gitHttpHandler(projectRoot, { ...options, authorizations, requests }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

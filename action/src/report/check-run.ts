@@ -1,9 +1,11 @@
 // The check run reporter (GitHub mode): the step's result completes its check run
-// `conveyor / <step-id>`, with the conclusion, a Markdown summary and the machine-readable result
-// (core/check-run.ts) the app parses back. Before the step runs, prepareCheckRun reads that check
-// run: an attempt that is no longer current (completed, another attempt's external id, or already
-// taken by another workflow run) does nothing at all; otherwise the check run is marked in
-// progress with a link to this workflow run.
+// `conveyor / <step-id>` in one call, with the conclusion, when the step started, a link to this
+// workflow run, a Markdown summary and the machine-readable result (core/check-run.ts) the app
+// parses back. Before the step runs, prepareCheckRun decides whether the attempt is still current:
+// an attempt that is not (its check run completed, or another attempt's) does nothing at all. The
+// app keeps an attempt current for a while after queueing it whatever else happens (the payload's
+// `currentUntil`): a first run of the workflow that starts well within that knows its check run is
+// as the app made it, and does not read it back; later, or in a re-run, it reads it first.
 import type { StepToken } from '../token.ts';
 import { readFile } from 'node:fs/promises';
 import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
@@ -65,21 +67,45 @@ export interface CheckRunIO {
 
 export type CheckRunGate = { proceed: true; client?: CheckRunClient } | { proceed: false; reason: string };
 
-async function payloadIdentity(io: CheckRunIO): Promise<{ runId: string; step: string; attempt: number; epoch: number; mode?: string } | undefined> {
+/** Margin for the runner's clock against the app's, when trusting `currentUntil`. */
+export const CLOCK_MARGIN_MS = 2 * 60_000;
+
+interface PayloadIdentity {
+  runId: string;
+  step: string;
+  attempt: number;
+  epoch: number;
+  mode?: string;
+  /** The payload's `currentUntil`, in ms since the epoch. */
+  currentUntil?: number;
+}
+
+async function payloadIdentity(io: CheckRunIO): Promise<PayloadIdentity | undefined> {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, 'utf8') : io.getInput('payload');
-    const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown };
+    const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown; currentUntil?: unknown };
     if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
-    return { runId: p.runId, step: p.step.id, attempt: p.attempt, epoch: p.epoch, ...(typeof p.mode === 'string' ? { mode: p.mode } : {}) };
+    const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
+    return { runId: p.runId, step: p.step.id, attempt: p.attempt, epoch: p.epoch, ...(typeof p.mode === 'string' ? { mode: p.mode } : {}), ...(Number.isFinite(until) ? { currentUntil: until } : {}) };
   } catch {
     return undefined;
   }
 }
 
 /**
- * In GitHub mode (CONVEYOR_CHECK_RUN_ID set): reads the check run, decides whether this attempt is
- * still the current one, marks it in progress and returns the client that completes it.
- * Elsewhere: proceeds without a check run.
+ * The app's word that the check run is still as it made it: the first run of the workflow (a
+ * re-run may come after the attempt ended), starting before `currentUntil` with a margin for the
+ * clocks. Anything else reads the check run.
+ */
+export function promisedCurrent(identity: PayloadIdentity | undefined, env: NodeJS.ProcessEnv, now: number): boolean {
+  const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === '1';
+  return firstRun && identity?.currentUntil !== undefined && now < identity.currentUntil - CLOCK_MARGIN_MS;
+}
+
+/**
+ * In GitHub mode (CONVEYOR_CHECK_RUN_ID set): decides whether this attempt is still the current
+ * one (from the payload's promise, else by reading the check run) and returns the client that
+ * completes it. Elsewhere: proceeds without a check run.
  */
 export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
@@ -91,27 +117,27 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const identity = await payloadIdentity(io);
   const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
   const checkRunId = Number(id);
-  const current = await github.getCheckRun(repo, checkRunId);
+  const startedAt = new Date();
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
-  if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-  if (identity && current.externalId !== externalIdOf(identity)) {
-    return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+  if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
+    const current = await github.getCheckRun(repo, checkRunId);
+    if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
+    if (identity && current.externalId !== externalIdOf(identity)) {
+      return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+    }
+    // Marked so by an action of an earlier version (which marked its check run in progress).
+    if (current.status === 'in_progress' && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
+      return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
+    }
   }
-  if (current.status === 'in_progress' && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
-    return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
-  }
-  await github.updateCheckRun(repo, checkRunId, {
-    status: 'in_progress',
-    started_at: new Date().toISOString(),
-    ...(runUrl ? { details_url: runUrl } : {}),
-    output: { title: 'running', summary: runUrl ? `Running in [workflow run ${io.env.GITHUB_RUN_ID}](${runUrl}).` : 'Running.' },
-  });
   const client: CheckRunClient = {
     async complete(out) {
+      // The one write of the attempt's check run: when it started, where it ran, how it ended.
       await github.updateCheckRun(repo, checkRunId, {
         status: 'completed',
         conclusion: out.conclusion,
+        started_at: startedAt.toISOString(),
         completed_at: new Date().toISOString(),
         ...(runUrl ? { details_url: runUrl } : {}),
         output: { title: out.title, summary: out.summary, ...(out.text ? { text: out.text } : {}) },

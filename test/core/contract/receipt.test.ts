@@ -43,6 +43,15 @@ describe('receipts', () => {
     expect(bad).toEqual({ ok: false, message: "app.url: must be the app's public http(s) URL" });
   });
 
+  it("leaves out until when the attempt stays current: the dispatcher adds it too, and a bad one is refused by name", () => {
+    const sent = { ...payload, currentUntil: '2025-03-01T10:10:00.000Z' };
+    expect(inputsDigest(sent)).toBe(inputs);
+    expect(inputsDigest(stepPayloadSchema.parse(JSON.parse(JSON.stringify(sent))))).toBe(inputs);
+    const bad = parseStepPayload(JSON.stringify({ ...payload, currentUntil: 'soon' }));
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.message).toMatch(/^currentUntil: /);
+  });
+
   it('is stable for the same content whatever the key order', () => {
     const reordered = Object.fromEntries(Object.entries(result).reverse()) as typeof result;
     expect(receiptOf(reordered, inputs)).toBe(receiptOf(result, inputs));

@@ -42,13 +42,13 @@ function post(port: number, body: string, signature: string): Promise<number> {
 }
 
 /** `conveyor serve` on a free port with a state file in a new folder, once it listens. */
-async function serve(): Promise<{ port: number; db: string; server: ReturnType<typeof startCli> }> {
+async function serve(extra: Record<string, string> = {}): Promise<{ port: number; db: string; server: ReturnType<typeof startCli> }> {
   dir = tempDir('conveyor-serve-');
   const port = await freePort();
   const db = join(dir, 'app.db');
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   const server = startCli(['serve'], {
-    env: { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', CONVEYOR_DATABASE_URL: `sqlite:${db}` },
+    env: { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', CONVEYOR_DATABASE_URL: `sqlite:${db}`, ...extra },
   });
   stop = () => server.child.kill('SIGTERM');
   await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
@@ -67,6 +67,12 @@ describe('conveyor serve', () => {
     expect(badId.code).toBe(2);
     expect(badId.stderr).toContain('APP_ID: the numeric id');
     expect(badId.stderr).not.toContain('WEBHOOK_SECRET');
+    // A log setting Probot's logger would crash on is named instead.
+    const badLog = await cli(['serve'], { env: { ...settings, LOG_LEVEL: 'loud', LOG_FORMAT: 'xml' } });
+    expect(badLog.code).toBe(2);
+    expect(badLog.stderr).toContain('LOG_LEVEL: one of trace, debug, info, warn, error, fatal, silent');
+    expect(badLog.stderr).toContain('LOG_FORMAT: json');
+    expect(badLog.stderr).not.toMatch(/\n\s+at /);
     // A database this version cannot use is refused before anything starts.
     const postgres = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'postgres://db.example/conveyor' } });
     expect(postgres.code).toBe(2);
@@ -89,6 +95,22 @@ describe('conveyor serve', () => {
     expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
     // The load balancer's liveness check.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+
+  it('logs one JSON object a line with NODE_ENV=production, and readable lines when LOG_FORMAT=pretty says so', async () => {
+    const { server } = await serve({ NODE_ENV: 'production' });
+    const listening = server.output().split('\n').find((l) => l.includes('Listening on'))!;
+    const line = JSON.parse(listening) as { level: number; msg: string; time: number };
+    expect(line).toMatchObject({ level: 30, msg: expect.stringMatching(/^Listening on http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(typeof line.time).toBe('number');
+    stop?.();
+    await server.done;
+    removeDir(dir!);
+
+    const pretty = await serve({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' });
+    const text = pretty.server.output().split('\n').find((l) => l.includes('Listening on'))!;
+    expect(text).toMatch(/INFO.*Listening on/);
+    expect(() => JSON.parse(text)).toThrow();
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('stops on %s by closing its state database, so nothing held for its next write is lost', async (signal) => {

@@ -1,0 +1,84 @@
+// The REST calls of a whole pipeline, app and action together (the scenario of
+// bench/api-calls.bench.ts: code over two repositories, a gate repaired once, an approval, the
+// merge), stay within 40, and GitHub ends up showing everything it showed when the pipeline took
+// 53: every attempt's check run completed with its result, when it started and its workflow run;
+// the approval's check run decided; the summary check run and the tracking comment at the run's
+// end; both PRs linking each other, merged; the approver's command acknowledged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseResultText } from '../../core/github/check-run.ts';
+import { runPipelineScenario, RUN_ID, type ScenarioOutcome } from './pipeline-scenario.ts';
+
+let outcome: ScenarioOutcome;
+beforeAll(async () => {
+  // The production window (3 s): each delivery's writes coalesce as they would on GitHub.
+  outcome = await runPipelineScenario();
+}, 180_000);
+afterAll(async () => {
+  await outcome?.close();
+});
+
+describe('one pipeline on GitHub', () => {
+  it('succeeds through code, a failed gate, its repair, the gate again, an approval and the merge', () => {
+    const { run, attempts } = outcome;
+    expect(run.status, attempts.map((a) => a.output).join('\n')).toBe('succeeded');
+    expect(attempts.map((a) => [a.step, a.code])).toEqual([
+      ['implement · attempt 1', 0],
+      ['test · attempt 1', 1],
+      ['test · attempt 2 (repair)', 0],
+      ['test · attempt 3', 0],
+    ]);
+  });
+
+  it('makes at most 40 REST calls, app and action together, none refused', () => {
+    const calls = outcome.fake.installationCalls();
+    expect(calls.filter((c) => c.status >= 400)).toEqual([]);
+    expect(calls.length).toBeLessThanOrEqual(40);
+    // The action reads no check run the app made moments before, and lists no PR the run knows.
+    expect(calls.filter((c) => c.who === 'action' && c.method === 'GET')).toEqual([]);
+    // Each attempt's check run is written by its action once.
+    expect(calls.filter((c) => c.who === 'action' && c.route === '/repos/{owner}/{repo}/check-runs/{check_run_id}')).toHaveLength(4);
+  });
+
+  it('leaves every check run completed with what it stands for', () => {
+    const checks = [...outcome.fake.checkRuns.values()];
+    const steps = checks.filter((c) => c.name.startsWith('conveyor / '));
+    expect(steps.map((c) => [c.name, c.external_id, c.status, c.conclusion])).toEqual([
+      ['conveyor / implement', `${RUN_ID}:implement:1:0`, 'completed', 'success'],
+      ['conveyor / test', `${RUN_ID}:test:1:0`, 'completed', 'failure'],
+      ['conveyor / test', `${RUN_ID}:test:2:0`, 'completed', 'success'], // the repair
+      ['conveyor / test', `${RUN_ID}:test:3:0`, 'completed', 'success'],
+      ['conveyor / approve', `${RUN_ID}:approve:0:0`, 'completed', 'success'],
+    ]);
+    // Those the action completed: their result, when they started, and the workflow run that ran them.
+    for (const [i, d] of outcome.attempts.entries()) {
+      const check = steps[i]!;
+      expect(parseResultText(check.output.text, check.output.summary).ok, check.name).toBe(true);
+      expect(check.started_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(check.details_url).toMatch(/\/acme\/web\/actions\/runs\/\d+$/);
+      expect(d.code === 0 ? 'success' : 'failure').toBe(check.conclusion);
+    }
+    const approval = steps.at(-1)!;
+    expect(approval.actions).toEqual([]);
+    // The summary check run on the PR's last head shows the finished pipeline.
+    const webHead = outcome.fake.pulls.find((p) => p.repo === 'acme/web')!.sha;
+    const summary = checks.filter((c) => c.name === 'conveyor' && c.head_sha === webHead);
+    expect(summary.map((c) => [c.status, c.conclusion])).toEqual([['completed', 'success']]);
+  });
+
+  it('leaves the tracking comment at the end of the run, both PRs merged and linking each other, and the approval acknowledged', () => {
+    const { fake } = outcome;
+    const tracking = [...fake.comments.values()].filter((c) => c.body.includes(`conveyor:tracking`));
+    expect(tracking).toHaveLength(1);
+    for (const step of ['implement', 'test', 'approve', 'ship']) expect(tracking[0]!.body).toMatch(new RegExp(`${step}.*✅ succeeded`));
+    expect(fake.pulls.map((p) => [p.repo, p.number, p.state, p.merged])).toEqual([
+      ['acme/web', 1, 'closed', true],
+      ['acme/api', 1, 'closed', true],
+    ]);
+    for (const p of fake.pulls) {
+      expect(p.body).toContain(`acme/web#1${p.repo === 'acme/web' ? ' (this pull request)' : ''}:`);
+      expect(p.body).toContain(`acme/api#1${p.repo === 'acme/api' ? ' (this pull request)' : ''}:`);
+    }
+    const approve = [...fake.comments.values()].find((c) => c.body === '/conveyor approve')!;
+    expect(approve.reactions).toEqual(['+1']);
+  });
+});

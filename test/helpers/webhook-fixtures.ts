@@ -1,0 +1,20 @@
+// Webhook payloads as GitHub sends them: test/fixtures/webhooks, copied from @octokit/webhooks-examples.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const DIR = resolve(import.meta.dirname, '../fixtures/webhooks');
+
+/** A webhook payload of test/fixtures/webhooks by its event and action (`issues.labeled`). */
+export function fixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+/** A webhook POST as GitHub sends it: `body` signed with the app's webhook secret. */
+export function signedWebhook(secret: string, body: string, event = 'ping', delivery = 'd-1'): RequestInit {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+    body,
+  };
+}
