@@ -47,7 +47,7 @@ function dispatched(externalId: string, workflowRunId: number): Promise<void> {
 
 /** A change to the stored run, committed as the engine would (compare-and-swap). */
 async function change(edit: (run: Run) => Run): Promise<void> {
-  expect(await store.commit(edit((await store.get(RUN))!), [])).toBe(true);
+  expect(await store.commit(edit((await store.get(RUN))!), [])).toEqual({ claimed: [] });
 }
 
 beforeAll(async () => {
