@@ -217,6 +217,15 @@ export function storeContract(name: string, driver: StoreDriver): void {
       await store.links.saveSummary('acme-web-1', 'h1', 11);
       expect(await other.links.summary('acme-web-1', 'h1')).toBe(11);
       expect(await other.links.summary('acme-web-1', 'h2')).toBeUndefined();
+      // GitHub's ids outgrow 32 bits: they come back as the same numbers.
+      const big = 2 ** 40 + 7;
+      await store.links.saveAttempt(link('acme-web-1', 'big', { checkRunId: big, workflowRunId: big + 1 }));
+      expect(await other.links.attemptByCheckRun('acme/web', big)).toMatchObject({ checkRunId: big, workflowRunId: big + 1 });
+      expect(await other.links.attemptByWorkflowRun('acme/web', big + 1)).toMatchObject({ externalId: 'acme-web-1:big:1:0' });
+      await store.links.saveComment('acme-web-1', { id: big, url: 'https://e' });
+      await store.links.saveSummary('acme-web-1', 'h3', big);
+      expect(await other.links.comment('acme-web-1')).toEqual({ id: big, url: 'https://e' });
+      expect(await other.links.summary('acme-web-1', 'h3')).toBe(big);
     });
   });
 }
