@@ -57,7 +57,7 @@ function probotFrom(env: NodeJS.ProcessEnv): Probot {
 export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: ServeSettings, overrides: ServerOverrides = {}): Promise<ConveyorServer> {
   // 1. Probot and the app on its store.
   const probot = probotFrom(env);
-  const store = openAppStore(env);
+  const store = await openAppStore(env);
   const { links } = store;
   let conveyor: ConveyorApp | undefined;
   const webhooks = await createNodeMiddleware(

@@ -154,7 +154,7 @@ class Postgres implements PostgresStore {
          WHERE seq IN (
            SELECT seq FROM effects
            WHERE NOT done AND ($3::text IS NULL OR run_id = $3)
-             AND (claimed_by IS NULL OR claimed_until < ${NOW_MS} OR claimed_by = $1 OR $4)
+             AND (claimed_by IS NULL OR claimed_until < ${NOW_MS} OR $4)
            ORDER BY seq FOR UPDATE SKIP LOCKED)
          RETURNING ${EFFECT_COLUMNS}`,
         [claim.holder, claim.ttlMs, scope.runId ?? null, scope.takeOver === true],

@@ -99,10 +99,10 @@ class Sqlite implements SqliteStore {
       pendingOf: db.prepare<[string], EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE done = 0 AND run_id = ? ORDER BY rowid`),
       markDone: db.prepare('UPDATE effects SET done = 1 WHERE run_id = ? AND key = ?'),
       // Free: never claimed, or its claim ran out; @takeOver: whoever holds it.
-      claim: db.prepare(
-        'UPDATE effects SET claimed_by = @holder, claimed_until = @until WHERE done = 0 AND (@runId IS NULL OR run_id = @runId) AND (claimed_by IS NULL OR claimed_until < @now OR claimed_by = @holder OR @takeOver = 1)',
+      free: db.prepare<{ now: number; runId: string | null; takeOver: number }, EffectRow & { key: string }>(
+        `SELECT key, ${EFFECT_COLUMNS} FROM effects WHERE done = 0 AND (@runId IS NULL OR run_id = @runId) AND (claimed_by IS NULL OR claimed_until < @now OR @takeOver = 1) ORDER BY rowid`,
       ),
-      held: db.prepare<{ holder: string; runId: string | null }, EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE done = 0 AND claimed_by = @holder AND (@runId IS NULL OR run_id = @runId) ORDER BY rowid`),
+      take: db.prepare('UPDATE effects SET claimed_by = ?, claimed_until = ? WHERE run_id = ? AND key = ?'),
       renew: db.prepare('UPDATE effects SET claimed_until = ? WHERE run_id = ? AND key = ? AND claimed_by = ? AND done = 0'),
       insertDelivery: db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       takeLease: db.prepare('INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE leases.holder = excluded.holder OR leases.expires_at < ?'),
@@ -173,10 +173,11 @@ class Sqlite implements SqliteStore {
 
   async claimEffects(claim: EffectClaim, scope: { runId?: string; takeOver?: boolean } = {}): Promise<StoredEffect[]> {
     const now = Date.now();
-    const runId = scope.runId ?? null;
+    const until = now + claim.ttlMs;
     const rows = this.write(() => {
-      this.sql.claim.run({ holder: claim.holder, until: now + claim.ttlMs, now, runId, takeOver: scope.takeOver ? 1 : 0 });
-      return this.sql.held.all({ holder: claim.holder, runId });
+      const free = this.sql.free.all({ now, runId: scope.runId ?? null, takeOver: scope.takeOver ? 1 : 0 });
+      for (const r of free) this.sql.take.run(claim.holder, until, r.run_id, r.key);
+      return free.map((r) => ({ ...r, claimed_by: claim.holder, claimed_until: until }));
     });
     return rows.map((r) => this.effectOf(r));
   }

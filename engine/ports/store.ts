@@ -69,10 +69,10 @@ export interface RunStore {
   pendingEffects(runId?: string): Promise<StoredEffect[]>;
   /**
    * Claims pending effects (of one run, or of all) for `claim.holder` until now + ttlMs: those no
-   * one holds (never claimed, or claimed by a holder that let the claim run out), those the holder
-   * holds already, and with `takeOver` those of any holder (the caller knows theirs is gone: it
-   * took the run's lease from a dead driver). Returns the pending effects the holder now holds,
-   * in the order of pendingEffects.
+   * one holds (never claimed, or claimed by a holder that let the claim run out: it died, or the
+   * effect failed), and with `takeOver` those of any holder (the caller knows theirs is gone: it
+   * took the run's lease from a dead driver). Returns the effects it claimed, in the order of
+   * pendingEffects. Two callers at once never claim the same effect.
    */
   claimEffects(claim: EffectClaim, scope?: { runId?: string; takeOver?: boolean }): Promise<StoredEffect[]>;
   /** Extends the holder's claims on these pending effects to now + ttlMs (one another holder took is left alone). */
