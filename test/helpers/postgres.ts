@@ -1,9 +1,9 @@
-// A real PostgreSQL server for tests, started and stopped by the test file that needs it: the
-// machine's own binaries (initdb, pg_ctl; Debian keeps them in /usr/lib/postgresql/<v>/bin), a
-// data directory in a temp folder, a free loopback port, password (SCRAM) authentication over TCP.
-// PostgreSQL refuses to run as root: as root (CI), the server runs as the `postgres` user, which
-// owns its data directory.
-import { execFileSync, spawnSync } from 'node:child_process';
+// A real PostgreSQL server for tests, started and stopped by the test file that needs it (once per
+// file: a database per test is cheap, a server is not): the machine's own binaries (initdb, pg_ctl;
+// Debian keeps them in /usr/lib/postgresql/<v>/bin), a data directory in a temp folder, a free
+// loopback port, password (SCRAM) authentication over TCP. PostgreSQL refuses to run as root: as
+// root (CI), the server runs as the `postgres` user, which owns its data directory.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -63,20 +63,34 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Every server a test process started, stopped when it exits even if its test file did not get to. */
-const running = new Set<{ pgCtl: string; data: string; dir: string }>();
-process.once('exit', () => {
-  for (const s of running) {
-    stopNow(s.pgCtl, s.data);
-    removeDir(s.dir);
-  }
-});
+/**
+ * Stops the server and removes its folder once this test process is gone, however it ended (a
+ * killed test run included): a detached watcher polls for the process, then does what `stop` does.
+ * Returns a way to call it off (after `stop`).
+ */
+function watchOver(pgCtl: string, data: string, dir: string): () => void {
+  const stop = asRoot ? `runuser -u postgres -- "${pgCtl}"` : `"${pgCtl}"`;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stop} -D "${data}" -m immediate stop >/dev/null 2>&1; rm -rf "${dir}"`;
+  const watcher = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  watcher.unref();
+  return () => {
+    if (watcher.pid !== undefined) {
+      try {
+        process.kill(watcher.pid);
+      } catch {
+        // already gone
+      }
+    }
+  };
+}
 
 /** Starts a fresh server: initdb into a temp folder, then pg_ctl start on a free loopback port. */
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = postgresBin();
+  const pgCtl = join(bin, 'pg_ctl');
   const dir = tempDir('conveyor-pg-');
   const data = join(dir, 'data');
+  const callOff = watchOver(pgCtl, data, dir);
   const pwfile = join(dir, 'pw');
   writeFileSync(pwfile, `${PG_PASSWORD}\n`);
   if (asRoot) {
@@ -87,9 +101,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   // Trust over the server's own socket (in its data directory), SCRAM passwords over TCP as a real deployment has.
   runPg(join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const pgCtl = join(bin, 'pg_ctl');
-  const entry = { pgCtl, data, dir };
-  running.add(entry);
+  let stopped = false;
   let port = 0;
   const start = () => {
     const options = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100`;
@@ -139,9 +151,11 @@ export async function startPostgres(): Promise<PostgresServer> {
       isUp = true;
     },
     async stop() {
-      if (!running.delete(entry)) return;
+      if (stopped) return;
+      stopped = true;
       stopNow(pgCtl, data);
       removeDir(dir);
+      callOff();
     },
   };
 }
