@@ -2,10 +2,12 @@
 // check runs to the engine and mark lost attempts; the engine with the workflow dispatcher, the
 // GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
 // the sweeper. The default export is the Probot application function `conveyor serve` loads.
+// Any number of replicas may share one store: each carries out the effects it claimed, and the
+// replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
 import type { ApplicationFunctionOptions, Probot } from 'probot';
 import { STEP_CHECK_PREFIX, parseExternalId } from '../core/github/check-run.ts';
 import type { Run } from '../core/run/types.ts';
-import { Engine } from '../engine/engine.ts';
+import { Engine, holderName } from '../engine/engine.ts';
 import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { GitHubForge } from '../adapters/forge/github.ts';
@@ -48,7 +50,14 @@ export interface ConveyorAppOptions {
   reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
   /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
   metrics?: AppMetrics;
+  /** This replica's name among those sharing the store: its claims and the sweeper lease are held in it (default: host, pid and a random part). */
+  replica?: string;
+  /** How long this replica's claims on effects last unrenewed (default the engine's CLAIM_TTL_MS; tests shorten it). */
+  claimTtlMs?: number;
 }
+
+/** The lease of the one replica that sweeps. */
+export const SWEEPER_LEASE = 'sweeper';
 
 type Sender = { login: string; type?: string | null; id?: number };
 
@@ -61,6 +70,8 @@ export class ConveyorApp {
   private botLogin: Promise<string> | undefined;
   /** Attempts the sweeper saw running, and when each is next worth a look. */
   private readonly sweepMemory: SweepMemory = new Map();
+  /** Kept by its holder from sweep to sweep; another replica takes it once its holder stops sweeping this long. */
+  private readonly sweeperLeaseMs: number;
 
   constructor(
     private readonly probot: Probot,
@@ -75,6 +86,8 @@ export class ConveyorApp {
     const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
     this.engine = new Engine({
       store: options.store,
+      holder: options.replica ?? holderName(),
+      ...(options.claimTtlMs !== undefined ? { claimTtlMs: options.claimTtlMs } : {}),
       now,
       dispatcher: createWorkflowDispatcher({
         store: options.store,
@@ -101,6 +114,7 @@ export class ConveyorApp {
     const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
     this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, github, githubOf, isSelf, payloadLimit, now, log };
     this.register();
+    this.sweeperLeaseMs = 3 * Math.max(options.sweepEveryMs || 60_000, 60_000);
     if (options.sweepEveryMs !== false) {
       this.timer = setInterval(() => this.track(this.sweep()), options.sweepEveryMs ?? 60_000);
       this.timer.unref();
@@ -247,14 +261,28 @@ export class ConveyorApp {
     return this.botLogin;
   }
 
-  /** Judges old attempts (lost, timed out, or completed with a missed webhook). */
-  sweep(): Promise<SweepReport> {
-    return sweep(this.deps, this.options.sweep, this.sweepMemory);
+  /**
+   * On one replica at a time (the holder of the sweeper lease): 1. takes and carries out the
+   * effects whose holder died mid-effect (their claims ran out), 2. judges old attempts (lost,
+   * timed out, or completed with a missed webhook). Another replica's sweep does nothing and
+   * says who holds the lease.
+   */
+  async sweep(): Promise<SweepReport> {
+    const { holder } = this.engine.claim;
+    const lease = await this.options.store.acquireLease(SWEEPER_LEASE, holder, this.sweeperLeaseMs);
+    if (lease.holder !== holder) return { judged: 0, lost: [], completed: [], heldBy: lease.holder };
+    const taken = await this.engine.carryOutAbandoned();
+    const report = await sweep(this.deps, this.options.sweep, this.sweepMemory);
+    return taken.length > 0 ? { ...report, taken } : report;
   }
 
-  /** After a restart: settles what the previous process left for each active run. */
+  /**
+   * After a start: settles what a previous process left for each active run, and carries out
+   * the effects no one holds (of ended runs too). Effects another live replica holds stay its own.
+   */
   async recover(): Promise<void> {
     for (const run of await this.options.store.list({ status: ['running', 'waiting'] })) await this.engine.recover(run.id);
+    await this.engine.carryOutAbandoned();
   }
 
   /** Resolves when no effect, report (its coalesced write included) or sweep is in flight. */
@@ -267,9 +295,13 @@ export class ConveyorApp {
     }
   }
 
-  /** Stops the sweeper: call before closing the store. */
+  /**
+   * Stops the sweeper and the renewal of this replica's claims: call before closing the store.
+   * What it was still carrying out is taken by another replica once the claims run out.
+   */
   close(): void {
     if (this.timer) clearInterval(this.timer);
+    this.engine.close();
   }
 
   private track(work: Promise<unknown>): void {
@@ -279,8 +311,8 @@ export class ConveyorApp {
 }
 
 /** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
-export default function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): void {
-  const store = openAppStore(process.env);
+export default async function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): Promise<void> {
+  const store = await openAppStore(process.env);
   const conveyor = new ConveyorApp(app, {
     store,
     links: store.links,

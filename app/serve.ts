@@ -5,8 +5,9 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { tokenUrlProblem } from '../core/contract/token-exchange.ts';
 import { UsageError } from '../core/errors.ts';
+import { StoreError } from '../engine/ports/store.ts';
 import { oidcIssuerOf } from './oidc.ts';
-import { sqlitePathOf } from './stores.ts';
+import { databaseOf } from './stores.ts';
 import type { ServeSettings } from './server.ts';
 import { sayRaw, warn } from '../lib/terminal.ts';
 
@@ -69,7 +70,7 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     const missing = missingSettings(env);
     if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
     // A database this version cannot use is bad usage, said before anything starts.
-    sqlitePathOf(env.CONVEYOR_DATABASE_URL);
+    databaseOf(env.CONVEYOR_DATABASE_URL);
     const settings = settingsOf(env);
     const { createConveyorServer } = await import('./server.ts');
     const app = await createConveyorServer(env, settings);
@@ -87,6 +88,11 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     if (!settings.publicUrl) app.probot.log.warn('conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)');
     return 0;
   } catch (e) {
+    // A database that cannot be reached or used says so and what to do, without a stack.
+    if (e instanceof StoreError) {
+      process.stderr.write(`conveyor: ${e.message}\n`);
+      return 1;
+    }
     if (!(e instanceof UsageError)) throw e;
     warn(e.message);
     return 2;

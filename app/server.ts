@@ -66,7 +66,7 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
   // 1. Probot and the app on its store, counted for /metrics (a registry of this server's own).
   const metrics = createAppMetrics();
   const probot = probotFrom(env, metrics);
-  const store = openAppStore(env);
+  const store = await openAppStore(env);
   metrics.watch(store, (line) => probot.log.warn(line));
   const { links } = store;
   let conveyor: ConveyorApp | undefined;

@@ -1,32 +1,38 @@
-// The app's store from CONVEYOR_DATABASE_URL: a SQLite file (the default), `sqlite:PATH` or
-// `file:PATH`. PostgreSQL (several replicas) is not in this version.
+// The app's store from CONVEYOR_DATABASE_URL: a SQLite file (the default; one replica), named as a
+// path, `sqlite:PATH` or `file:PATH`, or a PostgreSQL database (`postgres://` or `postgresql://`),
+// which any number of replicas share.
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { openSqliteStore, type SqliteStore } from '../adapters/store/sqlite.ts';
+import type { LinkStore } from '../engine/ports/links.ts';
+import type { RunStore } from '../engine/ports/store.ts';
+import { openSqliteStore } from '../adapters/store/sqlite.ts';
+import { openPostgresStore } from '../adapters/store/postgres.ts';
+import { maskPassword } from '../adapters/store/postgres-schema.ts';
 
 export const DEFAULT_DATABASE = '.conveyor/app.db';
 
-/** The SQLite path a database URL names; a UsageError for anything else. */
-export function sqlitePathOf(url: string | undefined): string {
+/** The store of runs and of the app's GitHub records (its `links`). */
+export type AppStore = RunStore & { links: LinkStore };
+
+export type Database = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** The database a URL names; a UsageError for anything else. */
+export function databaseOf(url: string | undefined): Database {
   const value = (url ?? '').trim();
-  if (!value) return resolve(DEFAULT_DATABASE);
-  if (/^postgres(ql)?:\/\//i.test(value)) {
+  if (!value) return { kind: 'sqlite', path: resolve(DEFAULT_DATABASE) };
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  const m = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(value);
+  if (m) return { kind: 'sqlite', path: m[1] === ':memory:' ? ':memory:' : resolve(m[1]!) };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
     throw new UsageError(
-      `CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported in this version of Conveyor; use a SQLite file (e.g. CONVEYOR_DATABASE_URL=sqlite:/var/lib/conveyor/app.db, or leave it unset for ${DEFAULT_DATABASE}) and run one replica`,
+      `CONVEYOR_DATABASE_URL "${maskPassword(value)}" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH (one replica), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (any number of replicas)`,
     );
   }
-  const m = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(value);
-  if (m) return m[1] === ':memory:' ? ':memory:' : resolve(m[1]!);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new UsageError(`CONVEYOR_DATABASE_URL "${value}" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH`);
-  }
-  return resolve(value);
+  return { kind: 'sqlite', path: resolve(value) };
 }
 
-/** The app's store: its runs, and its GitHub records (`links`). */
-export type AppStore = SqliteStore;
-
-/** The store of runs and of the app's GitHub records (its `links`). */
-export function openAppStore(env: NodeJS.ProcessEnv): AppStore {
-  return openSqliteStore(sqlitePathOf(env.CONVEYOR_DATABASE_URL));
+/** Opens the store CONVEYOR_DATABASE_URL names; a PostgreSQL database is brought up to date first. */
+export async function openAppStore(env: NodeJS.ProcessEnv): Promise<AppStore> {
+  const database = databaseOf(env.CONVEYOR_DATABASE_URL);
+  return database.kind === 'sqlite' ? openSqliteStore(database.path) : openPostgresStore(database.url);
 }

@@ -34,6 +34,10 @@ export interface SweepReport {
   judged: number;
   lost: string[];
   completed: string[];
+  /** Effects (`run/key`) whose holder died mid-effect, taken and carried out by this sweep (when any). */
+  taken?: string[];
+  /** Another replica holds the sweeper lease: this one did not sweep. */
+  heldBy?: string;
 }
 
 const MINUTE = 60_000;

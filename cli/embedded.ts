@@ -81,6 +81,9 @@ export async function openSession(statePath: string, remotes: string, json: bool
       warn(text);
     },
     log: { error: (message) => warnRaw(`${message}\n`) },
+    // A command drives a run only once it holds the run's lease (drive.ts): what a dead driver
+    // claimed is this one's to carry out at once.
+    soleDriver: true,
   });
   return {
     engine,

@@ -1,7 +1,11 @@
 // The engine applies events to stored runs and carries out the effects of each transition.
-// A transition and its effects are written in one compare-and-swap commit (the outbox); each
-// effect is then carried out, idempotently, and marked done. A process that dies in between leaves
-// pending effects and queued attempts that `recover` settles before anything else.
+// A transition and its effects are written in one compare-and-swap commit (the outbox), the
+// effects claimed for this engine in the same transaction; each effect is then carried out,
+// idempotently, and marked done, by the engine that holds its claim only (several processes, app
+// replicas, share one store). A process that dies in between leaves pending effects and queued
+// attempts: `recover` settles them, and `carryOutAbandoned` takes the effects whose claims ran out.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { buildPayload } from '../core/run/payload.ts';
 import { sealResult } from '../core/contract/receipt.ts';
 import type { StepResult } from '../core/contract/wire.ts';
@@ -11,7 +15,16 @@ import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import type { AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
-import type { RunStore } from './ports/store.ts';
+import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
+
+/**
+ * How long an effect's claim lasts unrenewed. Effects take seconds (a check run and a dispatch) to
+ * minutes (a merge waiting on GitHub, a local attempt): the claim is renewed every third of this
+ * while its effect is carried out, so this only bounds how long the effects of a process that died
+ * wait for another to take them. A claim that runs out while its holder still works costs a lookup
+ * on GitHub: the dispatcher looks there before doing anything again.
+ */
+export const CLAIM_TTL_MS = 2 * 60_000;
 
 /** Where the engine says what went wrong outside any caller's reach (an effect that failed). */
 export interface EngineLog {
@@ -34,18 +47,37 @@ export interface EngineOptions {
   /** Carries out a report effect (refreshes what people see: check runs, the tracking comment). */
   report?(run: Run): void | Promise<void>;
   log?: EngineLog;
+  /** Who this engine is among the processes sharing the store (default: host, pid and a random part). */
+  holder?: string;
+  /** How long a claim on an effect lasts unrenewed (default CLAIM_TTL_MS). */
+  claimTtlMs?: number;
+  /**
+   * This engine is the only driver of the runs it recovers (the command line takes a run's lease
+   * before it drives it): recovery takes the effects a dead driver claimed at once, instead of
+   * waiting for its claims to run out.
+   */
+  soleDriver?: boolean;
+}
+
+/** A name for this process among those sharing a store, as operators would look for it. */
+export function holderName(): string {
+  return `${hostname()} pid ${process.pid} ${randomUUID().slice(0, 8)}`;
 }
 
 export type NewRun = Omit<Parameters<typeof createRun>[0], 'at'>;
 
 export class Engine {
+  readonly claim: EffectClaim;
   private readonly inflight = new Set<Promise<unknown>>();
-  /** Effects this engine is carrying out, so that a recovery beside it does not start them twice. */
-  private readonly claimed = new Set<string>();
+  /** Effects this engine is carrying out (their claims renewed), so that it does not start one twice. */
+  private readonly working = new Map<string, { runId: string; key: string }>();
+  private renewal: NodeJS.Timeout | undefined;
+  private closed = false;
   private readonly now: () => string;
 
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
+    this.claim = { holder: options.holder ?? holderName(), ttlMs: options.claimTtlMs ?? CLAIM_TTL_MS };
   }
 
   /** 1. start the new run and store it with what starting asks for (one write: a run is never stored unstarted), 2. carry that out. */
@@ -53,10 +85,10 @@ export class Engine {
     const created = createRun({ ...input, at: this.now() });
     const event: RunEvent = { type: 'started', at: this.now() };
     const started = reduce(created, event);
-    await this.options.store.create(started.run, started.effects);
+    const written = await this.options.store.create(started.run, started.effects, this.claim);
     const run = { ...started.run, version: 1 };
     this.options.observe?.(run, event);
-    this.carryOut(run, started.effects);
+    this.carryOut(run, held(started.effects, written.claimed));
     return run;
   }
 
@@ -66,9 +98,9 @@ export class Engine {
    * not verify counts as not run, whoever sends it.
    */
   async apply(runId: string, event: RunEvent): Promise<Run> {
-    const transition = await applyEvent(this.options.store, runId, event, reduce);
+    const transition = await applyEvent(this.options.store, runId, event, reduce, this.claim);
     this.options.observe?.(transition.run, event);
-    if (transition.committed) this.carryOut(transition.run, transition.effects);
+    if (transition.committed) this.carryOut(transition.run, held(transition.effects, transition.claimed));
     return transition.run;
   }
 
@@ -95,17 +127,44 @@ export class Engine {
   }
 
   /**
-   * Carries out the run's pending effects that this engine is not already carrying out: what a
-   * process that died left, or what another process committed for this one to do (a cancel's
-   * teardown, committed by `conveyor cancel` for the run's driver).
+   * Claims and carries out the run's pending effects that no one else holds: what a process that
+   * died left (once its claims ran out, or at once for a sole driver), or what another process
+   * committed unclaimed for this one to do (a cancel's teardown, committed by `conveyor cancel`
+   * for the run's driver).
    */
   async carryOutPending(runId: string): Promise<void> {
-    this.carryOut(await this.get(runId), await this.options.store.pendingEffects(runId));
+    const effects = await this.options.store.claimEffects(this.claim, { runId, ...(this.options.soleDriver ? { takeOver: true } : {}) });
+    if (effects.length > 0) this.carryOut(await this.get(runId), effects);
+  }
+
+  /**
+   * Claims and carries out the pending effects of every run that no one holds: those whose holder
+   * died mid-effect (its claim ran out) or that were never claimed. Returns them (`run/key`),
+   * leaving out those this engine was already carrying out.
+   */
+  async carryOutAbandoned(): Promise<string[]> {
+    const effects = (await this.options.store.claimEffects(this.claim)).filter((e) => !this.working.has(workKey(e.runId, e.key)));
+    const byRun = new Map<string, StoredEffect[]>();
+    for (const e of effects) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e]);
+    for (const [runId, ofRun] of byRun) {
+      const run = await this.options.store.get(runId);
+      if (run) this.carryOut(run, ofRun);
+    }
+    return effects.map((e) => `${e.runId}/${e.key}`);
   }
 
   /** Resolves when no effect this engine started is still under way (the run ended or waits for a person). */
   async idle(): Promise<void> {
     while (this.inflight.size > 0) await Promise.race(this.inflight);
+  }
+
+  /**
+   * Stops renewing this engine's claims and starts no more effects: what it was carrying out is
+   * taken by another process once the claims run out (the process is stopping).
+   */
+  close(): void {
+    this.closed = true;
+    this.stopRenewing();
   }
 
   async get(runId: string): Promise<Run> {
@@ -123,19 +182,42 @@ export class Engine {
   }
 
   /**
-   * Starts each effect (not awaited: attempts run concurrently and report through `apply`), given
-   * the run as committed with them (or as stored now, for effects left by a crash), and marks each
-   * done once carried out. A reply is not idempotent: it is marked done before it is sent.
+   * Starts each effect this engine holds the claim of (not awaited: attempts run concurrently and
+   * report through `apply`), given the run as committed with them (or as stored now, for effects
+   * left by a crash), renews their claims while they are carried out, and marks each done once
+   * carried out. A reply is not idempotent: it is marked done before it is sent. An effect that
+   * fails keeps its claim until it runs out; then it is taken and tried again.
    */
   private carryOut(run: Run, effects: readonly RunEffect[]): void {
+    if (this.closed) return;
     for (const effect of effects) {
-      const claim = `${run.id}\u0000${effect.key}`;
-      if (this.claimed.has(claim)) continue;
-      this.claimed.add(claim);
+      const id = workKey(run.id, effect.key);
+      if (this.working.has(id)) continue;
+      this.working.set(id, { runId: run.id, key: effect.key });
+      this.renewing();
       const done = () => this.options.store.markEffectDone(run.id, effect.key);
       const work = effect.type === 'reply' ? done().then(() => this.options.reply?.(run, effect.text)) : this.effect(run, effect).then(done);
-      this.track(work.finally(() => this.claimed.delete(claim)));
+      this.track(
+        work.finally(() => {
+          this.working.delete(id);
+          if (this.working.size === 0) this.stopRenewing();
+        }),
+      );
     }
+  }
+
+  /** While effects are being carried out, their claims are renewed every third of their time. */
+  private renewing(): void {
+    if (this.renewal) return;
+    this.renewal = setInterval(() => {
+      this.options.store.renewClaims(this.claim, [...this.working.values()]).catch((e: unknown) => this.options.log?.error(`conveyor: could not renew the claims of the effects under way: ${(e as Error).message}`));
+    }, Math.max(1, Math.floor(this.claim.ttlMs / 3)));
+    this.renewal.unref();
+  }
+
+  private stopRenewing(): void {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = undefined;
   }
 
   private async effect(run: Run, effect: RunEffect): Promise<void> {
@@ -202,4 +284,12 @@ export class Engine {
       .finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
+}
+
+const workKey = (runId: string, key: string) => `${runId}\u0000${key}`;
+
+/** The effects of a write that it claimed (a key stored before keeps its holder, who carries it out). */
+function held(effects: readonly RunEffect[], claimed: readonly string[]): RunEffect[] {
+  const keys = new Set(claimed);
+  return effects.filter((e) => keys.has(e.key));
 }

@@ -9,9 +9,9 @@ type Db = Database.Database;
  * Bump with a migration in `migrate` whenever the tables change. 1: effects in a table of their
  * own; 2: each run's outbox in columns of its row, plans stored apart; 3: runs whole (plan
  * included), effects in a table again, leases, the runs' pull requests, and the GitHub App's
- * links in the same file.
+ * links in the same file; 4: effects claimed by the process that carries them out.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The GitHub App's records (engine/ports/links.ts); IF NOT EXISTS: a migrated file keeps its comments and summaries. */
 const LINK_TABLES = `
@@ -46,7 +46,8 @@ CREATE INDEX runs_status ON runs (status);
 CREATE TABLE run_prs (run_id TEXT NOT NULL, repo TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (run_id, repo, number));
 CREATE INDEX run_prs_pr ON run_prs (repo, number);
 -- The outbox: effects in commit order (rowid); a key once stored, pending or done, is not stored again.
-CREATE TABLE effects (run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, UNIQUE (run_id, key));
+-- claimed_by carries a pending effect out until claimed_until (ms since the epoch), renewing it as it works.
+CREATE TABLE effects (run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, claimed_until INTEGER, UNIQUE (run_id, key));
 CREATE INDEX effects_pending ON effects (done) WHERE done = 0;
 -- IF NOT EXISTS: a migrated file keeps its deliveries (the table's shape never changed).
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL);
@@ -75,8 +76,16 @@ export function migrate(db: Db, path: string): void {
         `The state database ${path} has schema version ${String(version)}, but this Conveyor knows versions up to ${SCHEMA_VERSION}. Upgrade Conveyor, or use another state file.`,
       );
     }
+    // Version 1 and 2 files are rebuilt into the current tables; a version 3 file gains columns.
     if (version < 3) toVersion3(db, path, version, tables);
+    else if (version < 4) toVersion4(db);
   }).immediate();
+}
+
+/** Version 3 to 4: effects gain their claim (none: a restart's recovery claims them). */
+function toVersion4(db: Db): void {
+  db.exec('ALTER TABLE effects ADD COLUMN claimed_by TEXT; ALTER TABLE effects ADD COLUMN claimed_until INTEGER;');
+  db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);
 }
 
 interface OldRun {
@@ -102,7 +111,7 @@ interface OldEffect {
 }
 
 /**
- * Versions 1 and 2 to 3: each run is stored whole again (its plan put back into it), its effects
+ * Versions 1 and 2 to 3 (and on to the current tables): each run is stored whole again (its plan put back into it), its effects
  * become rows (pending ones in the order they were committed, done ones as done keys), and the
  * app's attempt records gain their repository (read from the record itself).
  */

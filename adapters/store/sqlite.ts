@@ -1,13 +1,14 @@
 // The embedded store: one SQLite file (better-sqlite3, WAL), safe to share between processes on
 // one machine. A run is its JSON with a version column for compare-and-swap; its effects are rows
-// of the outbox table written in the same transaction; the GitHub App's records (links) live in
-// the same file. better-sqlite3 is synchronous: the port's promises resolve at once.
+// of the outbox table written in the same transaction, each with the claim of the process that
+// carries it out; the GitHub App's records (links) live in the same file. better-sqlite3 is
+// synchronous: the port's promises resolve at once.
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Run, RunEffect } from '../../core/run/types.ts';
 import type { AttemptLink, CommentLink, LinkStore } from '../../engine/ports/links.ts';
-import { StoreError, type Lease, type RunFilter, type RunStore, type StoredEffect } from '../../engine/ports/store.ts';
+import { StoreError, type EffectClaim, type Lease, type RunFilter, type RunStore, type StoredEffect, type Written } from '../../engine/ports/store.ts';
 import { useWal } from '../../lib/sqlite.ts';
 import { explain, migrate } from './sqlite-schema.ts';
 
@@ -69,6 +70,15 @@ interface RunRow {
   body: string;
 }
 
+interface EffectRow {
+  run_id: string;
+  body: string;
+  claimed_by: string | null;
+  claimed_until: number | null;
+}
+
+const EFFECT_COLUMNS = 'run_id, body, claimed_by, claimed_until';
+
 class Sqlite implements SqliteStore {
   readonly links: LinkStore;
   private readonly sql;
@@ -84,10 +94,16 @@ class Sqlite implements SqliteStore {
       activeOf: db.prepare<[string, number, string], string>("SELECT id FROM runs WHERE issue_repo = ? AND issue_number = ? AND pipeline = ? AND status IN ('running', 'waiting')").pluck(),
       deletePrs: db.prepare('DELETE FROM run_prs WHERE run_id = ?'),
       insertPr: db.prepare('INSERT OR IGNORE INTO run_prs (run_id, repo, number) VALUES (?, ?, ?)'),
-      insertEffect: db.prepare('INSERT OR IGNORE INTO effects (run_id, key, body) VALUES (?, ?, ?)'),
-      pending: db.prepare<[], { run_id: string; body: string }>('SELECT run_id, body FROM effects WHERE done = 0 ORDER BY rowid'),
-      pendingOf: db.prepare<[string], { run_id: string; body: string }>('SELECT run_id, body FROM effects WHERE done = 0 AND run_id = ? ORDER BY rowid'),
+      insertEffect: db.prepare('INSERT OR IGNORE INTO effects (run_id, key, body, claimed_by, claimed_until) VALUES (?, ?, ?, ?, ?)'),
+      pending: db.prepare<[], EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE done = 0 ORDER BY rowid`),
+      pendingOf: db.prepare<[string], EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE done = 0 AND run_id = ? ORDER BY rowid`),
       markDone: db.prepare('UPDATE effects SET done = 1 WHERE run_id = ? AND key = ?'),
+      // Free: never claimed, or its claim ran out; @takeOver: whoever holds it.
+      free: db.prepare<{ now: number; runId: string | null; takeOver: number }, EffectRow & { key: string }>(
+        `SELECT key, ${EFFECT_COLUMNS} FROM effects WHERE done = 0 AND (@runId IS NULL OR run_id = @runId) AND (claimed_by IS NULL OR claimed_until < @now OR @takeOver = 1) ORDER BY rowid`,
+      ),
+      take: db.prepare('UPDATE effects SET claimed_by = ?, claimed_until = ? WHERE run_id = ? AND key = ?'),
+      renew: db.prepare('UPDATE effects SET claimed_until = ? WHERE run_id = ? AND key = ? AND claimed_by = ? AND done = 0'),
       insertDelivery: db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       takeLease: db.prepare('INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE leases.holder = excluded.holder OR leases.expires_at < ?'),
       selectLease: db.prepare<[string], { name: string; holder: string; expires_at: number }>('SELECT name, holder, expires_at FROM leases WHERE name = ?'),
@@ -96,10 +112,10 @@ class Sqlite implements SqliteStore {
     this.links = new SqliteLinks(db, (fn) => this.guard(fn));
   }
 
-  async create(run: Run, effects: readonly RunEffect[]): Promise<void> {
+  async create(run: Run, effects: readonly RunEffect[], claim?: EffectClaim): Promise<Written> {
     if (run.version !== 0) throw new StoreError('conflict', `A new run must have version 0 (run "${run.id}" has ${run.version}).`);
     const stored = { ...run, version: 1 };
-    this.write(() => {
+    return this.write(() => {
       if (this.sql.selectRun.get(run.id)) throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`);
       if (run.status === 'running' || run.status === 'waiting') {
         const active = this.sql.activeOf.get(run.issue.repo, run.issue.number, run.plan.pipeline);
@@ -107,7 +123,7 @@ class Sqlite implements SqliteStore {
       }
       this.sql.insertRun.run(run.id, 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, run.createdAt, run.updatedAt, JSON.stringify(stored));
       this.savePrs(stored);
-      this.addEffects(run.id, effects);
+      return this.addEffects(run.id, effects, claim);
     });
   }
 
@@ -140,20 +156,37 @@ class Sqlite implements SqliteStore {
     return this.guard(() => this.db.prepare<unknown[], RunRow>(sql).all(...args)).map((r) => this.parse(r));
   }
 
-  async commit(run: Run, effects: readonly RunEffect[]): Promise<boolean> {
+  async commit(run: Run, effects: readonly RunEffect[], claim?: EffectClaim): Promise<Written | false> {
     const next = { ...run, version: run.version + 1 };
     return this.write(() => {
       const changed = this.sql.updateRun.run(run.status, run.updatedAt, JSON.stringify(next), run.id, run.version).changes === 1;
       if (!changed) return false;
       this.savePrs(next);
-      this.addEffects(run.id, effects);
-      return true;
+      return this.addEffects(run.id, effects, claim);
     });
   }
 
   async pendingEffects(runId?: string): Promise<StoredEffect[]> {
     const rows = this.guard(() => (runId === undefined ? this.sql.pending.all() : this.sql.pendingOf.all(runId)));
-    return rows.map((r) => ({ ...(this.parseJson(r.body, `A pending effect of run "${r.run_id}"`) as RunEffect), runId: r.run_id }));
+    return rows.map((r) => this.effectOf(r));
+  }
+
+  async claimEffects(claim: EffectClaim, scope: { runId?: string; takeOver?: boolean } = {}): Promise<StoredEffect[]> {
+    const now = Date.now();
+    const until = now + claim.ttlMs;
+    const rows = this.write(() => {
+      const free = this.sql.free.all({ now, runId: scope.runId ?? null, takeOver: scope.takeOver ? 1 : 0 });
+      for (const r of free) this.sql.take.run(claim.holder, until, r.run_id, r.key);
+      return free.map((r) => ({ ...r, claimed_by: claim.holder, claimed_until: until }));
+    });
+    return rows.map((r) => this.effectOf(r));
+  }
+
+  async renewClaims(claim: EffectClaim, effects: ReadonlyArray<{ runId: string; key: string }>): Promise<void> {
+    const until = Date.now() + claim.ttlMs;
+    this.write(() => {
+      for (const e of effects) this.sql.renew.run(until, e.runId, e.key, claim.holder);
+    });
   }
 
   async markEffectDone(runId: string, key: string): Promise<void> {
@@ -196,8 +229,20 @@ class Sqlite implements SqliteStore {
     for (const pr of run.prs) this.sql.insertPr.run(run.id, pr.repo, pr.number);
   }
 
-  private addEffects(runId: string, effects: readonly RunEffect[]): void {
-    for (const e of effects) this.sql.insertEffect.run(runId, e.key, JSON.stringify(e));
+  /** Stores the effects whose keys are new, claimed with `claim`; returns the keys it claimed. */
+  private addEffects(runId: string, effects: readonly RunEffect[], claim: EffectClaim | undefined): Written {
+    const until = claim ? Date.now() + claim.ttlMs : null;
+    const claimed: string[] = [];
+    for (const e of effects) {
+      const stored = this.sql.insertEffect.run(runId, e.key, JSON.stringify(e), claim?.holder ?? null, until).changes === 1;
+      if (stored && claim) claimed.push(e.key);
+    }
+    return { claimed };
+  }
+
+  private effectOf(r: EffectRow): StoredEffect {
+    const effect = this.parseJson(r.body, `A pending effect of run "${r.run_id}"`) as RunEffect;
+    return { ...effect, runId: r.run_id, ...(r.claimed_by !== null ? { claim: { holder: r.claimed_by, until: r.claimed_until ?? 0 } } : {}) };
   }
 
   private parse(row: RunRow): Run {

@@ -1,7 +1,8 @@
 // The store port: runs with a version number (every write is compare-and-swap on it), the
-// pending effects of each write (the outbox, written in the same transaction), the webhook
-// delivery ids already seen, and leases (one holder of a name at a time: the driver of a run, the
-// sweeper among replicas). Asynchronous, so that a database server can sit behind it.
+// pending effects of each write (the outbox, written in the same transaction) and who has claimed
+// each to carry it out, the webhook delivery ids already seen, and leases (one holder of a name at
+// a time: the driver of a run, the sweeper among replicas). Asynchronous, so that a database
+// server can sit behind it.
 import type { Run, RunEffect, RunStatus } from '../../core/run/types.ts';
 
 export interface RunFilter {
@@ -12,7 +13,27 @@ export interface RunFilter {
   pr?: { repo: string; number: number };
 }
 
-export type StoredEffect = RunEffect & { runId: string };
+/**
+ * Who carries an effect out: several processes (app replicas) share one store, and each pending
+ * effect is carried out only by the holder of its claim. The write that stores an effect claims it
+ * for its writer in the same transaction; the holder renews the claim while it works; a claim
+ * that ran out (its holder died) can be taken by another.
+ */
+export interface EffectClaim {
+  holder: string;
+  ttlMs: number;
+}
+
+export type StoredEffect = RunEffect & {
+  runId: string;
+  /** Who holds the effect, until when (ms since the epoch, the store's clock); absent when no one does. */
+  claim?: { holder: string; until: number };
+};
+
+/** What a write stored: the keys of its effects that its claim now holds (none without a claim). */
+export interface Written {
+  claimed: string[];
+}
 
 /** Who holds a lease, and until when (ms since the epoch). */
 export interface Lease {
@@ -30,9 +51,9 @@ export interface RunStore {
    * Stores a new run (its version must be 0; it is stored as 1) with its first effects. Throws a
    * StoreError `duplicate-run` if the id exists, and `active-run` if the issue already has an
    * active run (running or waiting) of the same pipeline: one active run per issue and pipeline,
-   * whoever tries at the same time.
+   * whoever tries at the same time. With a claim, its effects are claimed for its holder.
    */
-  create(run: Run, effects: readonly RunEffect[]): Promise<void>;
+  create(run: Run, effects: readonly RunEffect[], claim?: EffectClaim): Promise<Written>;
   /** The stored run with its stored version, or undefined. */
   get(id: string): Promise<Run | undefined>;
   /** Runs in the order they were created. */
@@ -40,11 +61,22 @@ export interface RunStore {
   /**
    * Compare-and-swap: writes the run with version run.version + 1 iff the stored version equals
    * run.version, and stores its effects in the same transaction; false on a conflict (nothing
-   * written). An effect whose (run, key) is already stored, pending or done, is not stored again.
+   * written). An effect whose (run, key) is already stored, pending or done, is not stored again
+   * (and keeps its claim). With a claim, the effects it stores are claimed for its holder.
    */
-  commit(run: Run, effects: readonly RunEffect[]): Promise<boolean>;
+  commit(run: Run, effects: readonly RunEffect[], claim?: EffectClaim): Promise<Written | false>;
   /** Effects not yet marked done, in the order they were committed within each run. */
   pendingEffects(runId?: string): Promise<StoredEffect[]>;
+  /**
+   * Claims pending effects (of one run, or of all) for `claim.holder` until now + ttlMs: those no
+   * one holds (never claimed, or claimed by a holder that let the claim run out: it died, or the
+   * effect failed), and with `takeOver` those of any holder (the caller knows theirs is gone: it
+   * took the run's lease from a dead driver). Returns the effects it claimed, in the order of
+   * pendingEffects. Two callers at once never claim the same effect.
+   */
+  claimEffects(claim: EffectClaim, scope?: { runId?: string; takeOver?: boolean }): Promise<StoredEffect[]>;
+  /** Extends the holder's claims on these pending effects to now + ttlMs (one another holder took is left alone). */
+  renewClaims(claim: EffectClaim, effects: ReadonlyArray<{ runId: string; key: string }>): Promise<void>;
   /** Marks one effect done (a key that is not stored, or already done, changes nothing). */
   markEffectDone(runId: string, key: string): Promise<void>;
   /** Records a delivery id; true if it had been seen before (atomic). */

@@ -6,11 +6,10 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
-import { openAppStore } from '../../app/stores.ts';
+import { openAppStore, type AppStore } from '../../app/stores.ts';
 import { createRun } from '../../core/run/reducer.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { LinkStore } from '../../engine/ports/links.ts';
-import type { SqliteStore } from '../../adapters/store/sqlite.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
@@ -22,7 +21,7 @@ const AT = '2025-03-01T10:00:00.000Z';
 let issuer: TestIssuer;
 let broker: Broker;
 let dir: string;
-let store: SqliteStore;
+let store: AppStore;
 let links: LinkStore;
 
 function storedRun(): Run {
@@ -47,7 +46,7 @@ function dispatched(externalId: string, workflowRunId: number): Promise<void> {
 
 /** A change to the stored run, committed as the engine would (compare-and-swap). */
 async function change(edit: (run: Run) => Run): Promise<void> {
-  expect(await store.commit(edit((await store.get(RUN))!), [])).toBe(true);
+  expect(await store.commit(edit((await store.get(RUN))!), [])).toEqual({ claimed: [] });
 }
 
 beforeAll(async () => {
@@ -61,7 +60,7 @@ beforeEach(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
   dir = tempDir('conveyor-authority-');
-  store = openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
+  store = await openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
   links = store.links;
   await store.create(storedRun(), []);
   await dispatched(`${RUN}:implement:1:0`, 9001);

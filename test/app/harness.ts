@@ -10,7 +10,7 @@ import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
-import { openAppStore } from '../../app/stores.ts';
+import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import { tempDir, removeDir } from '../helpers/repos.ts';
 import { fixture } from '../helpers/webhook-fixtures.ts';
 import { runActionChild } from '../helpers/action.ts';
@@ -43,7 +43,7 @@ let delivery = 0;
 export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harness {
   const dir = tempDir('conveyor-app-');
   const db = join(dir, 'app.db');
-  const store = openAppStore({ CONVEYOR_DATABASE_URL: db });
+  const store = openSqliteStore(db);
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
   const original = globalThis.fetch;

@@ -70,7 +70,7 @@ export async function runPipelineScenario(app: Partial<ConveyorAppOptions> = {})
     botLogin: BOT,
     issues: { 'acme/web#7': { title: 'Add a feature file', body: 'Please add feature.txt to web and api.' } },
   });
-  const store = openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
+  const store = await openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   // The app's own Octokit policy; its waits shortened and writes not paced (pacing changes when, not how many).
   const probot = new Probot({ appId: APP_ID, privateKey, baseUrl: fake.apiUrl, Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }), logLevel: 'warn' });

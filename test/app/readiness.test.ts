@@ -57,7 +57,7 @@ describe('GET /readyz', () => {
 
 describe('readinessOf', () => {
   it('names a closed store as down', async () => {
-    const store = openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
+    const store = await openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
     const ready = readinessOf({ store: () => store.get('readyz:probe') });
     expect(await ready()).toEqual({ ok: true, checks: { store: 'ok' } });
     await store.close();

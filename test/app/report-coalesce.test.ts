@@ -34,7 +34,7 @@ let held: ReturnType<typeof heldSleep>;
 /** The stored run with a new `waitingFor` (shown in the comment and the summary's title). */
 async function waitFor(text: string): Promise<void> {
   const run = (await h.conveyor.deps.store.get(RUN))!;
-  expect(await h.conveyor.deps.store.commit({ ...run, status: 'waiting', waitingFor: text }, [])).toBe(true);
+  expect(await h.conveyor.deps.store.commit({ ...run, status: 'waiting', waitingFor: text }, [])).toBeTruthy();
 }
 
 beforeEach(async () => {

@@ -1,34 +1,36 @@
 // Where `conveyor serve` keeps its runs (CONVEYOR_DATABASE_URL): a SQLite file by default or by
-// name; a PostgreSQL URL or an unknown scheme is refused, saying what to give instead. The run
-// store and the app's links share its one connection.
+// name, or a PostgreSQL database (several replicas); an unknown scheme is refused, saying what to
+// give instead. The run store and the app's links share one database.
 import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
-import { DEFAULT_DATABASE, openAppStore, sqlitePathOf } from '../../app/stores.ts';
+import { databaseOf, DEFAULT_DATABASE, openAppStore } from '../../app/stores.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 
 describe('CONVEYOR_DATABASE_URL', () => {
   it('names a SQLite file: unset, a path, sqlite:PATH, file:PATH, or in memory', () => {
-    expect(sqlitePathOf(undefined)).toBe(resolve(DEFAULT_DATABASE));
-    expect(sqlitePathOf('  ')).toBe(resolve(DEFAULT_DATABASE));
-    expect(sqlitePathOf('data/app.db')).toBe(resolve('data/app.db'));
-    expect(sqlitePathOf('sqlite:/var/lib/conveyor/app.db')).toBe('/var/lib/conveyor/app.db');
-    expect(sqlitePathOf('sqlite:///var/lib/conveyor/app.db')).toBe('/var/lib/conveyor/app.db');
-    expect(sqlitePathOf('file:rel/app.db')).toBe(resolve('rel/app.db'));
-    expect(sqlitePathOf('sqlite::memory:')).toBe(':memory:');
+    const sqlite = (path: string) => ({ kind: 'sqlite', path });
+    expect(databaseOf(undefined)).toEqual(sqlite(resolve(DEFAULT_DATABASE)));
+    expect(databaseOf('  ')).toEqual(sqlite(resolve(DEFAULT_DATABASE)));
+    expect(databaseOf('data/app.db')).toEqual(sqlite(resolve('data/app.db')));
+    expect(databaseOf('sqlite:/var/lib/conveyor/app.db')).toEqual(sqlite('/var/lib/conveyor/app.db'));
+    expect(databaseOf('sqlite:///var/lib/conveyor/app.db')).toEqual(sqlite('/var/lib/conveyor/app.db'));
+    expect(databaseOf('file:rel/app.db')).toEqual(sqlite(resolve('rel/app.db')));
+    expect(databaseOf('sqlite::memory:')).toEqual(sqlite(':memory:'));
   });
 
-  it('refuses PostgreSQL, which this version does not support, saying what to use', () => {
-    for (const url of ['postgres://db/conveyor', 'postgresql://u:p@db:5432/conveyor']) {
-      expect(() => sqlitePathOf(url)).toThrow(UsageError);
-      expect(() => sqlitePathOf(url)).toThrow(/CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported.*sqlite:\/var\/lib\/conveyor\/app\.db/);
-    }
+  it('names a PostgreSQL database: postgres:// or postgresql://', () => {
+    for (const url of ['postgres://db/conveyor', 'postgresql://u:p@db:5432/conveyor?sslmode=require', 'POSTGRES://db/conveyor']) expect(databaseOf(url)).toEqual({ kind: 'postgres', url });
   });
 
-  it('refuses a URL of another kind, naming it and the forms it takes', () => {
-    expect(() => sqlitePathOf('mysql://db/conveyor')).toThrow(UsageError);
-    expect(() => sqlitePathOf('mysql://db/conveyor')).toThrow('CONVEYOR_DATABASE_URL "mysql://db/conveyor" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH');
+  it('refuses a URL of another kind, naming it (its password hidden) and the forms it takes', () => {
+    expect(() => databaseOf('mysql://db/conveyor')).toThrow(UsageError);
+    expect(() => databaseOf('mysql://db/conveyor')).toThrow(
+      'CONVEYOR_DATABASE_URL "mysql://db/conveyor" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH (one replica), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (any number of replicas)',
+    );
+    expect(() => databaseOf('mysql://me:hunter2@db/conveyor')).toThrow('CONVEYOR_DATABASE_URL "mysql://me:***@db/conveyor" is not a database');
   });
 });
 
@@ -37,7 +39,7 @@ describe('the app store', () => {
     const dir = tempDir('conveyor-stores-');
     try {
       const path = join(dir, 'app.db');
-      const store = openAppStore({ CONVEYOR_DATABASE_URL: `sqlite:${path}` });
+      const store = await openAppStore({ CONVEYOR_DATABASE_URL: `sqlite:${path}` });
       await store.links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
       expect(await store.seenDelivery('d-1')).toBe(false);
       await store.close();
@@ -52,9 +54,32 @@ describe('the app store', () => {
   });
 
   it('can be in memory', async () => {
-    const store = openAppStore({ CONVEYOR_DATABASE_URL: 'sqlite::memory:' });
+    const store = await openAppStore({ CONVEYOR_DATABASE_URL: 'sqlite::memory:' });
     await store.links.saveComment('acme-web-7', { id: 3, url: 'u' });
     expect(await store.links.comment('acme-web-7')).toEqual({ id: 3, url: 'u' });
     await store.close();
+  });
+});
+
+describe('the app store on PostgreSQL', () => {
+  let server: PostgresServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('keeps runs and the GitHub records in one database that every replica opens', async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase('app');
+    const first = await openAppStore({ CONVEYOR_DATABASE_URL: url });
+    const second = await openAppStore({ CONVEYOR_DATABASE_URL: url.replace(/^postgres:/, 'postgresql:') });
+    try {
+      await first.links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
+      expect(await first.seenDelivery('d-1')).toBe(false);
+      expect(await second.seenDelivery('d-1')).toBe(true);
+      expect(await second.links.comment('acme-web-7')).toEqual({ id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The engine over a real SQLite store: every effect is carried out once and marked done once
 // carried out, and a process that dies before that leaves the effects pending for recovery, which
-// carries them out without running any attempt twice.
+// carries them out without running any attempt twice: at once by a sole driver (the command line,
+// holding the run's lease), by a replica beside it once the dead one's claims run out.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../engine/ports/dispatcher.ts';
@@ -112,6 +113,7 @@ describe('the engine over a real store', () => {
     const recovered: string[] = [];
     const engine = new Engine({
       store: second,
+      soleDriver: true,
       dispatcher: {
         run: (payload) => {
           ranSecond.push(attemptOf(payload));
@@ -134,5 +136,46 @@ describe('the engine over a real store', () => {
     expect(run.status).toBe('succeeded');
     expect(run.steps.implement?.attempts).toHaveLength(1);
     expect(await second.pendingEffects()).toEqual([]);
+  });
+
+  it('a replica beside a live one leaves its effects alone, and takes them once their claims run out (it died), carrying each out once', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const ranA: string[] = [];
+    const a = new Engine({
+      store: open(),
+      holder: 'replica A',
+      claimTtlMs: 150,
+      dispatcher: { run: (p) => (ranA.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})), recover: () => Promise.resolve(undefined) },
+      now: () => AT,
+      merge: () => Promise.reject(new Error('not reached')),
+    });
+    await a.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    expect(ranA).toEqual(['implement#1.0']);
+    const ranB: string[] = [];
+    const b = new Engine({
+      store: open(),
+      holder: 'replica B',
+      dispatcher: { run: (p) => (ranB.push(attemptOf(p)), Promise.resolve({ kind: 'result', result: successFor(p) })), recover: () => Promise.resolve(undefined) },
+      now: () => AT,
+      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+    });
+    // A is alive: well past its claims' time, it keeps renewing them while its dispatch is under way.
+    await sleep(400);
+    expect(await b.carryOutAbandoned()).toEqual([]);
+    await b.carryOutPending('web-7');
+    await b.idle();
+    expect(ranB).toEqual([]);
+    // A dies (stops renewing): once its claim runs out, B takes the dispatch and carries it out.
+    a.close();
+    let taken: string[] = [];
+    for (let tries = 0; tries < 200 && taken.length === 0; tries++) {
+      await sleep(50);
+      taken = await b.carryOutAbandoned();
+    }
+    expect(taken).toEqual(['web-7/web-7:implement:1:0:dispatch']);
+    await b.idle();
+    expect(ranB.sort()).toEqual(['implement#1.0', 'review#1.0', 'test#1.0']);
+    expect((await b.get('web-7')).status).toBe('succeeded');
+    expect(await handles[1]!.pendingEffects()).toEqual([]);
   });
 });

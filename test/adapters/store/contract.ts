@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRun } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect } from '../../../core/run/types.ts';
 import type { LinkStore } from '../../../engine/ports/links.ts';
-import { StoreError, type RunStore } from '../../../engine/ports/store.ts';
+import { StoreError, type RunStore, type StoredEffect } from '../../../engine/ports/store.ts';
 import { planOf } from '../../helpers/plans.ts';
 
 export interface StoreDriver {
@@ -57,7 +57,7 @@ export function storeContract(name: string, driver: StoreDriver): void {
       // Another pipeline, or another issue, is fine; and once r1 ends, a new run of the issue is too.
       await other.create(runOf('r3', 7, 'hotfix'), []);
       await other.create(runOf('r4', 8), []);
-      expect(await store.commit({ ...(await store.get('r1'))!, status: 'cancelled' }, [])).toBe(true);
+      expect(await store.commit({ ...(await store.get('r1'))!, status: 'cancelled' }, [])).toEqual({ claimed: [] });
       await store.create(runOf('r2'), []);
       expect((await store.list()).map((r) => r.id)).toEqual(['r1', 'r3', 'r4', 'r2']);
       const error = await store.create(runOf('r1'), []).catch((e: unknown) => e);
@@ -67,7 +67,7 @@ export function storeContract(name: string, driver: StoreDriver): void {
     it('commit is compare-and-swap: a stale version writes nothing, not even its effects', async () => {
       await store.create(runOf('r1'), []);
       const v1 = (await store.get('r1'))!;
-      expect(await store.commit({ ...v1, status: 'waiting' }, [report('a')])).toBe(true);
+      expect(await store.commit({ ...v1, status: 'waiting' }, [report('a')])).toEqual({ claimed: [] });
       expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
       expect(await store.commit({ ...v1, status: 'cancelled' }, [report('b')])).toBe(false);
       expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
@@ -79,8 +79,8 @@ export function storeContract(name: string, driver: StoreDriver): void {
       await store.create(runOf('r1'), []);
       await store.create(runOf('r2', 8), [report('x')]);
       const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
-      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toBe(true);
-      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toBe(true);
+      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
+      expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
       expect(await store.pendingEffects('r1')).toEqual([{ ...effect, runId: 'r1' }, { ...report('r1:report:2'), runId: 'r1' }, { ...report('r1:report:3'), runId: 'r1' }]);
       expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['r2/x', 'r1/r1:implement:1:0:dispatch', 'r1/r1:report:2', 'r1/r1:report:3']);
       const other = await another();
@@ -89,8 +89,60 @@ export function storeContract(name: string, driver: StoreDriver): void {
       await store.markEffectDone('r2', 'r1:report:2'); // another run's key: nothing
       expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
       // A done effect committed again stays done.
-      expect(await store.commit((await store.get('r1'))!, [effect])).toBe(true);
+      expect(await store.commit((await store.get('r1'))!, [effect])).toEqual({ claimed: [] });
       expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
+    });
+
+    it('claims: the effects a write stores are its holder\'s; no one else takes them until the claim runs out', async () => {
+      const A = { holder: 'replica A', ttlMs: 60_000 };
+      const B = { holder: 'replica B', ttlMs: 60_000 };
+      const keysOf = (effects: StoredEffect[]) => effects.map((e) => `${e.runId}/${e.key}`);
+      expect(await store.create(runOf('r1'), [report('a')], A)).toEqual({ claimed: ['a'] });
+      const [a] = await store.pendingEffects('r1');
+      expect(a).toMatchObject({ key: 'a', runId: 'r1', claim: { holder: 'replica A' } });
+      expect(a!.claim!.until).toBeGreaterThan(Date.now() + 50_000);
+      // A key stored before keeps its claim; a conflict stores and claims nothing.
+      const v1 = (await store.get('r1'))!;
+      expect(await store.commit(v1, [report('a'), report('b')], A)).toEqual({ claimed: ['b'] });
+      expect(await store.commit(v1, [report('x')], A)).toBe(false);
+      // Written without a claim (another command's write): anyone may take it at once.
+      expect(await store.commit((await store.get('r1'))!, [report('c')])).toEqual({ claimed: [] });
+      await store.create(runOf('r2', 8), [report('d')]);
+      const other = await another();
+      expect(keysOf(await other.claimEffects(B, { runId: 'r1' }))).toEqual(['r1/c']);
+      // What a holder holds is not claimed again, by anyone: only r2's unclaimed effect is free.
+      expect(keysOf(await store.claimEffects(A))).toEqual(['r2/d']);
+      expect(keysOf(await other.claimEffects(B))).toEqual([]);
+      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}:${e.claim?.holder}`)).toEqual(['r1/a:replica A', 'r1/b:replica A', 'r1/c:replica B', 'r2/d:replica A']);
+      // A stops renewing (it died): once its claims run out, B takes them, in commit order; A's late renewal changes nothing.
+      await store.renewClaims({ ...A, ttlMs: -1 }, [{ runId: 'r1', key: 'a' }, { runId: 'r1', key: 'b' }, { runId: 'r2', key: 'd' }]);
+      expect(keysOf(await other.claimEffects(B, { runId: 'r1' }))).toEqual(['r1/a', 'r1/b']);
+      await store.renewClaims(A, [{ runId: 'r1', key: 'a' }]);
+      expect((await store.pendingEffects('r1')).map((e) => e.claim?.holder)).toEqual(['replica B', 'replica B', 'replica B']);
+      // The holder's renewal extends its claim.
+      const before = (await store.pendingEffects('r1'))[0]!.claim!.until;
+      await other.renewClaims({ ...B, ttlMs: 120_000 }, [{ runId: 'r1', key: 'a' }]);
+      expect((await store.pendingEffects('r1'))[0]!.claim!.until).toBeGreaterThan(before);
+      // A taker-over (it knows B is gone) takes them whoever holds them; done effects are never claimed.
+      await other.markEffectDone('r1', 'b');
+      expect(keysOf(await store.claimEffects(A, { runId: 'r1', takeOver: true }))).toEqual(['r1/a', 'r1/c']);
+      // r2's effect, whose claim A let run out too, is free for B.
+      expect(keysOf(await other.claimEffects(B))).toEqual(['r2/d']);
+      expect(keysOf(await other.claimEffects(B))).toEqual([]);
+    });
+
+    it('claims: two holders taking the same free effects at once get each effect once between them', async () => {
+      const all: string[] = [];
+      for (let r = 0; r < 3; r++) {
+        const effects = Array.from({ length: 10 }, (_, i) => report(`e${r}-${i}`));
+        await store.create(runOf(`r${r}`, r), effects);
+        all.push(...effects.map((e) => `r${r}/${e.key}`));
+      }
+      const other = await another();
+      const [mine, theirs] = await Promise.all([store.claimEffects({ holder: 'A', ttlMs: 60_000 }), other.claimEffects({ holder: 'B', ttlMs: 60_000 })]);
+      const keys = [...mine, ...theirs].map((e) => `${e.runId}/${e.key}`);
+      expect(keys.sort()).toEqual([...all].sort());
+      expect(new Set(keys).size).toBe(all.length);
     });
 
     it('lists runs in creation order, filtered by status, issue, pipeline and pull request', async () => {
@@ -118,7 +170,7 @@ export function storeContract(name: string, driver: StoreDriver): void {
       mine.steps.implement!.status = 'failed';
       expect((await store.get('r1'))!.steps.implement!.status).toBe('pending');
       const other = await another();
-      expect(await other.commit({ ...(await other.get('r1'))!, status: 'waiting' }, [])).toBe(true);
+      expect(await other.commit({ ...(await other.get('r1'))!, status: 'waiting' }, [])).toEqual({ claimed: [] });
       expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
       expect(await store.commit({ ...mine, version: 1 }, [])).toBe(false);
     });
@@ -168,6 +220,15 @@ export function storeContract(name: string, driver: StoreDriver): void {
       await store.links.saveSummary('acme-web-1', 'h1', 11);
       expect(await other.links.summary('acme-web-1', 'h1')).toBe(11);
       expect(await other.links.summary('acme-web-1', 'h2')).toBeUndefined();
+      // GitHub's ids outgrow 32 bits: they come back as the same numbers.
+      const big = 2 ** 40 + 7;
+      await store.links.saveAttempt(link('acme-web-1', 'big', { checkRunId: big, workflowRunId: big + 1 }));
+      expect(await other.links.attemptByCheckRun('acme/web', big)).toMatchObject({ checkRunId: big, workflowRunId: big + 1 });
+      expect(await other.links.attemptByWorkflowRun('acme/web', big + 1)).toMatchObject({ externalId: 'acme-web-1:big:1:0' });
+      await store.links.saveComment('acme-web-1', { id: big, url: 'https://e' });
+      await store.links.saveSummary('acme-web-1', 'h3', big);
+      expect(await other.links.comment('acme-web-1')).toEqual({ id: big, url: 'https://e' });
+      expect(await other.links.summary('acme-web-1', 'h3')).toBe(big);
     });
   });
 }

@@ -116,7 +116,7 @@ describe('sqlite store: older files', () => {
       expect(await migrated.get('a')).toEqual({ ...runOf('a'), version: 3 });
       expect((await migrated.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:2', 'a/a:report:3']);
       // A done effect committed again stays done; a pending one is stored once.
-      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('a:report:2'), report('a:report:4')])).toBe(true);
+      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('a:report:2'), report('a:report:4')])).toEqual({ claimed: [] });
       expect((await migrated.pendingEffects('a')).map((e) => e.key)).toEqual(['a:report:2', 'a:report:3', 'a:report:4']);
       expect(await migrated.seenDelivery('d-old')).toBe(true);
     } finally {
@@ -149,15 +149,39 @@ describe('sqlite store: older files', () => {
       expect((await migrated.get('a'))?.plan).toEqual(runOf('x').plan);
       expect((await migrated.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:3', 'a/a:report:2']);
       // Done keys stay done: committing them again stores nothing.
-      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('other:key'), report('line\nbreak'), report('a:report:5')])).toBe(true);
+      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('other:key'), report('line\nbreak'), report('a:report:5')])).toEqual({ claimed: [] });
       expect((await migrated.pendingEffects('a')).map((e) => e.key)).toEqual(['a:report:3', 'a:report:2', 'a:report:5']);
-      expect(await migrated.commit((await migrated.get('b'))!, [report('b:report:1')])).toBe(true);
+      expect(await migrated.commit((await migrated.get('b'))!, [report('b:report:1')])).toEqual({ claimed: [] });
       expect(await migrated.pendingEffects('b')).toEqual([]);
       // The app's records: the attempt's repository comes from the record; a dispatch caught half-way is looked up again.
       expect(await migrated.links.attemptByCheckRun('acme/web', 42)).toMatchObject({ externalId: 'a:implement:1:0', state: 'creating-check' });
       expect(await migrated.links.comment('a')).toEqual({ id: 9, url: 'https://c' });
     } finally {
       await migrated.close();
+    }
+  });
+
+  it('brings a version 3 file (effects without claims) up to date: its pending effects are free for the next recovery to claim', async () => {
+    const path = join(dir, 'v3.db');
+    const old = openSqliteStore(path);
+    await old.create(runOf('r1'), [report('r1:report:1')]);
+    await old.close();
+    // What version 3 had: the same tables, but effects without their claim.
+    const raw = new Database(path);
+    raw.exec('ALTER TABLE effects DROP COLUMN claimed_by; ALTER TABLE effects DROP COLUMN claimed_until; UPDATE schema_version SET version = 3;');
+    raw.close();
+    const migrated = openSqliteStore(path);
+    try {
+      expect(await migrated.pendingEffects()).toEqual([{ ...report('r1:report:1'), runId: 'r1' }]);
+      expect(await migrated.claimEffects({ holder: 'me', ttlMs: 60_000 })).toMatchObject([{ key: 'r1:report:1', claim: { holder: 'me' } }]);
+    } finally {
+      await migrated.close();
+    }
+    const after = new Database(path, { readonly: true });
+    try {
+      expect(after.prepare('SELECT version FROM schema_version').pluck().get()).toBe(SCHEMA_VERSION);
+    } finally {
+      after.close();
     }
   });
 

@@ -1,11 +1,14 @@
 // `conveyor serve` as an operator starts it: Probot's environment variables, a real HTTP server,
-// and webhooks whose signature is checked before anything else happens.
+// and webhooks whose signature is checked before anything else happens; on a SQLite file, or on
+// a PostgreSQL database that several of them share.
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
+import { PG_PASSWORD, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 
 const SECRET = 'a-webhook-secret';
@@ -41,16 +44,20 @@ function post(port: number, body: string, signature: string): Promise<number> {
   }).then((r) => r.status);
 }
 
-/** `conveyor serve` on a free port with a state file in a new folder, once it listens. */
-async function serve(extra: Record<string, string> = {}): Promise<{ port: number; db: string; server: ReturnType<typeof startCli> }> {
-  dir = tempDir('conveyor-serve-');
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const SETTINGS = { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+
+/** `conveyor serve` on a free port with a state file in a new folder (or the database given), once it listens. */
+async function serve(extra: Record<string, string> = {}, database?: string): Promise<{ port: number; db: string; server: ReturnType<typeof startCli> }> {
+  dir ??= tempDir('conveyor-serve-');
   const port = await freePort();
   const db = join(dir, 'app.db');
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const server = startCli(['serve'], {
-    env: { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', CONVEYOR_DATABASE_URL: `sqlite:${db}`, ...extra },
-  });
-  stop = () => server.child.kill('SIGTERM');
+  const server = startCli(['serve'], { env: { ...SETTINGS, PORT: String(port), CONVEYOR_DATABASE_URL: database ?? `sqlite:${db}`, ...extra } });
+  const previous = stop;
+  stop = () => {
+    previous?.();
+    server.child.kill('SIGTERM');
+  };
   await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
   expect(server.child.exitCode, server.output()).toBeNull();
   return { port, db, server };
@@ -74,9 +81,9 @@ describe('conveyor serve', () => {
     expect(badLog.stderr).toContain('LOG_FORMAT: json');
     expect(badLog.stderr).not.toMatch(/\n\s+at /);
     // A database this version cannot use is refused before anything starts.
-    const postgres = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'postgres://db.example/conveyor' } });
-    expect(postgres.code).toBe(2);
-    expect(postgres.stderr).toContain('CONVEYOR_DATABASE_URL is a PostgreSQL URL, which is not supported');
+    const mysql = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'mysql://db.example/conveyor' } });
+    expect(mysql.code).toBe(2);
+    expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL "mysql://db.example/conveyor" is not a database Conveyor knows');
     // A key that is not a PEM private key is refused before the server starts, naming the variables.
     dir = tempDir('conveyor-serve-');
     const badKey = await cli(['serve'], { env: { ...settings, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } });
@@ -121,5 +128,39 @@ describe('conveyor serve', () => {
     const ended = await server.done;
     expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
     expect(existsSync(`${db}-wal`)).toBe(false);
+  });
+});
+
+describe('conveyor serve on PostgreSQL', () => {
+  let postgres: PostgresServer | undefined;
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  it('two replicas started together on one database migrate it once, and both serve webhooks', async () => {
+    postgres = await startPostgres();
+    const url = await postgres.createDatabase('serve');
+    const [a, b] = await Promise.all([serve({}, url), serve({}, url)]);
+    const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
+    const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    expect(await post(a.port, body, signature)).toBe(200);
+    expect(await post(b.port, body, signature)).toBe(200);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT version FROM schema_version')).rows).toHaveLength(1);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a database that cannot be reached stops it at start (exit 1), naming the database and what to do, never the password', async () => {
+    const url = `postgres://conveyor:${PG_PASSWORD}@127.0.0.1:${await freePort()}/conveyor`;
+    const r = await cli(['serve'], { env: { ...SETTINGS, PORT: '0', CONVEYOR_DATABASE_URL: url } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('The PostgreSQL database "conveyor" on 127.0.0.1:');
+    expect(r.stderr).toContain('cannot be reached: check that the server is running');
+    expect(r.stderr + r.stdout).not.toContain(PG_PASSWORD);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
