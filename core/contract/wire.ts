@@ -83,6 +83,12 @@ export const stepPayloadSchema = z.object({
   app: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be the app\'s public http(s) URL' }) }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: z.enum(['required', 'best-effort']).optional(),
+  /**
+   * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
+   * preset's credentials): masked, and kept from every command that does not list it, including
+   * those of agents this payload does not carry.
+   */
+  byName: z.array(z.string()).optional(),
 });
 
 export const reviewVerdictSchema = z.object({
