@@ -8,7 +8,7 @@ import { suggest } from '../core/config/suggest.ts';
 import { compilePlan, listPipelines, MissingRepoError } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
-import type { ConfigError } from '../core/config/load.ts';
+import type { ConfigError, LoadOptions } from '../core/config/load.ts';
 import { UsageError } from '../core/errors.ts';
 import { isRepoName } from '../core/repo-name.ts';
 import { GitRepo } from '../lib/git.ts';
@@ -36,11 +36,11 @@ export function readConfigText(path: string): string {
   }
 }
 
-export type LoadedConfigFile = { ok: true; config: Config } | { ok: false; errors: ConfigError[] };
+export type LoadedConfigFile = { ok: true; config: Config; warnings?: ConfigError[] } | { ok: false; errors: ConfigError[] };
 
 /** Reads and validates a configuration file; errors carry `path` as the user wrote it. */
-export function loadConfigFile(path: string): LoadedConfigFile {
-  return loadConfig(readConfigText(path), path);
+export function loadConfigFile(path: string, options: LoadOptions = {}): LoadedConfigFile {
+  return loadConfig(readConfigText(path), path, options);
 }
 
 /** Each error as `PATH:LINE:COL key.path: message`, one per line. */

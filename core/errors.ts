@@ -9,6 +9,10 @@ export const ERROR_CODES = [
   'clone-failed',
   'agent-failed',
   'agent-timeout',
+  /** The agent printed nothing and changed nothing for its `stall-minutes`: stopped, and its attempt runs again like a lost one. */
+  'agent-stalled',
+  /** An agent's or a service's `setup` failed: the step's own command did not run (nothing for a repair to fix). */
+  'setup-failed',
   'no-changes',
   'writes-violation',
   'push-rejected',

@@ -22,12 +22,22 @@ export interface CommandOptions {
   drainMs?: number;
   /** Leave what the command left running in its group alone when it ends (a deploy's environment: see lib/sandbox.ts). */
   keepGroup?: boolean;
+  /** A line without an end is flushed (scrubbed) once it is this long, in characters (default 16 KiB). */
+  lineLimit?: number;
+  /**
+   * The stall guard: when the command prints nothing for `ms` and `activity` (the time of the
+   * latest change it made, e.g. in its workspace) shows nothing newer either, its group is killed
+   * as at a timeout, and the result says `stalled`.
+   */
+  stall?: { ms: number; activity?: () => Promise<number> };
 }
 
 export interface CommandResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Stopped by the stall guard (see CommandOptions.stall). */
+  stalled: boolean;
   /** The end of stdout and stderr interleaved, scrubbed. */
   output: string;
   durationMs: number;
@@ -90,6 +100,8 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     if (child.pid) running.add(child.pid);
     let tail = '';
     const partial = { stdout: '', stderr: '' };
+    const lineLimit = options.lineLimit ?? 16 * 1024;
+    let lastActivity = Date.now();
     const emit = (line: string) => {
       const clean = scrub(line);
       tail += `${clean}\n`;
@@ -97,13 +109,14 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       options.onLine?.(clean);
     };
     const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      lastActivity = Date.now();
       const text = partial[stream] + chunk.toString('utf8');
       const lines = text.split('\n');
       partial[stream] = lines.pop() ?? '';
       for (const l of lines) emit(l);
       // A line without end must not grow without bound (and must not hide a secret across chunks
       // for long): flush it once it is big.
-      if (partial[stream].length > 16 * 1024) {
+      if (partial[stream].length > lineLimit) {
         emit(partial[stream]);
         partial[stream] = '';
       }
@@ -112,12 +125,21 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     child.stderr.on('data', onData('stderr'));
 
     let timedOut = false;
+    let stalled = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
+      if (killTimer) return;
       killGroup(child.pid, 'SIGTERM');
       killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, options.timeoutMs);
+    const stallTimer = options.stall ? watchStall(options.stall, () => lastActivity, (t) => (lastActivity = Math.max(lastActivity, t)), () => {
+      stalled = true;
+      stop();
+    }) : undefined;
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -125,12 +147,14 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       if (settled || !exit) return;
       settled = true;
       clearTimeout(timer);
+      if (stallTimer) clearInterval(stallTimer);
       if (killTimer) clearTimeout(killTimer);
       for (const s of ['stdout', 'stderr'] as const) if (partial[s]) emit(partial[s]);
       resolve({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
+        stalled: stalled && !timedOut,
         output: tail.length > tailChars ? tail.slice(-tailChars) : tail,
         durationMs: Date.now() - started,
         pid: child.pid,
@@ -143,6 +167,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      if (stallTimer) clearInterval(stallTimer);
       if (child.pid) running.delete(child.pid);
       // The command has ended: whatever it left running in its group (background jobs, daemons
       // that hold our pipes open) ends with it.
@@ -156,6 +181,33 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     });
     child.on('close', finish);
   });
+}
+
+/**
+ * Checks, a few times per stall period, whether the command has been quiet (no output, see
+ * `quietSince`) for the whole period; only then is `activity` asked (a walk of the workspace costs
+ * more than a clock) and a newer change it reports counts as activity (`saw`). Still quiet: `stall`.
+ */
+function watchStall(
+  options: NonNullable<CommandOptions['stall']>,
+  quietSince: () => number,
+  saw: (at: number) => void,
+  stall: () => void,
+): NodeJS.Timeout {
+  let asking = false;
+  const check = async () => {
+    if (asking || Date.now() - quietSince() < options.ms) return;
+    asking = true;
+    try {
+      if (options.activity) saw(Math.min(Date.now(), await options.activity()));
+    } catch {
+      // An unreadable workspace says nothing either way; the output alone decides.
+    } finally {
+      asking = false;
+    }
+    if (Date.now() - quietSince() >= options.ms) stall();
+  };
+  return setInterval(() => void check(), Math.min(30_000, Math.max(10, Math.floor(options.ms / 6))));
 }
 
 /**

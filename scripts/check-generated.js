@@ -1,6 +1,6 @@
 // Fails when a committed generated file differs from what its sources give: the action bundle
-// (GitHub's runners execute the committed file, not the sources) and the configuration's JSON
-// Schema (editors read the committed file).
+// (GitHub's runners execute the committed file, not the sources) and the JSON Schemas of the
+// configuration and of a reviewer's verdict (editors and tools read the committed files).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -12046,12 +12046,12 @@ var require_headers = __commonJS({
       append(name, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists3 = this[kHeadersMap].get(lowercaseName);
-        if (exists3) {
+        const exists4 = this[kHeadersMap].get(lowercaseName);
+        if (exists4) {
           const delimiter2 = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists3.name,
-            value: `${exists3.value}${delimiter2}${value}`
+            name: exists4.name,
+            value: `${exists4.value}${delimiter2}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name, value });
@@ -19173,6 +19173,10 @@ var init_errors = __esm({
       "clone-failed",
       "agent-failed",
       "agent-timeout",
+      /** The agent printed nothing and changed nothing for its `stall-minutes`: stopped, and its attempt runs again like a lost one. */
+      "agent-stalled",
+      /** An agent's or a service's `setup` failed: the step's own command did not run (nothing for a repair to fix). */
+      "setup-failed",
       "no-changes",
       "writes-violation",
       "push-rejected",
@@ -20000,10 +20004,10 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists3(path, type = exports.READABLE) {
+    function exists4(path, type = exports.READABLE) {
       return check2(path, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
-    exports.exists = exists3;
+    exports.exists = exists4;
     exports.FILE = 1;
     exports.FOLDER = 2;
     exports.READABLE = exports.FILE + exports.FOLDER;
@@ -25019,7 +25023,7 @@ var init_git_safety = __esm({
 import { mkdirSync as mkdirSync2 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 function minimalEnvironment() {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir2() };
 }
@@ -25033,9 +25037,9 @@ function headsOf(lines, prefix, branches) {
   return heads;
 }
 async function withMessageFile(message, fn) {
-  const folder = await mkdtemp2(join3(tmpdir2(), "conveyor-message-"));
+  const folder = await mkdtemp2(join4(tmpdir2(), "conveyor-message-"));
   try {
-    const file2 = join3(folder, "message.txt");
+    const file2 = join4(folder, "message.txt");
     await writeFile2(file2, message, { mode: 384 });
     return await fn(file2);
   } finally {
@@ -25336,7 +25340,7 @@ __export(local_exports, {
 import { existsSync as existsSync4 } from "node:fs";
 import { mkdtemp as mkdtemp4, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join5, resolve as resolve3 } from "node:path";
+import { join as join6, resolve as resolve3 } from "node:path";
 function openLocalForge(remotesDir) {
   return LocalForge.open(remotesDir);
 }
@@ -25381,7 +25385,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
         const remotesDir = resolve3(folder);
         if (!existsSync4(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
         const { default: Database } = await import("better-sqlite3");
-        const db = new Database(join5(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
+        const db = new Database(join6(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
         useWal(db, 15e3);
         db.exec(SCHEMA);
         return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
@@ -25391,7 +25395,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       bare(repo) {
         const { owner, name } = splitRepo(repo);
-        return join5(this.remotesDir, owner, `${name}.git`);
+        return join6(this.remotesDir, owner, `${name}.git`);
       }
       branchHead(repo, branch) {
         return new GitRepo(this.bare(repo)).branchHead(branch);
@@ -25478,8 +25482,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       }
       /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
       async mergeOnce(repo, number4, row, options) {
-        const work = await mkdtemp4(join5(tmpdir4(), "conveyor-merge-"));
-        const git = new GitRepo(join5(work, "repo"), { code: "merge-failed" });
+        const work = await mkdtemp4(join6(tmpdir4(), "conveyor-merge-"));
+        const git = new GitRepo(join6(work, "repo"), { code: "merge-failed" });
         const message = options.message ? `${options.title}
 
 ${options.message.trim()}
@@ -33180,6 +33184,8 @@ function runCommand(options) {
     if (child.pid) running.add(child.pid);
     let tail2 = "";
     const partial2 = { stdout: "", stderr: "" };
+    const lineLimit = options.lineLimit ?? 16 * 1024;
+    let lastActivity = Date.now();
     const emit = (line) => {
       const clean = scrub(line);
       tail2 += `${clean}
@@ -33188,11 +33194,12 @@ function runCommand(options) {
       options.onLine?.(clean);
     };
     const onData = (stream) => (chunk) => {
+      lastActivity = Date.now();
       const text = partial2[stream] + chunk.toString("utf8");
       const lines = text.split("\n");
       partial2[stream] = lines.pop() ?? "";
       for (const l of lines) emit(l);
-      if (partial2[stream].length > 16 * 1024) {
+      if (partial2[stream].length > lineLimit) {
         emit(partial2[stream]);
         partial2[stream] = "";
       }
@@ -33200,24 +33207,35 @@ function runCommand(options) {
     child.stdout.on("data", onData("stdout"));
     child.stderr.on("data", onData("stderr"));
     let timedOut = false;
+    let stalled = false;
     let killTimer;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
+      if (killTimer) return;
       killGroup(child.pid, "SIGTERM");
       killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), grace);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, options.timeoutMs);
+    const stallTimer = options.stall ? watchStall(options.stall, () => lastActivity, (t2) => lastActivity = Math.max(lastActivity, t2), () => {
+      stalled = true;
+      stop();
+    }) : void 0;
     let exit;
     let settled = false;
     const finish = () => {
       if (settled || !exit) return;
       settled = true;
       clearTimeout(timer);
+      if (stallTimer) clearInterval(stallTimer);
       if (killTimer) clearTimeout(killTimer);
       for (const s of ["stdout", "stderr"]) if (partial2[s]) emit(partial2[s]);
       resolve4({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
+        stalled: stalled && !timedOut,
         output: tail2.length > tailChars ? tail2.slice(-tailChars) : tail2,
         durationMs: Date.now() - started,
         pid: child.pid
@@ -33230,6 +33248,7 @@ function runCommand(options) {
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
+      if (stallTimer) clearInterval(stallTimer);
       if (child.pid) running.delete(child.pid);
       if (!options.keepGroup) killGroup(child.pid, "SIGKILL");
       setTimeout(() => {
@@ -33240,6 +33259,21 @@ function runCommand(options) {
     });
     child.on("close", finish);
   });
+}
+function watchStall(options, quietSince, saw, stall) {
+  let asking = false;
+  const check2 = async () => {
+    if (asking || Date.now() - quietSince() < options.ms) return;
+    asking = true;
+    try {
+      if (options.activity) saw(Math.min(Date.now(), await options.activity()));
+    } catch {
+    } finally {
+      asking = false;
+    }
+    if (Date.now() - quietSince() >= options.ms) stall();
+  };
+  return setInterval(() => void check2(), Math.min(3e4, Math.max(10, Math.floor(options.ms / 6))));
 }
 function killMarked(name, value) {
   const needle = Buffer.from(`${name}=${value}\0`);
@@ -53018,13 +53052,135 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// core/config/presets.ts
+var PRESET_NAMES = ["claude-code", "codex", "gemini", "copilot", "aider"];
+var NPM_GLOBAL = (pkg) => `npm install --global ${pkg}`;
+var PRESETS = {
+  "claude-code": {
+    name: "claude-code",
+    title: "Claude Code",
+    cli: "claude",
+    package: { registry: "npm", name: "@anthropic-ai/claude-code" },
+    checked: { version: "2.1.197", against: "`claude --help`" },
+    install: NPM_GLOBAL("@anthropic-ai/claude-code"),
+    credentials: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+    hosts: ["api.anthropic.com"],
+    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    // stream-json prints each event as it happens (the stall guard sees an agent that works); with
+    // --print it needs --verbose. The sandbox is the guard, so nothing asks for permission.
+    args: ["--print", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", "--add-dir", { env: "CONVEYOR_WORKSPACE" }],
+    outsideRepoArgs: [],
+    prompt: { stdin: true },
+    model: { flag: "--model", provider: "strip" },
+    reviewer: { args: ["--json-schema", { verdictSchema: "inline" }], verdict: "structured-output" },
+    leaves: [],
+    help: [["--help"]]
+  },
+  codex: {
+    name: "codex",
+    title: "OpenAI Codex CLI",
+    cli: "codex",
+    package: { registry: "npm", name: "@openai/codex" },
+    checked: { version: "0.171.0", against: "`codex exec --help`" },
+    install: NPM_GLOBAL("@openai/codex"),
+    credentials: ["CODEX_API_KEY", "OPENAI_API_KEY"],
+    hosts: ["api.openai.com"],
+    env: {},
+    // Conveyor's sandbox is the external one the flag's help asks for; Codex's own would nest in it.
+    args: ["exec", "--json", "--color", "never", "--dangerously-bypass-approvals-and-sandbox"],
+    outsideRepoArgs: ["--skip-git-repo-check"],
+    prompt: { stdin: true },
+    model: { flag: "--model", provider: "strip" },
+    reviewer: { args: ["--output-schema", { verdictSchema: "file" }, "--output-last-message", { env: "CONVEYOR_RESULT_FILE" }], verdict: "cli-writes-file" },
+    leaves: [],
+    help: [["exec", "--help"]]
+  },
+  gemini: {
+    name: "gemini",
+    title: "Gemini CLI",
+    cli: "gemini",
+    package: { registry: "npm", name: "@google/gemini-cli" },
+    checked: { version: "0.61.0", against: "`gemini --help`" },
+    install: NPM_GLOBAL("@google/gemini-cli"),
+    credentials: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    hosts: ["generativelanguage.googleapis.com"],
+    env: { GEMINI_SANDBOX: "false" },
+    // --prompt makes it headless and is appended to the prompt read from standard input.
+    args: ["--output-format", "stream-json", "--approval-mode", "yolo", "--skip-trust", "--include-directories", { env: "CONVEYOR_WORKSPACE" }, "--prompt", "Do what the instructions above ask."],
+    outsideRepoArgs: [],
+    prompt: { stdin: true },
+    model: { flag: "--model", provider: "strip" },
+    reviewer: { args: [], verdict: "agent-writes-file" },
+    leaves: [],
+    help: [["--help"]]
+  },
+  copilot: {
+    name: "copilot",
+    title: "GitHub Copilot CLI",
+    cli: "copilot",
+    package: { registry: "npm", name: "@github/copilot" },
+    checked: { version: "1.0.102", against: "`copilot --help`" },
+    install: NPM_GLOBAL("@github/copilot"),
+    // A fine-grained personal access token with the Copilot Requests permission; never the
+    // workflow's or the app's token (those are refused wherever they are named).
+    credentials: ["COPILOT_GITHUB_TOKEN"],
+    hosts: ["api.githubcopilot.com", "*.githubcopilot.com", "api.github.com"],
+    env: {},
+    // It takes the prompt as --prompt's value only: the file's text goes there (up to 128 KiB, the
+    // system's limit on one argument).
+    args: ["--allow-all", "--no-ask-user", "--no-auto-update", "--output-format", "json"],
+    outsideRepoArgs: [],
+    prompt: { flag: "--prompt", value: "text" },
+    model: { flag: "--model", provider: "strip" },
+    reviewer: { args: [], verdict: "agent-writes-file" },
+    leaves: [],
+    help: [["--help"]]
+  },
+  aider: {
+    name: "aider",
+    title: "Aider",
+    cli: "aider",
+    package: { registry: "pypi", name: "aider-chat" },
+    checked: { version: "0.86", against: "the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)" },
+    install: "pipx install aider-chat",
+    credentials: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"],
+    hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "api.deepseek.com", "openrouter.ai"],
+    env: {},
+    // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
+    // the commits; Aider must neither commit nor edit .gitignore.
+    args: ["--yes-always", "--no-auto-commits", "--no-gitignore", "--no-check-update", "--no-show-model-warnings", "--no-pretty", "--no-fancy-input", "--analytics-disable"],
+    // It would offer to create a repository at the workspace root, and --yes-always would accept.
+    outsideRepoArgs: ["--no-git"],
+    prompt: { flag: "--message-file", value: "path" },
+    // Aider routes by the provider prefix (anthropic/…, openai/…), as LiteLLM does.
+    model: { flag: "--model", provider: "keep" },
+    // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
+    reviewer: { args: ["--chat-mode", "ask"], verdict: "reply" },
+    leaves: [".aider*"],
+    help: [["--help"]]
+  }
+};
+function presetModel(preset, model) {
+  return preset.model.provider === "keep" ? model : model.slice(model.lastIndexOf("/") + 1);
+}
+
 // core/plan/types.ts
 var resolvedAgentSchema = external_exports.object({
   name: external_exports.string(),
-  run: external_exports.string(),
+  /** The agent's own command; absent: its preset's command line, which the action builds. */
+  run: external_exports.string().optional(),
+  preset: external_exports.enum(PRESET_NAMES).optional(),
   model: external_exports.string().optional(),
   timeoutMinutes: external_exports.number().int(),
+  /** Minutes without output or workspace change before the agent is stopped; absent: DEFAULT_STALL_MINUTES. */
+  stallMinutes: external_exports.number().int().optional(),
   env: external_exports.record(external_exports.string(), external_exports.string()),
+  /** Variables passed by name from the runner's environment: its own `secrets` and its preset's credentials. */
+  secrets: external_exports.array(external_exports.string()).optional(),
+  /** Runs before the agent: its `setup`, or its preset's install when the CLI is not on PATH. */
+  setup: external_exports.string().optional(),
+  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
+  setupTimeoutMinutes: external_exports.number().int().optional(),
   /** Hosts the agent's sandbox may reach; absent: none. */
   network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional()
 });
@@ -53042,6 +53198,12 @@ var resolvedServiceSchema = external_exports.object({
   /** null: `deploy: none` or no deploy key (nothing to stand up). */
   deploy: resolvedDeploySchema.nullable(),
   gate: external_exports.string().optional(),
+  /** Runs in the service's folder before its gates, deploys and teardowns. */
+  setup: external_exports.string().optional(),
+  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
+  setupTimeoutMinutes: external_exports.number().int().optional(),
+  /** Variables passed by name to its deploys and teardowns. */
+  secrets: external_exports.array(external_exports.string()).optional(),
   /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
   network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional()
 });
@@ -53182,7 +53344,13 @@ var stepPayloadSchema = external_exports.object({
    */
   currentUntil: external_exports.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
-  sandbox: external_exports.enum(["required", "best-effort"]).optional()
+  sandbox: external_exports.enum(["required", "best-effort"]).optional(),
+  /**
+   * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
+   * preset's credentials): masked, and kept from every command that does not list it, including
+   * those of agents this payload does not carry.
+   */
+  byName: external_exports.array(external_exports.string()).optional()
 });
 var reviewVerdictSchema = external_exports.object({
   verdict: external_exports.enum(["pass", "fail"]),
@@ -53270,9 +53438,76 @@ function sealResult(result, inputs) {
   return { ...result, receipt: receiptOf(result, inputs) };
 }
 
+// core/config/secret-names.ts
+var GITHUB_TOKEN_NAMES = /* @__PURE__ */ new Set([
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+  "INPUT_TOKEN",
+  "CONVEYOR_TOKEN",
+  "CONVEYOR_GIT_TOKEN"
+]);
+function isGitHubTokenName(name) {
+  const upper = name.toUpperCase();
+  return GITHUB_TOKEN_NAMES.has(upper) || /^ACTIONS_.*TOKEN/.test(upper);
+}
+
+// core/contract/attempt.ts
+function agentOfAttempt(payload) {
+  const step = payload.step;
+  if (payload.mode === "teardown") return void 0;
+  if (payload.mode === "repair") {
+    if (step.kind === "code") return step.agent;
+    if (step.kind === "merge") return payload.coder?.agent;
+    return "repair" in step && step.repair ? step.repair.agent : void 0;
+  }
+  if (step.kind === "code" || step.kind === "review") return step.agent;
+  if (step.kind === "gate") return step.author;
+  return void 0;
+}
+function byNameOf(payload) {
+  return /* @__PURE__ */ new Set([...payload.byName ?? [], ...[...Object.values(payload.agents), ...Object.values(payload.services)].flatMap((x2) => x2.secrets ?? [])]);
+}
+
 // action/src/context.ts
 init_errors();
 import { rm as rm6 } from "node:fs/promises";
+
+// lib/activity.ts
+import { lstat as lstat2, readdir as readdir2 } from "node:fs/promises";
+import { basename, join } from "node:path";
+var skipped = (folder, name) => name === "node_modules" || name === "objects" && basename(folder) === ".git";
+async function latestChange(root, limit = 5e4) {
+  let latest = 0;
+  let seen = 0;
+  const folders = [root];
+  while (folders.length > 0 && seen < limit) {
+    const folder = folders.pop();
+    let entries;
+    try {
+      const info2 = await lstat2(folder);
+      latest = Math.max(latest, info2.mtimeMs);
+      entries = await readdir2(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > limit) break;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (!skipped(folder, entry.name)) folders.push(path);
+        continue;
+      }
+      try {
+        const info2 = await lstat2(path);
+        latest = Math.max(latest, info2.mtimeMs);
+      } catch {
+      }
+    }
+  }
+  return latest;
+}
 
 // lib/sandbox.ts
 import { spawnSync } from "node:child_process";
@@ -53280,12 +53515,12 @@ import { randomUUID as randomUUID2 } from "node:crypto";
 import { accessSync, constants as constants3, existsSync as existsSync3, mkdirSync, realpathSync as realpathSync2 } from "node:fs";
 import { mkdir as mkdir2, mkdtemp, rm as rm2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join as join2 } from "node:path";
+import { delimiter, join as join3 } from "node:path";
 
 // lib/sandbox/hidden.ts
 import { existsSync as existsSync2, readFileSync as readFileSync2, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename as basename2, dirname, join as join2, resolve, sep } from "node:path";
 var HOME_FOLDERS = [".ssh", ".config", ".docker", ".aws", ".azure", ".kube", ".gnupg", ".password-store", ".local/share/keyrings"];
 var HOME_FILES = [".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token"];
 function isInside(child, parent) {
@@ -53304,7 +53539,7 @@ function runnerRoot(startPid = process.pid) {
   for (let depth = 0; depth < 32 && pid > 1; depth++) {
     try {
       const exe = readlinkSync(`/proc/${pid}/exe`);
-      if (/^Runner\.(Worker|Listener)$/.test(basename(exe))) return dirname(dirname(exe));
+      if (/^Runner\.(Worker|Listener)$/.test(basename2(exe))) return dirname(dirname(exe));
       const stat2 = readFileSync2(`/proc/${pid}/stat`, "utf8");
       pid = Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[1]);
     } catch {
@@ -53339,15 +53574,15 @@ function hiddenPlaces(env) {
   addFolder(runnerRoot());
   if (env.SSH_AUTH_SOCK) addFolder(dirname(env.SSH_AUTH_SOCK));
   if (home) {
-    for (const f of HOME_FOLDERS) addFolder(join(home, f));
+    for (const f of HOME_FOLDERS) addFolder(join2(home, f));
     for (const f of HOME_FILES) {
-      const r2 = real(join(home, f));
+      const r2 = real(join2(home, f));
       if (r2 && statSync(r2).isFile()) files.add(r2);
     }
   }
   const readOnly = [];
   if (env.RUNNER_WORKSPACE) {
-    const actions = real(join(dirname(env.RUNNER_WORKSPACE), "_actions"));
+    const actions = real(join2(dirname(env.RUNNER_WORKSPACE), "_actions"));
     if (actions && existsSync2(actions)) readOnly.push(actions);
   }
   const sorted2 = [...folders].sort();
@@ -53470,7 +53705,7 @@ var PROXY_PORT = 3128;
 function which2(name, path) {
   for (const dir of (path ?? "").split(delimiter)) {
     if (!dir) continue;
-    const candidate = join2(dir, name);
+    const candidate = join3(dir, name);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -53507,7 +53742,7 @@ function probe(env) {
   return { available: true, bwrap, socat, bash };
 }
 function privateBase() {
-  const base = join2(realpathSync2(tmpdir()), "conveyor-sandboxes");
+  const base = join3(realpathSync2(tmpdir()), "conveyor-sandboxes");
   mkdirSync(base, { recursive: true, mode: 448 });
   return base;
 }
@@ -53519,15 +53754,15 @@ async function runIsolated(sandbox, options) {
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: "none", blocked: [], mark };
   }
-  const dir = await mkdtemp(join2(privateBase(), "cmd-"));
+  const dir = await mkdtemp(join3(privateBase(), "cmd-"));
   let proxy;
   try {
     const allow = options.policy.network === "open" ? void 0 : options.policy.network.allow;
-    const socket = join2(dir, "proxy.sock");
+    const socket = join3(dir, "proxy.sock");
     if (allow) proxy = await startProxy({ socketPath: socket, allow, ...options.onBlocked ? { onBlocked: options.onBlocked } : {} });
     const confined = options.policy.writable !== "everywhere";
-    const home = join2(dir, "home");
-    const tmp = join2(dir, "tmp");
+    const home = join3(dir, "home");
+    const tmp = join3(dir, "tmp");
     if (confined) await Promise.all([mkdir2(home), mkdir2(tmp)]);
     const inner = {
       ...env,
@@ -53597,9 +53832,9 @@ function endMarked(mark) {
 }
 
 // lib/secrets.ts
-var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL/i;
+var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL|API_?KEY|ACCESS_KEY/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
-var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH", "CONVEYOR_ATTEMPTS_DIR", "CONVEYOR_STATE_DB"]);
+var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH", "CONVEYOR_TRANSCRIPT_PATH", "CONVEYOR_MASKS_PATH", "CONVEYOR_ATTEMPTS_DIR", "CONVEYOR_STATE_DB"]);
 var MIN_SECRET_LENGTH = 6;
 var TOKEN_FILE = /* @__PURE__ */ new Set(["INPUT_TOKEN-FILE", "CONVEYOR_TOKEN_FILE"]);
 function isSecretName(name) {
@@ -53611,11 +53846,21 @@ var Scrubber = class _Scrubber {
   constructor(secrets) {
     for (const s of secrets) this.add(s);
   }
-  /** Scrubs one more secret from now on (a renewed token). */
+  /**
+   * Scrubs `secret` too from now on (a variable passed to a command by name): whole, as each of its
+   * lines (a multi-line key is printed a line at a time), and in the forms a token takes on its way
+   * to git (basic auth and base64).
+   */
   add(secret) {
-    if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.includes(secret)) return;
-    const forms = [secret, Buffer.from(`x-access-token:${secret}`).toString("base64"), Buffer.from(secret).toString("base64")];
-    this.secrets = [.../* @__PURE__ */ new Set([...this.secrets, ...forms])].sort((a, b2) => b2.length - a.length);
+    if (!secret || secret.length < MIN_SECRET_LENGTH) return;
+    const all = new Set(this.secrets);
+    for (const s of [secret, ...secret.split(/\r?\n/).map((l) => l.trim())]) {
+      if (s.length < MIN_SECRET_LENGTH) continue;
+      all.add(s);
+      all.add(Buffer.from(`x-access-token:${s}`).toString("base64"));
+      all.add(Buffer.from(s).toString("base64"));
+    }
+    this.secrets = [...all].sort((a, b2) => b2.length - a.length);
   }
   /** Every secret held by the runner: the token plus the values of secret-named variables. */
   static fromEnvironment(env, token) {
@@ -53635,10 +53880,10 @@ var Scrubber = class _Scrubber {
     return this.secrets.some((s) => value.includes(s));
   }
 };
-function commandEnvironment(base, scrubber, extra = {}) {
+function commandEnvironment(base, scrubber, extra = {}, byName = /* @__PURE__ */ new Set()) {
   const env = {};
   for (const [k2, v] of Object.entries(base)) {
-    if (v === void 0 || STEP_PROCESS_ONLY.has(k2) || isSecretName(k2) || scrubber.carriesSecret(v)) continue;
+    if (v === void 0 || STEP_PROCESS_ONLY.has(k2) || byName.has(k2) || isSecretName(k2) || scrubber.carriesSecret(v)) continue;
     env[k2] = v;
   }
   return { ...env, ...extra };
@@ -53651,6 +53896,9 @@ function createStepSandbox(env, mode) {
 }
 function agentIsolation(workspace, agent) {
   return { workspace, policy: { network: { allow: agent.network?.allow ?? [] }, writable: [workspace] } };
+}
+function setupIsolation(workspace) {
+  return { workspace, policy: { network: "open", writable: "everywhere" } };
 }
 function serviceIsolation(payload, workspace, services, keep = false) {
   const policies = services.map((s) => payload.services[s]?.network);
@@ -53697,9 +53945,9 @@ function withSandboxReport(result, s, scrub) {
 // action/src/workspace.ts
 init_errors();
 init_git();
-import { lstat as lstat2, mkdir as mkdir3, mkdtemp as mkdtemp3, readdir as readdir2, readFile, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
+import { lstat as lstat3, mkdir as mkdir3, mkdtemp as mkdtemp3, readdir as readdir3, readFile, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join4, resolve as resolve2 } from "node:path";
+import { join as join5, resolve as resolve2 } from "node:path";
 import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
@@ -53779,10 +54027,10 @@ async function fetchRemote(git, url2, base, work) {
 }
 async function prepareRepo(ctx, root, repo, mode) {
   const folder = repoFolder(repo.repo);
-  const dir = join4(root, folder);
+  const dir = join5(root, folder);
   const url2 = cloneUrl(ctx.serverUrl, repo.repo);
   await mkdir3(dir, { recursive: true });
-  if ((await readdir2(dir)).length > 0) {
+  if ((await readdir3(dir)).length > 0) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
@@ -53811,7 +54059,7 @@ async function prepareRepo(ctx, root, repo, mode) {
     await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
   preparedHead ??= await git.currentCommit();
-  const gitConfig2 = await readFile(join4(dir, ".git", "config"), "utf8");
+  const gitConfig2 = await readFile(join5(dir, ".git", "config"), "utf8");
   return { ...repo, folder, dir, url: url2, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig: gitConfig2 };
 }
 async function prepareWorkspace(ctx, repos, options) {
@@ -53824,7 +54072,7 @@ async function prepareWorkspace(ctx, repos, options) {
     if (other && other !== r2.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r2.repo} would share the folder ${f}`);
     folders.set(f, r2.repo);
   }
-  const root = options.root ? resolve2(options.root) : await mkdtemp3(join4(tmpdir3(), "conveyor-ws-"));
+  const root = options.root ? resolve2(options.root) : await mkdtemp3(join5(tmpdir3(), "conveyor-ws-"));
   await mkdir3(root, { recursive: true });
   const prepared = await Promise.all(repos.map((r2) => prepareRepo(ctx, root, r2, options.mode)));
   const notes = [];
@@ -53840,13 +54088,13 @@ async function prepareWorkspace(ctx, repos, options) {
 async function restoreGitConfigs(ws) {
   await Promise.all(
     ws.repos.map(async (r2) => {
-      const gitDir = join4(r2.dir, ".git");
-      if (!(await lstat2(gitDir).catch(() => void 0))?.isDirectory()) {
+      const gitDir = join5(r2.dir, ".git");
+      if (!(await lstat3(gitDir).catch(() => void 0))?.isDirectory()) {
         throw new ConveyorError("bad-input", `${r2.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
       }
-      await rm4(join4(gitDir, "commondir"), { force: true });
-      await rm4(join4(gitDir, "config"), { force: true });
-      await writeFile3(join4(gitDir, "config"), r2.gitConfig);
+      await rm4(join5(gitDir, "commondir"), { force: true });
+      await rm4(join5(gitDir, "config"), { force: true });
+      await writeFile3(join5(gitDir, "config"), r2.gitConfig);
     })
   );
 }
@@ -53864,7 +54112,7 @@ async function forgeFor(serverUrl, token, env, log) {
 }
 function createContext(options) {
   const { env, token } = options;
-  const scrubber = Scrubber.fromEnvironment(env, void 0);
+  const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, void 0);
   token?.onToken((t2) => scrubber.add(t2));
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
   const write = options.log ?? ((line) => process.stdout.write(`${line}
@@ -53881,11 +54129,42 @@ function createContext(options) {
     minuteMs: options.minuteMs ?? 6e4,
     ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
     ...env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {},
-    sandbox: createStepSandbox(env, options.sandbox)
+    sandbox: createStepSandbox(env, options.sandbox),
+    byName: options.byName ?? /* @__PURE__ */ new Set(),
+    async group(title, run) {
+      const github = env.GITHUB_ACTIONS === "true";
+      log(github ? `::group::${title}` : `conveyor: ${title}`);
+      try {
+        return await run();
+      } finally {
+        if (github) log("::endgroup::");
+      }
+    }
   };
 }
 function safeEnvironment(ctx, extra = {}) {
-  return commandEnvironment(ctx.env, ctx.scrubber, extra);
+  return commandEnvironment(ctx.env, ctx.scrubber, extra, ctx.byName);
+}
+function secretsFor(ctx, names, who) {
+  const tokens = new Set([ctx.token, ...Object.entries(ctx.env).filter(([k2]) => isGitHubTokenName(k2)).map(([, v]) => v)].filter((v) => Boolean(v)));
+  const out = {};
+  const missing = [];
+  for (const name of names) {
+    const value = ctx.env[name];
+    const refuse2 = (why) => new ConveyorError("bad-input", `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`);
+    if (isGitHubTokenName(name)) throw refuse2(`${name} names a GitHub token`);
+    if (!value) {
+      missing.push(name);
+      continue;
+    }
+    if (tokens.has(value) || value.startsWith("ghs_")) throw refuse2("its value is a GitHub token (an installation or workflow token)");
+    out[name] = value;
+  }
+  const given = Object.keys(out);
+  if (given.length || missing.length) {
+    ctx.log(`conveyor: ${who} gets ${given.length ? given.join(", ") : "no secret"}${missing.length ? ` (not set on this runner: ${missing.join(", ")})` : ""}`);
+  }
+  return out;
 }
 function workspaceContext(ctx) {
   return {
@@ -53917,7 +54196,12 @@ async function runUserCommand(ctx, options) {
     timeoutMs: options.timeoutMinutes * ctx.minuteMs,
     ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
     scrub: (t2) => ctx.scrubber.scrub(t2),
-    onLine: (line) => ctx.log(`${prefix}${line}`),
+    onLine: (line) => {
+      ctx.log(`${prefix}${line}`);
+      options.onLine?.(line);
+    },
+    ...options.lineLimit ? { lineLimit: options.lineLimit } : {},
+    ...options.stall ? { stall: { ms: options.stall.minutes * ctx.minuteMs, activity: () => latestChange(options.stall.watch) } } : {},
     workspace: options.sandbox.workspace,
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,
@@ -54038,7 +54322,7 @@ ${out.summary}
 
 // action/src/report/file.ts
 import { mkdir as mkdir4, rename as rename2, writeFile as writeFile4 } from "node:fs/promises";
-import { basename as basename2, dirname as dirname2, join as join6 } from "node:path";
+import { basename as basename3, dirname as dirname2, join as join7 } from "node:path";
 var FileReporter = class {
   constructor(path) {
     this.path = path;
@@ -54048,7 +54332,7 @@ var FileReporter = class {
   async report(result) {
     const dir = dirname2(this.path);
     await mkdir4(dir, { recursive: true });
-    const temp = join6(dir, `.${basename2(this.path)}.${process.pid}.${Date.now()}.tmp`);
+    const temp = join7(dir, `.${basename3(this.path)}.${process.pid}.${Date.now()}.tmp`);
     await writeFile4(temp, `${JSON.stringify(result, null, 2)}
 `);
     await rename2(temp, this.path);
@@ -54137,9 +54421,15 @@ init_errors();
 init_errors();
 
 // action/src/agent.ts
+import { appendFile as appendFile2, mkdir as mkdir6, readFile as readFile3, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
+import { join as join10 } from "node:path";
+
+// core/config/defaults.ts
+var DEFAULT_STALL_MINUTES = 15;
+var DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
+
+// action/src/agent.ts
 init_errors();
-import { mkdir as mkdir5, readFile as readFile3, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
-import { join as join7 } from "node:path";
 
 // core/prompts/prompt.ts
 init_text();
@@ -54214,17 +54504,90 @@ function buildPrompt(input2) {
   return out.join("\n");
 }
 
-// action/src/agent.ts
-function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agent`) {
-  const agent = payload.agents[name];
-  if (!agent) {
-    const known = Object.keys(payload.agents).join(", ") || "none";
-    throw new ConveyorError("bad-payload", `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
+// core/steps/verdicts.ts
+function structuredOutputOf(line) {
+  const text = line.trim();
+  if (!text.startsWith("{")) return void 0;
+  try {
+    const event = JSON.parse(text);
+    return event && event.type === "result" && event.structured_output !== void 0 ? event.structured_output : void 0;
+  } catch {
+    return void 0;
   }
-  return agent;
 }
+function replyVerdictOf(output2) {
+  const blocks = [...output2.matchAll(/```(?:json)?[^\S\n]*\n([\s\S]*?)\n[^\S\n]*```/g)].map((m) => m[1]);
+  const lines = output2.split("\n").filter((l) => l.trim().startsWith("{"));
+  for (const candidate of [...blocks.reverse(), ...lines.reverse()]) {
+    try {
+      const value = JSON.parse(candidate);
+      if (value && typeof value === "object" && "verdict" in value) return value;
+    } catch {
+    }
+  }
+  return void 0;
+}
+
+// core/contract/verdict-schema.ts
+var structuredVerdictSchema = external_exports.strictObject({
+  verdict: external_exports.enum(["pass", "fail"]),
+  findings: external_exports.array(
+    external_exports.strictObject({
+      file: external_exports.string().nullable().describe("Path relative to its repository folder, or null."),
+      line: external_exports.number().nullable().describe("Line number, or null."),
+      message: external_exports.string().describe("What must change.")
+    })
+  ),
+  scores: external_exports.strictObject({
+    complexity: external_exports.number().min(0).max(1),
+    risk: external_exports.number().min(0).max(1),
+    impact: external_exports.number().min(0).max(1)
+  })
+});
+function structuredVerdictJsonSchema() {
+  const { $schema: _dialect, ...schema } = external_exports.toJSONSchema(structuredVerdictSchema, { target: "draft-7" });
+  return schema;
+}
+
+// core/shell.ts
+function shellQuote(value) {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+// action/src/presets.ts
+function agentCommand(agent, place) {
+  const preset = agent.preset ? PRESETS[agent.preset] : void 0;
+  const env = { ...preset?.env ?? {} };
+  const leaves = [...preset?.leaves ?? []];
+  if (agent.run !== void 0 || !preset) {
+    return { command: agent.run ?? "false", verdict: "agent-writes-file", env, leaves };
+  }
+  const args = [
+    ...preset.args,
+    ...place.inRepo ? [] : preset.outsideRepoArgs,
+    ...agent.model ? [preset.model.flag, presetModel(preset, agent.model)] : [],
+    ...place.role === "reviewer" ? preset.reviewer.args : []
+  ];
+  const words = [preset.cli, ...args.map((a) => render(a, place))];
+  const prompt = preset.prompt;
+  if ("flag" in prompt) words.push(prompt.flag, prompt.value === "path" ? '"$CONVEYOR_PROMPT_FILE"' : '"$(cat "$CONVEYOR_PROMPT_FILE")"');
+  else words.push('< "$CONVEYOR_PROMPT_FILE"');
+  return { command: words.join(" "), verdict: place.role === "reviewer" ? preset.reviewer.verdict : "agent-writes-file", env, leaves };
+}
+function render(arg, place) {
+  if (typeof arg === "string") return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : shellQuote(arg);
+  if ("env" in arg) return `"$${arg.env}"`;
+  return shellQuote(arg.verdictSchema === "inline" ? JSON.stringify(structuredVerdictJsonSchema()) : place.schemaFile);
+}
+
+// action/src/setup.ts
+init_errors();
+
+// action/src/variables.ts
+import { mkdir as mkdir5 } from "node:fs/promises";
+import { join as join8 } from "node:path";
 async function conveyorDir(ws) {
-  const dir = join7(ws.root, ".conveyor");
+  const dir = join8(ws.root, ".conveyor");
   await mkdir5(dir, { recursive: true });
   return dir;
 }
@@ -54258,18 +54621,92 @@ function identityVariables(payload) {
     CONVEYOR_RUN_ID: payload.runId
   };
 }
-function agentEnvironment(ctx, payload, ws, agent, files) {
+
+// action/src/summary.ts
+function tail(text, maxLines = 40, maxChars = 4e3) {
+  const lines = text.trimEnd().split("\n");
+  const kept = lines.slice(-maxLines).join("\n");
+  return kept.length > maxChars ? `\u2026${kept.slice(-maxChars)}` : kept;
+}
+var BASE_MERGE = {
+  "new-branch": "new branch from base",
+  "up-to-date": "resumed, base already in",
+  merged: "resumed, base merged in",
+  conflict: "resumed, **base does not merge cleanly: left unmerged**",
+  "not-merged": "resumed"
+};
+function workspaceTable(ws, extra) {
+  const rows = ws.repos.map((r2) => {
+    const state = r2.checkedOut === r2.workBranch ? BASE_MERGE[r2.baseMerge] : `on base \`${r2.base}\` (no work branch yet)`;
+    return `| ${r2.repo} | ${r2.role} | \`${r2.checkedOut}\` | ${state} |${extra ? ` ${extra(r2.repo)} |` : ""}`;
+  });
+  const head = `| repository | role | branch | state |${extra ? " result |" : ""}`;
+  const rule = `| --- | --- | --- | --- |${extra ? " --- |" : ""}`;
+  return [head, rule, ...rows].join("\n");
+}
+
+// action/src/setup.ts
+async function trySetup(ctx, payload, setup) {
+  const minutes = setup.timeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES;
+  const env = safeEnvironment(ctx, { ...identityVariables(payload), CONVEYOR_WORKSPACE: setup.workspace, ...setup.extra ?? {} });
+  const r2 = await ctx.group(
+    `setup of ${setup.who} in ${setup.cwd}: ${setup.command}`,
+    () => runUserCommand(ctx, { command: setup.command, cwd: setup.cwd, env, timeoutMinutes: minutes, linePrefix: "  setup | ", sandbox: setup.isolation })
+  );
+  if (r2.exitCode === 0 && !r2.timedOut) return void 0;
+  const how = r2.timedOut ? `ran out of its ${minutes} minute(s) (setup-timeout-minutes) and was stopped` : `exited with ${r2.exitCode ?? r2.signal}`;
+  const last2 = tail(r2.output, 5, 800);
+  return `the setup of ${setup.who}, \`${setup.command.split("\n")[0]}\`, ${how}${last2 ? ` (last lines: ${JSON.stringify(last2)})` : ""}`;
+}
+async function runSetup(ctx, payload, setup) {
+  const failed = await trySetup(ctx, payload, setup);
+  if (failed) throw new ConveyorError("setup-failed", `${failed}; the step's own command did not run`);
+}
+
+// action/src/transcript.ts
+import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync3 } from "node:fs";
+import { dirname as dirname3, join as join9 } from "node:path";
+function transcriptPath(env, payload) {
+  if (env.CONVEYOR_TRANSCRIPT_PATH) return env.CONVEYOR_TRANSCRIPT_PATH;
+  if (!env.RUNNER_TEMP) return void 0;
+  return join9(env.RUNNER_TEMP, "conveyor", `transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}.log`);
+}
+function openTranscript(env, payload, header) {
+  const path = transcriptPath(env, payload);
+  if (!path) return void 0;
+  mkdirSync3(dirname3(path), { recursive: true });
+  const write = (line) => appendFileSync2(path, `${line}
+`);
+  write(header);
+  return { path, write };
+}
+
+// action/src/agent.ts
+var AGENT_LINE_LIMIT = 1024 * 1024;
+function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agent`) {
+  const agent = payload.agents[name];
+  if (!agent) {
+    const known = Object.keys(payload.agents).join(", ") || "none";
+    throw new ConveyorError("bad-payload", `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
+  }
+  if (agent.run === void 0 && agent.preset === void 0) throw new ConveyorError("bad-payload", `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
+  return agent;
+}
+function agentEnvironment(ctx, payload, ws, agent, command, files) {
   return safeEnvironment(ctx, {
     // Commits made by the agent need an identity on runners that have none.
     GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || "Conveyor",
     GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || "conveyor@users.noreply.github.com",
     GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || "Conveyor",
     GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || "conveyor@users.noreply.github.com",
+    ...command.env,
     ...agent.env,
+    ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...agent.model ? { CONVEYOR_MODEL: agent.model } : {},
     ...identityVariables(payload)
   });
 }
@@ -54294,25 +54731,92 @@ async function runAgent(ctx, payload, ws, agent, options) {
     ...options.findings ? { findings: options.findings } : {},
     notes: ws.notes
   });
-  return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root });
+  return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: "coder" });
 }
+var FILE_PREFIX = { coder: "", reviewer: "review-", author: "author-" };
 async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const dir = await conveyorDir(ws);
-  const prefix = options.role ? `${options.role}-` : "";
-  const files = { promptFile: join7(dir, `${prefix}prompt.md`), resultFile: join7(dir, `${prefix}result.json`) };
-  await rm7(files.resultFile, { force: true });
-  await writeFile5(files.promptFile, ctx.scrubber.scrub(options.prompt));
-  const env = agentEnvironment(ctx, payload, ws, agent, files);
+  const prefix = FILE_PREFIX[options.role];
+  const files = { promptFile: join10(dir, `${prefix}prompt.md`), resultFile: join10(dir, `${prefix}result.json`) };
+  const schemaFile = join10(dir, "verdict.schema.json");
   const cwd = options.cwd;
-  ctx.log(`conveyor: running ${options.role ? `${options.role} ` : ""}agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes, sandbox: agentIsolation(ws.root, agent) });
+  const command = agentCommand(agent, { role: options.role, inRepo: ws.repos.some((r2) => r2.dir === cwd), schemaFile });
+  const label = `${options.role === "coder" ? "" : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ""}`;
+  if (agent.setup !== void 0) {
+    await runSetup(ctx, payload, { who: `agent "${agent.name}"`, command: agent.setup, timeoutMinutes: agent.setupTimeoutMinutes, cwd: ws.root, workspace: ws.root, isolation: setupIsolation(ws.root) });
+  }
+  await rm7(files.resultFile, { force: true });
+  const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(command.verdict);
+  await writeFile5(files.promptFile, ctx.scrubber.scrub(prompt));
+  if (options.role === "reviewer") await writeFile5(schemaFile, JSON.stringify(structuredVerdictJsonSchema()));
+  await excludeLeftovers(ws, command.leaves);
+  const env = agentEnvironment(ctx, payload, ws, agent, command, files);
+  const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
+  ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
+  const transcript = openTranscript(ctx.env, payload, `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`);
+  let structured;
+  const result = await runUserCommand(ctx, {
+    command: command.command,
+    cwd,
+    env,
+    timeoutMinutes: agent.timeoutMinutes,
+    sandbox: agentIsolation(ws.root, agent),
+    stall: { minutes: stallMinutes, watch: ws.root },
+    lineLimit: AGENT_LINE_LIMIT,
+    onLine: (line) => {
+      transcript?.write(line);
+      if (command.verdict === "structured-output") structured = structuredOutputOf(line) ?? structured;
+    }
+  });
+  const given = command.verdict === "structured-output" ? structured : command.verdict === "reply" && !await exists3(files.resultFile) ? replyVerdictOf(result.output) : void 0;
+  if (given !== void 0 && result.exitCode === 0) await writeFile5(files.resultFile, JSON.stringify(given));
   let resultText;
   try {
     resultText = ctx.scrubber.scrub(await readFile3(files.resultFile, "utf8"));
   } catch {
     resultText = void 0;
   }
-  return { ...result, cwd, ...files, ...resultText !== void 0 ? { resultText } : {} };
+  return {
+    ...result,
+    cwd,
+    ...files,
+    stallMinutes,
+    ...resultText !== void 0 ? { resultText } : {},
+    ...transcript ? { transcript: transcript.path } : {}
+  };
+}
+async function exists3(path) {
+  return readFile3(path).then(
+    () => true,
+    () => false
+  );
+}
+async function excludeLeftovers(ws, patterns) {
+  if (patterns.length === 0) return;
+  await Promise.all(
+    ws.repos.map(async (r2) => {
+      await mkdir6(join10(r2.dir, ".git", "info"), { recursive: true });
+      await appendFile2(join10(r2.dir, ".git", "info", "exclude"), `
+${patterns.join("\n")}
+`);
+    })
+  );
+}
+function agentOutputSection(ctx, title, outcome) {
+  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== "true" ? `; full transcript: \`${outcome.transcript}\`` : "";
+  return `${title} output (last lines${where}):
+
+${fence(tail(outcome.output) || "(no output)")}`;
+}
+function agentStopped(outcome, agent, who) {
+  if (outcome.stalled) {
+    return {
+      code: "agent-stalled",
+      message: `${who} printed nothing and changed nothing in the workspace for ${outcome.stallMinutes} minute(s) (stall-minutes) and was stopped; the attempt runs again.`
+    };
+  }
+  if (outcome.timedOut) return { code: "agent-timeout", message: `${who} ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.` };
+  return void 0;
 }
 
 // core/prompts/pr-body.ts
@@ -54443,29 +54947,6 @@ async function publishPullRequests(ctx, payload, ws, pushed) {
   return out;
 }
 
-// action/src/summary.ts
-function tail(text, maxLines = 40, maxChars = 4e3) {
-  const lines = text.trimEnd().split("\n");
-  const kept = lines.slice(-maxLines).join("\n");
-  return kept.length > maxChars ? `\u2026${kept.slice(-maxChars)}` : kept;
-}
-var BASE_MERGE = {
-  "new-branch": "new branch from base",
-  "up-to-date": "resumed, base already in",
-  merged: "resumed, base merged in",
-  conflict: "resumed, **base does not merge cleanly: left unmerged**",
-  "not-merged": "resumed"
-};
-function workspaceTable(ws, extra) {
-  const rows = ws.repos.map((r2) => {
-    const state = r2.checkedOut === r2.workBranch ? BASE_MERGE[r2.baseMerge] : `on base \`${r2.base}\` (no work branch yet)`;
-    return `| ${r2.repo} | ${r2.role} | \`${r2.checkedOut}\` | ${state} |${extra ? ` ${extra(r2.repo)} |` : ""}`;
-  });
-  const head = `| repository | role | branch | state |${extra ? " result |" : ""}`;
-  const rule = `| --- | --- | --- | --- |${extra ? " --- |" : ""}`;
-  return [head, rule, ...rows].join("\n");
-}
-
 // action/src/steps/code.ts
 async function runCodeWork(ctx, payload, work) {
   const agent = resolveAgent(payload, work.agent);
@@ -54481,18 +54962,15 @@ async function runCodeWork(ctx, payload, work) {
     await restoreGitConfigs(ws);
     const sections = [workspaceTable(ws)];
     if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join("\n"));
-    const agentTail = `Agent \`${agent.name}\` output (last lines):
-
-${fence(tail(outcome.output) || "(no output)")}`;
+    const agentTail = agentOutputSection(ctx, `Agent \`${agent.name}\``, outcome);
     const fail = (code, message) => ({
       ...baseResult(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...sections, agentTail].join("\n\n"),
       error: { code, message }
     });
-    if (outcome.timedOut) {
-      return fail("agent-timeout", `The agent ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
-    }
+    const stopped = agentStopped(outcome, agent, "The agent");
+    if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
     if (outcome.exitCode !== 0) {
       return fail("agent-failed", `The agent exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     }
@@ -54560,7 +55038,7 @@ async function reposHoldingWork(wctx, repos) {
 }
 
 // action/src/steps/gate.ts
-import { join as join8 } from "node:path";
+import { join as join11 } from "node:path";
 
 // core/steps/failing-lines.ts
 var FAILURE_LINE = /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
@@ -54699,8 +55177,17 @@ function commandsFor(payload, step, repo) {
   return services.flatMap((s) => {
     const svc = payload.services[s];
     if (!svc?.gate) return [];
-    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join8(repo.dir, svc.path) : repo.dir, service: s }];
+    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join11(repo.dir, svc.path) : repo.dir, service: s }];
   });
+}
+function servicesToSetUp(payload, step, repos) {
+  return repos.flatMap(
+    (r2) => (step.in.length ? r2.services.filter((s) => step.in.includes(s)) : r2.services).flatMap((service) => {
+      const svc = payload.services[service];
+      if (!svc?.setup) return [];
+      return [{ service, repo: r2.repo, cwd: svc.path ? join11(r2.dir, svc.path) : r2.dir, setup: svc.setup, timeoutMinutes: svc.setupTimeoutMinutes }];
+    })
+  );
 }
 async function runGate(ctx, payload) {
   const step = payload.step;
@@ -54712,6 +55199,17 @@ async function runGate(ctx, payload) {
     const commands = ws.repos.flatMap((r2) => commandsFor(payload, step, r2));
     if (commands.length === 0) {
       throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r2) => r2.repo).join(", ")} declares \`gate\``);
+    }
+    for (const x2 of servicesToSetUp(payload, step, ws.repos)) {
+      await runSetup(ctx, payload, {
+        who: `service "${x2.service}"`,
+        command: x2.setup,
+        timeoutMinutes: x2.timeoutMinutes,
+        cwd: x2.cwd,
+        workspace: ws.root,
+        isolation: serviceIsolation(payload, ws.root, [x2.service]),
+        extra: { CONVEYOR_REPO: x2.repo, CONVEYOR_SERVICE: x2.service }
+      });
     }
     const outcomes = [];
     for (const c3 of commands) {
@@ -54761,13 +55259,8 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 init_errors();
-import { lstat as lstat3, mkdir as mkdir6, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname3, isAbsolute, join as join9, normalize as normalize3 } from "node:path";
-
-// core/shell.ts
-function shellQuote(value) {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
+import { lstat as lstat4, mkdir as mkdir7, readFile as readFile4, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname4, isAbsolute, join as join12, normalize as normalize3 } from "node:path";
 
 // core/prompts/role-prompts.ts
 var PROMPT_DIFF_BUDGET = 200 * 1024;
@@ -54782,12 +55275,9 @@ function buildReviewPrompt(input2) {
     "",
     "## Your verdict",
     "",
-    "Write exactly one JSON object to the file named by `$CONVEYOR_RESULT_FILE`:",
+    ...verdictInstructions(input2.verdictBy ?? "file"),
     "",
-    fence('{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],\n "scores": {"complexity": 0.0-1.0, "risk": 0.0-1.0, "impact": 0.0-1.0}}', "json"),
-    "",
-    'A finding may also be an object such as `{"file": "src/a.ts", "line": 12, "message": "..."}`. Say `fail` only',
-    "for what must change before merging; the findings go to the agent that repairs the change.",
+    "Say `fail` only for what must change before merging; the findings go to the agent that repairs the change.",
     "",
     "## The change",
     ""
@@ -54808,6 +55298,26 @@ function buildReviewPrompt(input2) {
   }
   out.push(...issueSection(input2.issue));
   return out.join("\n");
+}
+function verdictInstructions(by) {
+  const scores = '"scores": {"complexity": 0.0-1.0, "risk": 0.0-1.0, "impact": 0.0-1.0}';
+  if (by === "answer") {
+    return [
+      "Give your verdict as your final answer, one JSON object (your CLI holds it to this shape, and Conveyor records it;",
+      "write no file for it):",
+      "",
+      fence(`{"verdict": "pass" | "fail",
+ "findings": [{"file": "src/a.ts" or null, "line": 12 or null, "message": "what must change"}, ...],
+ ${scores}}`, "json")
+    ];
+  }
+  const shape = fence(`{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],
+ ${scores}}`, "json");
+  const object2 = 'A finding may also be an object such as `{"file": "src/a.ts", "line": 12, "message": "..."}`.';
+  if (by === "reply") {
+    return ["End your reply with your verdict: exactly one JSON object in a ```json block, and nothing after it:", "", shape, "", object2];
+  }
+  return ["Write exactly one JSON object to the file named by `$CONVEYOR_RESULT_FILE`:", "", shape, "", object2];
 }
 function buildAuthorPrompt(input2) {
   const out = [`# Conveyor: acceptance test for ${input2.issue.repo}#${input2.issue.number}`, ""];
@@ -54885,19 +55395,18 @@ async function runAuthorGate(ctx, payload) {
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: "author" });
     await restoreGitConfigs(ws);
     const sections = [workspaceTable(ws)];
-    const agentTail = `Author \`${agent.name}\` output (last lines):
-
-${fence(tail(outcome.output) || "(no output)")}`;
+    const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
     const fail = (code, message, extra = []) => ({
       ...baseResult(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...extra, ...sections, agentTail].join("\n\n"),
       error: { code, message }
     });
-    if (outcome.timedOut) return fail("agent-timeout", `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
+    const stopped = agentStopped(outcome, agent, "The author");
+    if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
-    const file2 = join9(repo.dir, path);
-    const info2 = await lstat3(file2).catch(() => void 0);
+    const file2 = join12(repo.dir, path);
+    const info2 = await lstat4(file2).catch(() => void 0);
     if (!info2 || !info2.isFile()) {
       const what = !info2 ? "did not write" : "wrote something other than a regular file at";
       return fail("gate-file-missing", `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
@@ -54906,12 +55415,23 @@ ${fence(tail(outcome.output) || "(no output)")}`;
     if (!content.toString("utf8").trim()) {
       return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
     }
-    const baseDir = join9(await conveyorDir(ws), "base-check");
+    const baseDir = join12(await conveyorDir(ws), "base-check");
     await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
     let onBase;
     try {
-      await mkdir6(dirname3(join9(baseDir, path)), { recursive: true });
-      await writeFile6(join9(baseDir, path), content);
+      await mkdir7(dirname4(join12(baseDir, path)), { recursive: true });
+      await writeFile6(join12(baseDir, path), content);
+      for (const x2 of servicesToSetUp(payload, step, [{ repo: repo.repo, dir: baseDir, services: repo.services }])) {
+        await runSetup(ctx, payload, {
+          who: `service "${x2.service}" (on the base branch)`,
+          command: x2.setup,
+          timeoutMinutes: x2.timeoutMinutes,
+          cwd: x2.cwd,
+          workspace: ws.root,
+          isolation: serviceIsolation(payload, ws.root, [x2.service]),
+          extra: { CONVEYOR_REPO: x2.repo, CONVEYOR_SERVICE: x2.service }
+        });
+      }
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {
@@ -54949,7 +55469,7 @@ ${fence(tail(onBase.output) || "(no output)")}`;
 // action/src/steps/review.ts
 init_errors();
 import { writeFile as writeFile7 } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join13 } from "node:path";
 
 // core/steps/independence.ts
 var VERSION_PART = /[-_.](?:\d+|v\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2}|latest)$/;
@@ -54991,7 +55511,7 @@ function renderFindings(result) {
   return findings.map((f) => {
     if (typeof f === "string") return `- ${f}`;
     const text = f.message ?? f.text ?? f.title ?? f.description;
-    const where = typeof f.file === "string" ? `${f.file}${f.line !== void 0 ? `:${String(f.line)}` : ""}: ` : "";
+    const where = typeof f.file === "string" ? `${f.file}${f.line !== void 0 && f.line !== null ? `:${String(f.line)}` : ""}: ` : "";
     return typeof text === "string" ? `- ${where}${text}` : `- ${JSON.stringify(f)}`;
   }).join("\n");
 }
@@ -55008,6 +55528,12 @@ async function diffOf(wctx, r2) {
 function changedPaths(status) {
   return status.split("\0").filter(Boolean).map((e) => e.slice(3));
 }
+var VERDICT_BY = {
+  "agent-writes-file": "file",
+  "structured-output": "answer",
+  "cli-writes-file": "answer",
+  reply: "reply"
+};
 async function runReview(ctx, payload) {
   const step = payload.step;
   if (step.kind !== "review") throw new ConveyorError("internal", `runReview got a ${step.kind} step`);
@@ -55015,25 +55541,23 @@ async function runReview(ctx, payload) {
   const wctx = workspaceContext(ctx);
   const ws = await prepareStepWorkspace(ctx, payload.repos, "checkout", wctx);
   try {
-    const single = ws.repos.length === 1 ? ws.repos[0] : void 0;
+    const primary = ws.repos.find((r2) => r2.role === "primary") ?? ws.repos[0];
     const reviewed = [];
     for (const r2 of ws.repos) {
-      reviewed.push({ repo: r2.repo, dir: single ? "." : r2.folder, base: r2.base, branch: r2.checkedOut, diff: await diffOf(wctx, r2) });
+      reviewed.push({ repo: r2.repo, dir: r2 === primary ? "." : `../${r2.folder}`, base: r2.base, branch: r2.checkedOut, diff: await diffOf(wctx, r2) });
     }
-    const diffFile = join10(await conveyorDir(ws), "diffs.patch");
+    const diffFile = join13(await conveyorDir(ws), "diffs.patch");
     await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r2) => r2.diff).map((r2) => `# ${r2.repo}: git diff ${r2.base}...${r2.branch}
 ${r2.diff}`).join("\n")));
-    const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
+    const prompt = (verdict2) => buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict2] });
     const before = await Promise.all(ws.repos.map((r2) => snapshot(wctx, r2)));
-    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: "review" });
+    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: "reviewer" });
     await restoreGitConfigs(ws);
     const after = await Promise.all(ws.repos.map((r2) => snapshot(wctx, r2)));
     const commits = Object.fromEntries(ws.repos.map((r2, i2) => [r2.repo, before[i2].head]));
     const changedRepos = reviewed.filter((r2) => r2.diff.trim()).length;
     const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
-    const agentTail = `Reviewer \`${agent.name}\` output (last lines):
-
-${fence(tail(outcome.output) || "(no output)")}`;
+    const agentTail = agentOutputSection(ctx, `Reviewer \`${agent.name}\``, outcome);
     const fail = (code, message) => ({
       ...baseResult(payload),
       conclusion: "failure",
@@ -55041,7 +55565,8 @@ ${fence(tail(outcome.output) || "(no output)")}`;
       commits,
       error: { code, message }
     });
-    if (outcome.timedOut) return fail("agent-timeout", `The reviewer ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.`);
+    const stopped = agentStopped(outcome, agent, "The reviewer");
+    if (stopped) return fail(stopped.code, stopped.message);
     const touched = ws.repos.flatMap((r2, i2) => {
       const b2 = before[i2];
       const a = after[i2];
@@ -55059,11 +55584,13 @@ ${fence(tail(outcome.output) || "(no output)")}`;
 ${list}${touched.length > 20 ? `
 - \u2026 and ${touched.length - 20} more` : ""}`);
     }
-    if (outcome.exitCode !== 0) return fail("agent-failed", `The reviewer exited with ${outcome.exitCode ?? outcome.signal}.`);
+    if (outcome.exitCode !== 0) {
+      return fail("reviewer-no-verdict", `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`);
+    }
     const reading = readVerdict(outcome.resultText);
     if (!reading.ok) {
       const wrote = outcome.resultText === void 0 ? "nothing" : quoteWritten(outcome.resultText);
-      return fail("reviewer-no-verdict", `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}`);
+      return fail("reviewer-no-verdict", `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`);
     }
     const verdict = reading.verdict;
     const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });
@@ -55086,8 +55613,8 @@ ${list}${touched.length > 20 ? `
 // action/src/steps/deploy.ts
 init_text();
 import { existsSync as existsSync5 } from "node:fs";
-import { appendFile as appendFile2, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { appendFile as appendFile3, readFile as readFile5, writeFile as writeFile8 } from "node:fs/promises";
+import { join as join14 } from "node:path";
 
 // core/steps/deploy-plan.ts
 init_errors();
@@ -55168,7 +55695,7 @@ function planDeploy(input2) {
     }
   }
   const deploying = names.filter((n) => services[n]?.deploy);
-  const skipped = names.filter((n) => !services[n]?.deploy);
+  const skipped2 = names.filter((n) => !services[n]?.deploy);
   const targetSet = new Set(deploying);
   const providersOf = (name) => {
     const found = /* @__PURE__ */ new Set();
@@ -55201,7 +55728,7 @@ function planDeploy(input2) {
       envId: envIdFor(input2.runId, service)
     };
   });
-  return { own: input2.own, targets, skipped, waves };
+  return { own: input2.own, targets, skipped: skipped2, waves };
 }
 function slugOf(text) {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
@@ -55328,18 +55855,32 @@ function ownService(payload) {
 function serviceDir(ws, repo, path) {
   const r2 = ws.repos.find((x2) => x2.repo === repo);
   if (!r2) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
-  const dir = path ? join11(r2.dir, path) : r2.dir;
+  const dir = path ? join14(r2.dir, path) : r2.dir;
   if (!existsSync5(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r2.checkedOut})`);
   return { repo: r2, dir };
 }
 function serviceEnvironment(ctx, payload, ws, target, extra) {
   return safeEnvironment(ctx, {
+    ...secretsFor(ctx, payload.services[target.service]?.secrets ?? [], `service "${target.service}"`),
     ...identityVariables(payload),
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPO: target.repo,
     CONVEYOR_SERVICE: target.service,
     CONVEYOR_ENV_ID: target.envId,
     ...extra
+  });
+}
+function serviceSetup(ctx, payload, ws, service, cwd) {
+  const svc = payload.services[service];
+  if (!svc?.setup) return Promise.resolve(void 0);
+  return trySetup(ctx, payload, {
+    who: `service "${service}"`,
+    command: svc.setup,
+    timeoutMinutes: svc.setupTimeoutMinutes,
+    cwd,
+    workspace: ws.root,
+    isolation: serviceIsolation(payload, ws.root, [service]),
+    extra: { CONVEYOR_REPO: svc.repo, CONVEYOR_SERVICE: service }
   });
 }
 async function runDeploy(ctx, payload) {
@@ -55406,7 +55947,12 @@ async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
     return { env: { service: t2.service, envId: t2.envId, state: "failed", error: e.message }, kept: false, startedAt, durationMs: 0, without };
   }
   const commit = where.repo.preparedHead;
-  const output2 = join11(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
+  const setupFailed = await serviceSetup(ctx, payload, ws, t2.service, where.dir);
+  if (setupFailed) {
+    ctx.log(`conveyor: ${t2.service}: failed (${setupFailed})`);
+    return { env: { service: t2.service, envId: t2.envId, state: "failed", error: setupFailed, commit }, kept: false, startedAt, durationMs: Date.now() - startedAt, without, setupFailed: true };
+  }
+  const output2 = join14(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile8(output2, "");
   const deployment = await deployments?.start({ repo: t2.repo, ref: commit, envId: t2.envId, service: t2.service });
   const env = serviceEnvironment(ctx, payload, ws, t2, {
@@ -55448,7 +55994,7 @@ function progressRecorder(ctx, payload) {
   return async (env) => {
     if (!path) return;
     const line = { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, environment: env };
-    await appendFile2(path, `${JSON.stringify(line)}
+    await appendFile3(path, `${JSON.stringify(line)}
 `);
   };
 }
@@ -55481,7 +56027,8 @@ ${fence(e.outputTail)}`);
       conclusion: "failure",
       summary: [`**Deploy \`${payload.step.id}\` failed: ${message}.**`, table, ...tails, ...notes].join("\n\n"),
       environments,
-      error: { code: "deploy-failed", message }
+      // Its setup failing is not its deploy failing: the deploy command never ran.
+      error: { code: settled.get(plan.own)?.setupFailed ? "setup-failed" : "deploy-failed", message }
     };
   }
   const peers = failed.length ? ` ${failed.length} peer${failed.length === 1 ? "" : "s"} failed (${failed.map((e) => e.service).join(", ")}); the step goes on without ${failed.length === 1 ? "it" : "them"}.` : "";
@@ -55542,6 +56089,8 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   } catch (err) {
     return { env: e, ok: false, tries: 0, note: err.message };
   }
+  const setupFailed = await serviceSetup(ctx, payload, ws, e.service, dir);
+  if (setupFailed) return { env: e, ok: false, tries: 0, note: setupFailed };
   const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r3) => setTimeout(r3, backoffMs(tries - 1)));
@@ -55585,7 +56134,7 @@ async function runStep(ctx, payload) {
   const step = payload.step;
   if (payload.mode === "teardown") return runTeardown(ctx, payload);
   if (payload.mode === "repair") {
-    const agent = step.kind === "code" ? step.agent : step.kind === "merge" ? payload.coder?.agent : "repair" in step && step.repair ? step.repair.agent : void 0;
+    const agent = agentOfAttempt(payload);
     if (!agent) throw new ConveyorError("bad-payload", `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
     return runCodeWork(ctx, payload, { agent, mode: "repair", writes: payload.coder?.writes ?? [], ...payload.findings ? { findings: payload.findings } : {} });
   }
@@ -55822,6 +56371,24 @@ function takeTokenFile(path) {
   return token;
 }
 
+// action/src/masks.ts
+import { readFileSync as readFileSync4, unlinkSync as unlinkSync2 } from "node:fs";
+init_errors();
+function takeMasks(env) {
+  const path = env.CONVEYOR_MASKS_PATH;
+  if (!path) return [];
+  let text;
+  try {
+    text = readFileSync4(path, "utf8");
+    unlinkSync2(path);
+  } catch (e) {
+    throw new ConveyorError("internal", `the masks file ${path} cannot be read and deleted: ${e.message}`);
+  }
+  const parsed = external_exports.array(external_exports.string()).safeParse(JSON.parse(text));
+  if (!parsed.success) throw new ConveyorError("internal", `the masks file ${path} is not a JSON list of strings`);
+  return parsed.data;
+}
+
 // action/src/entry.ts
 async function payloadText(io) {
   const path = io.env.CONVEYOR_PAYLOAD_PATH;
@@ -55835,6 +56402,10 @@ async function payloadText(io) {
   const text = io.getInput("payload");
   if (!text.trim()) throw new ConveyorError("bad-payload", "no payload: give the action input `payload` (JSON) or set CONVEYOR_PAYLOAD_PATH to a payload file");
   return text;
+}
+function maskParts(value) {
+  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
+  return [.../* @__PURE__ */ new Set([...value.includes("\n") ? [] : [value], ...lines])];
 }
 function lenientJson(text) {
   try {
@@ -55857,6 +56428,12 @@ async function runEntry(io) {
     if (io.env.GITHUB_ACTIONS === "true") io.setSecret(t2);
     scrubber.add(t2);
   });
+  let masksError;
+  try {
+    for (const value of takeMasks(io.env)) scrubber.add(value);
+  } catch (e) {
+    masksError = e;
+  }
   const log = (line) => io.log(scrubber.scrub(line));
   let identity = identityOf(void 0);
   let result;
@@ -55871,10 +56448,20 @@ async function runEntry(io) {
     const payload = parsed.payload;
     inputs = payload;
     if (tokenError) throw tokenError;
+    if (masksError) throw masksError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    const byName = byNameOf(payload);
+    for (const name of byName) {
+      const value = io.env[name];
+      if (!value) continue;
+      scrubber.add(value);
+      if (io.env.GITHUB_ACTIONS === "true") for (const part of maskParts(value)) io.setSecret(part);
+    }
     ctx = createContext({
       env: io.env,
       ...token ? { token } : {},
+      scrubber,
+      byName,
       log,
       ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
       ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},

@@ -1,24 +1,39 @@
-// One agent run: the prompt goes to a file, the contract goes to variables, and the command runs
-// once at the workspace root (inside the repository when there is only one) with an environment
-// holding no token or secret.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+// One agent run: its setup first (installing its CLI), then the prompt goes to a file, the contract
+// to variables, and the command (its own `run`, or its preset's command line) runs once, in its
+// sandbox, with exactly the secrets it lists, its transcript kept, and the stall guard watching.
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_STALL_MINUTES } from '../../core/config/defaults.ts';
+import { PRESETS, type VerdictSource } from '../../core/config/presets.ts';
 import { ConveyorError } from '../../core/errors.ts';
 import { buildPrompt } from '../../core/prompts/prompt.ts';
+import { replyVerdictOf, structuredOutputOf } from '../../core/steps/verdicts.ts';
+import { structuredVerdictJsonSchema } from '../../core/contract/verdict-schema.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { CommandResult } from '../../lib/process.ts';
-import { runUserCommand, safeEnvironment, type StepContext } from './context.ts';
-import { agentIsolation } from './sandbox.ts';
+import { runUserCommand, safeEnvironment, secretsFor, type StepContext } from './context.ts';
+import { agentCommand, type AgentCommand, type AgentRole } from './presets.ts';
+import { agentIsolation, setupIsolation } from './sandbox.ts';
+import { runSetup } from './setup.ts';
+import { fenced, tail } from './summary.ts';
+import { openTranscript } from './transcript.ts';
+import { conveyorDir, identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
   cwd: string;
   promptFile: string;
   resultFile: string;
-  /** What the agent wrote to $CONVEYOR_RESULT_FILE, if anything. */
+  /** What the agent wrote to $CONVEYOR_RESULT_FILE (or its CLI gave as its verdict), if anything. */
   resultText?: string;
+  /** Where its full transcript is kept, when it is. */
+  transcript?: string;
+  stallMinutes: number;
 }
+
+/** An agent's JSON events can be long: they stay whole lines (and whole for the scrubber) up to this. */
+const AGENT_LINE_LIMIT = 1024 * 1024;
 
 /**
  * The agent a step names, or a bad-payload error naming it and the known ones. `usedBy` says who
@@ -30,59 +45,21 @@ export function resolveAgent(payload: StepPayload, name: string, usedBy = `step 
     const known = Object.keys(payload.agents).join(', ') || 'none';
     throw new ConveyorError('bad-payload', `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
   }
+  if (agent.run === undefined && agent.preset === undefined) throw new ConveyorError('bad-payload', `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
   return agent;
-}
-
-/** The folder for Conveyor's own files of this attempt: inside the root, outside every repository. */
-export async function conveyorDir(ws: Workspace): Promise<string> {
-  const dir = join(ws.root, '.conveyor');
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-/** $CONVEYOR_REPOS: what each folder is. */
-export function reposVariable(payload: StepPayload, ws: Workspace): string {
-  return JSON.stringify(
-    ws.repos.map((r) => {
-      const paths = Object.fromEntries(
-        r.services.flatMap((s) => {
-          const p = payload.services[s]?.path;
-          return p ? [[s, p]] : [];
-        }),
-      );
-      return {
-        repo: r.repo,
-        dir: r.dir,
-        folder: r.folder,
-        role: r.role,
-        service: r.services[0] ?? null,
-        services: r.services,
-        ...(Object.keys(paths).length ? { paths } : {}),
-        base: r.base,
-        branch: r.checkedOut,
-      };
-    }),
-  );
-}
-
-/** The contract variables every user command of a step gets (agents, gates). */
-export function identityVariables(payload: StepPayload): Record<string, string> {
-  return {
-    CONVEYOR_STEP: payload.step.id,
-    CONVEYOR_ATTEMPT: String(payload.attempt),
-    CONVEYOR_RUN_ID: payload.runId,
-  };
 }
 
 /**
  * The environment of any agent (coder, reviewer, gate author): the runner's without secrets, an
- * identity for commits, the agent's own `env`, and the contract variables.
+ * identity for commits, its preset's fixed variables, the agent's own `env`, the contract variables,
+ * its model, and the secrets it lists (its own and its preset's credentials), by name.
  */
 function agentEnvironment(
   ctx: StepContext,
   payload: StepPayload,
   ws: Workspace,
   agent: ResolvedAgent,
+  command: AgentCommand,
   files: { promptFile: string; resultFile: string },
 ): Record<string, string> {
   return safeEnvironment(ctx, {
@@ -91,11 +68,14 @@ function agentEnvironment(
     GIT_AUTHOR_EMAIL: ctx.env.GIT_AUTHOR_EMAIL || 'conveyor@users.noreply.github.com',
     GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
     GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
+    ...command.env,
     ...agent.env,
+    ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
+    ...(agent.model ? { CONVEYOR_MODEL: agent.model } : {}),
     ...identityVariables(payload),
   });
 }
@@ -128,36 +108,117 @@ export async function runAgent(
     ...(options.findings ? { findings: options.findings } : {}),
     notes: ws.notes,
   });
-  return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root });
+  return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'coder' });
 }
 
+const FILE_PREFIX: Record<AgentRole, string> = { coder: '', reviewer: 'review-', author: 'author-' };
+
 /**
- * Runs any agent (coder, reviewer, gate author) on a prompt: the prompt goes to its file (scrubbed:
- * it may carry findings from a gate's output), the result file starts absent (so whatever is there
- * is the agent's own), the command runs with its timeout, and what it wrote to its result file is
- * read back. `role` names the files of an agent other than the coder (`review-prompt.md`...).
+ * Runs any agent (coder, reviewer, gate author) on a prompt: its setup first, then the prompt goes
+ * to its file (scrubbed: it may carry findings from a gate's output), the result file starts absent
+ * (so whatever is there is the agent's own), the command runs with its timeout and stall guard, and
+ * its verdict or result is read back. `prompt` may depend on how its CLI gives a verdict.
  */
 export async function runAgentWithPrompt(
   ctx: StepContext,
   payload: StepPayload,
   ws: Workspace,
   agent: ResolvedAgent,
-  options: { prompt: string; cwd: string; role?: string },
+  options: { prompt: string | ((verdict: VerdictSource) => string); cwd: string; role: AgentRole },
 ): Promise<AgentOutcome> {
   const dir = await conveyorDir(ws);
-  const prefix = options.role ? `${options.role}-` : '';
+  const prefix = FILE_PREFIX[options.role];
   const files = { promptFile: join(dir, `${prefix}prompt.md`), resultFile: join(dir, `${prefix}result.json`) };
-  await rm(files.resultFile, { force: true });
-  await writeFile(files.promptFile, ctx.scrubber.scrub(options.prompt));
-  const env = agentEnvironment(ctx, payload, ws, agent, files);
+  const schemaFile = join(dir, 'verdict.schema.json');
   const cwd = options.cwd;
-  ctx.log(`conveyor: running ${options.role ? `${options.role} ` : ''}agent "${agent.name}" in ${cwd} (timeout ${agent.timeoutMinutes} min)`);
-  const result = await runUserCommand(ctx, { command: agent.run, cwd, env, timeoutMinutes: agent.timeoutMinutes, sandbox: agentIsolation(ws.root, agent) });
+  const command = agentCommand(agent, { role: options.role, inRepo: ws.repos.some((r) => r.dir === cwd), schemaFile });
+  const label = `${options.role === 'coder' ? '' : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ''}`;
+
+  // 1. Its setup (its CLI's install, unless the CLI is on PATH), outside its sandbox's limits.
+  if (agent.setup !== undefined) {
+    await runSetup(ctx, payload, { who: `agent "${agent.name}"`, command: agent.setup, timeoutMinutes: agent.setupTimeoutMinutes, cwd: ws.root, workspace: ws.root, isolation: setupIsolation(ws.root) });
+  }
+  // 2. Its files: the prompt, no result yet, the verdict's schema for a CLI that takes it as a file.
+  await rm(files.resultFile, { force: true });
+  const prompt = typeof options.prompt === 'string' ? options.prompt : options.prompt(command.verdict);
+  await writeFile(files.promptFile, ctx.scrubber.scrub(prompt));
+  if (options.role === 'reviewer') await writeFile(schemaFile, JSON.stringify(structuredVerdictJsonSchema()));
+  await excludeLeftovers(ws, command.leaves);
+
+  // 3. The command, its transcript kept line by line.
+  const env = agentEnvironment(ctx, payload, ws, agent, command, files);
+  const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
+  ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
+  const transcript = openTranscript(ctx.env, payload, `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`);
+  let structured: unknown;
+  const result = await runUserCommand(ctx, {
+    command: command.command,
+    cwd,
+    env,
+    timeoutMinutes: agent.timeoutMinutes,
+    sandbox: agentIsolation(ws.root, agent),
+    stall: { minutes: stallMinutes, watch: ws.root },
+    lineLimit: AGENT_LINE_LIMIT,
+    onLine: (line) => {
+      transcript?.write(line);
+      if (command.verdict === 'structured-output') structured = structuredOutputOf(line) ?? structured;
+    },
+  });
+
+  // 4. What it wrote, or the verdict its CLI gave on its output.
+  const given = command.verdict === 'structured-output' ? structured : command.verdict === 'reply' && !(await exists(files.resultFile)) ? replyVerdictOf(result.output) : undefined;
+  if (given !== undefined && result.exitCode === 0) await writeFile(files.resultFile, JSON.stringify(given));
   let resultText: string | undefined;
   try {
     resultText = ctx.scrubber.scrub(await readFile(files.resultFile, 'utf8'));
   } catch {
     resultText = undefined;
   }
-  return { ...result, cwd, ...files, ...(resultText !== undefined ? { resultText } : {}) };
+  return {
+    ...result,
+    cwd,
+    ...files,
+    stallMinutes,
+    ...(resultText !== undefined ? { resultText } : {}),
+    ...(transcript ? { transcript: transcript.path } : {}),
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return readFile(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Keeps what a CLI leaves in a repository (Aider's .aider* files) out of Conveyor's commits and out of the reviewer's "changed" check. */
+async function excludeLeftovers(ws: Workspace, patterns: readonly string[]): Promise<void> {
+  if (patterns.length === 0) return;
+  await Promise.all(
+    ws.repos.map(async (r) => {
+      await mkdir(join(r.dir, '.git', 'info'), { recursive: true });
+      await appendFile(join(r.dir, '.git', 'info', 'exclude'), `\n${patterns.join('\n')}\n`);
+    }),
+  );
+}
+
+/**
+ * The end of an agent's output for its step's summary, with where its full transcript is. On
+ * GitHub the file is on the runner, which is gone after the job: only the embedded mode's is named.
+ */
+export function agentOutputSection(ctx: StepContext, title: string, outcome: AgentOutcome): string {
+  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== 'true' ? `; full transcript: \`${outcome.transcript}\`` : '';
+  return `${title} output (last lines${where}):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+}
+
+/** How an agent that ended without a result of its own stopped, for the step's error: the stall guard, the timeout or its exit. */
+export function agentStopped(outcome: AgentOutcome, agent: ResolvedAgent, who: string): { code: 'agent-stalled' | 'agent-timeout'; message: string } | undefined {
+  if (outcome.stalled) {
+    return {
+      code: 'agent-stalled',
+      message: `${who} printed nothing and changed nothing in the workspace for ${outcome.stallMinutes} minute(s) (stall-minutes) and was stopped; the attempt runs again.`,
+    };
+  }
+  if (outcome.timedOut) return { code: 'agent-timeout', message: `${who} ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.` };
+  return undefined;
 }

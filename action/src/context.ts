@@ -4,9 +4,11 @@
 import type { StepToken } from './token.ts';
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
+import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
 import type { Forge } from '../../engine/ports/forge.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
+import { latestChange } from '../../lib/activity.ts';
 import { runIsolated, type IsolatedResult } from '../../lib/sandbox.ts';
 import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
 import { createStepSandbox, noSandboxNote, recordBlocked, requireSandbox, type Isolation, type StepSandbox } from './sandbox.ts';
@@ -29,6 +31,10 @@ export interface StepContext {
   workspaceRoot?: string;
   /** How the step's commands are isolated, and what was blocked. */
   sandbox: StepSandbox;
+  /** Variables passed only by name (the `secrets` of the payload's agents and services): no command gets them otherwise. */
+  byName: ReadonlySet<string>;
+  /** A section of the log (a foldable group on GitHub) around `run`. */
+  group<T>(title: string, run: () => Promise<T>): Promise<T>;
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
@@ -51,9 +57,12 @@ export function createContext(options: {
   killGraceMs?: number;
   /** The pipeline's `sandbox` (the payload's). */
   sandbox?: StepPayload['sandbox'];
+  /** The entry's scrubber, which already masks the values of `byName`. */
+  scrubber?: Scrubber;
+  byName?: ReadonlySet<string>;
 }): StepContext {
   const { env, token } = options;
-  const scrubber = Scrubber.fromEnvironment(env, undefined);
+  const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, undefined);
   token?.onToken((t) => scrubber.add(t));
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
   const write = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -70,12 +79,52 @@ export function createContext(options: {
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),
     sandbox: createStepSandbox(env, options.sandbox),
+    byName: options.byName ?? new Set(),
+    async group(title, run) {
+      // GitHub folds the lines between these two workflow commands under the title.
+      const github = env.GITHUB_ACTIONS === 'true';
+      log(github ? `::group::${title}` : `conveyor: ${title}`);
+      try {
+        return await run();
+      } finally {
+        if (github) log('::endgroup::');
+      }
+    },
   };
 }
 
 /** The secret-free base environment for git and user commands. */
 export function safeEnvironment(ctx: StepContext, extra: Record<string, string> = {}): Record<string, string> {
-  return commandEnvironment(ctx.env, ctx.scrubber, extra);
+  return commandEnvironment(ctx.env, ctx.scrubber, extra, ctx.byName);
+}
+
+/**
+ * The values of `names` on this runner, for the one command that lists them (`who`, e.g.
+ * `agent "coder"`); names not set here are said in the log. A GitHub token is refused by name and
+ * by value (the step's token, a GitHub token variable's value, or any installation token, `ghs_…`):
+ * the step fails rather than hand it over.
+ */
+export function secretsFor(ctx: StepContext, names: readonly string[], who: string): Record<string, string> {
+  const tokens = new Set([ctx.token, ...Object.entries(ctx.env).filter(([k]) => isGitHubTokenName(k)).map(([, v]) => v)].filter((v): v is string => Boolean(v)));
+  const out: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of names) {
+    const value = ctx.env[name];
+    const refuse = (why: string) =>
+      new ConveyorError('bad-input', `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`);
+    if (isGitHubTokenName(name)) throw refuse(`${name} names a GitHub token`);
+    if (!value) {
+      missing.push(name);
+      continue;
+    }
+    if (tokens.has(value) || value.startsWith('ghs_')) throw refuse('its value is a GitHub token (an installation or workflow token)');
+    out[name] = value;
+  }
+  const given = Object.keys(out);
+  if (given.length || missing.length) {
+    ctx.log(`conveyor: ${who} gets ${given.length ? given.join(', ') : 'no secret'}${missing.length ? ` (not set on this runner: ${missing.join(', ')})` : ''}`);
+  }
+  return out;
 }
 
 /** What git needs of the step: the server, the token for network commands, a secret-free environment. */
@@ -111,7 +160,20 @@ export async function removeStepWorkspace(ctx: StepContext, ws: Workspace): Prom
  */
 export async function runUserCommand(
   ctx: StepContext,
-  options: { command: string; cwd: string; env: Record<string, string>; timeoutMinutes: number; linePrefix?: string; sandbox: Isolation },
+  options: {
+    command: string;
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMinutes: number;
+    linePrefix?: string;
+    sandbox: Isolation;
+    /** An agent: stopped when it prints nothing and changes nothing in `watch` for `minutes`. */
+    stall?: { minutes: number; watch: string };
+    /** Also receives every output line, scrubbed (an agent's transcript). */
+    onLine?: (line: string) => void;
+    /** See CommandOptions.lineLimit: an agent's JSON events stay whole. */
+    lineLimit?: number;
+  },
 ): Promise<IsolatedResult> {
   const prefix = options.linePrefix ?? '  | ';
   const s = ctx.sandbox;
@@ -128,7 +190,12 @@ export async function runUserCommand(
     timeoutMs: options.timeoutMinutes * ctx.minuteMs,
     ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
     scrub: (t) => ctx.scrubber.scrub(t),
-    onLine: (line) => ctx.log(`${prefix}${line}`),
+    onLine: (line) => {
+      ctx.log(`${prefix}${line}`);
+      options.onLine?.(line);
+    },
+    ...(options.lineLimit ? { lineLimit: options.lineLimit } : {}),
+    ...(options.stall ? { stall: { ms: options.stall.minutes * ctx.minuteMs, activity: () => latestChange(options.stall!.watch) } } : {}),
     workspace: options.sandbox.workspace,
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,

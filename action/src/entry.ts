@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
 import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
+import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
@@ -12,6 +13,7 @@ import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
 import { fixedToken, takeToken, type StepToken } from './token.ts';
+import { takeMasks } from './masks.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -43,6 +45,13 @@ export async function payloadText(io: Pick<EntryIO, 'env' | 'getInput'>): Promis
   return text;
 }
 
+/** What GitHub is told to mask: the value, and each line of a multi-line one (it masks line by line). */
+function maskParts(value: string): string[] {
+  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
+  // A workflow command is one line: a multi-line value is masked by its lines alone.
+  return [...new Set([...(value.includes('\n') ? [] : [value]), ...lines])];
+}
+
 function lenientJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -68,6 +77,12 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     if (io.env.GITHUB_ACTIONS === 'true') io.setSecret(t);
     scrubber.add(t);
   });
+  let masksError: unknown;
+  try {
+    for (const value of takeMasks(io.env)) scrubber.add(value);
+  } catch (e) {
+    masksError = e;
+  }
   const log = (line: string) => io.log(scrubber.scrub(line));
   let identity = identityOf(undefined);
   let result: StepResult;
@@ -83,10 +98,22 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     const payload = parsed.payload;
     inputs = payload;
     if (tokenError) throw tokenError;
+    if (masksError) throw masksError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    // Every variable the payload's agents and services list is masked before anything runs, in
+    // GitHub's log (::add-mask::) and by our scrubber, whichever command later prints it.
+    const byName = byNameOf(payload);
+    for (const name of byName) {
+      const value = io.env[name];
+      if (!value) continue;
+      scrubber.add(value);
+      if (io.env.GITHUB_ACTIONS === 'true') for (const part of maskParts(value)) io.setSecret(part);
+    }
     ctx = createContext({
       env: io.env,
       ...(token ? { token } : {}),
+      scrubber,
+      byName,
       log,
       ...(io.minuteMs !== undefined ? { minuteMs: io.minuteMs } : {}),
       ...(io.killGraceMs !== undefined ? { killGraceMs: io.killGraceMs } : {}),

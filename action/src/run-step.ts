@@ -1,6 +1,7 @@
 // Chooses the work of a step attempt by its kind and mode.
 import { ConveyorError } from '../../core/errors.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
+import { agentOfAttempt } from '../../core/contract/attempt.ts';
 import type { StepContext } from './context.ts';
 import { runCodeWork } from './steps/code.ts';
 import { runGate } from './steps/gate.ts';
@@ -15,7 +16,7 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
   if (payload.mode === 'repair') {
     // A repair is a code run by the step's repair agent with the findings to address.
     // A merge step's repair resolves a conflict with the base: the coder's work on the work branch.
-    const agent = step.kind === 'code' ? step.agent : step.kind === 'merge' ? payload.coder?.agent : 'repair' in step && step.repair ? step.repair.agent : undefined;
+    const agent = agentOfAttempt(payload);
     if (!agent) throw new ConveyorError('bad-payload', `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
     // Every repair keeps to the code step's write boundary: a gate's repair must not rewrite the gate.
     return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: payload.coder?.writes ?? [], ...(payload.findings ? { findings: payload.findings } : {}) });

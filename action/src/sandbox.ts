@@ -36,6 +36,14 @@ export function agentIsolation(workspace: string, agent: ResolvedAgent): Isolati
 }
 
 /**
+ * An agent's setup (installing its CLI): a command of the pipeline's author, not of the agent, so
+ * it keeps the runner's file system (a global install) and network, its secrets still hidden.
+ */
+export function setupIsolation(workspace: string): Isolation {
+  return { workspace, policy: { network: 'open', writable: 'everywhere' } };
+}
+
+/**
  * A gate, deploy or teardown command of `services`: the runner's file system but its secrets, and
  * the services' network: open when any of them leaves `network` out (one command serves them
  * all: a gate in a monorepo), else the hosts any of them allows.

@@ -1,7 +1,8 @@
 // The local dispatcher runs each step attempt through the action's real entry (the committed
 // bundle, as on GitHub's runners) in a child process, with the result-file reporter and the local
-// forge. Each attempt has its own folder, so a crash of the driving process loses nothing: a
-// result written after it died is found, and a leftover process is stopped before a re-dispatch.
+// forge. Each attempt has its own folder (payload, result, output.log, transcript.log), so a crash
+// of the driving process loses nothing: a result written after it died is found, and a leftover
+// process is stopped before a re-dispatch.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import { isSecretName } from '../../lib/secrets.ts';
+import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
+import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
 
 export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', import.meta.url));
@@ -41,11 +44,23 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       writeAtomically(join(dir, 'payload.json'), JSON.stringify(payload));
       const log = openSync(join(dir, 'output.log'), 'a');
       const env: NodeJS.ProcessEnv = {};
-      // A step process never inherits a secret from whoever started `conveyor`.
-      for (const [k, v] of Object.entries(process.env)) if (!isSecretName(k)) env[k] = v;
+      // A step process inherits from whoever started `conveyor` no secret but those its attempt's
+      // commands list by name (its agent's, or its deploys' and teardowns'), and never a GitHub
+      // token: the sandbox keeps the step process's environment out of its commands' reach.
+      const passed = new Set(attemptSecretNames(payload));
+      const listed = byNameOf(payload);
+      for (const [k, v] of Object.entries(process.env)) if (passed.has(k) || (!isSecretName(k) && !listed.has(k))) env[k] = v;
+      // The others' values only to mask them, should a command print one: in a file it reads once and deletes (action/src/masks.ts).
+      const masks = [...listed].filter((k) => !passed.has(k) && !isGitHubTokenName(k)).flatMap((k) => (process.env[k] ? [process.env[k]] : []));
+      if (masks.length) {
+        writeFileSync(join(dir, 'masks.json'), JSON.stringify(masks), { mode: 0o600 });
+        env.CONVEYOR_MASKS_PATH = join(dir, 'masks.json');
+      }
       Object.assign(env, {
         CONVEYOR_PAYLOAD_PATH: join(dir, 'payload.json'),
         CONVEYOR_RESULT_PATH: join(dir, 'result.json'),
+        // Every line its agent printed, scrubbed (action/src/transcript.ts).
+        CONVEYOR_TRANSCRIPT_PATH: join(dir, 'transcript.log'),
         CONVEYOR_WORKSPACE_ROOT: join(dir, 'workspace'),
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),

@@ -12,19 +12,23 @@ export function register(program: Command): void {
     .option('-c, --config <path>', 'configuration file', DEFAULT_CONFIG_PATH)
     .action(
       action((opts: { config: string }) => {
-        const loaded = loadConfigFile(opts.config);
+        // Warnings look at this shell's environment: a preset's credential set nowhere is likely missing on the runner too.
+        const loaded = loadConfigFile(opts.config, { isSet: (name) => Boolean(process.env[name]) });
         if (!loaded.ok) {
           warnRaw(formatConfigErrors(loaded.errors));
           warnRaw(`✗ ${opts.config}: ${count(loaded.errors.length, 'error')}\n`);
           return EXIT.failed;
         }
         const { config } = loaded;
+        const warnings = loaded.warnings ?? [];
+        // A warning does not fail the check: the file is valid.
+        if (warnings.length) warnRaw(formatConfigErrors(warnings.map((w) => ({ ...w, message: `warning: ${w.message}` }))));
         const parts = [
           count(Object.keys(config.pipelines).length, 'pipeline'),
           count(Object.keys(config.services).length, 'service'),
           count(Object.keys(config.agents ?? {}).length, 'agent'),
         ];
-        say(`✓ ${opts.config}: ${parts.join(', ')}`);
+        say(`✓ ${opts.config}: ${parts.join(', ')}${warnings.length ? ` (${count(warnings.length, 'warning')})` : ''}`);
         return EXIT.ok;
       }),
     );

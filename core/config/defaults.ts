@@ -1,6 +1,7 @@
 // Every default of `.github/conveyor.yml` in one place: the validator and the plan compiler must
 // agree on them, and the plan hash depends on them.
 import type { AgentConfig, StepConfig, StepKind } from './schema.ts';
+import { PRESETS } from './presets.ts';
 
 export const DEFAULT_LABEL = 'conveyor';
 export const DEFAULT_PIPELINE = 'default';
@@ -10,16 +11,19 @@ export const DEFAULT_MAX_ATTEMPTS = 2;
 export const DEFAULT_MIN_APPROVALS = 1;
 export const DEFAULT_ALLOW_REQUESTER = false;
 export const DEFAULT_AGENT_TIMEOUT_MINUTES = 45;
+/** No output and no change in the workspace for this long: the agent is stopped and its attempt runs again. */
+export const DEFAULT_STALL_MINUTES = 15;
+/** Long enough for `npm ci` of a large repository or a CLI's install, short of most steps' own timeouts. */
+export const DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
 export const DEFAULT_DEPLOY_TIMEOUT_MINUTES = 15;
 export const DEFAULT_SANDBOX = 'best-effort' as const;
 
 /**
  * The hosts an agent may reach when its `network` says nothing: what its preset's CLI needs (its
- * model vendor's API, its own update host where it insists). A plain `run` needs nothing. Presets
- * do not exist yet; each will add its hosts here.
+ * model vendor's API, its own update host where it insists). A plain `run` needs nothing.
  */
-export function defaultAgentHosts(_agent: AgentConfig): string[] {
-  return [];
+export function defaultAgentHosts(agent: AgentConfig): string[] {
+  return agent.preset ? [...PRESETS[agent.preset].hosts] : [];
 }
 
 /** Step timeouts by kind, in minutes. An approval waits for people and is never timed out by

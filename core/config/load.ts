@@ -9,10 +9,17 @@ import type { PathSegment } from './locate.ts';
 import { configSchema } from './schema.ts';
 import type { Config } from './schema.ts';
 import { validateConfig } from './validate.ts';
+import { credentialWarnings } from './warnings.ts';
 
 export type ConfigError = { file: string; line: number; column: number; path: string; message: string };
 
-export type LoadResult = { ok: true; config: Config } | { ok: false; errors: ConfigError[] };
+/** `warnings`: problems that do not make the file invalid (computed when `isSet` is given). */
+export type LoadResult = { ok: true; config: Config; warnings?: ConfigError[] } | { ok: false; errors: ConfigError[] };
+
+export interface LoadOptions {
+  /** Whether a variable is set where the file is checked: turns on the credential warnings. */
+  isSet?: (name: string) => boolean;
+}
 
 /** `FILE:LINE:COL key.path: message` (`FILE:LINE:COL: message` for the file as a whole). */
 export function formatConfigError(e: ConfigError): string {
@@ -34,7 +41,7 @@ const yamlMessage = (e: YAMLError, path: readonly PathSegment[]): string => {
   return text;
 };
 
-export function loadConfig(text: string, file: string): LoadResult {
+export function loadConfig(text: string, file: string, options: LoadOptions = {}): LoadResult {
   const lines = new LineCounter();
   // Merge keys (`<<: *base`) are a common way to share step settings; YAML 1.2 leaves them off.
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
@@ -69,18 +76,24 @@ export function loadConfig(text: string, file: string): LoadResult {
   const parsed = configSchema.safeParse(data);
   const problems: ConfigProblem[] = parsed.success ? [] : problemsFromZod(parsed.error.issues, data);
   problems.push(...validateConfig(parsed.success ? parsed.data : data));
-  if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
-  const seen = new Set<string>();
-  const errors: ConfigError[] = [];
-  for (const problem of problems) {
-    const path = formatPath(problem.path);
-    const id = `${path}\0${problem.message}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const { line, column } = locator.locate(problem.path, problem.at);
-    errors.push({ file, line, column, path, message: problem.message });
+  const positioned = (list: readonly ConfigProblem[]): ConfigError[] => {
+    const seen = new Set<string>();
+    const out: ConfigError[] = [];
+    for (const problem of list) {
+      const path = formatPath(problem.path);
+      const id = `${path}\0${problem.message}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const { line, column } = locator.locate(problem.path, problem.at);
+      out.push({ file, line, column, path, message: problem.message });
+    }
+    return sortErrors(out);
+  };
+  if (parsed.success && problems.length === 0) {
+    if (!options.isSet) return { ok: true, config: parsed.data };
+    return { ok: true, config: parsed.data, warnings: positioned(credentialWarnings(parsed.data, options.isSet)) };
   }
-  return { ok: false, errors: sortErrors(errors) };
+  return { ok: false, errors: positioned(problems) };
 }
 
 // File order, as a compiler lists them; stable, so problems at one spot keep their order.

@@ -9,6 +9,7 @@ import type { Config } from './schema.ts';
 import type { Names, Obj } from './names.ts';
 import { obj, relativePathProblem, str, strings, unknownName } from './names.ts';
 import { validateSteps } from './validate-steps.ts';
+import { validateAgents, validateSecrets } from './validate-agents.ts';
 
 export type { ConfigProblem } from './issues.ts';
 
@@ -31,6 +32,7 @@ export function validateConfig(config: Config | unknown): ConfigProblem[] {
   if (obj(root.pipelines) && Object.keys(pipelines).length === 0) {
     problems.push({ path: ['pipelines'], message: 'no pipelines: declare at least one, e.g. `default`' });
   }
+  validateAgents(obj(root.agents) ?? {}, problems);
   validateServices(services, serviceNames, problems);
 
   const stepsByPipeline = new Map<string, Set<string>>();
@@ -72,6 +74,7 @@ function validateServices(services: Obj, serviceNames: string[], problems: Confi
       const bad = relativePathProblem(path);
       if (bad) problems.push({ path: [...at, 'path'], message: bad });
     }
+    validateSecrets(service.secrets, [...at, 'secrets'], problems);
     const seen = new Set<string>();
     for (const [provider, i] of strings(service['depends-on'])) {
       const p: PathSegment[] = [...at, 'depends-on', i];

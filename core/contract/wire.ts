@@ -91,6 +91,12 @@ export const stepPayloadSchema = z.object({
   currentUntil: z.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: z.enum(['required', 'best-effort']).optional(),
+  /**
+   * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
+   * preset's credentials): masked, and kept from every command that does not list it, including
+   * those of agents this payload does not carry.
+   */
+  byName: z.array(z.string()).optional(),
 });
 
 export const reviewVerdictSchema = z.object({

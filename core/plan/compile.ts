@@ -6,6 +6,7 @@ import { ConveyorError } from '../errors.ts';
 import { hashPlan } from './hash.ts';
 import { topologicalWaves } from '../graph.ts';
 import { agentsOfStep, servicesOfStep } from './steps.ts';
+import { PRESETS, presetSetup } from '../config/presets.ts';
 import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
 import {
   DEFAULT_AGENT_TIMEOUT_MINUTES,
@@ -15,6 +16,8 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MERGE_METHOD,
   DEFAULT_MIN_APPROVALS,
+  DEFAULT_SETUP_TIMEOUT_MINUTES,
+  DEFAULT_STALL_MINUTES,
   DEFAULT_STEP_TIMEOUT_MINUTES,
   defaultAgentHosts,
   labelOf,
@@ -150,14 +153,33 @@ function resolveRepair(repair: { agent: string; 'max-attempts'?: number | undefi
 function resolveAgent(config: Config, name: string): ResolvedAgent {
   const agent = config.agents?.[name];
   if (!agent) throw new ConveyorError('bad-input', `unknown agent "${name}"`);
+  const preset = agent.preset ? PRESETS[agent.preset] : undefined;
+  // The agent's own setup replaces its preset's install.
+  const setup = agent.setup ?? (preset ? presetSetup(preset) : undefined);
+  const stall = agent['stall-minutes'] ?? DEFAULT_STALL_MINUTES;
   return {
     name,
-    run: agent.run,
+    ...(agent.run !== undefined && { run: agent.run }),
+    ...(agent.preset !== undefined && { preset: agent.preset }),
     ...(agent.model !== undefined && { model: agent.model }),
     timeoutMinutes: agent['timeout-minutes'] ?? DEFAULT_AGENT_TIMEOUT_MINUTES,
+    ...(stall !== DEFAULT_STALL_MINUTES && { stallMinutes: stall }),
     env: sortedRecord(agent.env ?? {}),
+    ...secretsOf([...(agent.secrets ?? []), ...(preset?.credentials ?? [])]),
+    ...setupOf(setup, agent['setup-timeout-minutes']),
     ...networkOf(agent.network?.allow ?? defaultAgentHosts(agent)),
   };
+}
+
+/** A setup and its timeout, each written only when there is a setup and the timeout is not the default. */
+function setupOf(setup: string | undefined, timeout: number | undefined): { setup?: string; setupTimeoutMinutes?: number } {
+  if (setup === undefined) return {};
+  const minutes = timeout ?? DEFAULT_SETUP_TIMEOUT_MINUTES;
+  return { setup, ...(minutes !== DEFAULT_SETUP_TIMEOUT_MINUTES && { setupTimeoutMinutes: minutes }) };
+}
+
+function secretsOf(names: readonly string[]): { secrets?: string[] } {
+  return names.length ? { secrets: sortedSet(names) } : {};
 }
 
 function resolveService(config: Config, name: string, primaryRepo: string | undefined): ResolvedService {
@@ -181,6 +203,8 @@ function resolveService(config: Config, name: string, primaryRepo: string | unde
             timeoutMinutes: deploy['timeout-minutes'] ?? DEFAULT_DEPLOY_TIMEOUT_MINUTES,
           },
     ...(service.gate !== undefined && { gate: service.gate }),
+    ...setupOf(service.setup, service['setup-timeout-minutes']),
+    ...secretsOf(service.secrets ?? []),
     // Absent is the runner's whole network; an empty list is none.
     ...(service.network && { network: { allow: sortedSet(service.network.allow.map((h) => h.toLowerCase())) } }),
   };

@@ -2,13 +2,26 @@
 // what the engine runs and what travels to the action inside a step payload, so it is described
 // by zod schemas (the action parses it back at the boundary).
 import { z } from 'zod';
+import { PRESET_NAMES } from '../config/presets.ts';
 
+// Keys added after plans were first stored are written only when they say something (not their
+// default), so that a plan, and its hash, from before them stays the same.
 export const resolvedAgentSchema = z.object({
   name: z.string(),
-  run: z.string(),
+  /** The agent's own command; absent: its preset's command line, which the action builds. */
+  run: z.string().optional(),
+  preset: z.enum(PRESET_NAMES).optional(),
   model: z.string().optional(),
   timeoutMinutes: z.number().int(),
+  /** Minutes without output or workspace change before the agent is stopped; absent: DEFAULT_STALL_MINUTES. */
+  stallMinutes: z.number().int().optional(),
   env: z.record(z.string(), z.string()),
+  /** Variables passed by name from the runner's environment: its own `secrets` and its preset's credentials. */
+  secrets: z.array(z.string()).optional(),
+  /** Runs before the agent: its `setup`, or its preset's install when the CLI is not on PATH. */
+  setup: z.string().optional(),
+  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
+  setupTimeoutMinutes: z.number().int().optional(),
   /** Hosts the agent's sandbox may reach; absent: none. */
   network: z.object({ allow: z.array(z.string()) }).optional(),
 });
@@ -28,6 +41,12 @@ export const resolvedServiceSchema = z.object({
   /** null: `deploy: none` or no deploy key (nothing to stand up). */
   deploy: resolvedDeploySchema.nullable(),
   gate: z.string().optional(),
+  /** Runs in the service's folder before its gates, deploys and teardowns. */
+  setup: z.string().optional(),
+  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
+  setupTimeoutMinutes: z.number().int().optional(),
+  /** Variables passed by name to its deploys and teardowns. */
+  secrets: z.array(z.string()).optional(),
   /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
   network: z.object({ allow: z.array(z.string()) }).optional(),
 });

@@ -33,6 +33,12 @@ export function buildReviewPrompt(input: {
   repos: ReviewedRepo[];
   /** Path of the file holding every diff in full. */
   diffFile: string;
+  /**
+   * How the verdict comes back: `file` (the reviewer writes $CONVEYOR_RESULT_FILE, the default),
+   * `answer` (its CLI enforces the verdict's schema on its final answer), `reply` (a CLI that can
+   * only edit the repository's files: the verdict ends its reply).
+   */
+  verdictBy?: 'file' | 'answer' | 'reply';
 }): string {
   const out: string[] = [`# Conveyor: review ${input.issue.repo}#${input.issue.number}`, ''];
   out.push(
@@ -44,12 +50,9 @@ export function buildReviewPrompt(input: {
     '',
     '## Your verdict',
     '',
-    'Write exactly one JSON object to the file named by `$CONVEYOR_RESULT_FILE`:',
+    ...verdictInstructions(input.verdictBy ?? 'file'),
     '',
-    fence('{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],\n "scores": {"complexity": 0.0-1.0, "risk": 0.0-1.0, "impact": 0.0-1.0}}', 'json'),
-    '',
-    'A finding may also be an object such as `{"file": "src/a.ts", "line": 12, "message": "..."}`. Say `fail` only',
-    'for what must change before merging; the findings go to the agent that repairs the change.',
+    'Say `fail` only for what must change before merging; the findings go to the agent that repairs the change.',
     '',
     '## The change',
     '',
@@ -70,6 +73,24 @@ export function buildReviewPrompt(input: {
   }
   out.push(...issueSection(input.issue));
   return out.join('\n');
+}
+
+function verdictInstructions(by: 'file' | 'answer' | 'reply'): string[] {
+  const scores = '"scores": {"complexity": 0.0-1.0, "risk": 0.0-1.0, "impact": 0.0-1.0}';
+  if (by === 'answer') {
+    return [
+      'Give your verdict as your final answer, one JSON object (your CLI holds it to this shape, and Conveyor records it;',
+      'write no file for it):',
+      '',
+      fence(`{"verdict": "pass" | "fail",\n "findings": [{"file": "src/a.ts" or null, "line": 12 or null, "message": "what must change"}, ...],\n ${scores}}`, 'json'),
+    ];
+  }
+  const shape = fence(`{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],\n ${scores}}`, 'json');
+  const object = 'A finding may also be an object such as `{"file": "src/a.ts", "line": 12, "message": "..."}`.';
+  if (by === 'reply') {
+    return ['End your reply with your verdict: exactly one JSON object in a ```json block, and nothing after it:', '', shape, '', object];
+  }
+  return ['Write exactly one JSON object to the file named by `$CONVEYOR_RESULT_FILE`:', '', shape, '', object];
 }
 
 export function buildAuthorPrompt(input: {

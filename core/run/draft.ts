@@ -2,6 +2,7 @@
 // reducer never mutates its input, and copying only what changes keeps a transition cheap), wave
 // dispatch, and the run status derived from its steps.
 import { digest } from '../canonical.ts';
+import { DEFAULT_SETUP_TIMEOUT_MINUTES } from '../config/defaults.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
 import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, Staleness, StepState } from './types.ts';
@@ -75,7 +76,8 @@ export function renderFindings(result: StepResult): string {
     .map((f) => {
       if (typeof f === 'string') return `- ${f}`;
       const text = f.message ?? f.text ?? f.title ?? f.description;
-      const where = typeof f.file === 'string' ? `${f.file}${f.line !== undefined ? `:${String(f.line)}` : ''}: ` : '';
+      // A CLI that enforces the verdict's schema writes `null` for a finding without a place.
+      const where = typeof f.file === 'string' ? `${f.file}${f.line !== undefined && f.line !== null ? `:${String(f.line)}` : ''}: ` : '';
       return typeof text === 'string' ? `- ${where}${text}` : `- ${JSON.stringify(f)}`;
     })
     .join('\n');
@@ -118,8 +120,11 @@ export function attemptTimeoutMinutes(run: Run, stepId: string): number {
   const step = planStep(run, stepId);
   if (!step) return 0;
   if (run.steps[stepId]?.mode !== 'repair') return step.timeoutMinutes;
-  const agent = ('repair' in step && step.repair?.agent) || coderAgent(run);
-  return Math.max(step.timeoutMinutes, (agent && run.plan.agents[agent]?.timeoutMinutes) || 0);
+  const name = ('repair' in step && step.repair?.agent) || coderAgent(run);
+  const agent = name ? run.plan.agents[name] : undefined;
+  // Its setup (installing its CLI) runs first, on its own clock.
+  const setup = agent?.setup !== undefined ? agent.setupTimeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES : 0;
+  return Math.max(step.timeoutMinutes, agent ? agent.timeoutMinutes + setup : 0);
 }
 
 /** The first code step's agent: the one that repairs a merge's conflicts (see the reducer's conflictRepair). */

@@ -84,7 +84,14 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     environments: request.environments ?? (step.kind === 'deploy' ? run.environments : []),
     coder: coderOf(plan),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
+    ...byNameOf(plan),
   };
+}
+
+/** The variables any command of the plan is given by name; written only when there are some. */
+function byNameOf(plan: Plan): { byName?: string[] } {
+  const names = [...new Set([...Object.values(plan.agents), ...Object.values(plan.services)].flatMap((x) => x.secrets ?? []))].sort();
+  return names.length ? { byName: names } : {};
 }
 
 /** What the reducer asked this attempt of a repair to address (see Draft.dispatch). */

@@ -7,7 +7,7 @@
 // - every transition that changes the run ends with a `report` effect keyed by the new version.
 // Environments that were torn down leave run.environments and are kept in run.removedEnvironments.
 import type { Plan } from '../plan/types.ts';
-import type { PullRequestRef } from '../contract/wire.ts';
+import type { Environment, PullRequestRef, StepResult } from '../contract/wire.ts';
 import { decide, headMoved, prPushed } from './approvals.ts';
 import { capped, coderAgent, describeFailure, Draft, REASON_MAX, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
@@ -182,8 +182,11 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     const said = result.error ? ` (it said: ${result.error.code}: ${result.error.message.slice(0, 300)})` : '';
     return lost(run, { type: 'step-lost', at, step: s.id, attempt: s.attempt, epoch: s.epoch, reason: `the result of attempt ${s.attempt} was not trusted: ${untrusted}${said}` });
   }
+  const record = { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs, sandbox: result.sandbox };
+  // An agent that stalled said nothing about the work: its attempt counts as lost, not as a verdict.
+  if (result.error?.code === 'agent-stalled') return redispatchLost(run, s, at, record, `the agent stalled (${result.error.message.slice(0, 300)})`);
   const d = new Draft(run, at);
-  d.finishAttempt(s.id, { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs, sandbox: result.sandbox });
+  d.finishAttempt(s.id, record);
   const ok = result.conclusion !== 'failure';
   if (ok && (p.kind === 'code' || s.mode === 'repair') && result.prs.length > 0) d.run.prs = mergePrs(d.run.prs, result.prs);
   if (result.environments.length > 0) d.run.environments = mergeEnvironments(d.run.environments, result.environments);
@@ -215,7 +218,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     if (ok) {
       step.status = 'succeeded';
       step.reason = undefined;
-    } else if (repair && s.repairs < repair.maxAttempts) {
+    } else if (repair && s.repairs < repair.maxAttempts && judgesTheWork(p.kind, result)) {
       step.repairs = s.repairs + 1;
       d.dispatch(s.id, s.attempt + 1, 0, 'repair', renderFindings(result));
     } else {
@@ -231,11 +234,20 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
 function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transition {
   const s = run.steps[event.step];
   if (!s || s.status !== 'queued' || s.attempt !== event.attempt || s.epoch !== event.epoch) return unchanged(run);
-  const d = new Draft(run, event.at);
+  return redispatchLost(run, s, event.at, { conclusion: 'lost', summary: event.reason }, event.reason, event.environments);
+}
+
+/**
+ * The current attempt ended without judging the work (its runner vanished, its agent stalled): it
+ * is dispatched again as the same attempt with the next epoch (a repair keeps its findings), at
+ * most MAX_LOSSES times, then the step fails. No repair is spent on it.
+ */
+function redispatchLost(run: Run, s: StepState, at: string, record: Parameters<Draft['finishAttempt']>[1], reason: string, environments?: readonly Environment[]): Transition {
+  const d = new Draft(run, at);
   const findings = findRecord(s, s.attempt, s.epoch)?.findings;
-  d.finishAttempt(s.id, { conclusion: 'lost', summary: event.reason });
+  d.finishAttempt(s.id, record);
   // What the lost attempt settled stays settled: its re-dispatch deploys only the rest.
-  if (event.environments?.length) d.run.environments = mergeEnvironments(d.run.environments, event.environments);
+  if (environments?.length) d.run.environments = mergeEnvironments(d.run.environments, environments);
   const p = planStep(run, s.id);
   const unmet = p ? unmetNeeds(run, p) : [];
   if (unmet.length > 0) {
@@ -244,10 +256,24 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
     d.step(s.id).losses = s.losses + 1;
     d.dispatch(s.id, s.attempt, s.epoch + 1, s.mode, findings);
   } else {
-    d.fail(s.id, `attempt ${s.attempt} was lost ${s.losses + 1} times (last: ${event.reason})`);
+    d.fail(s.id, `attempt ${s.attempt} was lost ${s.losses + 1} times (last: ${reason})`);
   }
   d.settle();
   return d.finish();
+}
+
+/** Error codes that say nothing a repair agent could change: the step fails without spending a repair. */
+const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable']);
+
+/**
+ * Whether a failed result is a judgment of the work, which a repair can answer: a failing gate, a
+ * merge conflict, and of a review only a failing verdict (a reviewer that crashed, timed out,
+ * changed files or gave no verdict judged nothing).
+ */
+function judgesTheWork(kind: string, result: StepResult): boolean {
+  if (result.error && NOT_THE_WORK.has(result.error.code)) return false;
+  if (kind === 'review') return result.review !== undefined && !result.error;
+  return true;
 }
 
 /**

@@ -115,7 +115,10 @@ describe('the workflow template', () => {
 
   it('holds no key and no token: the action trades the OIDC token at the app (issue #15)', () => {
     // The app's private key no longer lives in Actions secrets, and nothing mints a token here.
-    expect(WORKFLOW).not.toMatch(/secrets\.|create-github-app-token|PRIVATE_KEY|token-file/);
+    expect(WORKFLOW).not.toMatch(/create-github-app-token|PRIVATE_KEY|token-file/);
+    // Actions secrets appear only as commented examples of the agents' and deploys' credentials.
+    const code = WORKFLOW.split('\n').filter((l) => !l.trim().startsWith('#')).join('\n');
+    expect(code).not.toMatch(/secrets\./);
     // The sandbox's install, then the action: nothing else.
     expect(steps).toHaveLength(2);
     const run = steps.find((s) => s.uses !== undefined)!;
@@ -123,6 +126,16 @@ describe('the workflow template', () => {
     expect(run.with).toEqual({ payload: '${{ inputs.payload }}' });
     // A repository variable may pin where the OIDC token goes; the check run names the attempt.
     expect(run.env).toEqual({ CONVEYOR_CHECK_RUN_ID: '${{ inputs.check-run }}', CONVEYOR_PUBLIC_URL: '${{ vars.CONVEYOR_PUBLIC_URL }}' });
+  });
+
+  it("shows where the agents' and deploys' credentials go: the action step's env, from Actions secrets", () => {
+    const runStep = WORKFLOW.slice(WORKFLOW.indexOf('- name: Run the step'));
+    for (const name of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY', 'COPILOT_GITHUB_TOKEN', 'VERCEL_TOKEN']) {
+      expect(runStep).toMatch(new RegExp(`^ {10}# ${name}: \\$\\{\\{ secrets\\.${name} \\}\\}`, 'm'));
+    }
+    // Uncommented, each lands in the action step's env: (checked by parsing the file with one of them on).
+    const on = parse(WORKFLOW.replace('# ANTHROPIC_API_KEY:', 'ANTHROPIC_API_KEY:')) as { jobs: { step: { steps: { uses?: string; env?: Record<string, string> }[] } } };
+    expect(on.jobs.step.steps.find((st) => st.uses)?.env?.ANTHROPIC_API_KEY).toBe('${{ secrets.ANTHROPIC_API_KEY }}');
   });
 
   it("names its runs with the check run id the app looks them up by", () => {

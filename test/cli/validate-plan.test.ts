@@ -33,6 +33,13 @@ pipelines:
       - { id: b, kind: gate, needs: [c] }
 `,
     'broken.yml': 'version: 1\nservices: [\n',
+    'preset.yml': `version: 1
+agents:
+  coder: { preset: claude-code }
+services: { web: { repo: acme/web } }
+pipelines:
+  default: { steps: [ { id: a, kind: code, agent: coder } ] }
+`,
   });
 });
 afterAll(() => removeDir(dir));
@@ -72,6 +79,15 @@ describe('conveyor validate', () => {
     const r = cliSync(['validate', '--config', '.github'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('.github is not a file');
+  });
+
+  it("warns, without failing, when a preset's credential is neither listed nor set in this shell", () => {
+    const r = cliSync(['validate', '-c', 'preset.yml'], { cwd: dir, env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: '' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('✓ preset.yml: 1 pipeline, 1 service, 1 agent (1 warning)\n');
+    expect(r.stderr).toMatch(/^preset\.yml:3:20 agents\.coder\.preset: warning: agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN, and none is listed in `secrets` or set in this shell\./);
+    const set = cliSync(['validate', '-c', 'preset.yml'], { cwd: dir, env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-1' } });
+    expect(set).toMatchObject({ code: 0, stderr: '', stdout: '✓ preset.yml: 1 pipeline, 1 service, 1 agent\n' });
   });
 
   it('exits 2 on bad usage', () => {

@@ -1,8 +1,9 @@
 // User commands as real child processes: output, exit codes, timeouts and leftovers.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAlive, runCommand } from '../../lib/process.ts';
+import { latestChange } from '../../lib/activity.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 let dir: string;
@@ -64,6 +65,35 @@ describe('runCommand', () => {
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await waitUntil(() => !processAlive(pid));
     expect(processAlive(pid)).toBe(false);
+  });
+});
+
+describe('the stall guard', () => {
+  it('stops a command silent for its stall period, unless its activity reports a newer change', async () => {
+    const silent = await runCommand({ command: 'echo once; sleep 300', cwd: dir, env, timeoutMs: 60_000, killGraceMs: 100, stall: { ms: 300, activity: async () => 0 } });
+    expect(silent).toMatchObject({ stalled: true, timedOut: false });
+    expect(silent.output).toContain('once');
+    // Its activity says it changed something just now, every time it is asked: it finishes.
+    const busy = await runCommand({ command: 'sleep 1; echo finished', cwd: dir, env, timeoutMs: 60_000, stall: { ms: 300, activity: async () => Date.now() } });
+    expect(busy).toMatchObject({ stalled: false, exitCode: 0 });
+  });
+});
+
+describe('latestChange', () => {
+  it('sees a file changed deep in a folder, and not in node_modules or git objects', async () => {
+    mkdirSync(join(dir, 'a/b/node_modules/x'), { recursive: true });
+    mkdirSync(join(dir, 'repo/.git/objects/aa'), { recursive: true });
+    writeFileSync(join(dir, 'a/b/file.txt'), '1');
+    const old = new Date(Date.now() - 3_600_000);
+    for (const p of ['a/b/file.txt', 'a/b/node_modules/x', 'a/b/node_modules', 'a/b', 'a', 'repo/.git/objects/aa', 'repo/.git/objects', 'repo/.git', 'repo', '.']) utimesSync(join(dir, p), old, old);
+    const before = await latestChange(dir);
+    expect(before).toBeLessThan(Date.now() - 3_000_000 + 1);
+    // A change inside what is skipped is not seen (a new file there changes only that folder's time, put back here).
+    writeFileSync(join(dir, 'a/b/node_modules/x/y.js'), '1');
+    utimesSync(join(dir, 'a/b/node_modules/x'), old, old);
+    expect(await latestChange(dir)).toBeLessThan(Date.now() - 60_000);
+    writeFileSync(join(dir, 'a/b/file.txt'), '2');
+    expect(await latestChange(dir)).toBeGreaterThan(Date.now() - 60_000);
   });
 });
 

@@ -2,10 +2,10 @@
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { ConveyorError } from '../../../core/errors.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { resolveAgent, runAgent } from '../agent.ts';
+import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
-import { fenced, tail, workspaceTable } from '../summary.ts';
+import { workspaceTable } from '../summary.ts';
 import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
 
@@ -31,7 +31,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     await restoreGitConfigs(ws);
     const sections: string[] = [workspaceTable(ws)];
     if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join('\n'));
-    const agentTail = `Agent \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const agentTail = agentOutputSection(ctx, `Agent \`${agent.name}\``, outcome);
     const fail = (code: ErrorCode, message: string): StepResult => ({
       ...baseResult(payload),
       conclusion: 'failure',
@@ -39,9 +39,8 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       error: { code, message },
     });
 
-    if (outcome.timedOut) {
-      return fail('agent-timeout', `The agent ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
-    }
+    const stopped = agentStopped(outcome, agent, 'The agent');
+    if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
     if (outcome.exitCode !== 0) {
       return fail('agent-failed', `The agent exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     }

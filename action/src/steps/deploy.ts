@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable, type DeployPlan, type DeployTarget } from '../../../core/steps/deploy-plan.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { conveyorDir, identityVariables } from '../agent.ts';
-import { prepareStepWorkspace, runUserCommand, safeEnvironment, type StepContext } from '../context.ts';
+import { conveyorDir, identityVariables } from '../variables.ts';
+import { prepareStepWorkspace, runUserCommand, safeEnvironment, secretsFor, type StepContext } from '../context.ts';
+import { trySetup } from '../setup.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import type { Workspace, WorkspaceRepo } from '../workspace.ts';
@@ -60,12 +61,28 @@ export function serviceEnvironment(
   extra: Record<string, string>,
 ): Record<string, string> {
   return safeEnvironment(ctx, {
+    ...secretsFor(ctx, payload.services[target.service]?.secrets ?? [], `service "${target.service}"`),
     ...identityVariables(payload),
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPO: target.repo,
     CONVEYOR_SERVICE: target.service,
     CONVEYOR_ENV_ID: target.envId,
     ...extra,
+  });
+}
+
+/** The service's `setup` before its deploy or teardown; why it failed, or undefined. */
+export function serviceSetup(ctx: StepContext, payload: StepPayload, ws: Workspace, service: string, cwd: string): Promise<string | undefined> {
+  const svc = payload.services[service];
+  if (!svc?.setup) return Promise.resolve(undefined);
+  return trySetup(ctx, payload, {
+    who: `service "${service}"`,
+    command: svc.setup,
+    timeoutMinutes: svc.setupTimeoutMinutes,
+    cwd,
+    workspace: ws.root,
+    isolation: serviceIsolation(payload, ws.root, [service]),
+    extra: { CONVEYOR_REPO: svc.repo, CONVEYOR_SERVICE: service },
   });
 }
 
@@ -76,6 +93,8 @@ interface Settled {
   durationMs?: number;
   /** Providers it started without (they failed or stood up nothing). */
   without: string[];
+  /** Its setup failed: its deploy never ran. */
+  setupFailed?: boolean;
 }
 
 export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
@@ -153,6 +172,11 @@ async function deployOne(
     return { env: { service: t.service, envId: t.envId, state: 'failed', error: (e as Error).message }, kept: false, startedAt, durationMs: 0, without };
   }
   const commit = where.repo.preparedHead;
+  const setupFailed = await serviceSetup(ctx, payload, ws, t.service, where.dir);
+  if (setupFailed) {
+    ctx.log(`conveyor: ${t.service}: failed (${setupFailed})`);
+    return { env: { service: t.service, envId: t.envId, state: 'failed', error: setupFailed, commit }, kept: false, startedAt, durationMs: Date.now() - startedAt, without, setupFailed: true };
+  }
   const output = join(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`); // envIds are unique per service
   await writeFile(output, '');
   const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
@@ -233,7 +257,8 @@ function deployResult(payload: StepPayload, plan: DeployPlan, settled: Map<strin
       conclusion: 'failure',
       summary: [`**Deploy \`${payload.step.id}\` failed: ${message}.**`, table, ...tails, ...notes].join('\n\n'),
       environments,
-      error: { code: 'deploy-failed', message },
+      // Its setup failing is not its deploy failing: the deploy command never ran.
+      error: { code: settled.get(plan.own!)?.setupFailed ? 'setup-failed' : 'deploy-failed', message },
     };
   }
   const peers = failed.length ? ` ${failed.length} peer${failed.length === 1 ? '' : 's'} failed (${failed.map((e) => e.service).join(', ')}); the step goes on without ${failed.length === 1 ? 'it' : 'them'}.` : '';

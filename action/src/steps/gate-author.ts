@@ -10,14 +10,16 @@ import { oneLine } from '../../../core/prompts/prompt.ts';
 import { shellQuote } from '../../../core/shell.ts';
 import { buildAuthorPrompt } from '../../../core/prompts/role-prompts.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { conveyorDir } from '../variables.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
 import { pushBranch } from '../publish.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { repoGit, restoreGitConfigs } from '../workspace.ts';
-import { gateEnvironment } from './gate.ts';
+import { gateEnvironment, servicesToSetUp } from './gate.ts';
+import { runSetup } from '../setup.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
 export function gatePath(path: string | undefined, stepId: string): string {
@@ -58,14 +60,15 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
     await restoreGitConfigs(ws);
     const sections = [workspaceTable(ws)];
-    const agentTail = `Author \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
     const fail = (code: ErrorCode, message: string, extra: string[] = []): StepResult => ({
       ...baseResult(payload),
       conclusion: 'failure',
       summary: [`**${message}**`, ...extra, ...sections, agentTail].join('\n\n'),
       error: { code, message },
     });
-    if (outcome.timedOut) return fail('agent-timeout', `The author ran out of its ${agent.timeoutMinutes} minute(s) and was stopped; nothing was pushed.`);
+    const stopped = agentStopped(outcome, agent, 'The author');
+    if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail('agent-failed', `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
 
     const file = join(repo.dir, path);
@@ -86,6 +89,18 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     try {
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
+      // Set up as the gate would be on the work branch: a test that fails for want of `npm ci` proves nothing.
+      for (const x of servicesToSetUp(payload, step, [{ repo: repo.repo, dir: baseDir, services: repo.services }])) {
+        await runSetup(ctx, payload, {
+          who: `service "${x.service}" (on the base branch)`,
+          command: x.setup,
+          timeoutMinutes: x.timeoutMinutes,
+          cwd: x.cwd,
+          workspace: ws.root,
+          isolation: serviceIsolation(payload, ws.root, [x.service]),
+          extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
+        });
+      }
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
     } finally {

@@ -6,9 +6,10 @@ import { gateFindings, type GateOutcome } from '../../../core/steps/failing-line
 import { ConveyorError } from '../../../core/errors.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { identityVariables, reposVariable } from '../agent.ts';
+import { identityVariables, reposVariable } from '../variables.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
 import { serviceIsolation } from '../sandbox.ts';
+import { runSetup } from '../setup.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
 import { repoGit, type Workspace, type WorkspaceRepo } from '../workspace.ts';
@@ -55,6 +56,21 @@ function commandsFor(payload: StepPayload, step: GateStep, repo: WorkspaceRepo):
   });
 }
 
+/** The services of the fleet that declare `setup`, each with the folder it runs in. */
+export function servicesToSetUp(
+  payload: StepPayload,
+  step: GateStep,
+  repos: readonly { repo: string; dir: string; services: string[] }[],
+): { service: string; repo: string; cwd: string; setup: string; timeoutMinutes: number | undefined }[] {
+  return repos.flatMap((r) =>
+    (step.in.length ? r.services.filter((s) => step.in.includes(s)) : r.services).flatMap((service) => {
+      const svc = payload.services[service];
+      if (!svc?.setup) return [];
+      return [{ service, repo: r.repo, cwd: svc.path ? join(r.dir, svc.path) : r.dir, setup: svc.setup, timeoutMinutes: svc.setupTimeoutMinutes }];
+    }),
+  );
+}
+
 export async function runGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
   if (step.kind !== 'gate') throw new ConveyorError('internal', `runGate got a ${step.kind} step`);
@@ -65,6 +81,18 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
     if (commands.length === 0) {
       throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r) => r.repo).join(', ')} declares \`gate\``);
+    }
+    // Each service's setup (e.g. `npm ci`) in its folder, once, before any gate runs there.
+    for (const x of servicesToSetUp(payload, step, ws.repos)) {
+      await runSetup(ctx, payload, {
+        who: `service "${x.service}"`,
+        command: x.setup,
+        timeoutMinutes: x.timeoutMinutes,
+        cwd: x.cwd,
+        workspace: ws.root,
+        isolation: serviceIsolation(payload, ws.root, [x.service]),
+        extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
+      });
     }
     const outcomes: (GateOutcome & { durationMs: number })[] = [];
     for (const c of commands) {

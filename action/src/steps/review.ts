@@ -1,5 +1,7 @@
 // The `review` step: the reviewer agent reads the diffs of all the run's PRs (each repository's
-// work branch against its base) and writes a JSON verdict. It is read-only: any change it leaves in
+// work branch against its base), from inside the primary repository, and gives a JSON verdict.
+// A reviewer that crashes or gives no valid verdict fails the step as `reviewer-no-verdict`:
+// nothing was judged, so nobody is sent to repair. It is read-only: any change it leaves in
 // a checkout, tracked or untracked, fails the step. The result says whether the review was
 // independent of the coder (core/independence.ts).
 import { writeFile } from 'node:fs/promises';
@@ -9,10 +11,12 @@ import { judgeIndependence } from '../../../core/steps/independence.ts';
 import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/prompts/role-prompts.ts';
 import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { conveyorDir, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
+import { conveyorDir } from '../variables.ts';
+import type { VerdictSource } from '../../../core/config/presets.ts';
 import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
-import { fenced, tail, workspaceTable } from '../summary.ts';
+import { workspaceTable } from '../summary.ts';
 import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
 
 /** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
@@ -31,6 +35,14 @@ function changedPaths(status: string): string[] {
   return status.split('\0').filter(Boolean).map((e) => e.slice(3));
 }
 
+/** How the prompt asks for the verdict, by where the reviewer's CLI gives it. */
+const VERDICT_BY: Record<VerdictSource, 'file' | 'answer' | 'reply'> = {
+  'agent-writes-file': 'file',
+  'structured-output': 'answer',
+  'cli-writes-file': 'answer',
+  reply: 'reply',
+};
+
 export async function runReview(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
   if (step.kind !== 'review') throw new ConveyorError('internal', `runReview got a ${step.kind} step`);
@@ -38,23 +50,26 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
   const wctx = workspaceContext(ctx);
   const ws = await prepareStepWorkspace(ctx, payload.repos, 'checkout', wctx);
   try {
-    const single = ws.repos.length === 1 ? ws.repos[0] : undefined;
+    // The reviewer works inside a git repository (CLIs such as Codex refuse anything else): the
+    // primary one, its siblings beside it, every diff in one file.
+    const primary = ws.repos.find((r) => r.role === 'primary') ?? ws.repos[0]!;
     const reviewed: ReviewedRepo[] = [];
     for (const r of ws.repos) {
-      reviewed.push({ repo: r.repo, dir: single ? '.' : r.folder, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
+      reviewed.push({ repo: r.repo, dir: r === primary ? '.' : `../${r.folder}`, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
     }
     const diffFile = join(await conveyorDir(ws), 'diffs.patch');
     await writeFile(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}\n${r.diff}`).join('\n')));
-    const prompt = buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile });
+    const prompt = (verdict: VerdictSource) =>
+      buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict] });
     const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
-    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'review' });
+    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: 'reviewer' });
     await restoreGitConfigs(ws);
     const after = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
     const commits = Object.fromEntries(ws.repos.map((r, i) => [r.repo, before[i]!.head]));
 
     const changedRepos = reviewed.filter((r) => r.diff.trim()).length;
     const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
-    const agentTail = `Reviewer \`${agent.name}\` output (last lines):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+    const agentTail = agentOutputSection(ctx, `Reviewer \`${agent.name}\``, outcome);
     const fail = (code: ErrorCode, message: string): StepResult => ({
       ...baseResult(payload),
       conclusion: 'failure',
@@ -63,7 +78,8 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       error: { code, message },
     });
 
-    if (outcome.timedOut) return fail('agent-timeout', `The reviewer ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.`);
+    const stopped = agentStopped(outcome, agent, 'The reviewer');
+    if (stopped) return fail(stopped.code, stopped.message);
     const touched = ws.repos.flatMap((r, i) => {
       const b = before[i]!;
       const a = after[i]!;
@@ -80,11 +96,14 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       const list = touched.slice(0, 20).map((t) => `- ${t}`).join('\n');
       return fail('reviewer-changed-files', `The reviewer must be read-only, but it changed the checkouts:\n${list}${touched.length > 20 ? `\n- … and ${touched.length - 20} more` : ''}`);
     }
-    if (outcome.exitCode !== 0) return fail('agent-failed', `The reviewer exited with ${outcome.exitCode ?? outcome.signal}.`);
+    // A reviewer that crashed judged nothing, whatever it left in its result file: no repair follows.
+    if (outcome.exitCode !== 0) {
+      return fail('reviewer-no-verdict', `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`);
+    }
     const reading = readVerdict(outcome.resultText);
     if (!reading.ok) {
       const wrote = outcome.resultText === undefined ? 'nothing' : quoteWritten(outcome.resultText);
-      return fail('reviewer-no-verdict', `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}`);
+      return fail('reviewer-no-verdict', `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`);
     }
     const verdict = reading.verdict;
     const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });

@@ -11,7 +11,7 @@ import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepCon
 import { baseResult } from '../result.ts';
 import { fenced, tail } from '../summary.ts';
 import type { Workspace } from '../workspace.ts';
-import { reposOf, serviceDir, serviceEnvironment } from './deploy.ts';
+import { reposOf, serviceDir, serviceEnvironment, serviceSetup } from './deploy.ts';
 import { deploymentNotes, deploymentsFor, type Deployments } from './deployments.ts';
 import { endMarked } from '../../../lib/sandbox.ts';
 import { serviceIsolation } from '../sandbox.ts';
@@ -80,6 +80,8 @@ async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace |
   } catch (err) {
     return { env: e, ok: false, tries: 0, note: (err as Error).message };
   }
+  const setupFailed = await serviceSetup(ctx, payload, ws, e.service, dir);
+  if (setupFailed) return { env: e, ok: false, tries: 0, note: setupFailed };
   const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));

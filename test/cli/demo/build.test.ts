@@ -70,7 +70,7 @@ describe('buildDemo', () => {
     ]);
     expect(config.agents!.coder!.model).not.toBe(config.agents!.reviewer!.model);
     for (const name of ['coder', 'reviewer'] as const) {
-      const cmd = config.agents![name]!.run;
+      const cmd = config.agents![name]!.run!;
       expect(cmd).not.toContain(AGENTS_PLACEHOLDER);
       expect(cmd).toContain(join(demo.dir, 'agents'));
       // Run as Conveyor runs agents, without its variables: the script is found and says what is missing.
@@ -114,7 +114,7 @@ describe('buildDemo', () => {
     const dir = join(demo.root, "it's a: demo #1");
     const odd = await buildDemo(dir);
     const config = configSchema.parse(parse(readFileSync(odd.configPath, 'utf8')));
-    const r = run('bash', ['-eo', 'pipefail', '-c', config.agents!.coder!.run], demo.root, { CONVEYOR_REPOS: '[]' });
+    const r = run('bash', ['-eo', 'pipefail', '-c', config.agents!.coder!.run!], demo.root, { CONVEYOR_REPOS: '[]' });
     expect(r.stderr).toContain('coder: CONVEYOR_REPOS has no "catalog" repository');
   });
 

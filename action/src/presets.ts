@@ -1,0 +1,53 @@
+// The command line of an agent: its own `run`, or its preset's (core/config/presets.ts) built for
+// its role. Every value Conveyor puts in is shell-quoted; the prompt travels in its file (on the
+// CLI's standard input, or named by a flag), never on the command line as issue text would.
+import { PRESETS, presetModel, type PresetArg, type VerdictSource } from '../../core/config/presets.ts';
+import { structuredVerdictJsonSchema } from '../../core/contract/verdict-schema.ts';
+import type { ResolvedAgent } from '../../core/plan/types.ts';
+import { shellQuote } from '../../core/shell.ts';
+
+export type AgentRole = 'coder' | 'reviewer' | 'author';
+
+export interface AgentCommand {
+  command: string;
+  /** Where a reviewer's verdict comes from (a plain `run` writes $CONVEYOR_RESULT_FILE itself). */
+  verdict: VerdictSource;
+  /** The preset's fixed variables (no auto-update, no telemetry). */
+  env: Record<string, string>;
+  /** Files the CLI leaves in a repository, kept out of the commits (.git/info/exclude). */
+  leaves: string[];
+}
+
+export interface CommandPlace {
+  role: AgentRole;
+  /** The agent runs inside a git repository (not at the root of a workspace of several). */
+  inRepo: boolean;
+  /** Where the verdict's JSON Schema is written, for a CLI that takes it as a file. */
+  schemaFile: string;
+}
+
+export function agentCommand(agent: ResolvedAgent, place: CommandPlace): AgentCommand {
+  const preset = agent.preset ? PRESETS[agent.preset] : undefined;
+  const env = { ...(preset?.env ?? {}) };
+  const leaves = [...(preset?.leaves ?? [])];
+  if (agent.run !== undefined || !preset) {
+    return { command: agent.run ?? 'false', verdict: 'agent-writes-file', env, leaves };
+  }
+  const args: PresetArg[] = [
+    ...preset.args,
+    ...(place.inRepo ? [] : preset.outsideRepoArgs),
+    ...(agent.model ? [preset.model.flag, presetModel(preset, agent.model)] : []),
+    ...(place.role === 'reviewer' ? preset.reviewer.args : []),
+  ];
+  const words = [preset.cli, ...args.map((a) => render(a, place))];
+  const prompt = preset.prompt;
+  if ('flag' in prompt) words.push(prompt.flag, prompt.value === 'path' ? '"$CONVEYOR_PROMPT_FILE"' : '"$(cat "$CONVEYOR_PROMPT_FILE")"');
+  else words.push('< "$CONVEYOR_PROMPT_FILE"');
+  return { command: words.join(' '), verdict: place.role === 'reviewer' ? preset.reviewer.verdict : 'agent-writes-file', env, leaves };
+}
+
+function render(arg: PresetArg, place: CommandPlace): string {
+  if (typeof arg === 'string') return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : shellQuote(arg);
+  if ('env' in arg) return `"$${arg.env}"`;
+  return shellQuote(arg.verdictSchema === 'inline' ? JSON.stringify(structuredVerdictJsonSchema()) : place.schemaFile);
+}

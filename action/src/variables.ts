@@ -1,0 +1,47 @@
+// The contract variables every user command of a step shares (agents, setups, gates, deploys), and
+// the folder for Conveyor's own files of an attempt.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import type { Workspace } from './workspace.ts';
+
+/** The folder for Conveyor's own files of this attempt: inside the root, outside every repository. */
+export async function conveyorDir(ws: Workspace): Promise<string> {
+  const dir = join(ws.root, '.conveyor');
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** $CONVEYOR_REPOS: what each folder is. */
+export function reposVariable(payload: StepPayload, ws: Workspace): string {
+  return JSON.stringify(
+    ws.repos.map((r) => {
+      const paths = Object.fromEntries(
+        r.services.flatMap((s) => {
+          const p = payload.services[s]?.path;
+          return p ? [[s, p]] : [];
+        }),
+      );
+      return {
+        repo: r.repo,
+        dir: r.dir,
+        folder: r.folder,
+        role: r.role,
+        service: r.services[0] ?? null,
+        services: r.services,
+        ...(Object.keys(paths).length ? { paths } : {}),
+        base: r.base,
+        branch: r.checkedOut,
+      };
+    }),
+  );
+}
+
+/** The contract variables every user command of a step gets (agents, gates). */
+export function identityVariables(payload: StepPayload): Record<string, string> {
+  return {
+    CONVEYOR_STEP: payload.step.id,
+    CONVEYOR_ATTEMPT: String(payload.attempt),
+    CONVEYOR_RUN_ID: payload.runId,
+  };
+}

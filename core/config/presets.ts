@@ -1,0 +1,190 @@
+// What Conveyor knows about each coding CLI a team may name as `agents.<name>.preset`: how to run
+// it without a person (prompt from $CONVEYOR_PROMPT_FILE, edits allowed, JSON output where it has
+// it), how to install it, what credentials it reads, which hosts its sandbox must reach, how the
+// model is passed, and how a reviewer's verdict comes out of it. Pure data: the configuration
+// validates against it, the plan compiler resolves credentials, hosts and install from it, the
+// action builds the command line from it (action/src/presets.ts), and scripts/check-presets.ts
+// checks every flag below against the CLI's own `--help`.
+//
+// Every flag was checked against the `--help` of the version in `checked` (npm packages installed
+// in a scratch folder); Aider ships on PyPI, which the machines this was written on cannot reach,
+// so its flags were checked against its options reference (aider.chat/docs/config/options.html).
+
+export const PRESET_NAMES = ['claude-code', 'codex', 'gemini', 'copilot', 'aider'] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+
+/** One argument of a command line: a literal, a variable of the agent's environment, or the verdict's JSON Schema. */
+export type PresetArg = string | { env: string } | { verdictSchema: 'inline' | 'file' };
+
+/**
+ * Where a reviewer's verdict comes from:
+ * - `structured-output`: the CLI enforces the schema and prints the verdict as `structured_output`
+ *   in its last `{"type": "result"}` JSON line (the action writes it to $CONVEYOR_RESULT_FILE);
+ * - `cli-writes-file`: the CLI enforces the schema and writes its last message to $CONVEYOR_RESULT_FILE;
+ * - `agent-writes-file`: the agent writes $CONVEYOR_RESULT_FILE itself, as the prompt asks;
+ * - `reply`: the agent answers with the verdict in a ```json block (a CLI that can only edit the
+ *   repository's files); the action takes the last such block that is a verdict.
+ */
+export type VerdictSource = 'structured-output' | 'cli-writes-file' | 'agent-writes-file' | 'reply';
+
+export interface Preset {
+  name: PresetName;
+  /** The product, for people. */
+  title: string;
+  /** The executable the preset runs (and whose presence on PATH skips the install). */
+  cli: string;
+  /** Where the CLI is published; the check script installs it from there. */
+  package: { registry: 'npm' | 'pypi'; name: string };
+  /** The version whose `--help` every flag below was checked against, and how. */
+  checked: { version: string; against: string };
+  /** Installs the CLI; runs only when `cli` is not on PATH (an agent's own `setup` replaces it). */
+  install: string;
+  /** Variables holding credentials the CLI reads (any one of them is enough). */
+  credentials: string[];
+  /** Hosts the agent's sandbox must reach: the model vendor's API (and the CLI's own update host where it insists). */
+  hosts: string[];
+  /** Fixed variables that keep the CLI quiet and unattended (no auto-update, no telemetry). */
+  env: Record<string, string>;
+  /** Arguments after the executable, every role. */
+  args: PresetArg[];
+  /** Extra arguments when the agent runs outside a git repository (the coder of several repositories runs at the workspace root). */
+  outsideRepoArgs: PresetArg[];
+  /** How the prompt reaches the CLI: the file on its standard input, or a flag taking the file's path or its text. */
+  prompt: { stdin: true } | { flag: string; value: 'path' | 'text' };
+  /** The flag that takes the model; `provider` keeps a `provider/` prefix of `model` (the CLI routes by it). */
+  model: { flag: string; provider: 'keep' | 'strip' };
+  reviewer: { args: PresetArg[]; verdict: VerdictSource };
+  /** Patterns of files the CLI leaves in a repository: excluded from commits (.git/info/exclude). */
+  leaves: string[];
+  /** The help invocations whose output must show every flag used (a subcommand's own help where one is used). */
+  help: string[][];
+}
+
+const NPM_GLOBAL = (pkg: string) => `npm install --global ${pkg}`;
+
+export const PRESETS: Readonly<Record<PresetName, Preset>> = {
+  'claude-code': {
+    name: 'claude-code',
+    title: 'Claude Code',
+    cli: 'claude',
+    package: { registry: 'npm', name: '@anthropic-ai/claude-code' },
+    checked: { version: '2.1.197', against: '`claude --help`' },
+    install: NPM_GLOBAL('@anthropic-ai/claude-code'),
+    credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    hosts: ['api.anthropic.com'],
+    env: { DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    // stream-json prints each event as it happens (the stall guard sees an agent that works); with
+    // --print it needs --verbose. The sandbox is the guard, so nothing asks for permission.
+    args: ['--print', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--add-dir', { env: 'CONVEYOR_WORKSPACE' }],
+    outsideRepoArgs: [],
+    prompt: { stdin: true },
+    model: { flag: '--model', provider: 'strip' },
+    reviewer: { args: ['--json-schema', { verdictSchema: 'inline' }], verdict: 'structured-output' },
+    leaves: [],
+    help: [['--help']],
+  },
+  codex: {
+    name: 'codex',
+    title: 'OpenAI Codex CLI',
+    cli: 'codex',
+    package: { registry: 'npm', name: '@openai/codex' },
+    checked: { version: '0.171.0', against: '`codex exec --help`' },
+    install: NPM_GLOBAL('@openai/codex'),
+    credentials: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
+    hosts: ['api.openai.com'],
+    env: {},
+    // Conveyor's sandbox is the external one the flag's help asks for; Codex's own would nest in it.
+    args: ['exec', '--json', '--color', 'never', '--dangerously-bypass-approvals-and-sandbox'],
+    outsideRepoArgs: ['--skip-git-repo-check'],
+    prompt: { stdin: true },
+    model: { flag: '--model', provider: 'strip' },
+    reviewer: { args: ['--output-schema', { verdictSchema: 'file' }, '--output-last-message', { env: 'CONVEYOR_RESULT_FILE' }], verdict: 'cli-writes-file' },
+    leaves: [],
+    help: [['exec', '--help']],
+  },
+  gemini: {
+    name: 'gemini',
+    title: 'Gemini CLI',
+    cli: 'gemini',
+    package: { registry: 'npm', name: '@google/gemini-cli' },
+    checked: { version: '0.61.0', against: '`gemini --help`' },
+    install: NPM_GLOBAL('@google/gemini-cli'),
+    credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    hosts: ['generativelanguage.googleapis.com'],
+    env: { GEMINI_SANDBOX: 'false' },
+    // --prompt makes it headless and is appended to the prompt read from standard input.
+    args: ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust', '--include-directories', { env: 'CONVEYOR_WORKSPACE' }, '--prompt', 'Do what the instructions above ask.'],
+    outsideRepoArgs: [],
+    prompt: { stdin: true },
+    model: { flag: '--model', provider: 'strip' },
+    reviewer: { args: [], verdict: 'agent-writes-file' },
+    leaves: [],
+    help: [['--help']],
+  },
+  copilot: {
+    name: 'copilot',
+    title: 'GitHub Copilot CLI',
+    cli: 'copilot',
+    package: { registry: 'npm', name: '@github/copilot' },
+    checked: { version: '1.0.102', against: '`copilot --help`' },
+    install: NPM_GLOBAL('@github/copilot'),
+    // A fine-grained personal access token with the Copilot Requests permission; never the
+    // workflow's or the app's token (those are refused wherever they are named).
+    credentials: ['COPILOT_GITHUB_TOKEN'],
+    hosts: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
+    env: {},
+    // It takes the prompt as --prompt's value only: the file's text goes there (up to 128 KiB, the
+    // system's limit on one argument).
+    args: ['--allow-all', '--no-ask-user', '--no-auto-update', '--output-format', 'json'],
+    outsideRepoArgs: [],
+    prompt: { flag: '--prompt', value: 'text' },
+    model: { flag: '--model', provider: 'strip' },
+    reviewer: { args: [], verdict: 'agent-writes-file' },
+    leaves: [],
+    help: [['--help']],
+  },
+  aider: {
+    name: 'aider',
+    title: 'Aider',
+    cli: 'aider',
+    package: { registry: 'pypi', name: 'aider-chat' },
+    checked: { version: '0.86', against: 'the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)' },
+    install: 'pipx install aider-chat',
+    credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
+    hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'api.deepseek.com', 'openrouter.ai'],
+    env: {},
+    // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
+    // the commits; Aider must neither commit nor edit .gitignore.
+    args: ['--yes-always', '--no-auto-commits', '--no-gitignore', '--no-check-update', '--no-show-model-warnings', '--no-pretty', '--no-fancy-input', '--analytics-disable'],
+    // It would offer to create a repository at the workspace root, and --yes-always would accept.
+    outsideRepoArgs: ['--no-git'],
+    prompt: { flag: '--message-file', value: 'path' },
+    // Aider routes by the provider prefix (anthropic/…, openai/…), as LiteLLM does.
+    model: { flag: '--model', provider: 'keep' },
+    // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
+    reviewer: { args: ['--chat-mode', 'ask'], verdict: 'reply' },
+    leaves: ['.aider*'],
+    help: [['--help']],
+  },
+};
+
+export function isPresetName(name: unknown): name is PresetName {
+  return typeof name === 'string' && (PRESET_NAMES as readonly string[]).includes(name);
+}
+
+/** The setup that installs a preset's CLI unless it is on PATH already. */
+export function presetSetup(preset: Preset): string {
+  return `command -v ${preset.cli} >/dev/null 2>&1 || ${preset.install}`;
+}
+
+/** Every flag a preset's command lines use (what the check script looks for in `--help`). */
+export function presetFlags(preset: Preset): string[] {
+  const all: PresetArg[] = [...preset.args, ...preset.outsideRepoArgs, ...preset.reviewer.args, preset.model.flag];
+  if ('flag' in preset.prompt) all.push(preset.prompt.flag);
+  return [...new Set(all.filter((a): a is string => typeof a === 'string' && a.startsWith('-')))];
+}
+
+/** What `model` becomes on the CLI's command line. */
+export function presetModel(preset: Preset, model: string): string {
+  return preset.model.provider === 'keep' ? model : model.slice(model.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,229 @@
+// Each agent preset's command line, run for real: a stand-in executable of the CLI's name on PATH
+// (test/fixtures/agents/stand-in.mjs) records its argv, standard input and environment. The flags,
+// the prompt, the model and exactly the credentials the agent lists (its own and its preset's)
+// arrive; no other secret-named variable, nor another command's secret, nor a GitHub token does.
+// The coder works at the root of two repositories, the reviewer inside the primary one.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runEntry } from '../../action/src/entry.ts';
+import { configSchema } from '../../core/config/schema.ts';
+import { PRESETS, type PresetName } from '../../core/config/presets.ts';
+import { compilePlan } from '../../core/plan/compile.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import { isSecretName } from '../../lib/secrets.ts';
+import { makePayload } from '../helpers/payload.ts';
+import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+
+const STAND_IN = resolve(import.meta.dirname, '../fixtures/agents/stand-in.mjs');
+
+/** What the runner's environment holds: every preset's credentials, others' secrets, and tokens. */
+const RUNNER_SECRETS: Record<string, string> = {
+  ANTHROPIC_API_KEY: 'sk-ant-stand-in-0001',
+  CLAUDE_CODE_OAUTH_TOKEN: 'oauth-stand-in-0002',
+  CODEX_API_KEY: 'codex-stand-in-0003',
+  OPENAI_API_KEY: 'sk-openai-stand-in-0004',
+  GEMINI_API_KEY: 'gemini-stand-in-0005',
+  GOOGLE_API_KEY: 'google-stand-in-0006',
+  COPILOT_GITHUB_TOKEN: 'github_pat_stand_in_0007',
+  DEEPSEEK_API_KEY: 'deepseek-stand-in-0008',
+  OPENROUTER_API_KEY: 'openrouter-stand-in-0009',
+  // Listed by the coder only: not secret-named, so only `secrets` keeps it from the reviewer.
+  TEAM_MODEL_ROUTE: 'team-route-stand-in-0010',
+  // A service's, for its deploys only.
+  VERCEL_TOKEN: 'vercel-stand-in-0011',
+  // Listed nowhere.
+  DB_PASSWORD: 'hunter2-stand-in-0012',
+  GITHUB_TOKEN: 'ghs_workflowtokenstandin0013',
+};
+
+const MODELS: Record<PresetName, { model: string; onCli: string }> = {
+  'claude-code': { model: 'anthropic/claude-sonnet-4-5', onCli: 'claude-sonnet-4-5' },
+  codex: { model: 'openai/gpt-5', onCli: 'gpt-5' },
+  gemini: { model: 'google/gemini-2.5-pro', onCli: 'gemini-2.5-pro' },
+  copilot: { model: 'github/gpt-5', onCli: 'gpt-5' },
+  aider: { model: 'anthropic/claude-sonnet-4-5', onCli: 'anthropic/claude-sonnet-4-5' },
+};
+
+/** The argv each preset's CLI must get, written out here independently of the preset data. */
+function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string): (string | RegExp)[] {
+  const model = ['--model', MODELS[preset].onCli];
+  const dir = join(ws, '.conveyor');
+  switch (preset) {
+    case 'claude-code': {
+      const base = ['--print', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--add-dir', ws, ...model];
+      return role === 'coder' ? base : [...base, '--json-schema', /^\{"type":"object".*"verdict"/];
+    }
+    case 'codex': {
+      const base = ['exec', '--json', '--color', 'never', '--dangerously-bypass-approvals-and-sandbox'];
+      return role === 'coder'
+        ? [...base, '--skip-git-repo-check', ...model]
+        : [...base, ...model, '--output-schema', join(dir, 'verdict.schema.json'), '--output-last-message', join(dir, 'review-result.json')];
+    }
+    case 'gemini':
+      return ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust', '--include-directories', ws, '--prompt', 'Do what the instructions above ask.', ...model];
+    case 'copilot':
+      return ['--allow-all', '--no-ask-user', '--no-auto-update', '--output-format', 'json', ...model, '--prompt', /^# Conveyor: /];
+    case 'aider': {
+      const base = ['--yes-always', '--no-auto-commits', '--no-gitignore', '--no-check-update', '--no-show-model-warnings', '--no-pretty', '--no-fancy-input', '--analytics-disable'];
+      return role === 'coder'
+        ? [...base, '--no-git', ...model, '--message-file', join(dir, 'prompt.md')]
+        : [...base, ...model, '--chat-mode', 'ask', '--message-file', join(dir, 'review-prompt.md')];
+    }
+  }
+}
+
+interface Record_ {
+  argv: string[];
+  stdin: string;
+  env: Record<string, string>;
+  cwd: string;
+}
+
+let remotes: Remotes;
+let scratch: string;
+let bin: string;
+
+beforeEach(() => {
+  remotes = createRemotes();
+  scratch = tempDir('conveyor-presets-');
+  bin = join(scratch, 'bin');
+  mkdirSync(bin);
+  remotes.create('acme/web', { 'README.md': 'web\n' });
+  remotes.create('acme/api', { 'README.md': 'api\n' });
+});
+afterEach(() => {
+  remotes.cleanup();
+  removeDir(scratch);
+});
+
+function standIn(name: string): void {
+  writeFileSync(join(bin, name), readFileSync(STAND_IN), { mode: 0o755 });
+}
+
+function planFor(preset: PresetName) {
+  const yaml = `
+version: 1
+agents:
+  coder: { preset: ${preset}, model: ${MODELS[preset].model}, secrets: [TEAM_MODEL_ROUTE] }
+  reviewer: { preset: ${preset}, model: ${MODELS[preset].model} }
+services:
+  web: { repo: acme/web, secrets: [VERCEL_TOKEN], deploy: { run: ./preview.sh } }
+  api: { repo: acme/api }
+pipelines:
+  default:
+    service: web
+    involves: [api]
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: review, kind: review, agent: reviewer }
+`;
+  return compilePlan(configSchema.parse(parse(yaml)), 'default');
+}
+
+function payloadFor(preset: PresetName, step: 'implement' | 'review'): StepPayload {
+  const plan = planFor(preset);
+  const base = makePayload({ repos: [{ repo: 'acme/web', services: ['web'] }, { repo: 'acme/api', services: ['api'] }] });
+  // As buildPayload carries them: the step's agents, every service, and every name passed by name.
+  const agent = step === 'implement' ? 'coder' : 'reviewer';
+  return {
+    ...base,
+    step: plan.steps.find((s) => s.id === step)!,
+    agents: { [agent]: plan.agents[agent]! },
+    services: plan.services,
+    byName: [...new Set(Object.values(plan.agents).flatMap((a) => a.secrets ?? []).concat(plan.services.web!.secrets!))].sort(),
+  };
+}
+
+async function run(payload: StepPayload, ws: string, path = `${bin}:${process.env.PATH}`) {
+  const payloadPath = join(scratch, `payload-${payload.step.id}.json`);
+  writeFileSync(payloadPath, JSON.stringify(payload));
+  const lines: string[] = [];
+  const result = await runEntry({
+    env: { PATH: path, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_PAYLOAD_PATH: payloadPath, CONVEYOR_WORKSPACE_ROOT: ws, ...RUNNER_SECRETS },
+    getInput: () => '',
+    setSecret: () => undefined,
+    log: (l) => lines.push(l),
+  });
+  return { result, log: lines.join('\n') };
+}
+
+const recordOf = (ws: string, cli: string): Record_ => JSON.parse(readFileSync(join(ws, `stand-in-${cli}.json`), 'utf8')) as Record_;
+
+/** The names in an environment that are secrets of this test or look like one. */
+const secretNames = (env: Record<string, string>): string[] => Object.keys(env).filter((k) => k in RUNNER_SECRETS || isSecretName(k)).sort();
+
+function expectArgv(got: string[], want: (string | RegExp)[]): void {
+  expect(got.length, JSON.stringify(got)).toBe(want.length);
+  want.forEach((w, i) => (typeof w === 'string' ? expect(got[i]).toBe(w) : expect(got[i]).toMatch(w)));
+}
+
+describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
+  const preset = PRESETS[name];
+
+  it('runs the coder with its flags, the prompt, the model and exactly its credentials', async () => {
+    standIn(preset.cli);
+    const ws = join(scratch, 'ws-code');
+    const { result, log } = await run(payloadFor(name, 'implement'), ws);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(remotes.show('acme/web', 'conveyor/web-7', 'stand-in.txt')).toBe(`written by the ${preset.cli} stand-in`);
+    // What a CLI leaves in the repository for itself is not committed.
+    expect(git(remotes.bare('acme/web'), 'ls-tree', '--name-only', 'conveyor/web-7').split('\n').sort()).toEqual(['README.md', 'stand-in.txt']);
+
+    const rec = recordOf(ws, preset.cli);
+    expectArgv(rec.argv, expectedArgv(name, 'coder', ws));
+    // Two repositories: the coder works at the workspace root.
+    expect(rec.cwd).toBe(ws);
+    const prompt = readFileSync(join(ws, '.conveyor', 'prompt.md'), 'utf8');
+    expect(prompt).toContain('Add a greeting');
+    if ('flag' in preset.prompt) {
+      expect(rec.stdin).toBe('');
+      expect(rec.argv.at(-1)).toBe(preset.prompt.value === 'path' ? join(ws, '.conveyor', 'prompt.md') : prompt.trimEnd());
+    } else expect(rec.stdin).toBe(prompt);
+    expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);
+    for (const [k, v] of Object.entries(preset.env)) expect(rec.env[k]).toBe(v);
+
+    // Exactly its preset's credentials and its own listed secret, with their values.
+    const wanted = [...preset.credentials, 'TEAM_MODEL_ROUTE'].sort();
+    expect(secretNames(rec.env)).toEqual(wanted);
+    for (const k of wanted) expect(rec.env[k]).toBe(RUNNER_SECRETS[k]);
+    // The CLI was on PATH: its install did not run.
+    expect(existsSync(join(ws, 'stand-in-npm.json'))).toBe(false);
+    expect(log).toContain(`agent "coder" gets ${wanted.join(', ')}`);
+  });
+
+  it('runs the reviewer inside the primary repository and reads its verdict the way the CLI gives it', async () => {
+    standIn(preset.cli);
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-7', 'main');
+    remotes.commit('acme/web', 'conveyor/web-7', { 'greet.js': 'export const greet = () => "hello";\n' });
+    const ws = join(scratch, 'ws-review');
+    const { result, log } = await run(payloadFor(name, 'review'), ws);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(result.review?.verdict).toBe('pass');
+    expect(result.review?.findings).toEqual([{ file: null, line: null, message: `checked by the ${preset.cli} stand-in` }]);
+
+    const rec = recordOf(ws, preset.cli);
+    expectArgv(rec.argv, expectedArgv(name, 'reviewer', ws));
+    expect(rec.cwd).toBe(join(ws, 'acme__web'));
+    const prompt = readFileSync(join(ws, '.conveyor', 'review-prompt.md'), 'utf8');
+    expect(prompt).toContain('| `../acme__api` | acme/api |');
+    expect(prompt).toContain(join(ws, '.conveyor', 'diffs.patch'));
+    // The coder's own secret and the service's stay out; its preset's credentials come in.
+    expect(secretNames(rec.env)).toEqual([...preset.credentials].sort());
+    expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);
+  });
+});
+
+describe('a preset whose CLI is not installed', () => {
+  it('installs it with its setup first, then runs it', async () => {
+    standIn('npm');
+    const ws = join(scratch, 'ws-install');
+    // No `claude` anywhere on this PATH: only the stand-in npm (and what node needs).
+    const { result, log } = await run(payloadFor('claude-code', 'implement'), ws, `${bin}:${process.env.PATH!.split(':').filter((d) => !existsSync(join(d, 'claude'))).join(':')}`);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(recordOf(ws, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code']);
+    expect(recordOf(ws, 'claude').argv[0]).toBe('--print');
+    expect(log).toContain('setup of agent "coder"');
+  });
+});

@@ -1,0 +1,75 @@
+// What the embedded mode's dispatcher hands a step process: of the secrets of whoever started
+// `conveyor`, exactly those its attempt's commands list by name (never a GitHub token); the others'
+// values only in a file to mask them by (mode 0600, for the step process to read and delete); and
+// where to keep its agent's transcript. A stand-in entry records what it got.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { attemptDir, createLocalDispatcher } from '../../../adapters/dispatch/local.ts';
+import type { StepPayload } from '../../../core/contract/wire.ts';
+import { codeStep, makePayload } from '../../helpers/payload.ts';
+import { removeDir, tempDir } from '../../helpers/repos.ts';
+
+const ENTRY = `
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+const masks = process.env.CONVEYOR_MASKS_PATH;
+writeFileSync(join(dirname(process.env.CONVEYOR_PAYLOAD_PATH), 'seen.json'), JSON.stringify({
+  env: process.env,
+  masks: masks ? JSON.parse(readFileSync(masks, 'utf8')) : null,
+  mode: masks ? (statSync(masks).mode & 0o777).toString(8) : null,
+}));
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('conveyor-local-');
+  mkdirSync(join(dir, 'state'));
+  writeFileSync(join(dir, 'entry.mjs'), ENTRY);
+  vi.stubEnv('AGENT_API_KEY', 'agent-key-111111');
+  vi.stubEnv('DEPLOY_TOKEN', 'deploy-token-222222');
+  vi.stubEnv('OTHER_ROUTE', 'other-route-333333');
+  vi.stubEnv('GITHUB_TOKEN', 'ghs_notforanyone444444');
+  vi.stubEnv('DB_PASSWORD', 'db-password-555555');
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  removeDir(dir);
+});
+
+function payload(step: StepPayload['step']): StepPayload {
+  const p = makePayload({ repos: [{ repo: 'acme/web', services: ['web'] }], step });
+  return {
+    ...p,
+    agents: { coder: { ...p.agents.coder!, secrets: ['AGENT_API_KEY', 'GITHUB_TOKEN'] } },
+    services: { web: { ...p.services.web!, secrets: ['DEPLOY_TOKEN'], deploy: { run: './preview.sh', timeoutMinutes: 5 } } },
+    byName: ['AGENT_API_KEY', 'DEPLOY_TOKEN', 'OTHER_ROUTE'],
+  };
+}
+
+async function dispatch(p: StepPayload): Promise<{ env: Record<string, string>; masks: string[] | null; mode: string | null }> {
+  const dispatcher = createLocalDispatcher({ stateDir: join(dir, 'state'), remotes: join(dir, 'remotes'), actionEntry: join(dir, 'entry.mjs') });
+  const outcome = await dispatcher.run(p);
+  expect(outcome.kind).toBe('lost'); // the stand-in entry reports no result
+  return JSON.parse(await readFile(join(attemptDir(join(dir, 'state'), p), 'seen.json'), 'utf8')) as never;
+}
+
+describe('the local dispatcher', () => {
+  it("passes a code attempt its agent's secrets only, the others to mask by, and where its transcript goes", async () => {
+    const p = payload(codeStep());
+    const seen = await dispatch(p);
+    expect(seen.env.AGENT_API_KEY).toBe('agent-key-111111');
+    for (const name of ['DEPLOY_TOKEN', 'OTHER_ROUTE', 'GITHUB_TOKEN', 'DB_PASSWORD']) expect(seen.env[name], name).toBeUndefined();
+    expect(seen.masks?.sort()).toEqual(['deploy-token-222222', 'other-route-333333']);
+    expect(seen.mode).toBe('600');
+    expect(seen.env.CONVEYOR_TRANSCRIPT_PATH).toBe(join(attemptDir(join(dir, 'state'), p), 'transcript.log'));
+  });
+
+  it("passes a deploy attempt its services' secrets only", async () => {
+    const seen = await dispatch(payload({ id: 'preview', kind: 'deploy', services: ['web'], needs: [], timeoutMinutes: 5 }));
+    expect(seen.env.DEPLOY_TOKEN).toBe('deploy-token-222222');
+    for (const name of ['AGENT_API_KEY', 'OTHER_ROUTE', 'GITHUB_TOKEN', 'DB_PASSWORD']) expect(seen.env[name], name).toBeUndefined();
+    expect(seen.masks?.sort()).toEqual(['agent-key-111111', 'other-route-333333']);
+  });
+});

@@ -1,0 +1,99 @@
+// Preset data as the configuration and the plan use it: every preset's hosts become its agent's
+// default network, its credentials its secrets, its install its setup (unless the agent has its
+// own); configurations without the new keys compile to the plans, and hashes, they had before.
+import { describe, expect, it } from 'vitest';
+import { credentialWarnings } from '../../../core/config/warnings.ts';
+import { PRESET_NAMES, PRESETS, presetFlags, presetModel, presetSetup } from '../../../core/config/presets.ts';
+import { HOST_PATTERN } from '../../../core/config/schema.ts';
+import { isGitHubTokenName, secretNameProblem } from '../../../core/config/secret-names.ts';
+import { compilePlan } from '../../../core/plan/compile.ts';
+import { configOf } from '../plan/configs.ts';
+
+const config = (agents: string) =>
+  configOf(`version: 1
+agents:
+${agents}
+services:
+  web: { repo: acme/web, setup: npm ci, setup-timeout-minutes: 20, secrets: [VERCEL_TOKEN] }
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`);
+
+describe('preset data', () => {
+  it('names every preset once, with a CLI, an install, credentials, hosts an allow-list takes, and flags', () => {
+    expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
+    for (const p of Object.values(PRESETS)) {
+      expect(p.install, p.name).toMatch(/\S/);
+      expect(p.credentials.length, p.name).toBeGreaterThan(0);
+      for (const c of p.credentials) expect(isGitHubTokenName(c), `${p.name} ${c}`).toBe(false);
+      for (const h of p.hosts) expect(h, p.name).toMatch(HOST_PATTERN);
+      expect(presetFlags(p).length, p.name).toBeGreaterThan(3);
+      expect(presetFlags(p)).toContain(p.model.flag);
+    }
+  });
+
+  it('installs a CLI only when it is not on PATH', () => {
+    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code');
+  });
+
+  it('passes the model without its provider, except to a CLI that routes by it', () => {
+    expect(presetModel(PRESETS['claude-code'], 'anthropic/claude-sonnet-4-5')).toBe('claude-sonnet-4-5');
+    expect(presetModel(PRESETS.codex, 'gpt-5')).toBe('gpt-5');
+    expect(presetModel(PRESETS.aider, 'anthropic/claude-sonnet-4-5')).toBe('anthropic/claude-sonnet-4-5');
+  });
+});
+
+describe('compiling a preset agent', () => {
+  it('takes its hosts, its credentials with the agent\'s own secrets, and its install as setup', () => {
+    const plan = compilePlan(config('  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, secrets: [TEAM_ROUTE] }'), 'default');
+    expect(plan.agents.coder).toEqual({
+      name: 'coder',
+      preset: 'claude-code',
+      model: 'anthropic/claude-sonnet-4-5',
+      timeoutMinutes: 45,
+      env: {},
+      secrets: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'TEAM_ROUTE'],
+      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code',
+      network: { allow: ['api.anthropic.com'] },
+    });
+    expect(plan.services.web).toMatchObject({ setup: 'npm ci', setupTimeoutMinutes: 20, secrets: ['VERCEL_TOKEN'] });
+  });
+
+  it('an agent\'s own setup, network and run replace its preset\'s; a stall time other than the default is written', () => {
+    const plan = compilePlan(
+      config('  coder: { preset: codex, run: codex exec -, setup: ./install-codex.sh, setup-timeout-minutes: 3, stall-minutes: 30, network: { allow: [proxy.example.com] } }'),
+      'default',
+    );
+    expect(plan.agents.coder).toMatchObject({ run: 'codex exec -', preset: 'codex', setup: './install-codex.sh', setupTimeoutMinutes: 3, stallMinutes: 30, network: { allow: ['proxy.example.com'] } });
+  });
+
+  it('writes nothing new for an agent without the new keys, so its plan and hash stay as they were', () => {
+    const plan = compilePlan(config('  coder: { run: ./code.sh, stall-minutes: 15, setup-timeout-minutes: 15 }'), 'default');
+    expect(plan.agents.coder).toEqual({ name: 'coder', run: './code.sh', timeoutMinutes: 45, env: {} });
+    const written = compilePlan(config('  coder: { run: ./code.sh }'), 'default');
+    expect(written.hash).toBe(plan.hash);
+  });
+});
+
+describe('secret names', () => {
+  it('refuses every GitHub token name, whatever its case, and Conveyor\'s own variables', () => {
+    for (const n of ['GITHUB_TOKEN', 'gh_token', 'GH_ENTERPRISE_TOKEN', 'CONVEYOR_TOKEN', 'INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN']) {
+      expect(secretNameProblem(n), n).toMatch(/holds a GitHub token/);
+    }
+    expect(secretNameProblem('CONVEYOR_MODEL')).toMatch(/one of Conveyor's own variables/);
+    for (const n of ['COPILOT_GITHUB_TOKEN', 'ANTHROPIC_API_KEY', 'VERCEL_TOKEN', 'GITHUB_APP_PEM_PATH']) expect(secretNameProblem(n), n).toBeUndefined();
+  });
+});
+
+describe('credential warnings', () => {
+  const agents = '  coder: { preset: claude-code }\n  reviewer: { preset: codex, secrets: [OPENAI_API_KEY] }\n  plain: { run: ./a.sh }';
+  it('warns for a preset agent whose credentials are neither listed nor set, and for no other', () => {
+    const warnings = credentialWarnings(config(agents), () => false);
+    expect(warnings.map((w) => w.path.join('.'))).toEqual(['agents.coder.preset']);
+    expect(warnings[0]!.message).toMatch(/^agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN/);
+    expect(warnings[0]!.message).toContain('`ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}`');
+    expect(credentialWarnings(config(agents), (n) => n === 'CLAUDE_CODE_OAUTH_TOKEN')).toEqual([]);
+  });
+});
