@@ -11,7 +11,11 @@ const CORE_TOPICS = ['github', 'prompts', 'steps', 'run', 'contract', 'plan', 'c
 
 const zones = (() => [
   // No host imports another host.
-  ...HOSTS.map((target) => ({ target: `./${target}`, from: HOSTS.filter((h) => h !== target).map((h) => `./${h}`), message: 'A host never imports another host.' })),
+  ...HOSTS.map((target) => ({
+    target: `./${target}`,
+    from: HOSTS.filter((h) => h !== target).map((h) => `./${h}`),
+    message: 'A host never imports another host.',
+  })),
   // Nothing below the hosts imports a host, nor a layer above its own.
   ...BELOW_HOSTS.map((target, i) => ({
     target: `./${target}`,
@@ -34,7 +38,19 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', fetch: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', performance: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        AbortController: 'readonly',
+        performance: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -62,7 +78,20 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http', 'node:https', 'better-sqlite3', 'simple-git', 'probot', '@octokit/rest', '@actions/core', '@actions/exec'].map((name) => ({
+          paths: [
+            'node:fs',
+            'node:fs/promises',
+            'node:child_process',
+            'node:net',
+            'node:http',
+            'node:https',
+            'better-sqlite3',
+            'simple-git',
+            'probot',
+            '@octokit/rest',
+            '@actions/core',
+            '@actions/exec',
+          ].map((name) => ({
             name,
             message: 'core/ is pure: I/O belongs in lib/, the adapters or a host.',
           })),

@@ -112,7 +112,20 @@ export class ConveyorApp {
     });
     const isSelf = async (actor: Sender) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
-    this.deps = { appId: options.appId, store: options.store, links: options.links, engine: this.engine, reporter, heads, github, githubOf, isSelf, payloadLimit, now, log };
+    this.deps = {
+      appId: options.appId,
+      store: options.store,
+      links: options.links,
+      engine: this.engine,
+      reporter,
+      heads,
+      github,
+      githubOf,
+      isSelf,
+      payloadLimit,
+      now,
+      log,
+    };
     this.register();
     this.sweeperLeaseMs = 3 * Math.max(options.sweepEveryMs || 60_000, 60_000);
     if (options.sweepEveryMs !== false) {
@@ -151,14 +164,18 @@ export class ConveyorApp {
     probot.on('issues.labeled', async (context) => {
       const { issue, label, repository, installation, sender } = context.payload;
       if (!label || !installation || !(await this.once(context.id))) return;
-      await startFromLabel(deps, {
-        installationId: installation.id,
-        repo: repository.full_name,
-        defaultBranch: repository.default_branch,
-        issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
-        requester: sender.login,
-        trigger: { kind: 'label', label: label.name },
-      }, { login: sender.login, type: sender.type ?? null });
+      await startFromLabel(
+        deps,
+        {
+          installationId: installation.id,
+          repo: repository.full_name,
+          defaultBranch: repository.default_branch,
+          issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+          requester: sender.login,
+          trigger: { kind: 'label', label: label.name },
+        },
+        { login: sender.login, type: sender.type ?? null },
+      );
     });
 
     probot.on('issue_comment.created', async (context) => {
@@ -186,7 +203,11 @@ export class ConveyorApp {
       const { review, pull_request: pr, repository, installation } = context.payload;
       if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !(await this.once(context.id))) return;
       const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
-      await onCommandText(deps, { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor }, review.body ?? '');
+      await onCommandText(
+        deps,
+        { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor },
+        review.body ?? '',
+      );
     });
 
     probot.on('check_run.requested_action', async (context) => {

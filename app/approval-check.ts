@@ -43,7 +43,16 @@ export class ApprovalChecks {
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {
         // The old head's check: no longer the one that decides.
-        await this.write(github, link.repo, link.checkRunId, { status: 'completed', conclusion: 'neutral', completed_at: this.now(), actions: [], output: { title: 'superseded by a new head', summary: `The PR's head moved to ${head.slice(0, 7)}; the decision is taken on the check run of the new head.` } });
+        await this.write(github, link.repo, link.checkRunId, {
+          status: 'completed',
+          conclusion: 'neutral',
+          completed_at: this.now(),
+          actions: [],
+          output: {
+            title: 'superseded by a new head',
+            summary: `The PR's head moved to ${head.slice(0, 7)}; the decision is taken on the check run of the new head.`,
+          },
+        });
       }
       if (link?.checkRunId !== undefined && link.head === head) {
         await this.write(github, repo, link.checkRunId, want);
@@ -51,9 +60,21 @@ export class ApprovalChecks {
       }
       // Nothing to show before the step first waits on this head.
       if (s.status === 'pending') continue;
-      const created = await github.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & { name: string; head_sha: string });
+      const created = await github.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & {
+        name: string;
+        head_sha: string;
+      });
       this.remember(created.id, want);
-      await this.links.saveAttempt({ externalId, runId: run.id, repo, state: 'dispatched', head, checkRunId: created.id, checkRunUrl: created.url, at: this.now() });
+      await this.links.saveAttempt({
+        externalId,
+        runId: run.id,
+        repo,
+        state: 'dispatched',
+        head,
+        checkRunId: created.id,
+        checkRunUrl: created.url,
+        at: this.now(),
+      });
     }
   }
 
@@ -72,18 +93,48 @@ export class ApprovalChecks {
   private state(run: Run, step: string, need: number, status: string, reason: string | undefined): Write {
     const by = validApprovals(run, step).map((a) => `@${a.by}`);
     const approvals = `Approvals: ${by.length} of ${need}${by.length ? ` (${by.join(', ')})` : ''}.`;
-    const how = 'Approve or Reject with the buttons above, or comment `/conveyor approve` or `/conveyor reject [reason]` on the issue or a PR of the run (write permission needed; only the step\'s approvers count).';
+    const how =
+      "Approve or Reject with the buttons above, or comment `/conveyor approve` or `/conveyor reject [reason]` on the issue or a PR of the run (write permission needed; only the step's approvers count).";
     switch (status) {
       case 'waiting':
-        return { status: 'in_progress', actions: [...APPROVAL_ACTIONS], output: { title: reason ?? 'waiting for approval', summary: `${approvals}\n\n${how}` } };
+        return {
+          status: 'in_progress',
+          actions: [...APPROVAL_ACTIONS],
+          output: { title: reason ?? 'waiting for approval', summary: `${approvals}\n\n${how}` },
+        };
       case 'succeeded':
-        return { status: 'completed', conclusion: 'success', completed_at: this.now(), actions: [], output: { title: `approved by ${by.join(', ') || 'enough people'}`, summary: approvals } };
+        return {
+          status: 'completed',
+          conclusion: 'success',
+          completed_at: this.now(),
+          actions: [],
+          output: { title: `approved by ${by.join(', ') || 'enough people'}`, summary: approvals },
+        };
       case 'failed':
-        return { status: 'completed', conclusion: 'failure', completed_at: this.now(), actions: [], output: { title: (reason ?? 'rejected').slice(0, 200), summary: `${reason ?? 'rejected'}. \`/conveyor retry\` asks again.` } };
+        return {
+          status: 'completed',
+          conclusion: 'failure',
+          completed_at: this.now(),
+          actions: [],
+          output: { title: (reason ?? 'rejected').slice(0, 200), summary: `${reason ?? 'rejected'}. \`/conveyor retry\` asks again.` },
+        };
       case 'cancelled':
-        return { status: 'completed', conclusion: 'cancelled', completed_at: this.now(), actions: [], output: { title: 'cancelled', summary: reason ?? 'The run was cancelled.' } };
+        return {
+          status: 'completed',
+          conclusion: 'cancelled',
+          completed_at: this.now(),
+          actions: [],
+          output: { title: 'cancelled', summary: reason ?? 'The run was cancelled.' },
+        };
       default:
-        return { status: 'queued', actions: [], output: { title: reason ?? 'waiting for the steps before it', summary: `The steps before this approval run first${reason ? ` (${reason})` : ''}. ${approvals}` } };
+        return {
+          status: 'queued',
+          actions: [],
+          output: {
+            title: reason ?? 'waiting for the steps before it',
+            summary: `The steps before this approval run first${reason ? ` (${reason})` : ''}. ${approvals}`,
+          },
+        };
     }
   }
 }

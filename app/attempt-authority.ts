@@ -25,7 +25,8 @@ export function storeAttemptAuthority(deps: { store: RunStore; links: LinkStore 
         current,
         repo: link.repo,
         // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow.ts).
-        defaultBranch: typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
+        defaultBranch:
+          typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
         ...(link.workflowRunId !== undefined ? { workflowRunId: link.workflowRunId } : {}),
         installationId,
         repositories: run.plan.changeSet.map((r) => r.repo),

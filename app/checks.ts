@@ -36,15 +36,16 @@ export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
 /** Feeds a result read from a check run to the engine (the reducer ignores any but the current attempt). */
 export async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
   if (externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
-    deps.log(`conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`);
+    deps.log(
+      `conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`,
+    );
     return;
   }
   if (result.mode === 'teardown') {
     // The teardown was asked for the run's ready environments; what it did not remove stays, with why.
     const targets = run.environments.filter((e) => e.state === 'ready');
     await deps.engine.apply(run.id, tornDownEvent(targets, result.environments, result.error?.message ?? result.summary, deps.now()));
-  }
-  else await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result });
+  } else await deps.engine.apply(run.id, { type: 'step-completed', at: deps.now(), result });
 }
 
 /**
@@ -53,7 +54,14 @@ export async function feed(deps: AppDeps, run: Run, externalId: string, result: 
  * attempt's result, or the same delivery handled at once by another handler, settle it meanwhile,
  * and then nothing is done (its check run is left as it is). Says whether it was lost here.
  */
-export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: AttemptLink | undefined, reason: string, conclusion: 'cancelled' | 'timed_out'): Promise<boolean> {
+export async function loseAttempt(
+  deps: AppDeps,
+  run: Run,
+  id: AttemptId,
+  link: AttemptLink | undefined,
+  reason: string,
+  conclusion: 'cancelled' | 'timed_out',
+): Promise<boolean> {
   if (!currentAttempt(await deps.store.get(run.id), id)) return false;
   const after = await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason });
   // The reducer ignores a loss of an attempt that settled meanwhile: only this loss closes the check run.
@@ -61,7 +69,8 @@ export async function loseAttempt(deps: AppDeps, run: Run, id: AttemptId, link: 
   if (record?.conclusion !== 'lost' || record.summary !== reason) return false;
   if (link?.checkRunId === undefined) return true;
   const s = after.steps[id.step];
-  const next = s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
+  const next =
+    s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
   const github = await deps.githubOf(run);
   await github.updateCheckRun(link.repo, link.checkRunId, {
     status: 'completed',
@@ -77,7 +86,8 @@ async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPay
   if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, check.id);
   if (!link || link.externalId !== check.external_id) {
-    if (check.external_id && parseExternalId(check.external_id)) deps.log(`conveyor: ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`);
+    if (check.external_id && parseExternalId(check.external_id))
+      deps.log(`conveyor: ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`);
     return undefined;
   }
   const id = parseExternalId(link.externalId);
@@ -99,7 +109,12 @@ export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: Ch
   await loseAttempt(deps, run, id, undefined, outcome.reason, 'cancelled');
 }
 
-export async function onCheckRunRerequested(deps: AppDeps, repo: string, check: CheckRunPayload, sender: { login: string; type?: string | null }): Promise<void> {
+export async function onCheckRunRerequested(
+  deps: AppDeps,
+  repo: string,
+  check: CheckRunPayload,
+  sender: { login: string; type?: string | null },
+): Promise<void> {
   const found = await attemptOfCheckRun(deps, repo, check);
   if (!found) return;
   const { id, run } = found;
@@ -107,7 +122,11 @@ export async function onCheckRunRerequested(deps: AppDeps, repo: string, check: 
   const github = await deps.githubOf(run);
   const permission = await github.permission(run.issue.repo, sender.login);
   if (!canWrite(permission)) {
-    await github.createComment(run.issue.repo, run.issue.number, `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`);
+    await github.createComment(
+      run.issue.repo,
+      run.issue.number,
+      `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`,
+    );
     return;
   }
   await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login });

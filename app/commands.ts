@@ -49,7 +49,11 @@ export async function onCommandText(deps: AppDeps, source: CommandSource, body: 
   const github = await deps.github(source.installationId);
   if (parsed.commands.length === 0 && parsed.unknown.length === 0) {
     const lines = parsed.quoted.join(', ');
-    await replyTo(github, source, `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`);
+    await replyTo(
+      github,
+      source,
+      `a command inside a quote (line${parsed.quoted.length > 1 ? 's' : ''} ${lines}) does not count: write it on a line of its own, outside quotes and code blocks. Nothing changed.`,
+    );
     return;
   }
   if (parsed.unknown.length > 0) {
@@ -84,7 +88,8 @@ async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource,
   if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
 
   if (command.name === 'run') {
-    if (source.pullRequest || !source.issue) return void (await reply('`/conveyor run` starts a run for an issue: comment it on the issue. Nothing was started.'));
+    if (source.pullRequest || !source.issue)
+      return void (await reply('`/conveyor run` starts a run for an issue: comment it on the issue. Nothing was started.'));
     // startRun checks who may start a run, for labels and commands alike.
     const outcome = await startRun(deps, {
       installationId: source.installationId,
@@ -100,7 +105,10 @@ async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource,
   }
 
   const run = await runFor(deps, source);
-  if (!run) return void (await reply(`there is no Conveyor run on this ${source.pullRequest ? 'pull request' : 'issue'}; \`/conveyor ${command.name}\` changed nothing.`));
+  if (!run)
+    return void (await reply(
+      `there is no Conveyor run on this ${source.pullRequest ? 'pull request' : 'issue'}; \`/conveyor ${command.name}\` changed nothing.`,
+    ));
   await decideOn(deps, github, source, run, command);
 }
 
@@ -112,14 +120,23 @@ async function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'numbe
 }
 
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
-async function decideOn(deps: AppDeps, github: GitHubForge, source: CommandSource, run: Run, command: Exclude<Command, { name: 'run' }>, step?: string): Promise<void> {
+async function decideOn(
+  deps: AppDeps,
+  github: GitHubForge,
+  source: CommandSource,
+  run: Run,
+  command: Exclude<Command, { name: 'run' }>,
+  step?: string,
+): Promise<void> {
   const reply = (text: string) => replyTo(github, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
   const repo = primaryRepo(run.plan);
   const permission = await github.permission(repo, login);
   if (!canWrite(permission)) {
-    return void (await reply(`only people with write permission on ${repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${permission}). Nothing changed.`));
+    return void (await reply(
+      `only people with write permission on ${repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${permission}). Nothing changed.`,
+    ));
   }
   const at = deps.now();
   let event: RunEvent;
@@ -134,10 +151,20 @@ async function decideOn(deps: AppDeps, github: GitHubForge, source: CommandSourc
       if (target && !isApprover(target.approvers, login, undefined)) {
         team = await teamOf(github, target.approvers, login);
         if (!team) {
-          return void (await reply(`you are not an approver of step \`${target.id}\` (approvers: ${target.approvers.join(', ')}; a team counts when your membership is active). Nothing changed.`));
+          return void (await reply(
+            `you are not an approver of step \`${target.id}\` (approvers: ${target.approvers.join(', ')}; a team counts when your membership is active). Nothing changed.`,
+          ));
         }
       }
-      event = { type: 'decision', at, decision: command.name, by: login, ...(step ? { step } : {}), ...(command.name === 'reject' && command.reason ? { reason: command.reason } : {}), ...(team ? { team } : {}) };
+      event = {
+        type: 'decision',
+        at,
+        decision: command.name,
+        by: login,
+        ...(step ? { step } : {}),
+        ...(command.name === 'reject' && command.reason ? { reason: command.reason } : {}),
+        ...(team ? { team } : {}),
+      };
       break;
     }
     case 'retry':
@@ -192,7 +219,10 @@ function unchangedText(run: Run, event: RunEvent): string {
 }
 
 export function statusText(run: Run, trackingUrl: string | undefined): string {
-  const lines = [`Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`, ''];
+  const lines = [
+    `Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`,
+    '',
+  ];
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
     lines.push(`- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`);

@@ -112,7 +112,9 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
     if (req.method === 'POST') {
       const body = await readBoundedBody(req, webhookLimit);
       if (!body.ok) {
-        log.warn(`conveyor: refused a webhook body over ${webhookLimit} bytes (${body.received ? `${body.received} bytes received` : `declared ${req.headers['content-length']}`}) from ${req.socket.remoteAddress}`);
+        log.warn(
+          `conveyor: refused a webhook body over ${webhookLimit} bytes (${body.received ? `${body.received} bytes received` : `declared ${req.headers['content-length']}`}) from ${req.socket.remoteAddress}`,
+        );
         refuseTooLarge(res, 'a webhook body', webhookLimit);
         return;
       }
@@ -161,7 +163,8 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
       if (e instanceof ClientGone) return;
       // Logged whole; the caller learns only that it failed.
       log.error(`conveyor: ${req.method} ${req.url} failed: ${(e as Error).stack ?? String(e)}`);
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'the app failed to handle the request; its log says why' }, { connection: 'close' });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: 'internal', message: 'the app failed to handle the request; its log says why' }, { connection: 'close' });
       else res.destroy();
     });
   });

@@ -57,8 +57,19 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
   let store: RunStore | undefined;
   let log: (line: string) => void = () => undefined;
 
-  const webhooks = new Counter({ name: 'conveyor_webhooks_total', help: 'Webhooks received, by event (event.action) and outcome (handled, failed, ignored)', labelNames: ['event', 'outcome'], registers });
-  const handling = new Histogram({ name: 'conveyor_webhook_duration_seconds', help: "Time the app's handler took for a webhook, by event", labelNames: ['event'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers });
+  const webhooks = new Counter({
+    name: 'conveyor_webhooks_total',
+    help: 'Webhooks received, by event (event.action) and outcome (handled, failed, ignored)',
+    labelNames: ['event', 'outcome'],
+    registers,
+  });
+  const handling = new Histogram({
+    name: 'conveyor_webhook_duration_seconds',
+    help: "Time the app's handler took for a webhook, by event",
+    labelNames: ['event'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
   new Gauge({
     name: 'conveyor_runs',
     help: 'Active runs by state, read from the store when scraped',
@@ -76,11 +87,36 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
       }
     },
   });
-  const finished = new Counter({ name: 'conveyor_runs_finished_total', help: 'Runs this replica saw end, by state (succeeded, cancelled)', labelNames: ['state'], registers });
-  const attempts = new Counter({ name: 'conveyor_attempts_total', help: 'Step attempts that ended, by step kind, mode (run, repair) and outcome (success, failure, neutral, lost)', labelNames: ['kind', 'mode', 'outcome'], registers });
-  const calls = new Counter({ name: 'conveyor_github_calls_total', help: 'GitHub REST calls, by route template and status (none: no answer)', labelNames: ['route', 'status'], registers });
-  const remaining = new Gauge({ name: 'conveyor_github_rate_limit_remaining', help: "Calls left in the rate limit, from the installation's last answer (app: the app's own calls)", labelNames: ['installation'], registers });
-  const limited = new Counter({ name: 'conveyor_github_rate_limited_total', help: 'Rate limits met, by kind (primary, secondary)', labelNames: ['kind'], registers });
+  const finished = new Counter({
+    name: 'conveyor_runs_finished_total',
+    help: 'Runs this replica saw end, by state (succeeded, cancelled)',
+    labelNames: ['state'],
+    registers,
+  });
+  const attempts = new Counter({
+    name: 'conveyor_attempts_total',
+    help: 'Step attempts that ended, by step kind, mode (run, repair) and outcome (success, failure, neutral, lost)',
+    labelNames: ['kind', 'mode', 'outcome'],
+    registers,
+  });
+  const calls = new Counter({
+    name: 'conveyor_github_calls_total',
+    help: 'GitHub REST calls, by route template and status (none: no answer)',
+    labelNames: ['route', 'status'],
+    registers,
+  });
+  const remaining = new Gauge({
+    name: 'conveyor_github_rate_limit_remaining',
+    help: "Calls left in the rate limit, from the installation's last answer (app: the app's own calls)",
+    labelNames: ['installation'],
+    registers,
+  });
+  const limited = new Counter({
+    name: 'conveyor_github_rate_limited_total',
+    help: 'Rate limits met, by kind (primary, secondary)',
+    labelNames: ['kind'],
+    registers,
+  });
 
   const countedAttempts = new Map<string, string>();
   const countedRuns = new Map<string, string>();
@@ -105,7 +141,8 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
     },
     observe(run, event) {
       if (event.type === 'step-completed' || event.type === 'step-lost') {
-        const [step, attempt, epoch] = event.type === 'step-completed' ? [event.result.stepId, event.result.attempt, event.result.epoch] : [event.step, event.attempt, event.epoch];
+        const [step, attempt, epoch] =
+          event.type === 'step-completed' ? [event.result.stepId, event.result.attempt, event.result.epoch] : [event.step, event.attempt, event.epoch];
         // Counted once it is recorded (the reducer ignores a result of an attempt that is not current).
         const record = run.steps[step]?.attempts.findLast((r) => r.attempt === attempt && r.epoch === epoch);
         if (record?.conclusion && firstTime(countedAttempts, `${run.id}\u0000${step}\u0000${attempt}\u0000${epoch}`, record.conclusion)) {
@@ -113,11 +150,13 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
         }
       }
       // The version it ended at: an event that changed nothing after the end is not a second end.
-      if ((run.status === 'succeeded' || run.status === 'cancelled') && firstTime(countedRuns, run.id, `${run.status}@${run.version}`)) finished.inc({ state: run.status });
+      if ((run.status === 'succeeded' || run.status === 'cancelled') && firstTime(countedRuns, run.id, `${run.status}@${run.version}`))
+        finished.inc({ state: run.status });
     },
     githubCall(call) {
       calls.inc({ route: call.route, status: call.status === undefined ? 'none' : String(call.status) });
-      if (call.rateLimitRemaining !== undefined) remaining.set({ installation: call.installation === undefined ? 'app' : String(call.installation) }, call.rateLimitRemaining);
+      if (call.rateLimitRemaining !== undefined)
+        remaining.set({ installation: call.installation === undefined ? 'app' : String(call.installation) }, call.rateLimitRemaining);
     },
     rateLimited(event) {
       limited.inc({ kind: event.kind });

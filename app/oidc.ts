@@ -32,7 +32,16 @@ export type GitHubOidcClaims = z.infer<typeof githubClaimsSchema>;
  */
 export class OidcRefusal extends Error {
   constructor(
-    readonly code: 'token-malformed' | 'token-signature' | 'token-unknown-key' | 'token-expired' | 'token-not-yet-valid' | 'token-audience' | 'token-issuer' | 'token-claims' | 'issuer-unavailable',
+    readonly code:
+      | 'token-malformed'
+      | 'token-signature'
+      | 'token-unknown-key'
+      | 'token-expired'
+      | 'token-not-yet-valid'
+      | 'token-audience'
+      | 'token-issuer'
+      | 'token-claims'
+      | 'issuer-unavailable',
     message: string,
   ) {
     super(message);
@@ -65,7 +74,11 @@ const discoverySchema = z.looseObject({ issuer: z.string(), jwks_uri: z.url({ pr
 async function jwksUrlOf(issuer: string): Promise<URL> {
   let response: Response;
   try {
-    response = await fetch(`${issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(10_000) });
+    response = await fetch(`${issuer}/.well-known/openid-configuration`, {
+      headers: { accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (e) {
     throw new OidcRefusal('issuer-unavailable', `cannot reach the OIDC issuer ${issuer} for its configuration: ${(e as Error).message}`);
   }
@@ -74,7 +87,10 @@ async function jwksUrlOf(issuer: string): Promise<URL> {
   if (!parsed.success) return new URL(`${issuer}/.well-known/jwks`);
   // The configuration must be the issuer's own (OpenID Connect Discovery 1.0, section 4.3).
   if (parsed.data.issuer.replace(/\/+$/, '') !== issuer) {
-    throw new OidcRefusal('issuer-unavailable', `the OpenID configuration at ${issuer} names another issuer (${parsed.data.issuer}); check CONVEYOR_OIDC_ISSUER`);
+    throw new OidcRefusal(
+      'issuer-unavailable',
+      `the OpenID configuration at ${issuer} names another issuer (${parsed.data.issuer}); check CONVEYOR_OIDC_ISSUER`,
+    );
   }
   return new URL(parsed.data.jwks_uri);
 }
@@ -91,9 +107,12 @@ function refusalOf(e: unknown, issuer: string, audience: string): OidcRefusal {
     case 'ERR_JWT_EXPIRED':
       return new OidcRefusal('token-expired', 'the OIDC token has expired: ask the runner for a new one');
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (err.claim === 'aud') return new OidcRefusal('token-audience', `the OIDC token is not meant for Conveyor: its audience must be "${audience}" (getIDToken('${audience}'))`);
-      if (err.claim === 'iss') return new OidcRefusal('token-issuer', `the OIDC token was not issued by ${issuer}, the issuer this app trusts (CONVEYOR_OIDC_ISSUER)`);
-      if (err.claim === 'nbf' || err.claim === 'iat') return new OidcRefusal('token-not-yet-valid', `the OIDC token is not valid yet (its "${err.claim}" is in the future)`);
+      if (err.claim === 'aud')
+        return new OidcRefusal('token-audience', `the OIDC token is not meant for Conveyor: its audience must be "${audience}" (getIDToken('${audience}'))`);
+      if (err.claim === 'iss')
+        return new OidcRefusal('token-issuer', `the OIDC token was not issued by ${issuer}, the issuer this app trusts (CONVEYOR_OIDC_ISSUER)`);
+      if (err.claim === 'nbf' || err.claim === 'iat')
+        return new OidcRefusal('token-not-yet-valid', `the OIDC token is not valid yet (its "${err.claim}" is in the future)`);
       return new OidcRefusal('token-claims', `the OIDC token's "${err.claim}" claim is not valid: ${err.message}`);
     case 'ERR_JWS_INVALID':
     case 'ERR_JWT_INVALID':

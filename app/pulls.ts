@@ -16,11 +16,17 @@ export function runsOf(deps: AppDeps, repo: string, number: number, which: 'acti
   return deps.store.list({ pr: { repo, number }, ...(which === 'active' ? { status: ['running', 'waiting'] } : {}) });
 }
 
-export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string; type?: string | null; id?: number }): Promise<void> {
+export async function onPullRequestSynchronize(
+  deps: AppDeps,
+  repo: string,
+  pr: PullPayload,
+  sender: { login: string; type?: string | null; id?: number },
+): Promise<void> {
   const runs = await runsOf(deps, repo, pr.number);
   if (runs.length === 0) return;
   const own = await deps.isSelf(sender);
-  for (const run of runs) await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
+  for (const run of runs)
+    await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
 }
 
 export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string }): Promise<void> {
@@ -40,6 +46,10 @@ export async function leaveOpen(deps: AppDeps, run: Run, except: string | undefi
   const envs = run.environments.length > 0 || (run.removedEnvironments ?? []).length > 0 ? ' Its preview environments are torn down.' : '';
   for (const pr of run.prs) {
     if (pr.repo === except) continue;
-    await github.createComment(pr.repo, pr.number, `${why}${envs} This pull request is left open: merge or close it yourself, or start a new run on ${run.issue.repo}#${run.issue.number}.`);
+    await github.createComment(
+      pr.repo,
+      pr.number,
+      `${why}${envs} This pull request is left open: merge or close it yourself, or start a new run on ${run.issue.repo}#${run.issue.number}.`,
+    );
   }
 }

@@ -28,18 +28,28 @@ function urlProblem(name: string, value: string, what: string): string | undefin
 export function missingSettings(env: NodeJS.ProcessEnv): string[] {
   const missing: string[] = [];
   if (!env.APP_ID || !/^\d+$/.test(env.APP_ID)) missing.push('APP_ID: the numeric id of your GitHub App (its settings page, "App ID")');
-  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push('PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (the .pem file): a private key generated on the app\'s settings page');
-  else if (!env.PRIVATE_KEY && env.PRIVATE_KEY_PATH && !existsSync(resolve(env.PRIVATE_KEY_PATH))) missing.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not exist; name the .pem file generated on the app's settings page`);
-  if (!env.WEBHOOK_SECRET) missing.push('WEBHOOK_SECRET: the webhook secret set on the app\'s settings page');
-  if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535)) missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
-  if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/')) missing.push(`WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`);
-  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL)) missing.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
-  if (env.LOG_FORMAT && !LOG_FORMATS.includes(env.LOG_FORMAT)) missing.push(`LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got ${JSON.stringify(env.LOG_FORMAT)}`);
+  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH)
+    missing.push("PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (the .pem file): a private key generated on the app's settings page");
+  else if (!env.PRIVATE_KEY && env.PRIVATE_KEY_PATH && !existsSync(resolve(env.PRIVATE_KEY_PATH)))
+    missing.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not exist; name the .pem file generated on the app's settings page`);
+  if (!env.WEBHOOK_SECRET) missing.push("WEBHOOK_SECRET: the webhook secret set on the app's settings page");
+  if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535))
+    missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
+  if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/'))
+    missing.push(
+      `WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`,
+    );
+  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL))
+    missing.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
+  if (env.LOG_FORMAT && !LOG_FORMATS.includes(env.LOG_FORMAT))
+    missing.push(
+      `LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got ${JSON.stringify(env.LOG_FORMAT)}`,
+    );
   const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim();
   const badPublic = publicUrl ? urlProblem('CONVEYOR_PUBLIC_URL', publicUrl, 'the URL where step runners reach this app') : undefined;
   if (badPublic) missing.push(badPublic);
   const issuer = env.CONVEYOR_OIDC_ISSUER?.trim();
-  const badIssuer = issuer ? urlProblem('CONVEYOR_OIDC_ISSUER', issuer, 'the OIDC issuer of your Actions runners\' tokens') : undefined;
+  const badIssuer = issuer ? urlProblem('CONVEYOR_OIDC_ISSUER', issuer, "the OIDC issuer of your Actions runners' tokens") : undefined;
   if (badIssuer) missing.push(badIssuer);
   return missing;
 }
@@ -66,7 +76,8 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     return 0;
   }
   try {
-    if (args.length > 0) throw new UsageError(`conveyor serve takes no arguments (got ${args.join(' ')}); it is configured by environment variables (see docs/github-app.md)`);
+    if (args.length > 0)
+      throw new UsageError(`conveyor serve takes no arguments (got ${args.join(' ')}); it is configured by environment variables (see docs/github-app.md)`);
     const missing = missingSettings(env);
     if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
     // A database this version cannot use is bad usage, said before anything starts.
@@ -85,7 +96,10 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
       });
     }
     await app.listen();
-    if (!settings.publicUrl) app.probot.log.warn('conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)');
+    if (!settings.publicUrl)
+      app.probot.log.warn(
+        'conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)',
+      );
     return 0;
   } catch (e) {
     // A database that cannot be reached or used says so and what to do, without a stack.

@@ -58,7 +58,9 @@ function probotFrom(env: NodeJS.ProcessEnv, metrics: AppMetrics): Probot {
     return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit } });
   } catch (e) {
     // Probot reads the key itself and says only that there is none when it cannot use it.
-    throw new UsageError(`the app's private key cannot be used (${(e as Error).message}): PRIVATE_KEY must hold the PEM text of a private key from the app's settings page, or PRIVATE_KEY_PATH name its .pem file (see docs/github-app.md)`);
+    throw new UsageError(
+      `the app's private key cannot be used (${(e as Error).message}): PRIVATE_KEY must hold the PEM text of a private key from the app's settings page, or PRIVATE_KEY_PATH name its .pem file (see docs/github-app.md)`,
+    );
   }
 }
 
@@ -130,7 +132,8 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     metrics,
     listen: () =>
       new Promise((resolve, reject) => {
-        const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${settings.port} on ${settings.host} is already in use; set PORT to a free port`) : e);
+        const failed = (e: NodeJS.ErrnoException) =>
+          reject(e.code === 'EADDRINUSE' ? new UsageError(`port ${settings.port} on ${settings.host} is already in use; set PORT to a free port`) : e);
         server.once('error', failed);
         server.listen(settings.port, settings.host, () => {
           server.off('error', failed);

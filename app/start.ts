@@ -130,7 +130,9 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   const config = loaded.config;
   const pipeline = pipelineFor(config, trigger);
   if (!pipeline) {
-    const known = listPipelines(config).map((n) => `\`${n}\` (label \`${labelOf(n, config.pipelines[n]?.label)}\`)`).join(', ');
+    const known = listPipelines(config)
+      .map((n) => `\`${n}\` (label \`${labelOf(n, config.pipelines[n]?.label)}\`)`)
+      .join(', ');
     const message = `Conveyor has no pipeline ${trigger.kind === 'command' && trigger.pipeline ? `\`${trigger.pipeline}\`` : 'to run by default'}; the pipelines are ${known}.`;
     if (trigger.kind === 'command') await comment(message);
     return { started: false, why: trigger.kind === 'label' ? 'not-conveyor' : 'no-pipeline', message };
@@ -167,7 +169,8 @@ async function allowed(github: GitHubForge, request: StartRequest): Promise<Star
   };
   if (sender.type === 'Bot' || /\[bot\]$/i.test(sender.login)) return refuse('bots cannot start Conveyor runs. Nothing was started.');
   const permission = await github.permission(request.repo, sender.login);
-  if (!canWrite(permission)) return refuse(`only people with write permission on ${request.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`);
+  if (!canWrite(permission))
+    return refuse(`only people with write permission on ${request.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`);
   return undefined;
 }
 

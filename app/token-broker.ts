@@ -105,13 +105,25 @@ export function claimsMismatch(claims: GitHubOidcClaims, facts: AttemptFacts, wo
   // Repository names are case-insensitive on GitHub; file paths and branch names are not.
   const repoPart = path.slice(0, facts.repo.length);
   if (!sameRepo(repoPart, facts.repo) || path.slice(facts.repo.length) !== `/.github/workflows/${workflow}` || ref !== `refs/heads/${facts.defaultBranch}`) {
-    return refuse(403, 'workflow-mismatch', `the OIDC token comes from the workflow ${claims.workflow_ref}, but only ${expected} (the default branch's) is given tokens`);
+    return refuse(
+      403,
+      'workflow-mismatch',
+      `the OIDC token comes from the workflow ${claims.workflow_ref}, but only ${expected} (the default branch's) is given tokens`,
+    );
   }
   if (claims.event_name !== 'workflow_dispatch') {
-    return refuse(403, 'event-mismatch', `the OIDC token comes from a workflow run started by ${claims.event_name}, but Conveyor starts its attempts with workflow_dispatch`);
+    return refuse(
+      403,
+      'event-mismatch',
+      `the OIDC token comes from a workflow run started by ${claims.event_name}, but Conveyor starts its attempts with workflow_dispatch`,
+    );
   }
   if (facts.workflowRunId !== undefined && claims.run_id !== String(facts.workflowRunId)) {
-    return refuse(403, 'run-id-mismatch', `the OIDC token comes from workflow run ${claims.run_id}, but this attempt was dispatched as workflow run ${facts.workflowRunId}`);
+    return refuse(
+      403,
+      'run-id-mismatch',
+      `the OIDC token comes from workflow run ${claims.run_id}, but this attempt was dispatched as workflow run ${facts.workflowRunId}`,
+    );
   }
   return undefined;
 }
@@ -120,7 +132,13 @@ export function claimsMismatch(claims: GitHubOidcClaims, facts: AttemptFacts, wo
 function repositoryNames(facts: AttemptFacts): { names: string[] } | { refusal: BrokerAnswer } {
   const owners = [...new Set(facts.repositories.map((r) => r.split('/')[0]!.toLowerCase()))];
   if (owners.length !== 1) {
-    return { refusal: refuse(422, 'change-set-owners', `the change set spans repositories of ${owners.length} owners (${facts.repositories.join(', ')}); one installation token reaches one owner's repositories, so keep a pipeline's repositories under one owner`) };
+    return {
+      refusal: refuse(
+        422,
+        'change-set-owners',
+        `the change set spans repositories of ${owners.length} owners (${facts.repositories.join(', ')}); one installation token reaches one owner's repositories, so keep a pipeline's repositories under one owner`,
+      ),
+    };
   }
   return { names: facts.repositories.map((r) => r.split('/')[1]!) };
 }
@@ -135,7 +153,8 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       const { token, ...id } = parsed.data;
       const who = `run ${id.runId} step ${id.step} attempt ${id.attempt} dispatch ${id.epoch + 1}${id.mode === 'teardown' ? ' (teardown)' : ''}`;
       const refused = (answer: BrokerAnswer): BrokerAnswer => {
-        if (answer.status !== 200) log(answer.status >= 500 ? 'error' : 'info', `conveyor: token for ${who} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`);
+        if (answer.status !== 200)
+          log(answer.status >= 500 ? 'error' : 'info', `conveyor: token for ${who} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`);
         return answer;
       };
 
@@ -160,7 +179,10 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       // 4. Its job, 5. still current.
       const mismatch = claimsMismatch(claims, facts, options.workflow);
       if (mismatch) return refused(mismatch);
-      if (!facts.current) return refused(refuse(409, 'attempt-retired', `${who} is no longer current (a later attempt, a loss or a cancel retired it); it gets no token and should stop`));
+      if (!facts.current)
+        return refused(
+          refuse(409, 'attempt-retired', `${who} is no longer current (a later attempt, a loss or a cancel retired it); it gets no token and should stop`),
+        );
 
       // 6. The token.
       const repos = repositoryNames(facts);
@@ -168,11 +190,15 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       try {
         const grant = await options.mint({ installationId: facts.installationId, repositories: repos.names, permissions: permissionsFor(facts.stepKind) });
         log('info', `conveyor: token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
-        await options.attempts.exchanged?.(id).catch((e: unknown) => log('warn', `conveyor: could not record that ${who} exchanged its token: ${(e as Error).message}`));
+        await options.attempts
+          .exchanged?.(id)
+          .catch((e: unknown) => log('warn', `conveyor: could not record that ${who} exchanged its token: ${(e as Error).message}`));
         return { status: 200, body: grant };
       } catch (e) {
         const status = (e as { status?: number }).status;
-        return refused(refuse(502, 'github-refused', `GitHub did not create the installation token${status ? ` (HTTP ${status})` : ''}: ${(e as Error).message}`));
+        return refused(
+          refuse(502, 'github-refused', `GitHub did not create the installation token${status ? ` (HTTP ${status})` : ''}: ${(e as Error).message}`),
+        );
       }
     },
   };

@@ -12,8 +12,13 @@ const t0 = Date.now();
 const outcome = await runPipelineScenario();
 try {
   const { run, fake } = outcome;
-  const steps = Object.values(run.steps).map((s) => `${s.id} ${s.status}`).join(', ');
-  if (run.status !== 'succeeded') throw new Error(`the pipeline ended ${run.status} (${steps}):\n${outcome.attempts.map((a) => `${a.step}: exit ${a.code}\n${a.output.slice(-2000)}`).join('\n')}`);
+  const steps = Object.values(run.steps)
+    .map((s) => `${s.id} ${s.status}`)
+    .join(', ');
+  if (run.status !== 'succeeded')
+    throw new Error(
+      `the pipeline ended ${run.status} (${steps}):\n${outcome.attempts.map((a) => `${a.step}: exit ${a.code}\n${a.output.slice(-2000)}`).join('\n')}`,
+    );
   const calls = fake.installationCalls();
   const failed = calls.filter((c) => c.status >= 400);
   if (failed.length > 0) throw new Error(`calls the fake GitHub refused: ${failed.map((c) => `${c.method} ${c.route} ${c.status}`).join(', ')}`);
@@ -37,7 +42,7 @@ try {
   line('REST calls, action', String(total - app));
   line('REST calls, total', `${total}  (target <= ${TARGET}: ${total <= TARGET ? 'met' : 'NOT MET'})`);
   line(`pipelines per hour one installation allows (${RATE_LIMIT} calls/hour)`, (RATE_LIMIT / total).toFixed(1));
-  line('installation tokens minted (the app\'s own JWT limit, not the installation\'s)', String(fake.calls.filter((c) => c.who === 'jwt').length));
+  line("installation tokens minted (the app's own JWT limit, not the installation's)", String(fake.calls.filter((c) => c.who === 'jwt').length));
   line('wall time', `${((Date.now() - t0) / 1000).toFixed(1)} s`);
 } finally {
   await outcome.close();

@@ -22,9 +22,7 @@ export function readConfigText(path: string): string {
     isFile = statSync(path).isFile();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new UsageError(
-        `no configuration file at ${path}; write a starter one with \`conveyor init\`, or pass --config PATH`,
-      );
+      throw new UsageError(`no configuration file at ${path}; write a starter one with \`conveyor init\`, or pass --config PATH`);
     }
     throw new UsageError(`cannot read ${path}: ${(e as Error).message}`);
   }
@@ -101,7 +99,10 @@ export async function compileConfigFile(
 export function standInRepository(path: string): string {
   const folder = dirname(resolve(path));
   const root = basename(folder) === '.github' ? dirname(folder) : folder;
-  const name = basename(root).replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^\.+$/, '') || 'repository';
+  const name =
+    basename(root)
+      .replace(/[^A-Za-z0-9_.-]+/g, '-')
+      .replace(/^\.+$/, '') || 'repository';
   return `local/${name}`;
 }
 
@@ -111,9 +112,7 @@ export function choosePipeline(config: Config, asked: string | undefined, file: 
   if (asked !== undefined) {
     if (known.includes(asked)) return asked;
     const close = suggest(asked, known);
-    throw new UsageError(
-      `no pipeline "${asked}" in ${file}${close === undefined ? '' : `; did you mean "${close}"?`} Known pipelines: ${known.join(', ')}`,
-    );
+    throw new UsageError(`no pipeline "${asked}" in ${file}${close === undefined ? '' : `; did you mean "${close}"?`} Known pipelines: ${known.join(', ')}`);
   }
   if (known.includes(DEFAULT_PIPELINE)) return DEFAULT_PIPELINE;
   if (known.length === 1) return known[0]!;

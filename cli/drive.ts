@@ -45,7 +45,9 @@ export async function startRun(request: StartRequest): Promise<number> {
     const number = request.issue ?? (await nextIssueNumber(session.store, primary));
     const active = (await session.store.list({ status: ['running', 'waiting'], issue: { repo: primary, number }, pipeline: plan.pipeline })).at(0);
     if (active) {
-      throw new UsageError(`run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`conveyor retry ${active.id}\` or stop it with \`conveyor cancel ${active.id}\``);
+      throw new UsageError(
+        `run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`conveyor retry ${active.id}\` or stop it with \`conveyor cancel ${active.id}\``,
+      );
     }
     const options: EmbeddedOptions = {
       configPath: resolve(request.configPath),
@@ -139,8 +141,6 @@ function busyText(runId: string, busy: Lease): string {
   return `run ${runId} is being driven by ${describeHolder(busy)}; wait for it to end or to wait for a decision, or stop it with \`conveyor cancel ${runId}\``;
 }
 
-
-
 /**
  * Cancels a run. When another live process drives it, that driver is asked to stop: the cancel is
  * stored (its teardown left for the driver to carry out), and the driver, seeing it, stops the
@@ -164,7 +164,9 @@ export async function cancelRun(session: Session, stored: Run, cancel: RunEvent,
     return EXIT.ok;
   }
   if (left === 'still-busy') {
-    warn(`run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.`);
+    warn(
+      `run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.`,
+    );
     return EXIT.ok;
   }
   // The driver died while stopping: what it left (its attempts, the cancel's teardown) is settled here.
@@ -179,7 +181,7 @@ export async function cancelRun(session: Session, stored: Run, cancel: RunEvent,
 
 /** Waits for the run's driver to give its lease up; `dead` when it died holding it. */
 async function waitForDriver(session: Session, runId: string): Promise<'stopped' | 'dead' | 'still-busy'> {
-  for (const deadline = Date.now() + CANCEL_WAIT_MS; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + CANCEL_WAIT_MS; Date.now() < deadline;) {
     const lease = await session.store.lease(leaseName(runId));
     if (!lease) return 'stopped';
     if (holderIsDead(lease)) return 'dead';
@@ -232,7 +234,9 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
 
 export function report(run: Run, json: boolean): void {
   if (json) {
-    say(`${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, steps: run.steps, prs: run.prs, environments: run.environments }, null, 2)}`);
+    say(
+      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, steps: run.steps, prs: run.prs, environments: run.environments }, null, 2)}`,
+    );
     return;
   }
   say(`\n${renderRun(run)}`);

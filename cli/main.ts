@@ -12,5 +12,8 @@ import { register as registerRestart } from './commands/restart.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = createProgram(version);
-for (const register of [registerValidate, registerPlan, registerInit, registerRun, registerDemo, registerServe, registerTeardown, registerRestart] as Array<(p: typeof program) => void>) register(program);
+for (const register of [registerValidate, registerPlan, registerInit, registerRun, registerDemo, registerServe, registerTeardown, registerRestart] as Array<
+  (p: typeof program) => void
+>)
+  register(program);
 await runProgram(program, process.argv);

@@ -93,8 +93,17 @@ export function renderRun(run: Run): string {
   });
   const header = ['step', 'kind', 'status', 'attempts', 'time', 'receipt', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
-  const lines = [`Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title})`, '', fmt(header), ...rows.map(fmt)];
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const lines = [
+    `Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title})`,
+    '',
+    fmt(header),
+    ...rows.map(fmt),
+  ];
   if (run.prs.length) {
     lines.push('', 'Pull requests:');
     for (const pr of run.prs) lines.push(`  ${pr.repo}#${pr.number}  branch ${pr.branch}  ${pr.url}`);

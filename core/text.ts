@@ -17,14 +17,16 @@ export function stripHtmlComments(text: string): string {
  * images, markup, hidden comments or notifications to what Conveyor writes.
  */
 export function inlineText(text: string): string {
-  return text
-    .replace(/\r\n?|\n/g, ' ')
-    // What opens markup within a line (a heading's # or a list's - only count at a line's start, which inline text never is).
-    .replace(/[\\`*_{}[\]()|~]/g, (c) => `\\${c}`)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/@/g, '&#64;');
+  return (
+    text
+      .replace(/\r\n?|\n/g, ' ')
+      // What opens markup within a line (a heading's # or a list's - only count at a line's start, which inline text never is).
+      .replace(/[\\`*_{}[\]()|~]/g, (c) => `\\${c}`)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/@/g, '&#64;')
+  );
 }
 
 /**

@@ -209,9 +209,14 @@ export class Engine {
   /** While effects are being carried out, their claims are renewed every third of their time. */
   private renewing(): void {
     if (this.renewal) return;
-    this.renewal = setInterval(() => {
-      this.options.store.renewClaims(this.claim, [...this.working.values()]).catch((e: unknown) => this.options.log?.error(`conveyor: could not renew the claims of the effects under way: ${(e as Error).message}`));
-    }, Math.max(1, Math.floor(this.claim.ttlMs / 3)));
+    this.renewal = setInterval(
+      () => {
+        this.options.store
+          .renewClaims(this.claim, [...this.working.values()])
+          .catch((e: unknown) => this.options.log?.error(`conveyor: could not renew the claims of the effects under way: ${(e as Error).message}`));
+      },
+      Math.max(1, Math.floor(this.claim.ttlMs / 3)),
+    );
     this.renewal.unref();
   }
 
@@ -230,7 +235,17 @@ export class Engine {
         const outcome = await this.options.dispatcher
           .run(payload, {
             // A deploy's environments are recorded as they settle, not only with its result.
-            onEnvironments: (environments) => this.track(this.apply(run.id, { type: 'environments-settled', at: this.now(), step: effect.step, attempt: effect.attempt, epoch: effect.epoch, environments })),
+            onEnvironments: (environments) =>
+              this.track(
+                this.apply(run.id, {
+                  type: 'environments-settled',
+                  at: this.now(),
+                  step: effect.step,
+                  attempt: effect.attempt,
+                  epoch: effect.epoch,
+                  environments,
+                }),
+              ),
           })
           .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }));
         if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
@@ -263,7 +278,13 @@ export class Engine {
     const deployStep = run.plan.steps.find((s) => s.kind === 'deploy');
     if (!deployStep || effect.environments.length === 0) return;
     // Each teardown is its own attempt: the run's version at the time names it uniquely.
-    const payload = buildPayload(run, { step: deployStep.id, attempt: Math.max(1, run.version), epoch: 0, mode: 'teardown', environments: effect.environments });
+    const payload = buildPayload(run, {
+      step: deployStep.id,
+      attempt: Math.max(1, run.version),
+      epoch: 0,
+      mode: 'teardown',
+      environments: effect.environments,
+    });
     const outcome = await this.options.dispatcher.run(payload);
     if (outcome.kind === 'dispatched') return;
     const removed = outcome.kind === 'result' ? outcome.result.environments : [];
@@ -275,7 +296,15 @@ export class Engine {
   private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number): RunEvent {
     return outcome.kind === 'result'
       ? { type: 'step-completed', at: this.now(), result: outcome.result }
-      : { type: 'step-lost', at: this.now(), step, attempt, epoch, reason: outcome.reason, ...(outcome.environments?.length ? { environments: outcome.environments } : {}) };
+      : {
+          type: 'step-lost',
+          at: this.now(),
+          step,
+          attempt,
+          epoch,
+          reason: outcome.reason,
+          ...(outcome.environments?.length ? { environments: outcome.environments } : {}),
+        };
   }
 
   private track(work: Promise<unknown>): void {

@@ -45,13 +45,22 @@ type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'co
 
 const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
 
-const RESOLVE = 'In each of these repositories, merge the base branch into the work branch (`git merge origin/<base>`), resolve every conflict keeping the intent of both sides, and commit the merge.';
+const RESOLVE =
+  'In each of these repositories, merge the base branch into the work branch (`git merge origin/<base>`), resolve every conflict keeping the intent of both sides, and commit the merge.';
 
 /** 1. judge every PR, 2. stop on a conflict (repaired) or a block (a person decides), 3. merge in order. */
 export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
-  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = { version: WIRE_VERSION, runId: run.id, stepId: effect.step, mode: 'run', attempt: effect.attempt, epoch: effect.epoch, environments: [] };
+  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
+    version: WIRE_VERSION,
+    runId: run.id,
+    stepId: effect.step,
+    mode: 'run',
+    attempt: effect.attempt,
+    epoch: effect.epoch,
+    environments: [],
+  };
   const prs = mergeOrder(run);
   const fail = (code: 'merge-failed' | 'merge-conflict', message: string, commits: Record<string, string>, findings?: string): StepResult => ({
     ...base,
@@ -81,7 +90,12 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
   // 2. A block waits for a person; a conflict goes to the repair agent.
   if (blocked.length > 0) return fail('merge-failed', `not merging: ${blocked.join('; ')}. ${mergedAndNot(merged, rest())}`, commits);
   if (conflicts.length > 0) {
-    const findings = ['Merging was refused because these pull requests do not merge cleanly into their base branch:', ...conflicts.map((c) => `- ${c}`), '', RESOLVE].join('\n');
+    const findings = [
+      'Merging was refused because these pull requests do not merge cleanly into their base branch:',
+      ...conflicts.map((c) => `- ${c}`),
+      '',
+      RESOLVE,
+    ].join('\n');
     return fail('merge-conflict', `not merging: ${conflicts.join('; ')}. ${mergedAndNot(merged, rest())}`, commits, findings);
   }
 
@@ -106,7 +120,11 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
       if (e instanceof MergeRefused && e.conflict && merged.length === before && before === 0) {
         return fail('merge-conflict', `${why}. ${mergedAndNot(merged, rest())}`, commits, `${why}.\n\n${RESOLVE}`);
       }
-      return fail('merge-failed', `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`, commits);
+      return fail(
+        'merge-failed',
+        `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`,
+        commits,
+      );
     }
   }
   return { ...base, conclusion: 'success', summary: `Merged ${merged.map(name).join(', ')} (${method}).`, prs, commits };

@@ -124,7 +124,7 @@ export class GitRepo {
     const lease = how.lease === undefined ? [] : [`--force-with-lease=refs/heads/${how.branch}:${how.lease}`];
     // 1: rejected (the lease, or not a fast-forward); 128: the server refused or could not be reached.
     const out = await this.run(['push', '--no-verify', ...lease, how.to, `${how.ref}:refs/heads/${how.branch}`], { reach: 'server', answers: [1, 128] });
-    return out.exitCode === 0 ? { pushed: true } : { pushed: false, output: (out.stderr.trim() || out.stdout.trim()) };
+    return out.exitCode === 0 ? { pushed: true } : { pushed: false, output: out.stderr.trim() || out.stdout.trim() };
   }
 
   // --- configuration ----------------------------------------------------------------------------

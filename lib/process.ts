@@ -136,10 +136,17 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       timedOut = true;
       stop();
     }, options.timeoutMs);
-    const stallTimer = options.stall ? watchStall(options.stall, () => lastActivity, (t) => (lastActivity = Math.max(lastActivity, t)), () => {
-      stalled = true;
-      stop();
-    }) : undefined;
+    const stallTimer = options.stall
+      ? watchStall(
+          options.stall,
+          () => lastActivity,
+          (t) => (lastActivity = Math.max(lastActivity, t)),
+          () => {
+            stalled = true;
+            stop();
+          },
+        )
+      : undefined;
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -188,12 +195,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
  * `quietSince`) for the whole period; only then is `activity` asked (a walk of the workspace costs
  * more than a clock) and a newer change it reports counts as activity (`saw`). Still quiet: `stall`.
  */
-function watchStall(
-  options: NonNullable<CommandOptions['stall']>,
-  quietSince: () => number,
-  saw: (at: number) => void,
-  stall: () => void,
-): NodeJS.Timeout {
+function watchStall(options: NonNullable<CommandOptions['stall']>, quietSince: () => number, saw: (at: number) => void, stall: () => void): NodeJS.Timeout {
   let asking = false;
   const check = async () => {
     if (asking || Date.now() - quietSince() < options.ms) return;

@@ -80,11 +80,15 @@ function probe(env: NodeJS.ProcessEnv): SandboxAvailability {
   const socat = which('socat', env.PATH);
   if (!socat) return { available: false, reason: 'socat, which the sandbox needs for its network proxy, is not installed on this runner' };
   const bash = which('bash', env.PATH) ?? '/bin/bash';
-  const trial = spawnSync(bwrap, ['--unshare-pid', '--unshare-net', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', bash, '-c', 'true'], {
-    env: { PATH: env.PATH ?? '' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+  const trial = spawnSync(
+    bwrap,
+    ['--unshare-pid', '--unshare-net', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', bash, '-c', 'true'],
+    {
+      env: { PATH: env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
   if (trial.status !== 0) {
     const why = (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split('\n')[0];
     return { available: false, reason: `bubblewrap cannot make a sandbox on this runner (${why})` };

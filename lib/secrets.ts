@@ -10,7 +10,15 @@ const ALWAYS_DROP = new Set(['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'C
  * The step process's own files (its payload, its result, the deploy progress it appends): a user
  * command that wrote to them could forge what the engine reads back, so none of them gets these.
  */
-const STEP_PROCESS_ONLY = new Set(['CONVEYOR_PAYLOAD_PATH', 'CONVEYOR_RESULT_PATH', 'CONVEYOR_PROGRESS_PATH', 'CONVEYOR_TRANSCRIPT_PATH', 'CONVEYOR_MASKS_PATH', 'CONVEYOR_ATTEMPTS_DIR', 'CONVEYOR_STATE_DB']);
+const STEP_PROCESS_ONLY = new Set([
+  'CONVEYOR_PAYLOAD_PATH',
+  'CONVEYOR_RESULT_PATH',
+  'CONVEYOR_PROGRESS_PATH',
+  'CONVEYOR_TRANSCRIPT_PATH',
+  'CONVEYOR_MASKS_PATH',
+  'CONVEYOR_ATTEMPTS_DIR',
+  'CONVEYOR_STATE_DB',
+]);
 /** Secrets shorter than this are not scrubbed from text: they would mangle ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 

@@ -44,7 +44,9 @@ try {
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: 'inherit' });
   const env = { ...process.env, PATH: `${join(prefix, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1' };
   for (const preset of npm) {
-    const version = (execFileSync('npm', ['ls', '--prefix', prefix, '--depth=0', '--json', preset.package.name], { encoding: 'utf8' }).match(/"version":\s*"([^"]+)"/) ?? [])[1] ?? '?';
+    const version =
+      (execFileSync('npm', ['ls', '--prefix', prefix, '--depth=0', '--json', preset.package.name], { encoding: 'utf8' }).match(/"version":\s*"([^"]+)"/) ??
+        [])[1] ?? '?';
     check(preset, join(prefix, 'node_modules', '.bin', preset.cli), env, version);
   }
   for (const preset of Object.values(PRESETS).filter((p) => p.package.registry === 'pypi')) {
@@ -59,4 +61,4 @@ if (missing.length) {
   console.error(`\nmissing flags:\n${missing.map((m) => `  ${m}`).join('\n')}`);
   process.exit(1);
 }
-console.log('\nevery flag the presets use is in its CLI\'s help');
+console.log("\nevery flag the presets use is in its CLI's help");

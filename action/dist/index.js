@@ -25455,9 +25455,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
       async listPullRequests(repo, options) {
         const rows = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? ORDER BY number").all(repo);
         const state = options.state ?? "all";
-        const wanted = rows.filter(
-          (r2) => options.branches.includes(r2.branch) && (state === "all" || (state === "open" ? r2.state === "open" : r2.state !== "open"))
-        );
+        const wanted = rows.filter((r2) => options.branches.includes(r2.branch) && (state === "all" || (state === "open" ? r2.state === "open" : r2.state !== "open")));
         return Promise.all(wanted.map((r2) => this.toPullRequest(r2)));
       }
       /** A real merge into the bare repository's base, done in a temporary clone. */
@@ -25626,7 +25624,8 @@ function messageOf(data) {
 function toGitHubApiError(error62, options) {
   const route = routeOf(options);
   if (error62 instanceof GitHubApiError) {
-    if (!error62.credentials && TOKEN_PATH.test(error62.route) && !TOKEN_PATH.test(route)) return new GitHubApiError(error62.status, route, error62.githubMessage, true, { cause: error62 });
+    if (!error62.credentials && TOKEN_PATH.test(error62.route) && !TOKEN_PATH.test(route))
+      return new GitHubApiError(error62.status, route, error62.githubMessage, true, { cause: error62 });
     return error62;
   }
   const e = error62 ?? {};
@@ -31666,11 +31665,20 @@ var init_github = __esm({
         return found ? toPullRequest(repo, found) : void 0;
       }
       async openPullRequest(pr) {
-        const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body) });
+        const { data } = await this.octokit.rest.pulls.create({
+          ...of(pr.repo),
+          head: pr.branch,
+          base: pr.base,
+          title: pr.title.slice(0, PR_TITLE_MAX),
+          body: fitComment(pr.body)
+        });
         return toPullRequest(pr.repo, data);
       }
       async updatePullRequest(repo, number4, change) {
-        const fitted = { ...change.title !== void 0 ? { title: change.title.slice(0, PR_TITLE_MAX) } : {}, ...change.body !== void 0 ? { body: fitComment(change.body) } : {} };
+        const fitted = {
+          ...change.title !== void 0 ? { title: change.title.slice(0, PR_TITLE_MAX) } : {},
+          ...change.body !== void 0 ? { body: fitComment(change.body) } : {}
+        };
         const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number4, ...fitted });
         return toPullRequest(repo, data);
       }
@@ -31683,7 +31691,12 @@ var init_github = __esm({
         const { owner } = splitRepo(repo);
         const out = [];
         for (const branch of options.branches) {
-          const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...of(repo), head: `${owner}:${branch}`, state: options.state ?? "all", per_page: 100 });
+          const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+            ...of(repo),
+            head: `${owner}:${branch}`,
+            state: options.state ?? "all",
+            per_page: 100
+          });
           for (const p2 of pulls) if (p2.head.ref === branch) out.push(toPullRequest(repo, p2));
         }
         return out.sort((a, b2) => a.number - b2.number);
@@ -31725,7 +31738,12 @@ var init_github = __esm({
         const id = data.id;
         if (status !== 201 || typeof id !== "number") {
           const message = data.message ?? "no deployment id in the answer";
-          throw new GitHubApiError(status, "POST /repos/{owner}/{repo}/deployments", `${message} (no deployment of ${request2.repo}@${request2.ref.slice(0, 12)} was created)`, false);
+          throw new GitHubApiError(
+            status,
+            "POST /repos/{owner}/{repo}/deployments",
+            `${message} (no deployment of ${request2.repo}@${request2.ref.slice(0, 12)} was created)`,
+            false
+          );
         }
         return { id };
       }
@@ -31786,7 +31804,12 @@ var init_github = __esm({
         return toCheckRun(data);
       }
       async updateCheckRun(repo, id, patch) {
-        const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch, ...patch.output ? { output: fitCheckOutput(patch.output) } : {} });
+        const { data } = await this.octokit.rest.checks.update({
+          ...of(repo),
+          check_run_id: id,
+          ...patch,
+          ...patch.output ? { output: fitCheckOutput(patch.output) } : {}
+        });
         return toCheckRun(data);
       }
       async getCheckRun(repo, id) {
@@ -31822,7 +31845,13 @@ var init_github = __esm({
       /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
       async findWorkflowRun(repo, workflow, marker, since) {
         const created = `>=${since.slice(0, 19)}Z`;
-        const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: "workflow_dispatch", created, per_page: 100 });
+        const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, {
+          ...of(repo),
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          created,
+          per_page: 100
+        });
         for await (const { data } of pages) {
           const found = data.find((r2) => (r2.display_title ?? r2.name ?? "").includes(marker));
           if (found) return toWorkflowRun(found);
@@ -33218,10 +33247,15 @@ function runCommand(options) {
       timedOut = true;
       stop();
     }, options.timeoutMs);
-    const stallTimer = options.stall ? watchStall(options.stall, () => lastActivity, (t2) => lastActivity = Math.max(lastActivity, t2), () => {
-      stalled = true;
-      stop();
-    }) : void 0;
+    const stallTimer = options.stall ? watchStall(
+      options.stall,
+      () => lastActivity,
+      (t2) => lastActivity = Math.max(lastActivity, t2),
+      () => {
+        stalled = true;
+        stop();
+      }
+    ) : void 0;
     let exit;
     let settled = false;
     const finish = () => {
@@ -53106,7 +53140,17 @@ var PRESETS = {
     hosts: ["generativelanguage.googleapis.com"],
     env: { GEMINI_SANDBOX: "false" },
     // --prompt makes it headless and is appended to the prompt read from standard input.
-    args: ["--output-format", "stream-json", "--approval-mode", "yolo", "--skip-trust", "--include-directories", { env: "CONVEYOR_WORKSPACE" }, "--prompt", "Do what the instructions above ask."],
+    args: [
+      "--output-format",
+      "stream-json",
+      "--approval-mode",
+      "yolo",
+      "--skip-trust",
+      "--include-directories",
+      { env: "CONVEYOR_WORKSPACE" },
+      "--prompt",
+      "Do what the instructions above ask."
+    ],
     outsideRepoArgs: [],
     prompt: { stdin: true },
     model: { flag: "--model", provider: "strip" },
@@ -53148,7 +53192,16 @@ var PRESETS = {
     env: {},
     // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
     // the commits; Aider must neither commit nor edit .gitignore.
-    args: ["--yes-always", "--no-auto-commits", "--no-gitignore", "--no-check-update", "--no-show-model-warnings", "--no-pretty", "--no-fancy-input", "--analytics-disable"],
+    args: [
+      "--yes-always",
+      "--no-auto-commits",
+      "--no-gitignore",
+      "--no-check-update",
+      "--no-show-model-warnings",
+      "--no-pretty",
+      "--no-fancy-input",
+      "--analytics-disable"
+    ],
     // It would offer to create a repository at the workspace root, and --yes-always would accept.
     outsideRepoArgs: ["--no-git"],
     prompt: { flag: "--message-file", value: "path" },
@@ -53522,7 +53575,18 @@ import { existsSync as existsSync2, readFileSync as readFileSync2, readlinkSync,
 import { homedir } from "node:os";
 import { basename as basename2, dirname, join as join2, resolve, sep } from "node:path";
 var HOME_FOLDERS = [".ssh", ".config", ".docker", ".aws", ".azure", ".kube", ".gnupg", ".password-store", ".local/share/keyrings"];
-var HOME_FILES = [".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token"];
+var HOME_FILES = [
+  ".gitconfig",
+  ".git-credentials",
+  ".netrc",
+  ".npmrc",
+  ".yarnrc",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".vault-token"
+];
 function isInside(child, parent) {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
 }
@@ -53603,7 +53667,17 @@ function hostAllowed(host, allow) {
     return p2.startsWith("*.") ? h2.endsWith(p2.slice(1)) && h2.length > p2.length - 1 : h2 === p2;
   });
 }
-var HOP_BY_HOP = /* @__PURE__ */ new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+var HOP_BY_HOP = /* @__PURE__ */ new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade"
+]);
 async function startProxy(options) {
   const counts = /* @__PURE__ */ new Map();
   const sockets = /* @__PURE__ */ new Set();
@@ -53730,11 +53804,15 @@ function probe(env) {
   const socat = which2("socat", env.PATH);
   if (!socat) return { available: false, reason: "socat, which the sandbox needs for its network proxy, is not installed on this runner" };
   const bash = which2("bash", env.PATH) ?? "/bin/bash";
-  const trial = spawnSync(bwrap, ["--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", bash, "-c", "true"], {
-    env: { PATH: env.PATH ?? "" },
-    encoding: "utf8",
-    timeout: 3e4
-  });
+  const trial = spawnSync(
+    bwrap,
+    ["--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", bash, "-c", "true"],
+    {
+      env: { PATH: env.PATH ?? "" },
+      encoding: "utf8",
+      timeout: 3e4
+    }
+  );
   if (trial.status !== 0) {
     const why = (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split("\n")[0];
     return { available: false, reason: `bubblewrap cannot make a sandbox on this runner (${why})` };
@@ -53834,7 +53912,15 @@ function endMarked(mark) {
 // lib/secrets.ts
 var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL|API_?KEY|ACCESS_KEY/i;
 var ALWAYS_DROP = /* @__PURE__ */ new Set(["GITHUB_TOKEN", "INPUT_TOKEN", "CONVEYOR_TOKEN", "CONVEYOR_GIT_TOKEN"]);
-var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set(["CONVEYOR_PAYLOAD_PATH", "CONVEYOR_RESULT_PATH", "CONVEYOR_PROGRESS_PATH", "CONVEYOR_TRANSCRIPT_PATH", "CONVEYOR_MASKS_PATH", "CONVEYOR_ATTEMPTS_DIR", "CONVEYOR_STATE_DB"]);
+var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set([
+  "CONVEYOR_PAYLOAD_PATH",
+  "CONVEYOR_RESULT_PATH",
+  "CONVEYOR_PROGRESS_PATH",
+  "CONVEYOR_TRANSCRIPT_PATH",
+  "CONVEYOR_MASKS_PATH",
+  "CONVEYOR_ATTEMPTS_DIR",
+  "CONVEYOR_STATE_DB"
+]);
 var MIN_SECRET_LENGTH = 6;
 var TOKEN_FILE = /* @__PURE__ */ new Set(["INPUT_TOKEN-FILE", "CONVEYOR_TOKEN_FILE"]);
 function isSecretName(name) {
@@ -54106,7 +54192,11 @@ async function forgeFor(serverUrl, token, env, log) {
     const { LocalForge: LocalForge2 } = await Promise.resolve().then(() => (init_local(), local_exports));
     return LocalForge2.open(decodeURIComponent(url2.pathname));
   }
-  if (!token) throw new ConveyorError("bad-input", `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
+  if (!token)
+    throw new ConveyorError(
+      "bad-input",
+      `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`
+    );
   const [{ GitHubForge: GitHubForge2 }, { logLines: logLines2 }] = await Promise.all([Promise.resolve().then(() => (init_github(), github_exports)), Promise.resolve().then(() => (init_octokit(), octokit_exports))]);
   return new GitHubForge2({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
@@ -54146,12 +54236,20 @@ function safeEnvironment(ctx, extra = {}) {
   return commandEnvironment(ctx.env, ctx.scrubber, extra, ctx.byName);
 }
 function secretsFor(ctx, names, who) {
-  const tokens = new Set([ctx.token, ...Object.entries(ctx.env).filter(([k2]) => isGitHubTokenName(k2)).map(([, v]) => v)].filter((v) => Boolean(v)));
+  const tokens = new Set(
+    [
+      ctx.token,
+      ...Object.entries(ctx.env).filter(([k2]) => isGitHubTokenName(k2)).map(([, v]) => v)
+    ].filter((v) => Boolean(v))
+  );
   const out = {};
   const missing = [];
   for (const name of names) {
     const value = ctx.env[name];
-    const refuse2 = (why) => new ConveyorError("bad-input", `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`);
+    const refuse2 = (why) => new ConveyorError(
+      "bad-input",
+      `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`
+    );
     if (isGitHubTokenName(name)) throw refuse2(`${name} names a GitHub token`);
     if (!value) {
       missing.push(name);
@@ -54162,7 +54260,9 @@ function secretsFor(ctx, names, who) {
   }
   const given = Object.keys(out);
   if (given.length || missing.length) {
-    ctx.log(`conveyor: ${who} gets ${given.length ? given.join(", ") : "no secret"}${missing.length ? ` (not set on this runner: ${missing.join(", ")})` : ""}`);
+    ctx.log(
+      `conveyor: ${who} gets ${given.length ? given.join(", ") : "no secret"}${missing.length ? ` (not set on this runner: ${missing.join(", ")})` : ""}`
+    );
   }
   return out;
 }
@@ -54269,7 +54369,14 @@ async function payloadIdentity(io) {
     const p2 = JSON.parse(text);
     if (typeof p2.runId !== "string" || typeof p2.step?.id !== "string" || typeof p2.attempt !== "number" || typeof p2.epoch !== "number") return void 0;
     const until = typeof p2.currentUntil === "string" ? Date.parse(p2.currentUntil) : NaN;
-    return { runId: p2.runId, step: p2.step.id, attempt: p2.attempt, epoch: p2.epoch, ...typeof p2.mode === "string" ? { mode: p2.mode } : {}, ...Number.isFinite(until) ? { currentUntil: until } : {} };
+    return {
+      runId: p2.runId,
+      step: p2.step.id,
+      attempt: p2.attempt,
+      epoch: p2.epoch,
+      ...typeof p2.mode === "string" ? { mode: p2.mode } : {},
+      ...Number.isFinite(until) ? { currentUntil: until } : {}
+    };
   } catch {
     return void 0;
   }
@@ -54284,7 +54391,8 @@ async function prepareCheckRun(io) {
   const repo = io.env.GITHUB_REPOSITORY;
   const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
-  if (!repo || !token) throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
+  if (!repo || !token)
+    throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
   const identity = await payloadIdentity(io);
   const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
   const checkRunId = Number(id);
@@ -54295,7 +54403,10 @@ async function prepareCheckRun(io) {
     const current = await github.getCheckRun(repo, checkRunId);
     if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
     if (identity && current.externalId !== externalIdOf(identity)) {
-      return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+      return {
+        proceed: false,
+        reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current`
+      };
     }
     if (current.status === "in_progress" && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
       return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
@@ -54689,7 +54800,8 @@ function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agen
     const known = Object.keys(payload.agents).join(", ") || "none";
     throw new ConveyorError("bad-payload", `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
   }
-  if (agent.run === void 0 && agent.preset === void 0) throw new ConveyorError("bad-payload", `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
+  if (agent.run === void 0 && agent.preset === void 0)
+    throw new ConveyorError("bad-payload", `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
   return agent;
 }
 function agentEnvironment(ctx, payload, ws, agent, command, files) {
@@ -54743,7 +54855,14 @@ async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const command = agentCommand(agent, { role: options.role, inRepo: ws.repos.some((r2) => r2.dir === cwd), schemaFile });
   const label = `${options.role === "coder" ? "" : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ""}`;
   if (agent.setup !== void 0) {
-    await runSetup(ctx, payload, { who: `agent "${agent.name}"`, command: agent.setup, timeoutMinutes: agent.setupTimeoutMinutes, cwd: ws.root, workspace: ws.root, isolation: setupIsolation(ws.root) });
+    await runSetup(ctx, payload, {
+      who: `agent "${agent.name}"`,
+      command: agent.setup,
+      timeoutMinutes: agent.setupTimeoutMinutes,
+      cwd: ws.root,
+      workspace: ws.root,
+      isolation: setupIsolation(ws.root)
+    });
   }
   await rm7(files.resultFile, { force: true });
   const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(command.verdict);
@@ -54753,7 +54872,11 @@ async function runAgentWithPrompt(ctx, payload, ws, agent, options) {
   const env = agentEnvironment(ctx, payload, ws, agent, command, files);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
-  const transcript = openTranscript(ctx.env, payload, `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`);
+  const transcript = openTranscript(
+    ctx.env,
+    payload,
+    `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`
+  );
   let structured;
   const result = await runUserCommand(ctx, {
     command: command.command,
@@ -55198,7 +55321,10 @@ async function runGate(ctx, payload) {
   try {
     const commands = ws.repos.flatMap((r2) => commandsFor(payload, step, r2));
     if (commands.length === 0) {
-      throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r2) => r2.repo).join(", ")} declares \`gate\``);
+      throw new ConveyorError(
+        "bad-payload",
+        `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r2) => r2.repo).join(", ")} declares \`gate\``
+      );
     }
     for (const x2 of servicesToSetUp(payload, step, ws.repos)) {
       await runSetup(ctx, payload, {
@@ -55215,7 +55341,13 @@ async function runGate(ctx, payload) {
     for (const c3 of commands) {
       const env = gateEnvironment(ctx, payload, ws, c3.repo.repo, c3.service);
       ctx.log(`conveyor: gate ${step.id} in ${c3.label}: ${c3.command}`);
-      const r2 = await runUserCommand(ctx, { command: c3.command, cwd: c3.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c3.service ? [c3.service] : c3.repo.services) });
+      const r2 = await runUserCommand(ctx, {
+        command: c3.command,
+        cwd: c3.cwd,
+        env,
+        timeoutMinutes: step.timeoutMinutes,
+        sandbox: serviceIsolation(payload, ws.root, c3.service ? [c3.service] : c3.repo.services)
+      });
       outcomes.push({
         repo: c3.label,
         command: c3.command,
@@ -55225,9 +55357,7 @@ async function runGate(ctx, payload) {
         durationMs: r2.durationMs
       });
     }
-    const commits = Object.fromEntries(
-      await Promise.all(ws.repos.map(async (r2) => [r2.repo, await repoGit(wctx, r2.dir).currentCommit()]))
-    );
+    const commits = Object.fromEntries(await Promise.all(ws.repos.map(async (r2) => [r2.repo, await repoGit(wctx, r2.dir).currentCommit()])));
     const failed = outcomes.filter((o2) => o2.exitCode !== 0);
     const rows = outcomes.map((o2) => {
       const verdict = o2.exitCode === 0 ? "passed" : o2.timedOut ? "**timed out**" : `**failed** (exit ${o2.exitCode ?? "signal"})`;
@@ -55247,7 +55377,13 @@ async function runGate(ctx, payload) {
     return {
       ...baseResult(payload),
       conclusion: "failure",
-      summary: [`**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`, workspaceTable(ws), table, "### Failing lines", findings || fence("(no output)")].join("\n\n"),
+      summary: [
+        `**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`,
+        workspaceTable(ws),
+        table,
+        "### Failing lines",
+        findings || fence("(no output)")
+      ].join("\n\n"),
       commits,
       findings,
       error: { code: "gate-failed", message }
@@ -55306,9 +55442,12 @@ function verdictInstructions(by) {
       "Give your verdict as your final answer, one JSON object (your CLI holds it to this shape, and Conveyor records it;",
       "write no file for it):",
       "",
-      fence(`{"verdict": "pass" | "fail",
+      fence(
+        `{"verdict": "pass" | "fail",
  "findings": [{"file": "src/a.ts" or null, "line": 12 or null, "message": "what must change"}, ...],
- ${scores}}`, "json")
+ ${scores}}`,
+        "json"
+      )
     ];
   }
   const shape = fence(`{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],
@@ -55350,7 +55489,11 @@ function readVerdict(text) {
     return { ok: false, problem: `$CONVEYOR_RESULT_FILE is not JSON (${e.message})` };
   }
   const parsed = reviewVerdictSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, problem: `the verdict does not match {"verdict": "pass"|"fail", "findings": [...], "scores": {"complexity", "risk", "impact"} (0-1)}: ${describeIssues(parsed.error)}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      problem: `the verdict does not match {"verdict": "pass"|"fail", "findings": [...], "scores": {"complexity", "risk", "impact"} (0-1)}: ${describeIssues(parsed.error)}`
+    };
   return { ok: true, verdict: parsed.data };
 }
 function quoteWritten(text, max = 500) {
@@ -55360,7 +55503,10 @@ function quoteWritten(text, max = 500) {
 
 // action/src/steps/gate-author.ts
 function gatePath(path, stepId) {
-  const bad = (why) => new ConveyorError("bad-payload", `step.path: gate ${stepId} has path "${path ?? ""}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`);
+  const bad = (why) => new ConveyorError(
+    "bad-payload",
+    `step.path: gate ${stepId} has path "${path ?? ""}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`
+  );
   if (!path || !path.trim()) throw bad("is empty");
   if (isAbsolute(path)) throw bad("is absolute");
   const n = normalize3(path);
@@ -55382,7 +55528,8 @@ async function runAuthorGate(ctx, payload) {
   const step = payload.step;
   if (step.kind !== "gate" || !step.author) throw new ConveyorError("internal", `runAuthorGate got a ${step.kind} step without an author`);
   const path = gatePath(step.path, step.id);
-  if (!step.run) throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
+  if (!step.run)
+    throw new ConveyorError("bad-payload", `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
   const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
   const primary = payload.repos.find((r2) => r2.role === "primary") ?? payload.repos[0];
   const command = step.run.split("{path}").join(shellQuote(path));
@@ -55413,7 +55560,10 @@ async function runAuthorGate(ctx, payload) {
     }
     const content = await readFile4(file2);
     if (!content.toString("utf8").trim()) {
-      return fail("gate-file-missing", `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
+      return fail(
+        "gate-file-missing",
+        `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`
+      );
     }
     const baseDir = join12(await conveyorDir(ws), "base-check");
     await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
@@ -55433,7 +55583,13 @@ async function runAuthorGate(ctx, payload) {
         });
       }
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
+      onBase = await runUserCommand(ctx, {
+        command,
+        cwd: baseDir,
+        env: gateEnvironment(ctx, payload, ws, repo.repo),
+        timeoutMinutes: step.timeoutMinutes,
+        sandbox: serviceIsolation(payload, ws.root, repo.services)
+      });
     } finally {
       await git.removeWorktree(baseDir).catch(() => void 0);
     }
@@ -55495,7 +55651,10 @@ function judgeIndependence(coder, reviewer) {
   const a = modelFamily(coder.model);
   const b2 = modelFamily(reviewer.model);
   if (a === b2) {
-    return { independent: false, reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\`` };
+    return {
+      independent: false,
+      reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\``
+    };
   }
   return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b2}\` vs \`${a}\`)` };
 }
@@ -55547,8 +55706,13 @@ async function runReview(ctx, payload) {
       reviewed.push({ repo: r2.repo, dir: r2 === primary ? "." : `../${r2.folder}`, base: r2.base, branch: r2.checkedOut, diff: await diffOf(wctx, r2) });
     }
     const diffFile = join13(await conveyorDir(ws), "diffs.patch");
-    await writeFile7(diffFile, ctx.scrubber.scrub(reviewed.filter((r2) => r2.diff).map((r2) => `# ${r2.repo}: git diff ${r2.base}...${r2.branch}
-${r2.diff}`).join("\n")));
+    await writeFile7(
+      diffFile,
+      ctx.scrubber.scrub(
+        reviewed.filter((r2) => r2.diff).map((r2) => `# ${r2.repo}: git diff ${r2.base}...${r2.branch}
+${r2.diff}`).join("\n")
+      )
+    );
     const prompt = (verdict2) => buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict2] });
     const before = await Promise.all(ws.repos.map((r2) => snapshot(wctx, r2)));
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: "reviewer" });
@@ -55580,17 +55744,26 @@ ${r2.diff}`).join("\n")));
     });
     if (touched.length > 0) {
       const list = touched.slice(0, 20).map((t2) => `- ${t2}`).join("\n");
-      return fail("reviewer-changed-files", `The reviewer must be read-only, but it changed the checkouts:
+      return fail(
+        "reviewer-changed-files",
+        `The reviewer must be read-only, but it changed the checkouts:
 ${list}${touched.length > 20 ? `
-- \u2026 and ${touched.length - 20} more` : ""}`);
+- \u2026 and ${touched.length - 20} more` : ""}`
+      );
     }
     if (outcome.exitCode !== 0) {
-      return fail("reviewer-no-verdict", `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`);
+      return fail(
+        "reviewer-no-verdict",
+        `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`
+      );
     }
     const reading = readVerdict(outcome.resultText);
     if (!reading.ok) {
       const wrote = outcome.resultText === void 0 ? "nothing" : quoteWritten(outcome.resultText);
-      return fail("reviewer-no-verdict", `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`);
+      return fail(
+        "reviewer-no-verdict",
+        `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`
+      );
     }
     const verdict = reading.verdict;
     const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });
@@ -55821,7 +55994,8 @@ async function deploymentsFor(ctx) {
     },
     async finish(deployment, env) {
       if (!deployment) return;
-      if (env.state === "ready") await status(deployment.repo, deployment.id, "success", { ...env.url ? { environmentUrl: env.url } : {}, description: `${env.service} is up` });
+      if (env.state === "ready")
+        await status(deployment.repo, deployment.id, "success", { ...env.url ? { environmentUrl: env.url } : {}, description: `${env.service} is up` });
       else await status(deployment.repo, deployment.id, "failure", { description: env.error ?? `${env.service} failed` });
     },
     async deactivate(env) {
@@ -55895,9 +56069,20 @@ async function runDeploy(ctx, payload) {
     ...own2 ? { own: own2 } : {}
   });
   if (plan.targets.length === 0 && plan.skipped.length === 0) {
-    return { ...baseResult(payload), conclusion: "success", summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.` };
+    return {
+      ...baseResult(payload),
+      conclusion: "success",
+      summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.`
+    };
   }
-  const ws = await prepareStepWorkspace(ctx, reposOf(payload, plan.targets.map((t2) => t2.service)), "checkout");
+  const ws = await prepareStepWorkspace(
+    ctx,
+    reposOf(
+      payload,
+      plan.targets.map((t2) => t2.service)
+    ),
+    "checkout"
+  );
   const headOf = (service) => ws.repos.find((r2) => r2.repo === payload.services[service]?.repo)?.preparedHead;
   const settled = /* @__PURE__ */ new Map();
   for (const [service, env] of keptOutcomes(plan, payload.environments, { epoch: payload.epoch, headOf })) {
@@ -55950,7 +56135,14 @@ async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
   const setupFailed = await serviceSetup(ctx, payload, ws, t2.service, where.dir);
   if (setupFailed) {
     ctx.log(`conveyor: ${t2.service}: failed (${setupFailed})`);
-    return { env: { service: t2.service, envId: t2.envId, state: "failed", error: setupFailed, commit }, kept: false, startedAt, durationMs: Date.now() - startedAt, without, setupFailed: true };
+    return {
+      env: { service: t2.service, envId: t2.envId, state: "failed", error: setupFailed, commit },
+      kept: false,
+      startedAt,
+      durationMs: Date.now() - startedAt,
+      without,
+      setupFailed: true
+    };
   }
   const output2 = join14(outDir, `deploy-${t2.envId}-${payload.attempt}.${payload.epoch}.out`);
   await writeFile8(output2, "");
@@ -55963,7 +56155,14 @@ async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
   ctx.log(`conveyor: deploy ${t2.service} (${t2.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t2.deploy.run}`);
   const earlier = payload.environments.find((e) => e.service === t2.service)?.processMark;
   if (earlier) endMarked(earlier);
-  const r2 = await runUserCommand(ctx, { command: t2.deploy.run, cwd: where.dir, env, timeoutMinutes: t2.deploy.timeoutMinutes, linePrefix: `  ${t2.service} | `, sandbox: serviceIsolation(payload, ws.root, [t2.service], true) });
+  const r2 = await runUserCommand(ctx, {
+    command: t2.deploy.run,
+    cwd: where.dir,
+    env,
+    timeoutMinutes: t2.deploy.timeoutMinutes,
+    linePrefix: `  ${t2.service} | `,
+    sandbox: serviceIsolation(payload, ws.root, [t2.service], true)
+  });
   const base = { service: t2.service, envId: t2.envId, commit, ...deployment ? { deployment } : {} };
   const outputTail = tail(r2.output, 20, 2e3);
   let outcome;
@@ -55972,7 +56171,13 @@ async function deployOne(ctx, payload, ws, t2, settled, outDir, deployments) {
   else {
     const url2 = reportedUrl(await readFile5(output2, "utf8"));
     if (!url2) outcome = { ...base, state: "failed", error: "no url reported (write url=... to $CONVEYOR_OUTPUT)", outputTail };
-    else if (!safeLinkTarget(url2)) outcome = { ...base, state: "failed", error: `reported url ${JSON.stringify(url2.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`, outputTail };
+    else if (!safeLinkTarget(url2))
+      outcome = {
+        ...base,
+        state: "failed",
+        error: `reported url ${JSON.stringify(url2.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`,
+        outputTail
+      };
     else outcome = { ...base, state: "ready", url: ctx.scrubber.scrub(url2) };
   }
   if (outcome.state === "ready") outcome.processMark = r2.mark;
@@ -56051,11 +56256,21 @@ async function runTeardown(ctx, payload) {
   }
   for (const e of envs) {
     if (!payload.services[e.service]) {
-      throw new ConveyorError("bad-payload", `environments: environment ${e.envId} belongs to service "${e.service}", which the payload's services do not describe`);
+      throw new ConveyorError(
+        "bad-payload",
+        `environments: environment ${e.envId} belongs to service "${e.service}", which the payload's services do not describe`
+      );
     }
   }
   const needing = envs.filter((e) => payload.services[e.service]?.deploy?.teardown);
-  const ws = needing.length ? await prepareStepWorkspace(ctx, reposOf(payload, needing.map((e) => e.service)), "checkout") : void 0;
+  const ws = needing.length ? await prepareStepWorkspace(
+    ctx,
+    reposOf(
+      payload,
+      needing.map((e) => e.service)
+    ),
+    "checkout"
+  ) : void 0;
   try {
     const deployments = await deploymentsFor(ctx);
     const removals = [];
@@ -56069,7 +56284,12 @@ async function runTeardown(ctx, payload) {
 }
 function teardownWaves(payload, envs) {
   const names = envs.map((e) => e.service).sort();
-  const plan = planDeploy({ runId: payload.runId, services: payload.services, stepServices: names.filter((n) => payload.services[n]?.deploy), changeSetServices: [] });
+  const plan = planDeploy({
+    runId: payload.runId,
+    services: payload.services,
+    stepServices: names.filter((n) => payload.services[n]?.deploy),
+    changeSetServices: []
+  });
   const providers = new Map(plan.targets.map((t2) => [t2.service, t2.providers]));
   const waves = topologicalWaves(names, (n) => providers.get(n) ?? []).reverse();
   return waves.map((w) => w.map((n) => envs.find((e) => e.service === n)));
@@ -56095,7 +56315,14 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r3) => setTimeout(r3, backoffMs(tries - 1)));
     ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
-    const r2 = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
+    const r2 = await runUserCommand(ctx, {
+      command: teardown,
+      cwd: dir,
+      env,
+      timeoutMinutes,
+      linePrefix: `  ${e.service} | `,
+      sandbox: serviceIsolation(payload, ws.root, [e.service])
+    });
     if (r2.exitCode === 0 && !r2.timedOut) {
       if (e.processMark) endMarked(e.processMark);
       await deployments?.deactivate(e);
@@ -56117,7 +56344,12 @@ ${fence(r2.output)}`);
   const notes = deploymentNotes(deployments);
   const environments = removals.filter((r2) => r2.ok).map((r2) => r2.env);
   if (failed.length === 0) {
-    return { ...baseResult(payload), conclusion: "success", summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? "" : "s"}.`, table, ...notes].join("\n\n"), environments };
+    return {
+      ...baseResult(payload),
+      conclusion: "success",
+      summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? "" : "s"}.`, table, ...notes].join("\n\n"),
+      environments
+    };
   }
   const message = `could not remove ${failed.map((r2) => `${r2.env.service} (${r2.env.envId}: ${r2.note})`).join(", ")}`;
   return {
@@ -56136,7 +56368,12 @@ async function runStep(ctx, payload) {
   if (payload.mode === "repair") {
     const agent = agentOfAttempt(payload);
     if (!agent) throw new ConveyorError("bad-payload", `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
-    return runCodeWork(ctx, payload, { agent, mode: "repair", writes: payload.coder?.writes ?? [], ...payload.findings ? { findings: payload.findings } : {} });
+    return runCodeWork(ctx, payload, {
+      agent,
+      mode: "repair",
+      writes: payload.coder?.writes ?? [],
+      ...payload.findings ? { findings: payload.findings } : {}
+    });
   }
   switch (step.kind) {
     case "code":
@@ -56150,7 +56387,10 @@ async function runStep(ctx, payload) {
       return runDeploy(ctx, payload);
     case "approval":
     case "merge":
-      throw new ConveyorError("bad-payload", `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`);
+      throw new ConveyorError(
+        "bad-payload",
+        `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`
+      );
   }
 }
 
@@ -56218,7 +56458,8 @@ function appUrlOf(env, payload) {
   const [url2, from] = env.CONVEYOR_PUBLIC_URL ? [env.CONVEYOR_PUBLIC_URL, "CONVEYOR_PUBLIC_URL"] : payload.app?.url ? [payload.app.url, "the payload's app.url"] : [void 0, ""];
   if (!url2) return void 0;
   const problem = tokenUrlProblem(url2);
-  if (problem) throw new ConveyorError("bad-input", `${from} (${url2}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
+  if (problem)
+    throw new ConveyorError("bad-input", `${from} (${url2}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
   return url2.replace(/\/+$/, "");
 }
 var FIVE_MINUTES = 5 * 6e4;
@@ -56228,13 +56469,22 @@ async function askRunner(getIdToken) {
   try {
     return await getIdToken(OIDC_AUDIENCE);
   } catch (e) {
-    throw new TokenExchangeError("no-oidc-token", `the runner gives this job no OIDC token (${e.message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`, { code: "bad-input" });
+    throw new TokenExchangeError(
+      "no-oidc-token",
+      `the runner gives this job no OIDC token (${e.message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`,
+      { code: "bad-input" }
+    );
   }
 }
 async function exchange(url2, body) {
   let response;
   try {
-    response = await fetch(url2, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(6e4) });
+    response = await fetch(url2, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(6e4)
+    });
   } catch (e) {
     throw new TokenExchangeError("unreachable", `cannot reach the Conveyor app at ${url2}: ${e.message}`);
   }
@@ -56246,7 +56496,9 @@ async function exchange(url2, body) {
   }
   const refusal = tokenRefusalSchema.safeParse(json2);
   const [reason, message] = refusal.success ? [refusal.data.error, refusal.data.message] : ["http-error", `HTTP ${response.status}`];
-  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, { status: response.status });
+  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, {
+    status: response.status
+  });
 }
 async function startTokenSource(options) {
   const url2 = `${options.appUrl.replace(/\/+$/, "")}${TOKEN_EXCHANGE_PATH}`;
@@ -56357,16 +56609,25 @@ function takeTokenFile(path) {
   try {
     text = readFileSync3(path, "utf8");
   } catch (e) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
+    throw new ConveyorError(
+      "bad-input",
+      `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`
+    );
   }
   try {
     unlinkSync(path);
   } catch (e) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`);
+    throw new ConveyorError(
+      "bad-input",
+      `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`
+    );
   }
   const token = text.trim();
   if (!token || /\s/.test(token)) {
-    throw new ConveyorError("bad-input", `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`);
+    throw new ConveyorError(
+      "bad-input",
+      `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`
+    );
   }
   return token;
 }
@@ -56471,7 +56732,11 @@ async function runEntry(io) {
     const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
-    result = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {} };
+    result = {
+      ...checked.data,
+      summary: scrubber.scrub(checked.data.summary),
+      ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}
+    };
   } catch (e) {
     result = failureResult(identity, e, (t2) => scrubber.scrub(t2));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);

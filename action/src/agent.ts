@@ -45,7 +45,8 @@ export function resolveAgent(payload: StepPayload, name: string, usedBy = `step 
     const known = Object.keys(payload.agents).join(', ') || 'none';
     throw new ConveyorError('bad-payload', `agents.${name}: ${usedBy} "${name}", which the payload does not define (known: ${known})`);
   }
-  if (agent.run === undefined && agent.preset === undefined) throw new ConveyorError('bad-payload', `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
+  if (agent.run === undefined && agent.preset === undefined)
+    throw new ConveyorError('bad-payload', `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
   return agent;
 }
 
@@ -136,7 +137,14 @@ export async function runAgentWithPrompt(
 
   // 1. Its setup (its CLI's install, unless the CLI is on PATH), outside its sandbox's limits.
   if (agent.setup !== undefined) {
-    await runSetup(ctx, payload, { who: `agent "${agent.name}"`, command: agent.setup, timeoutMinutes: agent.setupTimeoutMinutes, cwd: ws.root, workspace: ws.root, isolation: setupIsolation(ws.root) });
+    await runSetup(ctx, payload, {
+      who: `agent "${agent.name}"`,
+      command: agent.setup,
+      timeoutMinutes: agent.setupTimeoutMinutes,
+      cwd: ws.root,
+      workspace: ws.root,
+      isolation: setupIsolation(ws.root),
+    });
   }
   // 2. Its files: the prompt, no result yet, the verdict's schema for a CLI that takes it as a file.
   await rm(files.resultFile, { force: true });
@@ -149,7 +157,11 @@ export async function runAgentWithPrompt(
   const env = agentEnvironment(ctx, payload, ws, agent, command, files);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
-  const transcript = openTranscript(ctx.env, payload, `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`);
+  const transcript = openTranscript(
+    ctx.env,
+    payload,
+    `# ${label}, step ${payload.step.id} (${payload.mode}), attempt ${payload.attempt}.${payload.epoch}: ${ctx.scrubber.scrub(command.command)}`,
+  );
   let structured: unknown;
   const result = await runUserCommand(ctx, {
     command: command.command,
@@ -166,7 +178,12 @@ export async function runAgentWithPrompt(
   });
 
   // 4. What it wrote, or the verdict its CLI gave on its output.
-  const given = command.verdict === 'structured-output' ? structured : command.verdict === 'reply' && !(await exists(files.resultFile)) ? replyVerdictOf(result.output) : undefined;
+  const given =
+    command.verdict === 'structured-output'
+      ? structured
+      : command.verdict === 'reply' && !(await exists(files.resultFile))
+        ? replyVerdictOf(result.output)
+        : undefined;
   if (given !== undefined && result.exitCode === 0) await writeFile(files.resultFile, JSON.stringify(given));
   let resultText: string | undefined;
   try {
@@ -212,7 +229,11 @@ export function agentOutputSection(ctx: StepContext, title: string, outcome: Age
 }
 
 /** How an agent that ended without a result of its own stopped, for the step's error: the stall guard, the timeout or its exit. */
-export function agentStopped(outcome: AgentOutcome, agent: ResolvedAgent, who: string): { code: 'agent-stalled' | 'agent-timeout'; message: string } | undefined {
+export function agentStopped(
+  outcome: AgentOutcome,
+  agent: ResolvedAgent,
+  who: string,
+): { code: 'agent-stalled' | 'agent-timeout'; message: string } | undefined {
   if (outcome.stalled) {
     return {
       code: 'agent-stalled',

@@ -44,7 +44,11 @@ async function forgeFor(serverUrl: string, token: StepToken | undefined, env: No
     const { LocalForge } = await import('../../adapters/forge/local.ts');
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
-  if (!token) throw new ConveyorError('bad-input', `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`);
+  if (!token)
+    throw new ConveyorError(
+      'bad-input',
+      `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`,
+    );
   const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/forge/github.ts'), import('../../adapters/github/octokit.ts')]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
 }
@@ -105,13 +109,23 @@ export function safeEnvironment(ctx: StepContext, extra: Record<string, string> 
  * the step fails rather than hand it over.
  */
 export function secretsFor(ctx: StepContext, names: readonly string[], who: string): Record<string, string> {
-  const tokens = new Set([ctx.token, ...Object.entries(ctx.env).filter(([k]) => isGitHubTokenName(k)).map(([, v]) => v)].filter((v): v is string => Boolean(v)));
+  const tokens = new Set(
+    [
+      ctx.token,
+      ...Object.entries(ctx.env)
+        .filter(([k]) => isGitHubTokenName(k))
+        .map(([, v]) => v),
+    ].filter((v): v is string => Boolean(v)),
+  );
   const out: Record<string, string> = {};
   const missing: string[] = [];
   for (const name of names) {
     const value = ctx.env[name];
     const refuse = (why: string) =>
-      new ConveyorError('bad-input', `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`);
+      new ConveyorError(
+        'bad-input',
+        `${who} lists ${name} in its secrets, and ${why}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`,
+      );
     if (isGitHubTokenName(name)) throw refuse(`${name} names a GitHub token`);
     if (!value) {
       missing.push(name);
@@ -122,7 +136,9 @@ export function secretsFor(ctx: StepContext, names: readonly string[], who: stri
   }
   const given = Object.keys(out);
   if (given.length || missing.length) {
-    ctx.log(`conveyor: ${who} gets ${given.length ? given.join(', ') : 'no secret'}${missing.length ? ` (not set on this runner: ${missing.join(', ')})` : ''}`);
+    ctx.log(
+      `conveyor: ${who} gets ${given.length ? given.join(', ') : 'no secret'}${missing.length ? ` (not set on this runner: ${missing.join(', ')})` : ''}`,
+    );
   }
   return out;
 }

@@ -47,7 +47,10 @@ export async function payloadText(io: Pick<EntryIO, 'env' | 'getInput'>): Promis
 
 /** What GitHub is told to mask: the value, and each line of a multi-line one (it masks line by line). */
 function maskParts(value: string): string[] {
-  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
+  const lines = value
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 4);
   // A workflow command is one line: a multi-line value is masked by its lines alone.
   return [...new Set([...(value.includes('\n') ? [] : [value]), ...lines])];
 }
@@ -124,7 +127,11 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError('internal', `the step produced an invalid result: ${describeIssues(checked.error)}`);
-    result = { ...checked.data, summary: scrubber.scrub(checked.data.summary), ...(checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}) };
+    result = {
+      ...checked.data,
+      summary: scrubber.scrub(checked.data.summary),
+      ...(checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}),
+    };
   } catch (e) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);

@@ -36,7 +36,9 @@ export async function main(): Promise<number> {
     tokenError = e;
   }
   if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
-    const why = tokenError ? (tokenError as Error).message : 'no token: give the workflow `permissions: id-token: write` (the template does), or the old template\'s `token-file`';
+    const why = tokenError
+      ? (tokenError as Error).message
+      : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
     log(`conveyor: ${why}; cannot report to the check run`);
     return 1;
   }

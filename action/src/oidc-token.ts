@@ -9,7 +9,15 @@
 // must stop (`onStopped`), and every later ask fails with the same typed error.
 import * as core from '@actions/core';
 import { ConveyorError, type ErrorCode } from '../../core/errors.ts';
-import { OIDC_AUDIENCE, TOKEN_EXCHANGE_PATH, tokenGrantSchema, tokenRefusalSchema, tokenUrlProblem, type TokenGrant, type TokenRequest } from '../../core/contract/token-exchange.ts';
+import {
+  OIDC_AUDIENCE,
+  TOKEN_EXCHANGE_PATH,
+  tokenGrantSchema,
+  tokenRefusalSchema,
+  tokenUrlProblem,
+  type TokenGrant,
+  type TokenRequest,
+} from '../../core/contract/token-exchange.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 
 /** The exchange failed: `reason` is the app's code (or what failed before it answered), `status` its HTTP status when it answered. */
@@ -46,10 +54,15 @@ export function attemptOf(payload: StepPayload): AttemptIdentity {
  * is the way then). Throws a ConveyorError for a URL tokens must not travel to.
  */
 export function appUrlOf(env: NodeJS.ProcessEnv, payload: Pick<StepPayload, 'app'>): string | undefined {
-  const [url, from] = env.CONVEYOR_PUBLIC_URL ? [env.CONVEYOR_PUBLIC_URL, 'CONVEYOR_PUBLIC_URL'] : payload.app?.url ? [payload.app.url, "the payload's app.url"] : [undefined, ''];
+  const [url, from] = env.CONVEYOR_PUBLIC_URL
+    ? [env.CONVEYOR_PUBLIC_URL, 'CONVEYOR_PUBLIC_URL']
+    : payload.app?.url
+      ? [payload.app.url, "the payload's app.url"]
+      : [undefined, ''];
   if (!url) return undefined;
   const problem = tokenUrlProblem(url);
-  if (problem) throw new ConveyorError('bad-input', `${from} (${url}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
+  if (problem)
+    throw new ConveyorError('bad-input', `${from} (${url}) ${problem}: the OIDC token is sent there, so it must be the Conveyor app's public https URL`);
   return url.replace(/\/+$/, '');
 }
 
@@ -89,7 +102,11 @@ async function askRunner(getIdToken: (audience: string) => Promise<string>): Pro
   try {
     return await getIdToken(OIDC_AUDIENCE);
   } catch (e) {
-    throw new TokenExchangeError('no-oidc-token', `the runner gives this job no OIDC token (${(e as Error).message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`, { code: 'bad-input' });
+    throw new TokenExchangeError(
+      'no-oidc-token',
+      `the runner gives this job no OIDC token (${(e as Error).message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`,
+      { code: 'bad-input' },
+    );
   }
 }
 
@@ -97,7 +114,12 @@ async function askRunner(getIdToken: (audience: string) => Promise<string>): Pro
 async function exchange(url: string, body: TokenRequest): Promise<TokenGrant> {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
   } catch (e) {
     throw new TokenExchangeError('unreachable', `cannot reach the Conveyor app at ${url}: ${(e as Error).message}`);
   }
@@ -109,7 +131,9 @@ async function exchange(url: string, body: TokenRequest): Promise<TokenGrant> {
   }
   const refusal = tokenRefusalSchema.safeParse(json);
   const [reason, message] = refusal.success ? [refusal.data.error, refusal.data.message] : ['http-error', `HTTP ${response.status}`];
-  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, { status: response.status });
+  throw new TokenExchangeError(reason, `the Conveyor app refused the installation token (${response.status} ${reason}): ${message}`, {
+    status: response.status,
+  });
 }
 
 /** Exchanges the runner's OIDC token for the attempt's first installation token, then keeps it fresh. */

@@ -109,7 +109,9 @@ export async function publishPullRequests(ctx: StepContext, payload: StepPayload
     if (known) prs.push(known);
   }
   const links = prs.map(({ pr: p }) => ({ repo: p.repo, number: p.number, url: p.url }));
-  const asTheRunKnew = prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
+  const asTheRunKnew =
+    prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) &&
+    payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
   for (const { pr, body: current } of prs) {
     const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });

@@ -19,7 +19,12 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
     const agent = agentOfAttempt(payload);
     if (!agent) throw new ConveyorError('bad-payload', `step ${step.id} (${step.kind}) has no repair agent; a repair attempt cannot run`);
     // Every repair keeps to the code step's write boundary: a gate's repair must not rewrite the gate.
-    return runCodeWork(ctx, payload, { agent, mode: 'repair', writes: payload.coder?.writes ?? [], ...(payload.findings ? { findings: payload.findings } : {}) });
+    return runCodeWork(ctx, payload, {
+      agent,
+      mode: 'repair',
+      writes: payload.coder?.writes ?? [],
+      ...(payload.findings ? { findings: payload.findings } : {}),
+    });
   }
   switch (step.kind) {
     case 'code':
@@ -33,6 +38,9 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
       return runDeploy(ctx, payload);
     case 'approval':
     case 'merge':
-      throw new ConveyorError('bad-payload', `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`);
+      throw new ConveyorError(
+        'bad-payload',
+        `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`,
+      );
   }
 }

@@ -39,7 +39,13 @@ export function fixedToken(token: string): StepToken {
  * neither applies (the embedded mode needs none). `stopped`: the app refused a renewal, so the
  * attempt must stop.
  */
-export async function obtainToken(io: TokenInputs & { payload: Pick<StepPayload, 'app' | 'runId' | 'step' | 'attempt' | 'epoch' | 'mode'> | undefined; log(line: string): void; stopped(e: TokenExchangeError): void }): Promise<StepToken | undefined> {
+export async function obtainToken(
+  io: TokenInputs & {
+    payload: Pick<StepPayload, 'app' | 'runId' | 'step' | 'attempt' | 'epoch' | 'mode'> | undefined;
+    log(line: string): void;
+    stopped(e: TokenExchangeError): void;
+  },
+): Promise<StepToken | undefined> {
   const given = takeToken(io);
   if (given) return fixedToken(given);
   const p = io.payload;
@@ -81,17 +87,26 @@ function takeTokenFile(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConveyorError('bad-input', `the token file ${path} (input \`token-file\`) cannot be read: ${(e as Error).message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`);
+    throw new ConveyorError(
+      'bad-input',
+      `the token file ${path} (input \`token-file\`) cannot be read: ${(e as Error).message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`,
+    );
   }
   try {
     unlinkSync(path);
   } catch (e) {
     // Left where agents could read it: better not to run at all.
-    throw new ConveyorError('bad-input', `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${(e as Error).message}); it must be in a folder this step may write, such as $RUNNER_TEMP`);
+    throw new ConveyorError(
+      'bad-input',
+      `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${(e as Error).message}); it must be in a folder this step may write, such as $RUNNER_TEMP`,
+    );
   }
   const token = text.trim();
   if (!token || /\s/.test(token)) {
-    throw new ConveyorError('bad-input', `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? 'more than one word' : 'nothing'}`);
+    throw new ConveyorError(
+      'bad-input',
+      `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? 'more than one word' : 'nothing'}`,
+    );
   }
   return token;
 }

@@ -185,9 +185,7 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
-  const heads = url.startsWith('file:')
-    ? await cloneLocal(git, url, [repo.base, repo.workBranch])
-    : await fetchRemote(git, url, repo.base, repo.workBranch);
+  const heads = url.startsWith('file:') ? await cloneLocal(git, url, [repo.base, repo.workBranch]) : await fetchRemote(git, url, repo.base, repo.workBranch);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);

@@ -26,7 +26,6 @@ export interface LocalDispatcherOptions {
   actionEntry?: string;
 }
 
-
 export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'step' | 'mode' | 'attempt' | 'epoch'>): string {
   return join(stateDir, 'attempts', p.runId, `${p.step.id}.${p.mode}.${p.attempt}.${p.epoch}`);
 }

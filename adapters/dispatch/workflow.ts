@@ -54,14 +54,22 @@ export function parseWorkflowRunMarker(title: string | null | undefined): number
  * What a completed check run says of its attempt: the result the action wrote into it, or why the
  * attempt is lost (it was completed by someone or something else before the action reported).
  */
-export function completedOutcome(check: { conclusion?: string | null; output?: { text?: string | null; summary?: string | null } | null }): Extract<AttemptOutcome, { kind: 'result' | 'lost' }> {
+export function completedOutcome(check: {
+  conclusion?: string | null;
+  output?: { text?: string | null; summary?: string | null } | null;
+}): Extract<AttemptOutcome, { kind: 'result' | 'lost' }> {
   const parsed = parseResultText(check.output?.text, check.output?.summary);
-  return parsed.ok ? { kind: 'result', result: parsed.result } : { kind: 'lost', reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
+  return parsed.ok
+    ? { kind: 'result', result: parsed.result }
+    : { kind: 'lost', reason: `its check run was completed (${check.conclusion ?? 'no conclusion'}) without a result: ${parsed.message}` };
 }
 
 /** The payload with the time until which its attempt stays current (its queueing + `keepsCurrentMs`). */
 function withCurrentUntil(run: Run, payload: StepPayload, keepsCurrentMs: number | undefined): StepPayload {
-  const queued = keepsCurrentMs !== undefined ? run.steps[payload.step.id]?.attempts.findLast((a) => a.attempt === payload.attempt && a.epoch === payload.epoch)?.startedAt : undefined;
+  const queued =
+    keepsCurrentMs !== undefined
+      ? run.steps[payload.step.id]?.attempts.findLast((a) => a.attempt === payload.attempt && a.epoch === payload.epoch)?.startedAt
+      : undefined;
   if (!queued || payload.mode === 'teardown') return payload;
   return { ...payload, currentUntil: new Date(Date.parse(queued) + keepsCurrentMs!).toISOString() };
 }
@@ -105,7 +113,10 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
             head_sha: head,
             external_id: externalId,
             status: 'queued',
-            output: { title: `queued: attempt ${payload.attempt}`, summary: `Conveyor run \`${run.id}\`, step \`${payload.step.id}\` (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}${payload.epoch > 0 ? `, dispatch ${payload.epoch + 1}` : ''}: waiting for its workflow run.` },
+            output: {
+              title: `queued: attempt ${payload.attempt}`,
+              summary: `Conveyor run \`${run.id}\`, step \`${payload.step.id}\` (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}${payload.epoch > 0 ? `, dispatch ${payload.epoch + 1}` : ''}: waiting for its workflow run.`,
+            },
           }));
         madeCheck = earlier === undefined;
         await save({ checkRunId: check.id, checkRunUrl: check.url });
@@ -126,10 +137,16 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
           const sent = withCurrentUntil(run, payload, options.keepsCurrentMs);
           const text = JSON.stringify(options.appUrl ? { ...sent, app: { url: options.appUrl } } : sent);
           const size = sentLength(text) + sentLength(JSON.stringify(fixed));
-          if (size > limit) return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
-          const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
+          if (size > limit)
+            return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
+          const ref =
+            typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
           const started = await github.dispatchWorkflow(repo, workflow, ref, { payload: text, ...fixed });
-          await save({ state: 'dispatched', ...(started.runId ? { workflowRunId: started.runId } : {}), ...(started.url ? { workflowRunUrl: started.url } : {}) });
+          await save({
+            state: 'dispatched',
+            ...(started.runId ? { workflowRunId: started.runId } : {}),
+            ...(started.url ? { workflowRunUrl: started.url } : {}),
+          });
         }
       }
       return { kind: 'dispatched' };
@@ -137,7 +154,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
     /** A late result is kept; an attempt still queued or running is left to the sweeper's clock. */
     async recover(payload): Promise<AttemptOutcome | undefined> {
-      const link = await links.attempt(externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode }));
+      const link = await links.attempt(
+        externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode }),
+      );
       if (link?.checkRunId === undefined) return undefined;
       const github = await options.github(await runOf(payload));
       const check = await github.getCheckRun(link.repo, link.checkRunId);

@@ -149,12 +149,21 @@ export class GitHubForge implements Forge {
   }
 
   async openPullRequest(pr: OpenPullRequest): Promise<PullRequest> {
-    const { data } = await this.octokit.rest.pulls.create({ ...of(pr.repo), head: pr.branch, base: pr.base, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body) });
+    const { data } = await this.octokit.rest.pulls.create({
+      ...of(pr.repo),
+      head: pr.branch,
+      base: pr.base,
+      title: pr.title.slice(0, PR_TITLE_MAX),
+      body: fitComment(pr.body),
+    });
     return toPullRequest(pr.repo, data as ApiPull);
   }
 
   async updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
-    const fitted = { ...(change.title !== undefined ? { title: change.title.slice(0, PR_TITLE_MAX) } : {}), ...(change.body !== undefined ? { body: fitComment(change.body) } : {}) };
+    const fitted = {
+      ...(change.title !== undefined ? { title: change.title.slice(0, PR_TITLE_MAX) } : {}),
+      ...(change.body !== undefined ? { body: fitComment(change.body) } : {}),
+    };
     const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, ...fitted });
     return toPullRequest(repo, data as ApiPull);
   }
@@ -169,7 +178,12 @@ export class GitHubForge implements Forge {
     const { owner } = splitRepo(repo);
     const out: PullRequest[] = [];
     for (const branch of options.branches) {
-      const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...of(repo), head: `${owner}:${branch}`, state: options.state ?? 'all', per_page: 100 });
+      const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+        ...of(repo),
+        head: `${owner}:${branch}`,
+        state: options.state ?? 'all',
+        per_page: 100,
+      });
       for (const p of pulls as ApiPull[]) if (p.head.ref === branch) out.push(toPullRequest(repo, p));
     }
     return out.sort((a, b) => a.number - b.number);
@@ -217,7 +231,12 @@ export class GitHubForge implements Forge {
     if (status !== 201 || typeof id !== 'number') {
       // 202: GitHub would merge the base into the ref first (auto_merge is off), and made nothing.
       const message = (data as { message?: string }).message ?? 'no deployment id in the answer';
-      throw new GitHubApiError(status, 'POST /repos/{owner}/{repo}/deployments', `${message} (no deployment of ${request.repo}@${request.ref.slice(0, 12)} was created)`, false);
+      throw new GitHubApiError(
+        status,
+        'POST /repos/{owner}/{repo}/deployments',
+        `${message} (no deployment of ${request.repo}@${request.ref.slice(0, 12)} was created)`,
+        false,
+      );
     }
     return { id };
   }
@@ -293,7 +312,12 @@ export class GitHubForge implements Forge {
   }
 
   async updateCheckRun(repo: string, id: number, patch: CheckRunWrite): Promise<CheckRun> {
-    const { data } = await this.octokit.rest.checks.update({ ...of(repo), check_run_id: id, ...patch, ...(patch.output ? { output: fitCheckOutput(patch.output) } : {}) });
+    const { data } = await this.octokit.rest.checks.update({
+      ...of(repo),
+      check_run_id: id,
+      ...patch,
+      ...(patch.output ? { output: fitCheckOutput(patch.output) } : {}),
+    });
     return toCheckRun(data);
   }
 
@@ -334,7 +358,13 @@ export class GitHubForge implements Forge {
   /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
   async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<WorkflowRun | undefined> {
     const created = `>=${since.slice(0, 19)}Z`;
-    const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, { ...of(repo), workflow_id: workflow, event: 'workflow_dispatch', created, per_page: 100 });
+    const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, {
+      ...of(repo),
+      workflow_id: workflow,
+      event: 'workflow_dispatch',
+      created,
+      per_page: 100,
+    });
     for await (const { data } of pages) {
       const found = (data as ApiWorkflowRun[]).find((r) => (r.display_title ?? r.name ?? '').includes(marker));
       if (found) return toWorkflowRun(found);

@@ -113,7 +113,8 @@ export class LocalForge implements Forge {
     }
     const now = new Date().toISOString();
     const insert = this.db.transaction((): number => {
-      const open = this.db.prepare("SELECT number FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(pr.repo, pr.branch) as { number: number } | undefined;
+      const open = this.db.prepare("SELECT number FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(pr.repo, pr.branch) as
+        { number: number } | undefined;
       if (open) throw new ConveyorError('forge-failed', `a pull request for ${pr.repo}:${pr.branch} already exists (#${open.number})`);
       const { next } = this.db.prepare('SELECT COALESCE(MAX(number), 0) + 1 AS next FROM pull_requests WHERE repo = ?').get(pr.repo) as { next: number };
       this.db
@@ -145,9 +146,7 @@ export class LocalForge implements Forge {
   async listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {
     const rows = this.db.prepare('SELECT * FROM pull_requests WHERE repo = ? ORDER BY number').all(repo) as Row[];
     const state = options.state ?? 'all';
-    const wanted = rows.filter(
-      (r) => options.branches.includes(r.branch) && (state === 'all' || (state === 'open' ? r.state === 'open' : r.state !== 'open')),
-    );
+    const wanted = rows.filter((r) => options.branches.includes(r.branch) && (state === 'all' || (state === 'open' ? r.state === 'open' : r.state !== 'open')));
     return Promise.all(wanted.map((r) => this.toPullRequest(r)));
   }
 

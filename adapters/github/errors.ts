@@ -79,7 +79,8 @@ export function toGitHubApiError(error: unknown, options: { method?: string; url
   if (error instanceof GitHubApiError) {
     // Probot mints an installation's token through the app's own Octokit, which typed the failure
     // already: for this call, it is the credentials that failed.
-    if (!error.credentials && TOKEN_PATH.test(error.route) && !TOKEN_PATH.test(route)) return new GitHubApiError(error.status, route, error.githubMessage, true, { cause: error });
+    if (!error.credentials && TOKEN_PATH.test(error.route) && !TOKEN_PATH.test(route))
+      return new GitHubApiError(error.status, route, error.githubMessage, true, { cause: error });
     return error;
   }
   const e = (error ?? {}) as RequestErrorLike;

@@ -78,15 +78,26 @@ export async function migrate(client: pg.PoolClient, where: string): Promise<voi
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    const present = (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY($1)', [TABLES])).rows.map((r) => r.name);
+    const present = (
+      await client.query<{ name: string }>(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY($1)',
+        [TABLES],
+      )
+    ).rows.map((r) => r.name);
     let version = 0;
     if (present.includes('schema_version')) {
       version = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_version')).rows[0]?.v ?? 0);
     } else if (present.length > 0) {
-      throw new StoreError('not-a-store', `The PostgreSQL ${where} has tables named as Conveyor's (${present.sort().join(', ')}) but no schema_version: they are not Conveyor's. Give Conveyor a database of its own (CREATE DATABASE conveyor), or a schema of its own through the URL's options (?options=-c%20search_path%3Dconveyor).`);
+      throw new StoreError(
+        'not-a-store',
+        `The PostgreSQL ${where} has tables named as Conveyor's (${present.sort().join(', ')}) but no schema_version: they are not Conveyor's. Give Conveyor a database of its own (CREATE DATABASE conveyor), or a schema of its own through the URL's options (?options=-c%20search_path%3Dconveyor).`,
+      );
     }
     if (version > SCHEMA_VERSION) {
-      throw new StoreError('newer-schema', `The PostgreSQL ${where} has schema version ${version}, but this Conveyor knows versions up to ${SCHEMA_VERSION}: a newer Conveyor migrated it. Upgrade this replica to the same Conveyor as the others.`);
+      throw new StoreError(
+        'newer-schema',
+        `The PostgreSQL ${where} has schema version ${version}, but this Conveyor knows versions up to ${SCHEMA_VERSION}: a newer Conveyor migrated it. Upgrade this replica to the same Conveyor as the others.`,
+      );
     }
     for (let v = version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v]!);
     if (version < SCHEMA_VERSION) {
@@ -106,7 +117,10 @@ export function describeDatabase(url: string): { where: string; password: string
   try {
     parsed = new URL(url);
   } catch {
-    throw new StoreError('not-a-store', `CONVEYOR_DATABASE_URL ${maskPassword(url)} is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE (a password's special characters percent-encoded).`);
+    throw new StoreError(
+      'not-a-store',
+      `CONVEYOR_DATABASE_URL ${maskPassword(url)} is not a URL: give postgres://USER:PASSWORD@HOST:PORT/DATABASE (a password's special characters percent-encoded).`,
+    );
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
   const socket = parsed.searchParams.get('host');
@@ -129,16 +143,26 @@ export function explain(e: unknown, where: string, password: string): unknown {
   const code = (e as { code?: unknown }).code;
   const said = password ? e.message.split(password).join('***') : e.message;
   const unavailable = (what: string) => new StoreError('unavailable', `The PostgreSQL ${where} ${what} (PostgreSQL: ${said}).`, { cause: e });
-  const wentAway = () => unavailable('went away (it stopped, restarts, or the connection dropped): check that the server is running and reachable; a write under way was stored whole or not at all');
-  if (typeof code === 'string' && NETWORK.has(code)) return unavailable('cannot be reached: check that the server is running and that CONVEYOR_DATABASE_URL names its host and port; nothing was written');
-  if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message)) return wentAway();
+  const wentAway = () =>
+    unavailable(
+      'went away (it stopped, restarts, or the connection dropped): check that the server is running and reachable; a write under way was stored whole or not at all',
+    );
+  if (typeof code === 'string' && NETWORK.has(code))
+    return unavailable('cannot be reached: check that the server is running and that CONVEYOR_DATABASE_URL names its host and port; nothing was written');
+  if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message))
+    return wentAway();
   if (typeof code !== 'string') return e;
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return wentAway();
   if (code === '28P01' || code === '28000') return unavailable('refused the login: check the user and password in CONVEYOR_DATABASE_URL');
   if (code === '3D000') return unavailable('does not exist: create it (CREATE DATABASE), or fix the database name in CONVEYOR_DATABASE_URL');
   if (code === '53300') return unavailable('has no connection left: raise its max_connections, or run fewer replicas');
   if (code === '53100') return unavailable('could not be written: its disk is full; free some space, then try again (the write was rolled back)');
-  if (code === '42501') return new StoreError('not-a-store', `The PostgreSQL ${where} does not let its user do this (PostgreSQL: ${said}): grant the user CREATE on the database's schema, or give Conveyor a database it owns.`, { cause: e });
+  if (code === '42501')
+    return new StoreError(
+      'not-a-store',
+      `The PostgreSQL ${where} does not let its user do this (PostgreSQL: ${said}): grant the user CREATE on the database's schema, or give Conveyor a database it owns.`,
+      { cause: e },
+    );
   return e;
 }
 

@@ -17,7 +17,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** bigint columns (GitHub's ids, ms timestamps) as numbers: all of them stay below 2^53. */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as pg.CustomTypesConfig['getTypeParser'],
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export interface PostgresStore extends RunStore {
@@ -83,23 +84,18 @@ class Postgres implements PostgresStore {
     const stored = { ...run, version: 1 };
     try {
       return await this.transaction(async (q) => {
-        await q('INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8)', [
-          run.id,
-          run.status,
-          run.issue.repo,
-          run.issue.number,
-          run.plan.pipeline,
-          run.createdAt,
-          run.updatedAt,
-          JSON.stringify(stored),
-        ]);
+        await q(
+          'INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8)',
+          [run.id, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, run.createdAt, run.updatedAt, JSON.stringify(stored)],
+        );
         await savePrs(q, stored);
         return addEffects(q, run.id, effects, claim);
       });
     } catch (e) {
       if (uniqueViolation(e) === undefined) throw e;
       // The id taken wins over the issue's active run, whichever index the server checked first.
-      if ((await this.query('SELECT 1 FROM runs WHERE id = $1', [run.id])).rowCount) throw new StoreError('duplicate-run', `A run "${run.id}" already exists in the PostgreSQL ${this.where}.`, { cause: e });
+      if ((await this.query('SELECT 1 FROM runs WHERE id = $1', [run.id])).rowCount)
+        throw new StoreError('duplicate-run', `A run "${run.id}" already exists in the PostgreSQL ${this.where}.`, { cause: e });
       throw await this.activeRun(run, e);
     }
   }
@@ -128,7 +124,13 @@ class Postgres implements PostgresStore {
     const next = { ...run, version: run.version + 1 };
     try {
       return await this.transaction(async (q) => {
-        const updated = await q('UPDATE runs SET version = version + 1, status = $1, updated_at = $2, body = $3 WHERE id = $4 AND version = $5', [run.status, run.updatedAt, JSON.stringify(next), run.id, run.version]);
+        const updated = await q('UPDATE runs SET version = version + 1, status = $1, updated_at = $2, body = $3 WHERE id = $4 AND version = $5', [
+          run.status,
+          run.updatedAt,
+          JSON.stringify(next),
+          run.id,
+          run.version,
+        ]);
         if (updated.rowCount !== 1) return false;
         await savePrs(q, next);
         return addEffects(q, run.id, effects, claim);
@@ -141,7 +143,9 @@ class Postgres implements PostgresStore {
   }
 
   async pendingEffects(runId?: string): Promise<StoredEffect[]> {
-    const rows = (await this.query<EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE NOT done AND ($1::text IS NULL OR run_id = $1) ORDER BY seq`, [runId ?? null])).rows;
+    const rows = (
+      await this.query<EffectRow>(`SELECT ${EFFECT_COLUMNS} FROM effects WHERE NOT done AND ($1::text IS NULL OR run_id = $1) ORDER BY seq`, [runId ?? null])
+    ).rows;
     return rows.map((r) => this.effectOf(r));
   }
 
@@ -199,7 +203,8 @@ class Postgres implements PostgresStore {
   }
 
   async lease(name: string): Promise<Lease | undefined> {
-    const row = (await this.query<{ name: string; holder: string; expires_at: number }>('SELECT name, holder, expires_at FROM leases WHERE name = $1', [name])).rows[0];
+    const row = (await this.query<{ name: string; holder: string; expires_at: number }>('SELECT name, holder, expires_at FROM leases WHERE name = $1', [name]))
+      .rows[0];
     return row ? { name: row.name, holder: row.holder, expiresAt: row.expires_at } : undefined;
   }
 
@@ -234,8 +239,17 @@ class Postgres implements PostgresStore {
   }
 
   private async activeRun(run: Run, cause: unknown): Promise<StoreError> {
-    const active = (await this.query<{ id: string }>("SELECT id FROM runs WHERE issue_repo = $1 AND issue_number = $2 AND pipeline = $3 AND status IN ('running', 'waiting')", [run.issue.repo, run.issue.number, run.plan.pipeline])).rows[0];
-    return new StoreError('active-run', `Run "${active?.id ?? '(another)'}" of pipeline ${run.plan.pipeline} is already active for ${run.issue.repo}#${run.issue.number}.`, { cause });
+    const active = (
+      await this.query<{ id: string }>(
+        "SELECT id FROM runs WHERE issue_repo = $1 AND issue_number = $2 AND pipeline = $3 AND status IN ('running', 'waiting')",
+        [run.issue.repo, run.issue.number, run.plan.pipeline],
+      )
+    ).rows[0];
+    return new StoreError(
+      'active-run',
+      `Run "${active?.id ?? '(another)'}" of pipeline ${run.plan.pipeline} is already active for ${run.issue.repo}#${run.issue.number}.`,
+      { cause },
+    );
   }
 
   private parseRun(row: { id: string; version: number; body: string }): Run {
@@ -254,7 +268,11 @@ class Postgres implements PostgresStore {
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw new StoreError('corrupt', `${what} in the PostgreSQL ${this.where} is not valid JSON (${(e as Error).message}). Restore the database from a backup (pg_dump), or delete that row.`, { cause: e });
+      throw new StoreError(
+        'corrupt',
+        `${what} in the PostgreSQL ${this.where} is not valid JSON (${(e as Error).message}). Restore the database from a backup (pg_dump), or delete that row.`,
+        { cause: e },
+      );
     }
   }
 
@@ -271,7 +289,11 @@ class Postgres implements PostgresStore {
 async function savePrs(q: Query, run: Run): Promise<void> {
   await q('DELETE FROM run_prs WHERE run_id = $1', [run.id]);
   if (run.prs.length === 0) return;
-  await q('INSERT INTO run_prs (run_id, repo, number) SELECT $1::text, * FROM unnest($2::text[], $3::int[]) ON CONFLICT DO NOTHING', [run.id, run.prs.map((p) => p.repo), run.prs.map((p) => p.number)]);
+  await q('INSERT INTO run_prs (run_id, repo, number) SELECT $1::text, * FROM unnest($2::text[], $3::int[]) ON CONFLICT DO NOTHING', [
+    run.id,
+    run.prs.map((p) => p.repo),
+    run.prs.map((p) => p.number),
+  ]);
 }
 
 /** Stores the effects whose keys are new, in their order, claimed with `claim`; returns the keys it claimed. */
@@ -296,7 +318,9 @@ class PostgresLinks implements LinkStore {
   }
 
   async attemptsOfRun(runId: string): Promise<AttemptLink[]> {
-    return (await this.query<{ body: string }>('SELECT body FROM github_attempts WHERE run_id = $1 ORDER BY external_id COLLATE "C"', [runId])).rows.map((r) => JSON.parse(r.body) as AttemptLink);
+    return (await this.query<{ body: string }>('SELECT body FROM github_attempts WHERE run_id = $1 ORDER BY external_id COLLATE "C"', [runId])).rows.map(
+      (r) => JSON.parse(r.body) as AttemptLink,
+    );
   }
 
   async attemptByCheckRun(repo: string, checkRunId: number): Promise<AttemptLink | undefined> {
@@ -321,7 +345,10 @@ class PostgresLinks implements LinkStore {
   }
 
   async saveComment(runId: string, comment: CommentLink): Promise<void> {
-    await this.query('INSERT INTO github_comments (run_id, id, url) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url', [runId, comment.id, comment.url]);
+    await this.query(
+      'INSERT INTO github_comments (run_id, id, url) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url',
+      [runId, comment.id, comment.url],
+    );
   }
 
   async summary(runId: string, head: string): Promise<number | undefined> {
@@ -329,7 +356,10 @@ class PostgresLinks implements LinkStore {
   }
 
   async saveSummary(runId: string, head: string, checkRunId: number): Promise<void> {
-    await this.query('INSERT INTO github_summaries (run_id, head, check_run_id) VALUES ($1, $2, $3) ON CONFLICT (run_id, head) DO UPDATE SET check_run_id = excluded.check_run_id', [runId, head, checkRunId]);
+    await this.query(
+      'INSERT INTO github_summaries (run_id, head, check_run_id) VALUES ($1, $2, $3) ON CONFLICT (run_id, head) DO UPDATE SET check_run_id = excluded.check_run_id',
+      [runId, head, checkRunId],
+    );
   }
 
   private async one(sql: string, values: unknown[]): Promise<AttemptLink | undefined> {

@@ -117,28 +117,50 @@ interface OldEffect {
  */
 function toVersion3(db: Db, path: string, version: number, tables: string[]): void {
   const runs = db.prepare<[], OldRun>(`SELECT rowid, * FROM runs ORDER BY rowid`).all();
-  const plans = new Map(db.prepare<[], { key: string; body: string }>('SELECT key, body FROM plans').all().map((p) => [p.key, p.body]));
+  const plans = new Map(
+    db
+      .prepare<[], { key: string; body: string }>('SELECT key, body FROM plans')
+      .all()
+      .map((p) => [p.key, p.body]),
+  );
   const effectsOf = version === 1 ? v1Effects(db) : new Map<string, OldEffect[]>();
   db.exec('DROP TABLE runs; DROP TABLE plans; DROP TABLE IF EXISTS effects; DROP TABLE schema_version;');
   const attempts = tables.includes('github_attempts');
-  if (attempts) db.exec('ALTER TABLE github_attempts RENAME TO github_attempts_v2; DROP INDEX IF EXISTS github_attempts_check_run; DROP INDEX IF EXISTS github_attempts_workflow_run; DROP INDEX IF EXISTS github_attempts_check; DROP INDEX IF EXISTS github_attempts_workflow;');
+  if (attempts)
+    db.exec(
+      'ALTER TABLE github_attempts RENAME TO github_attempts_v2; DROP INDEX IF EXISTS github_attempts_check_run; DROP INDEX IF EXISTS github_attempts_workflow_run; DROP INDEX IF EXISTS github_attempts_check; DROP INDEX IF EXISTS github_attempts_workflow;',
+    );
   db.exec(SCHEMA);
   db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
-  const insertRun = db.prepare('INSERT INTO runs (seq, id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertRun = db.prepare(
+    'INSERT INTO runs (seq, id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const insertPr = db.prepare('INSERT OR IGNORE INTO run_prs (run_id, repo, number) VALUES (?, ?, ?)');
   const insertEffect = db.prepare('INSERT OR IGNORE INTO effects (run_id, key, body, done) VALUES (?, ?, ?, ?)');
   for (const r of runs) {
     const what = `run "${r.id}" in the state database ${path}`;
     const planText = plans.get(r.plan_key);
-    if (planText === undefined) throw new StoreError('corrupt', `The state database ${path} has no plan ${r.plan_key} (${what} refers to it). Restore it from a backup, or move it away to start afresh.`);
-    const run: Record<string, unknown> & { prs?: Array<{ repo: string; number: number }> } = { ...(parseJson(r.body, what) as object), plan: parseJson(planText, `the plan of ${what}`), version: r.version };
+    if (planText === undefined)
+      throw new StoreError(
+        'corrupt',
+        `The state database ${path} has no plan ${r.plan_key} (${what} refers to it). Restore it from a backup, or move it away to start afresh.`,
+      );
+    const run: Record<string, unknown> & { prs?: Array<{ repo: string; number: number }> } = {
+      ...(parseJson(r.body, what) as object),
+      plan: parseJson(planText, `the plan of ${what}`),
+      version: r.version,
+    };
     insertRun.run(r.rowid, r.id, r.version, r.status, r.issue_repo, r.issue_number, r.pipeline, r.created_at, r.updated_at, JSON.stringify(run));
     for (const pr of run.prs ?? []) insertPr.run(r.id, pr.repo, pr.number);
     const effects = version === 1 ? (effectsOf.get(String(r.rowid)) ?? []) : v2Effects(r, what);
     for (const e of effects) insertEffect.run(r.id, e.key, e.body, e.done ? 1 : 0);
   }
   if (attempts) {
-    const old = db.prepare<[], { external_id: string; run_id: string; check_run_id: number | null; workflow_run_id: number | null; body: string }>('SELECT * FROM github_attempts_v2').all();
+    const old = db
+      .prepare<[], { external_id: string; run_id: string; check_run_id: number | null; workflow_run_id: number | null; body: string }>(
+        'SELECT * FROM github_attempts_v2',
+      )
+      .all();
     const insert = db.prepare('INSERT INTO github_attempts (external_id, run_id, repo, check_run_id, workflow_run_id, body) VALUES (?, ?, ?, ?, ?, ?)');
     for (const a of old) {
       const link = parseJson(a.body, `the GitHub record of attempt ${a.external_id}`) as { repo: string; state: string };
@@ -152,7 +174,9 @@ function toVersion3(db: Db, path: string, version: number, tables: string[]): vo
 
 /** Version 1 kept effects in a table keyed by the run's rowid, ordered by the version that committed them. */
 function v1Effects(db: Db): Map<string, OldEffect[]> {
-  const rows = db.prepare<[], { run: number; key: string; body: string; done: number }>('SELECT run, key, body, done FROM effects ORDER BY run, version, idx').all();
+  const rows = db
+    .prepare<[], { run: number; key: string; body: string; done: number }>('SELECT run, key, body, done FROM effects ORDER BY run, version, idx')
+    .all();
   const out = new Map<string, OldEffect[]>();
   for (const r of rows) {
     const list = out.get(String(r.run)) ?? [];
@@ -176,7 +200,8 @@ function v2Effects(r: OldRun, what: string): OldEffect[] {
   }
   if (r.pending) {
     const pending = parseJson(r.pending, `the pending effects of ${what}`);
-    if (!Array.isArray(pending)) throw new StoreError('corrupt', `The pending effects of ${what} are not a list. Restore it from a backup, or move it away to start afresh.`);
+    if (!Array.isArray(pending))
+      throw new StoreError('corrupt', `The pending effects of ${what} are not a list. Restore it from a backup, or move it away to start afresh.`);
     for (const e of pending as Array<{ key: string }>) out.push({ key: e.key, body: JSON.stringify(e), done: false });
   }
   return out;
@@ -186,7 +211,11 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new StoreError('corrupt', `${what[0]!.toUpperCase()}${what.slice(1)} is not valid JSON (${(e as Error).message}). Restore it from a backup, or move it away to start afresh.`, { cause: e });
+    throw new StoreError(
+      'corrupt',
+      `${what[0]!.toUpperCase()}${what.slice(1)} is not valid JSON (${(e as Error).message}). Restore it from a backup, or move it away to start afresh.`,
+      { cause: e },
+    );
   }
 }
 
@@ -196,16 +225,26 @@ export function explain(e: unknown, path: string): unknown {
   const code = (e as { code?: unknown }).code;
   const said = (e as Error).message;
   if (code === 'SQLITE_NOTADB') {
-    return new StoreError('not-a-store', `The state database ${path} is not a SQLite database (SQLite: ${said}). Move it away or pass another state file.`, { cause: e });
+    return new StoreError('not-a-store', `The state database ${path} is not a SQLite database (SQLite: ${said}). Move it away or pass another state file.`, {
+      cause: e,
+    });
   }
   if (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) {
-    return new StoreError('corrupt', `The state database ${path} is corrupted (SQLite: ${said}). Restore it from a backup, or move it away to start afresh.`, { cause: e });
+    return new StoreError('corrupt', `The state database ${path} is corrupted (SQLite: ${said}). Restore it from a backup, or move it away to start afresh.`, {
+      cause: e,
+    });
   }
   if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR'))) {
-    return new StoreError('unavailable', `The state database ${path} could not be written (SQLite: ${said}): free some disk space or check the disk, then run the command again. Nothing was half-written: the write was rolled back.`, { cause: e });
+    return new StoreError(
+      'unavailable',
+      `The state database ${path} could not be written (SQLite: ${said}): free some disk space or check the disk, then run the command again. Nothing was half-written: the write was rolled back.`,
+      { cause: e },
+    );
   }
   if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
-    return new StoreError('not-a-store', `The state database ${path} cannot be opened for writing (SQLite: ${said}). Pass a file in a folder you can write.`, { cause: e });
+    return new StoreError('not-a-store', `The state database ${path} cannot be opened for writing (SQLite: ${said}). Pass a file in a folder you can write.`, {
+      cause: e,
+    });
   }
   return e;
 }

@@ -60,7 +60,9 @@ function checkPath(path: string): void {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a part of that path is a file, not a folder' : (e as Error).message;
-    throw new StoreError('not-a-store', `Cannot create the folder of the state database ${path}: ${why}. Pass a path under a folder you can write.`, { cause: e });
+    throw new StoreError('not-a-store', `Cannot create the folder of the state database ${path}: ${why}. Pass a path under a folder you can write.`, {
+      cause: e,
+    });
   }
 }
 
@@ -88,10 +90,16 @@ class Sqlite implements SqliteStore {
     readonly path: string,
   ) {
     this.sql = {
-      insertRun: db.prepare('INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+      insertRun: db.prepare(
+        'INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
       selectRun: db.prepare<[string], RunRow>('SELECT id, version, body FROM runs WHERE id = ?'),
       updateRun: db.prepare('UPDATE runs SET version = version + 1, status = ?, updated_at = ?, body = ? WHERE id = ? AND version = ?'),
-      activeOf: db.prepare<[string, number, string], string>("SELECT id FROM runs WHERE issue_repo = ? AND issue_number = ? AND pipeline = ? AND status IN ('running', 'waiting')").pluck(),
+      activeOf: db
+        .prepare<[string, number, string], string>(
+          "SELECT id FROM runs WHERE issue_repo = ? AND issue_number = ? AND pipeline = ? AND status IN ('running', 'waiting')",
+        )
+        .pluck(),
       deletePrs: db.prepare('DELETE FROM run_prs WHERE run_id = ?'),
       insertPr: db.prepare('INSERT OR IGNORE INTO run_prs (run_id, repo, number) VALUES (?, ?, ?)'),
       insertEffect: db.prepare('INSERT OR IGNORE INTO effects (run_id, key, body, claimed_by, claimed_until) VALUES (?, ?, ?, ?, ?)'),
@@ -105,7 +113,9 @@ class Sqlite implements SqliteStore {
       take: db.prepare('UPDATE effects SET claimed_by = ?, claimed_until = ? WHERE run_id = ? AND key = ?'),
       renew: db.prepare('UPDATE effects SET claimed_until = ? WHERE run_id = ? AND key = ? AND claimed_by = ? AND done = 0'),
       insertDelivery: db.prepare('INSERT INTO deliveries (id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
-      takeLease: db.prepare('INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE leases.holder = excluded.holder OR leases.expires_at < ?'),
+      takeLease: db.prepare(
+        'INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE leases.holder = excluded.holder OR leases.expires_at < ?',
+      ),
       selectLease: db.prepare<[string], { name: string; holder: string; expires_at: number }>('SELECT name, holder, expires_at FROM leases WHERE name = ?'),
       releaseLease: db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?'),
     };
@@ -119,7 +129,8 @@ class Sqlite implements SqliteStore {
       if (this.sql.selectRun.get(run.id)) throw new StoreError('duplicate-run', `A run "${run.id}" already exists in ${this.path}.`);
       if (run.status === 'running' || run.status === 'waiting') {
         const active = this.sql.activeOf.get(run.issue.repo, run.issue.number, run.plan.pipeline);
-        if (active) throw new StoreError('active-run', `Run "${active}" of pipeline ${run.plan.pipeline} is already active for ${run.issue.repo}#${run.issue.number}.`);
+        if (active)
+          throw new StoreError('active-run', `Run "${active}" of pipeline ${run.plan.pipeline} is already active for ${run.issue.repo}#${run.issue.number}.`);
       }
       this.sql.insertRun.run(run.id, 1, run.status, run.issue.repo, run.issue.number, run.plan.pipeline, run.createdAt, run.updatedAt, JSON.stringify(stored));
       this.savePrs(stored);
@@ -256,7 +267,11 @@ class Sqlite implements SqliteStore {
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw new StoreError('corrupt', `${what} in the state database ${this.path} is not valid JSON (${(e as Error).message}). Restore it from a backup, or move it away to start afresh.`, { cause: e });
+      throw new StoreError(
+        'corrupt',
+        `${what} in the state database ${this.path} is not valid JSON (${(e as Error).message}). Restore it from a backup, or move it away to start afresh.`,
+        { cause: e },
+      );
     }
   }
 
@@ -286,9 +301,13 @@ class SqliteLinks implements LinkStore {
          ON CONFLICT (external_id) DO UPDATE SET repo = excluded.repo, check_run_id = excluded.check_run_id, workflow_run_id = excluded.workflow_run_id, body = excluded.body`,
       ),
       getComment: db.prepare<[string], CommentLink>('SELECT id, url FROM github_comments WHERE run_id = ?'),
-      putComment: db.prepare('INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url'),
+      putComment: db.prepare(
+        'INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET id = excluded.id, url = excluded.url',
+      ),
       getSummary: db.prepare<[string, string], number>('SELECT check_run_id FROM github_summaries WHERE run_id = ? AND head = ?').pluck(),
-      putSummary: db.prepare('INSERT INTO github_summaries (run_id, head, check_run_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET check_run_id = excluded.check_run_id'),
+      putSummary: db.prepare(
+        'INSERT INTO github_summaries (run_id, head, check_run_id) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET check_run_id = excluded.check_run_id',
+      ),
     };
   }
 

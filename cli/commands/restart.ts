@@ -118,7 +118,13 @@ export async function restartRun(runId: string, o: RestartOptions): Promise<numb
     // process was killed is not driven on first, and what that process left is settled.
     const session = await openSession(o.state, options.remotes, options.json);
     try {
-      await cancelRun(session, old, { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` }, options, true);
+      await cancelRun(
+        session,
+        old,
+        { type: 'cancel', at: new Date().toISOString(), by: 'conveyor-cli', reason: `restarted on the configuration in ${options.configPath}` },
+        options,
+        true,
+      );
     } finally {
       await session.close();
     }

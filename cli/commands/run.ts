@@ -14,7 +14,8 @@ const MAX_ISSUE = 2_147_483_647;
 
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > MAX_ISSUE) throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_ISSUE}`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > MAX_ISSUE)
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_ISSUE}`);
   return n;
 }
 
@@ -44,20 +45,33 @@ export function register(program: Command): void {
     .option('--json', 'print the final state as JSON', false)
     .addHelpText('after', '\nExit codes: 0 succeeded, 1 failed, 2 bad usage or configuration, 3 waiting for a decision.')
     .action(
-      action((o: { config: string; remotes: string; title: string; bodyFile?: string; issue?: number; pipeline?: string; repo?: string; state: string; approve: boolean; keepEnvs: boolean; json: boolean }) =>
-        startRun({
-          configPath: o.config,
-          remotes: o.remotes,
-          title: o.title,
-          body: readBody(o.bodyFile),
-          issue: o.issue,
-          pipeline: o.pipeline,
-          repo: o.repo,
-          statePath: o.state,
-          approve: o.approve,
-          keepEnvs: o.keepEnvs,
-          json: o.json,
-        }),
+      action(
+        (o: {
+          config: string;
+          remotes: string;
+          title: string;
+          bodyFile?: string;
+          issue?: number;
+          pipeline?: string;
+          repo?: string;
+          state: string;
+          approve: boolean;
+          keepEnvs: boolean;
+          json: boolean;
+        }) =>
+          startRun({
+            configPath: o.config,
+            remotes: o.remotes,
+            title: o.title,
+            body: readBody(o.bodyFile),
+            issue: o.issue,
+            pipeline: o.pipeline,
+            repo: o.repo,
+            statePath: o.state,
+            approve: o.approve,
+            keepEnvs: o.keepEnvs,
+            json: o.json,
+          }),
       ),
     );
 
@@ -107,7 +121,10 @@ export function register(program: Command): void {
     .option('--remotes <dir>', 'folder of bare repositories (default: as the run was started)')
     .option('--approve', 'approve approval steps as soon as they wait')
     .option('--config <file>', 'configuration file to check the pipeline against (default: the one the run started from)')
-    .addHelpText('after', '\nA retry refuses (exit 1, showing the steps that differ) when the pipeline changed since the run started; `conveyor restart RUN` starts it over.')
+    .addHelpText(
+      'after',
+      '\nA retry refuses (exit 1, showing the steps that differ) when the pipeline changed since the run started; `conveyor restart RUN` starts it over.',
+    )
     .action(
       action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean; config?: string }) =>
         decide({
@@ -131,7 +148,11 @@ export function register(program: Command): void {
     .description('Cancel a run and tear its environments down')
     .argument('<run>', 'run id')
     .option('--state <db>', 'state database', DEFAULT_STATE)
-    .action(action((runId: string, o: { state: string }) => decide({ statePath: o.state, runId, cancels: true, event: () => ({ type: 'cancel', at: now(), by: 'conveyor-cli' }) })));
+    .action(
+      action((runId: string, o: { state: string }) =>
+        decide({ statePath: o.state, runId, cancels: true, event: () => ({ type: 'cancel', at: now(), by: 'conveyor-cli' }) }),
+      ),
+    );
 
   program
     .command('status')
@@ -151,11 +172,18 @@ export function register(program: Command): void {
           }
           const runs = await store.list();
           if (o.json) {
-            say(`${JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })), null, 2)}`);
+            say(
+              `${JSON.stringify(
+                runs.map((r) => ({ id: r.id, status: r.status, pipeline: r.plan.pipeline, issue: r.issue, updatedAt: r.updatedAt })),
+                null,
+                2,
+              )}`,
+            );
           } else if (runs.length === 0) {
             say(`No runs in ${o.state}.`);
           } else {
-            for (const r of runs) say(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}`);
+            for (const r of runs)
+              say(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}`);
           }
           return EXIT.ok;
         } finally {

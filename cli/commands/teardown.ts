@@ -37,7 +37,9 @@ export function register(program: Command): void {
           for (const e of up.filter((u) => !still.some((s) => s.envId === u.envId))) say(`removed  ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}`);
           for (const e of still) say(`STILL UP ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}  — ${e.error ?? 'teardown failed'}`);
           if (still.length) {
-            warn(`${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.`);
+            warn(
+              `${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.`,
+            );
             return EXIT.failed;
           }
           return EXIT.ok;

@@ -70,9 +70,7 @@ function unwrap(s: z.ZodType | undefined, d: unknown): z.ZodType | undefined {
     else if (s instanceof z.ZodUnion) {
       const options = s.options as readonly z.ZodType[];
       const kind = isRecord(d) ? d.kind : undefined;
-      s =
-        options.find((o) => o instanceof z.ZodObject && literalOf(o.shape.kind) === kind) ??
-        options.find((o) => o instanceof z.ZodObject && isRecord(d));
+      s = options.find((o) => o instanceof z.ZodObject && literalOf(o.shape.kind) === kind) ?? options.find((o) => o instanceof z.ZodObject && isRecord(d));
     } else return s;
   }
   return s;

@@ -67,7 +67,18 @@ export function loadConfig(text: string, file: string, options: LoadOptions = {}
     return { ok: false, errors: [{ file, line: 1, column: 1, path: '', message: `invalid YAML: ${(e as Error).message}` }] };
   }
   if (data === null || data === undefined) {
-    return { ok: false, errors: [{ file, line: 1, column: 1, path: '', message: 'the file is empty; it needs `version: 1`, services and pipelines (`conveyor init` writes a starter file)' }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          file,
+          line: 1,
+          column: 1,
+          path: '',
+          message: 'the file is empty; it needs `version: 1`, services and pipelines (`conveyor init` writes a starter file)',
+        },
+      ],
+    };
   }
   if (typeof data !== 'object' || Array.isArray(data)) {
     const { line, column } = locator.locate([]);

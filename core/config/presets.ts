@@ -113,7 +113,17 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     hosts: ['generativelanguage.googleapis.com'],
     env: { GEMINI_SANDBOX: 'false' },
     // --prompt makes it headless and is appended to the prompt read from standard input.
-    args: ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust', '--include-directories', { env: 'CONVEYOR_WORKSPACE' }, '--prompt', 'Do what the instructions above ask.'],
+    args: [
+      '--output-format',
+      'stream-json',
+      '--approval-mode',
+      'yolo',
+      '--skip-trust',
+      '--include-directories',
+      { env: 'CONVEYOR_WORKSPACE' },
+      '--prompt',
+      'Do what the instructions above ask.',
+    ],
     outsideRepoArgs: [],
     prompt: { stdin: true },
     model: { flag: '--model', provider: 'strip' },
@@ -155,7 +165,16 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     env: {},
     // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
     // the commits; Aider must neither commit nor edit .gitignore.
-    args: ['--yes-always', '--no-auto-commits', '--no-gitignore', '--no-check-update', '--no-show-model-warnings', '--no-pretty', '--no-fancy-input', '--analytics-disable'],
+    args: [
+      '--yes-always',
+      '--no-auto-commits',
+      '--no-gitignore',
+      '--no-check-update',
+      '--no-show-model-warnings',
+      '--no-pretty',
+      '--no-fancy-input',
+      '--analytics-disable',
+    ],
     // It would offer to create a repository at the workspace root, and --yes-always would accept.
     outsideRepoArgs: ['--no-git'],
     prompt: { flag: '--message-file', value: 'path' },

@@ -5,45 +5,50 @@ import { REPO_NAME } from '../repo-name.ts';
 import { PRESET_NAMES } from './presets.ts';
 import { VARIABLE_NAME } from './secret-names.ts';
 
-const name = z
-  .string()
-  .regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
+const name = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
 const command = z
   .string({ error: 'must be one shell command (a string); for several, join them with && or write a block with |' })
   .trim()
   .min(1, 'must be a non-empty shell command');
-const minutes = z
-  .int('must be a whole number of minutes')
-  .min(1, 'must be from 1 to 360 minutes')
-  .max(360, 'must be from 1 to 360 minutes (6 hours)');
+const minutes = z.int('must be a whole number of minutes').min(1, 'must be from 1 to 360 minutes').max(360, 'must be from 1 to 360 minutes (6 hours)');
 const relativePath = z.string().min(1, 'must not be empty');
 /** A host name, or `*.` and a domain for every subdomain of it. */
 export const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const networkSchema = z
   .strictObject({
     allow: z
-      .array(z.string().regex(HOST_PATTERN, 'must be a host name such as api.example.com, or *.example.com for all of its subdomains (no scheme, port or path)'))
-      .describe('Hosts the command may reach through the sandbox\'s proxy: `host` exactly, `*.host` any subdomain of it.'),
+      .array(
+        z.string().regex(HOST_PATTERN, 'must be a host name such as api.example.com, or *.example.com for all of its subdomains (no scheme, port or path)'),
+      )
+      .describe("Hosts the command may reach through the sandbox's proxy: `host` exactly, `*.host` any subdomain of it."),
   })
-  .describe('Network of the command\'s sandbox: only the hosts in `allow`.');
+  .describe("Network of the command's sandbox: only the hosts in `allow`.");
 
 const secretsSchema = z
   .array(z.string().regex(VARIABLE_NAME, 'must be a variable name such as ANTHROPIC_API_KEY (letters, digits and "_", not starting with a digit)'))
-  .describe('Variables passed by name from the runner\'s environment (the action step\'s `env:` on GitHub), masked in every log; never a GitHub token.');
+  .describe("Variables passed by name from the runner's environment (the action step's `env:` on GitHub), masked in every log; never a GitHub token.");
 const setupTimeout = minutes.optional().describe('Stop `setup` after this many minutes (default 15).');
 
 export const agentSchema = z.strictObject({
   preset: z
     .enum(PRESET_NAMES)
     .optional()
-    .describe('A coding CLI Conveyor knows how to run: its command line, install, credentials, network and how it gives a verdict. `run` overrides its command.'),
+    .describe(
+      'A coding CLI Conveyor knows how to run: its command line, install, credentials, network and how it gives a verdict. `run` overrides its command.',
+    ),
   run: command.optional().describe('Shell command that runs the agent; it reads the prompt from $CONVEYOR_PROMPT_FILE. Required without `preset`.'),
-  model: z.string().min(1).optional().describe('Model passed to the agent (as $CONVEYOR_MODEL, and to a preset\'s CLI); also used to judge whether a review is independent.'),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Model passed to the agent (as $CONVEYOR_MODEL, and to a preset's CLI); also used to judge whether a review is independent."),
   secrets: secretsSchema.optional(),
   setup: command.optional().describe('Runs before the agent, e.g. to install its CLI; default for a preset: install its CLI unless it is on PATH.'),
   'setup-timeout-minutes': setupTimeout,
   'timeout-minutes': minutes.optional().describe('Kill the agent after this many minutes (default 45).'),
-  'stall-minutes': minutes.optional().describe('Kill the agent when it prints nothing and changes nothing in the workspace for this many minutes (default 15); the attempt runs again.'),
+  'stall-minutes': minutes
+    .optional()
+    .describe('Kill the agent when it prints nothing and changes nothing in the workspace for this many minutes (default 15); the attempt runs again.'),
   env: z.record(z.string().regex(VARIABLE_NAME), z.string()).optional().describe('Extra environment variables.'),
   network: networkSchema.optional().describe('Hosts the agent may reach; default: what its preset needs, nothing for a plain `run`.'),
 });
@@ -68,10 +73,12 @@ export const serviceSchema = z.strictObject({
   'depends-on': z.array(z.string()).optional().describe('Providers this service consumes.'),
   deploy: deploySchema.optional(),
   gate: command.optional().describe('Command a gate step without `run` runs in this service.'),
-  setup: command.optional().describe('Runs in the service\'s folder before its gates, deploys and teardowns, e.g. `npm ci`.'),
+  setup: command.optional().describe("Runs in the service's folder before its gates, deploys and teardowns, e.g. `npm ci`."),
   'setup-timeout-minutes': setupTimeout,
-  secrets: secretsSchema.optional().describe('Variables passed by name to this service\'s deploys and teardowns only, masked in every log; never a GitHub token.'),
-  network: networkSchema.optional().describe('Hosts this service\'s gates, deploys and teardowns may reach; default: any (the runner\'s network).'),
+  secrets: secretsSchema
+    .optional()
+    .describe("Variables passed by name to this service's deploys and teardowns only, masked in every log; never a GitHub token."),
+  network: networkSchema.optional().describe("Hosts this service's gates, deploys and teardowns may reach; default: any (the runner's network)."),
 });
 
 const repairSchema = z.strictObject({
@@ -139,11 +146,7 @@ export const approvalStepSchema = z.strictObject({
   ...stepBase,
   kind: z.literal('approval'),
   approvers: z.array(z.string().regex(/^@?[A-Za-z0-9][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.-]+)?$/, 'must be a user or @org/team')).optional(),
-  'min-approvals': z
-    .int('must be a whole number')
-    .min(1, 'must be from 1 to 10 approvals')
-    .max(10, 'must be from 1 to 10 approvals')
-    .optional(),
+  'min-approvals': z.int('must be a whole number').min(1, 'must be from 1 to 10 approvals').max(10, 'must be from 1 to 10 approvals').optional(),
   'allow-requester': z.boolean().optional(),
 });
 
@@ -170,8 +173,9 @@ export const pipelineSchema = z.strictObject({
     .string()
     .min(1, 'must not be empty')
     .max(50, 'must be at most 50 characters (the GitHub label limit)')
-    .optional().describe('Issue label that starts this pipeline.'),
-  service: z.string().optional().describe('The task\'s own service (primary repository).'),
+    .optional()
+    .describe('Issue label that starts this pipeline.'),
+  service: z.string().optional().describe("The task's own service (primary repository)."),
   involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
   steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
   sandbox: z

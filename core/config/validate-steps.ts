@@ -121,7 +121,10 @@ function checkGate(ctx: PipelineSteps, names: Names, step: Obj, at: PathSegment[
     if (!('run' in step)) {
       problems.push({ path: [...at, 'run'], message: 'missing key "run": a gate with an author needs a run that uses {path}, e.g. `npx vitest run {path}`' });
     } else if (run !== undefined && !run.includes('{path}')) {
-      problems.push({ path: [...at, 'run'], message: 'must use {path} (the gate file the author writes), e.g. `npx vitest run {path}`, so the gate runs that file' });
+      problems.push({
+        path: [...at, 'run'],
+        message: 'must use {path} (the gate file the author writes), e.g. `npx vitest run {path}`, so the gate runs that file',
+      });
     }
     return;
   }
@@ -130,7 +133,11 @@ function checkGate(ctx: PipelineSteps, names: Names, step: Obj, at: PathSegment[
   }
   if ('run' in step) return;
   // Without `run`, each service runs its own `gate` command.
-  const fleet = Array.isArray(step.in) ? strings(step.in).map(([s]) => s).filter((s) => s in names.services) : [...ctx.changeSet];
+  const fleet = Array.isArray(step.in)
+    ? strings(step.in)
+        .map(([s]) => s)
+        .filter((s) => s in names.services)
+    : [...ctx.changeSet];
   const lacking = fleet.filter((s) => str(obj(names.services[s])?.gate) === undefined);
   if (lacking.length > 0) {
     problems.push({

@@ -155,13 +155,14 @@ function validateNeedsCycle(at: PathSegment[], steps: unknown[], problems: Confi
     // Start the cycle at a step whose `needs` is written: that is where the user can break it.
     // There is always one, since implicit edges only point backwards.
     const ring = found.slice(0, -1);
-    const k = Math.max(0, ring.findIndex((id) => shaped[byId.get(id)!]!.needs !== undefined));
+    const k = Math.max(
+      0,
+      ring.findIndex((id) => shaped[byId.get(id)!]!.needs !== undefined),
+    );
     const cycle = [...ring.slice(k), ...ring.slice(0, k), ring[k]!];
     const [from, to] = cycle as [string, string];
     const index = byId.get(from)!;
-    const notes = ring
-      .filter((id) => shaped[byId.get(id)!]!.needs === undefined)
-      .map((id) => `"${id}" has no needs, so it waits for the step before it`);
+    const notes = ring.filter((id) => shaped[byId.get(id)!]!.needs === undefined).map((id) => `"${id}" has no needs, so it waits for the step before it`);
     const entry = strings(obj(steps[index])?.needs).find(([n]) => n === to)?.[1];
     problems.push({
       path: entry === undefined ? [...at, 'steps', index] : [...at, 'steps', index, 'needs', entry],

@@ -22,7 +22,7 @@ export function credentialWarnings(config: Config, isSet: (name: string) => bool
       message:
         `agent "${name}" (${preset.title}) will find no credential: its CLI reads ${which}, and none is listed in \`secrets\` or set in this shell. ` +
         `On GitHub, give it in the action step's \`env:\` (e.g. \`${first}: \${{ secrets.${first} }}\`, see the workflow template) and list it in \`secrets\`; ` +
-        'ignore this if the agent signs in another way (e.g. a cloud provider\'s credentials listed in `secrets`)',
+        "ignore this if the agent signs in another way (e.g. a cloud provider's credentials listed in `secrets`)",
     });
   }
   return warnings;

@@ -30,10 +30,7 @@ export function deployingServices(payload: StepPayload): string[] {
 /** The variables the attempt's commands are given by name (never a GitHub token), sorted. */
 export function attemptSecretNames(payload: StepPayload): string[] {
   const agent = agentOfAttempt(payload);
-  const names = [
-    ...(agent ? payload.agents[agent]?.secrets ?? [] : []),
-    ...deployingServices(payload).flatMap((s) => payload.services[s]?.secrets ?? []),
-  ];
+  const names = [...(agent ? (payload.agents[agent]?.secrets ?? []) : []), ...deployingServices(payload).flatMap((s) => payload.services[s]?.secrets ?? [])];
   return [...new Set(names)].filter((n) => !isGitHubTokenName(n)).sort();
 }
 

@@ -40,17 +40,27 @@ export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
     const over = sentLength(text) - limit;
     if (p.issue.body.length > 0 && !cuts.includes('issue body')) {
       const where = p.issue.url ? ` (read it whole at ${p.issue.url})` : ` (read it whole in ${p.issue.repo}#${p.issue.number})`;
-      p = { ...p, issue: { ...p.issue, body: shorten(p.issue.body, over, `> [Conveyor] The issue body was cut to fit GitHub's workflow input limit${where}.`) } };
+      p = {
+        ...p,
+        issue: { ...p.issue, body: shorten(p.issue.body, over, `> [Conveyor] The issue body was cut to fit GitHub's workflow input limit${where}.`) },
+      };
       cuts.push('issue body');
     } else if (p.findings && !cuts.includes('findings')) {
-      p = { ...p, findings: shorten(p.findings, over, '> [Conveyor] The findings were cut to fit GitHub\'s workflow input limit; the full list is in the previous attempt\'s check run.') };
+      p = {
+        ...p,
+        findings: shorten(
+          p.findings,
+          over,
+          "> [Conveyor] The findings were cut to fit GitHub's workflow input limit; the full list is in the previous attempt's check run.",
+        ),
+      };
       cuts.push('findings');
     } else if (p.environments.some((e) => e.outputTail) && !cuts.includes('environment output')) {
       p = { ...p, environments: p.environments.map(({ outputTail: _tail, ...e }) => e) };
       cuts.push('environment output');
     } else if (cuts.includes('issue body') && p.issue.body.length > 0) {
       // A body full of escapes can need a second cut.
-      p = { ...p, issue: { ...p.issue, body: shorten(p.issue.body, over, '> [Conveyor] The issue body was cut to fit GitHub\'s workflow input limit.') } };
+      p = { ...p, issue: { ...p.issue, body: shorten(p.issue.body, over, "> [Conveyor] The issue body was cut to fit GitHub's workflow input limit.") } };
     } else if (p.findings && p.findings.length > 0) {
       p = { ...p, findings: shorten(p.findings, over, '> [Conveyor] The findings were cut.') };
     } else {

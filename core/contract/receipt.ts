@@ -70,4 +70,3 @@ export function shortReceipt(receipt: string | undefined): string {
 export function receiptHex(receipt: string): string {
   return receipt.startsWith(RECEIPT_PREFIX) ? receipt.slice(RECEIPT_PREFIX.length) : receipt;
 }
-

@@ -12,7 +12,8 @@ export function verdictJsonSchema(): Record<string, unknown> {
   return {
     ...generated,
     title: 'Conveyor review verdict ($CONVEYOR_RESULT_FILE of a review step)',
-    description: '`fail` sends the findings to the repair agent; scores are from 0 to 1. A finding is a string, or an object such as {"file", "line", "message"}.',
+    description:
+      '`fail` sends the findings to the repair agent; scores are from 0 to 1. A finding is a string, or an object such as {"file", "line", "message"}.',
   };
 }
 

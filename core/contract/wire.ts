@@ -80,7 +80,7 @@ export const stepPayloadSchema = z.object({
    * the runner's OIDC token for the attempt's installation token. Optional: an action given a
    * token file needs none. Routing, not an input of the step: receipts leave it out.
    */
-  app: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be the app\'s public http(s) URL' }) }).optional(),
+  app: z.object({ url: z.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
   /**
    * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
    * queued attempt lost only this long after queueing it, and nothing else closes the check run
@@ -122,9 +122,7 @@ export const stepResultSchema = z.object({
   /** Head of the work branch (or the checkout) of each repository after the step. */
   commits: z.record(z.string(), z.string()).default({}),
   environments: z.array(environmentSchema).default([]),
-  review: reviewVerdictSchema
-    .extend({ agent: z.string(), model: z.string().optional(), independent: z.boolean() })
-    .optional(),
+  review: reviewVerdictSchema.extend({ agent: z.string(), model: z.string().optional(), independent: z.boolean() }).optional(),
   /** What a repair agent should address: failing gate lines or review findings. */
   findings: z.string().optional(),
   error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
@@ -161,9 +159,7 @@ export function parseStepPayload(text: string): { ok: true; payload: StepPayload
 }
 
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? formatPath(i.path) : '(root)'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length ? formatPath(i.path) : '(root)'}: ${i.message}`).join('; ');
 }
 
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {

@@ -55,7 +55,9 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${s.mode === 'repair' ? ' (repair)' : ''}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
     const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
     const l = links[p.id] ?? {};
-    const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : ''].filter(Boolean).join(' · ');
+    const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : '']
+      .filter(Boolean)
+      .join(' · ');
     // Reasons carry what commands and agents printed: shown as text, never as Markdown.
     const state = `${STATE_ICON[s.status]}${s.reason ? `: ${inlineText(s.reason.slice(0, 300))}` : ''}`;
     return `| \`${p.id}\` | ${p.kind} | ${state} | ${attempt} | ${duration} | ${linkText} |`;
@@ -70,7 +72,10 @@ export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   }
   const envs = run.environments.filter((e) => e.state !== 'skipped');
   if (envs.length > 0) {
-    lines.push('', '**Environments:** ' + envs.map((e) => (safeLinkTarget(e.url) ? link(inlineText(e.service), e.url) : `${inlineText(e.service)}: ${e.state}`)).join(', '));
+    lines.push(
+      '',
+      '**Environments:** ' + envs.map((e) => (safeLinkTarget(e.url) ? link(inlineText(e.service), e.url) : `${inlineText(e.service)}: ${e.state}`)).join(', '),
+    );
   }
   if (run.waitingFor) lines.push('', `**Waiting for:** ${inlineText(run.waitingFor)}`);
   if (run.status === 'cancelled' && run.reason) lines.push('', `**Cancelled:** ${inlineText(run.reason)}`);
@@ -106,9 +111,7 @@ export interface SummaryCheck {
 
 export function renderSummaryCheck(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): SummaryCheck {
   const done = Object.values(run.steps).filter((s) => s.status === 'succeeded').length;
-  const title = run.waitingFor
-    ? `waiting: ${run.waitingFor}`.slice(0, 200)
-    : `${run.status}: ${done} of ${run.plan.steps.length} steps succeeded`;
+  const title = run.waitingFor ? `waiting: ${run.waitingFor}`.slice(0, 200) : `${run.status}: ${done} of ${run.plan.steps.length} steps succeeded`;
   const summary = table;
   if (run.status === 'succeeded') return { status: 'completed', conclusion: 'success', title, summary };
   if (run.status === 'cancelled') return { status: 'completed', conclusion: 'cancelled', title, summary };

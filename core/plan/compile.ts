@@ -33,10 +33,7 @@ export interface CompileOptions {
 export class MissingRepoError extends ConveyorError {
   readonly service: string;
   constructor(service: string) {
-    super(
-      'bad-input',
-      `service "${service}" has no \`repo\`, so it lives in the repository holding the configuration, and that repository was not given`,
-    );
+    super('bad-input', `service "${service}" has no \`repo\`, so it lives in the repository holding the configuration, and that repository was not given`);
     this.name = 'MissingRepoError';
     this.service = service;
   }
@@ -103,12 +100,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   return { ...plan, hash: hashPlan(plan) };
 }
 
-function compileStep(
-  step: StepConfig,
-  written: readonly string[],
-  changeSet: readonly string[],
-  deployable: readonly string[],
-): PlanStep {
+function compileStep(step: StepConfig, written: readonly string[], changeSet: readonly string[], deployable: readonly string[]): PlanStep {
   const common = {
     id: step.id,
     // A set: `needs: [a, b]` and `needs: [b, a]` run the same.

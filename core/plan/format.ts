@@ -6,10 +6,7 @@ export function formatPlan(plan: Plan): string {
   const out: string[] = [];
   const own = plan.services[plan.service];
   out.push(`Pipeline ${plan.pipeline}  (label "${plan.label}")`);
-  out.push(
-    `  service ${plan.service}${own ? ` in ${own.repo}` : ''}` +
-      (plan.involves.length ? `, involves ${plan.involves.join(', ')}` : ''),
-  );
+  out.push(`  service ${plan.service}${own ? ` in ${own.repo}` : ''}` + (plan.involves.length ? `, involves ${plan.involves.join(', ')}` : ''));
   out.push('');
 
   out.push('Waves  (a wave starts when every step of the waves before it has succeeded)');

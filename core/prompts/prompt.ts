@@ -81,9 +81,7 @@ export function buildPrompt(input: PromptInput): string {
   );
   out.push('| folder | repository | role | services | branch (base) |', '| --- | --- | --- | --- | --- |');
   for (const r of repos) {
-    const services = r.services
-      .map((s) => (r.paths?.[s] ? `${s} (in \`${r.paths[s]}\`)` : s))
-      .join(', ');
+    const services = r.services.map((s) => (r.paths?.[s] ? `${s} (in \`${r.paths[s]}\`)` : s)).join(', ');
     out.push(`| \`${r.dir}\` | ${r.repo} | ${r.role} | ${services || '-'} | \`${r.branch}\` (\`${r.base}\`) |`);
   }
   out.push('');

@@ -82,7 +82,10 @@ function verdictInstructions(by: 'file' | 'answer' | 'reply'): string[] {
       'Give your verdict as your final answer, one JSON object (your CLI holds it to this shape, and Conveyor records it;',
       'write no file for it):',
       '',
-      fence(`{"verdict": "pass" | "fail",\n "findings": [{"file": "src/a.ts" or null, "line": 12 or null, "message": "what must change"}, ...],\n ${scores}}`, 'json'),
+      fence(
+        `{"verdict": "pass" | "fail",\n "findings": [{"file": "src/a.ts" or null, "line": 12 or null, "message": "what must change"}, ...],\n ${scores}}`,
+        'json',
+      ),
     ];
   }
   const shape = fence(`{"verdict": "pass" | "fail", "findings": ["what must change, one finding each", ...],\n ${scores}}`, 'json');
@@ -138,7 +141,11 @@ export function readVerdict(text: string | undefined): VerdictReading {
     return { ok: false, problem: `$CONVEYOR_RESULT_FILE is not JSON (${(e as Error).message})` };
   }
   const parsed = reviewVerdictSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, problem: `the verdict does not match {"verdict": "pass"|"fail", "findings": [...], "scores": {"complexity", "risk", "impact"} (0-1)}: ${describeIssues(parsed.error)}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      problem: `the verdict does not match {"verdict": "pass"|"fail", "findings": [...], "scores": {"complexity", "risk", "impact"} (0-1)}: ${describeIssues(parsed.error)}`,
+    };
   return { ok: true, verdict: parsed.data };
 }
 

@@ -18,9 +18,7 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
     if (status !== 'waiting') return reply(run, event, `Step "${p.id}" is not waiting for a decision (it is ${status ?? 'unknown'}).`);
     target = p;
   } else {
-    target = run.plan.steps.find(
-      (p): p is ApprovalStep => p.kind === 'approval' && run.steps[p.id]?.status === 'waiting',
-    );
+    target = run.plan.steps.find((p): p is ApprovalStep => p.kind === 'approval' && run.steps[p.id]?.status === 'waiting');
     if (!target) return reply(run, event, `Run ${run.id} is not waiting for an approval (it is ${run.status}).`);
   }
   if (!isApprover(target.approvers, event.by, event.team)) {

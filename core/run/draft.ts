@@ -26,7 +26,6 @@ export function capped(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-
 export function isTerminal(run: Run): boolean {
   return run.status === 'succeeded' || run.status === 'cancelled';
 }
@@ -123,7 +122,7 @@ export function attemptTimeoutMinutes(run: Run, stepId: string): number {
   const name = ('repair' in step && step.repair?.agent) || coderAgent(run);
   const agent = name ? run.plan.agents[name] : undefined;
   // Its setup (installing its CLI) runs first, on its own clock.
-  const setup = agent?.setup !== undefined ? agent.setupTimeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES : 0;
+  const setup = agent?.setup !== undefined ? (agent.setupTimeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES) : 0;
   return Math.max(step.timeoutMinutes, agent ? agent.timeoutMinutes + setup : 0);
 }
 
@@ -286,7 +285,11 @@ export class Draft {
     if (order.some((p) => p.kind === 'merge' && this.run.steps[p.id]?.status === 'succeeded')) {
       const dropped = 'the pull requests merged before it could go to the agent';
       this.run.feedback = all.map((f) => (pending.includes(f) ? { ...f, dropped } : f));
-      this.effects.push({ type: 'reply', key: `${this.run.id}:reply:feedback-dropped:${this.base.version + 1}`, text: `The feedback of ${by} came while the pull requests were merging, and they merged: it was not given to the agent. Open a new issue for it.` });
+      this.effects.push({
+        type: 'reply',
+        key: `${this.run.id}:reply:feedback-dropped:${this.base.version + 1}`,
+        text: `The feedback of ${by} came while the pull requests were merging, and they merged: it was not given to the agent. Open a new issue for it.`,
+      });
       return false;
     }
     const after = new Set(order.slice(at + 1).map((p) => p.id));
@@ -368,7 +371,9 @@ export function staleApprovalsNote(s: Staleness): string {
 
 /** Why earlier approvals of a step no longer count, when a new head made them stale (the latest), for its waiting reason. */
 export function staleNote(run: Run, stepId: string): string {
-  const last = run.approvals.findLast((a) => a.step === stepId && (a.stale?.kind === 'pushed' || a.stale?.kind === 'agent-wrote' || a.stale?.kind === 'feedback'));
+  const last = run.approvals.findLast(
+    (a) => a.step === stepId && (a.stale?.kind === 'pushed' || a.stale?.kind === 'agent-wrote' || a.stale?.kind === 'feedback'),
+  );
   return last?.stale ? staleApprovalsNote(last.stale) : '';
 }
 

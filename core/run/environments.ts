@@ -46,9 +46,7 @@ export function lateEnvironments(run: Run, envs: readonly Environment[], at: str
  * kept on the run with the reason (for people, and for `conveyor teardown` to try again).
  */
 export function tornDownEvent(targets: readonly Environment[], removed: Environment[], why: string, at: string): Extract<RunEvent, { type: 'torn-down' }> {
-  const failed = targets
-    .filter((e) => !removed.some((r) => sameTarget(r, e)))
-    .map((e) => ({ ...e, error: why }));
+  const failed = targets.filter((e) => !removed.some((r) => sameTarget(r, e))).map((e) => ({ ...e, error: why }));
   return { type: 'torn-down', at, environments: removed, ...(failed.length ? { failed } : {}) };
 }
 

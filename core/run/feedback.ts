@@ -26,7 +26,12 @@ export function renderFeedback(items: readonly Feedback[]): string {
     const text = sanitizeIssueText(f.text).trim();
     if (text) out.push(fence(text), '');
     for (const c of f.comments ?? []) {
-      out.push(`On \`${sanitizeIssueText(c.path)}\`${c.line !== undefined ? ` line ${c.line}` : ''}:`, '', fence(sanitizeIssueText(c.body).trim() || '(empty)'), '');
+      out.push(
+        `On \`${sanitizeIssueText(c.path)}\`${c.line !== undefined ? ` line ${c.line}` : ''}:`,
+        '',
+        fence(sanitizeIssueText(c.body).trim() || '(empty)'),
+        '',
+      );
     }
   }
   return out.join('\n').trimEnd();

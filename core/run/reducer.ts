@@ -9,7 +9,21 @@
 import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../contract/wire.ts';
 import { decide, headMoved, prPushed } from './approvals.ts';
-import { capped, coderAgent, describeFailure, Draft, REASON_MAX, findRecord, isTerminal, MAX_CONFLICT_REPAIRS, MAX_LOSSES, mergeBy, planStep, renderFindings, reply } from './draft.ts';
+import {
+  capped,
+  coderAgent,
+  describeFailure,
+  Draft,
+  REASON_MAX,
+  findRecord,
+  isTerminal,
+  MAX_CONFLICT_REPAIRS,
+  MAX_LOSSES,
+  mergeBy,
+  planStep,
+  renderFindings,
+  reply,
+} from './draft.ts';
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
@@ -18,25 +32,9 @@ import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
 
-export {
-  currentAttempt,
-  nextWave,
-  isTerminal,
-  validApprovals,
-  renderFindings,
-  dispatchKey,
-  MAX_LOSSES,
-  MAX_CONFLICT_REPAIRS,
-} from './draft.ts';
+export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, dispatchKey, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
-export function createRun(input: {
-  id: string;
-  plan: Plan;
-  issue: RunIssue;
-  requester?: string;
-  options: Record<string, unknown>;
-  at: string;
-}): Run {
+export function createRun(input: { id: string; plan: Plan; issue: RunIssue; requester?: string; options: Record<string, unknown>; at: string }): Run {
   const steps: Record<string, StepState> = {};
   for (const p of input.plan.steps) {
     steps[p.id] = { id: p.id, status: 'pending', attempt: 0, epoch: 0, mode: 'run', repairs: 0, losses: 0, attempts: [] };
@@ -112,7 +110,10 @@ function withPayloads(t: Transition): Transition {
     const payload = limit === undefined ? built : fitPayload(built, limit).payload;
     const s = t.run.steps[e.step]!;
     const inputs = inputsDigest(payload);
-    t.run.steps[e.step] = { ...s, attempts: s.attempts.map((r) => (r.attempt === e.attempt && r.epoch === e.epoch && r.mode === e.mode ? { ...r, inputs } : r)) };
+    t.run.steps[e.step] = {
+      ...s,
+      attempts: s.attempts.map((r) => (r.attempt === e.attempt && r.epoch === e.epoch && r.mode === e.mode ? { ...r, inputs } : r)),
+    };
     return { ...e, payload };
   });
   return { run: t.run, effects };
@@ -180,9 +181,23 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
   const untrusted = untrustedResult(s, result, event.inputs);
   if (untrusted) {
     const said = result.error ? ` (it said: ${result.error.code}: ${result.error.message.slice(0, 300)})` : '';
-    return lost(run, { type: 'step-lost', at, step: s.id, attempt: s.attempt, epoch: s.epoch, reason: `the result of attempt ${s.attempt} was not trusted: ${untrusted}${said}` });
+    return lost(run, {
+      type: 'step-lost',
+      at,
+      step: s.id,
+      attempt: s.attempt,
+      epoch: s.epoch,
+      reason: `the result of attempt ${s.attempt} was not trusted: ${untrusted}${said}`,
+    });
   }
-  const record = { conclusion: result.conclusion, summary: result.summary, error: result.error, receipt: result.receipt, inputs: event.inputs, sandbox: result.sandbox };
+  const record = {
+    conclusion: result.conclusion,
+    summary: result.summary,
+    error: result.error,
+    receipt: result.receipt,
+    inputs: event.inputs,
+    sandbox: result.sandbox,
+  };
   // An agent that stalled said nothing about the work: its attempt counts as lost, not as a verdict.
   if (result.error?.code === 'agent-stalled') return redispatchLost(run, s, at, record, `the agent stalled (${result.error.message.slice(0, 300)})`);
   const d = new Draft(run, at);
@@ -242,7 +257,14 @@ function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transi
  * is dispatched again as the same attempt with the next epoch (a repair keeps its findings), at
  * most MAX_LOSSES times, then the step fails. No repair is spent on it.
  */
-function redispatchLost(run: Run, s: StepState, at: string, record: Parameters<Draft['finishAttempt']>[1], reason: string, environments?: readonly Environment[]): Transition {
+function redispatchLost(
+  run: Run,
+  s: StepState,
+  at: string,
+  record: Parameters<Draft['finishAttempt']>[1],
+  reason: string,
+  environments?: readonly Environment[],
+): Transition {
   const d = new Draft(run, at);
   const findings = findRecord(s, s.attempt, s.epoch)?.findings;
   d.finishAttempt(s.id, record);
@@ -352,7 +374,13 @@ function feedback(run: Run, event: Extract<RunEvent, { type: 'feedback' }>): Tra
   if (taken) return t;
   const busy = run.plan.steps.filter((p) => run.steps[p.id]?.status === 'queued').map((p) => `"${p.id}"`);
   const why = busy.length > 0 ? `once ${busy.join(', ')} ${busy.length === 1 ? 'finishes' : 'finish'}` : `once step "${code.id}" has run`;
-  return { run: t.run, effects: [{ type: 'reply', key: `${run.id}:reply:feedback:${event.id}`, text: `The feedback of ${event.by} waits: it goes to the coder ${why}.` }, ...t.effects] };
+  return {
+    run: t.run,
+    effects: [
+      { type: 'reply', key: `${run.id}:reply:feedback:${event.id}`, text: `The feedback of ${event.by} waits: it goes to the coder ${why}.` },
+      ...t.effects,
+    ],
+  };
 }
 
 function cancel(run: Run, at: string, why: string, unreachable = false): Transition {

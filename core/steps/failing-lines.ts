@@ -87,7 +87,11 @@ export function failingLines(output: string, options: FailingLinesOptions = {}):
   const tailLines = options.tailLines ?? 15;
   const maxBytes = options.maxBytes ?? 8192;
   if (maxBytes <= 0) return '';
-  const lines = output.replace(ANSI, '').replace(/\r\n?/g, '\n').split('\n').map((l) => clip(l.trimEnd()));
+  const lines = output
+    .replace(ANSI, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => clip(l.trimEnd()));
   const nonEmpty = lines.map((l, i) => (l.trim() ? i : -1)).filter((i) => i >= 0);
   const keep = new Set<number>();
   let used = 0;

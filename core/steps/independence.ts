@@ -16,7 +16,7 @@ export function modelFamily(model: string): string {
   id = id.slice(id.lastIndexOf('/') + 1);
   id = id.replace(/[@:].*$/, '');
   // A date with dashes goes whole, before its parts could be taken for three versions.
-  for (let before = ''; before !== id; ) {
+  for (let before = ''; before !== id;) {
     before = id;
     id = id.replace(/[-_]\d{4}-\d{2}-\d{2}$/, '').replace(VERSION_PART, '');
   }
@@ -46,7 +46,10 @@ export function judgeIndependence(coder: Author | undefined, reviewer: Author): 
   const a = modelFamily(coder.model);
   const b = modelFamily(reviewer.model);
   if (a === b) {
-    return { independent: false, reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\`` };
+    return {
+      independent: false,
+      reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\``,
+    };
   }
   return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`)` };
 }

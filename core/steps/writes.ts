@@ -1,7 +1,10 @@
 // `writes:` of a code step: path prefixes the agent may change. Pure.
 
 function normalize(prefix: string): string {
-  return prefix.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return prefix
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 /** True when `path` (relative to the repository) lies under one of `prefixes`; no prefixes: all. */

@@ -6,7 +6,18 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 
 /** Credentials that tools keep in a home folder: folders, then single files. */
 const HOME_FOLDERS = ['.ssh', '.config', '.docker', '.aws', '.azure', '.kube', '.gnupg', '.password-store', '.local/share/keyrings'];
-const HOME_FILES = ['.gitconfig', '.git-credentials', '.netrc', '.npmrc', '.yarnrc', '.pypirc', '.cargo/credentials', '.cargo/credentials.toml', '.gem/credentials', '.vault-token'];
+const HOME_FILES = [
+  '.gitconfig',
+  '.git-credentials',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.vault-token',
+];
 
 export interface HiddenPlaces {
   /** Absolute, existing, real paths of folders to cover. */

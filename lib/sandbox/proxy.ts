@@ -26,7 +26,11 @@ export interface Proxy {
 
 /** A host as compared: lower case, no trailing dot, no brackets around an IPv6 address. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
 }
 
 /** `host` allows exactly that host; `*.host` allows every subdomain of it (not `host` itself). */
@@ -39,7 +43,17 @@ export function hostAllowed(host: string, allow: readonly string[]): boolean {
 }
 
 /** Headers that concern only the hop to the proxy. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 export async function startProxy(options: { socketPath: string; allow: readonly string[]; onBlocked?: (host: string, port: number) => void }): Promise<Proxy> {
   const counts = new Map<string, Blocked>();
@@ -75,7 +89,9 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
     const port = Number(url.port || 80);
     if (!hostAllowed(url.hostname, options.allow)) {
       refuse(url.hostname, port);
-      res.writeHead(403, { 'content-type': 'text/plain' }).end(`conveyor sandbox: ${normalizeHost(url.hostname)}:${port} is not in this command's network.allow\n`);
+      res
+        .writeHead(403, { 'content-type': 'text/plain' })
+        .end(`conveyor sandbox: ${normalizeHost(url.hostname)}:${port} is not in this command's network.allow\n`);
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));

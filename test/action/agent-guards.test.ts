@@ -62,7 +62,9 @@ describe('setup', () => {
     const { result, log } = await run(payload, { ws });
     expect(result.conclusion).toBe('failure');
     expect(result.error?.code).toBe('setup-failed');
-    expect(result.error?.message).toMatch(/^the setup of agent "coder", `echo installing the cli; exit 3`, exited with 3 \(last lines: "installing the cli"\); the step's own command did not run$/);
+    expect(result.error?.message).toMatch(
+      /^the setup of agent "coder", `echo installing the cli; exit 3`, exited with 3 \(last lines: "installing the cli"\); the step's own command did not run$/,
+    );
     expect(log).toContain('conveyor: setup of agent "coder" in');
     expect(log).toContain('  setup | installing the cli');
     expect(existsSync(join(ws, 'agent-ran'))).toBe(false);
@@ -109,11 +111,16 @@ describe('the stall guard', () => {
       const mark = randomUUID();
       const ws = join(scratch, 'ws');
       const agent = ['echo thinking', 'sleep 300 &', '(trap "" TERM; sleep 300) &', 'wait'].join('\n');
-      const payload = withCoder(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent, agentEnv: { STALL_MARK: mark } }), { timeoutMinutes: 30, stallMinutes: 1 });
+      const payload = withCoder(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent, agentEnv: { STALL_MARK: mark } }), {
+        timeoutMinutes: 30,
+        stallMinutes: 1,
+      });
       const { result } = await run(payload, { ws, sandboxed, minuteMs: 500 });
       expect(result.conclusion).toBe('failure');
       expect(result.error?.code).toBe('agent-stalled');
-      expect(result.error?.message).toBe('The agent printed nothing and changed nothing in the workspace for 1 minute(s) (stall-minutes) and was stopped; the attempt runs again. Nothing was pushed.');
+      expect(result.error?.message).toBe(
+        'The agent printed nothing and changed nothing in the workspace for 1 minute(s) (stall-minutes) and was stopped; the attempt runs again. Nothing was pushed.',
+      );
       expect(result.summary).toContain('thinking');
       expect(processesWith('STALL_MARK', mark)).toEqual([]);
       expect(remotes.branches('acme/web')).toEqual(['main']);
@@ -133,7 +140,10 @@ describe('the stall guard', () => {
 
 describe('a reviewer that cannot be confused with a failing review', () => {
   const reviewPayload = (run: string): StepPayload => {
-    const payload = makePayload({ repos: [{ repo: 'acme/web' }], step: { id: 'review', kind: 'review', agent: 'reviewer', needs: [], timeoutMinutes: 30, repair: { agent: 'coder', maxAttempts: 2 } } });
+    const payload = makePayload({
+      repos: [{ repo: 'acme/web' }],
+      step: { id: 'review', kind: 'review', agent: 'reviewer', needs: [], timeoutMinutes: 30, repair: { agent: 'coder', maxAttempts: 2 } },
+    });
     return { ...payload, agents: { ...payload.agents, reviewer: { name: 'reviewer', run, timeoutMinutes: 5, env: {} } } };
   };
 
@@ -141,7 +151,10 @@ describe('a reviewer that cannot be confused with a failing review', () => {
     git(remotes.bare('acme/web'), 'branch', 'conveyor/web-7', 'main');
     remotes.commit('acme/web', 'conveyor/web-7', { 'greet.js': 'hello\n' });
     const verdict = JSON.stringify({ verdict: 'pass', findings: [], scores: { complexity: 0, risk: 0, impact: 0 } });
-    const { result } = await run(reviewPayload(`printf '%s' '${verdict}' > "$CONVEYOR_RESULT_FILE"; pwd; git rev-parse --show-toplevel; echo boom >&2; exit 2`), { ws: join(scratch, 'ws') });
+    const { result } = await run(
+      reviewPayload(`printf '%s' '${verdict}' > "$CONVEYOR_RESULT_FILE"; pwd; git rev-parse --show-toplevel; echo boom >&2; exit 2`),
+      { ws: join(scratch, 'ws') },
+    );
     expect(result.conclusion).toBe('failure');
     expect(result.error?.code).toBe('reviewer-no-verdict');
     expect(result.error?.message).toBe('The reviewer exited with 2 before giving a verdict; the change was not judged, and no repair runs.');

@@ -20,7 +20,14 @@ function io(payload: Record<string, unknown>, env: Record<string, string> = {}):
 }
 
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
-const output = { name: 'conveyor / test', conclusion: 'success' as const, title: 'success', summary: 'all good', externalId: EXTERNAL_ID, text: '<!-- result -->' };
+const output = {
+  name: 'conveyor / test',
+  conclusion: 'success' as const,
+  title: 'success',
+  summary: 'all good',
+  externalId: EXTERNAL_ID,
+  text: '<!-- result -->',
+};
 
 beforeEach(() => nock.disableNetConnect());
 afterEach(() => {
@@ -31,7 +38,9 @@ afterEach(() => {
 describe("the action's check run", () => {
   it('is not read back while the app promises the attempt is current, and is completed in one call', async () => {
     const patches: Array<Record<string, unknown>> = [];
-    const patch = nock(API).patch('/repos/acme/web/check-runs/55', (b: Record<string, unknown>) => patches.push(b) > 0).reply(200, { id: 55, status: 'completed' });
+    const patch = nock(API)
+      .patch('/repos/acme/web/check-runs/55', (b: Record<string, unknown>) => patches.push(b) > 0)
+      .reply(200, { id: 55, status: 'completed' });
     const before = Date.now();
     const gate = await prepareCheckRun(io({ currentUntil: inMinutes(9) }));
     expect(gate.proceed).toBe(true);
@@ -58,7 +67,9 @@ describe("the action's check run", () => {
     ['a promise running out within the clock margin', { currentUntil: inMinutes(CLOCK_MARGIN_MS / 60_000 - 0.5) }, {}],
     ['a re-run of the workflow', { currentUntil: inMinutes(9) }, { GITHUB_RUN_ATTEMPT: '2' }],
   ])('is read first with %s: a completed one means the attempt is over, and nothing is written', async (_what, payload, env) => {
-    const read = nock(API).get('/repos/acme/web/check-runs/55').reply(200, { id: 55, status: 'completed', conclusion: 'cancelled', external_id: EXTERNAL_ID, output: {} });
+    const read = nock(API)
+      .get('/repos/acme/web/check-runs/55')
+      .reply(200, { id: 55, status: 'completed', conclusion: 'cancelled', external_id: EXTERNAL_ID, output: {} });
     const gate = await prepareCheckRun(io(payload, env));
     expect(read.isDone()).toBe(true);
     expect(gate).toEqual({ proceed: false, reason: 'check run 55 is already completed: this attempt is no longer current' });
@@ -66,6 +77,9 @@ describe("the action's check run", () => {
 
   it("is read first without a promise, and refuses one that is another attempt's", async () => {
     nock(API).get('/repos/acme/web/check-runs/55').reply(200, { id: 55, status: 'queued', conclusion: null, external_id: 'acme-web-7:test:3:0', output: {} });
-    expect(await prepareCheckRun(io({}))).toEqual({ proceed: false, reason: 'check run 55 belongs to attempt acme-web-7:test:3:0, not acme-web-7:test:2:0: this attempt is no longer current' });
+    expect(await prepareCheckRun(io({}))).toEqual({
+      proceed: false,
+      reason: 'check run 55 belongs to attempt acme-web-7:test:3:0, not acme-web-7:test:2:0: this attempt is no longer current',
+    });
   });
 });

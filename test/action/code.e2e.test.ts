@@ -184,9 +184,7 @@ describe('code step across sibling repositories', () => {
   it('keeps the work a resumed branch already holds when the agent adds nothing (a re-run after a lost attempt or a restart)', async () => {
     git(remotes.bare('acme/web'), 'branch', 'conveyor/web-7', 'main');
     const held = remotes.commit('acme/web', 'conveyor/web-7', { 'earlier.txt': 'from the lost attempt\n' }, 'earlier work');
-    const opened = await withForge((forge) =>
-      forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 't', body: 'b' }),
-    );
+    const opened = await withForge((forge) => forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 't', body: 'b' }));
     const payload = makePayload({ repos: [THREE[0]!, THREE[1]!], agentRun: 'echo nothing new' });
     const run = runAction({ payload, dir: scratch, env: env() });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');

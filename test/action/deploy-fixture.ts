@@ -141,7 +141,13 @@ export function createFixture(): Fixture {
         workBranch: 'conveyor/web-7',
         ...(options.prs?.includes(repo) ? { pr: { repo, number: 1, url: `https://example.test/${repo}/pull/1`, branch: 'conveyor/web-7' } } : {}),
       }));
-      const step: PlanStep = { id: 'preview', kind: 'deploy', services: options.stepServices ?? names.filter((n) => specs[n]?.run), needs: [], timeoutMinutes: 30 };
+      const step: PlanStep = {
+        id: 'preview',
+        kind: 'deploy',
+        services: options.stepServices ?? names.filter((n) => specs[n]?.run),
+        needs: [],
+        timeoutMinutes: 30,
+      };
       return {
         version: WIRE_VERSION,
         runId: 'web-7',
@@ -184,7 +190,12 @@ export function createFixture(): Fixture {
     times: () => readTimes(rec),
     envOf(service, command = 'deploy') {
       const text = readFileSync(join(rec, command === 'deploy' ? `${service}.env` : `${service}.teardown.env`), 'utf8');
-      return Object.fromEntries(text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      return Object.fromEntries(
+        text
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
     },
     cleanup() {
       remotes.cleanup();

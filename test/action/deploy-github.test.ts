@@ -29,7 +29,13 @@ afterEach(() => {
 /** A step context that clones from the local remotes and talks to (mocked) GitHub as its forge. */
 function githubContext(): StepContext {
   const ctx = createContext({
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: f.remotes.url, CONVEYOR_WORKSPACE_ROOT: join(f.scratch, `ws-${++n}`), REC: f.rec },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GITHUB_SERVER_URL: f.remotes.url,
+      CONVEYOR_WORKSPACE_ROOT: join(f.scratch, `ws-${++n}`),
+      REC: f.rec,
+    },
     log: () => undefined,
   });
   const forge = new GitHubForge(QUICK);
@@ -38,12 +44,21 @@ function githubContext(): StepContext {
 
 type Body = Record<string, unknown>;
 const deploymentFor = (envId: string, ref: string) => (b: Body) =>
-  b.environment === envId && b.ref === ref && b.transient_environment === true && b.production_environment === false && b.auto_merge === false && Array.isArray(b.required_contexts) && (b.required_contexts as unknown[]).length === 0;
+  b.environment === envId &&
+  b.ref === ref &&
+  b.transient_environment === true &&
+  b.production_environment === false &&
+  b.auto_merge === false &&
+  Array.isArray(b.required_contexts) &&
+  (b.required_contexts as unknown[]).length === 0;
 
 describe('GitHub Deployments of preview environments', () => {
   it('creates a transient deployment per environment: in progress, then success with its URL or failure; inactive on teardown', async () => {
     const teardown = '"$REC/teardown.sh"';
-    const payload = f.payload({ web: { dependsOn: ['api'], run: deployCommand(0), teardown }, api: { run: deployCommand(0, 'fail'), teardown } }, { own: 'web' });
+    const payload = f.payload(
+      { web: { dependsOn: ['api'], run: deployCommand(0), teardown }, api: { run: deployCommand(0, 'fail'), teardown } },
+      { own: 'web' },
+    );
     const head = f.remotes.head('acme/mono', 'main')!;
     const scope = nock(API, { reqheaders: { authorization: 'token ghs_test' } })
       .post('/repos/acme/mono/deployments', deploymentFor('web-7-api', head))
@@ -85,7 +100,7 @@ describe('GitHub Deployments of preview environments', () => {
     expect(result.summary).toMatch(/GitHub deployment: creating the deployment of web failed: .*HTTP 500/);
   });
 
-  it('refuses an answer without a deployment (GitHub\'s 202 when it would merge first)', async () => {
+  it("refuses an answer without a deployment (GitHub's 202 when it would merge first)", async () => {
     const forge = new GitHubForge(QUICK);
     const scope = nock(API).post('/repos/acme/web/deployments').reply(202, { message: 'Auto-merged main into topic' });
     await expect(forge.createDeployment({ repo: 'acme/web', ref: 'abc', environment: 'e', description: 'd', transient: true })).rejects.toThrow(

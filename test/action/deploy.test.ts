@@ -64,7 +64,12 @@ describe('deploy step: order over the service graph', () => {
     expect(l!.start).toBeLessThan(r!.end!);
     expect(r!.start).toBeLessThan(l!.end!);
     expect(top!.start).toBeGreaterThanOrEqual(Math.max(l!.end!, r!.end!));
-    expect(f.envOf('top').CONVEYOR_PEER_URLS!.split(',').map((p) => p.split('=')[0])).toEqual(['left', 'right']);
+    expect(
+      f
+        .envOf('top')
+        .CONVEYOR_PEER_URLS!.split(',')
+        .map((p) => p.split('=')[0]),
+    ).toEqual(['left', 'right']);
   });
 
   it('runs independent services at the same time, and starts each consumer when its own providers settle', async () => {
@@ -112,7 +117,10 @@ describe('deploy step: order over the service graph', () => {
 
 describe('deploy step: outcomes', () => {
   it('goes on when a peer fails: its consumer starts without its URL and the summary says so', async () => {
-    const payload = f.payload({ web: { dependsOn: ['api', 'auth'], run: deployCommand(0) }, api: { run: deployCommand(0, 'fail') }, auth: { run: deployCommand(0) } }, { own: 'web' });
+    const payload = f.payload(
+      { web: { dependsOn: ['api', 'auth'], run: deployCommand(0) }, api: { run: deployCommand(0, 'fail') }, auth: { run: deployCommand(0) } },
+      { own: 'web' },
+    );
     const result = await f.deploy(payload);
     expect(result.conclusion, result.summary).toBe('success');
     expect(envs(result)).toEqual({ api: 'failed', auth: 'ready', web: 'ready' });
@@ -154,7 +162,10 @@ describe('deploy step: outcomes', () => {
 
   it('fails a service that reports anything but an http(s) URL: a javascript: link with Markdown and a mention never becomes a ready environment', async () => {
     const evil = 'javascript:alert(document.cookie)//[click](https://x) @octocat';
-    const payload = f.payload({ web: { dependsOn: ['api'], run: deployCommand(0) }, api: { run: `echo ${JSON.stringify(`url=${evil}`)} > "$CONVEYOR_OUTPUT"` } }, { own: 'web' });
+    const payload = f.payload(
+      { web: { dependsOn: ['api'], run: deployCommand(0) }, api: { run: `echo ${JSON.stringify(`url=${evil}`)} > "$CONVEYOR_OUTPUT"` } },
+      { own: 'web' },
+    );
     const result = await f.deploy(payload);
     const api = result.environments.find((e) => e.service === 'api')!;
     expect(api.state).toBe('failed');
@@ -165,7 +176,10 @@ describe('deploy step: outcomes', () => {
   });
 
   it('tells colliding provider slugs apart with -2', async () => {
-    const payload = f.payload({ web: { dependsOn: ['api_v1', 'api-v1'], run: deployCommand(0) }, 'api-v1': { run: deployCommand(0) }, api_v1: { run: deployCommand(0) } }, { own: 'web' });
+    const payload = f.payload(
+      { web: { dependsOn: ['api_v1', 'api-v1'], run: deployCommand(0) }, 'api-v1': { run: deployCommand(0) }, api_v1: { run: deployCommand(0) } },
+      { own: 'web' },
+    );
     const result = await f.deploy(payload);
     expect(result.conclusion, result.summary).toBe('success');
     const web = f.envOf('web');
@@ -182,7 +196,10 @@ describe('deploy step: outcomes', () => {
   it('kills a deploy at its timeout, with every process it started', async () => {
     // Found by a variable they inherit: inside the sandbox, `$!` is a pid of its own PID namespace.
     const mark = randomUUID();
-    const payload = f.payload({ web: { run: `export DEPLOY_MARK=${mark}; sleep 300 & setsid sleep 300 </dev/null >/dev/null 2>&1 & wait`, timeoutMinutes: 1 } }, { own: 'web' });
+    const payload = f.payload(
+      { web: { run: `export DEPLOY_MARK=${mark}; sleep 300 & setsid sleep 300 </dev/null >/dev/null 2>&1 & wait`, timeoutMinutes: 1 } },
+      { own: 'web' },
+    );
     const result = await f.deploy(payload, {}, { minuteMs: 400 });
     expect(result.conclusion).toBe('failure');
     expect(result.environments[0]).toMatchObject({ service: 'web', state: 'failed', error: 'timed out after 1 min' });
@@ -213,7 +230,10 @@ describe('deploy step: resume', () => {
     expect(envs(result)).toEqual({ api: 'ready', auth: 'failed', web: 'ready' });
     expect(result.summary).toContain('kept from an earlier dispatch');
     // Each settled outcome was appended to the progress file as it settled.
-    const progress = readFileSync(`${f.scratch}/progress-1.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { environment: { service: string } });
+    const progress = readFileSync(`${f.scratch}/progress-1.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { environment: { service: string } });
     expect(progress.map((p) => p.environment.service)).toEqual(['web']);
   });
 
@@ -248,7 +268,15 @@ describe('teardown mode', () => {
     // A teardown command gets the identity, its environment and URL, in the service's folder, and
     // nothing of the step process's own or of the runner's secrets.
     const web = f.envOf('web', 'teardown');
-    expect(web).toMatchObject({ CONVEYOR_ENV_ID: 'web-7-web', CONVEYOR_ENV_URL: 'http://web.preview.test/web-7-web', CONVEYOR_REPO: 'acme/mono', CONVEYOR_SERVICE: 'web', CONVEYOR_STEP: 'preview', CONVEYOR_RUN_ID: 'web-7', token: '[]' });
+    expect(web).toMatchObject({
+      CONVEYOR_ENV_ID: 'web-7-web',
+      CONVEYOR_ENV_URL: 'http://web.preview.test/web-7-web',
+      CONVEYOR_REPO: 'acme/mono',
+      CONVEYOR_SERVICE: 'web',
+      CONVEYOR_STEP: 'preview',
+      CONVEYOR_RUN_ID: 'web-7',
+      token: '[]',
+    });
     expect(web.pwd).toMatch(/acme__mono\/apps\/web$/);
     expect(web.CONVEYOR_PROGRESS_PATH).toBeUndefined();
     expect(web.CONVEYOR_PAYLOAD_PATH).toBeUndefined();
@@ -268,7 +296,10 @@ describe('teardown mode', () => {
   it('retries a failing teardown 3 times, then reports it as a failure naming the environment', async () => {
     const specs = { web: { run: deployCommand(0), teardown } };
     const env = { service: 'web', envId: 'web-7-web', state: 'ready' as const, url: 'http://web' };
-    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: [env] }), { TEARDOWN_FAILS: '9', GITHUB_TOKEN: 'ghs_teardown_secret' });
+    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: [env] }), {
+      TEARDOWN_FAILS: '9',
+      GITHUB_TOKEN: 'ghs_teardown_secret',
+    });
     expect(down.conclusion).toBe('failure');
     expect(down.error?.code).toBe('teardown-failed');
     expect(down.error?.message).toContain('web (web-7-web: exited with 1)');
@@ -280,7 +311,9 @@ describe('teardown mode', () => {
 
   it('refuses an environment of a service the payload does not describe', async () => {
     const specs = { web: { run: deployCommand(0), teardown } };
-    const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: [{ service: 'ghost', envId: 'web-7-ghost', state: 'ready', url: 'http://g' }] }));
+    const down = await f.deploy(
+      f.payload(specs, { own: 'web', mode: 'teardown', environments: [{ service: 'ghost', envId: 'web-7-ghost', state: 'ready', url: 'http://g' }] }),
+    );
     expect(down.conclusion).toBe('failure');
     expect(down.error?.code).toBe('bad-payload');
     expect(down.error?.message).toContain('service "ghost"');

@@ -34,7 +34,15 @@ afterAll(async () => {
 beforeEach(() => {
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
-  facts = { current: true, repo: 'acme/web', defaultBranch: 'main', workflowRunId: 9001, installationId: INSTALLATION, repositories: ['acme/web', 'acme/api'], stepKind: 'code' };
+  facts = {
+    current: true,
+    repo: 'acme/web',
+    defaultBranch: 'main',
+    workflowRunId: 9001,
+    installationId: INSTALLATION,
+    repositories: ['acme/web', 'acme/api'],
+    stepKind: 'code',
+  };
   issuer.runnerClaims = () => jobClaims();
   issuer.idTokenAudiences.length = 0;
   clock = Date.now();
@@ -42,13 +50,17 @@ beforeEach(() => {
   process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = issuer.idTokenBearer;
   // @actions/core announces each ID token to the runner (`::add-mask::`, `::debug::`): not this test's output.
   const write = process.stdout.write.bind(process.stdout);
-  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => (String(chunk).startsWith('::') ? true : write(chunk, ...rest))) as typeof process.stdout.write);
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) =>
+    String(chunk).startsWith('::') ? true : write(chunk, ...rest)) as typeof process.stdout.write);
 });
 afterEach(() => {
   vi.restoreAllMocks();
   nock.cleanAll();
   nock.enableNetConnect();
-  for (const [name, value] of [['ACTIONS_ID_TOKEN_REQUEST_URL', saved.url], ['ACTIONS_ID_TOKEN_REQUEST_TOKEN', saved.token]] as const) {
+  for (const [name, value] of [
+    ['ACTIONS_ID_TOKEN_REQUEST_URL', saved.url],
+    ['ACTIONS_ID_TOKEN_REQUEST_TOKEN', saved.token],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -115,7 +127,12 @@ describe('the token source', () => {
       clock += 56 * MINUTE;
       const refusal = await tokens.current().catch((e: unknown) => e);
       expect(refusal).toBeInstanceOf(TokenExchangeError);
-      expect(refusal).toMatchObject({ code: 'stale-attempt', status: 409, reason: 'attempt-retired', message: expect.stringMatching(/refused the installation token \(409 attempt-retired\): .*no longer current/) });
+      expect(refusal).toMatchObject({
+        code: 'stale-attempt',
+        status: 409,
+        reason: 'attempt-retired',
+        message: expect.stringMatching(/refused the installation token \(409 attempt-retired\): .*no longer current/),
+      });
       expect(stopped).toEqual([refusal]);
       // Every later ask fails the same way, without asking the app again.
       await expect(tokens.current()).rejects.toBe(refusal);
@@ -144,10 +161,15 @@ describe('the token source', () => {
     issuer.runnerClaims = () => jobClaims({ workflow_ref: 'acme/web/.github/workflows/conveyor.yml@refs/heads/feature' });
     const refusal = await source().catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(TokenExchangeError);
-    expect(refusal).toMatchObject({ code: 'bad-input', status: 403, reason: 'workflow-mismatch', message: expect.stringContaining('conveyor.yml@refs/heads/feature') });
+    expect(refusal).toMatchObject({
+      code: 'bad-input',
+      status: 403,
+      reason: 'workflow-mismatch',
+      message: expect.stringContaining('conveyor.yml@refs/heads/feature'),
+    });
   });
 
-  it("says what the workflow lacks when the runner gives no OIDC token (no id-token: write)", async () => {
+  it('says what the workflow lacks when the runner gives no OIDC token (no id-token: write)', async () => {
     delete process.env.ACTIONS_ID_TOKEN_REQUEST_URL;
     delete process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
     const refusal = await source().catch((e: unknown) => e);
@@ -179,6 +201,8 @@ describe("the app's URL", () => {
     expect(appUrlOf({}, {})).toBeUndefined();
     expect(appUrlOf({}, { app: { url: 'http://127.0.0.1:3000' } })).toBe('http://127.0.0.1:3000');
     expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, payload)).toThrow(ConveyorError);
-    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, payload)).toThrow(/CONVEYOR_PUBLIC_URL \(http:\/\/conveyor\.example\.com\) must use https/);
+    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, payload)).toThrow(
+      /CONVEYOR_PUBLIC_URL \(http:\/\/conveyor\.example\.com\) must use https/,
+    );
   });
 });

@@ -62,11 +62,31 @@ function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string
         : [...base, ...model, '--output-schema', join(dir, 'verdict.schema.json'), '--output-last-message', join(dir, 'review-result.json')];
     }
     case 'gemini':
-      return ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust', '--include-directories', ws, '--prompt', 'Do what the instructions above ask.', ...model];
+      return [
+        '--output-format',
+        'stream-json',
+        '--approval-mode',
+        'yolo',
+        '--skip-trust',
+        '--include-directories',
+        ws,
+        '--prompt',
+        'Do what the instructions above ask.',
+        ...model,
+      ];
     case 'copilot':
       return ['--allow-all', '--no-ask-user', '--no-auto-update', '--output-format', 'json', ...model, '--prompt', /^# Conveyor: /];
     case 'aider': {
-      const base = ['--yes-always', '--no-auto-commits', '--no-gitignore', '--no-check-update', '--no-show-model-warnings', '--no-pretty', '--no-fancy-input', '--analytics-disable'];
+      const base = [
+        '--yes-always',
+        '--no-auto-commits',
+        '--no-gitignore',
+        '--no-check-update',
+        '--no-show-model-warnings',
+        '--no-pretty',
+        '--no-fancy-input',
+        '--analytics-disable',
+      ];
       return role === 'coder'
         ? [...base, '--no-git', ...model, '--message-file', join(dir, 'prompt.md')]
         : [...base, ...model, '--chat-mode', 'ask', '--message-file', join(dir, 'review-prompt.md')];
@@ -124,7 +144,12 @@ pipelines:
 
 function payloadFor(preset: PresetName, step: 'implement' | 'review'): StepPayload {
   const plan = planFor(preset);
-  const base = makePayload({ repos: [{ repo: 'acme/web', services: ['web'] }, { repo: 'acme/api', services: ['api'] }] });
+  const base = makePayload({
+    repos: [
+      { repo: 'acme/web', services: ['web'] },
+      { repo: 'acme/api', services: ['api'] },
+    ],
+  });
   // As buildPayload carries them: the step's agents, every service, and every name passed by name.
   const agent = step === 'implement' ? 'coder' : 'reviewer';
   return {
@@ -132,7 +157,13 @@ function payloadFor(preset: PresetName, step: 'implement' | 'review'): StepPaylo
     step: plan.steps.find((s) => s.id === step)!,
     agents: { [agent]: plan.agents[agent]! },
     services: plan.services,
-    byName: [...new Set(Object.values(plan.agents).flatMap((a) => a.secrets ?? []).concat(plan.services.web!.secrets!))].sort(),
+    byName: [
+      ...new Set(
+        Object.values(plan.agents)
+          .flatMap((a) => a.secrets ?? [])
+          .concat(plan.services.web!.secrets!),
+      ),
+    ].sort(),
   };
 }
 
@@ -141,7 +172,14 @@ async function run(payload: StepPayload, ws: string, path = `${bin}:${process.en
   writeFileSync(payloadPath, JSON.stringify(payload));
   const lines: string[] = [];
   const result = await runEntry({
-    env: { PATH: path, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_PAYLOAD_PATH: payloadPath, CONVEYOR_WORKSPACE_ROOT: ws, ...RUNNER_SECRETS },
+    env: {
+      PATH: path,
+      HOME: process.env.HOME,
+      GITHUB_SERVER_URL: remotes.url,
+      CONVEYOR_PAYLOAD_PATH: payloadPath,
+      CONVEYOR_WORKSPACE_ROOT: ws,
+      ...RUNNER_SECRETS,
+    },
     getInput: () => '',
     setSecret: () => undefined,
     log: (l) => lines.push(l),
@@ -152,7 +190,10 @@ async function run(payload: StepPayload, ws: string, path = `${bin}:${process.en
 const recordOf = (ws: string, cli: string): Record_ => JSON.parse(readFileSync(join(ws, `stand-in-${cli}.json`), 'utf8')) as Record_;
 
 /** The names in an environment that are secrets of this test or look like one. */
-const secretNames = (env: Record<string, string>): string[] => Object.keys(env).filter((k) => k in RUNNER_SECRETS || isSecretName(k)).sort();
+const secretNames = (env: Record<string, string>): string[] =>
+  Object.keys(env)
+    .filter((k) => k in RUNNER_SECRETS || isSecretName(k))
+    .sort();
 
 function expectArgv(got: string[], want: (string | RegExp)[]): void {
   expect(got.length, JSON.stringify(got)).toBe(want.length);
@@ -220,7 +261,14 @@ describe('a preset whose CLI is not installed', () => {
     standIn('npm');
     const ws = join(scratch, 'ws-install');
     // No `claude` anywhere on this PATH: only the stand-in npm (and what node needs).
-    const { result, log } = await run(payloadFor('claude-code', 'implement'), ws, `${bin}:${process.env.PATH!.split(':').filter((d) => !existsSync(join(d, 'claude'))).join(':')}`);
+    const { result, log } = await run(
+      payloadFor('claude-code', 'implement'),
+      ws,
+      `${bin}:${process.env
+        .PATH!.split(':')
+        .filter((d) => !existsSync(join(d, 'claude')))
+        .join(':')}`,
+    );
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
     expect(recordOf(ws, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code']);
     expect(recordOf(ws, 'claude').argv[0]).toBe('--print');

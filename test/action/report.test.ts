@@ -13,8 +13,18 @@ beforeEach(() => {
 afterEach(() => removeDir(dir));
 
 const result: StepResult = {
-  version: WIRE_VERSION, runId: 'r1', stepId: 'test', mode: 'run', attempt: 2, epoch: 1, conclusion: 'failure',
-  summary: 'x'.repeat(70_000), prs: [], commits: {}, environments: [], error: { code: 'gate-failed', message: 'm' },
+  version: WIRE_VERSION,
+  runId: 'r1',
+  stepId: 'test',
+  mode: 'run',
+  attempt: 2,
+  epoch: 1,
+  conclusion: 'failure',
+  summary: 'x'.repeat(70_000),
+  prs: [],
+  commits: {},
+  environments: [],
+  error: { code: 'gate-failed', message: 'm' },
 };
 
 describe('reporters', () => {
@@ -37,13 +47,21 @@ describe('reporters', () => {
     expect(chooseReporters({ env: {} }).map((r) => r.name)).toEqual(['log']);
   });
 
-  it('keeps a check run summary within GitHub\'s limit', () => {
+  it("keeps a check run summary within GitHub's limit", () => {
     expect(checkRunOutput(result).summary.length).toBeLessThanOrEqual(65_535);
   });
 
   it('one failing reporter does not stop the others', async () => {
     const errors = await reportAll(
-      [{ name: 'broken', report: async () => { throw new Error('disk full'); } }, ...chooseReporters({ env: { CONVEYOR_RESULT_PATH: join(dir, 'r.json') }, log: () => undefined })],
+      [
+        {
+          name: 'broken',
+          report: async () => {
+            throw new Error('disk full');
+          },
+        },
+        ...chooseReporters({ env: { CONVEYOR_RESULT_PATH: join(dir, 'r.json') }, log: () => undefined }),
+      ],
       result,
     );
     expect(errors.map((e) => e.message)).toEqual(['reporter broken: disk full']);

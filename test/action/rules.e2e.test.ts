@@ -65,7 +65,11 @@ describe('security rules of the step runner', () => {
     ].join('\n');
     // The agent stands in for someone else pushing meanwhile, which a sandboxed agent cannot do
     // (the remote is outside its workspace): this runner has no bubblewrap, the lease is the rule here.
-    const run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, PATH: pathWithoutBubblewrap() } });
+    const run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, PATH: pathWithoutBubblewrap() },
+    });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('failure');
     expect(run.result?.sandbox?.mode).toBe('none');
     expect(run.result?.error?.code).toBe('push-rejected');

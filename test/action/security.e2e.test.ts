@@ -74,7 +74,15 @@ describe('the token stays out of everything a step leaves', () => {
     expect(dump).toContain('CONVEYOR_PROMPT_FILE=');
     expect(dump).toContain('CONVEYOR_RUN_ID=run-1');
     // Nor the step process's own files: an agent writing its result there could forge the step's.
-    for (const name of ['GITHUB_TOKEN', 'CONVEYOR_TOKEN', 'INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'MY_API_SECRET', 'CONVEYOR_PAYLOAD_PATH', 'CONVEYOR_RESULT_PATH']) {
+    for (const name of [
+      'GITHUB_TOKEN',
+      'CONVEYOR_TOKEN',
+      'INPUT_TOKEN',
+      'ACTIONS_RUNTIME_TOKEN',
+      'MY_API_SECRET',
+      'CONVEYOR_PAYLOAD_PATH',
+      'CONVEYOR_RESULT_PATH',
+    ]) {
       expect(dump).not.toMatch(new RegExp(`^${name}=`, 'm'));
     }
     expect(existsSync(hookDump)).toBe(false);
@@ -163,7 +171,7 @@ describe('the token handed over in a file', () => {
     });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
     expect(run.result?.sandbox).toEqual({ mode: 'none', blocked: [] });
-    const note = 'no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner\'s files and reach any host';
+    const note = "no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner's files and reach any host";
     expect(run.stdout.split(note)).toHaveLength(2); // once in the log
     expect(run.result?.summary).toContain(note);
     expect(readFileSync(out, 'utf8')).toContain(`INPUT_TOKEN=${token}`);
@@ -171,14 +179,24 @@ describe('the token handed over in a file', () => {
 
   it('a token file that cannot be read or holds more than the token fails the attempt, naming the file and what to do', () => {
     const missing = join(scratch, 'nowhere', 'conveyor-token');
-    let run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': missing } });
+    let run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': missing },
+    });
     expect(run.result).toMatchObject({ conclusion: 'failure', runId: 'run-1', error: { code: 'bad-input' } });
     expect(run.result?.error?.message).toContain(`the token file ${missing} (input \`token-file\`) cannot be read`);
 
     const twoWords = join(scratch, 'conveyor-token');
     writeFileSync(twoWords, 'ghs_one ghs_two\n');
-    run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': twoWords } });
-    expect(run.result?.error?.message).toBe(`the token file ${twoWords} (input \`token-file\`) must hold the installation token alone, on one line; it holds more than one word`);
+    run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': twoWords },
+    });
+    expect(run.result?.error?.message).toBe(
+      `the token file ${twoWords} (input \`token-file\`) must hold the installation token alone, on one line; it holds more than one word`,
+    );
     // Read, so deleted all the same: nothing of it is left for an agent.
     expect(existsSync(twoWords)).toBe(false);
   });
@@ -190,7 +208,12 @@ describe('the token handed over in a file', () => {
     writeFileSync(tokenFile, token);
     const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'echo change > change.txt' });
     writeFileSync(join(scratch, 'payload.json'), JSON.stringify(payload));
-    const check: Record<string, unknown> = { id: 5, status: 'queued', external_id: externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch }), details_url: null };
+    const check: Record<string, unknown> = {
+      id: 5,
+      status: 'queued',
+      external_id: externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch }),
+      details_url: null,
+    };
     const calls: string[] = [];
     const server = createServer((req, res) => {
       let body = '';
@@ -203,7 +226,8 @@ describe('the token handed over in a file', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
     const env = {
       ...base,
       CONVEYOR_PAYLOAD_PATH: join(scratch, 'payload.json'),

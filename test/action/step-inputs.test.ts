@@ -89,7 +89,12 @@ describe('steps the action cannot run', () => {
   /** Runs the entry on a payload given as the input; nothing is cloned (no server is set). */
   async function entry(payload: unknown) {
     const lines: string[] = [];
-    const result = await runEntry({ env: {}, getInput: (n) => (n === 'payload' ? JSON.stringify(payload) : ''), setSecret: () => undefined, log: (l) => lines.push(l) });
+    const result = await runEntry({
+      env: {},
+      getInput: (n) => (n === 'payload' ? JSON.stringify(payload) : ''),
+      setSecret: () => undefined,
+      log: (l) => lines.push(l),
+    });
     return { result, lines };
   }
   const merge: PlanStep = { id: 'ship', kind: 'merge', method: 'squash', needs: [], timeoutMinutes: 10 };
@@ -99,7 +104,10 @@ describe('steps the action cannot run', () => {
     const { result } = await entry(makePayload({ repos: REPOS, step }));
     expect(result.conclusion).toBe('failure');
     expect(result.stepId).toBe(step.id);
-    expect(result.error).toEqual({ code: 'bad-payload', message: `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action` });
+    expect(result.error).toEqual({
+      code: 'bad-payload',
+      message: `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`,
+    });
   });
 
   it('refuses a repair of a step with no repair agent (and a merge repair without the coder), naming the step', async () => {

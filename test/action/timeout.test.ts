@@ -35,7 +35,7 @@ describe('agent timeout', () => {
         'echo $$ >> "$CONVEYOR_WORKSPACE/pids"',
         "trap '' TERM",
         'sleep 300 & echo $! >> "$CONVEYOR_WORKSPACE/pids"',
-        "(trap '' TERM; echo started > README.md; sleep 300) & echo $! >> \"$CONVEYOR_WORKSPACE/pids\"",
+        '(trap \'\' TERM; echo started > README.md; sleep 300) & echo $! >> "$CONVEYOR_WORKSPACE/pids"',
         'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >> "$CONVEYOR_WORKSPACE/pids"',
         'echo ready',
         'wait',

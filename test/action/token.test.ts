@@ -30,10 +30,14 @@ describe('takeToken', () => {
 
   it('refuses a file it cannot read, or that holds anything but one token', () => {
     const missing = join(dir, 'missing');
-    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': missing }) })).toThrow(`the token file ${missing} (input \`token-file\`) cannot be read`);
+    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': missing }) })).toThrow(
+      `the token file ${missing} (input \`token-file\`) cannot be read`,
+    );
     const empty = join(dir, 'empty');
     writeFileSync(empty, '\n');
-    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': empty }) })).toThrow('must hold the installation token alone, on one line; it holds nothing');
+    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': empty }) })).toThrow(
+      'must hold the installation token alone, on one line; it holds nothing',
+    );
     // A folder in place of the file: it cannot be read.
     const folder = join(dir, 'folder');
     mkdirSync(folder);

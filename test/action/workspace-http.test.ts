@@ -78,7 +78,10 @@ describe('preparing from an http(s) server', () => {
     // Every commit is there (merges need them); of the contents, only what the checkout holds.
     expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('3');
     expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('three\n');
-    const missing = () => git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD').split('\n').filter((l) => l.startsWith('?'));
+    const missing = () =>
+      git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD')
+        .split('\n')
+        .filter((l) => l.startsWith('?'));
     expect(missing()).toHaveLength(2); // a.txt's "one" and "two"
     // A diff that needs them asks the server, with the token, like every other network command.
     const asked = http.authorizations.length;

@@ -71,7 +71,7 @@ describe('prepareWorkspace', () => {
   });
 });
 
-describe('preparing from a file:// server (git\'s local clone)', () => {
+describe("preparing from a file:// server (git's local clone)", () => {
   const objectFiles = (gitDir: string): string[] =>
     readdirSync(join(gitDir, 'objects'), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())

@@ -27,17 +27,42 @@ const allDone = (scopes: nock.Scope[]) => {
 
 /** A run whose gate `check` is dispatched to check run 102 in acme/web, and waits for its result. */
 async function gateQueued() {
-  return seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }, { id: 'ship', kind: 'merge' }]), { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { leaveQueued: 'check', queuedCheckRun: 102 });
+  return seed(
+    h,
+    planWith([
+      { id: 'implement', kind: 'code' },
+      { id: 'check', kind: 'gate' },
+      { id: 'ship', kind: 'merge' },
+    ]),
+    { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
+    { leaveQueued: 'check', queuedCheckRun: 102 },
+  );
 }
 
 describe('pushes', () => {
-  it('a person whose login is Conveyor is a person: their push makes the approval stale; only the app\'s bot, known as a Bot by its login, is Conveyor', async () => {
-    const plan = planWith([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval', minApprovals: 2 }, { id: 'ship', kind: 'merge' }]);
-    await seed(h, plan, { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
+  it("a person whose login is Conveyor is a person: their push makes the approval stale; only the app's bot, known as a Bot by its login, is Conveyor", async () => {
+    const plan = planWith([
+      { id: 'implement', kind: 'code' },
+      { id: 'approve', kind: 'approval', minApprovals: 2 },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    await seed(
+      h,
+      plan,
+      { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
+      { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] },
+    );
     const { comments } = reportScopes();
     nock(API).persist().post('/repos/acme/web/check-runs').reply(201, { id: 650, html_url: 'x', status: 'in_progress', output: {} });
-    nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/\d+/).reply(200, {});
-    nock(API).persist().get(/\/repos\/acme\/web\/commits\/\w+\/check-runs/).query(true).reply(200, { total_count: 0, check_runs: [] });
+    nock(API)
+      .persist()
+      .patch(/\/repos\/acme\/web\/check-runs\/\d+/)
+      .reply(200, {});
+    nock(API)
+      .persist()
+      .get(/\/repos\/acme\/web\/commits\/\w+\/check-runs/)
+      .query(true)
+      .reply(200, { total_count: 0, check_runs: [] });
 
     // The app's own bot: nothing changes.
     await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, 'c'.repeat(40), 'conveyor-app[bot]', false, 'Bot'));
@@ -78,17 +103,21 @@ describe('forged results', () => {
     allDone([again, ...scopes]);
     const run = await h.conveyor.engine.get(RUN);
     expect(run.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 1 });
-    expect(run.steps.check?.attempts[0]).toMatchObject({ conclusion: 'lost', summary: expect.stringContaining('was not trusted: its receipt does not verify against the payload that was sent') });
+    expect(run.steps.check?.attempts[0]).toMatchObject({
+      conclusion: 'lost',
+      summary: expect.stringContaining('was not trusted: its receipt does not verify against the payload that was sent'),
+    });
     expect(dispatched.map((d) => d.externalId)).toEqual([`${RUN}:check:1:1`]);
   });
 
-  it('completed workflow runs of another repository, another workflow or with only a title naming the check run are not Conveyor\'s to judge', async () => {
+  it("completed workflow runs of another repository, another workflow or with only a title naming the check run are not Conveyor's to judge", async () => {
     const before = await gateQueued();
     // The dispatch recorded which run it started.
     await h.conveyor.deps.links.saveAttempt({ ...(await h.conveyor.deps.links.attempt(`${RUN}:check:1:0`))!, workflowRunId: 4242 });
     h.calls.length = 0;
     const title = `conveyor / check · attempt 1 [check run 102]`;
-    for (let i = 0; i < 3; i++) await h.receive('workflow_run', webhooks.workflowRun({ id: 5000 + i, display_title: title, conclusion: 'failure' }, 'evil/web'));
+    for (let i = 0; i < 3; i++)
+      await h.receive('workflow_run', webhooks.workflowRun({ id: 5000 + i, display_title: title, conclusion: 'failure' }, 'evil/web'));
     await h.receive('workflow_run', webhooks.workflowRun({ id: 6000, display_title: title, conclusion: 'failure', path: '.github/workflows/other.yml' }));
     // Right repository and workflow, but not the run the dispatch recorded.
     await h.receive('workflow_run', webhooks.workflowRun({ id: 6001, display_title: title, conclusion: 'failure' }));
@@ -100,12 +129,20 @@ describe('forged results', () => {
 });
 
 describe('an installation taken away', () => {
-  it('installation.deleted cancels the installation\'s active runs, saying why, and asks nothing more of GitHub', async () => {
+  it("installation.deleted cancels the installation's active runs, saying why, and asks nothing more of GitHub", async () => {
     await gateQueued();
     h.calls.length = 0;
-    await h.receive('installation', { action: 'deleted', installation: { id: INSTALLATION, account: { login: 'acme', type: 'Organization' } }, sender: { login: 'owner', type: 'User' } });
+    await h.receive('installation', {
+      action: 'deleted',
+      installation: { id: INSTALLATION, account: { login: 'acme', type: 'Organization' } },
+      sender: { login: 'owner', type: 'User' },
+    });
     const run = await h.conveyor.engine.get(RUN);
-    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by GitHub: the Conveyor app was uninstalled from acme', unreachable: 'cancelled by GitHub: the Conveyor app was uninstalled from acme' });
+    expect(run).toMatchObject({
+      status: 'cancelled',
+      reason: 'cancelled by GitHub: the Conveyor app was uninstalled from acme',
+      unreachable: 'cancelled by GitHub: the Conveyor app was uninstalled from acme',
+    });
     expect(h.calls).toEqual([]);
     expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
   });
@@ -124,7 +161,10 @@ describe('an installation taken away', () => {
     await h.receive('installation_repositories', removed(['acme/docs']));
     expect((await h.conveyor.engine.get(RUN)).status).toBe('running');
     await h.receive('installation_repositories', removed(['acme/web']));
-    expect(await h.conveyor.engine.get(RUN)).toMatchObject({ status: 'cancelled', unreachable: "cancelled by GitHub: the Conveyor app's access to acme/web was removed" });
+    expect(await h.conveyor.engine.get(RUN)).toMatchObject({
+      status: 'cancelled',
+      unreachable: "cancelled by GitHub: the Conveyor app's access to acme/web was removed",
+    });
     expect(h.calls).toEqual([]);
   });
 });

@@ -85,7 +85,12 @@ describe('the token broker over the app store', () => {
   });
 
   it('refuses a job whose run id is not the workflow run the dispatch recorded', async () => {
-    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9999' })), ...implement }), 403, 'run-id-mismatch', /dispatched as workflow run 9001/);
+    expectRefusal(
+      await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9999' })), ...implement }),
+      403,
+      'run-id-mismatch',
+      /dispatched as workflow run 9001/,
+    );
   });
 
   it('refuses the attempt once a retry has retired it (a renewal gets nothing either)', async () => {
@@ -106,7 +111,12 @@ describe('the token broker over the app store', () => {
     const scope = tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' });
     expect((await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9003' })), ...teardown })).status).toBe(200);
     await change((run) => ({ ...run, environments: [], removedEnvironments: run.environments }));
-    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9003' })), ...teardown }), 409, 'attempt-retired', /\(teardown\) is no longer current/);
+    expectRefusal(
+      await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '9003' })), ...teardown }),
+      409,
+      'attempt-retired',
+      /\(teardown\) is no longer current/,
+    );
     expect(scope.isDone()).toBe(true);
   });
 });

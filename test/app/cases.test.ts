@@ -29,10 +29,14 @@ async function started(dispatched: Dispatched[], firstCheck = 101): Promise<void
     tokenScope(),
     configScope(),
     permissionScope('alice', 'write'),
-    nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
+    nock(API)
+      .get('/repos/acme/web/git/ref/heads%2Fmain')
+      .reply(200, { object: { sha: BASE_SHA } }),
     dispatchScope('implement', firstCheck, dispatched),
     nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
-    nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+    nock(API)
+      .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+      .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
   ];
   await h.receive('issues', webhooks.labeled(), 'label-1');
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
@@ -49,19 +53,22 @@ async function redeliveredChangesNothing(name: string, payload: unknown, id: str
 
 describe('starting', () => {
   it('comments every error of an invalid configuration with its line, and starts nothing', async () => {
-    const bad = 'version: 1\nagents:\n  coder: { run: x }\nservices:\n  web: { repo: acme/web }\npipelines:\n  default:\n    steps:\n      - { id: a, kind: code, agent: codr }\n      - { id: b, kind: gate }\n';
+    const bad =
+      'version: 1\nagents:\n  coder: { run: x }\nservices:\n  web: { repo: acme/web }\npipelines:\n  default:\n    steps:\n      - { id: a, kind: code, agent: codr }\n      - { id: b, kind: gate }\n';
     let body = '';
     const scopes = [
       tokenScope(),
       configScope(bad),
-      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((body = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((body = b.body), true))
+        .reply(201, { id: 1, html_url: 'c' }),
     ];
     await h.receive('issues', webhooks.labeled());
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(body).toMatch(/has 2 errors/);
     expect(body).toMatch(/\.github\/conveyor\.yml:9:\d+ pipelines\.default\.steps\[0\]\.agent: .*codr.*coder/);
     expect(body).toMatch(/\.github\/conveyor\.yml:10:\d+ pipelines\.default\.steps\[1\]/);
-    expect((await h.conveyor.deps.store.list())).toEqual([]);
+    expect(await h.conveyor.deps.store.list()).toEqual([]);
   });
 
   it('ignores a redelivered webhook and a second label: one active run per issue and pipeline', async () => {
@@ -82,11 +89,17 @@ describe('starting', () => {
 
   it('a label starts a run only for a person with write permission: triage, read and bots are refused with a reply, and nothing is dispatched', async () => {
     const replies: string[] = [];
-    for (const [sender, type, permission] of [['tara', 'User', 'triage'], ['rita', 'User', 'read'], ['helper[bot]', 'Bot', undefined]] as const) {
+    for (const [sender, type, permission] of [
+      ['tara', 'User', 'triage'],
+      ['rita', 'User', 'read'],
+      ['helper[bot]', 'Bot', undefined],
+    ] as const) {
       const scopes = [
         configScope(),
         ...(permission ? [permissionScope(sender, permission)] : []),
-        nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => replies.push(b.body) > 0).reply(201, { id: 1, html_url: 'c' }),
+        nock(API)
+          .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => replies.push(b.body) > 0)
+          .reply(201, { id: 1, html_url: 'c' }),
       ];
       if (replies.length === 0) scopes.push(tokenScope());
       const labeled = webhooks.labeled('conveyor', 7, sender);
@@ -107,23 +120,31 @@ describe('starting', () => {
     const refused = [
       tokenScope(),
       nock(API).get('/repos/acme/web/collaborators/mallory/permission').reply(200, { permission: 'read' }),
-      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((reply = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((reply = b.body), true))
+        .reply(201, { id: 1, html_url: 'c' }),
     ];
     await h.receive('issue_comment', webhooks.comment('/conveyor run', 'mallory'));
     for (const s of refused) expect(s.isDone()).toBe(true);
     expect(reply).toContain('write permission');
-    expect((await h.conveyor.deps.store.list())).toEqual([]);
+    expect(await h.conveyor.deps.store.list()).toEqual([]);
 
     const dispatched: Dispatched[] = [];
     const ok = [
       nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'admin' }),
       configScope(),
-      nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
+      nock(API)
+        .get('/repos/acme/web/git/ref/heads%2Fmain')
+        .reply(200, { object: { sha: BASE_SHA } }),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+        .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
       // The accepted command gets a reaction.
-      nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: 'rocket' }).reply(201, {}),
+      nock(API)
+        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: 'rocket' })
+        .reply(201, {}),
     ];
     await h.receive('issue_comment', webhooks.comment('Please go.\n/conveyor run default\n'));
     for (const s of ok) expect(s.isDone()).toBe(true);
@@ -165,8 +186,15 @@ describe('attempts', () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     const scopes = [
-      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: { summary: null, text: null } }),
-      nock(API).patch('/repos/acme/web/check-runs/101', (b: { status: string; conclusion: string; output: { summary: string } }) => b.conclusion === 'cancelled' && /dispatch 2/.test(b.output.summary)).reply(200, {}),
+      nock(API)
+        .get('/repos/acme/web/check-runs/101')
+        .reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: { summary: null, text: null } }),
+      nock(API)
+        .patch(
+          '/repos/acme/web/check-runs/101',
+          (b: { status: string; conclusion: string; output: { summary: string } }) => b.conclusion === 'cancelled' && /dispatch 2/.test(b.output.summary),
+        )
+        .reply(200, {}),
       dispatchScope('implement', 102, dispatched),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
@@ -182,15 +210,34 @@ describe('attempts', () => {
     expect(step.attempts[0]!.summary).toContain('workflow run #12');
     // A late completion of the lost attempt changes nothing.
     h.calls.length = 0;
-    await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'cancelled', output: { summary: 'lost', text: null } }));
+    await h.receive(
+      'check_run',
+      webhooks.checkRun('completed', {
+        id: 101,
+        name: 'conveyor / implement',
+        external_id: 'acme-web-7:implement:1:0',
+        conclusion: 'cancelled',
+        output: { summary: 'lost', text: null },
+      }),
+    );
     expect(h.calls).toEqual([]);
   });
 
   it('a check run completed by someone else without a result is lost: dispatched again, saying why', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
-    const scopes = [dispatchScope('implement', 102, dispatched), nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}), nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {})];
-    const closed = webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'cancelled', output: { summary: 'closed by hand', text: null } });
+    const scopes = [
+      dispatchScope('implement', 102, dispatched),
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+    ];
+    const closed = webhooks.checkRun('completed', {
+      id: 101,
+      name: 'conveyor / implement',
+      external_id: 'acme-web-7:implement:1:0',
+      conclusion: 'cancelled',
+      output: { summary: 'closed by hand', text: null },
+    });
     await h.receive('check_run', closed, 'closed-by-hand');
     await h.conveyor.idle();
     for (const s of scopes) expect(s.isDone()).toBe(true);
@@ -210,9 +257,13 @@ describe('attempts', () => {
     h.clock.now = '2025-03-01T10:11:00.000Z';
     const scopes = [
       // Its check run is still open: whether a runner took it is for its workflow run to say (there is none).
-      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
+      nock(API)
+        .get('/repos/acme/web/check-runs/101')
+        .reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
       workflowRunsScope([]),
-      nock(API).patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      nock(API)
+        .patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled')
+        .reply(200, {}),
       dispatchScope('implement', 102, dispatched),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
@@ -236,7 +287,9 @@ describe('attempts', () => {
     h.clock.now = new Date(Date.parse('2025-03-01T10:12:00Z') + (timeout + 6) * 60_000).toISOString();
     nock(API).get('/repos/acme/web/check-runs/102').reply(200, queued102);
     workflowRunsScope(running);
-    nock(API).patch('/repos/acme/web/check-runs/102', (b: { conclusion: string }) => b.conclusion === 'timed_out').reply(200, {});
+    nock(API)
+      .patch('/repos/acme/web/check-runs/102', (b: { conclusion: string }) => b.conclusion === 'timed_out')
+      .reply(200, {});
     dispatchScope('implement', 103, dispatched);
     nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {});
@@ -246,16 +299,28 @@ describe('attempts', () => {
     expect((await h.conveyor.engine.get('acme-web-7')).steps.implement).toMatchObject({ epoch: 2, losses: 2 });
   });
 
-  it("the sweeper reads the workflow run its dispatch recorded: one that ended without a result (its webhook missed) loses the attempt", async () => {
+  it('the sweeper reads the workflow run its dispatch recorded: one that ended without a result (its webhook missed) loses the attempt', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     const link = (await h.conveyor.deps.links.attempt('acme-web-7:implement:1:0'))!;
     await h.conveyor.deps.links.saveAttempt({ ...link, workflowRunId: 777, workflowRunUrl: 'https://github.com/acme/web/actions/runs/777' });
     h.clock.now = '2025-03-01T10:11:00.000Z';
     const scopes = [
-      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
-      nock(API).get('/repos/acme/web/actions/runs/777').reply(200, { id: 777, html_url: 'https://github.com/acme/web/actions/runs/777', status: 'completed', conclusion: 'failure', run_started_at: '2025-03-01T10:01:00Z' }),
-      nock(API).patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      nock(API)
+        .get('/repos/acme/web/check-runs/101')
+        .reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
+      nock(API)
+        .get('/repos/acme/web/actions/runs/777')
+        .reply(200, {
+          id: 777,
+          html_url: 'https://github.com/acme/web/actions/runs/777',
+          status: 'completed',
+          conclusion: 'failure',
+          run_started_at: '2025-03-01T10:01:00Z',
+        }),
+      nock(API)
+        .patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled')
+        .reply(200, {}),
       dispatchScope('implement', 102, dispatched),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
@@ -272,13 +337,29 @@ describe('attempts', () => {
     await started(dispatched);
     h.clock.now = '2025-03-01T10:11:00.000Z';
     const prHead = 'a'.repeat(40);
-    const result = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'success', { prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: prHead }], commits: { 'acme/web': prHead } }));
+    const result = sealedFor(
+      await h.conveyor.engine.get('acme-web-7'),
+      resultOf('acme-web-7', 'implement', 1, 0, 'success', {
+        prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: prHead }],
+        commits: { 'acme/web': prHead },
+      }),
+    );
     const scopes = [
-      nock(API).get('/repos/acme/web/check-runs/101').reply(200, { id: 101, status: 'completed', conclusion: 'success', external_id: 'acme-web-7:implement:1:0', output: { summary: 'ok', text: renderResultText(result) } }),
+      nock(API)
+        .get('/repos/acme/web/check-runs/101')
+        .reply(200, {
+          id: 101,
+          status: 'completed',
+          conclusion: 'success',
+          external_id: 'acme-web-7:implement:1:0',
+          output: { summary: 'ok', text: renderResultText(result) },
+        }),
       // Taken as the result, not lost: the check run is left as the action completed it, and the gate is dispatched on the PR's head.
       dispatchScope('check', 102, dispatched),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead)
+        .reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     const report = await h.conveyor.sweep();
     await h.conveyor.idle();
@@ -295,7 +376,10 @@ describe('attempts', () => {
     h.clock.now = '2025-03-01T10:11:00.000Z';
     nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
-    const failed = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }));
+    const failed = sealedFor(
+      await h.conveyor.engine.get('acme-web-7'),
+      resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }),
+    );
     // GitHub answers the sweeper's read with the check run as it was before the action completed
     // it; the completion's webhook is handled meanwhile.
     const read = nock(API)
@@ -322,32 +406,64 @@ describe('attempts', () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     // The attempt fails (no repair for a code step): the run waits for a person.
-    const failed = sealedFor(await h.conveyor.engine.get('acme-web-7'), resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }));
+    const failed = sealedFor(
+      await h.conveyor.engine.get('acme-web-7'),
+      resultOf('acme-web-7', 'implement', 1, 0, 'failure', { summary: 'agent failed', error: { code: 'agent-failed', message: 'exit 1' } }),
+    );
     nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {});
     nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
-    await h.receive('check_run', webhooks.checkRun('completed', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure', output: { summary: 'agent failed', text: renderResultText(failed as never) } }));
+    await h.receive(
+      'check_run',
+      webhooks.checkRun('completed', {
+        id: 101,
+        name: 'conveyor / implement',
+        external_id: 'acme-web-7:implement:1:0',
+        conclusion: 'failure',
+        output: { summary: 'agent failed', text: renderResultText(failed as never) },
+      }),
+    );
     expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('waiting');
 
     // A reader's Re-run is refused with a reply on the issue, and changes nothing.
     let refusal = '';
     const refused = [
       nock(API).get('/repos/acme/web/collaborators/mallory/permission').reply(200, { permission: 'read' }),
-      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((refusal = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((refusal = b.body), true))
+        .reply(201, { id: 1, html_url: 'c' }),
     ];
     const version = (await h.conveyor.engine.get('acme-web-7')).version;
-    await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'mallory'));
+    await h.receive(
+      'check_run',
+      webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'mallory'),
+    );
     for (const s of refused) expect(s.isDone()).toBe(true);
-    expect(refusal).toBe('@mallory asked to re-run step `implement` of run `acme-web-7`, but only people with write permission on acme/web can (they have read). Nothing changed.');
-    expect((await h.conveyor.engine.get('acme-web-7'))).toMatchObject({ version, status: 'waiting' });
+    expect(refusal).toBe(
+      '@mallory asked to re-run step `implement` of run `acme-web-7`, but only people with write permission on acme/web can (they have read). Nothing changed.',
+    );
+    expect(await h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
 
     // A bot's Re-run is ignored without a call (a `[bot]` login counts as a bot, as for commands).
     h.calls.length = 0;
-    await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }, 'renovate[bot]'));
+    await h.receive(
+      'check_run',
+      webhooks.checkRun(
+        'rerequested',
+        { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' },
+        'renovate[bot]',
+      ),
+    );
     expect(h.calls).toEqual([]);
-    expect((await h.conveyor.engine.get('acme-web-7'))).toMatchObject({ version, status: 'waiting' });
+    expect(await h.conveyor.engine.get('acme-web-7')).toMatchObject({ version, status: 'waiting' });
 
-    const scopes = [nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }), dispatchScope('implement', 102, dispatched)];
-    await h.receive('check_run', webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }));
+    const scopes = [
+      nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }),
+      dispatchScope('implement', 102, dispatched),
+    ];
+    await h.receive(
+      'check_run',
+      webhooks.checkRun('rerequested', { id: 101, name: 'conveyor / implement', external_id: 'acme-web-7:implement:1:0', conclusion: 'failure' }),
+    );
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(dispatched[1]!.externalId).toBe('acme-web-7:implement:2:0');
     expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('running');
@@ -379,10 +495,14 @@ describe('payload size', () => {
       tokenScope(),
       configScope(),
       permissionScope('alice', 'write'),
-      nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
+      nock(API)
+        .get('/repos/acme/web/git/ref/heads%2Fmain')
+        .reply(200, { object: { sha: BASE_SHA } }),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+        .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('issues', big);
     for (const s of scopes) expect(s.isDone()).toBe(true);
@@ -393,7 +513,7 @@ describe('payload size', () => {
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.payload.issue.body.startsWith('Start.\nLots of detail.')).toBe(true);
-    expect(parsed.payload.issue.body).toContain('cut to fit GitHub\'s workflow input limit (read it whole at https://github.com/acme/web/issues/7)');
+    expect(parsed.payload.issue.body).toContain("cut to fit GitHub's workflow input limit (read it whole at https://github.com/acme/web/issues/7)");
     // The run keeps the whole body; only the dispatch was cut.
     expect((await h.conveyor.engine.get('acme-web-7')).issue.body).toContain('End.');
   });

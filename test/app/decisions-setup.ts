@@ -13,7 +13,13 @@ export const RUN = 'acme-web-7';
 export const AT = '2025-03-01T09:00:00.000Z';
 export const WEB_HEAD = 'a'.repeat(40);
 
-export const pr = (repo: string, number: number, head: string): PullRequestRef => ({ repo, number, url: `https://github.com/${repo}/pull/${number}`, branch: 'conveyor/web-7', head });
+export const pr = (repo: string, number: number, head: string): PullRequestRef => ({
+  repo,
+  number,
+  url: `https://github.com/${repo}/pull/${number}`,
+  branch: 'conveyor/web-7',
+  head,
+});
 
 /** A plan over acme/web, or over web -> api -> lib (three repositories, providers first) with `fleet`. */
 export function planWith(specs: StepSpec[], fleet = false): Plan {
@@ -37,7 +43,12 @@ export function planWith(specs: StepSpec[], fleet = false): Plan {
 }
 
 /** Drives a new run through the reducer: every queued step succeeds (with `extra` for its result) until nothing is queued. */
-export async function seed(h: Harness, plan: Plan, extra: Record<string, Partial<StepResult>> = {}, options: { events?: RunEvent[]; leaveQueued?: string; queuedCheckRun?: number; approvalCheck?: boolean } = {}): Promise<Run> {
+export async function seed(
+  h: Harness,
+  plan: Plan,
+  extra: Record<string, Partial<StepResult>> = {},
+  options: { events?: RunEvent[]; leaveQueued?: string; queuedCheckRun?: number; approvalCheck?: boolean } = {},
+): Promise<Run> {
   let run = createRun({
     id: RUN,
     plan,
@@ -48,7 +59,9 @@ export async function seed(h: Harness, plan: Plan, extra: Record<string, Partial
   });
   run = reduce(run, { type: 'started', at: AT }).run;
   for (let i = 0; i < 20; i++) {
-    const q = Object.values(run.steps).find((s) => s.status === 'queued' && s.id !== options.leaveQueued && plan.steps.find((p) => p.id === s.id)?.kind !== 'merge');
+    const q = Object.values(run.steps).find(
+      (s) => s.status === 'queued' && s.id !== options.leaveQueued && plan.steps.find((p) => p.id === s.id)?.kind !== 'merge',
+    );
     if (!q) break;
     run = reduce(run, { ...completionOf(run, q.id, 'success', extra[q.id]), at: AT } as RunEvent).run;
   }
@@ -62,13 +75,29 @@ export async function seed(h: Harness, plan: Plan, extra: Record<string, Partial
   const queued = options.leaveQueued ? run.steps[options.leaveQueued] : undefined;
   if (queued && options.queuedCheckRun !== undefined) {
     const externalId = `${RUN}:${queued.id}:${queued.attempt}:${queued.epoch}`;
-    await h.conveyor.deps.links.saveAttempt({ externalId, runId: RUN, repo: 'acme/web', state: 'dispatched', head: head ?? WEB_HEAD, checkRunId: options.queuedCheckRun, at: AT });
+    await h.conveyor.deps.links.saveAttempt({
+      externalId,
+      runId: RUN,
+      repo: 'acme/web',
+      state: 'dispatched',
+      head: head ?? WEB_HEAD,
+      checkRunId: options.queuedCheckRun,
+      at: AT,
+    });
   }
   // The approval step's check run (600) on that head, as its first report made it.
   if (head && options.approvalCheck !== false && run.steps.approve?.status === 'waiting') {
-    await h.conveyor.deps.links.saveAttempt({ externalId: `${RUN}:approve:0:0`, runId: RUN, repo: 'acme/web', state: 'dispatched', head, checkRunId: 600, at: AT });
+    await h.conveyor.deps.links.saveAttempt({
+      externalId: `${RUN}:approve:0:0`,
+      runId: RUN,
+      repo: 'acme/web',
+      state: 'dispatched',
+      head,
+      checkRunId: 600,
+      at: AT,
+    });
   }
-  return (await h.conveyor.engine.get(RUN));
+  return await h.conveyor.engine.get(RUN);
 }
 
 /** The reports every transition makes (tracking comment, summary check), persisted; their bodies collected. */
@@ -79,7 +108,10 @@ export function reportScopes(): { comments: string[]; approvalChecks: ApprovalPa
     comments,
     approvalChecks,
     scopes: [
-      nock(API).persist().patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0).reply(200, {}),
+      nock(API)
+        .persist()
+        .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
+        .reply(200, {}),
       nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {}),
     ],
   };
@@ -94,12 +126,17 @@ export interface ApprovalPatch {
 
 /** Updates of the approval check run 600, collected. */
 export function approvalCheckScope(into: ApprovalPatch[]): nock.Scope {
-  return nock(API).persist().patch('/repos/acme/web/check-runs/600', (b: ApprovalPatch) => into.push(b) > 0).reply(200, {});
+  return nock(API)
+    .persist()
+    .patch('/repos/acme/web/check-runs/600', (b: ApprovalPatch) => into.push(b) > 0)
+    .reply(200, {});
 }
 
 /** Replies (new comments) on an issue or PR, collected. */
 export function replyScope(repo: string, number: number, into: string[]): nock.Scope {
-  return nock(API).post(`/repos/${repo}/issues/${number}/comments`, (b: { body: string }) => into.push(b.body) > 0).reply(201, { id: 1000 + into.length, html_url: 'c' });
+  return nock(API)
+    .post(`/repos/${repo}/issues/${number}/comments`, (b: { body: string }) => into.push(b.body) > 0)
+    .reply(201, { id: 1000 + into.length, html_url: 'c' });
 }
 
 export { permissionScope } from './scopes.ts';
@@ -110,28 +147,74 @@ export const events = {
   /** An issue comment on a PR (GitHub sends PR comments as issue comments with `issue.pull_request`). */
   prComment(body: string, login: string, repo = 'acme/web', number = 1, id = 4242, type = 'User') {
     const p = fixture('issue_comment.created');
-    const issue = { ...(p.issue as object), number, title: 'Conveyor: Add a feature file', body: '', html_url: `https://github.com/${repo}/pull/${number}`, pull_request: { url: `${API}/repos/${repo}/pulls/${number}` } };
-    return { ...p, issue, comment: { ...(p.comment as object), id, body, user: user(login, type) }, repository: repoOf(repo), sender: user(login, type), installation: { id: INSTALLATION } };
+    const issue = {
+      ...(p.issue as object),
+      number,
+      title: 'Conveyor: Add a feature file',
+      body: '',
+      html_url: `https://github.com/${repo}/pull/${number}`,
+      pull_request: { url: `${API}/repos/${repo}/pulls/${number}` },
+    };
+    return {
+      ...p,
+      issue,
+      comment: { ...(p.comment as object), id, body, user: user(login, type) },
+      repository: repoOf(repo),
+      sender: user(login, type),
+      installation: { id: INSTALLATION },
+    };
   },
   review(body: string, login: string, repo = 'acme/web', number = 1) {
     const p = fixture('pull_request_review.submitted');
-    return { ...p, review: { ...(p.review as object), body, state: 'commented', user: user(login) }, pull_request: { ...(p.pull_request as object), number }, repository: repoOf(repo), sender: user(login), installation: { id: INSTALLATION } };
+    return {
+      ...p,
+      review: { ...(p.review as object), body, state: 'commented', user: user(login) },
+      pull_request: { ...(p.pull_request as object), number },
+      repository: repoOf(repo),
+      sender: user(login),
+      installation: { id: INSTALLATION },
+    };
   },
   button(identifier: string, login: string, check: { id: number; external_id: string; name: string }) {
     const p = fixture('check_run.requested_action');
     const c = p.check_run as { app: object };
-    return { ...p, check_run: { ...c, ...check, status: 'in_progress', conclusion: null, app: { ...c.app, id: APP_ID } }, requested_action: { identifier }, repository: repoOf('acme/web'), sender: user(login), installation: { id: INSTALLATION } };
+    return {
+      ...p,
+      check_run: { ...c, ...check, status: 'in_progress', conclusion: null, app: { ...c.app, id: APP_ID } },
+      requested_action: { identifier },
+      repository: repoOf('acme/web'),
+      sender: user(login),
+      installation: { id: INSTALLATION },
+    };
   },
   /** `check_run.completed` of one of the app's step check runs, carrying a result in its output. */
   checkCompleted(id: number, externalId: string, name: string, text: string) {
     const p = events.button('x', 'nobody', { id, external_id: externalId, name });
-    return { ...p, action: 'completed', check_run: { ...p.check_run, status: 'completed', conclusion: 'success', output: { title: 'ok', summary: 'ok', text } } };
+    return {
+      ...p,
+      action: 'completed',
+      check_run: { ...p.check_run, status: 'completed', conclusion: 'success', output: { title: 'ok', summary: 'ok', text } },
+    };
   },
   pull(action: 'synchronize' | 'closed', repo: string, number: number, head: string, login: string, merged = false, type = 'User') {
     const p = fixture(action === 'closed' ? 'pull_request.closed' : 'pull_request.synchronize');
     const pull = p.pull_request as { head: object };
-    return { ...p, action, number, pull_request: { ...pull, number, merged, state: action === 'closed' ? 'closed' : 'open', head: { ...pull.head, sha: head } }, repository: repoOf(repo), sender: user(login, type), installation: { id: INSTALLATION } };
+    return {
+      ...p,
+      action,
+      number,
+      pull_request: { ...pull, number, merged, state: action === 'closed' ? 'closed' : 'open', head: { ...pull.head, sha: head } },
+      repository: repoOf(repo),
+      sender: user(login, type),
+      installation: { id: INSTALLATION },
+    };
   },
 };
 
-export const readyEnv: Environment = { service: 'web', envId: 'web-7', state: 'ready', url: 'https://web-7.preview.example', deployment: { repo: 'acme/web', id: 31 } };
+export const readyEnv: Environment = {
+  service: 'web',
+  envId: 'web-7',
+  state: 'ready',
+  url: 'https://web-7.preview.example',
+  deployment: { repo: 'acme/web', id: 31 },
+};

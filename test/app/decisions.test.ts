@@ -6,7 +6,19 @@ import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
-import { approvalCheckScope, events, permissionScope, planWith, pr, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
+import {
+  approvalCheckScope,
+  events,
+  permissionScope,
+  planWith,
+  pr,
+  replyScope,
+  reportScopes,
+  RUN,
+  seed,
+  WEB_HEAD,
+  type ApprovalPatch,
+} from './decisions-setup.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -22,10 +34,26 @@ afterEach(async () => {
 
 const NEW_HEAD = 'd'.repeat(40);
 const atApproval = (spec: { minApprovals?: number; approvers?: string[] } = {}) =>
-  planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }, { id: 'approve', kind: 'approval', ...spec }, { id: 'ship', kind: 'merge' }]);
+  planWith([
+    { id: 'implement', kind: 'code' },
+    { id: 'check', kind: 'gate' },
+    { id: 'approve', kind: 'approval', ...spec },
+    { id: 'ship', kind: 'merge' },
+  ]);
 const built = { implement: { prs: [pr('acme/web', 1, WEB_HEAD)], commits: { 'acme/web': WEB_HEAD } }, check: { commits: { 'acme/web': WEB_HEAD } } };
 const reaction = (content: string, id = 4242) => nock(API).post(`/repos/acme/web/issues/comments/${id}/reactions`, { content }).reply(201, {});
-const pullOk = (head = WEB_HEAD) => nock(API).get('/repos/acme/web/pulls/1').reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: head }, base: { ref: 'main' } });
+const pullOk = (head = WEB_HEAD) =>
+  nock(API)
+    .get('/repos/acme/web/pulls/1')
+    .reply(200, {
+      state: 'open',
+      merged: false,
+      merge_commit_sha: null,
+      mergeable: true,
+      mergeable_state: 'clean',
+      head: { sha: head },
+      base: { ref: 'main' },
+    });
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
@@ -41,11 +69,13 @@ describe('who may decide', () => {
       reaction('+1'),
       approvalCheckScope(checks),
       pullOk(),
-      nock(API).put('/repos/acme/web/pulls/1/merge', (b: { sha: string; commit_message: string }) => ((message = b.commit_message), b.sha === WEB_HEAD)).reply(200, { merged: true, sha: 'e'.repeat(40) }),
+      nock(API)
+        .put('/repos/acme/web/pulls/1/merge', (b: { sha: string; commit_message: string }) => ((message = b.commit_message), b.sha === WEB_HEAD))
+        .reply(200, { merged: true, sha: 'e'.repeat(40) }),
     ];
     await h.receive('issue_comment', events.prComment('LGTM\n/conveyor approve', 'bob'));
     allDone(scopes);
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run.approvals).toEqual([expect.objectContaining({ step: 'approve', by: 'bob', heads: { 'acme/web': WEB_HEAD } })]);
     expect(run.status).toBe('succeeded');
     expect(message).toContain('Approved-by: bob');
@@ -58,7 +88,11 @@ describe('who may decide', () => {
     const before = await seed(h, atApproval(), built);
     const replies: string[] = [];
     const cases: Array<[ReturnType<typeof events.prComment>, nock.Scope[], RegExp]> = [
-      [events.prComment('/conveyor approve', 'mallory'), [permissionScope('mallory', 'read')], /only people with write permission on acme\/web can `approve`.*you have read/],
+      [
+        events.prComment('/conveyor approve', 'mallory'),
+        [permissionScope('mallory', 'read')],
+        /only people with write permission on acme\/web can `approve`.*you have read/,
+      ],
       [events.prComment('/conveyor approve', 'helper[bot]', 'acme/web', 1, 4243, 'Bot'), [], /bots cannot/],
       [events.prComment('/conveyor approve', 'alice'), [permissionScope('alice', 'admin')], /alice started this run, so their approval does not count/],
       [events.prComment('> /conveyor approve\n\nAgreed with the above.', 'bob'), [], /inside a quote \(line 1\) does not count/],
@@ -70,7 +104,7 @@ describe('who may decide', () => {
       expect(replies.at(-1)).toMatch(text);
       expect(replies.at(-1)).toMatch(/Nothing changed\.$/);
     }
-    const after = (await h.conveyor.engine.get(RUN));
+    const after = await h.conveyor.engine.get(RUN);
     expect(after.version).toBe(before.version);
     expect(after.approvals).toEqual([]);
     expect(nock.pendingMocks()).toEqual([]);
@@ -96,7 +130,9 @@ describe('who may decide', () => {
       nock(API).get('/orgs/acme/teams/reviewers/memberships/erin').reply(200, { state: 'active', role: 'member' }),
       reaction('+1', 4244),
       pullOk(),
-      nock(API).put('/repos/acme/web/pulls/1/merge').reply(200, { merged: true, sha: 'e'.repeat(40) }),
+      nock(API)
+        .put('/repos/acme/web/pulls/1/merge')
+        .reply(200, { merged: true, sha: 'e'.repeat(40) }),
     ];
     await h.receive('issue_comment', events.prComment('/conveyor approve', 'erin', 'acme/web', 1, 4244));
     allDone(ok);
@@ -116,7 +152,7 @@ describe('who may decide', () => {
     await h.receive('pull_request_review', events.review('/CONVEYOR APPROVE', 'bob'));
     allDone(second);
     expect(replies[0]).toMatch(/already recorded: `min-approvals` counts distinct people \(1 of 2\)/);
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run.approvals.map((a) => a.by)).toEqual(['bob']);
     expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 1 of 2' });
     expect(run.status).toBe('waiting');
@@ -148,11 +184,13 @@ describe('pushes after an approval', () => {
       approvalCheckScope(old),
       dispatchScope('check', 702, dispatched),
       noSummaryOnHead(NEW_HEAD),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === NEW_HEAD).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === NEW_HEAD)
+        .reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('pull_request', events.pull('synchronize', 'acme/web', 1, NEW_HEAD, 'mallory'));
     allDone(scopes);
-    let run = (await h.conveyor.engine.get(RUN));
+    let run = await h.conveyor.engine.get(RUN);
     expect(run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'mallory', repo: 'acme/web', head: NEW_HEAD });
     expect(run.steps.check).toMatchObject({ status: 'queued', attempt: 2 });
     expect(run.steps.approve?.status).toBe('pending');
@@ -164,14 +202,18 @@ describe('pushes after an approval', () => {
     let created: ApprovalPatch & { head_sha?: string } = {};
     const again = [
       nock(API).persist().patch('/repos/acme/web/check-runs/501').reply(200, {}),
-      nock(API).post('/repos/acme/web/check-runs', (b: ApprovalPatch & { name: string; head_sha: string }) => ((created = b), b.name === 'conveyor / approve')).reply(201, { id: 601, html_url: 'y', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: ApprovalPatch & { name: string; head_sha: string }) => ((created = b), b.name === 'conveyor / approve'))
+        .reply(201, { id: 601, html_url: 'y', status: 'in_progress', output: {} }),
     ];
     const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 2, 0, 'success', { commits: { 'acme/web': NEW_HEAD } }));
     await h.receive('check_run', { ...events.checkCompleted(702, `${RUN}:check:2:0`, 'conveyor / check', renderResultText(result)) });
     allDone(again);
-    run = (await h.conveyor.engine.get(RUN));
+    run = await h.conveyor.engine.get(RUN);
     expect(run.steps.approve?.status).toBe('waiting');
-    expect(run.steps.approve?.reason).toBe(`waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ${NEW_HEAD.slice(0, 7)} to acme/web after the approval)`);
+    expect(run.steps.approve?.reason).toBe(
+      `waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ${NEW_HEAD.slice(0, 7)} to acme/web after the approval)`,
+    );
     expect(created).toMatchObject({ head_sha: NEW_HEAD, status: 'in_progress' });
     expect(created.actions?.map((a) => a.identifier)).toEqual(['approve', 'reject']);
   });
@@ -204,7 +246,9 @@ describe('the approval check run', () => {
     await seed(h, atApproval(), built, { leaveQueued: 'check', queuedCheckRun: 102 });
     reportScopes();
     let created: ApprovalPatch & { name?: string; head_sha?: string; external_id?: string } = {};
-    const waits = nock(API).post('/repos/acme/web/check-runs', (b: typeof created) => ((created = b), b.name === 'conveyor / approve')).reply(201, { id: 600, html_url: 'y', status: 'in_progress', output: {} });
+    const waits = nock(API)
+      .post('/repos/acme/web/check-runs', (b: typeof created) => ((created = b), b.name === 'conveyor / approve'))
+      .reply(201, { id: 600, html_url: 'y', status: 'in_progress', output: {} });
     const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } }));
     await h.receive('check_run', events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(result)));
     allDone([waits]);
@@ -222,7 +266,14 @@ describe('the approval check run', () => {
     expect(replies[0]).toMatch(/^@mallory only people with write permission on acme\/web can `approve`/);
 
     const checks: ApprovalPatch[] = [];
-    const ok = [permissionScope('carol', 'write'), approvalCheckScope(checks), pullOk(), nock(API).put('/repos/acme/web/pulls/1/merge').reply(200, { merged: true, sha: 'e'.repeat(40) })];
+    const ok = [
+      permissionScope('carol', 'write'),
+      approvalCheckScope(checks),
+      pullOk(),
+      nock(API)
+        .put('/repos/acme/web/pulls/1/merge')
+        .reply(200, { merged: true, sha: 'e'.repeat(40) }),
+    ];
     await h.receive('check_run', events.button('approve', 'carol', check));
     allDone(ok);
     expect((await h.conveyor.engine.get(RUN)).status).toBe('succeeded');
@@ -236,7 +287,7 @@ describe('the approval check run', () => {
     const scopes = [permissionScope('carol', 'admin'), approvalCheckScope(checks)];
     await h.receive('check_run', events.button('reject', 'carol', { id: 600, external_id: `${RUN}:approve:0:0`, name: 'conveyor / approve' }));
     allDone(scopes);
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run.steps.approve).toMatchObject({ status: 'failed', reason: 'rejected by carol' });
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('pending');

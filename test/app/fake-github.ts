@@ -36,7 +36,13 @@ export function fakeGitHub(config: string): FakeGitHub {
   const checkRuns: FakeCheckRun[] = [];
   const comments: FakeComment[] = [];
   const dispatches: FakeGitHub['dispatches'] = [];
-  const checkRunJson = (c: FakeCheckRun) => ({ ...c, html_url: `https://github.com/acme/web/runs/${c.id}`, details_url: null, started_at: null, output: { summary: null, text: null } });
+  const checkRunJson = (c: FakeCheckRun) => ({
+    ...c,
+    html_url: `https://github.com/acme/web/runs/${c.id}`,
+    details_url: null,
+    started_at: null,
+    output: { summary: null, text: null },
+  });
   const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, html_url: `https://github.com/acme/web/issues/${c.issue}#issuecomment-${c.id}` });
   const api = nock(API).persist();
   api.post(`/app/installations/${INSTALLATION}/access_tokens`).reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
@@ -48,7 +54,14 @@ export function fakeGitHub(config: string): FakeGitHub {
   api.get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } });
   api.post('/repos/acme/web/check-runs').reply(201, (_uri, body) => {
     const b = body as { name: string; head_sha: string; external_id?: string; status?: string; conclusion?: string };
-    const check = { id: next++, name: b.name, head_sha: b.head_sha, external_id: b.external_id ?? '', status: b.status ?? 'queued', conclusion: b.conclusion ?? null };
+    const check = {
+      id: next++,
+      name: b.name,
+      head_sha: b.head_sha,
+      external_id: b.external_id ?? '',
+      status: b.status ?? 'queued',
+      conclusion: b.conclusion ?? null,
+    };
     checkRuns.push(check);
     return checkRunJson(check);
   });
@@ -77,10 +90,7 @@ export function fakeGitHub(config: string): FakeGitHub {
     dispatches.push({ attempt: `${payload.runId}:${payload.step.id}:${payload.attempt}:${payload.epoch}`, checkRunId: Number(inputs['check-run']) });
     return '';
   });
-  api
-    .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
-    .query(true)
-    .reply(200, { total_count: 0, workflow_runs: [] });
+  api.get('/repos/acme/web/actions/workflows/conveyor.yml/runs').query(true).reply(200, { total_count: 0, workflow_runs: [] });
   api.post(/^\/repos\/acme\/web\/issues\/\d+\/comments$/).reply(201, (uri, body) => {
     const comment = { id: next++, issue: Number(uri.split('/')[5]), body: (body as { body: string }).body };
     comments.push(comment);

@@ -39,10 +39,16 @@ describe('GitHub mode: label to last step', () => {
       tokenScope(),
       configScope(),
       permissionScope('alice', 'write'),
-      nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } }),
+      nock(API)
+        .get('/repos/acme/web/git/ref/heads%2Fmain')
+        .reply(200, { object: { sha: BASE_SHA } }),
       dispatchScope('implement', 101, dispatched),
-      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body.includes('conveyor:tracking')).reply(201, { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900' }),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === BASE_SHA).reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body.includes('conveyor:tracking'))
+        .reply(201, { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900' }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === BASE_SHA)
+        .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('issues', webhooks.labeled());
     for (const s of start) expect(s.isDone()).toBe(true);
@@ -70,8 +76,12 @@ describe('GitHub mode: label to last step', () => {
     h.calls.length = 0;
     const next = [
       dispatchScope('check', 102, dispatched),
-      nock(API).patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => b.body.includes('✅ succeeded')).reply(200, {}),
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead).reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => b.body.includes('✅ succeeded'))
+        .reply(200, {}),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead)
+        .reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('check_run', webhooks.checkRun('completed', implement.check as never));
     for (const s of next) expect(s.isDone()).toBe(true);
@@ -91,11 +101,29 @@ describe('GitHub mode: label to last step', () => {
     // The gate's completion runs the merge step in the app, through the GitHub API.
     const last = [
       // The merge step first checks the PR is open, at the head the run saw, and mergeable.
-      nock(API).get('/repos/acme/web/pulls/1').reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: prHead }, base: { ref: 'main' } }),
-      nock(API).put('/repos/acme/web/pulls/1/merge', (b: { merge_method: string; sha: string }) => b.merge_method === 'squash' && b.sha === prHead).reply(200, { merged: true, sha: 'c'.repeat(40) }),
+      nock(API)
+        .get('/repos/acme/web/pulls/1')
+        .reply(200, {
+          state: 'open',
+          merged: false,
+          merge_commit_sha: null,
+          mergeable: true,
+          mergeable_state: 'clean',
+          head: { sha: prHead },
+          base: { ref: 'main' },
+        }),
+      nock(API)
+        .put('/repos/acme/web/pulls/1/merge', (b: { merge_method: string; sha: string }) => b.merge_method === 'squash' && b.sha === prHead)
+        .reply(200, { merged: true, sha: 'c'.repeat(40) }),
       // One or two reports, depending on how the two transitions coalesce.
-      nock(API).persist().patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0).reply(200, {}),
-      nock(API).persist().patch('/repos/acme/web/check-runs/501', (b: { status: string; conclusion?: string }) => summaries.push(b) > 0).reply(200, {}),
+      nock(API)
+        .persist()
+        .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
+        .reply(200, {}),
+      nock(API)
+        .persist()
+        .patch('/repos/acme/web/check-runs/501', (b: { status: string; conclusion?: string }) => summaries.push(b) > 0)
+        .reply(200, {}),
     ];
     const comments: string[] = [];
     const summaries: Array<{ status: string; conclusion?: string }> = [];
@@ -107,7 +135,7 @@ describe('GitHub mode: label to last step', () => {
     } finally {
       nock.emitter.removeListener('no match', unmatched);
     }
-    const run = (await h.conveyor.engine.get('acme-web-7'));
+    const run = await h.conveyor.engine.get('acme-web-7');
     expect(run.status).toBe('succeeded');
     expect(Object.values(run.steps).map((s) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     for (const s of last) expect(s.isDone()).toBe(true);
@@ -119,6 +147,6 @@ describe('GitHub mode: label to last step', () => {
     expect(nock.pendingMocks()).toEqual([]);
     // The tracking comment is recorded once, when it is made; its edits write no record.
     expect(commentRecords.mock.calls).toEqual([['acme-web-7', { id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' }]]);
-    expect((await h.conveyor.deps.links.comment('acme-web-7'))).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
+    expect(await h.conveyor.deps.links.comment('acme-web-7')).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
   }, 120_000);
 });

@@ -20,7 +20,11 @@ export const APP_ID = 1;
 export const INSTALLATION = 2;
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** The app's private key in every test (made once: an RSA key takes a while). */
-export const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+export const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 
 export interface Call {
   method: string;
@@ -92,13 +96,21 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
 
 /** nock of the installation token, once per test (Probot caches it). */
 export function tokenScope(): nock.Scope {
-  return nock(API).post(`/app/installations/${INSTALLATION}/access_tokens`).reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
+  return nock(API)
+    .post(`/app/installations/${INSTALLATION}/access_tokens`)
+    .reply(201, { token: 'ghs_test', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
 }
 
 export { fixture };
 
 /** A webhook's `repository` of acme's repository `full` (default branch main). */
-export const repoOf = (full: string) => ({ ...(fixture('issues.labeled').repository as object), full_name: full, name: full.split('/')[1], owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' });
+export const repoOf = (full: string) => ({
+  ...(fixture('issues.labeled').repository as object),
+  full_name: full,
+  name: full.split('/')[1],
+  owner: { login: 'acme', type: 'Organization' },
+  default_branch: 'main',
+});
 
 const repository = repoOf('acme/web');
 
@@ -107,7 +119,13 @@ export const webhooks = {
     const p = fixture('issues.labeled');
     return {
       ...p,
-      issue: { ...(p.issue as object), number, title: 'Add a feature file', body: 'Please add feature.txt.', html_url: `https://github.com/acme/web/issues/${number}` },
+      issue: {
+        ...(p.issue as object),
+        number,
+        title: 'Add a feature file',
+        body: 'Please add feature.txt.',
+        html_url: `https://github.com/acme/web/issues/${number}`,
+      },
       label: { ...(p.label as object), name: label },
       repository,
       sender: { ...(p.sender as object), login: sender, type: 'User' },
@@ -116,15 +134,46 @@ export const webhooks = {
   },
   comment(body: string, login = 'alice', number = 7) {
     const p = fixture('issue_comment.created');
-    const issue: Record<string, unknown> = { ...(p.issue as Record<string, unknown>), number, title: 'Add a feature file', body: 'Please add feature.txt.', html_url: `https://github.com/acme/web/issues/${number}` };
+    const issue: Record<string, unknown> = {
+      ...(p.issue as Record<string, unknown>),
+      number,
+      title: 'Add a feature file',
+      body: 'Please add feature.txt.',
+      html_url: `https://github.com/acme/web/issues/${number}`,
+    };
     delete issue.pull_request;
-    return { ...p, issue, comment: { ...(p.comment as object), body, user: { login, type: 'User' } }, repository, sender: { login, type: 'User' }, installation: { id: INSTALLATION } };
+    return {
+      ...p,
+      issue,
+      comment: { ...(p.comment as object), body, user: { login, type: 'User' } },
+      repository,
+      sender: { login, type: 'User' },
+      installation: { id: INSTALLATION },
+    };
   },
-  checkRun(action: 'completed' | 'rerequested', check: { id: number; name: string; external_id: string; status?: string; conclusion?: string | null; details_url?: string | null; output?: { title?: string; summary?: string; text?: string | null } }, sender = 'alice') {
+  checkRun(
+    action: 'completed' | 'rerequested',
+    check: {
+      id: number;
+      name: string;
+      external_id: string;
+      status?: string;
+      conclusion?: string | null;
+      details_url?: string | null;
+      output?: { title?: string; summary?: string; text?: string | null };
+    },
+    sender = 'alice',
+  ) {
     const p = fixture(`check_run.${action}`);
     return {
       ...p,
-      check_run: { ...(p.check_run as object), status: 'completed', conclusion: 'success', ...check, app: { ...((p.check_run as { app: object }).app), id: APP_ID } },
+      check_run: {
+        ...(p.check_run as object),
+        status: 'completed',
+        conclusion: 'success',
+        ...check,
+        app: { ...(p.check_run as { app: object }).app, id: APP_ID },
+      },
       repository,
       sender: { login: sender, type: 'User' },
       installation: { id: INSTALLATION },
@@ -135,7 +184,14 @@ export const webhooks = {
     const p = fixture('workflow_run.completed');
     return {
       ...p,
-      workflow_run: { ...(p.workflow_run as object), path: '.github/workflows/conveyor.yml', event: 'workflow_dispatch', ...run, html_url: `https://github.com/${repo}/actions/runs/${run.id}`, run_number: 12 },
+      workflow_run: {
+        ...(p.workflow_run as object),
+        path: '.github/workflows/conveyor.yml',
+        event: 'workflow_dispatch',
+        ...run,
+        html_url: `https://github.com/${repo}/actions/runs/${run.id}`,
+        run_number: 12,
+      },
       repository: repoOf(repo),
       installation: { id: INSTALLATION },
     };

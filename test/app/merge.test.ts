@@ -11,7 +11,20 @@ import { parseStepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
-import { approvalCheckScope, events, permissionScope, planWith, pr, readyEnv, replyScope, reportScopes, RUN, seed, WEB_HEAD, type ApprovalPatch } from './decisions-setup.ts';
+import {
+  approvalCheckScope,
+  events,
+  permissionScope,
+  planWith,
+  pr,
+  readyEnv,
+  replyScope,
+  reportScopes,
+  RUN,
+  seed,
+  WEB_HEAD,
+  type ApprovalPatch,
+} from './decisions-setup.ts';
 
 let h: Harness;
 let sleeps: number[];
@@ -31,7 +44,16 @@ const API_HEAD = '2'.repeat(40);
 const LIB_HEAD = '3'.repeat(40);
 const RESOLVED = '4'.repeat(40);
 const PRS = [pr('acme/web', 1, WEB_HEAD), pr('acme/api', 2, API_HEAD), pr('acme/lib', 3, LIB_HEAD)];
-const plan = () => planWith([{ id: 'implement', kind: 'code' }, { id: 'preview', kind: 'deploy' }, { id: 'approve', kind: 'approval' }, { id: 'ship', kind: 'merge' }], true);
+const plan = () =>
+  planWith(
+    [
+      { id: 'implement', kind: 'code' },
+      { id: 'preview', kind: 'deploy' },
+      { id: 'approve', kind: 'approval' },
+      { id: 'ship', kind: 'merge' },
+    ],
+    true,
+  );
 const built = {
   implement: { prs: PRS, commits: { 'acme/web': WEB_HEAD, 'acme/api': API_HEAD, 'acme/lib': LIB_HEAD } },
   preview: { environments: [readyEnv] },
@@ -43,11 +65,26 @@ const allDone = (scopes: nock.Scope[]) => {
 function pull(repo: string, number: number, head: string, extra: Record<string, unknown> = {}) {
   return nock(API)
     .get(`/repos/${repo}/pulls/${number}`)
-    .reply(200, { state: 'open', merged: false, merge_commit_sha: null, mergeable: true, mergeable_state: 'clean', head: { sha: head }, base: { ref: 'main' }, ...extra });
+    .reply(200, {
+      state: 'open',
+      merged: false,
+      merge_commit_sha: null,
+      mergeable: true,
+      mergeable_state: 'clean',
+      head: { sha: head },
+      base: { ref: 'main' },
+      ...extra,
+    });
 }
 
 /** Merges as GitHub would, recording the order and the commit messages. */
-function mergeScope(repo: string, number: number, order: string[], messages: Record<string, string>, reply: [number, object] = [200, { merged: true, sha: `m-${repo}` }]) {
+function mergeScope(
+  repo: string,
+  number: number,
+  order: string[],
+  messages: Record<string, string>,
+  reply: [number, object] = [200, { merged: true, sha: `m-${repo}` }],
+) {
   return nock(API)
     .put(`/repos/${repo}/pulls/${number}/merge`, (b: { commit_message: string; merge_method: string }) => {
       order.push(`${repo}#${number}`);
@@ -59,7 +96,12 @@ function mergeScope(repo: string, number: number, order: string[], messages: Rec
 
 /** Approves the waiting step by an issue comment of a writer (the reports and the approval check persisted). */
 async function approve(): Promise<void> {
-  const scopes = [permissionScope('bob', 'write'), nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/).reply(201, {})];
+  const scopes = [
+    permissionScope('bob', 'write'),
+    nock(API)
+      .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+      .reply(201, {}),
+  ];
   await h.receive('issue_comment', webhooks.comment('/conveyor approve', 'bob'));
   allDone(scopes);
 }
@@ -90,7 +132,7 @@ describe('merging on GitHub', () => {
     expect(messages['acme/api']).toContain('Resolves acme/web#7.');
     expect(messages['acme/api']).toContain(`Conveyor-Run: ${RUN}`);
     expect(messages['acme/api']).toContain('Approved-by: bob');
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run.status).toBe('succeeded');
     expect(run.steps.ship?.result?.summary).toBe('Merged acme/lib#3, acme/api#2, acme/web#1 (squash).');
   });
@@ -118,9 +160,13 @@ describe('merging on GitHub', () => {
 
     h.clock.now = new Date(Date.parse(h.clock.now) + 11 * 60_000).toISOString();
     const lost = [
-      nock(API).get('/repos/acme/web/check-runs/801').reply(200, { id: 801, status: 'queued', conclusion: null, external_id: `${RUN}:ship:2:0`, output: {} }),
+      nock(API)
+        .get('/repos/acme/web/check-runs/801')
+        .reply(200, { id: 801, status: 'queued', conclusion: null, external_id: `${RUN}:ship:2:0`, output: {} }),
       workflowRunsScope([]),
-      nock(API).patch('/repos/acme/web/check-runs/801', (b: { conclusion: string }) => b.conclusion === 'cancelled').reply(200, {}),
+      nock(API)
+        .patch('/repos/acme/web/check-runs/801', (b: { conclusion: string }) => b.conclusion === 'cancelled')
+        .reply(200, {}),
       dispatchScope('ship', 802, dispatched),
     ];
     const report = await h.conveyor.sweep();
@@ -133,7 +179,7 @@ describe('merging on GitHub', () => {
 
   it('a conflicting PR is resolved by a code attempt on its work branch; the approval, given on the old head, is asked for again; then it is merged', async () => {
     const dispatched = await approveIntoConflict();
-    let run = (await h.conveyor.engine.get(RUN));
+    let run = await h.conveyor.engine.get(RUN);
     expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2, repairs: 1 });
     const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
     expect(payload.ok).toBe(true);
@@ -148,18 +194,33 @@ describe('merging on GitHub', () => {
     const moved = [
       // The summary and the approval's check runs move to the new head.
       noSummaryOnHead(RESOLVED),
-      nock(API).persist().post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => ['conveyor', 'conveyor / approve'].includes(b.name) && b.head_sha === RESOLVED).reply(201, { id: 502, html_url: 'x', status: 'completed', output: {} }),
+      nock(API)
+        .persist()
+        .post(
+          '/repos/acme/web/check-runs',
+          (b: { name: string; head_sha: string }) => ['conveyor', 'conveyor / approve'].includes(b.name) && b.head_sha === RESOLVED,
+        )
+        .reply(201, { id: 502, html_url: 'x', status: 'completed', output: {} }),
     ];
-    nock(API).persist().patch(/\/repos\/acme\/web\/check-runs\/50\d/).reply(200, {});
+    nock(API)
+      .persist()
+      .patch(/\/repos\/acme\/web\/check-runs\/50\d/)
+      .reply(200, {});
     h.calls.length = 0;
-    const repaired = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'ship', 2, 0, 'success', { mode: 'repair', prs: [pr('acme/web', 1, RESOLVED)], commits: { 'acme/web': RESOLVED } }));
+    const repaired = sealedFor(
+      await h.conveyor.engine.get(RUN),
+      resultOf(RUN, 'ship', 2, 0, 'success', { mode: 'repair', prs: [pr('acme/web', 1, RESOLVED)], commits: { 'acme/web': RESOLVED } }),
+    );
     await h.receive('check_run', events.checkCompleted(801, `${RUN}:ship:2:0`, 'conveyor / ship', renderResultText(repaired)));
     allDone(moved);
     // Nothing merged, nor even asked whether it could be, before the approval is given again.
     expect(h.calls.filter((c) => /\/pulls\//.test(c.path))).toEqual([]);
     run = await h.conveyor.engine.get(RUN);
     expect(run.approvals.map((a) => a.stale)).toEqual([{ kind: 'agent-wrote', step: 'ship', repo: 'acme/web', head: RESOLVED }]);
-    expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: expect.stringContaining('approvals are stale: the agent of step "ship" wrote 4444444 to acme/web after the approval') });
+    expect(run.steps.approve).toMatchObject({
+      status: 'waiting',
+      reason: expect.stringContaining('approvals are stale: the agent of step "ship" wrote 4444444 to acme/web after the approval'),
+    });
     expect(run.steps.ship).toMatchObject({ status: 'pending', repairs: 1 });
 
     // Approved again, on the resolved head: merging is tried again, on that head.
@@ -178,7 +239,7 @@ describe('merging on GitHub', () => {
     ];
     await approve();
     allDone(again);
-    run = (await h.conveyor.engine.get(RUN));
+    run = await h.conveyor.engine.get(RUN);
     expect(order).toEqual(['acme/lib#3', 'acme/api#2', 'acme/web#1']);
     expect(run.status).toBe('succeeded');
     expect(run.steps.ship).toMatchObject({ status: 'succeeded', attempt: 3, mode: 'run' });
@@ -199,10 +260,12 @@ describe('merging on GitHub', () => {
     await approve();
     allDone(scopes);
     expect(order).toEqual(['acme/lib#3', 'acme/api#2']);
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('failed');
-    expect(run.steps.ship?.reason).toMatch(/merging acme\/api#2 failed \(HTTP 405\) Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./);
+    expect(run.steps.ship?.reason).toMatch(
+      /merging acme\/api#2 failed \(HTTP 405\) Base branch was modified.*Merged: acme\/lib#3\. Not merged: acme\/api#2, acme\/web#1\./,
+    );
     expect(run.waitingFor).toMatch(/retry or cancel: step "ship" failed/);
     expect(report.comments.at(-1)).toContain('Not merged: acme/api#2, acme/web#1');
     // Nothing was torn down: the run did not end.
@@ -216,8 +279,10 @@ describe('merging on GitHub', () => {
     const scopes = [pull('acme/lib', 3, LIB_HEAD), pull('acme/api', 2, API_HEAD, { mergeable_state: 'blocked' }), pull('acme/web', 1, WEB_HEAD)];
     await approve();
     allDone(scopes);
-    const run = (await h.conveyor.engine.get(RUN));
-    expect(run.steps.ship?.reason).toContain('not merging: acme/api#2: its required checks or reviews do not pass. Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.');
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run.steps.ship?.reason).toContain(
+      'not merging: acme/api#2: its required checks or reviews do not pass. Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.',
+    );
   });
 });
 
@@ -232,7 +297,7 @@ describe('closing', () => {
     const scopes = [approvalCheckScope(checks), dispatchScope('preview', 901, dispatched), replyScope('acme/web', 1, web), replyScope('acme/lib', 3, lib)];
     await h.receive('pull_request', events.pull('closed', 'acme/api', 2, API_HEAD, 'mallory'));
     allDone(scopes);
-    let run = (await h.conveyor.engine.get(RUN));
+    let run = await h.conveyor.engine.get(RUN);
     expect(run.status).toBe('cancelled');
     expect(run.reason).toBe('PR acme/api#2 was closed without merging');
     expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
@@ -250,7 +315,7 @@ describe('closing', () => {
     removed.attempt = Number(externalId.split(':')[2]);
     const completed = events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed));
     await h.receive('check_run', completed, 'teardown-done');
-    run = (await h.conveyor.engine.get(RUN));
+    run = await h.conveyor.engine.get(RUN);
     expect(run.environments).toEqual([]);
     expect(run.removedEnvironments).toEqual([readyEnv]);
     // Redelivered: nothing happens. A teardown retires no attempt: its delivery id is what says so.
@@ -273,7 +338,9 @@ describe('closing', () => {
     const comments: string[][] = [[], [], []];
     const scopes = [
       permissionScope('bob', 'write'),
-      nock(API).post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: '+1' }).reply(201, {}),
+      nock(API)
+        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: '+1' })
+        .reply(201, {}),
       dispatchScope('preview', 901, []),
       replyScope('acme/web', 1, comments[0]!),
       replyScope('acme/api', 2, comments[1]!),
@@ -281,7 +348,7 @@ describe('closing', () => {
     ];
     await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach', 'bob'));
     allDone(scopes);
-    const run = (await h.conveyor.engine.get(RUN));
+    const run = await h.conveyor.engine.get(RUN);
     expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob: wrong approach' });
     for (const c of comments) expect(c[0]).toContain('was cancelled by @bob: wrong approach');
   });

@@ -17,8 +17,14 @@ async function value(metrics: ReturnType<typeof createAppMetrics>, name: string,
 describe('metrics of transitions', () => {
   it('counts an attempt once by kind, mode and outcome, a lost one too, and a run once when it ends', async () => {
     const metrics = createAppMetrics({ processMetrics: false });
-    const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }]);
-    let run: Run = reduce(createRun({ id: 'r1', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'check', kind: 'gate' },
+    ]);
+    let run: Run = reduce(createRun({ id: 'r1', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+      type: 'started',
+      at: AT,
+    }).run;
     const apply = (event: RunEvent) => {
       run = reduce(run, event).run;
       metrics.observe(run, event);

@@ -16,7 +16,11 @@ import { fixture, signedWebhook } from '../helpers/webhook-fixtures.ts';
 import { API } from './harness.ts';
 
 const SECRET = 'ops-secret';
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 let dirs: string[] = [];
 let servers: ConveyorServer[] = [];
 
@@ -36,7 +40,15 @@ afterEach(async () => {
 async function start(): Promise<{ app: ConveyorServer; url: string }> {
   const dir = tempDir('conveyor-ops-');
   dirs.push(dir);
-  const env = { APP_ID: '1', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'fatal', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } as NodeJS.ProcessEnv;
+  const env = {
+    APP_ID: '1',
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: SECRET,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'fatal',
+    CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
+  } as NodeJS.ProcessEnv;
   // Readiness asked afresh each time, so a change shows at once.
   const app = await createConveyorServer(env, settingsOf(env), { sweepEveryMs: false, readinessKeepMs: 0 });
   servers.push(app);
@@ -52,7 +64,11 @@ const readyz = async (url: string) => {
   const r = await get(`${url}/readyz`);
   return { status: r.status, body: JSON.parse(r.text) as unknown };
 };
-const appScope = () => nock(API).get('/app').matchHeader('authorization', /^bearer /i).reply(200, { id: 1, slug: 'conveyor' });
+const appScope = () =>
+  nock(API)
+    .get('/app')
+    .matchHeader('authorization', /^bearer /i)
+    .reply(200, { id: 1, slug: 'conveyor' });
 
 /** The value of one sample of the exposition (`name{labels} value`), or undefined. */
 function sample(text: string, line: string): number | undefined {
@@ -71,7 +87,10 @@ describe('/healthz and /readyz', () => {
     nock(API).get('/app').replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
     const unreachable = await readyz(url);
     expect(unreachable.status).toBe(503);
-    expect(unreachable.body).toMatchObject({ ok: false, checks: { store: 'ok', github: expect.stringMatching(/^down: GitHub GET \/app failed \(no answer\)/) } });
+    expect(unreachable.body).toMatchObject({
+      ok: false,
+      checks: { store: 'ok', github: expect.stringMatching(/^down: GitHub GET \/app failed \(no answer\)/) },
+    });
 
     // The database goes away: the store's query fails, and /readyz says it is the store.
     await app.store.close();
@@ -89,17 +108,31 @@ describe('/metrics', () => {
   it('counts webhooks, their handling time, GitHub calls by route template and the rate limit left, and reads runs by state from the store', async () => {
     const { app, url } = await start();
     // Two runs in the store: one running, one waiting for a person.
-    const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval' }]);
-    for (const [id, number, waiting] of [['r-1', 1, false], ['r-2', 2, true]] as const) {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'approve', kind: 'approval' },
+    ]);
+    for (const [id, number, waiting] of [
+      ['r-1', 1, false],
+      ['r-2', 2, true],
+    ] as const) {
       const at = '2025-03-01T09:00:00.000Z';
       const run = reduce(createRun({ id, plan, issue: { repo: 'acme/web', number, title: 't', body: '' }, options: {}, at }), { type: 'started', at }).run;
       await app.store.create(waiting ? { ...run, status: 'waiting', waitingFor: 'a person' } : run, []);
     }
     // A label the app looks into (the repository has no configuration: nothing starts), and an event it has no handler for.
     nock(API).post('/app/installations/2/access_tokens').reply(201, { token: 'ghs_ops', expires_at: '2099-01-01T00:00:00Z', permissions: {} });
-    const config = nock(API).get('/repos/acme/web/contents/.github%2Fconveyor.yml').query({ ref: 'main' }).reply(404, { message: 'Not Found' }, { 'x-ratelimit-remaining': '4990', 'x-ratelimit-limit': '5000' });
+    const config = nock(API)
+      .get('/repos/acme/web/contents/.github%2Fconveyor.yml')
+      .query({ ref: 'main' })
+      .reply(404, { message: 'Not Found' }, { 'x-ratelimit-remaining': '4990', 'x-ratelimit-limit': '5000' });
     const labeled = fixture('issues.labeled');
-    const payload = { ...labeled, label: { ...(labeled.label as object), name: 'bug' }, repository: { ...(labeled.repository as object), full_name: 'acme/web', default_branch: 'main' }, installation: { id: 2 } };
+    const payload = {
+      ...labeled,
+      label: { ...(labeled.label as object), name: 'bug' },
+      repository: { ...(labeled.repository as object), full_name: 'acme/web', default_branch: 'main' },
+      installation: { id: 2 },
+    };
     const sent = await fetch(`${url}/api/github/webhooks`, signedWebhook(SECRET, JSON.stringify(payload), 'issues', 'd-labeled'));
     expect(sent.status).toBe(200);
     expect(config.isDone()).toBe(true);

@@ -71,10 +71,29 @@ export async function runPipelineScenario(app: Partial<ConveyorAppOptions> = {})
     issues: { 'acme/web#7': { title: 'Add a feature file', body: 'Please add feature.txt to web and api.' } },
   });
   const store = await openAppStore({ CONVEYOR_DATABASE_URL: join(dir, 'app.db') });
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   // The app's own Octokit policy; its waits shortened and writes not paced (pacing changes when, not how many).
-  const probot = new Probot({ appId: APP_ID, privateKey, baseUrl: fake.apiUrl, Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }), logLevel: 'warn' });
-  const conveyor = new ConveyorApp(probot, { store, links: store.links, appId: APP_ID, botLogin: BOT, sweepEveryMs: false, merge: { baseMs: 10 }, log: () => undefined, ...app });
+  const probot = new Probot({
+    appId: APP_ID,
+    privateKey,
+    baseUrl: fake.apiUrl,
+    Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }),
+    logLevel: 'warn',
+  });
+  const conveyor = new ConveyorApp(probot, {
+    store,
+    links: store.links,
+    appId: APP_ID,
+    botLogin: BOT,
+    sweepEveryMs: false,
+    merge: { baseMs: 10 },
+    log: () => undefined,
+    ...app,
+  });
   const close = async () => {
     conveyor.close();
     await store.close();
@@ -99,9 +118,21 @@ export async function runPipelineScenario(app: Partial<ConveyorAppOptions> = {})
       name: 'issues',
       payload: {
         ...labeled,
-        issue: { ...(labeled.issue as object), number: 7, title: 'Add a feature file', body: 'Please add feature.txt to web and api.', html_url: `${fake.url}/acme/web/issues/7` },
+        issue: {
+          ...(labeled.issue as object),
+          number: 7,
+          title: 'Add a feature file',
+          body: 'Please add feature.txt to web and api.',
+          html_url: `${fake.url}/acme/web/issues/7`,
+        },
         label: { ...(labeled.label as object), name: 'conveyor' },
-        repository: { ...(labeled.repository as object), full_name: 'acme/web', name: 'web', owner: { login: 'acme', type: 'Organization' }, default_branch: 'main' },
+        repository: {
+          ...(labeled.repository as object),
+          full_name: 'acme/web',
+          name: 'web',
+          owner: { login: 'acme', type: 'Organization' },
+          default_branch: 'main',
+        },
         sender: { login: 'alice', type: 'User' },
         installation: { id: INSTALLATION },
       },

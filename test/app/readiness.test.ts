@@ -12,7 +12,11 @@ import { openAppStore } from '../../app/stores.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API } from './harness.ts';
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 let dir: string;
 let app: ConveyorServer | undefined;
 
@@ -30,7 +34,15 @@ afterEach(() => {
 });
 
 async function readyz(): Promise<{ status: number; body: unknown }> {
-  const env = { APP_ID: '1', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: 's', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'fatal', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } as NodeJS.ProcessEnv;
+  const env = {
+    APP_ID: '1',
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: 's',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'fatal',
+    CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
+  } as NodeJS.ProcessEnv;
   app ??= await createConveyorServer(env, settingsOf(env), { sweepEveryMs: false });
   const { port } = app.server.listening ? { port: (app.server.address() as { port: number }).port } : await app.listen();
   const r = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -39,7 +51,10 @@ async function readyz(): Promise<{ status: number; body: unknown }> {
 
 describe('GET /readyz', () => {
   it("is 200 when the store answers and GitHub takes the app's credentials, and asks GitHub once for a while", async () => {
-    const scope = nock(API).get('/app').matchHeader('authorization', /^bearer /i).reply(200, { id: 1, slug: 'conveyor' });
+    const scope = nock(API)
+      .get('/app')
+      .matchHeader('authorization', /^bearer /i)
+      .reply(200, { id: 1, slug: 'conveyor' });
     expect(await readyz()).toEqual({ status: 200, body: { ok: true, checks: { store: 'ok', github: 'ok' } } });
     // Asked again at once: the kept outcome answers (nock would refuse a second call to GitHub).
     expect(await readyz()).toEqual({ status: 200, body: { ok: true, checks: { store: 'ok', github: 'ok' } } });

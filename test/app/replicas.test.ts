@@ -73,7 +73,13 @@ async function completion(github: FakeGitHub, store: PostgresStore, runId: strin
   const externalId = `${runId}:${step}:${s.attempt}:${s.epoch}`;
   const check = github.checkRuns.find((c) => c.external_id === externalId)!;
   const result = sealedFor(run, resultOf(runId, step, s.attempt, s.epoch, 'success', extra));
-  return webhooks.checkRun('completed', { id: check.id, name: check.name, external_id: externalId, conclusion: 'success', output: { summary: 'ok', text: renderResultText(result) } });
+  return webhooks.checkRun('completed', {
+    id: check.id,
+    name: check.name,
+    external_id: externalId,
+    conclusion: 'success',
+    output: { summary: 'ok', text: renderResultText(result) },
+  });
 }
 
 let server: PostgresServer;
@@ -121,7 +127,10 @@ describe('two replicas on one PostgreSQL database', () => {
     const prHead = (n: number) => n.toString(16).padStart(40, 'a');
     const implemented = await Promise.all(
       issues.map((n) =>
-        completion(github, a!.store, runOf(n), 'implement', { prs: [{ repo: 'acme/web', number: n, url: `https://github.com/acme/web/pull/${n}`, branch: `conveyor/web-${n}`, head: prHead(n) }], commits: { 'acme/web': prHead(n) } }),
+        completion(github, a!.store, runOf(n), 'implement', {
+          prs: [{ repo: 'acme/web', number: n, url: `https://github.com/acme/web/pull/${n}`, branch: `conveyor/web-${n}`, head: prHead(n) }],
+          commits: { 'acme/web': prHead(n) },
+        }),
       ),
     );
     // Meanwhile a third replica starts: its recovery must leave alone what the others are carrying out.
@@ -215,7 +224,14 @@ describe('two replicas on one PostgreSQL database', () => {
 
     // B drives the run to its end.
     const head = 'c'.repeat(40);
-    await b.receive('check_run', await completion(github, b.store, 'acme-web-7', 'implement', { prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head }], commits: { 'acme/web': head } }), 'implement-done');
+    await b.receive(
+      'check_run',
+      await completion(github, b.store, 'acme-web-7', 'implement', {
+        prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head }],
+        commits: { 'acme/web': head },
+      }),
+      'implement-done',
+    );
     await b.conveyor.idle();
     await b.receive('check_run', await completion(github, b.store, 'acme-web-7', 'check'), 'check-done');
     await b.conveyor.idle();

@@ -22,8 +22,14 @@ function writes() {
   const comments: string[] = [];
   const summaries: Array<{ output?: { title: string } }> = [];
   const scopes = [
-    nock(API).persist().patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0).reply(200, {}),
-    nock(API).persist().patch('/repos/acme/web/check-runs/500', (b: { output?: { title: string } }) => summaries.push(b) > 0).reply(200, {}),
+    nock(API)
+      .persist()
+      .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
+      .reply(200, {}),
+    nock(API)
+      .persist()
+      .patch('/repos/acme/web/check-runs/500', (b: { output?: { title: string } }) => summaries.push(b) > 0)
+      .reply(200, {}),
   ];
   return { comments, summaries, scopes };
 }
@@ -42,7 +48,14 @@ beforeEach(async () => {
   held = heldSleep();
   h = createHarness({ reports: { coalesceMs: 3000, sleep: held.sleep } });
   tokenScope();
-  await seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]), { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } });
+  await seed(
+    h,
+    planWith([
+      { id: 'implement', kind: 'code' },
+      { id: 'ship', kind: 'merge' },
+    ]),
+    { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
+  );
 });
 afterEach(async () => {
   held.releaseAll();

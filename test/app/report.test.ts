@@ -15,7 +15,15 @@ beforeEach(async () => {
   nock.disableNetConnect();
   h = createHarness();
   tokenScope();
-  await seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval' }]), { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } }, { approvalCheck: false });
+  await seed(
+    h,
+    planWith([
+      { id: 'implement', kind: 'code' },
+      { id: 'approve', kind: 'approval' },
+    ]),
+    { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
+    { approvalCheck: false },
+  );
   // A crash took the records with it.
   const file = new Database(join(h.dir, 'app.db'));
   file.exec('DELETE FROM github_comments; DELETE FROM github_summaries');
@@ -44,15 +52,39 @@ describe('the reporter of a run this process did not start', () => {
         .reply(200, {
           total_count: 2,
           check_runs: [
-            { id: 499, name: 'conveyor', external_id: `${RUN}-2`, status: 'completed', conclusion: 'success', html_url: 'x', details_url: null, started_at: null, output: {} },
-            { id: 500, name: 'conveyor', external_id: RUN, status: 'in_progress', conclusion: null, html_url: 'x', details_url: null, started_at: null, output: {} },
+            {
+              id: 499,
+              name: 'conveyor',
+              external_id: `${RUN}-2`,
+              status: 'completed',
+              conclusion: 'success',
+              html_url: 'x',
+              details_url: null,
+              started_at: null,
+              output: {},
+            },
+            {
+              id: 500,
+              name: 'conveyor',
+              external_id: RUN,
+              status: 'in_progress',
+              conclusion: null,
+              html_url: 'x',
+              details_url: null,
+              started_at: null,
+              output: {},
+            },
           ],
         }),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
       // The approval step's check run: no record of it was seeded, so it is made.
-      nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve').reply(201, { id: 600, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve')
+        .reply(201, { id: 600, html_url: 'x', status: 'in_progress', output: {} }),
     ];
-    const made = nock(API).post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor').reply(201, { id: 501 });
+    const made = nock(API)
+      .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+      .reply(201, { id: 501 });
     const commented = nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 901 });
     await h.conveyor.deps.reporter.report(RUN);
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

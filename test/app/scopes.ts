@@ -48,7 +48,22 @@ export function noSummaryOnHead(head: string, runId = 'acme-web-7'): nock.Scope 
   return nock(API)
     .get(`/repos/acme/web/commits/${head}/check-runs`)
     .query({ check_name: 'conveyor', filter: 'all', per_page: '100' })
-    .reply(200, { total_count: 1, check_runs: [{ id: 99, name: 'conveyor', external_id: `${runId}-other`, status: 'completed', conclusion: 'success', html_url: 'x', details_url: null, started_at: null, output: { summary: null, text: null } }] });
+    .reply(200, {
+      total_count: 1,
+      check_runs: [
+        {
+          id: 99,
+          name: 'conveyor',
+          external_id: `${runId}-other`,
+          status: 'completed',
+          conclusion: 'success',
+          html_url: 'x',
+          details_url: null,
+          started_at: null,
+          output: { summary: null, text: null },
+        },
+      ],
+    });
 }
 
 /** nock of one step's dispatch: its check run, then the workflow_dispatch; the captured request bodies. */
@@ -61,7 +76,16 @@ export function dispatchScope(step: string, checkRunId: number, into: Dispatched
       d.headSha = b.head_sha;
       return b.status === 'queued';
     })
-    .reply(201, (_u, b) => ({ id: checkRunId, html_url: `https://github.com/acme/web/runs/${checkRunId}`, status: 'queued', conclusion: null, external_id: (b as { external_id: string }).external_id, details_url: null, started_at: null, output: { summary: null, text: null } }))
+    .reply(201, (_u, b) => ({
+      id: checkRunId,
+      html_url: `https://github.com/acme/web/runs/${checkRunId}`,
+      status: 'queued',
+      conclusion: null,
+      external_id: (b as { external_id: string }).external_id,
+      details_url: null,
+      started_at: null,
+      output: { summary: null, text: null },
+    }))
     .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: { ref: string; inputs: Record<string, string> }) => {
       if (b.inputs['check-run'] !== String(checkRunId)) return false;
       d.inputs = b.inputs;
@@ -97,6 +121,13 @@ export function workflowRunsScope(runs: Array<{ checkRun: number; status: string
     .query((q) => q.event === 'workflow_dispatch' && typeof q.created === 'string' && q.created.startsWith('>='))
     .reply(200, {
       total_count: runs.length,
-      workflow_runs: runs.map((r, i) => ({ id: 700 + i, html_url: `https://github.com/acme/web/actions/runs/${700 + i}`, display_title: `conveyor / step [check run ${r.checkRun}]`, status: r.status, conclusion: r.conclusion ?? null, run_started_at: r.startedAt ?? null })),
+      workflow_runs: runs.map((r, i) => ({
+        id: 700 + i,
+        html_url: `https://github.com/acme/web/actions/runs/${700 + i}`,
+        display_title: `conveyor / step [check run ${r.checkRun}]`,
+        status: r.status,
+        conclusion: r.conclusion ?? null,
+        run_started_at: r.startedAt ?? null,
+      })),
     });
 }

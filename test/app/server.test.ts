@@ -15,7 +15,11 @@ import { removeDir, tempDir } from '../helpers/repos.ts';
 import { signedWebhook } from '../helpers/webhook-fixtures.ts';
 
 const SECRET = 'a-webhook-secret';
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 const MB = 1024 * 1024;
 
 let running: { app: ConveyorServer; dir: string } | undefined;
@@ -28,7 +32,15 @@ afterEach(() => {
 
 async function start(overrides: ServerOverrides = {}): Promise<{ app: ConveyorServer; port: number; warnings: string[] }> {
   const dir = tempDir('conveyor-server-');
-  const env = { APP_ID: '1', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'fatal', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } as NodeJS.ProcessEnv;
+  const env = {
+    APP_ID: '1',
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: SECRET,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'fatal',
+    CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}`,
+  } as NodeJS.ProcessEnv;
   const app = await createConveyorServer(env, settingsOf(env), { sweepEveryMs: false, ...overrides });
   running = { app, dir };
   const warnings: string[] = [];
@@ -129,7 +141,11 @@ describe("the app's HTTP server", () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, signed(over, 'ping', 'over'))).status).toBe(413);
     // fetch streams a body of unknown length chunked.
     const stream = new Blob([over]).stream();
-    const chunkedOver = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, { ...signed(over, 'ping', 'over-chunked'), body: stream, duplex: 'half' } as RequestInit);
+    const chunkedOver = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      ...signed(over, 'ping', 'over-chunked'),
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunkedOver.status).toBe(413);
     expect(seen).toEqual(['ping:exact']);
   });
@@ -140,7 +156,10 @@ describe("the app's HTTP server", () => {
     app.probot.onAny((event) => void seen.push({ name: event.name, zen: (event.payload as { zen?: unknown }).zen }));
     // 2 MB, unsigned: read in full (it is within the limit), then refused by the signature check.
     const big = JSON.stringify({ zen: 'y'.repeat(2 * MB) });
-    const forged = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, { ...signed(big), headers: { ...(signed(big).headers as Record<string, string>), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` } });
+    const forged = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      ...signed(big),
+      headers: { ...(signed(big).headers as Record<string, string>), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+    });
     expect(forged.status).toBe(400);
     expect(await forged.text()).toMatch(/signature does not match/i);
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });

@@ -22,7 +22,8 @@ describe('CONVEYOR_DATABASE_URL', () => {
   });
 
   it('names a PostgreSQL database: postgres:// or postgresql://', () => {
-    for (const url of ['postgres://db/conveyor', 'postgresql://u:p@db:5432/conveyor?sslmode=require', 'POSTGRES://db/conveyor']) expect(databaseOf(url)).toEqual({ kind: 'postgres', url });
+    for (const url of ['postgres://db/conveyor', 'postgresql://u:p@db:5432/conveyor?sslmode=require', 'POSTGRES://db/conveyor'])
+      expect(databaseOf(url)).toEqual({ kind: 'postgres', url });
   });
 
   it('refuses a URL of another kind, naming it (its password hidden) and the forms it takes', () => {

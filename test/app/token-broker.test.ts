@@ -20,7 +20,16 @@ const facts = new Map<string, AttemptFacts>();
 const exchange = (body: unknown) => broker.exchange(body);
 
 function factsOf(over: Partial<AttemptFacts> = {}): AttemptFacts {
-  return { current: true, repo: 'acme/web', defaultBranch: 'main', workflowRunId: 9001, installationId: INSTALLATION, repositories: ['acme/web', 'acme/api'], stepKind: 'code', ...over };
+  return {
+    current: true,
+    repo: 'acme/web',
+    defaultBranch: 'main',
+    workflowRunId: 9001,
+    installationId: INSTALLATION,
+    repositories: ['acme/web', 'acme/api'],
+    stepKind: 'code',
+    ...over,
+  };
 }
 
 function know(id: Partial<AttemptIdentity> & { runId: string; step: string; attempt: number; epoch: number }, f: AttemptFacts): void {
@@ -62,7 +71,10 @@ describe('POST /conveyor/token', () => {
     const teardown = { runId: 'acme-web-7', step: 'preview', attempt: 14, epoch: 0, mode: 'teardown' as const };
     know(deploy, factsOf({ stepKind: 'deploy' }));
     know(teardown, factsOf({ stepKind: 'deploy', workflowRunId: 9002 }));
-    const scopes = [tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' }), tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' }, { token: 'ghs_teardown' })];
+    const scopes = [
+      tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' }),
+      tokenEndpoint(['web', 'api'], { ...CODE_PERMISSIONS, deployments: 'write' }, { token: 'ghs_teardown' }),
+    ];
     expect((await exchange({ token: await issuer.sign(jobClaims()), ...deploy })).status).toBe(200);
     const r = await exchange({ token: await issuer.sign(jobClaims({ run_id: '9002' })), ...teardown });
     expect(r).toMatchObject({ status: 200, body: { token: 'ghs_teardown' } });
@@ -96,7 +108,12 @@ describe('POST /conveyor/token', () => {
     });
 
     it('an unknown key id', async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims(), { kid: 'not-published' }), ...ATTEMPT }), 401, 'token-unknown-key', /key id .* does not publish/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims(), { kid: 'not-published' }), ...ATTEMPT }),
+        401,
+        'token-unknown-key',
+        /key id .* does not publish/,
+      );
     });
 
     it('an expired token (past the clock skew)', async () => {
@@ -104,15 +121,30 @@ describe('POST /conveyor/token', () => {
     });
 
     it('a token not valid yet (past the clock skew)', async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims(), { notBefore: 600, expiresIn: 900 }), ...ATTEMPT }), 401, 'token-not-yet-valid', /not valid yet/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims(), { notBefore: 600, expiresIn: 900 }), ...ATTEMPT }),
+        401,
+        'token-not-yet-valid',
+        /not valid yet/,
+      );
     });
 
     it('the wrong audience', async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims(), { audience: 'sts.amazonaws.com' }), ...ATTEMPT }), 401, 'token-audience', /audience must be "conveyor"/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims(), { audience: 'sts.amazonaws.com' }), ...ATTEMPT }),
+        401,
+        'token-audience',
+        /audience must be "conveyor"/,
+      );
     });
 
     it('the wrong issuer', async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims(), { issuer: 'https://token.actions.githubusercontent.com' }), ...ATTEMPT }), 401, 'token-issuer', /not issued by http:\/\/127\.0\.0\.1/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims(), { issuer: 'https://token.actions.githubusercontent.com' }), ...ATTEMPT }),
+        401,
+        'token-issuer',
+        /not issued by http:\/\/127\.0\.0\.1/,
+      );
     });
 
     it('a token without the claims of a workflow job', async () => {
@@ -126,12 +158,22 @@ describe('POST /conveyor/token', () => {
 
     it('a job of another repository', async () => {
       const token = await issuer.sign(jobClaims({ repository: 'mallory/web', workflow_ref: 'mallory/web/.github/workflows/conveyor.yml@refs/heads/main' }));
-      expectRefusal(await exchange({ token, ...ATTEMPT }), 403, 'repository-mismatch', /from a workflow of mallory\/web, but this attempt was dispatched to acme\/web/);
+      expectRefusal(
+        await exchange({ token, ...ATTEMPT }),
+        403,
+        'repository-mismatch',
+        /from a workflow of mallory\/web, but this attempt was dispatched to acme\/web/,
+      );
     });
 
     it('the workflow on another branch', async () => {
       const token = await issuer.sign(jobClaims({ workflow_ref: 'acme/web/.github/workflows/conveyor.yml@refs/heads/feature' }));
-      expectRefusal(await exchange({ token, ...ATTEMPT }), 403, 'workflow-mismatch', /conveyor\.yml@refs\/heads\/feature, but only acme\/web\/\.github\/workflows\/conveyor\.yml@refs\/heads\/main/);
+      expectRefusal(
+        await exchange({ token, ...ATTEMPT }),
+        403,
+        'workflow-mismatch',
+        /conveyor\.yml@refs\/heads\/feature, but only acme\/web\/\.github\/workflows\/conveyor\.yml@refs\/heads\/main/,
+      );
     });
 
     it('another workflow file on the default branch', async () => {
@@ -144,7 +186,12 @@ describe('POST /conveyor/token', () => {
     });
 
     it("a run id that is not the attempt's workflow run", async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims({ run_id: '1234' })), ...ATTEMPT }), 403, 'run-id-mismatch', /workflow run 1234, but this attempt was dispatched as workflow run 9001/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims({ run_id: '1234' })), ...ATTEMPT }),
+        403,
+        'run-id-mismatch',
+        /workflow run 1234, but this attempt was dispatched as workflow run 9001/,
+      );
     });
 
     it('an attempt already retired (409: genuine, but the app has moved on)', async () => {
@@ -153,7 +200,12 @@ describe('POST /conveyor/token', () => {
     });
 
     it('an attempt the app never dispatched', async () => {
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT, attempt: 5 }), 404, 'unknown-attempt', /no attempt run acme-web-7 step implement attempt 5/);
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT, attempt: 5 }),
+        404,
+        'unknown-attempt',
+        /no attempt run acme-web-7 step implement attempt 5/,
+      );
     });
 
     it('a change set spanning owners', async () => {
@@ -162,8 +214,15 @@ describe('POST /conveyor/token', () => {
     });
 
     it("GitHub's refusal to mint, without its details beyond status and message", async () => {
-      const scope = nock(API).post(`/app/installations/${INSTALLATION}/access_tokens`).reply(422, { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' });
-      expectRefusal(await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT }), 502, 'github-refused', /HTTP 422.*not accessible to the parent installation/);
+      const scope = nock(API)
+        .post(`/app/installations/${INSTALLATION}/access_tokens`)
+        .reply(422, { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' });
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT }),
+        502,
+        'github-refused',
+        /HTTP 422.*not accessible to the parent installation/,
+      );
       expect(scope.isDone()).toBe(true);
     });
 

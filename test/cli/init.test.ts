@@ -109,7 +109,7 @@ describe('the workflow template', () => {
     expect(wf.on.workflow_dispatch.inputs.payload).toMatchObject({ required: true, type: 'string' });
   });
 
-  it('asks its own token for reading contents and for the runner\'s OIDC token, nothing more', () => {
+  it("asks its own token for reading contents and for the runner's OIDC token, nothing more", () => {
     expect(wf.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
   });
 
@@ -117,7 +117,9 @@ describe('the workflow template', () => {
     // The app's private key no longer lives in Actions secrets, and nothing mints a token here.
     expect(WORKFLOW).not.toMatch(/create-github-app-token|PRIVATE_KEY|token-file/);
     // Actions secrets appear only as commented examples of the agents' and deploys' credentials.
-    const code = WORKFLOW.split('\n').filter((l) => !l.trim().startsWith('#')).join('\n');
+    const code = WORKFLOW.split('\n')
+      .filter((l) => !l.trim().startsWith('#'))
+      .join('\n');
     expect(code).not.toMatch(/secrets\./);
     // The sandbox's install, then the action: nothing else.
     expect(steps).toHaveLength(2);
@@ -134,11 +136,13 @@ describe('the workflow template', () => {
       expect(runStep).toMatch(new RegExp(`^ {10}# ${name}: \\$\\{\\{ secrets\\.${name} \\}\\}`, 'm'));
     }
     // Uncommented, each lands in the action step's env: (checked by parsing the file with one of them on).
-    const on = parse(WORKFLOW.replace('# ANTHROPIC_API_KEY:', 'ANTHROPIC_API_KEY:')) as { jobs: { step: { steps: { uses?: string; env?: Record<string, string> }[] } } };
+    const on = parse(WORKFLOW.replace('# ANTHROPIC_API_KEY:', 'ANTHROPIC_API_KEY:')) as {
+      jobs: { step: { steps: { uses?: string; env?: Record<string, string> }[] } };
+    };
     expect(on.jobs.step.steps.find((st) => st.uses)?.env?.ANTHROPIC_API_KEY).toBe('${{ secrets.ANTHROPIC_API_KEY }}');
   });
 
-  it("names its runs with the check run id the app looks them up by", () => {
+  it('names its runs with the check run id the app looks them up by', () => {
     expect((parse(WORKFLOW) as { 'run-name': string })['run-name']).toBe('conveyor / ${{ inputs.step }} [check run ${{ inputs.check-run }}]');
   });
 

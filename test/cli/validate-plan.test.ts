@@ -85,7 +85,9 @@ describe('conveyor validate', () => {
     const r = cliSync(['validate', '-c', 'preset.yml'], { cwd: dir, env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: '' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('✓ preset.yml: 1 pipeline, 1 service, 1 agent (1 warning)\n');
-    expect(r.stderr).toMatch(/^preset\.yml:3:20 agents\.coder\.preset: warning: agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN, and none is listed in `secrets` or set in this shell\./);
+    expect(r.stderr).toMatch(
+      /^preset\.yml:3:20 agents\.coder\.preset: warning: agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN, and none is listed in `secrets` or set in this shell\./,
+    );
     const set = cliSync(['validate', '-c', 'preset.yml'], { cwd: dir, env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-1' } });
     expect(set).toMatchObject({ code: 0, stderr: '', stdout: '✓ preset.yml: 1 pipeline, 1 service, 1 agent\n' });
   });
@@ -148,7 +150,8 @@ describe('conveyor plan', () => {
     const repoDir = tempDir('conveyor-cli-repo-');
     try {
       writeFiles(repoDir, {
-        '.github/conveyor.yml': 'version: 1\nagents: { a: { run: ./a } }\nservices: { app: {} }\npipelines: { default: { steps: [ { id: go, kind: code, agent: a } ] } }\n',
+        '.github/conveyor.yml':
+          'version: 1\nagents: { a: { run: ./a } }\nservices: { app: {} }\npipelines: { default: { steps: [ { id: go, kind: code, agent: a } ] } }\n',
       });
       // No remote to infer it from: the plan is shown under a stand-in name, and says so.
       const none = cliSync(['plan', '--json'], { cwd: repoDir });
@@ -158,7 +161,9 @@ describe('conveyor plan', () => {
       expect(none.stderr).toContain(`shown in ${standIn}`);
       expect(none.stderr).toContain('pass --repo owner/name for the hash a run would be pinned to');
       // A run needs the real one.
-      const run = cliSync(['run', '--config', '.github/conveyor.yml', '--title', 't', '--remotes', repoDir, '--state', join(repoDir, 'state.db')], { cwd: repoDir });
+      const run = cliSync(['run', '--config', '.github/conveyor.yml', '--title', 't', '--remotes', repoDir, '--state', join(repoDir, 'state.db')], {
+        cwd: repoDir,
+      });
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('service "app" has no `repo`');
       expect(run.stderr).toContain('--repo owner/name');

@@ -79,7 +79,8 @@ function serveSources(): string[] {
 const dockerfile = instructions(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const [build, runtime] = [stages(dockerfile).at(0)!, stages(dockerfile).at(-1)!];
 const of = (stage: Stage, keyword: string) => stage.body.filter((i) => i.keyword === keyword);
-const env = (stage: Stage): Record<string, string> => Object.fromEntries(of(stage, 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
+const env = (stage: Stage): Record<string, string> =>
+  Object.fromEntries(of(stage, 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
 
 describe('the Dockerfile', () => {
   it('builds in one stage (npm ci with the tools better-sqlite3 compiles with) and runs in another on the same Node.js 20 base', () => {
@@ -88,17 +89,28 @@ describe('the Dockerfile', () => {
     expect(build.from).toBe(runtime.from);
     // better-sqlite3 12 on Node.js 20 (13 needs 22): the image's Node is the one the lock file's native module is for.
     expect(runtime.from).toMatch(/^node:20(\b|-)/);
-    const installs = of(build, 'RUN').map((i) => i.args).join('\n');
+    const installs = of(build, 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     for (const tool of ['python3', 'make', 'g++']) expect(installs).toMatch(new RegExp(`apt-get install[^\\n]*\\s${tool.replace('+', '\\+')}(\\s|$)`));
     expect(installs).toMatch(/npm ci --omit=dev/);
     // The runtime stage takes the dependencies built above and installs nothing itself, no compiler.
     expect(of(runtime, 'COPY').map((i) => i.args)).toContain(`--from=${build.name} /app/node_modules ./node_modules`);
-    expect(of(runtime, 'RUN').map((i) => i.args).join('\n')).not.toMatch(/npm (ci|install)|apt-get install/);
+    expect(
+      of(runtime, 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    ).not.toMatch(/npm (ci|install)|apt-get install/);
   });
 
   it('holds every source file `conveyor serve` loads, none of them left out by .dockerignore', () => {
-    const copied = of(runtime, 'COPY').filter((i) => !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const copied = of(runtime, 'COPY')
+      .filter((i) => !i.args.startsWith('--from'))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     const sources = serveSources();
     expect(sources).toContain('app/main.ts');
     expect(sources).toContain('adapters/store/sqlite.ts');
@@ -139,13 +151,25 @@ describe('the Dockerfile', () => {
 describe('the compose example', () => {
   const file = join(ROOT, 'examples/compose.yml');
   const compose = parse(readFileSync(file, 'utf8')) as {
-    services: Record<string, { image?: string; build?: { context: string; dockerfile: string }; environment: Record<string, string>; depends_on?: Record<string, { condition: string }>; healthcheck?: { test: string[] }; secrets?: string[]; ports?: string[] }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        build?: { context: string; dockerfile: string };
+        environment: Record<string, string>;
+        depends_on?: Record<string, { condition: string }>;
+        healthcheck?: { test: string[] };
+        secrets?: string[];
+        ports?: string[];
+      }
+    >;
     secrets: Record<string, { file: string }>;
     volumes: Record<string, unknown>;
   };
   const { db, app } = compose.services;
   /** `${VAR:?message}` and `${VAR:-default}` as compose substitutes them, from `values`. */
-  const substitute = (text: string, values: Record<string, string>) => text.replace(/\$\{(\w+)(?::[?-][^}]*)?\}/g, (_m, name: string) => values[name] ?? (/:-([^}]*)\}/.exec(_m)?.[1] ?? ''));
+  const substitute = (text: string, values: Record<string, string>) =>
+    text.replace(/\$\{(\w+)(?::[?-][^}]*)?\}/g, (_m, name: string) => values[name] ?? /:-([^}]*)\}/.exec(_m)?.[1] ?? '');
   const values = { POSTGRES_PASSWORD: 's3cret', APP_ID: '12345', WEBHOOK_SECRET: 'hook', CONVEYOR_PUBLIC_URL: 'https://conveyor.example.com' };
 
   it('runs PostgreSQL 15 with a health check, and the app after it is healthy', () => {
@@ -167,7 +191,7 @@ describe('the compose example', () => {
     expect(url.pathname).toBe(`/${db!.environment.POSTGRES_DB}`);
   });
 
-  it("gives the app every setting `conveyor serve` needs, the private key as a secret file", () => {
+  it('gives the app every setting `conveyor serve` needs, the private key as a secret file', () => {
     const environment = Object.fromEntries(Object.entries(app!.environment).map(([k, v]) => [k, substitute(String(v), values)]));
     const [secret] = app!.secrets!;
     expect(environment.PRIVATE_KEY_PATH).toBe(`/run/secrets/${secret}`);

@@ -33,7 +33,9 @@ describe('graph walks', () => {
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
     expect(loaded.errors).toHaveLength(1);
-    expect(loaded.errors[0]!.message).toBe('depends-on forms a cycle: s0 -> s1 -> s2 -> s3 -> s4 -> s5 -> s6 -> s7 -> s8 -> s9 -> … (7989 more) -> s7999 -> s0; a provider cannot consume its consumer');
+    expect(loaded.errors[0]!.message).toBe(
+      'depends-on forms a cycle: s0 -> s1 -> s2 -> s3 -> s4 -> s5 -> s6 -> s7 -> s8 -> s9 -> … (7989 more) -> s7999 -> s0; a provider cannot consume its consumer',
+    );
   });
 
   it('find cycles and levels on small graphs as before', () => {

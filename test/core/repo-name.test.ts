@@ -8,7 +8,10 @@ describe('repository names', () => {
     expect(isRepoName(name)).toBe(true);
   });
 
-  it.each(['../web', '../..', 'acme/..', 'acme/.', './web', 'acme', 'acme/web/x', 'acme/', '/web', 'acme web/x', 'https://github.com/acme/web', ''])('refuses %j', (name) => {
-    expect(isRepoName(name)).toBe(false);
-  });
+  it.each(['../web', '../..', 'acme/..', 'acme/.', './web', 'acme', 'acme/web/x', 'acme/', '/web', 'acme web/x', 'https://github.com/acme/web', ''])(
+    'refuses %j',
+    (name) => {
+      expect(isRepoName(name)).toBe(false);
+    },
+  );
 });

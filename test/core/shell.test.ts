@@ -15,9 +15,12 @@ describe('shellQuote', () => {
 
   it('round-trips any text without NUL', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }).filter((s) => !s.includes('\0')), (text) => {
-        expect(throughBash(shellQuote(text))).toBe(text);
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }).filter((s) => !s.includes('\0')),
+        (text) => {
+          expect(throughBash(shellQuote(text))).toBe(text);
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -25,7 +25,8 @@ describe('safeLinkTarget', () => {
   it('accepts http(s) only, printed again with what would end a Markdown link escaped', () => {
     expect(safeLinkTarget('https://preview.example.com/a b)')).toBe('https://preview.example.com/a%20b%29');
     expect(safeLinkTarget('http://127.0.0.1:3000')).toBe('http://127.0.0.1:3000/');
-    for (const bad of ['javascript:alert(1)', 'data:text/html,hi', '/relative', 'not a url', 'file:///etc/passwd', '', undefined]) expect(safeLinkTarget(bad)).toBeUndefined();
+    for (const bad of ['javascript:alert(1)', 'data:text/html,hi', '/relative', 'not a url', 'file:///etc/passwd', '', undefined])
+      expect(safeLinkTarget(bad)).toBeUndefined();
   });
 });
 

@@ -95,7 +95,12 @@ describe('applyEvent', () => {
     expect(t.run.approvals.map((x) => x.by)).toEqual(['bob', 'carol']);
     expect(await b.get('r1')).toEqual(t.run);
     expect(t.run.version).toBe(5); // create 1, started 2, implement 3, bob 4, carol 5
-    expect((await a.pendingEffects('r1')).filter((e) => e.type === 'report').map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3', 'r1:report:4', 'r1:report:5']);
+    expect((await a.pendingEffects('r1')).filter((e) => e.type === 'report').map((e) => e.key)).toEqual([
+      'r1:report:2',
+      'r1:report:3',
+      'r1:report:4',
+      'r1:report:5',
+    ]);
   });
 
   it('two handles interleaving many writes keep every event exactly once', async () => {
@@ -104,7 +109,9 @@ describe('applyEvent', () => {
     const handles = [a, b];
     // Forty approvals from each handle, all in flight at once.
     await Promise.all(
-      Array.from({ length: 80 }, (_, i) => applyEvent(handles[i % 2]!, 'r1', { type: 'decision', at: AT, decision: 'approve', by: `p${i}` } as RunEvent, reduce)),
+      Array.from({ length: 80 }, (_, i) =>
+        applyEvent(handles[i % 2]!, 'r1', { type: 'decision', at: AT, decision: 'approve', by: `p${i}` } as RunEvent, reduce),
+      ),
     );
     const run = (await a.get('r1'))!;
     const by = run.approvals.map((x) => x.by);

@@ -155,7 +155,10 @@ describe('the engine over a real store', () => {
     const b = new Engine({
       store: open(),
       holder: 'replica B',
-      dispatcher: { run: (p) => (ranB.push(attemptOf(p)), Promise.resolve({ kind: 'result', result: successFor(p) })), recover: () => Promise.resolve(undefined) },
+      dispatcher: {
+        run: (p) => (ranB.push(attemptOf(p)), Promise.resolve({ kind: 'result', result: successFor(p) })),
+        recover: () => Promise.resolve(undefined),
+      },
       now: () => AT,
       merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
     });

@@ -60,7 +60,8 @@ export function runAction(options: { payload: unknown; dir: string; env: Record<
 /** Runs the real action entry (from source through tsx) as GitHub's runner would, asynchronously. */
 export function runActionChild(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_') && !k.startsWith('INPUT_')) base[k] = v;
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'action/src/index.ts')], { env: { ...base, ...env }, cwd: ROOT });
   let stdout = '';
   let stderr = '';

@@ -25,7 +25,11 @@ export interface Broker {
 
 export async function startBroker(issuer: TestIssuer, attempts: AttemptAuthority): Promise<Broker> {
   const logged: string[] = [];
-  const probot = new Probot({ appId: APP_ID, privateKey, Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })) });
+  const probot = new Probot({
+    appId: APP_ID,
+    privateKey,
+    Octokit: ProbotOctokit.defaults((o: object) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } })),
+  });
   const tokens = createTokenBroker({
     // No cooldown: each test's unknown key id may fetch the keys again at once.
     verifier: createOidcVerifier({ issuer: issuer.url, refetchCooldownMs: 0 }),
@@ -34,14 +38,24 @@ export async function startBroker(issuer: TestIssuer, attempts: AttemptAuthority
     log: (_level, line) => void logged.push(line),
   });
   const log = { info: () => undefined, warn: () => undefined, error: (l: string) => void logged.push(l) };
-  const server: Server = createAppHttpServer({ webhookPath: '/api/github/webhooks', webhooks: async () => false, ready: async () => ({ ok: true, checks: {} }), tokens, log });
+  const server: Server = createAppHttpServer({
+    webhookPath: '/api/github/webhooks',
+    webhooks: async () => false,
+    ready: async () => ({ ok: true, checks: {} }),
+    tokens,
+    log,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
     logged,
     async exchange(body) {
-      const response = await fetch(`${base}/conveyor/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      const response = await fetch(`${base}/conveyor/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -176,7 +176,18 @@ export class FakeGitHub {
     this.queue('workflow_run', {
       ...p,
       action: 'completed',
-      workflow_run: { ...(p.workflow_run as object), id: d.runId, name: 'conveyor', display_title: `conveyor / ${d.inputs.step} [check run ${checkRun}]`, path: `.github/workflows/${d.workflow}`, event: 'workflow_dispatch', status: 'completed', conclusion, html_url: this.runUrl(d.repo, d.runId), run_number: d.runId },
+      workflow_run: {
+        ...(p.workflow_run as object),
+        id: d.runId,
+        name: 'conveyor',
+        display_title: `conveyor / ${d.inputs.step} [check run ${checkRun}]`,
+        path: `.github/workflows/${d.workflow}`,
+        event: 'workflow_dispatch',
+        status: 'completed',
+        conclusion,
+        html_url: this.runUrl(d.repo, d.runId),
+        run_number: d.runId,
+      },
       repository: this.repository(d.repo),
     });
   }
@@ -199,7 +210,12 @@ export class FakeGitHub {
     } else {
       const params = Object.fromEntries(found.m.names.map((n, i) => [n, decodeURIComponent(found.hit![i + 1]!)]));
       try {
-        [status, body] = this.handlers[`${method} ${found.m.route}`]!({ params, query: url.searchParams, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, who });
+        [status, body] = this.handlers[`${method} ${found.m.route}`]!({
+          params,
+          query: url.searchParams,
+          body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          who,
+        });
       } catch (e) {
         [status, body] = [500, { message: (e as Error).message }];
       }
@@ -210,7 +226,13 @@ export class FakeGitHub {
       const token = who;
       const used = (this.used.get(token) ?? 0) + 1;
       this.used.set(token, used);
-      Object.assign(headers, { 'x-ratelimit-limit': String(RATE_LIMIT), 'x-ratelimit-remaining': String(RATE_LIMIT - used), 'x-ratelimit-used': String(used), 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600), 'x-ratelimit-resource': 'core' });
+      Object.assign(headers, {
+        'x-ratelimit-limit': String(RATE_LIMIT),
+        'x-ratelimit-remaining': String(RATE_LIMIT - used),
+        'x-ratelimit-used': String(used),
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+        'x-ratelimit-resource': 'core',
+      });
     }
     res.writeHead(status, headers).end(status === 204 ? undefined : JSON.stringify(body));
   }
@@ -234,7 +256,20 @@ export class FakeGitHub {
     'GET /repos/{owner}/{repo}/collaborators/{username}/permission': ({ params }) => [200, { permission: this.options.people[params.username!] ?? 'read' }],
     'POST /repos/{owner}/{repo}/check-runs': ({ params, body }) => {
       const id = ++this.nextId;
-      const check: FakeCheckRun = { id, repo: `${params.owner}/${params.repo}`, name: String(body.name), head_sha: String(body.head_sha), status: 'queued', conclusion: null, external_id: null, details_url: null, html_url: `${this.url}/${params.owner}/${params.repo}/runs/${id}`, started_at: null, completed_at: null, output: { title: null, summary: null, text: null } };
+      const check: FakeCheckRun = {
+        id,
+        repo: `${params.owner}/${params.repo}`,
+        name: String(body.name),
+        head_sha: String(body.head_sha),
+        status: 'queued',
+        conclusion: null,
+        external_id: null,
+        details_url: null,
+        html_url: `${this.url}/${params.owner}/${params.repo}/runs/${id}`,
+        started_at: null,
+        completed_at: null,
+        output: { title: null, summary: null, text: null },
+      };
       this.checkRuns.set(id, check);
       this.writeCheck(check, body);
       return [201, this.checkJson(check)];
@@ -250,14 +285,21 @@ export class FakeGitHub {
       return [200, this.checkJson(check)];
     },
     'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': ({ params, query }) => {
-      const runs = [...this.checkRuns.values()].filter((c) => c.repo === `${params.owner}/${params.repo}` && c.head_sha === params.ref && (!query.get('check_name') || c.name === query.get('check_name')));
+      const runs = [...this.checkRuns.values()].filter(
+        (c) => c.repo === `${params.owner}/${params.repo}` && c.head_sha === params.ref && (!query.get('check_name') || c.name === query.get('check_name')),
+      );
       return [200, { total_count: runs.length, check_runs: runs.map((c) => this.checkJson(c)) }];
     },
     'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ({ params, body }) => {
       const c = this.addComment(`${params.owner}/${params.repo}`, Number(params.issue_number), String(body.body), this.options.botLogin);
       return [201, this.commentJson(c)];
     },
-    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': ({ params }) => [200, [...this.comments.values()].filter((c) => c.repo === `${params.owner}/${params.repo}` && c.issue === Number(params.issue_number)).map((c) => this.commentJson(c))],
+    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': ({ params }) => [
+      200,
+      [...this.comments.values()]
+        .filter((c) => c.repo === `${params.owner}/${params.repo}` && c.issue === Number(params.issue_number))
+        .map((c) => this.commentJson(c)),
+    ],
     'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ({ params, body }) => {
       const c = this.comments.get(Number(params.comment_id));
       if (!c) return [404, { message: 'Not Found' }];
@@ -272,20 +314,36 @@ export class FakeGitHub {
       const repo = `${params.owner}/${params.repo}`;
       const head = query.get('head')?.split(':')[1];
       const state = query.get('state') ?? 'open';
-      return [200, this.pulls.filter((p) => p.repo === repo && (!head || p.head === head) && (state === 'all' || p.state === state)).map((p) => this.pullJson(p))];
+      return [
+        200,
+        this.pulls.filter((p) => p.repo === repo && (!head || p.head === head) && (state === 'all' || p.state === state)).map((p) => this.pullJson(p)),
+      ];
     },
     'POST /repos/{owner}/{repo}/pulls': ({ params, body }) => {
       const repo = `${params.owner}/${params.repo}`;
       const sha = this.options.remotes.head(repo, String(body.head));
       if (!sha) return [422, { message: `Validation Failed: no branch ${String(body.head)}` }];
-      const pr: FakePull = { repo, number: this.pulls.filter((p) => p.repo === repo).length + 1, title: String(body.title), body: String(body.body ?? ''), head: String(body.head), base: String(body.base), sha, state: 'open', merged: false, merge_commit_sha: null };
+      const pr: FakePull = {
+        repo,
+        number: this.pulls.filter((p) => p.repo === repo).length + 1,
+        title: String(body.title),
+        body: String(body.body ?? ''),
+        head: String(body.head),
+        base: String(body.base),
+        sha,
+        state: 'open',
+        merged: false,
+        merge_commit_sha: null,
+      };
       this.pulls.push(pr);
       this.queuePull('opened', pr);
       return [201, this.pullJson(pr)];
     },
     'GET /repos/{owner}/{repo}/pulls/{pull_number}': ({ params }) => {
       const pr = this.pull(params);
-      return pr ? [200, { ...this.pullJson(pr), mergeable: pr.state === 'open' ? true : null, mergeable_state: pr.state === 'open' ? 'clean' : 'unknown' }] : [404, { message: 'Not Found' }];
+      return pr
+        ? [200, { ...this.pullJson(pr), mergeable: pr.state === 'open' ? true : null, mergeable_state: pr.state === 'open' ? 'clean' : 'unknown' }]
+        : [404, { message: 'Not Found' }];
     },
     'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': ({ params, body }) => {
       const pr = this.pull(params);
@@ -305,9 +363,17 @@ export class FakeGitHub {
       return [200, { merged: true, sha: pr.merge_commit_sha, message: 'Pull Request successfully merged' }];
     },
     'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': ({ params, body }) => {
-      const d: FakeDispatch = { repo: `${params.owner}/${params.repo}`, workflow: params.workflow_id!, ref: String(body.ref), inputs: body.inputs as Record<string, string>, runId: ++this.nextId };
+      const d: FakeDispatch = {
+        repo: `${params.owner}/${params.repo}`,
+        workflow: params.workflow_id!,
+        ref: String(body.ref),
+        inputs: body.inputs as Record<string, string>,
+        runId: ++this.nextId,
+      };
       this.dispatches.push(d);
-      return body.return_run_details ? [200, { workflow_run_id: d.runId, run_url: `${this.apiUrl}/repos/${d.repo}/actions/runs/${d.runId}`, html_url: this.runUrl(d.repo, d.runId) }] : [204, null];
+      return body.return_run_details
+        ? [200, { workflow_run_id: d.runId, run_url: `${this.apiUrl}/repos/${d.repo}/actions/runs/${d.runId}`, html_url: this.runUrl(d.repo, d.runId) }]
+        : [204, null];
     },
     'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': () => [200, { total_count: 0, workflow_runs: [] }],
   };
@@ -319,7 +385,13 @@ export class FakeGitHub {
     if (output) check.output = { title: output.title ?? null, summary: output.summary ?? null, text: output.text ?? null };
     if (check.status === 'completed' && was !== 'completed') {
       const p = fixture('check_run.completed');
-      this.queue('check_run', { ...p, action: 'completed', check_run: { ...(p.check_run as object), ...this.checkJson(check) }, repository: this.repository(check.repo), sender: { login: this.options.botLogin, type: 'Bot' } });
+      this.queue('check_run', {
+        ...p,
+        action: 'completed',
+        check_run: { ...(p.check_run as object), ...this.checkJson(check) },
+        repository: this.repository(check.repo),
+        sender: { login: this.options.botLogin, type: 'Bot' },
+      });
     }
   }
 
@@ -336,10 +408,23 @@ export class FakeGitHub {
     const pr = this.pulls.find((x) => x.repo === repo && x.number === issue);
     const known = this.options.issues[`${repo}#${issue}`];
     const type = user === this.options.botLogin ? 'Bot' : 'User';
-    const thread: Record<string, unknown> = { ...(p.issue as Record<string, unknown>), number: issue, title: pr?.title ?? known?.title ?? '', body: pr?.body ?? known?.body ?? '', html_url: `${this.url}/${repo}/issues/${issue}` };
+    const thread: Record<string, unknown> = {
+      ...(p.issue as Record<string, unknown>),
+      number: issue,
+      title: pr?.title ?? known?.title ?? '',
+      body: pr?.body ?? known?.body ?? '',
+      html_url: `${this.url}/${repo}/issues/${issue}`,
+    };
     if (pr) thread.pull_request = { url: `${this.apiUrl}/repos/${repo}/pulls/${issue}` };
     else delete thread.pull_request;
-    this.queue('issue_comment', { ...p, action: 'created', issue: thread, comment: { ...(p.comment as object), ...this.commentJson(c) }, repository: this.repository(repo), sender: { login: user, type } });
+    this.queue('issue_comment', {
+      ...p,
+      action: 'created',
+      issue: thread,
+      comment: { ...(p.comment as object), ...this.commentJson(c) },
+      repository: this.repository(repo),
+      sender: { login: user, type },
+    });
     return c;
   }
 
@@ -352,7 +437,19 @@ export class FakeGitHub {
   }
 
   private pullJson(p: FakePull): Record<string, unknown> {
-    return { number: p.number, html_url: `${this.url}/${p.repo}/pull/${p.number}`, title: p.title, body: p.body, state: p.state, draft: false, merged: p.merged, merged_at: p.merged ? '2025-03-01T12:00:00Z' : null, merge_commit_sha: p.merge_commit_sha, head: { ref: p.head, sha: p.sha }, base: { ref: p.base } };
+    return {
+      number: p.number,
+      html_url: `${this.url}/${p.repo}/pull/${p.number}`,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      draft: false,
+      merged: p.merged,
+      merged_at: p.merged ? '2025-03-01T12:00:00Z' : null,
+      merge_commit_sha: p.merge_commit_sha,
+      head: { ref: p.head, sha: p.sha },
+      base: { ref: p.base },
+    };
   }
 
   /** After a push: each open PR whose branch moved is synchronized (pushed with an installation token: the bot). */
@@ -367,12 +464,25 @@ export class FakeGitHub {
 
   private queuePull(action: 'opened' | 'synchronize' | 'closed', pr: FakePull, sender = this.options.botLogin): void {
     const p = fixture(action === 'closed' ? 'pull_request.closed' : 'pull_request.synchronize');
-    this.queue('pull_request', { ...p, action, number: pr.number, pull_request: { ...(p.pull_request as object), ...this.pullJson(pr) }, repository: this.repository(pr.repo), sender: { login: sender, type: sender === this.options.botLogin ? 'Bot' : 'User' } });
+    this.queue('pull_request', {
+      ...p,
+      action,
+      number: pr.number,
+      pull_request: { ...(p.pull_request as object), ...this.pullJson(pr) },
+      repository: this.repository(pr.repo),
+      sender: { login: sender, type: sender === this.options.botLogin ? 'Bot' : 'User' },
+    });
   }
 
   private repository(full: string): Record<string, unknown> {
     const [owner, name] = full.split('/');
-    return { ...(fixture('issues.labeled').repository as object), full_name: full, name, owner: { login: owner, type: 'Organization' }, default_branch: 'main' };
+    return {
+      ...(fixture('issues.labeled').repository as object),
+      full_name: full,
+      name,
+      owner: { login: owner, type: 'Organization' },
+      default_branch: 'main',
+    };
   }
 
   private queue(name: string, payload: Record<string, unknown>): void {

@@ -47,7 +47,11 @@ export function gitHttpHandler(projectRoot: string, options: GitHttpHandlerOptio
     if (auth) options.authorizations?.push(auth);
     options.requests?.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
     const given = /^Basic (.+)$/.exec(auth)?.[1];
-    const token = given ? Buffer.from(given, 'base64').toString('utf8').replace(/^x-access-token:/, '') : undefined;
+    const token = given
+      ? Buffer.from(given, 'base64')
+          .toString('utf8')
+          .replace(/^x-access-token:/, '')
+      : undefined;
     if ((expected && auth !== expected) || (options.accepts && !(token && options.accepts(token)))) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
       return;

@@ -34,14 +34,19 @@ export function postgresBin(): string {
   const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v) && existsSync(join(debian, v, 'bin', 'initdb'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (newest) return join(debian, newest, 'bin');
-  throw new Error("PostgreSQL's server binaries (initdb, pg_ctl) are not on PATH nor under /usr/lib/postgresql/<version>/bin: install them (Debian: apt-get install postgresql; .ci/run does)");
+  throw new Error(
+    "PostgreSQL's server binaries (initdb, pg_ctl) are not on PATH nor under /usr/lib/postgresql/<version>/bin: install them (Debian: apt-get install postgresql; .ci/run does)",
+  );
 }
 
 const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL binary as the user the server runs as (root cannot). */
 function runPg(bin: string, args: string[]): string {
-  const out = spawnSync(asRoot ? 'runuser' : bin, asRoot ? ['-u', 'postgres', '--', bin, ...args] : args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = spawnSync(asRoot ? 'runuser' : bin, asRoot ? ['-u', 'postgres', '--', bin, ...args] : args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (out.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${out.status}): ${out.stderr || out.stdout}`);
   return out.stdout;
 }
@@ -100,7 +105,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     chownSync(pwfile, uid, gid);
   }
   // Trust over the server's own socket (in its data directory), SCRAM passwords over TCP as a real deployment has.
-  runPg(join(bin, 'initdb'), ['-D', data, '-U', PG_USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  runPg(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    PG_USER,
+    '--pwfile',
+    pwfile,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--locale=C',
+    '--no-sync',
+  ]);
   let stopped = false;
   let port = 0;
   const start = () => {

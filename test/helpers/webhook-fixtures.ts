@@ -14,7 +14,12 @@ export function fixture(name: string): Record<string, unknown> {
 export function signedWebhook(secret: string, body: string, event = 'ping', delivery = 'd-1'): RequestInit {
   return {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    },
     body,
   };
 }

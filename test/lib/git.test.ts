@@ -107,7 +107,10 @@ describe('the environment of every git command', () => {
     plantHook(hooks, 'pre-commit', marker);
     mkdirSync(home);
     // Each of these would change or stop the commit if git read it.
-    writeFileSync(join(home, '.gitconfig'), `[user]\n\tname = Someone Else\n[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = /bin/false\n[url "file:///nowhere/"]\n\tinsteadOf = ${remotes.url}/\n`);
+    writeFileSync(
+      join(home, '.gitconfig'),
+      `[user]\n\tname = Someone Else\n[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = /bin/false\n[url "file:///nowhere/"]\n\tinsteadOf = ${remotes.url}/\n`,
+    );
     const env = {
       ...PATH_ONLY,
       HOME: home,
@@ -126,14 +129,18 @@ describe('the environment of every git command', () => {
     expect(committed).toBe(true);
     expect(git(web.dir, 'log', '-1', '--format=%an <%ae>|%G?', head)).toBe('Conveyor <conveyor@users.noreply.github.com>|N');
     expect(existsSync(marker)).toBe(false);
-    expect(await web.push({ to: `${remotes.url}/acme/web.git`, ref: 'HEAD', branch: 'main', lease: remotes.head('acme/web', 'main') })).toEqual({ pushed: true });
+    expect(await web.push({ to: `${remotes.url}/acme/web.git`, ref: 'HEAD', branch: 'main', lease: remotes.head('acme/web', 'main') })).toEqual({
+      pushed: true,
+    });
     expect(remotes.head('acme/web', 'main')).toBe(head);
   });
 });
 
 describe('hooks', () => {
   it('have no folder anyone could plant one in: an agent runs as the same user as the step', async () => {
-    const hooksPath = gitConfig(undefined).find((c) => c.startsWith('core.hooksPath='))!.slice('core.hooksPath='.length);
+    const hooksPath = gitConfig(undefined)
+      .find((c) => c.startsWith('core.hooksPath='))!
+      .slice('core.hooksPath='.length);
     expect(() => plantHook(hooksPath, 'post-commit', join(scratch, 'hook-ran'))).toThrow();
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const web = await checkout('acme/web');
@@ -146,7 +153,8 @@ describe('hooks', () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const web = await checkout('acme/web');
     const marker = join(scratch, 'hook-ran');
-    for (const hook of ['pre-commit', 'commit-msg', 'post-commit', 'post-checkout', 'pre-push', 'post-merge']) plantHook(join(web.dir, '.git', 'hooks'), hook, marker);
+    for (const hook of ['pre-commit', 'commit-msg', 'post-commit', 'post-checkout', 'pre-push', 'post-merge'])
+      plantHook(join(web.dir, '.git', 'hooks'), hook, marker);
     git(web.dir, 'config', 'core.hooksPath', join(web.dir, '.git', 'hooks'));
     writeFiles(web.dir, { 'b.txt': 'b\n' });
     await web.commitAll('Add b\n');
@@ -224,7 +232,7 @@ describe('named operations', () => {
     expect(await new GitRepo(remotes.bare('acme/web')).branchHead('missing')).toBeUndefined();
   });
 
-  it('fails with the code the caller names, saying the command, the folder and git\'s words, scrubbed', async () => {
+  it("fails with the code the caller names, saying the command, the folder and git's words, scrubbed", async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const secret = 'ghs_scrubbed_secret_1';
     const dir = join(scratch, 'clone');
@@ -238,7 +246,10 @@ describe('named operations', () => {
     expect(message).toMatch(/does not exist|not appear to be a git repository/);
     expect(message).toContain('***.git');
     expect(message).not.toContain(secret);
-    await expect(g.failingAs('merge-failed').revParse('no-such-branch')).rejects.toMatchObject({ code: 'merge-failed', message: expect.stringContaining('git rev-parse') });
+    await expect(g.failingAs('merge-failed').revParse('no-such-branch')).rejects.toMatchObject({
+      code: 'merge-failed',
+      message: expect.stringContaining('git rev-parse'),
+    });
   });
 
   it('reads the origin remote, and nothing where there is none', async () => {
@@ -253,7 +264,7 @@ describe('named operations', () => {
   });
 });
 
-describe('simple-git\'s debug log', () => {
+describe("simple-git's debug log", () => {
   it('stays off under DEBUG=*: it would print the environment of an authenticated command, token included', async () => {
     const token = 'ghs_debug_token_0123456789';
     remotes.create('acme/web', { 'a.txt': 'a\n' });

@@ -70,11 +70,24 @@ describe('runCommand', () => {
 
 describe('the stall guard', () => {
   it('stops a command silent for its stall period, unless its activity reports a newer change', async () => {
-    const silent = await runCommand({ command: 'echo once; sleep 300', cwd: dir, env, timeoutMs: 60_000, killGraceMs: 100, stall: { ms: 300, activity: async () => 0 } });
+    const silent = await runCommand({
+      command: 'echo once; sleep 300',
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      killGraceMs: 100,
+      stall: { ms: 300, activity: async () => 0 },
+    });
     expect(silent).toMatchObject({ stalled: true, timedOut: false });
     expect(silent.output).toContain('once');
     // Its activity says it changed something just now, every time it is asked: it finishes.
-    const busy = await runCommand({ command: 'sleep 1; echo finished', cwd: dir, env, timeoutMs: 60_000, stall: { ms: 300, activity: async () => Date.now() } });
+    const busy = await runCommand({
+      command: 'sleep 1; echo finished',
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      stall: { ms: 300, activity: async () => Date.now() },
+    });
     expect(busy).toMatchObject({ stalled: false, exitCode: 0 });
   });
 });
@@ -85,7 +98,19 @@ describe('latestChange', () => {
     mkdirSync(join(dir, 'repo/.git/objects/aa'), { recursive: true });
     writeFileSync(join(dir, 'a/b/file.txt'), '1');
     const old = new Date(Date.now() - 3_600_000);
-    for (const p of ['a/b/file.txt', 'a/b/node_modules/x', 'a/b/node_modules', 'a/b', 'a', 'repo/.git/objects/aa', 'repo/.git/objects', 'repo/.git', 'repo', '.']) utimesSync(join(dir, p), old, old);
+    for (const p of [
+      'a/b/file.txt',
+      'a/b/node_modules/x',
+      'a/b/node_modules',
+      'a/b',
+      'a',
+      'repo/.git/objects/aa',
+      'repo/.git/objects',
+      'repo/.git',
+      'repo',
+      '.',
+    ])
+      utimesSync(join(dir, p), old, old);
     const before = await latestChange(dir);
     expect(before).toBeLessThan(Date.now() - 3_000_000 + 1);
     // A change inside what is skipped is not seen (a new file there changes only that folder's time, put back here).

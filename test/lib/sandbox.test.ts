@@ -113,7 +113,7 @@ describe('a command in the sandbox', () => {
     expect(r.output).toContain('wrote tmp');
   });
 
-  it('cannot read the token file\'s folder, the runner\'s temp folder, or the credentials in HOME', async () => {
+  it("cannot read the token file's folder, the runner's temp folder, or the credentials in HOME", async () => {
     const tokens = join(dir, 'tokens');
     mkdirSync(tokens);
     writeFileSync(join(tokens, 'conveyor-token'), 'ghs_tokenvalue123');
@@ -165,7 +165,9 @@ describe('a command in the sandbox', () => {
     const runnerTemp = join(dir, 'runner-temp');
     mkdirSync(runnerTemp);
     const r = await run(
-      [`curl -s --max-time 20 http://127.0.0.1:${server.port}/open`, `echo ok > ${join(dir, 'outside.txt')}`, `echo no > ${runnerTemp}/planted || true`].join('\n'),
+      [`curl -s --max-time 20 http://127.0.0.1:${server.port}/open`, `echo ok > ${join(dir, 'outside.txt')}`, `echo no > ${runnerTemp}/planted || true`].join(
+        '\n',
+      ),
       { policy: { network: 'open', writable: 'everywhere' }, runnerEnv: { RUNNER_TEMP: runnerTemp } },
     );
     expect(r.exitCode, r.output).toBe(0);
@@ -184,7 +186,10 @@ describe('a command in the sandbox', () => {
 
   it('a kept command (a deploy) leaves its processes running until its mark is ended', async () => {
     const mark = randomUUID();
-    const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started`, { keep: true, policy: { network: 'open', writable: 'everywhere' } });
+    const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started`, {
+      keep: true,
+      policy: { network: 'open', writable: 'everywhere' },
+    });
     expect(r.exitCode).toBe(0);
     expect(processesWith('LEFTOVER', mark)).toHaveLength(1);
     expect(endMarked(r.mark)).toBeGreaterThanOrEqual(1);

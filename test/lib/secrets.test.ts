@@ -3,13 +3,27 @@ import { Scrubber, commandEnvironment, isSecretName } from '../../lib/secrets.ts
 
 describe('secrets', () => {
   it('knows the names of secrets and leaves the contract alone', () => {
-    for (const n of ['GITHUB_TOKEN', 'INPUT_TOKEN', 'CONVEYOR_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'NPM_SECRET', 'DB_PASSWORD', 'SSH_PRIVATE_KEY', 'AWS_CREDENTIALS', 'ANTHROPIC_API_KEY', 'GEMINI_APIKEY', 'AWS_SECRET_ACCESS_KEY']) {
+    for (const n of [
+      'GITHUB_TOKEN',
+      'INPUT_TOKEN',
+      'CONVEYOR_TOKEN',
+      'ACTIONS_RUNTIME_TOKEN',
+      'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+      'NPM_SECRET',
+      'DB_PASSWORD',
+      'SSH_PRIVATE_KEY',
+      'AWS_CREDENTIALS',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_APIKEY',
+      'AWS_SECRET_ACCESS_KEY',
+    ]) {
       expect(isSecretName(n), n).toBe(true);
     }
-    for (const n of ['PATH', 'HOME', 'CONVEYOR_PROMPT_FILE', 'CONVEYOR_RUN_ID', 'GITHUB_SERVER_URL', 'CLAUDE_CODE_USE_BEDROCK', 'KEYBOARD']) expect(isSecretName(n), n).toBe(false);
+    for (const n of ['PATH', 'HOME', 'CONVEYOR_PROMPT_FILE', 'CONVEYOR_RUN_ID', 'GITHUB_SERVER_URL', 'CLAUDE_CODE_USE_BEDROCK', 'KEYBOARD'])
+      expect(isSecretName(n), n).toBe(false);
   });
 
-  it('does not take the token file\'s path for a secret: it names the file in errors (the file is gone once read)', () => {
+  it("does not take the token file's path for a secret: it names the file in errors (the file is gone once read)", () => {
     const path = '/home/runner/work/_temp/conveyor-token';
     for (const n of ['INPUT_TOKEN-FILE', 'CONVEYOR_TOKEN_FILE']) expect(isSecretName(n), n).toBe(false);
     const scrubber = Scrubber.fromEnvironment({ 'INPUT_TOKEN-FILE': path, CONVEYOR_TOKEN_FILE: path }, 'ghs_abcdefghijklmnop');
@@ -26,7 +40,13 @@ describe('secrets', () => {
   it("keeps the step process's own files (payload, result, deploy progress) from every command", () => {
     const scrubber = Scrubber.fromEnvironment({}, undefined);
     const env = commandEnvironment(
-      { PATH: '/bin', CONVEYOR_PAYLOAD_PATH: '/a/payload.json', CONVEYOR_RESULT_PATH: '/a/result.json', CONVEYOR_PROGRESS_PATH: '/a/progress.jsonl', CONVEYOR_WORKSPACE_ROOT: '/a/ws' },
+      {
+        PATH: '/bin',
+        CONVEYOR_PAYLOAD_PATH: '/a/payload.json',
+        CONVEYOR_RESULT_PATH: '/a/result.json',
+        CONVEYOR_PROGRESS_PATH: '/a/progress.jsonl',
+        CONVEYOR_WORKSPACE_ROOT: '/a/ws',
+      },
       scrubber,
       { CONVEYOR_RESULT_FILE: '/a/ws/.conveyor/result.json' },
     );
@@ -43,7 +63,12 @@ describe('secrets', () => {
   });
 
   it('drops the variables passed only by name from every command that is not given them', () => {
-    const env = commandEnvironment({ PATH: '/bin', TEAM_ROUTE: 'r-1', DEPLOY_HOOK: 'h-2' }, Scrubber.fromEnvironment({}, undefined), { DEPLOY_HOOK: 'h-2' }, new Set(['TEAM_ROUTE', 'DEPLOY_HOOK']));
+    const env = commandEnvironment(
+      { PATH: '/bin', TEAM_ROUTE: 'r-1', DEPLOY_HOOK: 'h-2' },
+      Scrubber.fromEnvironment({}, undefined),
+      { DEPLOY_HOOK: 'h-2' },
+      new Set(['TEAM_ROUTE', 'DEPLOY_HOOK']),
+    );
     expect(env).toEqual({ PATH: '/bin', DEPLOY_HOOK: 'h-2' });
   });
 

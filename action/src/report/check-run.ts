@@ -86,7 +86,14 @@ async function payloadIdentity(io: CheckRunIO): Promise<PayloadIdentity | undefi
     const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown; currentUntil?: unknown };
     if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
     const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
-    return { runId: p.runId, step: p.step.id, attempt: p.attempt, epoch: p.epoch, ...(typeof p.mode === 'string' ? { mode: p.mode } : {}), ...(Number.isFinite(until) ? { currentUntil: until } : {}) };
+    return {
+      runId: p.runId,
+      step: p.step.id,
+      attempt: p.attempt,
+      epoch: p.epoch,
+      ...(typeof p.mode === 'string' ? { mode: p.mode } : {}),
+      ...(Number.isFinite(until) ? { currentUntil: until } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -113,7 +120,8 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const repo = io.env.GITHUB_REPOSITORY;
   const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
-  if (!repo || !token) throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
+  if (!repo || !token)
+    throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);
   const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
   const checkRunId = Number(id);
@@ -124,7 +132,10 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
     const current = await github.getCheckRun(repo, checkRunId);
     if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
     if (identity && current.externalId !== externalIdOf(identity)) {
-      return { proceed: false, reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current` };
+      return {
+        proceed: false,
+        reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current`,
+      };
     }
     // Marked so by an action of an earlier version (which marked its check run in progress).
     if (current.status === 'in_progress' && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {

@@ -7,7 +7,16 @@ import { safeLinkTarget } from '../../../core/text.ts';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, startable, type DeployPlan, type DeployTarget } from '../../../core/steps/deploy-plan.ts';
+import {
+  deployKey,
+  envIdFor,
+  keptOutcomes,
+  peerVariables,
+  planDeploy,
+  startable,
+  type DeployPlan,
+  type DeployTarget,
+} from '../../../core/steps/deploy-plan.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { conveyorDir, identityVariables } from '../variables.ts';
@@ -109,10 +118,21 @@ export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise
     ...(own ? { own } : {}),
   });
   if (plan.targets.length === 0 && plan.skipped.length === 0) {
-    return { ...baseResult(payload), conclusion: 'success', summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.` };
+    return {
+      ...baseResult(payload),
+      conclusion: 'success',
+      summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.`,
+    };
   }
   // The workspace stays: a preview may run from its checkout after this process ends.
-  const ws = await prepareStepWorkspace(ctx, reposOf(payload, plan.targets.map((t) => t.service)), 'checkout');
+  const ws = await prepareStepWorkspace(
+    ctx,
+    reposOf(
+      payload,
+      plan.targets.map((t) => t.service),
+    ),
+    'checkout',
+  );
   const headOf = (service: string) => ws.repos.find((r) => r.repo === payload.services[service]?.repo)?.preparedHead;
   const settled = new Map<string, Settled>();
   for (const [service, env] of keptOutcomes(plan, payload.environments, { epoch: payload.epoch, headOf })) {
@@ -175,7 +195,14 @@ async function deployOne(
   const setupFailed = await serviceSetup(ctx, payload, ws, t.service, where.dir);
   if (setupFailed) {
     ctx.log(`conveyor: ${t.service}: failed (${setupFailed})`);
-    return { env: { service: t.service, envId: t.envId, state: 'failed', error: setupFailed, commit }, kept: false, startedAt, durationMs: Date.now() - startedAt, without, setupFailed: true };
+    return {
+      env: { service: t.service, envId: t.envId, state: 'failed', error: setupFailed, commit },
+      kept: false,
+      startedAt,
+      durationMs: Date.now() - startedAt,
+      without,
+      setupFailed: true,
+    };
   }
   const output = join(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`); // envIds are unique per service
   await writeFile(output, '');
@@ -189,7 +216,14 @@ async function deployOne(
   // Deployed again, the environment's earlier processes (on this runner) make way for the new ones.
   const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
   if (earlier) endMarked(earlier);
-  const r = await runUserCommand(ctx, { command: t.deploy.run, cwd: where.dir, env, timeoutMinutes: t.deploy.timeoutMinutes, linePrefix: `  ${t.service} | `, sandbox: serviceIsolation(payload, ws.root, [t.service], true) });
+  const r = await runUserCommand(ctx, {
+    command: t.deploy.run,
+    cwd: where.dir,
+    env,
+    timeoutMinutes: t.deploy.timeoutMinutes,
+    linePrefix: `  ${t.service} | `,
+    sandbox: serviceIsolation(payload, ws.root, [t.service], true),
+  });
   const base = { service: t.service, envId: t.envId, commit, ...(deployment ? { deployment } : {}) };
   const outputTail = tail(r.output, 20, 2000);
   let outcome: Environment;
@@ -198,7 +232,13 @@ async function deployOne(
   else {
     const url = reportedUrl(await readFile(output, 'utf8'));
     if (!url) outcome = { ...base, state: 'failed', error: 'no url reported (write url=... to $CONVEYOR_OUTPUT)', outputTail };
-    else if (!safeLinkTarget(url)) outcome = { ...base, state: 'failed', error: `reported url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`, outputTail };
+    else if (!safeLinkTarget(url))
+      outcome = {
+        ...base,
+        state: 'failed',
+        error: `reported url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`,
+        outputTail,
+      };
     // Kept as the command wrote it (peers receive it so); rendered only through safeLinkTarget.
     else outcome = { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
   }
@@ -239,9 +279,12 @@ function deployResult(payload: StepPayload, plan: DeployPlan, settled: Map<strin
     const ownMark = s === plan.own ? ' (own)' : '';
     if (!x) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
     const e = x.env;
-    const what = e.state === 'ready' ? e.url ?? '' : e.state === 'failed' ? `**${e.error ?? 'failed'}**` : 'nothing to stand up (`deploy: none`)';
-    const time = x.durationMs !== undefined && x.startedAt !== undefined ? `+${((x.startedAt - first) / 1000).toFixed(1)} s, ${(x.durationMs / 1000).toFixed(1)} s` : '';
-    const notes = [x.kept ? 'kept from an earlier dispatch' : '', x.without.length ? `started without the URL of ${x.without.join(', ')}` : ''].filter(Boolean).join('; ');
+    const what = e.state === 'ready' ? (e.url ?? '') : e.state === 'failed' ? `**${e.error ?? 'failed'}**` : 'nothing to stand up (`deploy: none`)';
+    const time =
+      x.durationMs !== undefined && x.startedAt !== undefined ? `+${((x.startedAt - first) / 1000).toFixed(1)} s, ${(x.durationMs / 1000).toFixed(1)} s` : '';
+    const notes = [x.kept ? 'kept from an earlier dispatch' : '', x.without.length ? `started without the URL of ${x.without.join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
     return `| ${s}${ownMark} | \`${e.envId}\` | ${e.state} | ${what} | ${time} | ${notes} |`;
   });
   const table = ['| service | environment | state | URL or error | started, took | note |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
@@ -261,7 +304,9 @@ function deployResult(payload: StepPayload, plan: DeployPlan, settled: Map<strin
       error: { code: settled.get(plan.own!)?.setupFailed ? 'setup-failed' : 'deploy-failed', message },
     };
   }
-  const peers = failed.length ? ` ${failed.length} peer${failed.length === 1 ? '' : 's'} failed (${failed.map((e) => e.service).join(', ')}); the step goes on without ${failed.length === 1 ? 'it' : 'them'}.` : '';
+  const peers = failed.length
+    ? ` ${failed.length} peer${failed.length === 1 ? '' : 's'} failed (${failed.map((e) => e.service).join(', ')}); the step goes on without ${failed.length === 1 ? 'it' : 'them'}.`
+    : '';
   return {
     ...baseResult(payload),
     conclusion: 'success',

@@ -52,7 +52,8 @@ export async function deploymentsFor(ctx: StepContext): Promise<Deployments | un
     },
     async finish(deployment, env) {
       if (!deployment) return;
-      if (env.state === 'ready') await status(deployment.repo, deployment.id, 'success', { ...(env.url ? { environmentUrl: env.url } : {}), description: `${env.service} is up` });
+      if (env.state === 'ready')
+        await status(deployment.repo, deployment.id, 'success', { ...(env.url ? { environmentUrl: env.url } : {}), description: `${env.service} is up` });
       else await status(deployment.repo, deployment.id, 'failure', { description: env.error ?? `${env.service} failed` });
     },
     async deactivate(env) {

@@ -23,7 +23,11 @@ import { runSetup } from '../setup.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
 export function gatePath(path: string | undefined, stepId: string): string {
-  const bad = (why: string) => new ConveyorError('bad-payload', `step.path: gate ${stepId} has path "${path ?? ''}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`);
+  const bad = (why: string) =>
+    new ConveyorError(
+      'bad-payload',
+      `step.path: gate ${stepId} has path "${path ?? ''}", which ${why}; give a file path relative to the repository, such as test/accept.test.js`,
+    );
   if (!path || !path.trim()) throw bad('is empty');
   if (isAbsolute(path)) throw bad('is absolute');
   const n = normalize(path);
@@ -47,7 +51,8 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   const step = payload.step;
   if (step.kind !== 'gate' || !step.author) throw new ConveyorError('internal', `runAuthorGate got a ${step.kind} step without an author`);
   const path = gatePath(step.path, step.id);
-  if (!step.run) throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
+  if (!step.run)
+    throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has an author but no \`run\` to run its file with (for example \`node --test {path}\`)`);
   const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
   const primary = payload.repos.find((r) => r.role === 'primary') ?? payload.repos[0]!;
   const command = step.run.split('{path}').join(shellQuote(path));
@@ -79,7 +84,10 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     }
     const content = await readFile(file);
     if (!content.toString('utf8').trim()) {
-      return fail('gate-file-missing', `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`);
+      return fail(
+        'gate-file-missing',
+        `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`,
+      );
     }
 
     // A clean checkout of the base with only the gate file added: nothing else the author left.
@@ -102,7 +110,13 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
         });
       }
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
-      onBase = await runUserCommand(ctx, { command, cwd: baseDir, env: gateEnvironment(ctx, payload, ws, repo.repo), timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, repo.services) });
+      onBase = await runUserCommand(ctx, {
+        command,
+        cwd: baseDir,
+        env: gateEnvironment(ctx, payload, ws, repo.repo),
+        timeoutMinutes: step.timeoutMinutes,
+        sandbox: serviceIsolation(payload, ws.root, repo.services),
+      });
     } finally {
       // Best effort: a failure here must not hide how the gate went.
       await git.removeWorktree(baseDir).catch(() => undefined);

@@ -80,7 +80,10 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
   try {
     const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
     if (commands.length === 0) {
-      throw new ConveyorError('bad-payload', `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r) => r.repo).join(', ')} declares \`gate\``);
+      throw new ConveyorError(
+        'bad-payload',
+        `step.run: gate ${step.id} has no \`run\` and no service of ${ws.repos.map((r) => r.repo).join(', ')} declares \`gate\``,
+      );
     }
     // Each service's setup (e.g. `npm ci`) in its folder, once, before any gate runs there.
     for (const x of servicesToSetUp(payload, step, ws.repos)) {
@@ -98,7 +101,13 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
       ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
-      const r = await runUserCommand(ctx, { command: c.command, cwd: c.cwd, env, timeoutMinutes: step.timeoutMinutes, sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services) });
+      const r = await runUserCommand(ctx, {
+        command: c.command,
+        cwd: c.cwd,
+        env,
+        timeoutMinutes: step.timeoutMinutes,
+        sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services),
+      });
       outcomes.push({
         repo: c.label,
         command: c.command,
@@ -108,9 +117,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
         durationMs: r.durationMs,
       });
     }
-    const commits = Object.fromEntries(
-      await Promise.all(ws.repos.map(async (r) => [r.repo, await repoGit(wctx, r.dir).currentCommit()] as const)),
-    );
+    const commits = Object.fromEntries(await Promise.all(ws.repos.map(async (r) => [r.repo, await repoGit(wctx, r.dir).currentCommit()] as const)));
     const failed = outcomes.filter((o) => o.exitCode !== 0);
     const rows = outcomes.map((o) => {
       const verdict = o.exitCode === 0 ? 'passed' : o.timedOut ? '**timed out**' : `**failed** (exit ${o.exitCode ?? 'signal'})`;
@@ -130,7 +137,13 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     return {
       ...baseResult(payload),
       conclusion: 'failure',
-      summary: [`**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`, workspaceTable(ws), table, '### Failing lines', findings || fenced('(no output)')].join('\n\n'),
+      summary: [
+        `**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`,
+        workspaceTable(ws),
+        table,
+        '### Failing lines',
+        findings || fenced('(no output)'),
+      ].join('\n\n'),
       commits,
       findings,
       error: { code: 'gate-failed', message },

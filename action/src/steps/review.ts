@@ -32,7 +32,10 @@ async function diffOf(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<string>
 }
 
 function changedPaths(status: string): string[] {
-  return status.split('\0').filter(Boolean).map((e) => e.slice(3));
+  return status
+    .split('\0')
+    .filter(Boolean)
+    .map((e) => e.slice(3));
 }
 
 /** How the prompt asks for the verdict, by where the reviewer's CLI gives it. */
@@ -58,7 +61,15 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       reviewed.push({ repo: r.repo, dir: r === primary ? '.' : `../${r.folder}`, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
     }
     const diffFile = join(await conveyorDir(ws), 'diffs.patch');
-    await writeFile(diffFile, ctx.scrubber.scrub(reviewed.filter((r) => r.diff).map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}\n${r.diff}`).join('\n')));
+    await writeFile(
+      diffFile,
+      ctx.scrubber.scrub(
+        reviewed
+          .filter((r) => r.diff)
+          .map((r) => `# ${r.repo}: git diff ${r.base}...${r.branch}\n${r.diff}`)
+          .join('\n'),
+      ),
+    );
     const prompt = (verdict: VerdictSource) =>
       buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict] });
     const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
@@ -93,17 +104,29 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       return found.map((f) => `${r.repo}: ${f}`);
     });
     if (touched.length > 0) {
-      const list = touched.slice(0, 20).map((t) => `- ${t}`).join('\n');
-      return fail('reviewer-changed-files', `The reviewer must be read-only, but it changed the checkouts:\n${list}${touched.length > 20 ? `\n- … and ${touched.length - 20} more` : ''}`);
+      const list = touched
+        .slice(0, 20)
+        .map((t) => `- ${t}`)
+        .join('\n');
+      return fail(
+        'reviewer-changed-files',
+        `The reviewer must be read-only, but it changed the checkouts:\n${list}${touched.length > 20 ? `\n- … and ${touched.length - 20} more` : ''}`,
+      );
     }
     // A reviewer that crashed judged nothing, whatever it left in its result file: no repair follows.
     if (outcome.exitCode !== 0) {
-      return fail('reviewer-no-verdict', `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`);
+      return fail(
+        'reviewer-no-verdict',
+        `The reviewer exited with ${outcome.exitCode ?? outcome.signal} before giving a verdict; the change was not judged, and no repair runs.`,
+      );
     }
     const reading = readVerdict(outcome.resultText);
     if (!reading.ok) {
       const wrote = outcome.resultText === undefined ? 'nothing' : quoteWritten(outcome.resultText);
-      return fail('reviewer-no-verdict', `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`);
+      return fail(
+        'reviewer-no-verdict',
+        `The reviewer gave no valid verdict: ${reading.problem}. It wrote: ${wrote}. The change was not judged, and no repair runs.`,
+      );
     }
     const verdict = reading.verdict;
     const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });

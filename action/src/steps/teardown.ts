@@ -35,12 +35,22 @@ export async function runTeardown(ctx: StepContext, payload: StepPayload): Promi
   }
   for (const e of envs) {
     if (!payload.services[e.service]) {
-      throw new ConveyorError('bad-payload', `environments: environment ${e.envId} belongs to service "${e.service}", which the payload's services do not describe`);
+      throw new ConveyorError(
+        'bad-payload',
+        `environments: environment ${e.envId} belongs to service "${e.service}", which the payload's services do not describe`,
+      );
     }
   }
   const needing = envs.filter((e) => payload.services[e.service]?.deploy?.teardown);
   const ws = needing.length
-    ? await prepareStepWorkspace(ctx, reposOf(payload, needing.map((e) => e.service)), 'checkout')
+    ? await prepareStepWorkspace(
+        ctx,
+        reposOf(
+          payload,
+          needing.map((e) => e.service),
+        ),
+        'checkout',
+      )
     : undefined;
   try {
     const deployments = await deploymentsFor(ctx);
@@ -59,13 +69,24 @@ export async function runTeardown(ctx: StepContext, payload: StepPayload): Promi
 /** The environments in reverse deploy order: consumers in the first wave, providers last. */
 function teardownWaves(payload: StepPayload, envs: Environment[]): Environment[][] {
   const names = envs.map((e) => e.service).sort();
-  const plan = planDeploy({ runId: payload.runId, services: payload.services, stepServices: names.filter((n) => payload.services[n]?.deploy), changeSetServices: [] });
+  const plan = planDeploy({
+    runId: payload.runId,
+    services: payload.services,
+    stepServices: names.filter((n) => payload.services[n]?.deploy),
+    changeSetServices: [],
+  });
   const providers = new Map(plan.targets.map((t) => [t.service, t.providers]));
   const waves = topologicalWaves(names, (n) => providers.get(n) ?? []).reverse();
   return waves.map((w) => w.map((n) => envs.find((e) => e.service === n)!));
 }
 
-async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace | undefined, e: Environment, deployments: Deployments | undefined): Promise<Removal> {
+async function removeOne(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace | undefined,
+  e: Environment,
+  deployments: Deployments | undefined,
+): Promise<Removal> {
   const svc = payload.services[e.service]!;
   const deploy = svc.deploy;
   if (!deploy?.teardown || !ws) {
@@ -86,7 +107,14 @@ async function removeOne(ctx: StepContext, payload: StepPayload, ws: Workspace |
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));
     ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
-    const r = await runUserCommand(ctx, { command: teardown, cwd: dir, env, timeoutMinutes, linePrefix: `  ${e.service} | `, sandbox: serviceIsolation(payload, ws.root, [e.service]) });
+    const r = await runUserCommand(ctx, {
+      command: teardown,
+      cwd: dir,
+      env,
+      timeoutMinutes,
+      linePrefix: `  ${e.service} | `,
+      sandbox: serviceIsolation(payload, ws.root, [e.service]),
+    });
     if (r.exitCode === 0 && !r.timedOut) {
       // Whatever its deploy left running on this runner ends with it, however the teardown command went about it.
       if (e.processMark) endMarked(e.processMark);
@@ -108,7 +136,12 @@ function teardownResult(payload: StepPayload, removals: Removal[], deployments: 
   const notes = deploymentNotes(deployments);
   const environments = removals.filter((r) => r.ok).map((r) => r.env);
   if (failed.length === 0) {
-    return { ...baseResult(payload), conclusion: 'success', summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? '' : 's'}.`, table, ...notes].join('\n\n'), environments };
+    return {
+      ...baseResult(payload),
+      conclusion: 'success',
+      summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? '' : 's'}.`, table, ...notes].join('\n\n'),
+      environments,
+    };
   }
   const message = `could not remove ${failed.map((r) => `${r.env.service} (${r.env.envId}: ${r.note})`).join(', ')}`;
   return {

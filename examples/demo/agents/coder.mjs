@@ -92,8 +92,7 @@ function changeStorefront(storefront, { withBug, fixBug }) {
     if (!text.includes(PLAIN_ITEM)) fail(`${storefront.repo}: storefront.js no longer renders items as this agent expects`);
     const format = withBug ? BUGGY_FORMAT : RIGHT_FORMAT;
     return (
-      text.replace(PLAIN_ITEM, () => PRICED_ITEM) +
-      `\n/** Dollars and cents: 12.5 becomes "$12.50". */\nexport function formatPrice(price) {\n  ${format}\n}\n`
+      text.replace(PLAIN_ITEM, () => PRICED_ITEM) + `\n/** Dollars and cents: 12.5 becomes "$12.50". */\nexport function formatPrice(price) {\n  ${format}\n}\n`
     );
   });
   edit(storefront, 'test/price.test.js', (text) => text ?? STOREFRONT_TEST);

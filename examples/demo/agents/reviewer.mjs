@@ -95,7 +95,9 @@ if (unbased.length) {
   // A checkout cloned without its base branch: the diffs in the prompt are all there is to read.
   const diff = promptDiffs();
   if (diff) look(`the prompt's diffs (no base branch in ${unbased.join(', ')})`, diff);
-  else for (const repo of unbased) findings.push({ repo, severity: 'error', message: 'no base branch to compare with (tried origin/main, main) and no diff in the prompt' });
+  else
+    for (const repo of unbased)
+      findings.push({ repo, severity: 'error', message: 'no base branch to compare with (tried origin/main, main) and no diff in the prompt' });
 }
 if (changedRepos === 0) findings.push({ severity: 'error', message: 'the diff is empty: there is nothing to review' });
 

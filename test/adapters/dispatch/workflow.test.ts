@@ -25,8 +25,18 @@ beforeEach(async () => {
   tokenScope();
   const { store, links, heads, githubOf } = h.conveyor.deps;
   dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, now: () => h.clock.now });
-  await seed(h, planWith([{ id: 'implement', kind: 'code' }, { id: 'check', kind: 'gate' }]), {}, { leaveQueued: 'implement' });
-  nock(API).get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } });
+  await seed(
+    h,
+    planWith([
+      { id: 'implement', kind: 'code' },
+      { id: 'check', kind: 'gate' },
+    ]),
+    {},
+    { leaveQueued: 'implement' },
+  );
+  nock(API)
+    .get('/repos/acme/web/git/ref/heads%2Fmain')
+    .reply(200, { object: { sha: BASE_SHA } });
 });
 afterEach(async () => {
   nock.cleanAll();
@@ -35,7 +45,16 @@ afterEach(async () => {
 });
 
 const payload = async () => buildPayload(await h.conveyor.engine.get(RUN), { step: 'implement', attempt: 1, epoch: 0, mode: 'run' });
-const crashed = (extra: Partial<AttemptLink>) => h.conveyor.deps.links.saveAttempt({ externalId: EXTERNAL_ID, runId: RUN, repo: 'acme/web', head: BASE_SHA, at: CRASHED_AT, state: 'creating-check', ...extra });
+const crashed = (extra: Partial<AttemptLink>) =>
+  h.conveyor.deps.links.saveAttempt({
+    externalId: EXTERNAL_ID,
+    runId: RUN,
+    repo: 'acme/web',
+    head: BASE_SHA,
+    at: CRASHED_AT,
+    state: 'creating-check',
+    ...extra,
+  });
 const noCheckRunCreated = () => nock(API).post('/repos/acme/web/check-runs').reply(500, { message: 'must not be called' });
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
@@ -52,36 +71,49 @@ function workflowRuns(runs: Array<{ id: number; display_title: string }>, query:
   return nock(API)
     .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
     .query((q) => query.push(q as Record<string, string>) > 0)
-    .reply(200, { total_count: runs.length, workflow_runs: runs.map((r) => ({ ...r, name: 'conveyor', html_url: `https://github.com/acme/web/actions/runs/${r.id}` })) });
+    .reply(200, {
+      total_count: runs.length,
+      workflow_runs: runs.map((r) => ({ ...r, name: 'conveyor', html_url: `https://github.com/acme/web/actions/runs/${r.id}` })),
+    });
 }
 
 describe('the workflow dispatcher after a crash', () => {
   it('finds the workflow run an interrupted dispatch started, and dispatches nothing', async () => {
     await crashed({ state: 'creating-check', checkRunId: 101, checkRunUrl: 'https://github.com/acme/web/runs/101' });
     const query: Record<string, string>[] = [];
-    const scopes = [workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }, { id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]' }], query)];
+    const scopes = [
+      workflowRuns(
+        [
+          { id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' },
+          { id: 4242, display_title: 'conveyor / implement · attempt 1 [check run 101]' },
+        ],
+        query,
+      ),
+    ];
     const forbidden = [noCheckRunCreated(), nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204)];
     expect(await dispatcher.run(await payload())).toEqual({ kind: 'dispatched' });
     allDone(scopes);
     for (const s of forbidden) expect(s.isDone()).toBe(false);
     // Looked only at runs dispatched since the record was written.
     expect(query[0]).toMatchObject({ event: 'workflow_dispatch', created: '>=2025-03-01T09:58:00Z' });
-    expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))).toMatchObject({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242, workflowRunUrl: 'https://github.com/acme/web/actions/runs/4242' });
+    expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({
+      state: 'dispatched',
+      checkRunId: 101,
+      workflowRunId: 4242,
+      workflowRunUrl: 'https://github.com/acme/web/actions/runs/4242',
+    });
   });
 
   it('dispatches again on the same check run when the interrupted dispatch started nothing', async () => {
     await crashed({ state: 'creating-check', checkRunId: 101 });
     const inputs: Record<string, string> = {};
-    const scopes = [
-      workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }]),
-      dispatchInto(inputs),
-    ];
+    const scopes = [workflowRuns([{ id: 4241, display_title: 'conveyor / implement · attempt 1 [check run 100]' }]), dispatchInto(inputs)];
     const forbidden = noCheckRunCreated();
     await dispatcher.run(await payload());
     allDone(scopes);
     expect(forbidden.isDone()).toBe(false);
     expect(inputs['check-run']).toBe('101');
-    expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+    expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
   });
 
   /** The check runs of the crashed attempt's head: an older attempt's, and the one the interrupted try created. */
@@ -92,8 +124,26 @@ describe('the workflow dispatcher after a crash', () => {
       .reply(200, {
         total_count: 2,
         check_runs: [
-          { id: 99, html_url: 'https://github.com/acme/web/runs/99', status: 'completed', conclusion: 'cancelled', external_id: `${RUN}:implement:0:0`, details_url: null, started_at: null, output: { summary: null, text: null } },
-          { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } },
+          {
+            id: 99,
+            html_url: 'https://github.com/acme/web/runs/99',
+            status: 'completed',
+            conclusion: 'cancelled',
+            external_id: `${RUN}:implement:0:0`,
+            details_url: null,
+            started_at: null,
+            output: { summary: null, text: null },
+          },
+          {
+            id: 101,
+            html_url: 'https://github.com/acme/web/runs/101',
+            status: 'queued',
+            conclusion: null,
+            external_id: EXTERNAL_ID,
+            details_url: null,
+            started_at: null,
+            output: { summary: null, text: null },
+          },
         ],
       });
 
@@ -107,7 +157,11 @@ describe('the workflow dispatcher after a crash', () => {
     allDone(scopes);
     expect(forbidden.isDone()).toBe(false);
     expect(inputs['check-run']).toBe('101');
-    expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))).toMatchObject({ state: 'dispatched', checkRunId: 101, checkRunUrl: 'https://github.com/acme/web/runs/101' });
+    expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({
+      state: 'dispatched',
+      checkRunId: 101,
+      checkRunUrl: 'https://github.com/acme/web/runs/101',
+    });
   });
 
   it('finds the workflow run of an interrupted try that died before its dispatch was recorded, and makes nothing', async () => {
@@ -117,7 +171,7 @@ describe('the workflow dispatcher after a crash', () => {
     await dispatcher.run(await payload());
     allDone(scopes);
     for (const s of forbidden) expect(s.isDone()).toBe(false);
-    expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))).toMatchObject({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242 });
+    expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101, workflowRunId: 4242 });
   });
 
   it('does nothing for an attempt already dispatched', async () => {
@@ -137,7 +191,13 @@ describe('dispatching', () => {
     const scopes = [
       nock(API)
         .post('/repos/acme/web/check-runs')
-        .reply(201, async () => (seen.push(await other.links.attempt(EXTERNAL_ID)), { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', external_id: EXTERNAL_ID, output: {} })),
+        .reply(
+          201,
+          async () => (
+            seen.push(await other.links.attempt(EXTERNAL_ID)),
+            { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', external_id: EXTERNAL_ID, output: {} }
+          ),
+        ),
       nock(API).post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches').reply(204),
     ];
     try {
@@ -155,7 +215,18 @@ describe('dispatching', () => {
   it('sends the dispatch again without `return_run_details` to a server that refuses that parameter', async () => {
     const bodies: Array<Record<string, unknown>> = [];
     const scopes = [
-      nock(API).post('/repos/acme/web/check-runs').reply(201, { id: 101, html_url: 'https://github.com/acme/web/runs/101', status: 'queued', conclusion: null, external_id: EXTERNAL_ID, details_url: null, started_at: null, output: { summary: null, text: null } }),
+      nock(API)
+        .post('/repos/acme/web/check-runs')
+        .reply(201, {
+          id: 101,
+          html_url: 'https://github.com/acme/web/runs/101',
+          status: 'queued',
+          conclusion: null,
+          external_id: EXTERNAL_ID,
+          details_url: null,
+          started_at: null,
+          output: { summary: null, text: null },
+        }),
       nock(API)
         .post('/repos/acme/web/actions/workflows/conveyor.yml/dispatches', (b: Record<string, unknown>) => bodies.push(b) > 0)
         .reply(422, { message: 'Invalid request.\n\n"return_run_details" is not a permitted key.' })
@@ -166,7 +237,7 @@ describe('dispatching', () => {
     allDone(scopes);
     expect(bodies.map((b) => b.return_run_details)).toEqual([true, undefined]);
     expect(bodies[1]).toMatchObject({ ref: 'main', inputs: { 'check-run': '101' } });
-    expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))).toMatchObject({ state: 'dispatched', checkRunId: 101 });
+    expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
     expect((await h.conveyor.deps.links.attempt(EXTERNAL_ID))?.workflowRunId).toBeUndefined();
   });
 });

@@ -11,7 +11,8 @@ import { rejectionOf } from '../../helpers/errors.ts';
 
 const API = 'https://api.github.com';
 /** The action's forge, its waits a thousand times shorter and writes not paced (real time here). */
-const quick = (options: { baseUrl?: string } = {}) => new GitHubForge({ token: 'ghs_test', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined), ...options });
+const quick = (options: { baseUrl?: string } = {}) =>
+  new GitHubForge({ token: 'ghs_test', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined), ...options });
 
 function pull(number: number, overrides: Record<string, unknown> = {}) {
   return {
@@ -73,7 +74,9 @@ describe('GitHubForge', () => {
       .get('/repos/acme/web/pulls/12')
       .reply(200, pull(12, { state: 'closed', merged: true, merged_at: '2025-01-01T00:00:00Z', merge_commit_sha: 'b'.repeat(40) }));
     const forge = quick();
-    expect(await forge.mergePullRequest('acme/web', 12, { method: 'squash', title: 'Add (#12)', message: 'Conveyor-Run: r1', expectedHead: 'a'.repeat(40) })).toEqual({ merged: true, sha: 'b'.repeat(40) });
+    expect(
+      await forge.mergePullRequest('acme/web', 12, { method: 'squash', title: 'Add (#12)', message: 'Conveyor-Run: r1', expectedHead: 'a'.repeat(40) }),
+    ).toEqual({ merged: true, sha: 'b'.repeat(40) });
     expect(await forge.getPullRequest('acme/web', 12)).toMatchObject({ state: 'merged', mergeCommit: 'b'.repeat(40) });
     scope.done();
   });
@@ -96,7 +99,14 @@ describe('GitHubForge', () => {
       .put('/repos/acme/web/pulls/12/merge')
       .reply(502, 'Bad Gateway', { 'content-type': 'text/html' });
     const forge = quick();
-    expect(await forge.getPullRequest('acme/web', 12)).toMatchObject({ state: 'open', head: 'a'.repeat(40), base: 'main', mergeable: null, mergeableState: 'unknown', draft: false });
+    expect(await forge.getPullRequest('acme/web', 12)).toMatchObject({
+      state: 'open',
+      head: 'a'.repeat(40),
+      base: 'main',
+      mergeable: null,
+      mergeableState: 'unknown',
+      draft: false,
+    });
     const e = await rejectionOf(forge.mergePullRequest('acme/web', 12, { method: 'squash', title: 't' }), GitHubApiError);
     // A second try would have found no answer here (nock), not this 502.
     expect(e.message).toBe('GitHub PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge failed (HTTP 502): Bad Gateway');
@@ -126,7 +136,10 @@ describe('comments', () => {
   it('stops reading at the page that holds the marker, and reads every page when none does', async () => {
     const marker = '<!-- conveyor:run acme-web-7 -->';
     // The second page is not mocked: asking for it would fail the call.
-    const found = nock(API).get('/repos/acme/web/issues/7/comments').query({ per_page: '100' }).reply(200, [comment(1, marker)], { link: PAGE_2 });
+    const found = nock(API)
+      .get('/repos/acme/web/issues/7/comments')
+      .query({ per_page: '100' })
+      .reply(200, [comment(1, marker)], { link: PAGE_2 });
     expect((await quick().findComment('acme/web', 7, marker))?.id).toBe(1);
     found.done();
     const none = nock(API)
@@ -199,7 +212,16 @@ describe('what is not there', () => {
 });
 
 describe('check runs and workflows', () => {
-  const apiCheck = (id: number, externalId: string) => ({ id, html_url: `https://github.com/acme/web/runs/${id}`, status: 'queued', conclusion: null, external_id: externalId, details_url: null, started_at: null, output: { summary: null, text: null } });
+  const apiCheck = (id: number, externalId: string) => ({
+    id,
+    html_url: `https://github.com/acme/web/runs/${id}`,
+    status: 'queued',
+    conclusion: null,
+    external_id: externalId,
+    details_url: null,
+    started_at: null,
+    output: { summary: null, text: null },
+  });
 
   it('finds a check run by its external id among those of a name on a commit', async () => {
     const scope = nock(API)
@@ -239,16 +261,28 @@ describe("GitHub's limits on what Conveyor writes", () => {
   it('cuts a comment over 65,536 characters and a check run output over 65,535, each with a note saying where the rest is', async () => {
     const sent: { comment?: string; edit?: string; body?: string; check?: { title: string; summary: string; text: string } } = {};
     const scopes = [
-      nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((sent.comment = b.body), true)).reply(201, { id: 1, html_url: 'c' }),
-      nock(API).patch('/repos/acme/web/issues/comments/1', (b: { body: string }) => ((sent.edit = b.body), true)).reply(200, {}),
-      nock(API).post('/repos/acme/web/check-runs', (b: { output: { title: string; summary: string; text: string } }) => ((sent.check = b.output), true)).reply(201, { id: 5, html_url: 'x', status: 'completed', output: {} }),
-      nock(API).post('/repos/acme/web/pulls', (b: { body: string }) => ((sent.body = b.body), true)).reply(201, { number: 3, html_url: 'p', title: 't', body: '', state: 'open', head: { ref: 'conveyor/web-7', sha: 'a' }, base: { ref: 'main' } }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((sent.comment = b.body), true))
+        .reply(201, { id: 1, html_url: 'c' }),
+      nock(API)
+        .patch('/repos/acme/web/issues/comments/1', (b: { body: string }) => ((sent.edit = b.body), true))
+        .reply(200, {}),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { output: { title: string; summary: string; text: string } }) => ((sent.check = b.output), true))
+        .reply(201, { id: 5, html_url: 'x', status: 'completed', output: {} }),
+      nock(API)
+        .post('/repos/acme/web/pulls', (b: { body: string }) => ((sent.body = b.body), true))
+        .reply(201, { number: 3, html_url: 'p', title: 't', body: '', state: 'open', head: { ref: 'conveyor/web-7', sha: 'a' }, base: { ref: 'main' } }),
     ];
     const forge = quick();
     // The sizes the review reproduced: a /conveyor status reply, a writes-violation check run.
     await forge.createComment('acme/web', 7, 's'.repeat(122_631));
     await forge.updateComment('acme/web', 1, 'e'.repeat(70_000));
-    await forge.createCheckRun('acme/web', { name: 'conveyor / implement', head_sha: 'a', output: { title: 't'.repeat(2_000), summary: 'x'.repeat(80_000), text: 'y'.repeat(128_228) } });
+    await forge.createCheckRun('acme/web', {
+      name: 'conveyor / implement',
+      head_sha: 'a',
+      output: { title: 't'.repeat(2_000), summary: 'x'.repeat(80_000), text: 'y'.repeat(128_228) },
+    });
     await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'A change', body: 'b'.repeat(66_000) });
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
     expect(sent.comment).toHaveLength(65_536);
@@ -260,7 +294,9 @@ describe("GitHub's limits on what Conveyor writes", () => {
     expect(sent.check?.text).toMatch(/the whole output is in the step's log \(its workflow run\)\)$/);
     expect(sent.check?.title.length).toBeLessThanOrEqual(1_000);
     // Text that fits is sent as it is.
-    nock(API).post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body === 'short').reply(201, { id: 2, html_url: 'c' });
+    nock(API)
+      .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body === 'short')
+      .reply(201, { id: 2, html_url: 'c' });
     await forge.createComment('acme/web', 7, 'short');
   });
 });

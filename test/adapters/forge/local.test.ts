@@ -32,8 +32,12 @@ describe('LocalForge', () => {
       expect((await b.findPullRequest('acme/web', 'conveyor/web-7'))?.number).toBe(1);
       await b.updatePullRequest('acme/web', 1, { body: 'linked' });
       expect((await a.getPullRequest('acme/web', 1)).body).toBe('linked');
-      await expect(b.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' })).rejects.toThrow(/already exists \(#1\)/);
-      await expect(a.openPullRequest({ repo: 'acme/web', branch: 'nope', base: 'main', title: 'T', body: 'B' })).rejects.toThrow(/branch "nope" does not exist/);
+      await expect(b.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' })).rejects.toThrow(
+        /already exists \(#1\)/,
+      );
+      await expect(a.openPullRequest({ repo: 'acme/web', branch: 'nope', base: 'main', title: 'T', body: 'B' })).rejects.toThrow(
+        /branch "nope" does not exist/,
+      );
       expect(await a.listPullRequests('acme/web', { branches: ['conveyor/web-7'], state: 'open' })).toHaveLength(1);
       expect(await a.listPullRequests('acme/web', { branches: ['other'] })).toEqual([]);
     } finally {
@@ -47,7 +51,12 @@ describe('LocalForge', () => {
       const forge = await open();
       try {
         const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
-        const result = await forge.mergePullRequest('acme/web', pr.number, { method, title: 'Add feature (#1)', message: 'Conveyor-Run: run-9', expectedHead: pr.head });
+        const result = await forge.mergePullRequest('acme/web', pr.number, {
+          method,
+          title: 'Add feature (#1)',
+          message: 'Conveyor-Run: run-9',
+          expectedHead: pr.head,
+        });
         expect(result.merged).toBe(true);
         expect(remotes.head('acme/web', 'main')).toBe(result.sha);
         expect(remotes.show('acme/web', 'main', 'feature2.txt')).toBe('more');
@@ -73,7 +82,10 @@ describe('LocalForge', () => {
     try {
       const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
       expect(await forge.getPullRequest('acme/web', pr.number)).toMatchObject({ mergeable: true, mergeableState: 'clean' });
-      const moved = await rejectionOf(forge.mergePullRequest('acme/web', pr.number, { method: 'merge', title: 'x', expectedHead: 'f'.repeat(40) }), MergeRefused);
+      const moved = await rejectionOf(
+        forge.mergePullRequest('acme/web', pr.number, { method: 'merge', title: 'x', expectedHead: 'f'.repeat(40) }),
+        MergeRefused,
+      );
       expect(moved).toMatchObject({ conflict: false, message: expect.stringMatching(/moved/) });
       remotes.commit('acme/web', 'main', { 'feature.txt': 'conflict\n' }, 'conflicting base');
       expect(await forge.getPullRequest('acme/web', pr.number)).toMatchObject({ state: 'open', mergeable: false, mergeableState: 'dirty' });
@@ -111,7 +123,9 @@ describe('LocalForge', () => {
     const forge = await open();
     try {
       const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-9', base: 'main', title: 'Empty', body: '' });
-      await expect(forge.mergePullRequest('acme/web', pr.number, { method: 'squash', title: 'Empty' })).rejects.toThrow(/has no changes against main: nothing to merge/);
+      await expect(forge.mergePullRequest('acme/web', pr.number, { method: 'squash', title: 'Empty' })).rejects.toThrow(
+        /has no changes against main: nothing to merge/,
+      );
     } finally {
       forge.close();
     }

@@ -60,7 +60,9 @@ async function settle<T>(call: Promise<T>): Promise<{ value?: T; error?: unknown
 }
 
 /** One answer of GitHub, the fake time it was asked recorded in `at`. */
-const answer = (at: number[], status: number, body: unknown, headers: Record<string, string> = {}) => () => (at.push(Date.now()), [status, body, headers] as [number, unknown, Record<string, string>]);
+const answer =
+  (at: number[], status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () => (at.push(Date.now()), [status, body, headers] as [number, unknown, Record<string, string>]);
 
 function octokitWith(events: RateLimitEvent[], policy: GitHubPolicy = {}) {
   return createGitHubOctokit({ token: 'ghs_test', log: logLines(() => undefined), onRateLimit: (e) => events.push(e), ...policy });
@@ -73,7 +75,11 @@ describe('rate limits, as GitHub documents them', () => {
     it(`a secondary limit (${status}) with retry-after: 30 is retried 30 s later, not one millisecond sooner`, async () => {
       const events: RateLimitEvent[] = [];
       const at: number[] = [];
-      const scope = nock(API).get(REF).reply(answer(at, status, SECONDARY, { 'retry-after': '30' })).get(REF).reply(answer(at, 200, { object: { sha: SHA } }));
+      const scope = nock(API)
+        .get(REF)
+        .reply(answer(at, status, SECONDARY, { 'retry-after': '30' }))
+        .get(REF)
+        .reply(answer(at, 200, { object: { sha: SHA } }));
       const call = getRef(octokitWith(events));
       await until(() => events.length === 1);
       expect(events[0]).toEqual({ kind: 'secondary', retryAfter: 30, route: ROUTE, retryCount: 0, retrying: true });
@@ -118,7 +124,11 @@ describe('rate limits, as GitHub documents them', () => {
   it('a secondary limit without retry-after waits a minute', async () => {
     const events: RateLimitEvent[] = [];
     const at: number[] = [];
-    const scope = nock(API).get(REF).reply(answer(at, 403, SECONDARY)).get(REF).reply(answer(at, 200, { object: { sha: SHA } }));
+    const scope = nock(API)
+      .get(REF)
+      .reply(answer(at, 403, SECONDARY))
+      .get(REF)
+      .reply(answer(at, 200, { object: { sha: SHA } }));
     const call = getRef(octokitWith(events));
     await until(() => events.length === 1);
     expect(events[0]).toMatchObject({ kind: 'secondary', retryAfter: 60, retrying: true });
@@ -136,7 +146,10 @@ describe('rate limits, as GitHub documents them', () => {
   it('is retried at most 3 times, then fails with the typed error (plugin-retry does not try a 429 again)', async () => {
     const events: RateLimitEvent[] = [];
     const at: number[] = [];
-    const scope = nock(API).get(REF).times(4).reply(answer(at, 429, SECONDARY, { 'retry-after': '5' }));
+    const scope = nock(API)
+      .get(REF)
+      .times(4)
+      .reply(answer(at, 429, SECONDARY, { 'retry-after': '5' }));
     const { error } = await settle(getRef(octokitWith(events)));
     expect(error).toBeInstanceOf(GitHubApiError);
     const e = error as GitHubApiError;
@@ -159,7 +172,11 @@ describe('rate limits, as GitHub documents them', () => {
 describe('server errors and the network', () => {
   it('a 5xx is retried with backoff and the call succeeds', async () => {
     const at: number[] = [];
-    const scope = nock(API).get(REF).reply(answer(at, 502, 'Bad Gateway')).get(REF).reply(answer(at, 200, { object: { sha: SHA } }));
+    const scope = nock(API)
+      .get(REF)
+      .reply(answer(at, 502, 'Bad Gateway'))
+      .get(REF)
+      .reply(answer(at, 200, { object: { sha: SHA } }));
     const { value } = await settle(getRef(octokitWith([])));
     expect(value?.data.object.sha).toBe(SHA);
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
@@ -168,7 +185,10 @@ describe('server errors and the network', () => {
 
   it('repeated 5xx: three retries (after 1, 4 and 9 s), then the typed error naming the route and status', async () => {
     const at: number[] = [];
-    const scope = nock(API).get(REF).times(4).reply(answer(at, 500, { message: 'Server Error' }));
+    const scope = nock(API)
+      .get(REF)
+      .times(4)
+      .reply(answer(at, 500, { message: 'Server Error' }));
     const { error } = await settle(getRef(octokitWith([])));
     const e = error as GitHubApiError;
     expect(e).toBeInstanceOf(GitHubApiError);
@@ -191,11 +211,15 @@ describe('server errors and the network', () => {
 });
 
 describe('content-creating requests', () => {
-  const comment = (octokit: ReturnType<typeof createGitHubOctokit>, body: string) => octokit.rest.issues.createComment({ owner: 'acme', repo: 'web', issue_number: 7, body });
+  const comment = (octokit: ReturnType<typeof createGitHubOctokit>, body: string) =>
+    octokit.rest.issues.createComment({ owner: 'acme', repo: 'web', issue_number: 7, body });
 
   it('are paced: a second comment goes out three seconds after the first', async () => {
     const at: number[] = [];
-    const scope = nock(API).post('/repos/acme/web/issues/7/comments').times(2).reply(answer(at, 201, { id: 1, html_url: 'x' }));
+    const scope = nock(API)
+      .post('/repos/acme/web/issues/7/comments')
+      .times(2)
+      .reply(answer(at, 201, { id: 1, html_url: 'x' }));
     const octokit = octokitWith([]);
     const both = Promise.all([comment(octokit, 'one'), comment(octokit, 'two')]);
     await until(() => at.length === 1);
@@ -212,7 +236,10 @@ describe('content-creating requests', () => {
 
   it('go out at once when pacing is off (tests that do not fake the clock)', async () => {
     const at: number[] = [];
-    const scope = nock(API).post('/repos/acme/web/issues/7/comments').times(2).reply(answer(at, 201, { id: 1, html_url: 'x' }));
+    const scope = nock(API)
+      .post('/repos/acme/web/issues/7/comments')
+      .times(2)
+      .reply(answer(at, 201, { id: 1, html_url: 'x' }));
     const octokit = octokitWith([], { paceWrites: false });
     const both = Promise.all([comment(octokit, 'one'), comment(octokit, 'two')]);
     await until(() => at.length === 2);
@@ -238,8 +265,15 @@ describe('the typed error', () => {
       }),
       GitHubApiError,
     );
-    expect(e.message).toBe('GitHub POST /repos/{owner}/{repo}/pulls failed (HTTP 422): Validation Failed: A pull request already exists for acme:conveyor/web-12.');
-    expect({ status: e.status, route: e.route, code: e.code, absent: e.absent }).toEqual({ status: 422, route: 'POST /repos/{owner}/{repo}/pulls', code: 'forge-failed', absent: false });
+    expect(e.message).toBe(
+      'GitHub POST /repos/{owner}/{repo}/pulls failed (HTTP 422): Validation Failed: A pull request already exists for acme:conveyor/web-12.',
+    );
+    expect({ status: e.status, route: e.route, code: e.code, absent: e.absent }).toEqual({
+      status: 422,
+      route: 'POST /repos/{owner}/{repo}/pulls',
+      code: 'forge-failed',
+      absent: false,
+    });
     scope.done();
   });
 });

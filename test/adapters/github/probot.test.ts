@@ -18,12 +18,20 @@ const SECONDARY = { message: 'You have exceeded a secondary rate limit. Please w
 
 /** The app's GitHub adapter for the installation, its waits a thousand times shorter, writes not paced. */
 async function appGitHub(baseUrl?: string): Promise<GitHubForge> {
-  const probot = new Probot({ appId: 1, privateKey, ...(baseUrl ? { baseUrl } : {}), Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }) });
+  const probot = new Probot({
+    appId: 1,
+    privateKey,
+    ...(baseUrl ? { baseUrl } : {}),
+    Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }),
+  });
   (await probot.ready()).log.level = 'silent';
   return new GitHubForge({ octokit: await probot.auth(INSTALLATION) });
 }
 
-const minted = (base: string, token: string) => nock(base).post(`${base === API ? '' : '/api/v3'}${MINT}`).reply(201, { token, expires_at: '2099-01-01T00:00:00Z', permissions: {} });
+const minted = (base: string, token: string) =>
+  nock(base)
+    .post(`${base === API ? '' : '/api/v3'}${MINT}`)
+    .reply(201, { token, expires_at: '2099-01-01T00:00:00Z', permissions: {} });
 
 beforeEach(() => nock.disableNetConnect());
 afterEach(() => {
@@ -51,7 +59,11 @@ describe("the app's installation Octokit", () => {
     const github = await appGitHub();
     const retried = [
       minted(API, 'ghs_one'),
-      nock(API).get('/repos/acme/web/collaborators/bob/permission').reply(403, SECONDARY, { 'retry-after': '1' }).get('/repos/acme/web/collaborators/bob/permission').reply(200, { permission: 'write' }),
+      nock(API)
+        .get('/repos/acme/web/collaborators/bob/permission')
+        .reply(403, SECONDARY, { 'retry-after': '1' })
+        .get('/repos/acme/web/collaborators/bob/permission')
+        .reply(200, { permission: 'write' }),
     ];
     expect(await github.permission('acme/web', 'bob')).toBe('write');
     allDone(retried);
@@ -75,7 +87,9 @@ describe("the app's installation Octokit", () => {
     const scopes = [
       nock(API).post(MINT).reply(502, 'Bad Gateway', { 'content-type': 'text/html' }),
       minted(API, 'ghs_two'),
-      nock(API, { reqheaders: { authorization: 'token ghs_two' } }).get('/repos/acme/web/collaborators/bob/permission').reply(200, { permission: 'admin' }),
+      nock(API, { reqheaders: { authorization: 'token ghs_two' } })
+        .get('/repos/acme/web/collaborators/bob/permission')
+        .reply(200, { permission: 'admin' }),
     ];
     expect(await github.permission('acme/web', 'bob')).toBe('admin');
     allDone(scopes);

@@ -18,7 +18,10 @@ export interface StoreDriver {
 }
 
 const AT = '2025-01-01T00:00:00.000Z';
-const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]);
+const plan = planOf([
+  { id: 'implement', kind: 'code' },
+  { id: 'ship', kind: 'merge' },
+]);
 export const runOf = (id: string, issue = 7, pipeline = 'default'): Run =>
   createRun({ id, plan: { ...plan, pipeline }, issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' }, options: { keepEnvs: true }, at: AT });
 export const report = (key: string): RunEffect => ({ type: 'report', key });
@@ -51,9 +54,15 @@ export function storeContract(name: string, driver: StoreDriver): void {
 
     it('refuses a second run with the same id, and a second active run of one issue and pipeline, whoever writes them', async () => {
       await store.create(runOf('r1'), []);
-      await expect(store.create(runOf('r1'), [])).rejects.toMatchObject({ code: 'duplicate-run', message: expect.stringContaining('A run "r1" already exists') });
+      await expect(store.create(runOf('r1'), [])).rejects.toMatchObject({
+        code: 'duplicate-run',
+        message: expect.stringContaining('A run "r1" already exists'),
+      });
       const other = await another();
-      await expect(other.create(runOf('r2'), [])).rejects.toMatchObject({ code: 'active-run', message: expect.stringContaining('Run "r1" of pipeline default is already active for acme/web#7') });
+      await expect(other.create(runOf('r2'), [])).rejects.toMatchObject({
+        code: 'active-run',
+        message: expect.stringContaining('Run "r1" of pipeline default is already active for acme/web#7'),
+      });
       // Another pipeline, or another issue, is fine; and once r1 ends, a new run of the issue is too.
       await other.create(runOf('r3', 7, 'hotfix'), []);
       await other.create(runOf('r4', 8), []);
@@ -81,8 +90,17 @@ export function storeContract(name: string, driver: StoreDriver): void {
       const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
-      expect(await store.pendingEffects('r1')).toEqual([{ ...effect, runId: 'r1' }, { ...report('r1:report:2'), runId: 'r1' }, { ...report('r1:report:3'), runId: 'r1' }]);
-      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['r2/x', 'r1/r1:implement:1:0:dispatch', 'r1/r1:report:2', 'r1/r1:report:3']);
+      expect(await store.pendingEffects('r1')).toEqual([
+        { ...effect, runId: 'r1' },
+        { ...report('r1:report:2'), runId: 'r1' },
+        { ...report('r1:report:3'), runId: 'r1' },
+      ]);
+      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual([
+        'r2/x',
+        'r1/r1:implement:1:0:dispatch',
+        'r1/r1:report:2',
+        'r1/r1:report:3',
+      ]);
       const other = await another();
       await other.markEffectDone('r1', effect.key);
       await store.markEffectDone('r1', effect.key);
@@ -93,7 +111,7 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect((await store.pendingEffects('r1')).map((e) => e.key)).toEqual(['r1:report:2', 'r1:report:3']);
     });
 
-    it('claims: the effects a write stores are its holder\'s; no one else takes them until the claim runs out', async () => {
+    it("claims: the effects a write stores are its holder's; no one else takes them until the claim runs out", async () => {
       const A = { holder: 'replica A', ttlMs: 60_000 };
       const B = { holder: 'replica B', ttlMs: 60_000 };
       const keysOf = (effects: StoredEffect[]) => effects.map((e) => `${e.runId}/${e.key}`);
@@ -113,9 +131,18 @@ export function storeContract(name: string, driver: StoreDriver): void {
       // What a holder holds is not claimed again, by anyone: only r2's unclaimed effect is free.
       expect(keysOf(await store.claimEffects(A))).toEqual(['r2/d']);
       expect(keysOf(await other.claimEffects(B))).toEqual([]);
-      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}:${e.claim?.holder}`)).toEqual(['r1/a:replica A', 'r1/b:replica A', 'r1/c:replica B', 'r2/d:replica A']);
+      expect((await store.pendingEffects()).map((e) => `${e.runId}/${e.key}:${e.claim?.holder}`)).toEqual([
+        'r1/a:replica A',
+        'r1/b:replica A',
+        'r1/c:replica B',
+        'r2/d:replica A',
+      ]);
       // A stops renewing (it died): once its claims run out, B takes them, in commit order; A's late renewal changes nothing.
-      await store.renewClaims({ ...A, ttlMs: -1 }, [{ runId: 'r1', key: 'a' }, { runId: 'r1', key: 'b' }, { runId: 'r2', key: 'd' }]);
+      await store.renewClaims({ ...A, ttlMs: -1 }, [
+        { runId: 'r1', key: 'a' },
+        { runId: 'r1', key: 'b' },
+        { runId: 'r2', key: 'd' },
+      ]);
       expect(keysOf(await other.claimEffects(B, { runId: 'r1' }))).toEqual(['r1/a', 'r1/b']);
       await store.renewClaims(A, [{ runId: 'r1', key: 'a' }]);
       expect((await store.pendingEffects('r1')).map((e) => e.claim?.holder)).toEqual(['replica B', 'replica B', 'replica B']);
@@ -202,8 +229,22 @@ export function storeContract(name: string, driver: StoreDriver): void {
     });
 
     it("keeps the app's GitHub records: attempts by run, check run and workflow run (in their repository), comments and summaries", async () => {
-      const link = (runId: string, step: string, extra = {}) => ({ externalId: `${runId}:${step}:1:0`, runId, repo: 'acme/web', state: 'creating-check' as const, head: 'a'.repeat(40), at: AT, ...extra });
-      for (const [runId, step] of [['acme-web-1', 'implement'], ['acme-web-1', 'test'], ['acme-web-10', 'implement'], ['acme-web-1-2', 'implement']] as const) await store.links.saveAttempt(link(runId, step));
+      const link = (runId: string, step: string, extra = {}) => ({
+        externalId: `${runId}:${step}:1:0`,
+        runId,
+        repo: 'acme/web',
+        state: 'creating-check' as const,
+        head: 'a'.repeat(40),
+        at: AT,
+        ...extra,
+      });
+      for (const [runId, step] of [
+        ['acme-web-1', 'implement'],
+        ['acme-web-1', 'test'],
+        ['acme-web-10', 'implement'],
+        ['acme-web-1-2', 'implement'],
+      ] as const)
+        await store.links.saveAttempt(link(runId, step));
       expect((await store.links.attemptsOfRun('acme-web-1')).map((l) => l.externalId)).toEqual(['acme-web-1:implement:1:0', 'acme-web-1:test:1:0']);
       await store.links.saveAttempt(link('acme-web-1', 'test', { checkRunId: 5, state: 'dispatched', workflowRunId: 9 }));
       const other = await another();

@@ -90,8 +90,15 @@ describe('postgres store: migrations', () => {
   it("another application's tables of the same names are refused, and left as they were", async () => {
     const url = await server.createDatabase('foreign');
     await sql(url, 'CREATE TABLE runs (id integer); CREATE TABLE users (id integer)');
-    await expect(openPostgresStore(url)).rejects.toMatchObject({ code: 'not-a-store', message: expect.stringContaining('has tables named as Conveyor\'s (runs) but no schema_version') });
-    expect((await sql<{ name: string }>(url, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).map((r) => r.name)).toEqual(['runs', 'users']);
+    await expect(openPostgresStore(url)).rejects.toMatchObject({
+      code: 'not-a-store',
+      message: expect.stringContaining("has tables named as Conveyor's (runs) but no schema_version"),
+    });
+    expect(
+      (await sql<{ name: string }>(url, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).map(
+        (r) => r.name,
+      ),
+    ).toEqual(['runs', 'users']);
   });
 });
 
@@ -128,7 +135,10 @@ describe('postgres store: a server that is not there', () => {
   it('a wrong password, an unknown database and a URL that is not one are named with what to fix, never with the password', async () => {
     const wrong = server.url('postgres').replace(PG_PASSWORD, 'not-the-password');
     const refused = await openPostgresStore(wrong).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'unavailable', message: expect.stringContaining('refused the login: check the user and password in CONVEYOR_DATABASE_URL') });
+    expect(refused).toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('refused the login: check the user and password in CONVEYOR_DATABASE_URL'),
+    });
     expect((refused as Error).message).not.toContain('not-the-password');
     const missing = await openPostgresStore(server.url('no_such_db')).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'unavailable', message: expect.stringContaining('database "no_such_db" on 127.0.0.1') });

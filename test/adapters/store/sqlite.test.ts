@@ -136,10 +136,27 @@ describe('sqlite store: older files', () => {
     );
     // Done keys as version 2 wrote them: `~rest` for `<run>:rest`, `=key` for another, JSON for a key with a line break.
     insertRun.run(1, 'b', 2, 6, AT, AT, 0, '', '~report:1\n', bodyOf('b'));
-    insertRun.run(2, 'a', 4, 7, AT, AT, 1, JSON.stringify([report('a:report:3'), report('a:report:2')]), `~report:1\n=other:key\n${JSON.stringify('line\nbreak')}\n`, bodyOf('a'));
+    insertRun.run(
+      2,
+      'a',
+      4,
+      7,
+      AT,
+      AT,
+      1,
+      JSON.stringify([report('a:report:3'), report('a:report:2')]),
+      `~report:1\n=other:key\n${JSON.stringify('line\nbreak')}\n`,
+      bodyOf('a'),
+    );
     raw
       .prepare('INSERT INTO github_attempts (external_id, run_id, check_run_id, workflow_run_id, body) VALUES (?, ?, ?, ?, ?)')
-      .run('a:implement:1:0', 'a', 42, null, JSON.stringify({ externalId: 'a:implement:1:0', runId: 'a', repo: 'acme/web', state: 'dispatching', checkRunId: 42, at: AT }));
+      .run(
+        'a:implement:1:0',
+        'a',
+        42,
+        null,
+        JSON.stringify({ externalId: 'a:implement:1:0', runId: 'a', repo: 'acme/web', state: 'dispatching', checkRunId: 42, at: AT }),
+      );
     raw.prepare('INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?)').run('a', 9, 'https://c');
     raw.close();
 
@@ -149,7 +166,9 @@ describe('sqlite store: older files', () => {
       expect((await migrated.get('a'))?.plan).toEqual(runOf('x').plan);
       expect((await migrated.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:3', 'a/a:report:2']);
       // Done keys stay done: committing them again stores nothing.
-      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('other:key'), report('line\nbreak'), report('a:report:5')])).toEqual({ claimed: [] });
+      expect(
+        await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('other:key'), report('line\nbreak'), report('a:report:5')]),
+      ).toEqual({ claimed: [] });
       expect((await migrated.pendingEffects('a')).map((e) => e.key)).toEqual(['a:report:3', 'a:report:2', 'a:report:5']);
       expect(await migrated.commit((await migrated.get('b'))!, [report('b:report:1')])).toEqual({ claimed: [] });
       expect(await migrated.pendingEffects('b')).toEqual([]);
@@ -191,7 +210,11 @@ describe('sqlite store: older files', () => {
     raw.exec(V2_TABLES);
     // A file damaged outside Conveyor: the plan the run names was deleted.
     raw.pragma('foreign_keys = OFF');
-    raw.prepare("INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body) VALUES ('a', 1, 'running', 'acme/web', 1, 'default', 'gone', ?, ?, ?)").run(AT, AT, bodyOf('a'));
+    raw
+      .prepare(
+        "INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body) VALUES ('a', 1, 'running', 'acme/web', 1, 'default', 'gone', ?, ?, ?)",
+      )
+      .run(AT, AT, bodyOf('a'));
     raw.close();
     expect(() => openSqliteStore(path)).toThrow(`The state database ${path} has no plan gone (run "a" in the state database ${path} refers to it)`);
     // Rolled back whole: still version 2, runs untouched.
@@ -227,7 +250,9 @@ describe('sqlite store: bad files and a full disk', () => {
     mkdirSync(join(dir, 'a-folder'));
     expect(() => openSqliteStore(join(dir, 'a-folder'))).toThrow(`The state database ${join(dir, 'a-folder')} is a folder; pass a file path`);
     writeFileSync(join(dir, 'a-file'), 'x');
-    expect(() => openSqliteStore(join(dir, 'a-file', 'state.db'))).toThrow(`Cannot create the folder of the state database ${join(dir, 'a-file', 'state.db')}: a part of that path is a file, not a folder`);
+    expect(() => openSqliteStore(join(dir, 'a-file', 'state.db'))).toThrow(
+      `Cannot create the folder of the state database ${join(dir, 'a-file', 'state.db')}: a part of that path is a file, not a folder`,
+    );
   });
 
   it("another application's SQLite database is refused", () => {
@@ -245,7 +270,9 @@ describe('sqlite store: bad files and a full disk', () => {
     raw.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION + 1);
     raw.close();
     store = openSqliteStore(join(dir, 'fresh.db'));
-    expect(() => openSqliteStore(path)).toThrow(`The state database ${path} has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}`);
+    expect(() => openSqliteStore(path)).toThrow(
+      `The state database ${path} has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}`,
+    );
   });
 
   it('a corrupted database gets an error naming it', async () => {

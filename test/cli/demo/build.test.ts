@@ -66,7 +66,12 @@ describe('buildDemo', () => {
     expect(config.services.storefront).toMatchObject({ repo: 'demo/storefront', 'depends-on': ['catalog'] });
     expect(config.pipelines.default).toMatchObject({ service: 'storefront', involves: ['catalog'] });
     expect(config.pipelines.default!.steps.map((s) => `${s.id}:${s.kind}`)).toEqual([
-      'implement:code', 'test:gate', 'review:review', 'preview:deploy', 'approve:approval', 'ship:merge',
+      'implement:code',
+      'test:gate',
+      'review:review',
+      'preview:deploy',
+      'approve:approval',
+      'ship:merge',
     ]);
     expect(config.agents!.coder!.model).not.toBe(config.agents!.reviewer!.model);
     for (const name of ['coder', 'reviewer'] as const) {
@@ -92,9 +97,7 @@ describe('buildDemo', () => {
     const again = await buildDemo(demo.dir);
     expect(existsSync(join(demo.dir, 'leftover.txt'))).toBe(false);
     expect(existsSync(join(again.dir, DEMO_MARKER))).toBe(true);
-    expect(git(join(again.remotes, 'demo/catalog.git'), 'rev-parse', 'main')).toBe(
-      git(join(demo.remotes, 'demo/catalog.git'), 'rev-parse', 'main'),
-    );
+    expect(git(join(again.remotes, 'demo/catalog.git'), 'rev-parse', 'main')).toBe(git(join(demo.remotes, 'demo/catalog.git'), 'rev-parse', 'main'));
 
     const other = join(demo.root, 'someone-elses');
     mkdirSync(other);

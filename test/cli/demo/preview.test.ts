@@ -6,7 +6,7 @@ import { builtDemo, cloneWorkspace, run, type Workspace } from './helpers.ts';
 
 const CODER = join(import.meta.dirname, '../../../examples/demo/agents/coder.mjs');
 
-describe('the demo services\' preview scripts', () => {
+describe("the demo services' preview scripts", () => {
   let demo: Awaited<ReturnType<typeof builtDemo>>;
   let ws: Workspace;
   let tmp: string;
@@ -100,7 +100,7 @@ describe('the demo services\' preview scripts', () => {
     expect(await refused(`${second.url}/products`)).toBe(true);
   });
 
-  it('a storefront without its provider\'s URL still starts and says the catalog is unavailable', async () => {
+  it("a storefront without its provider's URL still starts and says the catalog is unavailable", async () => {
     const storefront = deploy(ws.storefront, 'run-3-storefront');
     expect(storefront.code, storefront.stderr).toBe(0);
     const page = await fetch(storefront.url!);

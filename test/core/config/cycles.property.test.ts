@@ -9,8 +9,7 @@ type Step = { id: string; needs?: string[] };
 
 // The steps' effective dependencies, computed here independently of the code under test: written
 // `needs`, or else the step before.
-const depsOf = (steps: Step[]): Map<string, string[]> =>
-  new Map(steps.map((s, i) => [s.id, s.needs ?? (i > 0 ? [steps[i - 1]!.id] : [])]));
+const depsOf = (steps: Step[]): Map<string, string[]> => new Map(steps.map((s, i) => [s.id, s.needs ?? (i > 0 ? [steps[i - 1]!.id] : [])]));
 
 // Kahn's algorithm: a graph has a cycle when some node never runs out of dependencies.
 function hasCycle(deps: Map<string, string[]>): boolean {
@@ -59,9 +58,11 @@ function checkReportedCycles(steps: Step[], errors: ConfigError[]): number {
 
 const ids = (n: number): string[] => Array.from({ length: n }, (_, i) => `s${i}`);
 
-const graph = fc.integer({ min: 1, max: 8 }).chain((n) =>
-  fc.tuple(...ids(n).map((id) => fc.option(fc.subarray(ids(n)), { nil: undefined }).map((needs): Step => (needs === undefined ? { id } : { id, needs })))),
-);
+const graph = fc
+  .integer({ min: 1, max: 8 })
+  .chain((n) =>
+    fc.tuple(...ids(n).map((id) => fc.option(fc.subarray(ids(n)), { nil: undefined }).map((needs): Step => (needs === undefined ? { id } : { id, needs })))),
+  );
 
 describe('cycles in needs', () => {
   it('are reported exactly when the graph has one, naming a real cycle', () => {
@@ -76,7 +77,13 @@ describe('cycles in needs', () => {
 
   it('are always reported when one is planted', () => {
     const planted = graph.chain((steps) =>
-      fc.tuple(fc.constant(steps), fc.shuffledSubarray(steps.map((s) => s.id), { minLength: 1 })),
+      fc.tuple(
+        fc.constant(steps),
+        fc.shuffledSubarray(
+          steps.map((s) => s.id),
+          { minLength: 1 },
+        ),
+      ),
     );
     fc.assert(
       fc.property(planted, ([base, ring]) => {

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { formatConfigError, loadConfig } from '../../../core/config/load.ts';
 
 const dir = join(import.meta.dirname, '../../fixtures/configs/invalid');
-const fixtures = readdirSync(dir).filter((f) => f.endsWith('.yml')).sort();
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.yml'))
+  .sort();
 
 const expectations = (text: string): string[] =>
   text

@@ -9,8 +9,7 @@ import { configJsonSchema, configJsonSchemaText, SCHEMA_FILE } from '../../../co
 const root = join(import.meta.dirname, '../../..');
 const validDir = join(root, 'test/fixtures/configs/valid');
 const validate = new Ajv({ allErrors: true }).compile(configJsonSchema());
-const fixture = (name: string): Record<string, unknown> =>
-  parse(readFileSync(join(validDir, name), 'utf8'), { merge: true }) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> => parse(readFileSync(join(validDir, name), 'utf8'), { merge: true }) as Record<string, unknown>;
 
 describe('the JSON Schema', () => {
   it('is committed exactly as generated (run: npx tsx scripts/write-schema.ts)', () => {

@@ -5,7 +5,9 @@ import { formatConfigError, loadConfig } from '../../../core/config/load.ts';
 import type { ConfigError } from '../../../core/config/load.ts';
 
 const validDir = join(import.meta.dirname, '../../fixtures/configs/valid');
-const valid = readdirSync(validDir).filter((f) => f.endsWith('.yml')).sort();
+const valid = readdirSync(validDir)
+  .filter((f) => f.endsWith('.yml'))
+  .sort();
 
 /** `LINE:COL` of the first `needle` on 1-based line `line` of `text`, counted here independently. */
 const at = (text: string, line: number, needle: string): string => {
@@ -40,7 +42,12 @@ describe('loadConfig on valid files', () => {
     expect(config.services.docs?.deploy).toBe('none');
     const pipeline = config.pipelines.default!;
     expect(pipeline.steps.map((s) => `${s.id}:${s.kind}`)).toEqual([
-      'implement:code', 'test:gate', 'review:review', 'preview:deploy', 'approve:approval', 'ship:merge',
+      'implement:code',
+      'test:gate',
+      'review:review',
+      'preview:deploy',
+      'approve:approval',
+      'ship:merge',
     ]);
     expect(pipeline.steps[1]).toEqual({ id: 'test', kind: 'gate', run: 'npm test', repair: { agent: 'coder', 'max-attempts': 2 } });
   });
@@ -50,7 +57,11 @@ describe('loadConfig on valid files', () => {
     if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
     expect(r.config.agents?.fixer).toEqual({ run: './code.sh', 'timeout-minutes': 30, model: 'local/fixer' });
     expect(r.config.pipelines.default!.steps[2]).toEqual({
-      id: 'test', kind: 'gate', run: 'npm test', needs: ['code'], repair: { agent: 'fixer', 'max-attempts': 3 },
+      id: 'test',
+      kind: 'gate',
+      run: 'npm test',
+      needs: ['code'],
+      repair: { agent: 'fixer', 'max-attempts': 3 },
     });
   });
 });
@@ -82,7 +93,13 @@ describe('loadConfig errors', () => {
   it('reports a duplicate key at the second occurrence', () => {
     const errors = errorsOf('version: 1\nversion: 1\nservices: {}\n');
     expect(errors).toEqual([
-      { file: 'conveyor.yml', line: 2, column: 1, path: 'version', message: 'duplicate key "version": a key may appear only once in a mapping; merge the two entries' },
+      {
+        file: 'conveyor.yml',
+        line: 2,
+        column: 1,
+        path: 'version',
+        message: 'duplicate key "version": a key may appear only once in a mapping; merge the two entries',
+      },
     ]);
   });
 
@@ -142,7 +159,8 @@ describe('loadConfig errors', () => {
   });
 
   it('points at the object that lacks a required key', () => {
-    const text = 'version: 1\nagents: { coder: { run: ./c.sh } }\nservices: { web: {} }\npipelines:\n  default:\n    steps:\n      - id: build\n        kind: code\n';
+    const text =
+      'version: 1\nagents: { coder: { run: ./c.sh } }\nservices: { web: {} }\npipelines:\n  default:\n    steps:\n      - id: build\n        kind: code\n';
     expect(at(text, 7, 'id: build')).toBe('7:9');
     expect(errorsOf(text)).toEqual([
       { file: 'conveyor.yml', line: 7, column: 9, path: 'pipelines.default.steps[0].agent', message: 'missing key "agent": name one of the agents: coder' },

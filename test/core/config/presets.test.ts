@@ -46,7 +46,7 @@ describe('preset data', () => {
 });
 
 describe('compiling a preset agent', () => {
-  it('takes its hosts, its credentials with the agent\'s own secrets, and its install as setup', () => {
+  it("takes its hosts, its credentials with the agent's own secrets, and its install as setup", () => {
     const plan = compilePlan(config('  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, secrets: [TEAM_ROUTE] }'), 'default');
     expect(plan.agents.coder).toEqual({
       name: 'coder',
@@ -61,12 +61,21 @@ describe('compiling a preset agent', () => {
     expect(plan.services.web).toMatchObject({ setup: 'npm ci', setupTimeoutMinutes: 20, secrets: ['VERCEL_TOKEN'] });
   });
 
-  it('an agent\'s own setup, network and run replace its preset\'s; a stall time other than the default is written', () => {
+  it("an agent's own setup, network and run replace its preset's; a stall time other than the default is written", () => {
     const plan = compilePlan(
-      config('  coder: { preset: codex, run: codex exec -, setup: ./install-codex.sh, setup-timeout-minutes: 3, stall-minutes: 30, network: { allow: [proxy.example.com] } }'),
+      config(
+        '  coder: { preset: codex, run: codex exec -, setup: ./install-codex.sh, setup-timeout-minutes: 3, stall-minutes: 30, network: { allow: [proxy.example.com] } }',
+      ),
       'default',
     );
-    expect(plan.agents.coder).toMatchObject({ run: 'codex exec -', preset: 'codex', setup: './install-codex.sh', setupTimeoutMinutes: 3, stallMinutes: 30, network: { allow: ['proxy.example.com'] } });
+    expect(plan.agents.coder).toMatchObject({
+      run: 'codex exec -',
+      preset: 'codex',
+      setup: './install-codex.sh',
+      setupTimeoutMinutes: 3,
+      stallMinutes: 30,
+      network: { allow: ['proxy.example.com'] },
+    });
   });
 
   it('writes nothing new for an agent without the new keys, so its plan and hash stay as they were', () => {
@@ -78,8 +87,16 @@ describe('compiling a preset agent', () => {
 });
 
 describe('secret names', () => {
-  it('refuses every GitHub token name, whatever its case, and Conveyor\'s own variables', () => {
-    for (const n of ['GITHUB_TOKEN', 'gh_token', 'GH_ENTERPRISE_TOKEN', 'CONVEYOR_TOKEN', 'INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN']) {
+  it("refuses every GitHub token name, whatever its case, and Conveyor's own variables", () => {
+    for (const n of [
+      'GITHUB_TOKEN',
+      'gh_token',
+      'GH_ENTERPRISE_TOKEN',
+      'CONVEYOR_TOKEN',
+      'INPUT_TOKEN',
+      'ACTIONS_RUNTIME_TOKEN',
+      'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+    ]) {
       expect(secretNameProblem(n), n).toMatch(/holds a GitHub token/);
     }
     expect(secretNameProblem('CONVEYOR_MODEL')).toMatch(/one of Conveyor's own variables/);
@@ -92,7 +109,9 @@ describe('credential warnings', () => {
   it('warns for a preset agent whose credentials are neither listed nor set, and for no other', () => {
     const warnings = credentialWarnings(config(agents), () => false);
     expect(warnings.map((w) => w.path.join('.'))).toEqual(['agents.coder.preset']);
-    expect(warnings[0]!.message).toMatch(/^agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN/);
+    expect(warnings[0]!.message).toMatch(
+      /^agent "coder" \(Claude Code\) will find no credential: its CLI reads one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN/,
+    );
     expect(warnings[0]!.message).toContain('`ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}`');
     expect(credentialWarnings(config(agents), (n) => n === 'CLAUDE_CODE_OAUTH_TOKEN')).toEqual([]);
   });

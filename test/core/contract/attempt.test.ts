@@ -22,19 +22,30 @@ function payload(step: StepPayload['step'], mode: StepPayload['mode'] = 'run'): 
 }
 
 describe('attemptSecretNames', () => {
-  it('gives each attempt its own agent\'s or its deploys\' secrets, never a GitHub token', () => {
+  it("gives each attempt its own agent's or its deploys' secrets, never a GitHub token", () => {
     expect(attemptSecretNames(payload(codeStep()))).toEqual(['ANTHROPIC_API_KEY']);
     expect(attemptSecretNames(payload({ id: 'r', kind: 'review', agent: 'reviewer', needs: [], timeoutMinutes: 5 }))).toEqual(['OPENAI_API_KEY']);
     expect(attemptSecretNames(payload(gateStep({ run: 'npm test' })))).toEqual([]);
     expect(attemptSecretNames(payload(gateStep({ run: 't {path}', author: 'author', path: 'a.js' })))).toEqual(['AUTHOR_KEY']);
-    expect(attemptSecretNames(payload({ id: 'r', kind: 'review', agent: 'reviewer', needs: [], timeoutMinutes: 5, repair: { agent: 'coder', maxAttempts: 1 } }, 'repair'))).toEqual(['ANTHROPIC_API_KEY']);
+    expect(
+      attemptSecretNames(
+        payload({ id: 'r', kind: 'review', agent: 'reviewer', needs: [], timeoutMinutes: 5, repair: { agent: 'coder', maxAttempts: 1 } }, 'repair'),
+      ),
+    ).toEqual(['ANTHROPIC_API_KEY']);
     expect(attemptSecretNames(payload({ id: 'ship', kind: 'merge', method: 'squash', needs: [], timeoutMinutes: 5 }, 'repair'))).toEqual(['ANTHROPIC_API_KEY']);
     expect(attemptSecretNames(payload({ id: 'p', kind: 'deploy', services: ['web'], needs: [], timeoutMinutes: 5 }))).toEqual(['VERCEL_TOKEN']);
     expect(attemptSecretNames(payload({ id: 'p', kind: 'deploy', services: ['web'], needs: [], timeoutMinutes: 5 }, 'teardown'))).toEqual(['VERCEL_TOKEN']);
   });
 
   it('knows every name given by name anywhere in the run', () => {
-    expect([...byNameOf(payload(codeStep()))].sort()).toEqual(['ANTHROPIC_API_KEY', 'AUTHOR_KEY', 'GITHUB_TOKEN', 'OPENAI_API_KEY', 'OTHER_AGENT_KEY', 'VERCEL_TOKEN']);
+    expect([...byNameOf(payload(codeStep()))].sort()).toEqual([
+      'ANTHROPIC_API_KEY',
+      'AUTHOR_KEY',
+      'GITHUB_TOKEN',
+      'OPENAI_API_KEY',
+      'OTHER_AGENT_KEY',
+      'VERCEL_TOKEN',
+    ]);
     expect(agentOfAttempt(payload(gateStep({ run: 'npm test' })))).toBeUndefined();
   });
 });

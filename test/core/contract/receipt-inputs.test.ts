@@ -63,7 +63,23 @@ const runs = fc
     if (g.requester !== 'absent') (run as { requester?: string }).requester = g.requester;
     const pr = put({ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7' }, 'head', g.prHead);
     const environments = g.environments.map((e) => put({ service: e.service, envId: e.envId, state: e.state }, 'url', e.url));
-    const failed = put({ version: 1, runId: 'web-7', stepId: 'test', mode: 'run', attempt: 1, epoch: 0, conclusion: 'failure', summary: 'failed', prs: [], commits: {}, environments: [] }, 'findings', g.findings);
+    const failed = put(
+      {
+        version: 1,
+        runId: 'web-7',
+        stepId: 'test',
+        mode: 'run',
+        attempt: 1,
+        epoch: 0,
+        conclusion: 'failure',
+        summary: 'failed',
+        prs: [],
+        commits: {},
+        environments: [],
+      },
+      'findings',
+      g.findings,
+    );
     // The repair attempt the payloads below are built for, with the findings it was dispatched with.
     const repair = put({ attempt: 2, epoch: 1, mode: 'repair', startedAt: '2025-01-01T00:00:00.000Z' }, 'findings', g.findings);
     return {
@@ -89,7 +105,13 @@ describe('inputsDigest', () => {
 
   it('a teardown payload, and optional fields present as undefined, digest as the action does', () => {
     const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b', url: undefined }, options: {}, at: 'x' });
-    const payload = buildPayload(run, { step: 'preview', attempt: 3, epoch: 0, mode: 'teardown', environments: [{ service: 'web', envId: 'e', state: 'ready', url: undefined }] });
+    const payload = buildPayload(run, {
+      step: 'preview',
+      attempt: 3,
+      epoch: 0,
+      mode: 'teardown',
+      environments: [{ service: 'web', envId: 'e', state: 'ready', url: undefined }],
+    });
     expect(inputsDigest(payload)).toBe(actionDigest(payload));
     const { coder: _coder, ...noCoder } = payload;
     expect(inputsDigest({ ...payload, requester: undefined, findings: undefined, coder: undefined })).toBe(actionDigest(noCoder));
@@ -100,7 +122,12 @@ describe('inputsDigest', () => {
     const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, options: {}, at: 'x' });
     const payload = buildPayload(run, { step: 'test', attempt: 1, epoch: 0, mode: 'run' });
     class Issue {
-      constructor(readonly repo: string, readonly number: number, readonly title: string, readonly body: string) {}
+      constructor(
+        readonly repo: string,
+        readonly number: number,
+        readonly title: string,
+        readonly body: string,
+      ) {}
     }
     const odd: unknown[] = [
       { ...payload, issue: { ...payload.issue, url: new Date(0) } },

@@ -43,7 +43,7 @@ describe('receipts', () => {
     expect(bad).toEqual({ ok: false, message: "app.url: must be the app's public http(s) URL" });
   });
 
-  it("leaves out until when the attempt stays current: the dispatcher adds it too, and a bad one is refused by name", () => {
+  it('leaves out until when the attempt stays current: the dispatcher adds it too, and a bad one is refused by name', () => {
     const sent = { ...payload, currentUntil: '2025-03-01T10:10:00.000Z' };
     expect(inputsDigest(sent)).toBe(inputs);
     expect(inputsDigest(stepPayloadSchema.parse(JSON.parse(JSON.stringify(sent))))).toBe(inputs);
@@ -85,7 +85,10 @@ describe('stored results of a run', () => {
     const started = start(plan).run;
     const unsealed = step(started, { type: 'step-completed', at: AT, result: resultOf('r1', 'implement', 1, 0, 'success') }).run;
     expect(unsealed.steps.implement).toMatchObject({ status: 'queued', attempt: 1, epoch: 1 });
-    expect(unsealed.steps.implement?.attempts[0]).toMatchObject({ conclusion: 'lost', summary: 'the result of attempt 1 was not trusted: it carries no receipt' });
+    expect(unsealed.steps.implement?.attempts[0]).toMatchObject({
+      conclusion: 'lost',
+      summary: 'the result of attempt 1 was not trusted: it carries no receipt',
+    });
     expect(stepVerifies(undefined)).toBe(false);
     expect(resultOf('r1', 'x', 1, 0, 'success').receipt).toBeUndefined();
   });

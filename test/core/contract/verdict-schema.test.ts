@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { reviewVerdictSchema } from '../../../core/contract/wire.ts';
-import { structuredVerdictJsonSchema, structuredVerdictSchema, VERDICT_SCHEMA_FILE, verdictJsonSchema, verdictJsonSchemaText } from '../../../core/contract/verdict-schema.ts';
+import {
+  structuredVerdictJsonSchema,
+  structuredVerdictSchema,
+  VERDICT_SCHEMA_FILE,
+  verdictJsonSchema,
+  verdictJsonSchemaText,
+} from '../../../core/contract/verdict-schema.ts';
 
 const root = join(import.meta.dirname, '../../..');
 
@@ -23,7 +29,11 @@ describe('the verdict schema', () => {
       expect(lenient(v), JSON.stringify(lenient.errors)).toBe(true);
       expect(reviewVerdictSchema.safeParse(v).success).toBe(true);
     }
-    for (const v of [{ verdict: 'ok', scores: { complexity: 0, risk: 0, impact: 0 } }, { verdict: 'pass', scores: { complexity: 2, risk: 0, impact: 0 } }, { verdict: 'pass' }]) {
+    for (const v of [
+      { verdict: 'ok', scores: { complexity: 0, risk: 0, impact: 0 } },
+      { verdict: 'pass', scores: { complexity: 2, risk: 0, impact: 0 } },
+      { verdict: 'pass' },
+    ]) {
       expect(lenient(v)).toBe(false);
       expect(reviewVerdictSchema.safeParse(v).success).toBe(false);
     }

@@ -5,13 +5,30 @@ import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/c
 import { makePayload } from '../../helpers/payload.ts';
 
 const result: StepResult = {
-  version: WIRE_VERSION, runId: 'acme-web-7', stepId: 'test', mode: 'run', attempt: 2, epoch: 1, conclusion: 'failure',
-  summary: 'a --> b <!-- c', prs: [], commits: {}, environments: [], findings: 'line -->', error: { code: 'gate-failed', message: '<x>' },
+  version: WIRE_VERSION,
+  runId: 'acme-web-7',
+  stepId: 'test',
+  mode: 'run',
+  attempt: 2,
+  epoch: 1,
+  conclusion: 'failure',
+  summary: 'a --> b <!-- c',
+  prs: [],
+  commits: {},
+  environments: [],
+  findings: 'line -->',
+  error: { code: 'gate-failed', message: '<x>' },
 };
 
 describe('check run external ids and results', () => {
   it('round-trips an attempt id, teardown included, and rejects malformed ones', () => {
-    expect(parseExternalId(externalIdOf({ runId: 'acme-web-7', step: 'test', attempt: 2, epoch: 1 }))).toEqual({ runId: 'acme-web-7', step: 'test', attempt: 2, epoch: 1, teardown: false });
+    expect(parseExternalId(externalIdOf({ runId: 'acme-web-7', step: 'test', attempt: 2, epoch: 1 }))).toEqual({
+      runId: 'acme-web-7',
+      step: 'test',
+      attempt: 2,
+      epoch: 1,
+      teardown: false,
+    });
     expect(parseExternalId('r:preview:9:0:teardown')?.teardown).toBe(true);
     for (const bad of ['', 'r:test:2', 'r:Test:1:0', 'r:test:x:0', 'a:b:c:1:0']) expect(parseExternalId(bad)).toBeUndefined();
   });

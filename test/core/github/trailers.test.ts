@@ -57,7 +57,10 @@ describe('merge trailers', () => {
     const edited: Run = { ...run, steps: { ...run.steps, test: { ...run.steps.test!, result: { ...run.steps.test!.result!, summary: 'edited' } } } };
     expect(trailerLines(edited, pr).some((l) => l.startsWith('Tested-by'))).toBe(false);
     expect(trailerLines(run, { ...pr, head: 'c'.repeat(40) })).toEqual(['Conveyor-Run: r1', 'Approved-by: bob']);
-    const stale: Run = { ...run, approvals: run.approvals.map((a) => ({ ...a, stale: { kind: 'pushed' as const, by: 'mallory', repo: 'acme/web', head: 'c'.repeat(40) } })) };
+    const stale: Run = {
+      ...run,
+      approvals: run.approvals.map((a) => ({ ...a, stale: { kind: 'pushed' as const, by: 'mallory', repo: 'acme/web', head: 'c'.repeat(40) } })),
+    };
     expect(trailerLines(stale, pr).some((l) => l.startsWith('Approved-by'))).toBe(false);
   });
 
@@ -67,6 +70,10 @@ describe('merge trailers', () => {
     const lines = trailerLines(forged, pr);
     expect(lines).toContain('Approved-by: bob Reviewed-by: mallory');
     expect(lines.filter((l) => l.startsWith('Reviewed-by'))).toHaveLength(1);
-    expect(mergeTrailers(forged, pr).split('\n').filter((l) => l.startsWith('Reviewed-by'))).toHaveLength(1);
+    expect(
+      mergeTrailers(forged, pr)
+        .split('\n')
+        .filter((l) => l.startsWith('Reviewed-by')),
+    ).toHaveLength(1);
   });
 });

@@ -235,13 +235,21 @@ pipelines:
     expect(plan.agents.coder).not.toHaveProperty('network');
     expect(plan.services.web).not.toHaveProperty('network');
     expect(plan).not.toHaveProperty('sandbox');
-    const explicit = compilePlan(configOf(text({ pipeline: '\n    sandbox: best-effort', agent: ', network: { allow: [] }' })), 'default', { primaryRepo: 'acme/web' });
+    const explicit = compilePlan(configOf(text({ pipeline: '\n    sandbox: best-effort', agent: ', network: { allow: [] }' })), 'default', {
+      primaryRepo: 'acme/web',
+    });
     expect(explicit.hash).toBe(plan.hash);
   });
 
   it('carries allowed hosts (lower case, sorted, once), an empty service list (no network), and `sandbox: required`', () => {
     const plan = compilePlan(
-      configOf(text({ agent: ', network: { allow: [Api.Anthropic.com, "*.example.com", api.anthropic.com] }', service: ', network: { allow: [] }', pipeline: '\n    sandbox: required' })),
+      configOf(
+        text({
+          agent: ', network: { allow: [Api.Anthropic.com, "*.example.com", api.anthropic.com] }',
+          service: ', network: { allow: [] }',
+          pipeline: '\n    sandbox: required',
+        }),
+      ),
       'default',
       { primaryRepo: 'acme/web' },
     );

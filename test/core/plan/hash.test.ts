@@ -18,12 +18,17 @@ describe('plan hash stability: same meaning, same hash, no diff', () => {
     ['comments added', `# a header\n${DESIGN.replace('pipelines:', '# the pipelines\npipelines:  # trailing')}`],
     ['whitespace: blank lines and wider flow spacing', DESIGN.replace(/\n/g, '\n\n').replace(/\{ /g, '{    ').replace(/, /g, ' ,  ')],
     ['block style, key order, defaults written out', fixtureText('design-rewritten.yml')],
-    ['an unused agent, an unrelated service and another pipeline', `${DESIGN}
+    [
+      'an unused agent, an unrelated service and another pipeline',
+      `${DESIGN}
   other:
     service: docs
     steps:
       - { id: x, kind: code, agent: spare }
-`.replace('agents:', 'agents:\n  spare: { run: ./spare.sh }').replace('services:', 'services:\n  extra: { repo: acme/extra, depends-on: [web] }')],
+`
+        .replace('agents:', 'agents:\n  spare: { run: ./spare.sh }')
+        .replace('services:', 'services:\n  extra: { repo: acme/extra, depends-on: [web] }'),
+    ],
     ['the unrelated docs service changed', DESIGN.replace('deploy: none  ', 'deploy: { run: ./docs-preview.sh }')],
     ['the primary repository defaulted instead of written', DESIGN.replace('    repo: acme/web   ', '    ')],
   ];
@@ -31,9 +36,7 @@ describe('plan hash stability: same meaning, same hash, no diff', () => {
   for (const [name, text] of variants) {
     it(name, () => {
       expect(text).not.toBe(DESIGN);
-      const plan = name.startsWith('the primary repository')
-        ? compilePlan(configOf(text), 'default', { primaryRepo: 'acme/web' })
-        : planOfText(text);
+      const plan = name.startsWith('the primary repository') ? compilePlan(configOf(text), 'default', { primaryRepo: 'acme/web' }) : planOfText(text);
       expect(plan.hash).toBe(basePlan.hash);
       expect(plan).toEqual(basePlan);
       expect(planDiff(basePlan, plan)).toEqual([]);

@@ -5,17 +5,15 @@ import { compilePlan } from '../../../core/plan/compile.ts';
 
 /** A random DAG of steps: a hidden topological order, edges only from later to earlier nodes,
  * then written in another random order (needs may point forward in the file). */
-const dagArb = fc
-  .integer({ min: 1, max: 12 })
-  .chain((n) =>
-    fc.record({
-      n: fc.constant(n),
-      topo: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
-      written: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
-      edges: fc.array(fc.array(fc.boolean(), { minLength: n, maxLength: n }), { minLength: n, maxLength: n }),
-      defaulted: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
-    }),
-  );
+const dagArb = fc.integer({ min: 1, max: 12 }).chain((n) =>
+  fc.record({
+    n: fc.constant(n),
+    topo: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+    written: fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+    edges: fc.array(fc.array(fc.boolean(), { minLength: n, maxLength: n }), { minLength: n, maxLength: n }),
+    defaulted: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+  }),
+);
 
 describe('waves respect needs for random DAGs', () => {
   it('every need lies in an earlier wave, each step in the lowest such wave, plan order inside a wave', () => {

@@ -22,7 +22,15 @@ describe('buildPrompt', () => {
     attempt: 1,
     repos: [
       { repo: 'acme/web', dir: 'acme__web', role: 'primary' as const, services: ['web'], base: 'main', branch: 'conveyor/web-7' },
-      { repo: 'acme/mono', dir: 'acme__mono', role: 'sibling' as const, services: ['api'], base: 'main', branch: 'conveyor/mono-7', paths: { api: 'services/api' } },
+      {
+        repo: 'acme/mono',
+        dir: 'acme__mono',
+        role: 'sibling' as const,
+        services: ['api'],
+        base: 'main',
+        branch: 'conveyor/mono-7',
+        paths: { api: 'services/api' },
+      },
     ],
     singleRepo: false,
   };
@@ -50,7 +58,15 @@ describe('the prompts of the reviewer and the gate author', () => {
 
   it("end with the same sanitized, fenced issue as the coder's prompt", () => {
     const review = buildReviewPrompt({ issue, step: 'review', attempt: 1, repos: [], diffFile: '/w/.conveyor/diffs.patch' });
-    const author = buildAuthorPrompt({ issue, step: 'accept', attempt: 1, repo: 'acme/web', base: 'main', path: 'test/a.test.js', command: "node --test 'test/a.test.js'" });
+    const author = buildAuthorPrompt({
+      issue,
+      step: 'accept',
+      attempt: 1,
+      repo: 'acme/web',
+      base: 'main',
+      path: 'test/a.test.js',
+      command: "node --test 'test/a.test.js'",
+    });
     expect(issueTail(review)).toBe(issueTail(coderPrompt));
     expect(issueTail(author)).toBe(issueTail(coderPrompt));
     expect(issueTail(review)).toContain('````text\nBody with ``` fence\n````');
@@ -78,7 +94,10 @@ describe('the prompts of the reviewer and the gate author', () => {
     expect(readVerdict(undefined)).toEqual({ ok: false, problem: 'it wrote nothing to $CONVEYOR_RESULT_FILE' });
     expect(readVerdict('  ')).toEqual({ ok: false, problem: '$CONVEYOR_RESULT_FILE is empty' });
     expect(readVerdict('pass')).toMatchObject({ ok: false, problem: expect.stringMatching(/is not JSON/) });
-    expect(readVerdict('{"verdict":"ok","scores":{"complexity":2,"risk":0,"impact":0}}')).toMatchObject({ ok: false, problem: expect.stringMatching(/does not match/) });
+    expect(readVerdict('{"verdict":"ok","scores":{"complexity":2,"risk":0,"impact":0}}')).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/does not match/),
+    });
   });
 });
 

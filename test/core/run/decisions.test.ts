@@ -77,7 +77,12 @@ describe('decisions', () => {
   });
 
   it('refuses decisions when nothing waits, or on a step that is not an approval', () => {
-    const running = start(planOf([{ id: 'implement', kind: 'code' }, { id: 'approve', kind: 'approval' }])).run;
+    const running = start(
+      planOf([
+        { id: 'implement', kind: 'code' },
+        { id: 'approve', kind: 'approval' },
+      ]),
+    ).run;
     const cases: [Run, RunEvent, RegExp][] = [
       [running, approve('bob'), /not waiting for an approval \(it is running\)/],
       [running, approve('bob', 'implement'), /"implement" is a code step, not an approval/],
@@ -185,7 +190,12 @@ describe('retry', () => {
 describe('cancel, closed PRs, teardown, terminal runs', () => {
   const env = { service: 'web', envId: 'r1-web', state: 'ready' as const, url: 'http://w' };
   function withEnv(): Run {
-    const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'preview', kind: 'deploy' }, { id: 'approve', kind: 'approval' }, { id: 'ship', kind: 'merge' }]);
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'preview', kind: 'deploy' },
+      { id: 'approve', kind: 'approval' },
+      { id: 'ship', kind: 'merge' },
+    ]);
     let run = start(plan).run;
     run = step(run, current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1')] })).run;
     return step(run, current(run, 'preview', 'success', { environments: [env] })).run;

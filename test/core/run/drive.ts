@@ -43,7 +43,11 @@ export function succeed(run: Run, ...stepIds: string[]): Run {
   return r;
 }
 
-export const types = (effects: RunEffect[]): string[] => effects.map((e) => (e.type === 'dispatch' || e.type === 'merge' ? `${e.type}:${e.step}:${e.attempt}:${e.epoch}${e.type === 'dispatch' && e.mode === 'repair' ? ':repair' : ''}` : e.type));
+export const types = (effects: RunEffect[]): string[] =>
+  effects.map((e) =>
+    e.type === 'dispatch' || e.type === 'merge'
+      ? `${e.type}:${e.step}:${e.attempt}:${e.epoch}${e.type === 'dispatch' && e.mode === 'repair' ? ':repair' : ''}`
+      : e.type,
+  );
 
-export const statuses = (run: Run): Record<string, string> =>
-  Object.fromEntries(run.plan.steps.map((p) => [p.id, run.steps[p.id]?.status ?? '?']));
+export const statuses = (run: Run): Record<string, string> => Object.fromEntries(run.plan.steps.map((p) => [p.id, run.steps[p.id]?.status ?? '?']));

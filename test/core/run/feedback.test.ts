@@ -73,7 +73,7 @@ describe('feedback', () => {
     run = step(run, fix('cli:x', 'third', 'dave', { source: 'command-line' })).run;
     const done = step(run, current(run, 'implement', 'success', { mode: 'repair', prs: [pr('acme/web', 'ddd4444')] }));
     expect(types(done.effects)).toEqual(['dispatch:implement:3:0:repair', 'report']);
-    const findings = done.effects[0]?.type === 'dispatch' ? done.effects[0].findings ?? '' : '';
+    const findings = done.effects[0]?.type === 'dispatch' ? (done.effects[0].findings ?? '') : '';
     expect(findings.indexOf('second')).toBeLessThan(findings.indexOf('third'));
     expect(findings).toContain('On `src/a.ts` line 3:');
     expect(findings).not.toContain('first');

@@ -18,10 +18,15 @@ const reviewing = (): Run => succeed(start(plan).run, 'implement', 'test');
 describe('a result that is no judgment of the work', () => {
   it('reviewer-no-verdict fails the review without a repair, its repairs untouched', () => {
     const run = reviewing();
-    const t = step(run, current(run, 'review', 'failure', { error: { code: 'reviewer-no-verdict', message: 'The reviewer exited with 2 before giving a verdict' } }));
+    const t = step(
+      run,
+      current(run, 'review', 'failure', { error: { code: 'reviewer-no-verdict', message: 'The reviewer exited with 2 before giving a verdict' } }),
+    );
     expect(types(t.effects)).toEqual(['report']);
     expect(t.run.steps.review).toMatchObject({ status: 'failed', repairs: 0, attempt: 1, mode: 'run' });
-    expect(t.run.steps.review?.reason).toBe('review failed after 0 repairs (max-attempts 2): reviewer-no-verdict: The reviewer exited with 2 before giving a verdict');
+    expect(t.run.steps.review?.reason).toBe(
+      'review failed after 0 repairs (max-attempts 2): reviewer-no-verdict: The reviewer exited with 2 before giving a verdict',
+    );
     expect(t.run.status).toBe('waiting');
   });
 

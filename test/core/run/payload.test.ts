@@ -65,7 +65,7 @@ describe('buildPayload', () => {
 });
 
 describe('buildPayload: the sandbox', () => {
-  it('carries the pipeline\'s `sandbox: required`, and nothing when it is best-effort', () => {
+  it("carries the pipeline's `sandbox: required`, and nothing when it is best-effort", () => {
     const run = start(plan).run;
     const request = { step: 'implement', attempt: 1, epoch: 0, mode: 'run' as const };
     expect(buildPayload(run, request)).not.toHaveProperty('sandbox');

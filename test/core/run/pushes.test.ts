@@ -44,7 +44,10 @@ describe('a push after an approval', () => {
     expect(types(t.effects)).toEqual(['dispatch:test:2:0', 'dispatch:review:2:0', 'report']);
     expect(t.run.approvals[0]?.stale).toEqual({ kind: 'pushed', by: 'mallory', repo: 'acme/web', head: 'ccc3333' });
     let after = succeed(t.run, 'test', 'review');
-    expect(after.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ccc3333 to acme/web after the approval)' });
+    expect(after.steps.approve).toMatchObject({
+      status: 'waiting',
+      reason: 'waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ccc3333 to acme/web after the approval)',
+    });
     // A late result of the old head's attempt changes nothing.
     after = step(after, current(run, 'test', 'failure')).run;
     expect(after.steps.test?.status).toBe('succeeded');
@@ -52,7 +55,10 @@ describe('a push after an approval', () => {
 });
 
 describe('a merge conflict', () => {
-  const plan = planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]);
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'ship', kind: 'merge' },
+  ]);
 
   it('dispatches a repair of the merge step with the findings, then merges again; at most twice', () => {
     let run = start(plan).run;
@@ -90,7 +96,10 @@ describe('a merge conflict', () => {
     expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', review: 'queued', approve: 'pending', ship: 'pending' });
     expect(types(t.effects)).toEqual(['dispatch:test:2:0', 'dispatch:review:2:0', 'report']);
     let after = succeed(t.run, 'test', 'review');
-    expect(after.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 1 (approvals are stale: the agent of step "ship" wrote eee5555 to acme/web after the approval)' });
+    expect(after.steps.approve).toMatchObject({
+      status: 'waiting',
+      reason: 'waiting for approvals: 0 of 1 (approvals are stale: the agent of step "ship" wrote eee5555 to acme/web after the approval)',
+    });
     expect(after.steps.ship?.status).toBe('pending');
     const approvedAgain = step(after, { type: 'decision', at: AT, decision: 'approve', by: 'carol' });
     expect(types(approvedAgain.effects)).toEqual(['merge:ship:3:0', 'report']);

@@ -89,7 +89,10 @@ class Checker {
       if (rerun || (b.status === 'pending' && a.status !== 'pending')) this.repairsSinceReset.delete(id);
     }
     if (event.type === 'step-completed' || event.type === 'step-lost') {
-      const id = event.type === 'step-completed' ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}` : `${event.step}:${event.attempt}:${event.epoch}`;
+      const id =
+        event.type === 'step-completed'
+          ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}`
+          : `${event.step}:${event.attempt}:${event.epoch}`;
       expect(this.accepted.has(id), `attempt ${id} completed twice`).toBe(false);
       this.accepted.add(id);
     }
@@ -160,7 +163,10 @@ class Checker {
     const mode = e.type === 'dispatch' ? e.mode : 'run';
     // A code step repairs only with people's feedback, which this transition took for that attempt.
     if (p.kind === 'code' && mode === 'repair') {
-      expect(next.feedback?.some((f) => f.taken?.step === e.step && f.taken.attempt === e.attempt), `code step ${e.step} repaired without feedback`).toBe(true);
+      expect(
+        next.feedback?.some((f) => f.taken?.step === e.step && f.taken.attempt === e.attempt),
+        `code step ${e.step} repaired without feedback`,
+      ).toBe(true);
     } else if (mode === 'repair' && e.epoch === 0) {
       const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
       this.repairsSinceReset.set(e.step, used);
@@ -232,8 +238,7 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     // (old ones are stale; some repeat).
     const queued = Object.values(run.steps).filter((s) => s.status === 'queued');
     const q = queued[which % Math.max(1, queued.length)];
-    const a: Attempt =
-      which % 4 !== 0 && q ? { step: q.id, attempt: q.attempt, epoch: q.epoch, mode: q.mode } : c.attempts[which % c.attempts.length]!;
+    const a: Attempt = which % 4 !== 0 && q ? { step: q.id, attempt: q.attempt, epoch: q.epoch, mode: q.mode } : c.attempts[which % c.attempts.length]!;
     const outcome = how % 4;
     const kind = c.plan.steps.find((s) => s.id === a.step)!.kind;
     if (outcome === 3) {
@@ -241,14 +246,22 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     } else {
       const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
       // A code step opens (or updates) the run's PR; a merge that fails mostly fails on a conflict.
-      const extra = kind === 'code' ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] } : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0 ? CONFLICT : {};
+      const extra =
+        kind === 'code'
+          ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] }
+          : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0
+            ? CONFLICT
+            : {};
       // One result in eight is forged: it must never count.
       const forged = which % 8 === 7;
       const event = completion(run, a, conclusion, { findings: 'f', ...extra }, forged);
       c.apply(event);
       if (forged && event.type === 'step-completed') {
         expect(c.run.steps[a.step]!.result?.receipt, `a forged result of ${a.step} counted`).not.toBe(event.result.receipt);
-        expect(c.run.steps[a.step]!.attempts.some((r) => r.receipt === event.result.receipt), `a forged result of ${a.step} was recorded`).toBe(false);
+        expect(
+          c.run.steps[a.step]!.attempts.some((r) => r.receipt === event.result.receipt),
+          `a forged result of ${a.step} was recorded`,
+        ).toBe(false);
       }
     }
   } else if (what < 62 && run.prs.length > 0) {

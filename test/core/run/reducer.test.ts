@@ -31,7 +31,9 @@ describe('createRun and started', () => {
     // The attempt records the digest of the payload its dispatch carries: its result must be sealed against it.
     const dispatch = t.effects[0];
     expect(dispatch?.type === 'dispatch' && dispatch.payload).toMatchObject({ runId: 'r1', step: { id: 'implement' }, attempt: 1, epoch: 0, mode: 'run' });
-    expect(t.run.steps.implement?.attempts).toEqual([{ attempt: 1, epoch: 0, mode: 'run', startedAt: AT, inputs: dispatch?.type === 'dispatch' && inputsDigest(dispatch.payload!) }]);
+    expect(t.run.steps.implement?.attempts).toEqual([
+      { attempt: 1, epoch: 0, mode: 'run', startedAt: AT, inputs: dispatch?.type === 'dispatch' && inputsDigest(dispatch.payload!) },
+    ]);
     expect(currentAttempt(t.run, 'implement')).toMatchObject({ attempt: 1, epoch: 0, mode: 'run' });
   });
 
@@ -113,11 +115,21 @@ describe('results', () => {
   });
 
   it('records the attempt, keeps the latest PR per repo and environment per service', () => {
-    let run = start(planOf([{ id: 'implement', kind: 'code' }, { id: 'preview', kind: 'deploy' }, { id: 'more', kind: 'code' }])).run;
+    let run = start(
+      planOf([
+        { id: 'implement', kind: 'code' },
+        { id: 'preview', kind: 'deploy' },
+        { id: 'more', kind: 'code' },
+      ]),
+    ).run;
     const pr = (repo: string, head: string) => ({ repo, number: 1, url: `u/${repo}`, branch: 'conveyor/web-7', head });
     const completed = current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1'), pr('acme/api', 'b1')] });
     run = step(run, completed).run;
-    expect(run.steps.implement?.attempts[0]).toMatchObject({ conclusion: 'success', receipt: completed.type === 'step-completed' && completed.result.receipt, finishedAt: AT });
+    expect(run.steps.implement?.attempts[0]).toMatchObject({
+      conclusion: 'success',
+      receipt: completed.type === 'step-completed' && completed.result.receipt,
+      finishedAt: AT,
+    });
     expect(run.steps.implement?.result?.conclusion).toBe('success');
     const env = (state: 'ready' | 'failed') => ({ service: 'web', envId: 'e', state });
     run = step(run, current(run, 'preview', 'success', { environments: [env('failed')] })).run;
@@ -205,7 +217,14 @@ describe('repairs', () => {
 });
 
 describe('lost attempts', () => {
-  const lost = (run: Run, s: string, attempt: number, epoch: number): RunEvent => ({ type: 'step-lost', at: AT, step: s, attempt, epoch, reason: 'workflow vanished' });
+  const lost = (run: Run, s: string, attempt: number, epoch: number): RunEvent => ({
+    type: 'step-lost',
+    at: AT,
+    step: s,
+    attempt,
+    epoch,
+    reason: 'workflow vanished',
+  });
 
   it('re-dispatches the same attempt with the next epoch, twice, then fails', () => {
     let run = start(linear).run;
@@ -224,7 +243,10 @@ describe('lost attempts', () => {
   });
 
   it('a lost repair is dispatched again with its findings; a lost merge as a merge', () => {
-    const plan = planOf([{ id: 'test', kind: 'gate', repair: 1 }, { id: 'ship', kind: 'merge' }]);
+    const plan = planOf([
+      { id: 'test', kind: 'gate', repair: 1 },
+      { id: 'ship', kind: 'merge' },
+    ]);
     let run = start(plan).run;
     run = step(run, current(run, 'test', 'failure', { findings: 'F' })).run;
     const t = step(run, lost(run, 'test', 2, 0));
@@ -252,7 +274,15 @@ describe('stored results are verified before the run acts on them', () => {
     const edited: Run = {
       ...run,
       status: 'waiting',
-      steps: { ...run.steps, test: { ...test, status: 'succeeded', result: { ...test.attempts.length ? run.steps.test!.result! : ({} as never), conclusion: 'success', error: undefined } }, approve: { ...run.steps.approve!, status: 'waiting' } },
+      steps: {
+        ...run.steps,
+        test: {
+          ...test,
+          status: 'succeeded',
+          result: { ...(test.attempts.length ? run.steps.test!.result! : ({} as never)), conclusion: 'success', error: undefined },
+        },
+        approve: { ...run.steps.approve!, status: 'waiting' },
+      },
     };
     const t = step(edited, { type: 'decision', at: AT, decision: 'approve', by: 'bob' });
     expect(types(t.effects)).toEqual(['reply', 'dispatch:test:2:0', 'reply', 'report']);

@@ -14,8 +14,17 @@ function withCoderTimeout(plan: Plan, minutes: number): Plan {
 }
 
 describe('attemptTimeoutMinutes', () => {
-  const plan = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'test', kind: 'gate', repair: 2 }]), 45);
-  let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
+  const plan = withCoderTimeout(
+    planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'test', kind: 'gate', repair: 2 },
+    ]),
+    45,
+  );
+  let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+    type: 'started',
+    at: AT,
+  }).run;
   run = reduce(run, current(run, 'implement', 'success')).run;
 
   it("is the step's own timeout for a run attempt", () => {
@@ -32,8 +41,17 @@ describe('attemptTimeoutMinutes', () => {
   });
 
   it("is the code step's agent's timeout for a merge's conflict repair (the merge step names no agent)", () => {
-    const merging = withCoderTimeout(planOf([{ id: 'implement', kind: 'code' }, { id: 'ship', kind: 'merge' }]), 45);
-    let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), { type: 'started', at: AT }).run;
+    const merging = withCoderTimeout(
+      planOf([
+        { id: 'implement', kind: 'code' },
+        { id: 'ship', kind: 'merge' },
+      ]),
+      45,
+    );
+    let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+      type: 'started',
+      at: AT,
+    }).run;
     m = reduce(m, current(m, 'implement', 'success')).run;
     expect(attemptTimeoutMinutes(m, 'ship')).toBe(30);
     const conflict = { error: { code: 'merge-conflict' as const, message: 'acme/web#1 conflicts' }, findings: 'resolve acme/web#1' };

@@ -35,14 +35,16 @@ describe('planDeploy', () => {
     expect(plan.targets.find((t) => t.service === 'web')?.providers).toEqual(['api']);
   });
 
-  it('restricts the graph to the step\'s services', () => {
+  it("restricts the graph to the step's services", () => {
     const svc = services({ web: { deps: ['api'] }, api: {} });
     const plan = planDeploy({ runId: 'r', services: svc, stepServices: ['web'], changeSetServices: ['web', 'api'] });
     expect(plan.targets.map((t) => [t.service, t.providers])).toEqual([['web', []]]);
   });
 
   it('names an unknown service and a cycle', () => {
-    expect(() => planDeploy({ runId: 'r', services: services({ web: {} }), stepServices: ['wbe'], changeSetServices: ['web'] })).toThrow(/step\.services: service "wbe" .*known: web/);
+    expect(() => planDeploy({ runId: 'r', services: services({ web: {} }), stepServices: ['wbe'], changeSetServices: ['web'] })).toThrow(
+      /step\.services: service "wbe" .*known: web/,
+    );
     const cyclic = services({ a: { deps: ['b'] }, b: { deps: ['a'] } });
     try {
       planDeploy({ runId: 'r', services: cyclic, stepServices: ['a', 'b'], changeSetServices: [] });
@@ -97,7 +99,12 @@ describe('names and variables', () => {
 describe('resume and schedule', () => {
   const svc = services({ web: { deps: ['api'] }, api: {}, auth: {}, docs: { deploy: false } });
   const plan = planDeploy({ runId: 'r', services: svc, stepServices: ['api', 'auth', 'web'], changeSetServices: ['web', 'api', 'auth', 'docs'], own: 'web' });
-  const env = (service: string, state: Environment['state'], extra: Partial<Environment> = {}): Environment => ({ service, envId: envIdFor('r', service), state, ...extra });
+  const env = (service: string, state: Environment['state'], extra: Partial<Environment> = {}): Environment => ({
+    service,
+    envId: envIdFor('r', service),
+    state,
+    ...extra,
+  });
 
   it('keeps everything settled on a re-dispatch of the same attempt', () => {
     const given = [env('api', 'ready', { url: 'u', commit: 'old' }), env('auth', 'failed'), env('other', 'ready')];
@@ -106,7 +113,12 @@ describe('resume and schedule', () => {
   });
 
   it('on a fresh attempt keeps ready environments of an unchanged source and skips, and redoes failures', () => {
-    const given = [env('api', 'ready', { url: 'u', commit: 'c1' }), env('auth', 'ready', { url: 'u', commit: 'c1' }), env('web', 'failed', { commit: 'c2' }), env('docs', 'skipped')];
+    const given = [
+      env('api', 'ready', { url: 'u', commit: 'c1' }),
+      env('auth', 'ready', { url: 'u', commit: 'c1' }),
+      env('web', 'failed', { commit: 'c2' }),
+      env('docs', 'skipped'),
+    ];
     const kept = keptOutcomes(plan, given, { epoch: 0, headOf: (s) => (s === 'api' ? 'c1' : 'c9') });
     expect([...kept.keys()].sort()).toEqual(['api', 'docs']);
   });

@@ -5,7 +5,15 @@ import { failingLines, gateFindings, truncateBytes } from '../../../core/steps/f
 
 describe('failingLines', () => {
   it('keeps failure lines and the last lines, with gaps marked', () => {
-    const out = ['PASS a.test.js', ...Array.from({ length: 50 }, (_, i) => `ok ${i}`), 'FAIL b.test.js', '  ● adds', '    Expected: 2', ...Array.from({ length: 50 }, (_, i) => `more ${i}`), 'Tests: 1 failed, 9 passed'].join('\n');
+    const out = [
+      'PASS a.test.js',
+      ...Array.from({ length: 50 }, (_, i) => `ok ${i}`),
+      'FAIL b.test.js',
+      '  ● adds',
+      '    Expected: 2',
+      ...Array.from({ length: 50 }, (_, i) => `more ${i}`),
+      'Tests: 1 failed, 9 passed',
+    ].join('\n');
     const got = failingLines(out, { tailLines: 3 });
     expect(got).toContain('FAIL b.test.js');
     expect(got).toContain('    Expected: 2');
@@ -32,7 +40,13 @@ describe('failingLines', () => {
   });
 
   it('keeps the first lines of a block that does not fit, and each of several failures', () => {
-    const block = (n: number) => [`not ok ${n} - case ${n}`, '  ---', `  actual: 'value ${n}'`, ...Array.from({ length: 30 }, (_, i) => `    frame ${n}.${i}`), '  ...'];
+    const block = (n: number) => [
+      `not ok ${n} - case ${n}`,
+      '  ---',
+      `  actual: 'value ${n}'`,
+      ...Array.from({ length: 30 }, (_, i) => `    frame ${n}.${i}`),
+      '  ...',
+    ];
     const out = [...block(1), 'ok 2 - fine', ...block(3), '1..3'].join('\n');
     const got = failingLines(out, { maxBytes: 600, tailLines: 1 });
     expect(Buffer.byteLength(got)).toBeLessThanOrEqual(600);

@@ -53,11 +53,14 @@ async function refused(url: string): Promise<boolean> {
   );
 }
 
-describe('the demo\'s deploy step', () => {
+describe("the demo's deploy step", () => {
   it('stands up the catalog and a storefront that shows its data, and stops both when the run ends', async () => {
     const state = join(root, 'state.db');
     const env = { TMPDIR: tmp };
-    const r = await cli(['run', '--config', configPath, '--remotes', demo.remotes, '--title', demo.issueTitle, '--body-file', demo.issueBodyPath, '--state', state], { cwd: root, env });
+    const r = await cli(
+      ['run', '--config', configPath, '--remotes', demo.remotes, '--title', demo.issueTitle, '--body-file', demo.issueBodyPath, '--state', state],
+      { cwd: root, env },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const status = JSON.parse((await cli(['status', 'storefront-1', '--json', '--state', state], { cwd: root, env })).stdout) as {
       environments: { service: string; state: string; url?: string }[];

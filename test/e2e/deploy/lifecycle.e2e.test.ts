@@ -111,7 +111,10 @@ describe('preview environments over a run', () => {
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(tornDown()).toHaveLength(2);
 
-    const kept = await cli(['run', '--config', config(), '--remotes', remotes.dir, '--title', 'Again', '--state', state(), '--approve', '--keep-envs'], { cwd: dir, env: { REC: rec } });
+    const kept = await cli(['run', '--config', config(), '--remotes', remotes.dir, '--title', 'Again', '--state', state(), '--approve', '--keep-envs'], {
+      cwd: dir,
+      env: { REC: rec },
+    });
     expect(kept.code, kept.stdout + kept.stderr).toBe(0);
     expect(tornDown()).toHaveLength(2);
     const s = await status('web-2');
@@ -119,7 +122,11 @@ describe('preview environments over a run', () => {
     expect(s.environments.map((e) => e.state)).toEqual(['ready', 'ready']);
     const t = await conveyor(['teardown', 'web-2']);
     expect(t.code, t.stdout + t.stderr).toBe(0);
-    expect(tornDown().slice(2).map((l) => l.split(' ')[1])).toEqual(['web-2-web', 'web-2-api']);
+    expect(
+      tornDown()
+        .slice(2)
+        .map((l) => l.split(' ')[1]),
+    ).toEqual(['web-2-web', 'web-2-api']);
   });
 
   it('refuses an unknown run with the runs it knows', async () => {
@@ -131,8 +138,14 @@ describe('preview environments over a run', () => {
   });
 
   it('records each environment as it settles, and after SIGKILL part-way deploys only what had not settled', async () => {
-    const started = startCli(['run', '--config', config('block'), '--remotes', remotes.dir, '--title', 'Preview it', '--state', state()], { cwd: dir, env: { REC: rec } });
-    await waitForOutput(() => (existsSync(join(rec, 'log')) ? readFileSync(join(rec, 'log'), 'utf8') : ''), (t) => t.includes('web start'));
+    const started = startCli(['run', '--config', config('block'), '--remotes', remotes.dir, '--title', 'Preview it', '--state', state()], {
+      cwd: dir,
+      env: { REC: rec },
+    });
+    await waitForOutput(
+      () => (existsSync(join(rec, 'log')) ? readFileSync(join(rec, 'log'), 'utf8') : ''),
+      (t) => t.includes('web start'),
+    );
     // The provider's outcome reached the store while the step still runs.
     let live: Status | undefined;
     while (!live?.environments.some((e) => e.service === 'api' && e.state === 'ready')) live = await status('web-1');
@@ -156,9 +169,15 @@ describe('preview environments over a run', () => {
     const times = readTimes(rec);
     expect(times.get('api')!.starts).toBe(1);
     expect(times.get('web')!.starts).toBe(2);
-    const redone = JSON.parse(readFileSync(join(dir, 'attempts', 'web-1', 'preview.run.1.1', 'payload.json'), 'utf8')) as { environments: { service: string }[] };
+    const redone = JSON.parse(readFileSync(join(dir, 'attempts', 'web-1', 'preview.run.1.1', 'payload.json'), 'utf8')) as {
+      environments: { service: string }[];
+    };
     expect(redone.environments.map((e) => e.service)).toEqual(['api']);
     // Succeeded: both were torn down at the end, the resumed consumer included.
-    expect(tornDown().map((l) => l.split(' ')[0]).sort()).toEqual(['api', 'web']);
+    expect(
+      tornDown()
+        .map((l) => l.split(' ')[0])
+        .sort(),
+    ).toEqual(['api', 'web']);
   });
 });

@@ -38,7 +38,10 @@ describe('conveyor run (embedded mode)', () => {
   it('runs a pipeline from code to merge: one PR per repository, merged provider first with a Conveyor-Run trailer', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
     // Paths relative to the folder the command runs in, as a person types them (issue #16).
-    const r = await cli(['run', '--config', 'conveyor.yml', '--remotes', 'remotes', '--state', 'state/state.db', '--title', 'Add the endpoint', '--issue', '7', '--approve'], { cwd: fleet.dir });
+    const r = await cli(
+      ['run', '--config', 'conveyor.yml', '--remotes', 'remotes', '--state', 'state/state.db', '--title', 'Add the endpoint', '--issue', '7', '--approve'],
+      { cwd: fleet.dir },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('Run web-7: succeeded');
 
@@ -132,7 +135,10 @@ describe('conveyor run (embedded mode)', () => {
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
     fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: name } }));
     const running = startCli(fleet.runArgs('--title', title, '--issue', issue, '--approve'));
-    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
+    await waitForOutput(
+      () => (existsSync(started) ? 'started' : ''),
+      (t) => t === 'started',
+    );
     running.child.kill('SIGKILL');
     const killed = await running.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -146,7 +152,11 @@ describe('conveyor run (embedded mode)', () => {
   /** The killed run's lost attempt was not run again, and no later step of it started. */
   function expectNotDrivenOn(s: StatusJson): void {
     expect(s.steps.implement!.attempts).toHaveLength(1);
-    expect(Object.entries(s.steps).filter(([, x]) => x.attempts.length > 0).map(([id]) => id)).toEqual(['implement']);
+    expect(
+      Object.entries(s.steps)
+        .filter(([, x]) => x.attempts.length > 0)
+        .map(([id]) => id),
+    ).toEqual(['implement']);
   }
 
   it('finishes a run killed with SIGKILL mid-step: the lost attempt runs again with the next epoch, nothing duplicated', async () => {
@@ -202,14 +212,23 @@ describe('conveyor run (embedded mode)', () => {
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
     fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: name } }));
     const running = startCli(fleet.runArgs('--title', 'Driven', '--issue', '13', '--approve'));
-    await waitForOutput(() => (existsSync(started) ? 'started' : ''), (t) => t === 'started');
+    await waitForOutput(
+      () => (existsSync(started) ? 'started' : ''),
+      (t) => t === 'started',
+    );
     const agents = () => processesWith('AGENT_STARTED', name);
     expect(agents().length).toBeGreaterThan(0);
 
-    for (const args of [['retry', 'web-13'], ['approve', 'web-13'], ['reject', 'web-13']]) {
+    for (const args of [
+      ['retry', 'web-13'],
+      ['approve', 'web-13'],
+      ['reject', 'web-13'],
+    ]) {
       const refused = await cli([...args, '--state', fleet.state]);
       expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(1);
-      expect(refused.stderr).toMatch(new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`));
+      expect(refused.stderr).toMatch(
+        new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`),
+      );
     }
     // The live step was left alone: its agent still runs, attempted once.
     expect(agents().length).toBeGreaterThan(0);

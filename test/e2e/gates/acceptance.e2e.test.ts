@@ -20,7 +20,10 @@ describe('gate with author and path', () => {
   afterEach(() => org.cleanup());
 
   it('fails as not discriminating when the test already passes on the base, and pushes nothing', async () => {
-    org.script('author', `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('test', { recursive: true });\nwriteFileSync('test/accept.js', "import { greet } from '../lib.js';\\nif (typeof greet() !== 'string') process.exit(1);\\n");\n`);
+    org.script(
+      'author',
+      `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('test', { recursive: true });\nwriteFileSync('test/accept.js', "import { greet } from '../lib.js';\\nif (typeof greet() !== 'string') process.exit(1);\\n");\n`,
+    );
     const r = await org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', '1');
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toMatch(/gate-not-discriminating: The acceptance test `test\/accept.js` already passes on the base branch `main` of acme\/web/);
@@ -39,7 +42,10 @@ describe('gate with author and path', () => {
 
   it('keeps a test that fails on the base: the code step sees it, a later gate runs it, the merge commit names it', async () => {
     // The author also leaves a stray file: only the gate file is kept.
-    org.script('author', `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('test', { recursive: true });\nwriteFileSync('stray.txt', 'not kept');\nwriteFileSync('test/accept.js', "import { greet } from '../lib.js';\\nif (greet() !== 'hello') { console.error('not ok: greet() said ' + greet()); process.exit(1); }\\n");\n`);
+    org.script(
+      'author',
+      `import { mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('test', { recursive: true });\nwriteFileSync('stray.txt', 'not kept');\nwriteFileSync('test/accept.js', "import { greet } from '../lib.js';\\nif (greet() !== 'hello') { console.error('not ok: greet() said ' + greet()); process.exit(1); }\\n");\n`,
+    );
     const r = await org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', '2');
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(org.remotes.show('acme/web', 'main', 'test/accept.js')).toContain("greet() !== 'hello'");

@@ -19,7 +19,8 @@ describe('receipts and resume', () => {
     org.writeConfig(
       configOf(org, {
         agents: { coder: {} },
-        steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: approve, kind: approval }\n      - { id: ship, kind: merge }',
+        steps:
+          '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: approve, kind: approval }\n      - { id: ship, kind: merge }',
       }),
     );
     const first = await org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', '5');
@@ -37,7 +38,9 @@ describe('receipts and resume', () => {
 
     const retried = await org.conveyor('retry', 'web-5');
     expect(retried.code, retried.stdout + retried.stderr).toBe(3);
-    expect(retried.stderr).toContain('the stored result of step "test" does not verify against its receipt: it counts as not run, and the run resumes from step "test"');
+    expect(retried.stderr).toContain(
+      'the stored result of step "test" does not verify against its receipt: it counts as not run, and the run resumes from step "test"',
+    );
     const after = await statusOf(org, 'web-5');
     expect(after.steps.implement?.attempts).toHaveLength(1); // kept: its receipt verifies
     expect(after.steps.test?.attempts.map((a) => a.attempt)).toEqual([1, 2]);
@@ -49,9 +52,13 @@ describe('receipts and resume', () => {
     expect(org.trailers()).toEqual(['Conveyor-Run: web-5', `Tested-by: conveyor gate test (${newReceipt})`, 'Approved-by: conveyor-cli']);
   });
 
-  it("a result file edited by hand is not trusted when a crashed run is taken over: the attempt runs again", async () => {
+  it('a result file edited by hand is not trusted when a crashed run is taken over: the attempt runs again', async () => {
     org.writeConfig(
-      configOf(org, { agents: { coder: {} }, steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: approve, kind: approval }' }),
+      configOf(org, {
+        agents: { coder: {} },
+        steps:
+          '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: approve, kind: approval }',
+      }),
     );
     expect((await org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', '6')).code).toBe(3);
     // As if the driving process died after the attempt wrote its result and before it was applied,
@@ -75,7 +82,10 @@ describe('receipts and resume', () => {
 
   it('retry refuses a changed pipeline and shows the steps that differ; restart starts over on the same branch and PR', async () => {
     const config = (gate: string) =>
-      configOf(org, { agents: { coder: {} }, steps: `      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: "${gate}" }\n      - { id: ship, kind: merge }` });
+      configOf(org, {
+        agents: { coder: {} },
+        steps: `      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: "${gate}" }\n      - { id: ship, kind: merge }`,
+      });
     org.writeConfig(config('exit 1'));
     const first = await org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', '7', '--approve');
     expect(first.code).toBe(1);

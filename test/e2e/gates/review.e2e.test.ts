@@ -13,11 +13,17 @@ describe('review step', () => {
   });
   afterEach(() => org.cleanup());
 
-  const run = (issue: string) => org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', issue, '--approve');
+  const run = (issue: string) =>
+    org.conveyor('run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Say hello', '--issue', issue, '--approve');
 
   it('fails with reviewer-no-verdict, quoting what a reviewer wrote that is not a verdict', async () => {
     org.script('reviewer', `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.CONVEYOR_RESULT_FILE, 'LGTM! ship it ' + 'x'.repeat(2000));\n`);
-    org.writeConfig(configOf(org, { agents: { coder: { model: 'a/claude-sonnet-4-5' }, reviewer: { model: 'b/gpt-5' } }, steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer }' }));
+    org.writeConfig(
+      configOf(org, {
+        agents: { coder: { model: 'a/claude-sonnet-4-5' }, reviewer: { model: 'b/gpt-5' } },
+        steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer }',
+      }),
+    );
     const r = await run('1');
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/reviewer-no-verdict: The reviewer gave no valid verdict: \$CONVEYOR_RESULT_FILE is not JSON/);
@@ -28,7 +34,12 @@ describe('review step', () => {
 
   it('fails a reviewer that changes a checkout, even with a passing verdict', async () => {
     org.script('reviewer', `${VERDICT("'pass'", '[]')}writeFileSync('notes.txt', 'mine');\n`);
-    org.writeConfig(configOf(org, { agents: { coder: {}, reviewer: {} }, steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer }' }));
+    org.writeConfig(
+      configOf(org, {
+        agents: { coder: {}, reviewer: {} },
+        steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer }',
+      }),
+    );
     const r = await run('1');
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/reviewer-changed-files: The reviewer must be read-only, but it changed the checkouts:/);
@@ -36,22 +47,29 @@ describe('review step', () => {
 
   it('a failing review sends its findings to the repair agent, then reviews again; an independent pass is in the merge trailers', async () => {
     // The reviewer reads the diff from its prompt and fails a change without a header comment.
-    org.script('reviewer', `import { readFileSync, writeFileSync } from 'node:fs';
+    org.script(
+      'reviewer',
+      `import { readFileSync, writeFileSync } from 'node:fs';
 const prompt = readFileSync(process.env.CONVEYOR_PROMPT_FILE, 'utf8');
 if (!prompt.includes("+  return 'hello';")) { console.error('reviewer: no diff in the prompt'); process.exit(1); }
 const ok = readFileSync('lib.js', 'utf8').includes('// greets politely');
 writeFileSync(process.env.CONVEYOR_RESULT_FILE, JSON.stringify({ verdict: ok ? 'pass' : 'fail', findings: ok ? [] : [{ file: 'lib.js', line: 1, message: 'add the header comment "// greets politely"' }], scores: { complexity: 0.1, risk: 0.2, impact: 0.3 } }));
-`);
+`,
+    );
     // The repair agent fixes only what the findings in its prompt ask for.
-    org.script('fixer', `import { readFileSync, writeFileSync } from 'node:fs';
+    org.script(
+      'fixer',
+      `import { readFileSync, writeFileSync } from 'node:fs';
 const prompt = readFileSync(process.env.CONVEYOR_PROMPT_FILE, 'utf8');
 if (!prompt.includes('lib.js:1: add the header comment "// greets politely"')) { console.error('fixer: no findings'); process.exit(1); }
 writeFileSync('lib.js', '// greets politely\\n' + readFileSync('lib.js', 'utf8'));
-`);
+`,
+    );
     org.writeConfig(
       configOf(org, {
         agents: { coder: { model: 'anthropic/claude-sonnet-4-5' }, reviewer: { model: 'openai/gpt-5' }, fixer: { model: 'anthropic/claude-sonnet-4-5' } },
-        steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer, repair: { agent: fixer, max-attempts: 1 } }\n      - { id: ship, kind: merge }',
+        steps:
+          '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer, repair: { agent: fixer, max-attempts: 1 } }\n      - { id: ship, kind: merge }',
       }),
     );
     const r = await run('3');
@@ -69,7 +87,8 @@ writeFileSync('lib.js', '// greets politely\\n' + readFileSync('lib.js', 'utf8')
     org.writeConfig(
       configOf(org, {
         agents: { coder: { model: 'anthropic/claude-sonnet-4-5' }, reviewer: { model: 'claude-sonnet-4-5-20250929' } },
-        steps: '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: review, kind: review, agent: reviewer }\n      - { id: ship, kind: merge }',
+        steps:
+          '      - { id: implement, kind: code, agent: coder }\n      - { id: test, kind: gate, run: node test/unit.js }\n      - { id: review, kind: review, agent: reviewer }\n      - { id: ship, kind: merge }',
       }),
     );
     const r = await run('4');

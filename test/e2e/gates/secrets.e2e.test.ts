@@ -36,7 +36,7 @@ describe('secrets by name, masked everywhere', () => {
     const coder = [
       'echo "agent has $DEMO_API_KEY, inside-${DEMO_API_KEY}-text"',
       // Into the repository, where a gate prints it back.
-      "printf 'leaked: %s\\n' \"$DEMO_API_KEY\" > leak.txt",
+      'printf \'leaked: %s\\n\' "$DEMO_API_KEY" > leak.txt',
       // Reversed, to prove it arrived: no scrubber knows this form.
       'printf %s "$DEMO_API_KEY" | rev > received.txt',
       'echo "the agent sees [${DEPLOY_TOKEN:-}] [${DB_PASSWORD:-}]" > seen.txt',
@@ -44,13 +44,16 @@ describe('secrets by name, masked everywhere', () => {
     const deploy = [
       'echo "deploying with $DEPLOY_TOKEN"',
       'echo "the deploy sees [${DEMO_API_KEY:-}] [${DB_PASSWORD:-}]"',
-      "printf 'url=http://localhost/%s\\n' \"$(printf %s \"$DEPLOY_TOKEN\" | rev)\" >> \"$CONVEYOR_OUTPUT\"",
+      'printf \'url=http://localhost/%s\\n\' "$(printf %s "$DEPLOY_TOKEN" | rev)" >> "$CONVEYOR_OUTPUT"',
     ].join('; ');
     org.writeConfig(`version: 1
 agents:
   coder:
     run: |
-${coder.split('\n').map((l) => `      ${l}`).join('\n')}
+${coder
+  .split('\n')
+  .map((l) => `      ${l}`)
+  .join('\n')}
     secrets: [DEMO_API_KEY]
     timeout-minutes: 2
 services:
@@ -68,10 +71,13 @@ pipelines:
       - { id: preview, kind: deploy }
       - { id: ship, kind: merge }
 `);
-    const r = await cli(['run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Use the key', '--issue', '1', '--approve', '--keep-envs', '--state', org.state], {
-      cwd: org.dir,
-      env: { DEMO_API_KEY: AGENT_KEY, DEPLOY_TOKEN, DB_PASSWORD: UNLISTED },
-    });
+    const r = await cli(
+      ['run', '--config', org.config, '--remotes', org.remotes.dir, '--title', 'Use the key', '--issue', '1', '--approve', '--keep-envs', '--state', org.state],
+      {
+        cwd: org.dir,
+        env: { DEMO_API_KEY: AGENT_KEY, DEPLOY_TOKEN, DB_PASSWORD: UNLISTED },
+      },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
 
     // Each arrived where it is listed, and only there.
@@ -102,7 +108,9 @@ pipelines:
       ['run stderr', r.stderr],
       ['status', status.stdout],
       ...attempts.map((f): [string, string] => [f, readFileSync(f, 'latin1')]),
-      ...allFiles(org.dir).filter((f) => /state\.db/.test(f)).map((f): [string, string] => [f, readFileSync(f, 'latin1')]),
+      ...allFiles(org.dir)
+        .filter((f) => /state\.db/.test(f))
+        .map((f): [string, string] => [f, readFileSync(f, 'latin1')]),
     ];
     expect(places.length).toBeGreaterThan(8);
     for (const [where, text] of places) {

@@ -90,7 +90,14 @@ console.log('coder: saw acceptance test: ' + existsSync('test/accept.js'));
 export interface StatusJson {
   id: string;
   status: string;
-  steps: Record<string, { status: string; attempts: Array<{ mode: string; attempt: number; epoch: number; conclusion?: string; receipt?: string }>; result?: { receipt?: string; review?: { independent: boolean; verdict: string }; error?: { code: string } } }>;
+  steps: Record<
+    string,
+    {
+      status: string;
+      attempts: Array<{ mode: string; attempt: number; epoch: number; conclusion?: string; receipt?: string }>;
+      result?: { receipt?: string; review?: { independent: boolean; verdict: string }; error?: { code: string } };
+    }
+  >;
 }
 
 export async function statusOf(org: Org, runId: string): Promise<StatusJson> {

@@ -50,7 +50,9 @@ async function status(runId: string): Promise<Status> {
 }
 
 function config(steps: string, options: { agentEnv?: Record<string, string>; sandbox?: string } = {}): string {
-  const env = Object.entries(options.agentEnv ?? {}).map(([k, v]) => `\n      ${k}: ${JSON.stringify(v)}`).join('');
+  const env = Object.entries(options.agentEnv ?? {})
+    .map(([k, v]) => `\n      ${k}: ${JSON.stringify(v)}`)
+    .join('');
   return `version: 1
 agents:
   prober:
@@ -90,7 +92,7 @@ echo probed
 `;
 
 describe('the sandbox in the embedded mode', () => {
-  it('an agent cannot reach a host it is not allowed, read its ancestors, see other processes, write outside its workspace or read the token\'s folder; the status lists the blocked connection', async () => {
+  it("an agent cannot reach a host it is not allowed, read its ancestors, see other processes, write outside its workspace or read the token's folder; the status lists the blocked connection", async () => {
     writeFileSync(join(fleet.dir, 'probe.sh'), PROBE);
     const canary = `canary-${randomUUID()}`;
     const secrets = join(fleet.dir, 'secrets');
@@ -100,10 +102,14 @@ describe('the sandbox in the embedded mode', () => {
     writeFileSync(join(secrets, 'conveyor-token'), token);
     writeFileSync(join(secrets, 'runner-credentials'), credentials);
     const outside = join(fleet.dir, 'outside.txt');
-    fleet.writeConfig(config('      - { id: implement, kind: code, agent: prober }', { agentEnv: { PORT: String(server.port), OUTSIDE: outside, TOKEN_DIR: secrets } }));
+    fleet.writeConfig(
+      config('      - { id: implement, kind: code, agent: prober }', { agentEnv: { PORT: String(server.port), OUTSIDE: outside, TOKEN_DIR: secrets } }),
+    );
 
     // The driving process holds a secret (as a developer's shell would); the step process reads the token file.
-    const r = await cli(fleet.runArgs('--title', 'Probe', '--issue', '3'), { env: { DEPLOY_API_SECRET: canary, CONVEYOR_TOKEN_FILE: join(secrets, 'conveyor-token') } });
+    const r = await cli(fleet.runArgs('--title', 'Probe', '--issue', '3'), {
+      env: { DEPLOY_API_SECRET: canary, CONVEYOR_TOKEN_FILE: join(secrets, 'conveyor-token') },
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(existsSync(join(secrets, 'conveyor-token'))).toBe(false);
 
@@ -154,7 +160,7 @@ describe('the sandbox in the embedded mode', () => {
       expect(pid).toBeGreaterThan(1);
       expect(processAlive(pid)).toBe(false);
       // Said once, in the log, the summary and (through the summary) the check run.
-      const note = 'no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner\'s files and reach any host';
+      const note = "no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner's files and reach any host";
       expect(attempt.sandbox).toEqual({ mode: 'none', blocked: [] });
       expect(attempt.summary).toContain(note);
       const log = readFileSync(join(dirname(fleet.state), 'attempts', 'web-4', 'test.run.1.0', 'output.log'), 'utf8');

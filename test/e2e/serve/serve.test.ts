@@ -44,7 +44,11 @@ function post(port: number, body: string, signature: string): Promise<number> {
   }).then((r) => r.status);
 }
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 const SETTINGS = { APP_ID: '12345', PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, HOST: '127.0.0.1', LOG_LEVEL: 'info' };
 
 /** `conveyor serve` on a free port with a state file in a new folder (or the database given), once it listens. */
@@ -106,7 +110,10 @@ describe('conveyor serve', () => {
 
   it('logs one JSON object a line with NODE_ENV=production, and readable lines when LOG_FORMAT=pretty says so', async () => {
     const { server } = await serve({ NODE_ENV: 'production' });
-    const listening = server.output().split('\n').find((l) => l.includes('Listening on'))!;
+    const listening = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('Listening on'))!;
     const line = JSON.parse(listening) as { level: number; msg: string; time: number };
     expect(line).toMatchObject({ level: 30, msg: expect.stringMatching(/^Listening on http:\/\/127\.0\.0\.1:\d+$/) });
     expect(typeof line.time).toBe('number');
@@ -115,7 +122,10 @@ describe('conveyor serve', () => {
     removeDir(dir!);
 
     const pretty = await serve({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' });
-    const text = pretty.server.output().split('\n').find((l) => l.includes('Listening on'))!;
+    const text = pretty.server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('Listening on'))!;
     expect(text).toMatch(/INFO.*Listening on/);
     expect(() => JSON.parse(text)).toThrow();
   });

@@ -41,7 +41,16 @@ const valid = (token: string | undefined): boolean => {
 /** GitHub's REST API as one code step of acme/web uses it: its check run, and its pull request. */
 async function fakeApi(): Promise<typeof api> {
   const requests: typeof api.requests = [];
-  const check = { id: 77, name: 'conveyor / implement', status: 'queued', conclusion: null as string | null, external_id: 'run-1:implement:1:0', details_url: null, started_at: null, output: { summary: null, text: null } as Record<string, unknown> };
+  const check = {
+    id: 77,
+    name: 'conveyor / implement',
+    status: 'queued',
+    conclusion: null as string | null,
+    external_id: 'run-1:implement:1:0',
+    details_url: null,
+    started_at: null,
+    output: { summary: null, text: null } as Record<string, unknown>,
+  };
   const pulls: Array<Record<string, unknown>> = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -55,10 +64,22 @@ async function fakeApi(): Promise<typeof api> {
       if (!ok) return json(401, { message: 'Bad credentials' });
       if (what === 'GET /repos/acme/web/check-runs/77') return json(200, check);
       if (what === 'PATCH /repos/acme/web/check-runs/77') return json(200, Object.assign(check, JSON.parse(body) as object));
-      if (what === 'GET /repos/acme/web/pulls') return json(200, pulls.filter((p) => p.state === 'open'));
+      if (what === 'GET /repos/acme/web/pulls')
+        return json(
+          200,
+          pulls.filter((p) => p.state === 'open'),
+        );
       if (what === 'POST /repos/acme/web/pulls') {
         const b = JSON.parse(body) as { head: string; base: string; title: string; body: string };
-        const pr = { number: pulls.length + 1, html_url: `https://github.com/acme/web/pull/${pulls.length + 1}`, title: b.title, body: b.body, state: 'open', head: { ref: b.head, sha: 'x' }, base: { ref: b.base } };
+        const pr = {
+          number: pulls.length + 1,
+          html_url: `https://github.com/acme/web/pull/${pulls.length + 1}`,
+          title: b.title,
+          body: b.body,
+          state: 'open',
+          head: { ref: b.head, sha: 'x' },
+          base: { ref: b.base },
+        };
         pulls.push(pr);
         return json(201, pr);
       }
@@ -72,7 +93,15 @@ async function fakeApi(): Promise<typeof api> {
 
 const attempts: AttemptAuthority = {
   async lookup() {
-    return { current: true, repo: 'acme/web', defaultBranch: 'main', workflowRunId: 9001, installationId: INSTALLATION, repositories: ['acme/web'], stepKind: 'code' };
+    return {
+      current: true,
+      repo: 'acme/web',
+      defaultBranch: 'main',
+      workflowRunId: 9001,
+      installationId: INSTALLATION,
+      repositories: ['acme/web'],
+      stepKind: 'code',
+    };
   },
 };
 

@@ -2,7 +2,7 @@
 
 /** Reads the product list from the catalog at `catalogUrl` (its base URL). */
 export async function fetchProducts(catalogUrl) {
-  if (!catalogUrl) throw new Error('CATALOG_URL is not set: it must be the catalog service\'s base URL');
+  if (!catalogUrl) throw new Error("CATALOG_URL is not set: it must be the catalog service's base URL");
   const res = await fetch(`${catalogUrl.replace(/\/+$/, '')}/products`);
   if (!res.ok) throw new Error(`the catalog answered ${res.status} to GET /products`);
   return res.json();

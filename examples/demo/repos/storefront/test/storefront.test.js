@@ -10,7 +10,10 @@ async function listen(server) {
 }
 
 test('the page lists every product, escaped', () => {
-  const html = renderPage([{ id: 'a', name: 'Mug <large>' }, { id: 'b', name: 'Filter' }]);
+  const html = renderPage([
+    { id: 'a', name: 'Mug <large>' },
+    { id: 'b', name: 'Filter' },
+  ]);
   assert.match(html, /<li>Mug &#60;large&#62;/);
   assert.match(html, /<li>Filter/);
 });
