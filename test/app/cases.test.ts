@@ -309,15 +309,13 @@ describe('attempts', () => {
       nock(API)
         .get('/repos/acme/web/check-runs/101')
         .reply(200, { id: 101, status: 'queued', conclusion: null, external_id: 'acme-web-7:implement:1:0', output: {} }),
-      nock(API)
-        .get('/repos/acme/web/actions/runs/777')
-        .reply(200, {
-          id: 777,
-          html_url: 'https://github.com/acme/web/actions/runs/777',
-          status: 'completed',
-          conclusion: 'failure',
-          run_started_at: '2025-03-01T10:01:00Z',
-        }),
+      nock(API).get('/repos/acme/web/actions/runs/777').reply(200, {
+        id: 777,
+        html_url: 'https://github.com/acme/web/actions/runs/777',
+        status: 'completed',
+        conclusion: 'failure',
+        run_started_at: '2025-03-01T10:01:00Z',
+      }),
       nock(API)
         .patch('/repos/acme/web/check-runs/101', (b: { conclusion: string }) => b.conclusion === 'cancelled')
         .reply(200, {}),
