@@ -18,6 +18,7 @@ import { agentIsolation, setupIsolation } from './sandbox.ts';
 import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
 import { openTranscript } from './transcript.ts';
+import { collectUsage, usageSources } from './usage.ts';
 import { conveyorDir, identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -61,7 +62,7 @@ function agentEnvironment(
   ws: Workspace,
   agent: ResolvedAgent,
   command: AgentCommand,
-  files: { promptFile: string; resultFile: string },
+  files: { promptFile: string; resultFile: string; usageFile: string },
 ): Record<string, string> {
   return safeEnvironment(ctx, {
     // Commits made by the agent need an identity on runners that have none.
@@ -74,9 +75,11 @@ function agentEnvironment(
     ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
+    CONVEYOR_USAGE_FILE: files.usageFile,
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...(agent.model ? { CONVEYOR_MODEL: agent.model } : {}),
+    ...(agent.maxUsd !== undefined ? { CONVEYOR_MAX_USD: String(agent.maxUsd) } : {}),
     ...identityVariables(payload),
   });
 }
@@ -131,8 +134,14 @@ export async function runAgentWithPrompt(
   const prefix = FILE_PREFIX[options.role];
   const files = { promptFile: join(dir, `${prefix}prompt.md`), resultFile: join(dir, `${prefix}result.json`) };
   const schemaFile = join(dir, 'verdict.schema.json');
+  const usage = await usageSources(agent, dir, prefix);
   const cwd = options.cwd;
-  const command = agentCommand(agent, { role: options.role, inRepo: ws.repos.some((r) => r.dir === cwd), schemaFile });
+  const command = agentCommand(agent, {
+    role: options.role,
+    inRepo: ws.repos.some((r) => r.dir === cwd),
+    schemaFile,
+    ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
+  });
   const label = `${options.role === 'coder' ? '' : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ''}`;
 
   // 1. Its setup (its CLI's install, unless the CLI is on PATH), outside its sandbox's limits.
@@ -153,8 +162,9 @@ export async function runAgentWithPrompt(
   if (options.role === 'reviewer') await writeFile(schemaFile, JSON.stringify(structuredVerdictJsonSchema()));
   await excludeLeftovers(ws, command.leaves);
 
-  // 3. The command, its transcript kept line by line.
-  const env = agentEnvironment(ctx, payload, ws, agent, command, files);
+  // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come).
+  const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile });
+  if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
   const transcript = openTranscript(
@@ -173,11 +183,13 @@ export async function runAgentWithPrompt(
     lineLimit: AGENT_LINE_LIMIT,
     onLine: (line) => {
       transcript?.write(line);
+      usage.reader?.line(line);
       if (command.verdict === 'structured-output') structured = structuredOutputOf(line) ?? structured;
     },
   });
 
-  // 4. What it wrote, or the verdict its CLI gave on its output.
+  // 4. What it used (whatever became of it), and what it wrote or the verdict its CLI gave.
+  await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log);
   const given =
     command.verdict === 'structured-output'
       ? structured

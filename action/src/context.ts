@@ -13,6 +13,7 @@ import { runIsolated, type IsolatedResult } from '../../lib/sandbox.ts';
 import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
 import { createStepSandbox, noSandboxNote, recordBlocked, requireSandbox, type Isolation, type StepSandbox } from './sandbox.ts';
 import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, type WorkspaceContext } from './workspace.ts';
+import { UsageMeter } from './usage.ts';
 
 export interface StepContext {
   /** The runner's environment as the process got it (secrets included: never pass it on). */
@@ -35,6 +36,8 @@ export interface StepContext {
   byName: ReadonlySet<string>;
   /** A section of the log (a foldable group on GitHub) around `run`. */
   group<T>(title: string, run: () => Promise<T>): Promise<T>;
+  /** What the attempt's agent runs used, summed into its result. */
+  usage: UsageMeter;
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
@@ -84,6 +87,7 @@ export function createContext(options: {
     ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),
     sandbox: createStepSandbox(env, options.sandbox),
     byName: options.byName ?? new Set(),
+    usage: new UsageMeter(),
     async group(title, run) {
       // GitHub folds the lines between these two workflow commands under the title.
       const github = env.GITHUB_ACTIONS === 'true';

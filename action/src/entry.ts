@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
-import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
+import { describeIssues, parseStepPayload, stepResultSchema, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
@@ -14,6 +14,7 @@ import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
 import { fixedToken, takeToken, type StepToken } from './token.ts';
 import { takeMasks } from './masks.ts';
+import { withUsageReport } from './usage.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -92,13 +93,14 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
   let inputs: unknown;
   let ctx: StepContext | undefined;
+  let payload: StepPayload | undefined;
   try {
     const text = await payloadText(io);
     inputs = lenientJson(text);
     identity = identityOf(inputs);
     const parsed = parseStepPayload(text);
     if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
-    const payload = parsed.payload;
+    payload = parsed.payload;
     inputs = payload;
     if (tokenError) throw tokenError;
     if (masksError) throw masksError;
@@ -124,7 +126,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     });
     // A step that will run commands fails before it clones anything; a teardown only once it has one to run.
     if (payload.mode !== 'teardown') requireSandbox(ctx.sandbox);
-    const produced = await runStep(ctx, payload);
+    const produced = await runStep(ctx, parsed.payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError('internal', `the step produced an invalid result: ${describeIssues(checked.error)}`);
     result = {
@@ -136,8 +138,9 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
   }
-  // How its commands were isolated and what was blocked, whatever the outcome.
+  // How its commands were isolated and what was blocked, and what its agents used, whatever the outcome.
   if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
+  if (ctx) result = withUsageReport(result, ctx.usage, payload);
   // Every result leaves sealed, failures too: the engine verifies it against the payload it sent.
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({

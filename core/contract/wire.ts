@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { planStepSchema, resolvedAgentSchema, resolvedServiceSchema } from '../plan/types.ts';
 import { REPO_NAME } from '../repo-name.ts';
 import { ERROR_CODES } from '../errors.ts';
+import { usageSchema } from './usage.ts';
 
 export const WIRE_VERSION = 1;
 
@@ -97,6 +98,11 @@ export const stepPayloadSchema = z.object({
    * those of agents this payload does not carry.
    */
   byName: z.array(z.string()).optional(),
+  /**
+   * What the run's earlier attempts used (of this step, and of the whole run) and the run's budget,
+   * for the attempt's check run to show beside its own usage. Absent while nothing was reported.
+   */
+  usageSoFar: z.object({ step: usageSchema.optional(), run: usageSchema.optional(), budgetUsd: z.number().optional() }).optional(),
 });
 
 export const reviewVerdictSchema = z.object({
@@ -133,6 +139,8 @@ export const stepResultSchema = z.object({
       blocked: z.array(z.object({ host: z.string(), port: z.number().int(), count: z.number().int().positive() })).default([]),
     })
     .optional(),
+  /** Tokens, turns and cost of every agent run of the attempt, summed (absent when none reported any). Sealed by the receipt. */
+  usage: usageSchema.optional(),
   receipt: z.string().optional(),
 });
 

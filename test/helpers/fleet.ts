@@ -12,6 +12,8 @@ export interface AgentScript {
   sleep?: number;
   /** By attempt: repositories whose base the agent merges into the work branch first (a conflict repair). */
   mergeBase?: Record<string, string[]>;
+  /** By attempt ("*": any other): what the agent writes to $CONVEYOR_USAGE_FILE (an object as JSON, a string as it is). */
+  usage?: Record<string, object | string>;
 }
 
 export interface Fleet {

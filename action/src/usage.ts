@@ -1,0 +1,121 @@
+// What the agents of one attempt used: each agent run's usage is read once it ends (what the agent
+// wrote to $CONVEYOR_USAGE_FILE, else what its preset's CLI printed), summed into the result's
+// `usage` (which the receipt seals), and shown on the attempt's check run beside what the step and
+// the run used before it. A usage file that is not the contract's shape is said in the log and on
+// the check run, and ignored: usage is bookkeeping, never a reason for a step to fail.
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PRESETS } from '../../core/config/presets.ts';
+import { describeUsage, formatUsd, parseUsageFile, sumUsage, type Usage } from '../../core/contract/usage.ts';
+import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
+import type { ResolvedAgent } from '../../core/plan/types.ts';
+import { copilotUsageOf, usageReaderFor, type UsageReader } from '../../core/steps/usage-output.ts';
+
+export interface AgentUsage {
+  /** Who ran, for people: `agent "coder"`, `reviewer agent "reviewer"`. */
+  who: string;
+  usage: Usage;
+  /** Where the figures came from. */
+  from: 'the agent' | 'its CLI';
+}
+
+/** The attempt's account: every agent run's usage and every problem with what one reported. */
+export class UsageMeter {
+  readonly runs: AgentUsage[] = [];
+  readonly problems: string[] = [];
+
+  total(): Usage | undefined {
+    return sumUsage(this.runs.map((r) => r.usage));
+  }
+}
+
+/** Where one agent run's usage may come from. */
+export interface UsageSources {
+  /** $CONVEYOR_USAGE_FILE of this run. */
+  usageFile: string;
+  /** The file the CLI writes its usage to (a preset whose `usage` is a file), passed on its command line. */
+  cliUsageFile?: string;
+  /** Reads the CLI's JSON events (a preset whose `usage` is its events), fed each line it prints. */
+  reader?: UsageReader;
+}
+
+/** The sources of an agent run whose Conveyor files live in `dir` (`prefix`: the role's, as the prompt's). */
+export async function usageSources(agent: ResolvedAgent, dir: string, prefix: string): Promise<UsageSources> {
+  const usageFile = join(dir, `${prefix}usage.json`);
+  // A preset's command line only: an agent's own `run` prints whatever it likes.
+  const preset = agent.run === undefined && agent.preset ? PRESETS[agent.preset] : undefined;
+  const cliUsageFile = preset?.usage.from === 'file' ? join(dir, `${prefix}cli-usage.json`) : undefined;
+  // What an earlier run (a re-dispatch in the same workspace) left is not this run's.
+  await Promise.all([usageFile, cliUsageFile].map((f) => (f ? rm(f, { force: true }) : undefined)));
+  const reader = preset?.usage.from === 'events' ? usageReaderFor(preset.name) : undefined;
+  return { usageFile, ...(cliUsageFile ? { cliUsageFile } : {}), ...(reader ? { reader } : {}) };
+}
+
+async function readText(path: string | undefined): Promise<string | undefined> {
+  if (!path) return undefined;
+  return readFile(path, 'utf8').catch(() => undefined);
+}
+
+/**
+ * Reads one agent run's usage into the meter: the agent's own file first; a file that is not the
+ * contract's shape is reported and ignored, and its CLI's figures count instead where there are.
+ * `scrub` masks secrets in what the agent wrote (a model name is free text).
+ */
+export async function collectUsage(
+  meter: UsageMeter,
+  who: string,
+  sources: UsageSources,
+  scrub: (t: string) => string,
+  log: (line: string) => void,
+): Promise<void> {
+  const written = await readText(sources.usageFile);
+  if (written !== undefined) {
+    const reading = parseUsageFile(scrub(written));
+    if (reading.ok) {
+      meter.runs.push({ who, usage: reading.usage, from: 'the agent' });
+      log(`conveyor: ${who} used ${describeUsage(reading.usage)} (its $CONVEYOR_USAGE_FILE)`);
+      return;
+    }
+    const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
+    meter.problems.push(problem);
+    log(`conveyor: ${problem}`);
+  }
+  const cliText = await readText(sources.cliUsageFile);
+  const fromCli = sources.reader?.usage() ?? (cliText !== undefined ? copilotUsageOf(scrub(cliText)) : undefined);
+  if (fromCli) {
+    meter.runs.push({ who, usage: fromCli, from: 'its CLI' });
+    log(`conveyor: ${who} used ${describeUsage(fromCli)} (from its CLI's output)`);
+  } else if (written === undefined) {
+    log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+  }
+}
+
+/**
+ * The result with the attempt's usage in `usage` and its summary: each agent run, the attempt's
+ * total, what the step and the run had used before, the run's budget, and any usage that was
+ * ignored. Unchanged when no agent ran.
+ */
+export function withUsageReport(result: StepResult, meter: UsageMeter, payload: StepPayload | undefined): StepResult {
+  if (meter.runs.length === 0 && meter.problems.length === 0) return result;
+  const total = meter.total();
+  const lines: string[] = [];
+  if (meter.runs.length > 0) {
+    const rows = meter.runs.map(
+      (r) => `| ${r.who} | ${describeUsage(r.usage)}${r.usage.models?.length ? ` (${r.usage.models.join(', ')})` : ''} | ${r.from} |`,
+    );
+    lines.push(['| agent run | usage | reported by |', '| --- | --- | --- |', ...rows].join('\n'));
+    if (meter.runs.length > 1) lines.push(`This attempt: ${describeUsage(total)}.`);
+  }
+  const before = payload?.usageSoFar;
+  if (before && payload) {
+    const step = sumUsage([before.step, total]);
+    const run = sumUsage([before.run, total]);
+    lines.push(`Step \`${payload.step.id}\` so far, earlier attempts included: ${describeUsage(step)}.`);
+    const budget = before.budgetUsd !== undefined ? ` of its ${formatUsd(before.budgetUsd)} budget` : '';
+    lines.push(
+      `Run \`${payload.runId}\` so far: ${run?.costUsd !== undefined ? formatUsd(run.costUsd) : 'no cost reported'}${budget} (${describeUsage(run)}).`,
+    );
+  }
+  for (const p of meter.problems) lines.push(`> Usage ignored: ${p}.`);
+  return { ...result, summary: [result.summary, '### Usage', ...lines].join('\n\n'), ...(total ? { usage: total } : {}) };
+}

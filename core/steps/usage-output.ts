@@ -1,0 +1,144 @@
+// Reading an agent's usage from what its CLI prints, for the presets whose agent wrote no
+// $CONVEYOR_USAGE_FILE itself (core/config/presets.ts, `usage`). Each reader takes the CLI's JSON
+// lines as they come and keeps only what its documented events say; anything else is not usage.
+//
+// - Claude Code (`--output-format stream-json`): its last event, `{"type": "result"}`, carries
+//   `total_cost_usd`, `num_turns`, `usage` (input tokens split into uncached, cache writes and
+//   cache reads, all three counted as input here) and `modelUsage` keyed by model.
+// - Codex (`exec --json`): each `{"type": "turn.completed"}` carries that turn's `usage`
+//   (`input_tokens`, cached ones included, and `output_tokens`); no cost, no model.
+// - Gemini CLI (`--output-format stream-json`): its last event, `{"type": "result"}`, carries
+//   `stats` with `input_tokens`, `output_tokens` and `models` keyed by model; no cost.
+// - Copilot CLI: its JSON events carry no tokens; `--usage-output-file` writes `modelMetrics`
+//   keyed by model, each with `usage.inputTokens` and `usage.outputTokens`. It bills in premium
+//   requests and AI credits, not dollars: no cost.
+import { z } from 'zod';
+import type { PresetName } from '../config/presets.ts';
+import { compact, isEmptyUsage, sumUsage, type Usage } from '../contract/usage.ts';
+
+const count = z.number().int().nonnegative();
+
+const claudeResult = z.object({
+  type: z.literal('result'),
+  total_cost_usd: z.number().nonnegative().finite().optional(),
+  num_turns: count.optional(),
+  usage: z
+    .object({
+      input_tokens: count.optional(),
+      cache_creation_input_tokens: count.optional(),
+      cache_read_input_tokens: count.optional(),
+      output_tokens: count.optional(),
+    })
+    .optional(),
+  modelUsage: z.record(z.string(), z.unknown()).optional(),
+});
+
+const codexTurn = z.object({
+  type: z.literal('turn.completed'),
+  usage: z.object({ input_tokens: count.optional(), output_tokens: count.optional() }),
+});
+
+const geminiResult = z.object({
+  type: z.literal('result'),
+  stats: z.object({ input_tokens: count.optional(), output_tokens: count.optional(), models: z.record(z.string(), z.unknown()).optional() }),
+});
+
+const copilotUsageFile = z.object({
+  modelMetrics: z.record(z.string(), z.object({ usage: z.object({ inputTokens: count.optional(), outputTokens: count.optional() }).optional() })),
+});
+
+export interface UsageReader {
+  /** One line the CLI printed. */
+  line(text: string): void;
+  /** What the lines so far said, or undefined when they said nothing. */
+  usage(): Usage | undefined;
+}
+
+function jsonLine(text: string): unknown {
+  const t = text.trim();
+  if (!t.startsWith('{') || !t.includes('"type"')) return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const sumOf = (...xs: Array<number | undefined>): number | undefined =>
+  xs.every((x) => x === undefined) ? undefined : xs.reduce<number>((a, x) => a + (x ?? 0), 0);
+
+const present = (u: Usage): Usage | undefined => (isEmptyUsage(u) ? undefined : u);
+
+/** The last event of a kind wins (each run ends with one). */
+function lastOf<T>(schema: z.ZodType<T>, toUsage: (event: T) => Usage): UsageReader {
+  let found: Usage | undefined;
+  return {
+    line(text) {
+      const parsed = schema.safeParse(jsonLine(text));
+      if (parsed.success) found = present(toUsage(parsed.data));
+    },
+    usage: () => found,
+  };
+}
+
+function claudeReader(): UsageReader {
+  return lastOf(claudeResult, (e) =>
+    compact({
+      inputTokens: sumOf(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
+      outputTokens: e.usage?.output_tokens,
+      costUsd: e.total_cost_usd,
+      turns: e.num_turns,
+      models: modelsOf(e.modelUsage),
+    }),
+  );
+}
+
+function codexReader(): UsageReader {
+  const turns: Usage[] = [];
+  return {
+    line(text) {
+      const parsed = codexTurn.safeParse(jsonLine(text));
+      if (parsed.success)
+        turns.push(compact({ inputTokens: parsed.data.usage.input_tokens ?? 0, outputTokens: parsed.data.usage.output_tokens ?? 0, turns: 1 }));
+    },
+    usage: () => sumUsage(turns),
+  };
+}
+
+function geminiReader(): UsageReader {
+  return lastOf(geminiResult, (e) => compact({ inputTokens: e.stats.input_tokens, outputTokens: e.stats.output_tokens, models: modelsOf(e.stats.models) }));
+}
+
+function modelsOf(byModel: Record<string, unknown> | undefined): string[] | undefined {
+  const names = Object.keys(byModel ?? {}).slice(0, 20);
+  return names.length ? names : undefined;
+}
+
+/** The reader of a preset's JSON events, or undefined for a CLI whose events carry no usage. */
+export function usageReaderFor(preset: PresetName): UsageReader | undefined {
+  switch (preset) {
+    case 'claude-code':
+      return claudeReader();
+    case 'codex':
+      return codexReader();
+    case 'gemini':
+      return geminiReader();
+    case 'copilot':
+    case 'aider':
+      return undefined;
+  }
+}
+
+/** The usage in the file Copilot CLI writes with `--usage-output-file`, or undefined when it is not one. */
+export function copilotUsageOf(text: string): Usage | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = copilotUsageFile.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const metrics = Object.entries(parsed.data.modelMetrics);
+  return sumUsage(metrics.map(([model, m]) => compact({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, models: [model] })));
+}
