@@ -16,6 +16,8 @@ export interface AgentCommand {
   env: Record<string, string>;
   /** Files the CLI leaves in a repository, kept out of the commits (.git/info/exclude). */
   leaves: string[];
+  /** Why `max-usd` does not reach the CLI itself, when it is set and cannot (the agent still gets $CONVEYOR_MAX_USD). */
+  maxUsdNote?: string;
 }
 
 export interface CommandPlace {
@@ -24,6 +26,8 @@ export interface CommandPlace {
   inRepo: boolean;
   /** Where the verdict's JSON Schema is written, for a CLI that takes it as a file. */
   schemaFile: string;
+  /** Where a CLI that writes its usage to a file (the preset's `usage.flag`) writes it. */
+  cliUsageFile?: string;
 }
 
 export function agentCommand(agent: ResolvedAgent, place: CommandPlace): AgentCommand {
@@ -31,19 +35,33 @@ export function agentCommand(agent: ResolvedAgent, place: CommandPlace): AgentCo
   const env = { ...(preset?.env ?? {}) };
   const leaves = [...(preset?.leaves ?? [])];
   if (agent.run !== undefined || !preset) {
-    return { command: agent.run ?? 'false', verdict: 'agent-writes-file', env, leaves };
+    const note = agent.maxUsd !== undefined ? `max-usd ${agent.maxUsd} is given to its own \`run\` as $CONVEYOR_MAX_USD only` : undefined;
+    return { command: agent.run ?? 'false', verdict: 'agent-writes-file', env, leaves, ...(note ? { maxUsdNote: note } : {}) };
   }
+  const budget = agent.maxUsd !== undefined && 'flag' in preset.maxUsd ? [preset.maxUsd.flag, String(agent.maxUsd)] : [];
   const args: PresetArg[] = [
     ...preset.args,
     ...(place.inRepo ? [] : preset.outsideRepoArgs),
     ...(agent.model ? [preset.model.flag, presetModel(preset, agent.model)] : []),
+    ...budget,
     ...(place.role === 'reviewer' ? preset.reviewer.args : []),
   ];
+  if (preset.usage.from === 'file' && place.cliUsageFile) args.push(preset.usage.flag, place.cliUsageFile);
   const words = [preset.cli, ...args.map((a) => render(a, place))];
   const prompt = preset.prompt;
   if ('flag' in prompt) words.push(prompt.flag, prompt.value === 'path' ? '"$CONVEYOR_PROMPT_FILE"' : '"$(cat "$CONVEYOR_PROMPT_FILE")"');
   else words.push('< "$CONVEYOR_PROMPT_FILE"');
-  return { command: words.join(' '), verdict: place.role === 'reviewer' ? preset.reviewer.verdict : 'agent-writes-file', env, leaves };
+  const note =
+    agent.maxUsd !== undefined && 'unsupported' in preset.maxUsd
+      ? `max-usd ${agent.maxUsd} cannot stop it (${preset.maxUsd.unsupported}); only $CONVEYOR_MAX_USD says it`
+      : undefined;
+  return {
+    command: words.join(' '),
+    verdict: place.role === 'reviewer' ? preset.reviewer.verdict : 'agent-writes-file',
+    env,
+    leaves,
+    ...(note ? { maxUsdNote: note } : {}),
+  };
 }
 
 function render(arg: PresetArg, place: CommandPlace): string {

@@ -56,6 +56,14 @@ export interface Preset {
   reviewer: { args: PresetArg[]; verdict: VerdictSource };
   /** Patterns of files the CLI leaves in a repository: excluded from commits (.git/info/exclude). */
   leaves: string[];
+  /**
+   * Where the agent's usage comes from when it writes no $CONVEYOR_USAGE_FILE itself: the JSON
+   * events the CLI prints (core/steps/usage-output.ts reads them), a file the CLI writes when
+   * `flag` names one, or nowhere (`why`).
+   */
+  usage: { from: 'events' } | { from: 'file'; flag: string } | { from: 'none'; why: string };
+  /** How `max-usd` reaches the CLI: a flag taking US dollars, or why it cannot (then only $CONVEYOR_MAX_USD says it). */
+  maxUsd: { flag: string } | { unsupported: string };
   /** The help invocations whose output must show every flag used (a subcommand's own help where one is used). */
   help: string[][];
 }
@@ -81,6 +89,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--json-schema', { verdictSchema: 'inline' }], verdict: 'structured-output' },
     leaves: [],
+    // Its last stream-json event, `{"type": "result"}`, has total_cost_usd, num_turns and usage.
+    usage: { from: 'events' },
+    // "Maximum dollar amount to spend on API calls (only works with --print)", which it runs with.
+    maxUsd: { flag: '--max-budget-usd' },
     help: [['--help']],
   },
   codex: {
@@ -100,6 +112,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--output-schema', { verdictSchema: 'file' }, '--output-last-message', { env: 'CONVEYOR_RESULT_FILE' }], verdict: 'cli-writes-file' },
     leaves: [],
+    // Each `{"type": "turn.completed"}` event has that turn's token usage (no cost).
+    usage: { from: 'events' },
+    maxUsd: { unsupported: '`codex exec` has no flag that stops it at a cost' },
     help: [['exec', '--help']],
   },
   gemini: {
@@ -129,6 +144,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    // Its last stream-json event, `{"type": "result"}`, has `stats` with the tokens by model (no cost).
+    usage: { from: 'events' },
+    maxUsd: { unsupported: 'the Gemini CLI has no flag that stops it at a cost' },
     help: [['--help']],
   },
   copilot: {
@@ -151,6 +169,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
+    usage: { from: 'file', flag: '--usage-output-file' },
+    // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.
+    maxUsd: { unsupported: 'the Copilot CLI stops at AI credits (--max-ai-credits), not at dollars' },
     help: [['--help']],
   },
   aider: {
@@ -183,6 +205,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
     reviewer: { args: ['--chat-mode', 'ask'], verdict: 'reply' },
     leaves: ['.aider*'],
+    // Its options reference documents no machine-readable usage (it prints a "Tokens: … Cost: …" line for people).
+    usage: { from: 'none', why: 'Aider prints its usage for people only' },
+    maxUsd: { unsupported: 'Aider has no option that stops it at a cost' },
     help: [['--help']],
   },
 };
@@ -200,6 +225,8 @@ export function presetSetup(preset: Preset): string {
 export function presetFlags(preset: Preset): string[] {
   const all: PresetArg[] = [...preset.args, ...preset.outsideRepoArgs, ...preset.reviewer.args, preset.model.flag];
   if ('flag' in preset.prompt) all.push(preset.prompt.flag);
+  if (preset.usage.from === 'file') all.push(preset.usage.flag);
+  if ('flag' in preset.maxUsd) all.push(preset.maxUsd.flag);
   return [...new Set(all.filter((a): a is string => typeof a === 'string' && a.startsWith('-')))];
 }
 

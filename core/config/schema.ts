@@ -28,6 +28,11 @@ const secretsSchema = z
   .array(z.string().regex(VARIABLE_NAME, 'must be a variable name such as ANTHROPIC_API_KEY (letters, digits and "_", not starting with a digit)'))
   .describe("Variables passed by name from the runner's environment (the action step's `env:` on GitHub), masked in every log; never a GitHub token.");
 const setupTimeout = minutes.optional().describe('Stop `setup` after this many minutes (default 15).');
+/** US dollars: more than nothing, and short of what a typo would make of it. */
+const dollars = z
+  .number({ error: 'must be a number of US dollars, e.g. 20 or 2.5' })
+  .positive('must be more than 0 US dollars')
+  .max(100_000, 'must be at most 100000 US dollars');
 
 export const agentSchema = z.strictObject({
   preset: z
@@ -51,6 +56,11 @@ export const agentSchema = z.strictObject({
     .describe('Kill the agent when it prints nothing and changes nothing in the workspace for this many minutes (default 15); the attempt runs again.'),
   env: z.record(z.string().regex(VARIABLE_NAME), z.string()).optional().describe('Extra environment variables.'),
   network: networkSchema.optional().describe('Hosts the agent may reach; default: what its preset needs, nothing for a plain `run`.'),
+  'max-usd': dollars
+    .optional()
+    .describe(
+      "US dollars one agent run may spend: passed to a CLI that can stop itself (Claude Code's --max-budget-usd) and to every agent as $CONVEYOR_MAX_USD.",
+    ),
 });
 
 export const deploySchema = z.union([
@@ -182,6 +192,11 @@ export const pipelineSchema = z.strictObject({
     .enum(['required', 'best-effort'])
     .optional()
     .describe('`required`: a step fails (sandbox-unavailable) where no sandbox can be made; `best-effort` (default): it runs unsandboxed there and says so.'),
+  'budget-usd': dollars
+    .optional()
+    .describe(
+      'US dollars a run may spend on agents (as they report it): once spent, the run stops before its next agent attempt (budget-exhausted); raise it and retry to go on.',
+    ),
 });
 
 export const configSchema = z.strictObject({

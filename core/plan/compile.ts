@@ -96,6 +96,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     deployWaves: deployWavesOf(changeSetServices, services),
     // Written only when required, so that plans (and their hashes) from before the key stay the same.
     ...(pipeline.sandbox === 'required' && { sandbox: 'required' as const }),
+    ...(pipeline['budget-usd'] !== undefined && { budgetUsd: pipeline['budget-usd'] }),
   };
   return { ...plan, hash: hashPlan(plan) };
 }
@@ -160,6 +161,7 @@ function resolveAgent(config: Config, name: string): ResolvedAgent {
     ...secretsOf([...(agent.secrets ?? []), ...(preset?.credentials ?? [])]),
     ...setupOf(setup, agent['setup-timeout-minutes']),
     ...networkOf(agent.network?.allow ?? defaultAgentHosts(agent)),
+    ...(agent['max-usd'] !== undefined && { maxUsd: agent['max-usd'] }),
   };
 }
 

@@ -4,9 +4,13 @@
 import { digest } from '../canonical.ts';
 import type { Plan } from './types.ts';
 
-/** SHA-256 (hex) of the canonical JSON of the plan without its `hash`. */
+/**
+ * SHA-256 (hex) of the canonical JSON of the plan without its `hash` and its `budgetUsd`: a budget
+ * says how much may be spent, not what runs, so a run whose budget was raised is still on the
+ * pipeline it started with (and `retry` goes on).
+ */
 export function hashPlan(plan: Omit<Plan, 'hash'> | Plan): string {
-  const { hash: _hash, ...rest } = plan as Plan;
+  const { hash: _hash, budgetUsd: _budget, ...rest } = plan as Plan;
   return digest(rest);
 }
 

@@ -24,6 +24,8 @@ export const resolvedAgentSchema = z.object({
   setupTimeoutMinutes: z.number().int().optional(),
   /** Hosts the agent's sandbox may reach; absent: none. */
   network: z.object({ allow: z.array(z.string()) }).optional(),
+  /** US dollars one run of the agent may spend (`max-usd`): its CLI's flag where it has one, and $CONVEYOR_MAX_USD. */
+  maxUsd: z.number().positive().optional(),
 });
 
 export const resolvedDeploySchema = z.object({
@@ -106,6 +108,12 @@ export const planSchema = z.object({
   deployWaves: z.array(z.array(z.string())),
   /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
   sandbox: z.literal('required').optional(),
+  /**
+   * The pipeline's `budget-usd`: the run stops before an agent attempt once its agents have spent
+   * it. Outside the hash (core/plan/hash.ts): raising it does not change what runs, and a retry
+   * takes the configuration's current value (the retry event carries it).
+   */
+  budgetUsd: z.number().positive().optional(),
   hash: z.string(),
 });
 

@@ -75,7 +75,18 @@ function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string
         ...model,
       ];
     case 'copilot':
-      return ['--allow-all', '--no-ask-user', '--no-auto-update', '--output-format', 'json', ...model, '--prompt', /^# Conveyor: /];
+      return [
+        '--allow-all',
+        '--no-ask-user',
+        '--no-auto-update',
+        '--output-format',
+        'json',
+        ...model,
+        '--usage-output-file',
+        join(dir, role === 'coder' ? 'cli-usage.json' : 'review-cli-usage.json'),
+        '--prompt',
+        /^# Conveyor: /,
+      ];
     case 'aider': {
       const base = [
         '--yes-always',
