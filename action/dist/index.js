@@ -31793,6 +31793,14 @@ var init_github = __esm({
         const answer = await unlessAbsent(this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...of(repo), username: user }));
         return answer?.data.permission ?? "none";
       }
+      /** A review's inline comments (the first 100: what feedback keeps), each with its file and line. */
+      async reviewComments(repo, number4, reviewId) {
+        const { data } = await this.octokit.rest.pulls.listCommentsForReview({ ...of(repo), pull_number: number4, review_id: reviewId, per_page: 100 });
+        return data.map((c3) => {
+          const line = c3.line ?? c3.original_line ?? void 0;
+          return { path: c3.path, ...typeof line === "number" ? { line } : {}, body: c3.body };
+        });
+      }
       /** active, pending or none: the user's membership of an organisation's team. */
       async teamMembership(org, team, user) {
         const answer = await unlessAbsent(this.octokit.rest.teams.getMembershipForUserInOrg({ org, team_slug: team, username: user }));
@@ -54569,9 +54577,9 @@ function buildPrompt(input2) {
   out.push("## Your role", "");
   if (input2.mode === "repair") {
     out.push(
-      `You are the repair agent of step \`${step.id}\` (attempt ${input2.attempt}). An earlier change for this issue did not pass`,
-      "the checks below. Change the code so that it does, keeping the intent of the issue. Do not weaken or delete the",
-      "checks themselves."
+      `You are the repair agent of step \`${step.id}\` (attempt ${input2.attempt}). An earlier change for this issue needs more`,
+      "work: the findings below say what (checks it did not pass, or changes people asked for). Change the code to address",
+      "them, keeping the intent of the issue. Do not weaken or delete checks."
     );
   } else {
     out.push(
