@@ -12,6 +12,7 @@ import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
 import { isBot } from './commands.ts';
 import { canWrite, type AppDeps } from './deps.ts';
+import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../engine/ports/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { externalIdOf } from '../core/github/check-run.ts';
@@ -129,7 +130,7 @@ export async function onCheckRunRerequested(
     );
     return;
   }
-  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login });
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github, run)) });
 }
 
 interface WorkflowRunPayload {

@@ -10,12 +10,14 @@ import { primaryRepo } from '../core/run/payload.ts';
 import { isApprover } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
+import { shortUsage } from '../core/contract/usage.ts';
+import { describeRunUsage, stepUsage } from '../core/run/usage.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
-import { startRun } from './start.ts';
+import { currentBudget, startRun } from './start.ts';
 
 export interface CommandSource {
   kind: 'comment' | 'review' | 'button';
@@ -175,7 +177,8 @@ async function decideOn(
       break;
     }
     case 'retry':
-      event = { type: 'retry', at, by: login, ...(command.step ? { step: command.step } : {}) };
+      // With the configuration's budget as it is now (raised, a run stopped by it goes on).
+      event = { type: 'retry', at, by: login, ...(command.step ? { step: command.step } : {}), ...(await currentBudget(github, run)) };
       break;
     case 'cancel':
       event = { type: 'cancel', at, by: login, ...(command.reason ? { reason: command.reason } : {}) };
@@ -290,8 +293,13 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
   ];
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
-    lines.push(`- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`);
+    const used = shortUsage(stepUsage(s));
+    lines.push(
+      `- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${used ? `, ${used}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`,
+    );
   }
+  const total = describeRunUsage(run);
+  if (total) lines.push('', `Usage: ${total}`);
   if (run.prs.length > 0) lines.push('', `PRs: ${run.prs.map((p) => `${p.repo}#${p.number}`).join(', ')}`);
   if (trackingUrl) lines.push('', `Details: ${trackingUrl}`);
   return lines.join('\n');

@@ -54,6 +54,21 @@ export async function runIdFor(store: RunStore, repo: string, issue: number, pip
   for (let n = 2; ; n++) if (!(await store.get(`${base}-${n}`))) return `${base}-${n}`;
 }
 
+/**
+ * The run's pipeline's `budget-usd` as the default branch's configuration says now, for a retry to
+ * go on with (null: it has none now). The budget is outside the plan hash (core/run/usage.ts), so
+ * raising it is not a changed pipeline. Nothing when the file is gone, invalid or lost the
+ * pipeline: the run keeps its own budget then, and the retry does not fail on it.
+ */
+export async function currentBudget(github: GitHubForge, run: Run): Promise<{ budgetUsd?: number | null }> {
+  const branch = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main';
+  const text = await github.readFile(run.issue.repo, CONFIG_PATH, branch);
+  if (text === undefined) return {};
+  const { loaded } = loadCached(text);
+  const pipeline = loaded.ok ? loaded.config.pipelines[run.plan.pipeline] : undefined;
+  return pipeline ? { budgetUsd: pipeline['budget-usd'] ?? null } : {};
+}
+
 /** A label may be meant for Conveyor even when the file is broken: the default label, or one the file names. */
 function meantForConveyor(trigger: StartRequest['trigger'], text: string | undefined): boolean {
   if (trigger.kind === 'command') return true;

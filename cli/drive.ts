@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
+import type { Usage } from '../core/contract/usage.ts';
+import { runUsage, stepUsage } from '../core/run/usage.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
 import { checkRemotes, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
@@ -235,13 +237,22 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
 export function report(run: Run, json: boolean): void {
   if (json) {
     say(
-      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, steps: run.steps, prs: run.prs, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
+      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, usage: usageReport(run), steps: run.steps, prs: run.prs, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
     );
     return;
   }
   say(`\n${renderRun(run)}`);
   const next = nextCommand(run);
   if (next) say(`\nTo continue: ${next}`);
+}
+
+/** The run's usage for `--json`: its total, its budget and each step's (each attempt's is in `steps`). */
+function usageReport(run: Run): { run?: Usage; budgetUsd?: number; steps: Record<string, Usage> } {
+  const total = runUsage(run);
+  const steps = Object.fromEntries(
+    run.plan.steps.map((p) => [p.id, stepUsage(run.steps[p.id])] as const).filter((e): e is readonly [string, Usage] => e[1] !== undefined),
+  );
+  return { ...(total ? { run: total } : {}), ...(run.plan.budgetUsd !== undefined ? { budgetUsd: run.plan.budgetUsd } : {}), steps };
 }
 
 /** A text file named by an option (`--body-file`, `--message-file`); a UsageError naming both when it cannot be read. */

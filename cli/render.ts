@@ -3,6 +3,8 @@
 import { shortReceipt } from '../core/contract/receipt.ts';
 import { stepVerifies } from '../core/run/receipts.ts';
 import type { Run, RunEvent, StepState } from '../core/run/types.ts';
+import { shortUsage } from '../core/contract/usage.ts';
+import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
 
 const MARK: Record<StepState['status'], string> = {
   pending: '·',
@@ -87,11 +89,14 @@ function stepDuration(state: StepState): string {
 }
 
 export function renderRun(run: Run): string {
+  // A usage column only when an agent of the run reported usage.
+  const usage = runUsage(run) !== undefined;
   const rows = run.plan.steps.map((s) => {
     const st = run.steps[s.id];
-    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', receiptCell(st), st?.reason ?? ''];
+    const used = usage ? [shortUsage(stepUsage(st))] : [];
+    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', ...used, receiptCell(st), st?.reason ?? ''];
   });
-  const header = ['step', 'kind', 'status', 'attempts', 'time', 'receipt', 'note'];
+  const header = ['step', 'kind', 'status', 'attempts', 'time', ...(usage ? ['usage'] : []), 'receipt', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const fmt = (r: string[]) =>
     r
@@ -129,6 +134,8 @@ export function renderRun(run: Run): string {
       lines.push(`  @${f.by} (${f.source}) ${where}: ${f.text.replace(/\s+/g, ' ').slice(0, 80)}`);
     }
   }
+  const total = describeRunUsage(run);
+  if (total) lines.push('', `Usage: ${total}`);
   lines.push(...sandboxLines(run));
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');

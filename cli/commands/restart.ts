@@ -73,12 +73,13 @@ export function describePlanDiff(diffs: readonly StepDiff[]): string[] {
 
 /**
  * Before a retry: the run's pipeline as the configuration file says now must be the one it started
- * with. Returns an exit code when the retry must not go on (after saying why), else undefined.
+ * with. Returns an exit code when the retry must not go on (after saying why), else the plan as the
+ * file says now (its budget, which the hash leaves out, is what the retry goes on with).
  */
-export async function checkPlanUnchanged(run: Run, configPath: string): Promise<number | undefined> {
+export async function checkPlanUnchanged(run: Run, configPath: string): Promise<{ refused: number } | { plan: Plan }> {
   const now = await currentPlan(run, configPath);
-  if (!now.ok) return now.code;
-  if (now.plan.hash === run.plan.hash) return undefined;
+  if (!now.ok) return { refused: now.code };
+  if (now.plan.hash === run.plan.hash) return { plan: now.plan };
   const lines = describePlanDiff(planDiff(run.plan, now.plan));
   warnRaw(
     [
@@ -89,7 +90,7 @@ export async function checkPlanUnchanged(run: Run, configPath: string): Promise<
       '',
     ].join('\n'),
   );
-  return EXIT.failed;
+  return { refused: EXIT.failed };
 }
 
 interface RestartOptions {

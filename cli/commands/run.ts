@@ -126,21 +126,28 @@ export function register(program: Command): void {
       '\nA retry refuses (exit 1, showing the steps that differ) when the pipeline changed since the run started; `conveyor restart RUN` starts it over.',
     )
     .action(
-      action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean; config?: string }) =>
-        decide({
+      action((runId: string, step: string | undefined, o: { state: string; remotes?: string; approve?: boolean; config?: string }) => {
+        // The file's budget now: the retry goes on with it (a raised budget lets a stopped run go on).
+        let budgetUsd: number | null | undefined;
+        return decide({
           statePath: o.state,
           runId,
           override: { remotes: o.remotes, approve: o.approve, configPath: o.config },
           // The run resumes only on the pipeline it started with.
-          check: (run, options) => checkPlanUnchanged(run, options.configPath),
+          check: async (run, options) => {
+            const checked = await checkPlanUnchanged(run, options.configPath);
+            if ('refused' in checked) return checked.refused;
+            budgetUsd = checked.plan.budgetUsd ?? null;
+            return undefined;
+          },
           event: (run) => {
             if (step && !run.plan.steps.some((s) => s.id === step)) {
               throw new UsageError(`run ${run.id} has no step ${step}; its steps: ${run.plan.steps.map((s) => s.id).join(', ')}`);
             }
-            return { type: 'retry', at: now(), step };
+            return { type: 'retry', at: now(), step, ...(budgetUsd !== undefined ? { budgetUsd } : {}) };
           },
-        }),
-      ),
+        });
+      }),
     );
 
   program

@@ -3,6 +3,8 @@
 import { findRecord } from '../run/draft.ts';
 import { inlineText, safeLinkTarget } from '../text.ts';
 import type { Run, StepState } from '../run/types.ts';
+import { shortUsage } from '../contract/usage.ts';
+import { describeRunUsage, runUsage, stepUsage } from '../run/usage.ts';
 
 export interface AttemptLinks {
   checkRunUrl?: string;
@@ -47,10 +49,14 @@ const link = (text: string, url: string | undefined): string => {
   return target ? `[${text}](${target})` : text;
 };
 
+/** Whether any agent of the run reported usage: only then has the table a usage column. */
+const hasUsage = (run: Run): boolean => runUsage(run) !== undefined;
+
 function stepRows(run: Run, links: RunLinks, now: string): string[] {
+  const usage = hasUsage(run);
   return run.plan.steps.map((p) => {
     const s = run.steps[p.id];
-    if (!s) return `| ${p.id} | ${p.kind} | ? | | | |`;
+    if (!s) return `| ${p.id} | ${p.kind} | ? | | | |${usage ? ' |' : ''}`;
     const record = findRecord(s, s.attempt, s.epoch);
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${s.mode === 'repair' ? ' (repair)' : ''}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
     const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
@@ -60,13 +66,22 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
       .join(' · ');
     // Reasons carry what commands and agents printed: shown as text, never as Markdown.
     const state = `${STATE_ICON[s.status]}${s.reason ? `: ${inlineText(s.reason.slice(0, 300))}` : ''}`;
-    return `| \`${p.id}\` | ${p.kind} | ${state} | ${attempt} | ${duration} | ${linkText} |`;
+    const used = usage ? ` ${shortUsage(stepUsage(s))} |` : '';
+    return `| \`${p.id}\` | ${p.kind} | ${state} | ${attempt} | ${duration} |${used} ${linkText} |`;
   });
 }
 
 /** The table and lists shared by the tracking comment and the summary check run. */
 export function renderRunTable(run: Run, links: RunLinks, now: string): string {
-  const lines = ['| step | kind | state | attempt | duration | links |', '| --- | --- | --- | --- | --- | --- |', ...stepRows(run, links, now)];
+  const usage = hasUsage(run);
+  const lines = [
+    `| step | kind | state | attempt | duration |${usage ? ' usage |' : ''} links |`,
+    `| --- | --- | --- | --- | --- |${usage ? ' --- |' : ''} --- |`,
+    ...stepRows(run, links, now),
+  ];
+  // The run's tokens and cost (and budget), as its agents reported them: what people look for first.
+  const total = describeRunUsage(run);
+  if (total) lines.push('', `**Usage:** ${total}`);
   if (run.prs.length > 0) {
     lines.push('', '**Pull requests:** ' + run.prs.map((p) => link(inlineText(`${p.repo}#${p.number}`), p.url)).join(', '));
   }

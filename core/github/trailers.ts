@@ -7,6 +7,7 @@ import { receiptHex } from '../contract/receipt.ts';
 import { stepVerifies } from '../run/receipts.ts';
 import type { Run } from '../run/types.ts';
 import type { PullRequestRef } from '../contract/wire.ts';
+import { runUsage } from '../run/usage.ts';
 
 /** The commit message body for merging `pr`: the PR's description line and the trailer block. */
 export function mergeTrailers(run: Run, pr: PullRequestRef): string {
@@ -33,5 +34,8 @@ export function trailerLines(run: Run, pr: PullRequestRef): string[] {
     }
   }
   for (const a of run.approvals) if (!a.stale) trailers.push(`Approved-by: ${oneLine(a.by)}`);
+  // What the run's agents said it cost, all attempts of all steps; only when one reported a cost.
+  const cost = runUsage(run)?.costUsd;
+  if (cost !== undefined) trailers.push(`Conveyor-Cost: $${cost.toFixed(2)}`);
   return [...new Set(trailers)];
 }

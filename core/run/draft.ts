@@ -7,6 +7,7 @@ import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
 import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, Staleness, StepState } from './types.ts';
 import { renderFeedback } from './feedback.ts';
+import { budgetBlocks } from './usage.ts';
 
 /** How many times a lost attempt is dispatched again (with the next epoch) before the step fails. */
 export const MAX_LOSSES = 2;
@@ -182,7 +183,7 @@ export class Draft {
   }
 
   /** Replaces the record of the step's current attempt with a finished one. */
-  finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs' | 'sandbox'>): void {
+  finishAttempt(id: string, outcome: Pick<AttemptRecord, 'conclusion' | 'summary' | 'error' | 'receipt' | 'inputs' | 'sandbox' | 'usage'>): void {
     const s = this.step(id);
     const i = findRecordIndex(s, s.attempt, s.epoch);
     const r = s.attempts[i];
@@ -200,11 +201,21 @@ export class Draft {
       inputs: outcome.inputs ?? r.inputs,
       findings: r.findings,
       ...(outcome.sandbox ? { sandbox: outcome.sandbox } : {}),
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
     };
   }
 
-  /** Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step (whose repairs, conflict resolutions, are dispatched). */
-  dispatch(id: string, attempt: number, epoch: number, mode: AttemptMode, findings?: string): void {
+  /**
+   * Starts one attempt of a step: a `dispatch` effect, or `merge` for a merge step (whose repairs,
+   * conflict resolutions, are dispatched). An attempt that would run an agent once the run has
+   * spent its budget is not started: the step fails saying so (core/run/usage.ts). Says whether it started.
+   */
+  dispatch(id: string, attempt: number, epoch: number, mode: AttemptMode, findings?: string): boolean {
+    const blocked = budgetBlocks(this.run, id, mode);
+    if (blocked) {
+      this.fail(id, blocked);
+      return false;
+    }
     const s = this.step(id);
     s.status = 'queued';
     s.attempt = attempt;
@@ -230,6 +241,7 @@ export class Draft {
       if (findings !== undefined) effect.findings = findings;
       this.effects.push(effect);
     }
+    return true;
   }
 
   fail(id: string, reason: string): void {
@@ -290,6 +302,12 @@ export class Draft {
         key: `${this.run.id}:reply:feedback-dropped:${this.base.version + 1}`,
         text: `The feedback of ${by} came while the pull requests were merging, and they merged: it was not given to the agent. Open a new issue for it.`,
       });
+      return false;
+    }
+    // Spent: the code step stops there, and the feedback waits for a retry with a larger budget.
+    const blocked = budgetBlocks(this.run, code.id, 'repair');
+    if (blocked) {
+      this.fail(code.id, blocked);
       return false;
     }
     const after = new Set(order.slice(at + 1).map((p) => p.id));

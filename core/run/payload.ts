@@ -3,6 +3,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { Run, AttemptMode } from './types.ts';
 import { findRecord } from './draft.ts';
+import { usageSoFar } from './usage.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from '../contract/wire.ts';
 
 /** The branch the run works on in every repository of its change set. */
@@ -85,6 +86,8 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     coder: coderOf(plan),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
     ...byNameOf(plan),
+    // For its check run to show beside its own usage (a teardown runs no agent).
+    ...(request.mode === 'teardown' ? {} : usageSoFar(run, step.id)),
   };
 }
 

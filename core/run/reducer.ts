@@ -197,6 +197,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     receipt: result.receipt,
     inputs: event.inputs,
     sandbox: result.sandbox,
+    usage: result.usage,
   };
   // An agent that stalled said nothing about the work: its attempt counts as lost, not as a verdict.
   if (result.error?.code === 'agent-stalled') return redispatchLost(run, s, at, record, `the agent stalled (${result.error.message.slice(0, 300)})`);
@@ -345,6 +346,8 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
     if (from < 0) return unchanged(run);
   }
   const d = new Draft(run, event.at);
+  // The budget as the configuration says now (outside the plan hash: see core/run/usage.ts).
+  if (event.budgetUsd !== undefined) d.run.plan = withBudget(run.plan, event.budgetUsd);
   const reset = new Set(order.slice(from));
   for (const id of reset) d.resetStep(id);
   if (run.approvals.some((a) => reset.has(a.step) && !a.stale)) {
@@ -420,6 +423,12 @@ function conflictRepair(run: Run, kind: string, result: { error?: { code: string
   if (kind !== 'merge' || result.error?.code !== 'merge-conflict') return undefined;
   const agent = coderAgent(run);
   return agent !== undefined ? { agent, maxAttempts: MAX_CONFLICT_REPAIRS } : undefined;
+}
+
+/** The plan with another budget (a new object: plans are shared between runs). */
+function withBudget(plan: Plan, budgetUsd: number | null): Plan {
+  const { budgetUsd: _old, ...rest } = plan;
+  return budgetUsd === null ? rest : { ...rest, budgetUsd };
 }
 
 /** Latest PR per repository, keeping the order repositories first appeared in. */

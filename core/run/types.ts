@@ -2,6 +2,7 @@
 // (run, event) -> (run', effects). Runs are stored as JSON, so everything here is plain data.
 import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
+import type { Usage } from '../contract/usage.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -36,6 +37,8 @@ export interface AttemptRecord {
   findings?: string;
   /** How its commands were isolated and what the sandbox blocked (repairs included). */
   sandbox?: SandboxReport;
+  /** What its agents used, from its result (which the receipt seals); absent when none reported any. */
+  usage?: Usage;
 }
 
 export interface StepState {
@@ -154,7 +157,11 @@ export type RunEvent =
   | { type: 'environments-settled'; at: string; step: string; attempt: number; epoch: number; environments: Environment[] }
   /** `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub). */
   | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string }
-  | { type: 'retry'; at: string; step?: string; by?: string }
+  /**
+   * `budgetUsd`: the pipeline's `budget-usd` as the configuration says when the retry is asked for
+   * (null: it has none now); the run goes on with it (see core/run/usage.ts). Absent: unchanged.
+   */
+  | { type: 'retry'; at: string; step?: string; by?: string; budgetUsd?: number | null }
   /** A person asks the coder for a change: the code step repairs with it once no attempt is under way. */
   | ({ type: 'feedback'; at: string } & Omit<Feedback, 'at' | 'taken' | 'dropped'>)
   /** `unreachable`: the forge itself is gone for this run (see Run.unreachable). */

@@ -456,6 +456,8 @@ describe('attempts', () => {
 
     const scopes = [
       nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' }),
+      // A retry goes on with the budget the configuration gives now.
+      configScope(),
       dispatchScope('implement', 102, dispatched),
     ];
     await h.receive(
