@@ -12,6 +12,7 @@ import { configSchema } from '../../core/config/schema.ts';
 import { PRESETS, type PresetName } from '../../core/config/presets.ts';
 import { compilePlan } from '../../core/plan/compile.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
+import type { Usage } from '../../core/contract/usage.ts';
 import { isSecretName } from '../../lib/secrets.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
@@ -38,6 +39,18 @@ const RUNNER_SECRETS: Record<string, string> = {
   GITHUB_TOKEN: 'ghs_workflowtokenstandin0013',
 };
 
+/** The usage each CLI's stand-in reports (test/fixtures/agents/stand-in.mjs), as the result carries it. */
+const USAGE: Record<PresetName, Usage | undefined> = {
+  // Input tokens: uncached, cache writes and cache reads together.
+  'claude-code': { inputTokens: 150, outputTokens: 40, costUsd: 0.0123, turns: 3, models: ['claude-sonnet-4-5'] },
+  // Two turn.completed events, summed.
+  codex: { inputTokens: 300, outputTokens: 50, turns: 2 },
+  gemini: { inputTokens: 210, outputTokens: 45, models: ['gemini-2.5-pro'] },
+  // From the file it writes with --usage-output-file.
+  copilot: { inputTokens: 400, outputTokens: 60, models: ['gpt-5'] },
+  aider: undefined,
+};
+
 const MODELS: Record<PresetName, { model: string; onCli: string }> = {
   'claude-code': { model: 'anthropic/claude-sonnet-4-5', onCli: 'claude-sonnet-4-5' },
   codex: { model: 'openai/gpt-5', onCli: 'gpt-5' },
@@ -53,7 +66,8 @@ function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string
   switch (preset) {
     case 'claude-code': {
       const base = ['--print', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--add-dir', ws, ...model];
-      return role === 'coder' ? base : [...base, '--json-schema', /^\{"type":"object".*"verdict"/];
+      // The coder's max-usd: Claude Code stops itself at it.
+      return role === 'coder' ? [...base, '--max-budget-usd', '2.5'] : [...base, '--json-schema', /^\{"type":"object".*"verdict"/];
     }
     case 'codex': {
       const base = ['exec', '--json', '--color', 'never', '--dangerously-bypass-approvals-and-sandbox'];
@@ -137,7 +151,7 @@ function planFor(preset: PresetName) {
   const yaml = `
 version: 1
 agents:
-  coder: { preset: ${preset}, model: ${MODELS[preset].model}, secrets: [TEAM_MODEL_ROUTE] }
+  coder: { preset: ${preset}, model: ${MODELS[preset].model}, secrets: [TEAM_MODEL_ROUTE], max-usd: 2.5 }
   reviewer: { preset: ${preset}, model: ${MODELS[preset].model} }
 services:
   web: { repo: acme/web, secrets: [VERCEL_TOKEN], deploy: { run: ./preview.sh } }
@@ -243,6 +257,13 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
     // The CLI was on PATH: its install did not run.
     expect(existsSync(join(ws, 'stand-in-npm.json'))).toBe(false);
     expect(log).toContain(`agent "coder" gets ${wanted.join(', ')}`);
+
+    // What it used, read from its CLI's own output; max-usd reaches the CLI where it can stop itself.
+    expect(result.usage).toEqual(USAGE[name]);
+    if (USAGE[name]) expect(log).toContain(`agent "coder" (${preset.title}) used`);
+    else expect(log).toContain('reported no usage');
+    expect(rec.env.CONVEYOR_MAX_USD).toBe('2.5');
+    if ('unsupported' in preset.maxUsd) expect(log).toContain(`max-usd 2.5 cannot stop it (${preset.maxUsd.unsupported})`);
   });
 
   it('runs the reviewer inside the primary repository and reads its verdict the way the CLI gives it', async () => {
@@ -264,6 +285,7 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
     // The coder's own secret and the service's stay out; its preset's credentials come in.
     expect(secretNames(rec.env)).toEqual([...preset.credentials].sort());
     expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);
+    expect(result.usage).toEqual(USAGE[name]);
   });
 });
 

@@ -5,6 +5,7 @@
 // what the run spent so far in its payload, and the run finishes, its cost summed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
+import { statusText } from '../../app/commands.ts';
 import { renderResultText } from '../../core/github/check-run.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
@@ -107,5 +108,9 @@ describe('a run with a budget', () => {
     expect(run.status).toBe('succeeded');
     expect(reports.comments.at(-1)).toContain('**Usage:** $0.90 · 1,500 tokens in, 50 out · 4 turns · budget $2.00');
     expect(reports.comments.at(-1)).toMatch(/\| `review` \| review \| ✅ succeeded \| 1 \| \S+ \| \$0\.30 · 550 tokens \|/);
+    // `/conveyor status` says the same.
+    const said = statusText(run, undefined);
+    expect(said).toContain('- `implement` (code): succeeded, attempt 1, $0.60 · 1.0k tokens');
+    expect(said).toContain('Usage: $0.90 · 1,500 tokens in, 50 out · 4 turns · budget $2.00');
   });
 });

@@ -1,0 +1,62 @@
+// Reading an agent's usage from what its CLI prints (the presets' `usage: events | file`): only the
+// documented events count, the last result wins, anything else (text, other events, JSON of
+// another shape) is not usage.
+import { describe, expect, it } from 'vitest';
+import { copilotUsageOf, usageReaderFor } from '../../../core/steps/usage-output.ts';
+
+const feed = (preset: Parameters<typeof usageReaderFor>[0], lines: string[]) => {
+  const reader = usageReaderFor(preset);
+  if (!reader) throw new Error(`no reader for ${preset}`);
+  for (const l of lines) reader.line(l);
+  return reader.usage();
+};
+
+describe('usage from a CLI’s output', () => {
+  it('Claude Code: the last result event, its input tokens with the cached ones, its cost, turns and models', () => {
+    const result = (cost: number) =>
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        total_cost_usd: cost,
+        num_turns: 4,
+        usage: { input_tokens: 10, cache_creation_input_tokens: 200, cache_read_input_tokens: 3000, output_tokens: 77 },
+        modelUsage: { 'claude-sonnet-4-5': {}, 'claude-haiku-4-5': {} },
+      });
+    expect(
+      feed('claude-code', [
+        'plain text',
+        '{"type": "assistant", "message": {}}',
+        '{not json',
+        result(0.1),
+        '{"type":"result","total_cost_usd":"lots"}',
+        result(0.25),
+      ]),
+    ).toEqual({ inputTokens: 3210, outputTokens: 77, costUsd: 0.25, turns: 4, models: ['claude-sonnet-4-5', 'claude-haiku-4-5'] });
+    expect(feed('claude-code', ['{"type": "assistant"}', 'done'])).toBeUndefined();
+  });
+
+  it('Codex: every turn.completed summed, one turn each', () => {
+    const turn = (i: number, o: number) => JSON.stringify({ type: 'turn.completed', usage: { input_tokens: i, cached_input_tokens: 0, output_tokens: o } });
+    expect(feed('codex', [turn(100, 10), '{"type": "item.completed"}', turn(50, 5)])).toEqual({ inputTokens: 150, outputTokens: 15, turns: 2 });
+    expect(feed('codex', ['{"type": "turn.failed"}'])).toBeUndefined();
+  });
+
+  it('Gemini CLI: the stats of its result event', () => {
+    expect(feed('gemini', [JSON.stringify({ type: 'result', stats: { input_tokens: 9, output_tokens: 3, models: { 'gemini-2.5-pro': {} } } })])).toEqual({
+      inputTokens: 9,
+      outputTokens: 3,
+      models: ['gemini-2.5-pro'],
+    });
+  });
+
+  it('Copilot CLI: its usage file by model; anything else is not usage. Aider and Copilot’s events have no reader', () => {
+    const file = JSON.stringify({
+      modelMetrics: { 'gpt-5': { usage: { inputTokens: 40, outputTokens: 4 } }, 'claude-sonnet-4.5': { usage: { inputTokens: 2 } } },
+    });
+    expect(copilotUsageOf(file)).toEqual({ inputTokens: 42, outputTokens: 4, models: ['gpt-5', 'claude-sonnet-4.5'] });
+    expect(copilotUsageOf('not json')).toBeUndefined();
+    expect(copilotUsageOf('{"tokens": 5}')).toBeUndefined();
+    expect(usageReaderFor('aider')).toBeUndefined();
+    expect(usageReaderFor('copilot')).toBeUndefined();
+  });
+});
