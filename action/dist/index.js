@@ -54512,8 +54512,7 @@ function createContext(options) {
   const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, void 0);
   token?.onToken((t2) => scrubber.add(t2));
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
-  const write = options.log ?? ((line) => process.stdout.write(`${line}
-`));
+  const write = options.log ?? ((line) => info(line));
   let forge;
   const log = (line) => write(scrubber.scrub(line));
   return {
@@ -54624,13 +54623,13 @@ async function runUserCommand(ctx, options) {
 import { readFile as readFile3 } from "node:fs/promises";
 
 // core/github/check-run.ts
-var CHECK_OUTPUT_LIMIT = 65535;
+init_limits();
 function externalIdOf(a) {
   return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
 }
 var MARKER = "conveyor:result:v1";
 var SUMMARY_ELSEWHERE = "(see the check run summary)";
-function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
+function renderResultText(result, limit = CHECK_OUTPUT_MAX - 200) {
   const encode3 = (r2) => `<!-- ${MARKER} ${JSON.stringify(r2).replace(/</g, "\\u003c").replace(/>/g, "\\u003e")} -->`;
   const text = encode3(result);
   if (text.length <= limit) return text;
@@ -54645,17 +54644,14 @@ function renderResultText(result, limit = CHECK_OUTPUT_LIMIT - 200) {
 // action/src/report/check-run.ts
 init_github();
 init_octokit();
-var MAX_SUMMARY = 65e3;
 function checkRunOutput(result) {
   const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
-  const summary2 = result.summary.length > MAX_SUMMARY ? `${result.summary.slice(0, MAX_SUMMARY)}
-
-\u2026(truncated)` : result.summary;
   return {
     name: `conveyor / ${result.stepId}`,
     conclusion: result.conclusion,
     title,
-    summary: summary2,
+    // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
+    summary: result.summary,
     externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
     text: renderResultText(result)
   };
@@ -54760,8 +54756,7 @@ var FileReporter = class {
 
 // action/src/report/log.ts
 var LogReporter = class {
-  constructor(log = (l) => process.stdout.write(`${l}
-`), setOutput2) {
+  constructor(log = (l) => info(l), setOutput2) {
     this.log = log;
     this.setOutput = setOutput2;
   }
