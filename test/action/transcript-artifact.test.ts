@@ -107,6 +107,42 @@ async function runOnGitHub(payload: StepPayload, retention = '') {
   return { result, log: lines.join('\n') };
 }
 
+/** The results service and the blob storage it signs an upload URL for, each request recorded. */
+function artifactService() {
+  const created: Array<Record<string, unknown>> = [];
+  const finalized: Array<Record<string, unknown>> = [];
+  const blocks: Buffer[] = [];
+  const results = nock(RESULTS)
+    .post(`${TWIRP}/CreateArtifact`, (b: Record<string, unknown>) => created.push(b) > 0)
+    .reply(200, { ok: true, signed_upload_url: `${BLOB}${BLOB_PATH}?sig=upload-signature&sv=2024-08-04` })
+    .post(`${TWIRP}/FinalizeArtifact`, (b: Record<string, unknown>) => finalized.push(b) > 0)
+    .reply(200, { ok: true, artifact_id: '4242' });
+  // Azure's block upload: the zip as a block, then the list that commits it.
+  const blob = nock(BLOB)
+    .put(BLOB_PATH, (body: string) => blocks.push(Buffer.from(body, 'hex')) > 0)
+    .query((q) => q.comp === 'block' && typeof q.blockid === 'string' && q.sig === 'upload-signature')
+    .reply(201)
+    .put(BLOB_PATH)
+    .query((q) => q.comp === 'blocklist' && q.sig === 'upload-signature')
+    .reply(201, '', { ETag: '"0x1"', 'Last-Modified': new Date().toUTCString() });
+  return {
+    created,
+    finalized,
+    done() {
+      expect(results.isDone()).toBe(true);
+      expect(blob.isDone()).toBe(true);
+    },
+    /** The uploaded zip's one file, the transcript, as text. */
+    uploaded(): string {
+      const zip = join(scratch, 'uploaded.zip');
+      writeFileSync(zip, Buffer.concat(blocks));
+      const entries = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+      expect(entries).toEqual(['transcript-acme-web-7-implement.run.1.0.log']);
+      return execFileSync('unzip', ['-p', zip, entries[0]!], { encoding: 'utf8' });
+    },
+  };
+}
+
 /** The check run's one write, recorded. */
 function checkRunWrite(): { scope: nock.Scope; written: Array<{ conclusion: string; output: { summary: string } }> } {
   const written: Array<{ conclusion: string; output: { summary: string } }> = [];
@@ -118,32 +154,17 @@ function checkRunWrite(): { scope: nock.Scope; written: Array<{ conclusion: stri
 
 describe("an agent's transcript on GitHub", () => {
   it('is uploaded as a workflow artifact (the masked transcript, zipped) and linked from the check run', async () => {
-    const created: Array<Record<string, unknown>> = [];
-    const finalized: Array<Record<string, unknown>> = [];
-    const blocks: Buffer[] = [];
-    const results = nock(RESULTS)
-      .post(`${TWIRP}/CreateArtifact`, (b: Record<string, unknown>) => created.push(b) > 0)
-      .reply(200, { ok: true, signed_upload_url: `${BLOB}${BLOB_PATH}?sig=upload-signature&sv=2024-08-04` })
-      .post(`${TWIRP}/FinalizeArtifact`, (b: Record<string, unknown>) => finalized.push(b) > 0)
-      .reply(200, { ok: true, artifact_id: '4242' });
-    // Azure's block upload: the zip as a block, then the list that commits it.
-    const blob = nock(BLOB)
-      .put(BLOB_PATH, (body: string) => blocks.push(Buffer.from(body, 'hex')) > 0)
-      .query((q) => q.comp === 'block' && typeof q.blockid === 'string' && q.sig === 'upload-signature')
-      .reply(201)
-      .put(BLOB_PATH)
-      .query((q) => q.comp === 'blocklist' && q.sig === 'upload-signature')
-      .reply(201, '', { ETag: '"0x1"', 'Last-Modified': new Date().toUTCString() });
+    const service = artifactService();
     const check = checkRunWrite();
 
     const before = Date.now();
     const { result, log } = await runOnGitHub(codePayload(), '7');
 
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
-    expect(results.isDone()).toBe(true);
-    expect(blob.isDone()).toBe(true);
+    service.done();
     expect(check.scope.isDone()).toBe(true);
     // One artifact, named for the run, step, mode, attempt and epoch, in this job's backend ids, kept 7 days.
+    const { created, finalized } = service;
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ workflow_run_backend_id: 'run-backend-1', workflow_job_run_backend_id: 'job-backend-2', name: NAME });
     const expires = Date.parse(String(created[0]!.expires_at));
@@ -152,11 +173,7 @@ describe("an agent's transcript on GitHub", () => {
     expect(finalized[0]).toMatchObject({ name: NAME });
 
     // What was uploaded is the zip of the transcript: the agent's lines, its secret masked, no runtime token.
-    const zip = join(scratch, 'uploaded.zip');
-    writeFileSync(zip, Buffer.concat(blocks));
-    const entries = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
-    expect(entries).toEqual(['transcript-acme-web-7-implement.run.1.0.log']);
-    const transcript = execFileSync('unzip', ['-p', zip, entries[0]!], { encoding: 'utf8' });
+    const transcript = service.uploaded();
     expect(transcript).toContain('agent has ***');
     expect(transcript).toContain('runtime token: none');
     expect(transcript).not.toContain(SECRET);
@@ -169,6 +186,25 @@ describe("an agent's transcript on GitHub", () => {
     expect(check.written[0]!.output.summary).toContain(`Full transcript of the agent: [${NAME}](${link}) (workflow artifact)`);
     expect(result.summary).toContain(link);
     expect(log).toContain(`conveyor: transcript uploaded as workflow artifact ${NAME}: ${link}`);
+  });
+
+  it("is uploaded and linked when the agent fails too: the failure's check run links what it printed", async () => {
+    const service = artifactService();
+    const check = checkRunWrite();
+    const payload = codePayload();
+    payload.agents.coder = { ...payload.agents.coder!, run: 'echo "agent has $DEPLOY_KEY"; echo "giving up" >&2; exit 3' };
+
+    const { result } = await runOnGitHub(payload);
+
+    service.done();
+    expect(check.scope.isDone()).toBe(true);
+    expect(result.error?.code).toBe('agent-failed');
+    expect(check.written[0]!.conclusion).toBe('failure');
+    expect(check.written[0]!.output.summary).toContain(`[${NAME}](https://github.com/acme/web/actions/runs/9001/artifacts/4242)`);
+    const transcript = service.uploaded();
+    expect(transcript).toContain('agent has ***');
+    expect(transcript).toContain('giving up');
+    expect(transcript).not.toContain(SECRET);
   });
 
   it('that cannot be uploaded (the results service refuses it) leaves the step as it was, and the check run says why', async () => {
