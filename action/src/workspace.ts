@@ -124,9 +124,9 @@ export function cloneUrl(serverUrl: string, repo: string): string {
 }
 
 /**
- * The git repository of a checkout in the workspace. From an http(s) server the clone is partial,
- * and the commands that talk to the server (fetch, push, and those that read file contents) get
- * the token.
+ * The git repository of a checkout in the workspace. From an http(s) server the clone may be
+ * partial (a resumed work branch), so the commands that talk to the server (fetch, push) and those
+ * that read file contents get the token.
  */
 export function repoGit(ctx: WorkspaceContext, dir: string): GitRepo {
   const http = /^https?:/i.test(ctx.serverUrl);
