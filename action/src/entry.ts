@@ -15,6 +15,7 @@ import { Scrubber } from '../../lib/secrets.ts';
 import { fixedToken, takeToken, type StepToken } from './token.ts';
 import { takeMasks } from './masks.ts';
 import { withUsageReport } from './usage.ts';
+import { keepTranscript, type TranscriptStore } from './transcript.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -27,6 +28,8 @@ export interface EntryIO {
   setOutput?(name: string, value: string): void;
   log(line: string): void;
   checkRunClient?: ReporterOptions['checkRunClient'];
+  /** Where an agent's transcript outlives the runner (a workflow artifact on GitHub); without one it stays a file. */
+  transcriptStore?: TranscriptStore;
   minuteMs?: number;
   killGraceMs?: number;
 }
@@ -137,6 +140,12 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   } catch (e) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
+  }
+  // Its agent's transcript, kept beyond the runner wherever the step ended (a failure too); the
+  // summary links it, or says why it is not kept, and the step's outcome stays its own.
+  if (payload) {
+    const note = await keepTranscript(io.transcriptStore, io.env, payload, log);
+    if (note) result = { ...result, summary: `${result.summary}\n\n${scrubber.scrub(note)}` };
   }
   // How its commands were isolated and what was blocked, and what its agents used, whatever the outcome.
   if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
