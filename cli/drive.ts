@@ -208,9 +208,16 @@ export async function cancelTakenOver(session: Session, stored: Run, cancel: Run
  * committed (its teardown) is carried out here before this process exits.
  */
 async function drive(session: Session, lease: RunLease, runId: string, options: EmbeddedOptions, wanted?: Run['status'], quiet = false): Promise<number> {
+  // A cancel by another command stops the step's processes once. Never after this driver has
+  // begun the cancel's teardown (or when it was started to cancel): the heartbeat would kill the
+  // teardown it is carrying out. `disarmed` is read right before stopping, after the store's answer.
+  let disarmed = wanted === 'cancelled';
+  let stopping: Promise<void> | undefined;
   lease.keep(
     async () => {
-      if ((await session.store.get(runId))?.status === 'cancelled') await session.stopAttempts();
+      if (disarmed || stopping) return;
+      const cancelled = (await session.store.get(runId))?.status === 'cancelled';
+      if (cancelled && !disarmed && !stopping) await (stopping = session.stopAttempts());
     },
     (by) => warn(`run ${runId} was taken over by ${describeHolder(by)}`),
   );
@@ -218,7 +225,10 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     await session.engine.idle();
     let run = await session.engine.get(runId);
     if (run.status === 'cancelled') {
-      // Another command cancelled it: its teardown (and report) were left for this driver.
+      // Another command cancelled it: its teardown (and report) were left for this driver, once
+      // the step's processes are stopped.
+      disarmed = true;
+      await stopping;
       await session.engine.carryOutPending(runId);
       await session.engine.idle();
       run = await session.engine.get(runId);

@@ -33,6 +33,7 @@ echo "$CONVEYOR_SERVICE $CONVEYOR_ENV_ID $(date +%s%3N)" >> "$REC/teardown.log"
 { env | grep '^CONVEYOR_' | sort; echo "pwd=$(pwd)"; echo "token=[\${GITHUB_TOKEN:-}]"; } > "$REC/$CONVEYOR_SERVICE.teardown.env"
 n=$(grep -c "^$CONVEYOR_SERVICE " "$REC/teardown.log")
 if [ -n "\${TEARDOWN_FAILS:-}" ] && [ "$n" -le "$TEARDOWN_FAILS" ]; then echo "still busy"; exit 1; fi
+if [ -n "\${TEARDOWN_SLEEP:-}" ]; then sleep "$TEARDOWN_SLEEP"; fi
 exit 0
 `;
 

@@ -77,7 +77,9 @@ describe('preview environments over a run', () => {
     ]);
     expect(r.stdout).toContain('http://web.preview.test/web-1-web');
     expect(tornDown()).toEqual([]);
-    const c = await conveyor(['cancel', 'web-1']);
+    // Each teardown outlasts several of the cancelling command's lease heartbeats, which must not
+    // take the teardown it carries out for a step to stop.
+    const c = await conveyor(['cancel', 'web-1'], { TEARDOWN_SLEEP: '2.5' });
     expect(c.stdout, c.stderr).toContain('Run web-1: cancelled');
     expect(tornDown().map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['web web-1-web', 'api web-1-api']);
     expect((await status('web-1')).environments).toEqual([]);
