@@ -28,6 +28,14 @@ const secretsSchema = z
   .array(z.string().regex(VARIABLE_NAME, 'must be a variable name such as ANTHROPIC_API_KEY (letters, digits and "_", not starting with a digit)'))
   .describe("Variables passed by name from the runner's environment (the action step's `env:` on GitHub), masked in every log; never a GitHub token.");
 const setupTimeout = minutes.optional().describe('Stop `setup` after this many minutes (default 15).');
+const runnerLabel = z.string().trim().min(1, 'must not be empty');
+/** Passed to the workflow's job as its `runs-on` (GitHub's `jobs.<id>.runs-on`: one label, or labels a runner must all have). */
+const runsOnSchema = z
+  .union([runnerLabel, z.array(runnerLabel).min(1, 'must name at least one runner label')], {
+    error: 'must be a runner label such as ubuntu-latest, or a list of labels a runner must all have, such as [self-hosted, gpu]',
+  })
+  .optional()
+  .describe("Runner label, or labels a runner must all have (e.g. [self-hosted, gpu]), of the step's workflow job; default: ubuntu-latest.");
 
 export const agentSchema = z.strictObject({
   preset: z
@@ -99,10 +107,13 @@ const stepBase = {
 // Only the steps a runner carries out are timed out: an approval waits for people as long as it
 // takes, and the app carries out a merge itself.
 const timeout = { 'timeout-minutes': minutes.optional().describe('Fail the step after this many minutes.') };
+// Every step but an approval runs on a runner (a merge's conflict repairs do): `runs-on` overrides the pipeline's.
+const runner = { 'runs-on': runsOnSchema };
 
 export const codeStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('code'),
   agent: z.string().describe('Agent that writes the change.'),
   writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
@@ -111,6 +122,7 @@ export const codeStepSchema = z.strictObject({
 export const gateStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('gate'),
   run: command.optional(),
   in: z
@@ -126,6 +138,7 @@ export const gateStepSchema = z.strictObject({
 export const reviewStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('review'),
   agent: z.string().describe('Agent that reviews the change read-only.'),
   repair: repairSchema.optional(),
@@ -134,6 +147,7 @@ export const reviewStepSchema = z.strictObject({
 export const deployStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('deploy'),
   services: z
     .array(z.string())
@@ -152,6 +166,7 @@ export const approvalStepSchema = z.strictObject({
 
 export const mergeStepSchema = z.strictObject({
   ...stepBase,
+  ...runner,
   kind: z.literal('merge'),
   method: z.enum(['merge', 'squash', 'rebase']).optional(),
 });
@@ -177,6 +192,7 @@ export const pipelineSchema = z.strictObject({
     .describe('Issue label that starts this pipeline.'),
   service: z.string().optional().describe("The task's own service (primary repository)."),
   involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
+  'runs-on': runsOnSchema,
   steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
   sandbox: z
     .enum(['required', 'best-effort'])

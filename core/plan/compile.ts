@@ -71,7 +71,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     const deploy = config.services[name]?.deploy;
     return deploy !== undefined && deploy !== 'none';
   });
-  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable));
+  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable, pipeline['runs-on']));
   const needsById = new Map(steps.map((s) => [s.id, s.needs]));
   const waves = topologicalWaves(stepIds, (id) => needsById.get(id) ?? []);
 
@@ -100,12 +100,21 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   return { ...plan, hash: hashPlan(plan) };
 }
 
-function compileStep(step: StepConfig, written: readonly string[], changeSet: readonly string[], deployable: readonly string[]): PlanStep {
+function compileStep(
+  step: StepConfig,
+  written: readonly string[],
+  changeSet: readonly string[],
+  deployable: readonly string[],
+  pipelineRunsOn: string | string[] | undefined,
+): PlanStep {
+  const runsOn = step.kind === 'approval' ? undefined : runsOnOf(step['runs-on'] ?? pipelineRunsOn);
   const common = {
     id: step.id,
     // A set: `needs: [a, b]` and `needs: [b, a]` run the same.
     needs: sortedSet(written),
     timeoutMinutes: ('timeout-minutes' in step ? step['timeout-minutes'] : undefined) ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
+    // Written only when set, so that plans (and their hashes) from before the key stay the same.
+    ...(runsOn !== undefined && { runsOn }),
   };
   switch (step.kind) {
     case 'code':
@@ -136,6 +145,16 @@ function compileStep(step: StepConfig, written: readonly string[], changeSet: re
     case 'merge':
       return { ...common, kind: 'merge', method: step.method ?? DEFAULT_MERGE_METHOD };
   }
+}
+
+/**
+ * Runner labels in one form: a runner must have all of them, so a list is a set (sorted, once
+ * each), and a list of one is that label.
+ */
+function runsOnOf(runsOn: string | string[] | undefined): string | string[] | undefined {
+  if (runsOn === undefined || typeof runsOn === 'string') return runsOn;
+  const labels = sortedSet(runsOn);
+  return labels.length === 1 ? labels[0] : labels;
 }
 
 function resolveRepair(repair: { agent: string; 'max-attempts'?: number | undefined }): { agent: string; maxAttempts: number } {

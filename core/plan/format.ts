@@ -86,6 +86,7 @@ function describeStep(step: PlanStep): string {
   if (step.needs.length) parts.push(`needs ${step.needs.join(', ')}`);
   // Approvals wait for people and the app merges itself: neither is timed out.
   if (step.kind !== 'approval' && step.kind !== 'merge') parts.push(`timeout ${duration(step.timeoutMinutes)}`);
+  if (step.runsOn !== undefined) parts.push(`runs on ${typeof step.runsOn === 'string' ? step.runsOn : `[${step.runsOn.join(', ')}]`}`);
   return parts.join('; ');
 }
 
