@@ -13,7 +13,7 @@ import type { RunStore } from '../engine/ports/store.ts';
 import { GitHubForge } from '../adapters/forge/github.ts';
 import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
-import { onCommandText, onRequestedAction } from './commands.ts';
+import { onChangesRequested, onCommandText, onRequestedAction, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
@@ -192,6 +192,7 @@ export class ConveyorApp {
           number: issue.number,
           pullRequest: !!issue.pull_request,
           commentId: comment.id,
+          url: comment.html_url,
           actor,
           issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
         },
@@ -201,13 +202,24 @@ export class ConveyorApp {
 
     probot.on('pull_request_review.submitted', async (context) => {
       const { review, pull_request: pr, repository, installation } = context.payload;
-      if (!installation || !/\/conveyor\b/i.test(review.body ?? '') || !(await this.once(context.id))) return;
+      const changesRequested = review.state === 'changes_requested';
+      const commands = /\/conveyor\b/i.test(review.body ?? '');
+      if (!installation || !(changesRequested || commands) || !(await this.once(context.id))) return;
       const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
-      await onCommandText(
-        deps,
-        { kind: 'review', installationId: installation.id, repo: repository.full_name, number: pr.number, pullRequest: true, actor },
-        review.body ?? '',
-      );
+      const source: CommandSource = {
+        kind: 'review',
+        installationId: installation.id,
+        repo: repository.full_name,
+        number: pr.number,
+        pullRequest: true,
+        actor,
+        reviewId: review.id,
+        url: review.html_url,
+        // A review requesting changes goes to the coder whole, its `/conveyor fix` included.
+        feedbackTaken: changesRequested,
+      };
+      if (changesRequested) await onChangesRequested(deps, source, review.body ?? '');
+      if (commands) await onCommandText(deps, source, review.body ?? '');
     });
 
     probot.on('check_run.requested_action', async (context) => {

@@ -26,6 +26,11 @@ export interface CommandSource {
   pullRequest: boolean;
   /** An issue or PR comment's id: accepted commands get a reaction on it. */
   commentId?: number;
+  /** A review's id, and where the comment or review is (feedback says where it came from). */
+  reviewId?: number;
+  url?: string;
+  /** A review requesting changes was sent to the coder whole: a `/conveyor fix` in its body is part of it. */
+  feedbackTaken?: boolean;
   actor: { login: string; type?: string | null };
   /** Only for `run` on an issue. */
   issue?: { title: string; body: string; url: string; defaultBranch: string };
@@ -104,6 +109,7 @@ async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource,
     return;
   }
 
+  if (command.name === 'fix' && source.feedbackTaken) return;
   const run = await runFor(deps, source);
   if (!run)
     return void (await reply(
@@ -131,7 +137,8 @@ async function decideOn(
   const reply = (text: string) => replyTo(github, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
-  const repo = primaryRepo(run.plan);
+  // Feedback may come from any of the run's PRs or its issue: write permission where it was given.
+  const repo = command.name === 'fix' ? source.repo : primaryRepo(run.plan);
   const permission = await github.permission(repo, login);
   if (!canWrite(permission)) {
     return void (await reply(
@@ -175,6 +182,9 @@ async function decideOn(
       break;
     case 'restart':
       return restart(deps, github, source, run);
+    case 'fix':
+      event = feedbackEvent(source, at, command.text);
+      break;
   }
   // The reducer is pure: trying the event first tells a refusal (answered here, where it was
   // asked) from a change, without storing anything.
@@ -188,6 +198,61 @@ async function decideOn(
   await react(github, source, command.name === 'retry' ? 'rocket' : '+1');
   if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
     await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
+  }
+}
+
+/** People's feedback as the run records it: once per comment or review, saying where it came from. */
+function feedbackEvent(
+  source: CommandSource,
+  at: string,
+  text: string,
+  comments?: Array<{ path: string; line?: number; body: string }>,
+): Extract<RunEvent, { type: 'feedback' }> {
+  const id = source.reviewId !== undefined ? `review:${source.repo}:${source.reviewId}` : `comment:${source.repo}:${source.commentId ?? at}`;
+  return {
+    type: 'feedback',
+    at,
+    id,
+    by: source.actor.login,
+    source: source.kind === 'review' ? 'review' : 'comment',
+    text,
+    ...(source.url ? { url: source.url } : {}),
+    ...(comments && comments.length > 0 ? { comments } : {}),
+  };
+}
+
+/**
+ * A pull request review requesting changes, on a PR of an active run: its body and inline
+ * comments go to the coder as feedback, from a person with write permission on that repository.
+ * Reviews on other PRs, and bots' reviews, are none of Conveyor's business: nothing is said.
+ */
+export async function onChangesRequested(deps: AppDeps, source: CommandSource, body: string): Promise<void> {
+  if (isBot(source.actor) || source.reviewId === undefined) return;
+  const run = (await runsOf(deps, source.repo, source.number)).at(-1);
+  if (!run) return;
+  const github = await deps.github(source.installationId);
+  const login = source.actor.login;
+  const permission = await github.permission(source.repo, login);
+  if (!canWrite(permission)) {
+    return void (await replyTo(
+      github,
+      source,
+      `your review was not sent to Conveyor's coder: only people with write permission on ${source.repo} can ask it for changes (you have ${permission}).`,
+    ));
+  }
+  const comments = await github.reviewComments(source.repo, source.number, source.reviewId);
+  const event = feedbackEvent(source, deps.now(), body, comments);
+  const trial = reduce(run, event);
+  if (trial.run === run) {
+    const refusal = trial.effects.find((e) => e.type === 'reply');
+    if (refusal && 'text' in refusal) await replyTo(github, source, `${refusal.text} Your review was not sent to the coder.`);
+    return;
+  }
+  const after = await deps.engine.apply(run.id, event);
+  const code = run.plan.steps.find((p) => p.kind === 'code')?.id ?? 'code';
+  if (after.feedback?.find((f) => f.id === event.id)?.taken) {
+    const what = comments.length > 0 ? ` and its ${comments.length} comment${comments.length === 1 ? '' : 's'}` : '';
+    await replyTo(github, source, `Conveyor sent your review${what} to the coder (step \`${code}\`); the steps after it run again.`);
   }
 }
 

@@ -235,7 +235,7 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
 export function report(run: Run, json: boolean): void {
   if (json) {
     say(
-      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, steps: run.steps, prs: run.prs, environments: run.environments }, null, 2)}`,
+      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, steps: run.steps, prs: run.prs, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
     );
     return;
   }
@@ -244,12 +244,13 @@ export function report(run: Run, json: boolean): void {
   if (next) say(`\nTo continue: ${next}`);
 }
 
-export function readBody(path: string | undefined): string {
+/** A text file named by an option (`--body-file`, `--message-file`); a UsageError naming both when it cannot be read. */
+export function readBody(path: string | undefined, option = '--body-file'): string {
   if (!path) return '';
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new UsageError(`--body-file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new UsageError(`${option} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
 }
 

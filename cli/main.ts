@@ -9,11 +9,20 @@ import { register as registerDemo } from './commands/demo.ts';
 import { register as registerTeardown } from './commands/teardown.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerRestart } from './commands/restart.ts';
+import { register as registerFix } from './commands/fix.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = createProgram(version);
-for (const register of [registerValidate, registerPlan, registerInit, registerRun, registerDemo, registerServe, registerTeardown, registerRestart] as Array<
-  (p: typeof program) => void
->)
+for (const register of [
+  registerValidate,
+  registerPlan,
+  registerInit,
+  registerRun,
+  registerDemo,
+  registerServe,
+  registerTeardown,
+  registerRestart,
+  registerFix,
+] as Array<(p: typeof program) => void>)
   register(program);
 await runProgram(program, process.argv);

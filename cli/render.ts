@@ -118,6 +118,17 @@ export function renderRun(run: Run): string {
     lines.push('', 'Environments torn down when the run ended (`conveyor run --keep-envs` keeps them):');
     for (const e of removed) lines.push(`  ${e.service}  ${e.url}`);
   }
+  if (run.feedback?.length) {
+    lines.push('', 'Feedback:');
+    for (const f of run.feedback) {
+      const where = f.taken
+        ? `→ ${f.taken.step} attempt ${f.taken.attempt}`
+        : f.dropped
+          ? `not given to the agent: ${f.dropped}`
+          : 'waits for the attempts under way';
+      lines.push(`  @${f.by} (${f.source}) ${where}: ${f.text.replace(/\s+/g, ' ').slice(0, 80)}`);
+    }
+  }
   lines.push(...sandboxLines(run));
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');

@@ -298,6 +298,15 @@ export class GitHubForge implements Forge {
     return answer?.data.permission ?? 'none';
   }
 
+  /** A review's inline comments (the first 100: what feedback keeps), each with its file and line. */
+  async reviewComments(repo: string, number: number, reviewId: number): Promise<Array<{ path: string; line?: number; body: string }>> {
+    const { data } = await this.octokit.rest.pulls.listCommentsForReview({ ...of(repo), pull_number: number, review_id: reviewId, per_page: 100 });
+    return data.map((c) => {
+      const line = c.line ?? c.original_line ?? undefined;
+      return { path: c.path, ...(typeof line === 'number' ? { line } : {}), body: c.body };
+    });
+  }
+
   /** active, pending or none: the user's membership of an organisation's team. */
   async teamMembership(org: string, team: string, user: string): Promise<string> {
     const answer = await unlessAbsent(this.octokit.rest.teams.getMembershipForUserInOrg({ org, team_slug: team, username: user }));

@@ -2,8 +2,10 @@
 // PR comment or a PR review body. Only lines a reader sees as the writer's own words count: lines
 // inside fenced code blocks (``` or ~~~), indented code, block quotes (`>`, someone quoting an
 // earlier command) and HTML comments wherever they open (invisible once rendered, so nobody could
-// see what they would approve) are skipped. The command word is case-insensitive. Pure: the app
-// decides who may give them.
+// see what they would approve) are skipped. The command word is case-insensitive. `/conveyor fix`
+// takes the rest of its line and every line after it as what to change (code blocks included:
+// people quote code in feedback), so nothing after it is read as a command. Pure: the app decides
+// who may give them.
 import { stripHtmlComments } from '../text.ts';
 
 export type Command =
@@ -13,7 +15,8 @@ export type Command =
   | { name: 'restart' }
   | { name: 'cancel'; reason?: string }
   | { name: 'status' }
-  | { name: 'run'; pipeline?: string };
+  | { name: 'run'; pipeline?: string }
+  | { name: 'fix'; text: string };
 
 export type CommandName = Command['name'];
 
@@ -39,6 +42,7 @@ const USAGE: Record<CommandName, string> = {
   cancel: '`/conveyor cancel [reason]` — cancel the run and tear its environments down',
   status: '`/conveyor status` — show where the run is and what it waits for',
   run: '`/conveyor run [pipeline]` — start a run for this issue',
+  fix: '`/conveyor fix <what to change>` — send the coder back to change that (the rest of the comment, several lines allowed); the steps after it run again',
 };
 
 export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
@@ -77,6 +81,12 @@ export function parseCommands(body: string): ParsedCommands {
     }
     const m = COMMAND_LINE.exec(line);
     if (!m) continue;
+    if (m[1]?.toLowerCase() === 'fix') {
+      const text = [m[2] ?? '', ...lines.slice(i + 1)].join('\n').trim();
+      if (text) out.commands.push({ name: 'fix', text, line: i + 1 });
+      else out.unknown.push({ line: i + 1, text: line, message: '`/conveyor fix` needs what to change after it (on its line or the lines below)' });
+      break;
+    }
     const parsed = parseOne(m[1], m[2]);
     if ('message' in parsed) out.unknown.push({ line: i + 1, text: line, message: parsed.message });
     else out.commands.push({ ...parsed, line: i + 1 });

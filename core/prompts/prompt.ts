@@ -61,9 +61,9 @@ export function buildPrompt(input: PromptInput): string {
   out.push('## Your role', '');
   if (input.mode === 'repair') {
     out.push(
-      `You are the repair agent of step \`${step.id}\` (attempt ${input.attempt}). An earlier change for this issue did not pass`,
-      'the checks below. Change the code so that it does, keeping the intent of the issue. Do not weaken or delete the',
-      'checks themselves.',
+      `You are the repair agent of step \`${step.id}\` (attempt ${input.attempt}). An earlier change for this issue needs more`,
+      'work: the findings below say what (checks it did not pass, or changes people asked for). Change the code to address',
+      'them, keeping the intent of the issue. Do not weaken or delete checks.',
     );
   } else {
     out.push(

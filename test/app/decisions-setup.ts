@@ -158,20 +158,27 @@ export const events = {
     return {
       ...p,
       issue,
-      comment: { ...(p.comment as object), id, body, user: user(login, type) },
+      comment: { ...(p.comment as object), id, html_url: `https://github.com/${repo}/pull/${number}#issuecomment-${id}`, body, user: user(login, type) },
       repository: repoOf(repo),
       sender: user(login, type),
       installation: { id: INSTALLATION },
     };
   },
-  review(body: string, login: string, repo = 'acme/web', number = 1) {
+  review(body: string, login: string, repo = 'acme/web', number = 1, state = 'commented', type = 'User') {
     const p = fixture('pull_request_review.submitted');
     return {
       ...p,
-      review: { ...(p.review as object), body, state: 'commented', user: user(login) },
+      review: {
+        ...(p.review as object),
+        id: 3131,
+        html_url: `https://github.com/${repo}/pull/${number}#pullrequestreview-3131`,
+        body,
+        state,
+        user: user(login, type),
+      },
       pull_request: { ...(p.pull_request as object), number },
       repository: repoOf(repo),
-      sender: user(login),
+      sender: user(login, type),
       installation: { id: INSTALLATION },
     };
   },

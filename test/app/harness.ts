@@ -37,6 +37,8 @@ export interface Harness {
   dir: string;
   /** REST calls the app made (access tokens excluded: cached per installation). */
   calls: Call[];
+  /** What the app logged (its failures to reach GitHub among them: a call no scope answered). */
+  logged: string[];
   clock: { now: string };
   receive(name: string, payload: unknown, id?: string): Promise<void>;
   close(): Promise<void>;
@@ -50,6 +52,7 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
   const store = openSqliteStore(db);
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
+  const logged: string[] = [];
   const original = globalThis.fetch;
   globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -72,7 +75,10 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     botLogin: 'conveyor-app[bot]',
     // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
     reports: { coalesceMs: 0 },
-    log: (line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`${line}\n`),
+    log: (line) => {
+      logged.push(line);
+      if (process.env.CONVEYOR_TEST_LOG) process.stderr.write(`${line}\n`);
+    },
     ...options,
   });
   return {
@@ -80,6 +86,7 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     conveyor,
     dir,
     calls,
+    logged,
     clock,
     async receive(name, payload, id = `delivery-${++delivery}`) {
       await probot.receive({ id, name, payload } as never);
