@@ -150,6 +150,8 @@ const quoteAll = (values: readonly unknown[]): string => values.map((v) => JSON.
 function unionMismatch(issue: Extract<Issue, { code: 'invalid_union' }>, path: PathSegment[], data: unknown): ConfigProblem[] {
   const deeper = issue.errors.filter((branch) => branch.some((i) => i.path.length > 0 || i.code === 'unrecognized_keys'));
   if (deeper.length === 1) return deeper[0]!.flatMap((i) => fromIssue({ ...i, path: [...path, ...i.path] } as Issue, data));
+  // A union that says in its own words what would do (`runs-on`) is clearer than a list of shapes.
+  if (!GENERIC.test(issue.message)) return [{ path, message: `${issue.message}, got ${describeValue(valueAt(data, path))}` }];
   const shapes: string[] = [];
   const words: string[] = [];
   for (const branch of issue.errors) {

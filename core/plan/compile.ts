@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MERGE_METHOD,
   DEFAULT_MIN_APPROVALS,
+  DEFAULT_RUNS_ON,
   DEFAULT_SETUP_TIMEOUT_MINUTES,
   DEFAULT_STALL_MINUTES,
   DEFAULT_STEP_TIMEOUT_MINUTES,
@@ -113,7 +114,11 @@ function compileStep(
     // A set: `needs: [a, b]` and `needs: [b, a]` run the same.
     needs: sortedSet(written),
     timeoutMinutes: ('timeout-minutes' in step ? step['timeout-minutes'] : undefined) ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
-    // Written only when set, so that plans (and their hashes) from before the key stay the same.
+    // Part of the plan, hence of its hash, on purpose: a runner is where a gate's verdict and a
+    // deploy were obtained (its OS, architecture, tools, network), so "passed on ubuntu-latest" is
+    // not "passed on [self-hosted, arm64]"; a retry after `runs-on` changed shows the step as
+    // changed and `/conveyor restart` reruns it there. Written only when it is not the default,
+    // so plans (and hashes) from before the key, or spelling the default out, stay the same.
     ...(runsOn !== undefined && { runsOn }),
   };
   switch (step.kind) {
@@ -152,9 +157,10 @@ function compileStep(
  * each), and a list of one is that label.
  */
 function runsOnOf(runsOn: string | string[] | undefined): string | string[] | undefined {
-  if (runsOn === undefined || typeof runsOn === 'string') return runsOn;
-  const labels = sortedSet(runsOn);
-  return labels.length === 1 ? labels[0] : labels;
+  if (runsOn === undefined) return undefined;
+  const labels = typeof runsOn === 'string' ? [runsOn] : sortedSet(runsOn);
+  if (labels.length === 1) return labels[0] === DEFAULT_RUNS_ON ? undefined : labels[0];
+  return labels;
 }
 
 function resolveRepair(repair: { agent: string; 'max-attempts'?: number | undefined }): { agent: string; maxAttempts: number } {
