@@ -7,7 +7,7 @@
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
 import type { Config } from '../core/config/schema.ts';
-import { compilePlan, listPipelines } from '../core/plan/compile.ts';
+import { compilePlan, listPipelines, reposWithoutBase } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
@@ -79,18 +79,34 @@ function loadCached(text: string): Loaded {
   return entry;
 }
 
-function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): Plan | Error {
-  const key = `${pipeline}\u0000${repo}`;
+function planOf(entry: Loaded, config: Config, pipeline: string, repo: string, defaultBranches: Record<string, string>): Plan | Error {
+  const key = `${pipeline}\u0000${repo}\u0000${JSON.stringify(defaultBranches)}`;
   let plan = entry.plans.get(key);
   if (!plan) {
     try {
-      plan = compilePlan(config, pipeline, { primaryRepo: repo });
+      plan = compilePlan(config, pipeline, { primaryRepo: repo, defaultBranches });
     } catch (e) {
       plan = e as Error;
     }
     entry.plans.set(key, plan);
   }
   return plan;
+}
+
+/**
+ * The default branches of the repositories whose services name no `base`: the base they get. The
+ * issue's own repository's comes with the webhook; each other one is read once for the run
+ * (GET /repos/{owner}/{repo}). A repository the installation cannot see is an error, in words.
+ */
+async function defaultBranchesOf(github: GitHubForge, config: Config, pipeline: string, request: StartRequest): Promise<Record<string, string> | string> {
+  const branches: Record<string, string> = {};
+  for (const repo of reposWithoutBase(config, pipeline, request.repo)) {
+    const branch = repo === request.repo ? request.defaultBranch : await github.defaultBranch(repo);
+    if (branch === undefined)
+      return `the Conveyor app cannot see ${repo} (a service's \`repo\`), so it cannot tell its default branch: install the app on it, or give the service a \`base\``;
+    branches[repo] = branch;
+  }
+  return branches;
 }
 
 /** A label on an issue: starts the pipeline it names, if whoever labeled may. */
@@ -137,13 +153,7 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     if (trigger.kind === 'command') await comment(message);
     return { started: false, why: trigger.kind === 'label' ? 'not-conveyor' : 'no-pipeline', message };
   }
-  const plan = planOf(cached, config, pipeline, repo);
-  if (plan instanceof Error) {
-    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
-    await comment(message);
-    return { started: false, why: 'invalid-config', message };
-  }
-  const active = (await deps.store.list({ status: ['running', 'waiting'], issue: { repo, number: request.issue.number }, pipeline: plan.pipeline })).at(0);
+  const active = (await deps.store.list({ status: ['running', 'waiting'], issue: { repo, number: request.issue.number }, pipeline })).at(0);
   if (active) {
     const message = activeText(active);
     if (trigger.kind === 'command') await comment(message);
@@ -152,6 +162,13 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   if (trigger.kind === 'label') {
     const refused = await allowed(github, request);
     if (refused) return refused;
+  }
+  const branches = await defaultBranchesOf(github, config, pipeline, request);
+  const plan = typeof branches === 'string' ? new Error(branches) : planOf(cached, config, pipeline, repo, branches);
+  if (plan instanceof Error) {
+    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
+    await comment(message);
+    return { started: false, why: 'invalid-config', message };
   }
   return begin(deps, github, request, plan);
 }

@@ -261,6 +261,12 @@ export class GitHubForge implements Forge {
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || 'base64').toString('utf8');
   }
 
+  /** The repository's default branch (GET /repos/{owner}/{repo}), or undefined when the installation cannot see it. */
+  async defaultBranch(repo: string): Promise<string | undefined> {
+    const answer = await unlessAbsent(this.octokit.rest.repos.get(of(repo)));
+    return answer?.data.default_branch;
+  }
+
   async branchHead(repo: string, branch: string): Promise<string> {
     const { data } = await this.octokit.rest.git.getRef({ ...of(repo), ref: `heads/${branch}` });
     return data.object.sha;

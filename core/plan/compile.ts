@@ -28,6 +28,28 @@ import {
 export interface CompileOptions {
   /** The repository holding the configuration: the default `repo` of a service. */
   primaryRepo?: string;
+  /**
+   * Repositories' default branches, where the caller knows them (GitHub mode reads them): the
+   * `base` of a service that names none. A repository not here gets DEFAULT_BASE.
+   */
+  defaultBranches?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The repositories whose default branch the plan of `pipelineName` takes as a base: those of the
+ * services it acts on that name no `base`. In file order, once each.
+ */
+export function reposWithoutBase(config: Config, pipelineName: string, primaryRepo: string): string[] {
+  const pipeline = config.pipelines[pipelineName];
+  if (!pipeline) return [];
+  // As compilePlan resolves them: the change set's services, and any a gate or deploy step names.
+  const named = pipeline.steps.flatMap((s) => ('services' in s ? (s.services ?? []) : 'in' in s ? (s.in ?? []) : []));
+  const names = [ownServiceOf(config, pipeline), ...(pipeline.involves ?? []), ...named];
+  const repos = names.flatMap((n) => {
+    const service = config.services[n];
+    return service && service.base === undefined ? [service.repo ?? primaryRepo] : [];
+  });
+  return [...new Set(repos)];
 }
 
 /** A service without `repo` and no primary repository given: only the caller knows which it is. */
@@ -82,7 +104,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   // Services the plan acts on: the change set, plus any a gate or deploy step names outside it.
   const serviceNames = sortedSet([...changeSetServices, ...steps.flatMap(servicesOfStep)]);
   const services: Record<string, ResolvedService> = {};
-  for (const name of serviceNames) services[name] = resolveService(config, name, options.primaryRepo);
+  for (const name of serviceNames) services[name] = resolveService(config, name, options.primaryRepo, options.defaultBranches);
 
   const plan: Omit<Plan, 'hash'> = {
     pipeline: pipelineName,
@@ -199,7 +221,7 @@ function secretsOf(names: readonly string[]): { secrets?: string[] } {
   return names.length ? { secrets: sortedSet(names) } : {};
 }
 
-function resolveService(config: Config, name: string, primaryRepo: string | undefined): ResolvedService {
+function resolveService(config: Config, name: string, primaryRepo: string | undefined, defaultBranches: CompileOptions['defaultBranches']): ResolvedService {
   const service: ServiceConfig | undefined = config.services[name];
   if (!service) throw new ConveyorError('bad-input', `unknown service "${name}"`);
   const repo = service.repo ?? primaryRepo;
@@ -209,7 +231,7 @@ function resolveService(config: Config, name: string, primaryRepo: string | unde
     name,
     repo,
     ...(service.path !== undefined && { path: normalizePath(service.path) }),
-    base: service.base ?? DEFAULT_BASE,
+    base: service.base ?? defaultBranches?.[repo] ?? DEFAULT_BASE,
     dependsOn: sortedSet(service['depends-on'] ?? []),
     deploy:
       deploy === undefined || deploy === 'none'

@@ -95,6 +95,7 @@ type Handler = (m: { params: Record<string, string>; query: URLSearchParams; bod
 const ROUTES: Array<[method: string, route: string]> = [
   ['POST', '/app/installations/{installation_id}/access_tokens'],
   ['GET', '/app'],
+  ['GET', '/repos/{owner}/{repo}'],
   ['GET', '/repos/{owner}/{repo}/contents/{path}'],
   ['GET', '/repos/{owner}/{repo}/git/ref/{ref}'],
   ['GET', '/repos/{owner}/{repo}/collaborators/{username}/permission'],
@@ -240,6 +241,18 @@ export class FakeGitHub {
   private readonly handlers: Record<string, Handler> = {
     'POST /app/installations/{installation_id}/access_tokens': () => [201, { token: APP_TOKEN, expires_at: '2099-01-01T00:00:00Z', permissions: {} }],
     'GET /app': () => [200, { id: this.options.appId, slug: this.options.botLogin.replace(/\[bot\]$/, '') }],
+    'GET /repos/{owner}/{repo}': ({ params }) => {
+      const full = `${params.owner}/${params.repo}`;
+      try {
+        // The bare remote's HEAD is the branch it was created with: the repository's default branch.
+        const head = execFileSync('git', ['symbolic-ref', '--short', 'HEAD'], { cwd: this.options.remotes.bare(full) })
+          .toString()
+          .trim();
+        return [200, { full_name: full, default_branch: head }];
+      } catch {
+        return [404, { message: 'Not Found' }];
+      }
+    },
     'GET /repos/{owner}/{repo}/contents/{path}': ({ params, query }) => {
       const bare = this.options.remotes.bare(`${params.owner}/${params.repo}`);
       try {

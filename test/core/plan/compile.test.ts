@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compilePlan, listPipelines, MissingRepoError } from '../../../core/plan/compile.ts';
+import { compilePlan, listPipelines, MissingRepoError, reposWithoutBase } from '../../../core/plan/compile.ts';
 import { hashPlan, verifyPlanHash } from '../../../core/plan/hash.ts';
 import { planSchema } from '../../../core/plan/types.ts';
 import { planDiff } from '../../../core/plan/diff.ts';
@@ -312,5 +312,38 @@ pipelines:
     expect(out).toMatch(/approve +approval +1 approval from anyone with write access; needs test\n/);
     expect(out).toMatch(/ship +merge +squash merge, providers first; needs approve; conflict repairs run on \[gpu, self-hosted\]\n/);
     expect(formatPlan(compile(text('')))).toMatch(/ship +merge +[^\n]*needs approve\n/);
+  });
+});
+
+describe('compilePlan: the base of a service without `base`', () => {
+  const config = configOf(`
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services:
+  web: {}
+  api: { repo: acme/api }
+  docs: { repo: acme/docs, base: release }
+  deployer: { repo: acme/infra, deploy: { run: ./up.sh } }
+  unused: { repo: acme/unused }
+pipelines:
+  default:
+    service: web
+    involves: [api, docs]
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`);
+
+  it("is the repository's default branch where given, else main; a written base wins", () => {
+    const plan = compilePlan(config, 'default', { primaryRepo: 'acme/web', defaultBranches: { 'acme/web': 'develop', 'acme/docs': 'trunk' } });
+    expect(plan.changeSet.map((r) => [r.repo, r.base])).toEqual([
+      ['acme/web', 'develop'],
+      ['acme/api', 'main'],
+      ['acme/docs', 'release'],
+    ]);
+  });
+
+  it("names the repositories whose default branch the plan needs: its services' without `base`, once each", () => {
+    expect(reposWithoutBase(config, 'default', 'acme/web')).toEqual(['acme/web', 'acme/api']);
+    expect(reposWithoutBase(config, 'nope', 'acme/web')).toEqual([]);
   });
 });
