@@ -2,7 +2,7 @@
 import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
 import { payloadText, runEntry } from './entry.ts';
-import { prepareCheckRun } from './report/check-run.ts';
+import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
 import { obtainToken, type StepToken } from './token.ts';
 
 /** Runs one step attempt and returns the process's exit code. */
@@ -56,7 +56,15 @@ export async function main(): Promise<number> {
     return 'failed' in checkRun ? 1 : 0;
   }
 
-  // 4. Run the step under one error boundary and report its result wherever it goes.
+  // 4. While the step runs, its check run is watched: completed by someone else (the run was
+  // cancelled, or a person completed it), the step's commands are stopped, agent first, and the
+  // result is not written over what they wrote.
+  const watch = checkRun.client?.watch?.((by) => {
+    log(`conveyor: check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
+    killRunningCommands();
+  }, pollIntervalOf(process.env));
+
+  // 5. Run the step under one error boundary and report its result wherever it goes.
   const result = await runEntry({
     ...inputs,
     token: () => {
@@ -68,6 +76,7 @@ export async function main(): Promise<number> {
     log,
     ...(checkRun.client ? { checkRunClient: () => checkRun.client } : {}),
   });
+  watch?.stop();
   token?.close();
   return result.conclusion === 'failure' ? 1 : 0;
 }

@@ -387,6 +387,20 @@ export class GitHubForge implements Forge {
     return undefined;
   }
 
+  /**
+   * Asks GitHub to cancel a workflow run. True when asked; false when there is nothing to cancel:
+   * the run already completed (409 "Cannot cancel a workflow run that is completed") or is gone (404).
+   */
+  async cancelWorkflowRun(repo: string, id: number): Promise<boolean> {
+    try {
+      await this.octokit.rest.actions.cancelWorkflowRun({ ...of(repo), run_id: id });
+      return true;
+    } catch (e) {
+      if (e instanceof GitHubApiError && !e.credentials && (e.status === 409 || e.status === 404)) return false;
+      throw e;
+    }
+  }
+
   async getWorkflowRun(repo: string, id: number): Promise<WorkflowRun> {
     const { data } = await this.octokit.rest.actions.getWorkflowRun({ ...of(repo), run_id: id });
     return toWorkflowRun(data as ApiWorkflowRun);

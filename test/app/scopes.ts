@@ -1,7 +1,8 @@
 // nock scopes of the app's usual calls, and the runner's part: the real action for a dispatch.
 import nock from 'nock';
 import { join } from 'node:path';
-import { API, runActionChild, type fakeCheckRuns } from './harness.ts';
+import { expect } from 'vitest';
+import { API, runActionChild, tokenScope, webhooks, type fakeCheckRuns, type Harness } from './harness.ts';
 
 type FakeGitHub = Awaited<ReturnType<typeof fakeCheckRuns>>;
 
@@ -130,4 +131,23 @@ export function workflowRunsScope(runs: Array<{ checkRun: number; status: string
         run_started_at: r.startedAt ?? null,
       })),
     });
+}
+
+/** Starts the run of issue 7 (configuration CONFIG) with its first dispatch (check run `firstCheck`), every call asserted. */
+export async function startIssue7(h: Harness, dispatched: Dispatched[], firstCheck = 101): Promise<void> {
+  const scopes = [
+    tokenScope(),
+    configScope(),
+    permissionScope('alice', 'write'),
+    nock(API)
+      .get('/repos/acme/web/git/ref/heads%2Fmain')
+      .reply(200, { object: { sha: BASE_SHA } }),
+    dispatchScope('implement', firstCheck, dispatched),
+    nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
+    nock(API)
+      .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+      .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+  ];
+  await h.receive('issues', webhooks.labeled(), 'label-1');
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 }
