@@ -44,6 +44,22 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
   return out;
 }
 
+/**
+ * Whether an attempt of the run finished on the old workflow template: its result came back from
+ * its workflow run, and the action never traded the runner's OIDC token for its token (it was
+ * handed one). An attempt lost or completed by someone else says nothing: its action may not have run.
+ */
+export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): boolean {
+  const finished = new Set(
+    Object.values(run.steps).flatMap((s) =>
+      s.attempts
+        .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
+        .map((a) => externalIdOf({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
+    ),
+  );
+  return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));
+}
+
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
 interface Written {
   comment?: { id: number; url: string; body: string };
@@ -121,7 +137,8 @@ export class RunReporter {
 
     // Rendered as of the run's last change, so an unchanged run renders the same text.
     const table = renderRunTable(run, view, run.updatedAt);
-    const body = renderTrackingComment(run, view, run.updatedAt, table);
+    // Said once, in the comment: the repository's workflow should be updated to the current template.
+    const body = renderTrackingComment(run, view, run.updatedAt, table, ranOnOldTemplate(run, attempts));
     if (written.comment?.body !== body) {
       const recorded = written.comment ?? (await links.comment(runId));
       let comment = recorded;
