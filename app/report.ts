@@ -63,7 +63,7 @@ export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): bo
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
 interface Written {
   comment?: { id: number; url: string; body: string };
-  summary?: { head: string; id: number; text: string };
+  summary?: { head: string; id: number; text: string; completed: boolean };
 }
 
 /** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
@@ -170,7 +170,17 @@ export class RunReporter {
       id = (await github.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
     }
     if (recorded === undefined) await links.saveSummary(runId, head, id);
-    written.summary = { head, id, text };
+    // The PR's head moved: the summary left on the old head is completed, so nothing the run made stays running there.
+    const left = written.summary;
+    if (left && left.head !== head && left.id !== id && !left.completed) {
+      await github.updateCheckRun(repo, left.id, {
+        status: 'completed',
+        conclusion: 'neutral',
+        completed_at: now,
+        output: { title: 'moved to the new head', summary: `This run's checks moved to ${head.slice(0, 7)}, the pull request's new head.` },
+      });
+    }
+    written.summary = { head, id, text, completed: check.status === 'completed' };
   }
 
   /** This run's record of what was written, kept among the most recently reported runs. */

@@ -13,6 +13,9 @@ import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { StoreError } from '../engine/ports/store.ts';
+import type { PullRequestRef } from '../core/contract/wire.ts';
+import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
+import { workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
 
 /**
@@ -173,6 +176,31 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   return begin(deps, github, request, plan);
 }
 
+/**
+ * Opens the run's draft pull request in the primary repository (see GitHubForge.openDraftPullRequest):
+ * the code step resumes its branch, and its body is the one every PR of the run has (the issue, the
+ * run, the sibling PRs once they exist).
+ */
+async function openDraft(
+  github: GitHubForge,
+  runId: string,
+  plan: Plan,
+  issue: { repo: string; number: number; title: string; url: string },
+): Promise<PullRequestRef> {
+  const primary = plan.changeSet.find((r) => r.role === 'primary') ?? plan.changeSet[0]!;
+  const baseCommit = await github.branchCommit(primary.repo, primary.base);
+  const pr = await github.openDraftPullRequest({
+    repo: primary.repo,
+    branch: workBranch(primary.repo, issue.number),
+    base: primary.base,
+    baseCommit,
+    message: `Conveyor run ${runId} for ${issue.repo}#${issue.number}: the work starts here`,
+    title: pullRequestTitle(issue),
+    body: pullRequestBody({ issue, runId, repo: primary.repo, prs: [] }),
+  });
+  return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, head: pr.head };
+}
+
 function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
   return `Run \`${active.id}\` of pipeline \`${active.plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
 }
@@ -197,20 +225,20 @@ async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, 
     if (request.trigger.kind === 'command') await github.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
   };
-  // The first check run goes on the base branch's head, read once for the run (see Heads).
-  const primary = plan.changeSet.find((r) => r.role === 'primary');
-  const baseHead = primary ? await github.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
-  if (primary && baseHead) deps.heads.adopt(id, primary.base, baseHead);
+  const issue = { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url };
+  // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
+  const draft = await openDraft(github, id, plan, issue);
   // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.
   deps.reporter.markNew(id);
   try {
     await deps.engine.start({
       id,
       plan,
-      issue: { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url },
+      issue,
       requester: request.requester,
       options: { installationId: request.installationId, defaultBranch: request.defaultBranch, payloadLimit: deps.payloadLimit },
+      prs: [draft],
     });
   } catch (e) {
     // Two deliveries (or replicas) starting at once: the store let one through.

@@ -20,7 +20,7 @@ import type { Octokit as CoreOctokit, OctokitOptions } from '@octokit/core';
 import { gitHubErrors } from './errors.ts';
 
 /** What the GitHub adapter calls: Octokit's REST methods, `request` and `paginate`. */
-export type GitHubOctokit = Pick<RestOctokit, 'rest' | 'request' | 'paginate' | 'log'>;
+export type GitHubOctokit = Pick<RestOctokit, 'rest' | 'request' | 'paginate' | 'log' | 'graphql'>;
 
 export const RATE_LIMIT_RETRIES = 3;
 

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, permissionScope } from './scopes.ts';
+import { draftPrScope, permissionScope } from './scopes.ts';
 
 const CONFIG = `version: 1
 agents:
@@ -54,9 +54,8 @@ describe('the base of a service without `base`, in GitHub mode', () => {
       permissionScope('alice', 'write'),
       // Read once, for the sibling without `base`; acme/docs names its base and is not read.
       nock(API).get('/repos/acme/api').reply(200, { full_name: 'acme/api', default_branch: 'trunk' }),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fdevelop')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      // The run's draft PR goes against the default branch too.
+      draftPrScope([], 'conveyor/web-7', 'develop'),
       nock(API)
         .post('/repos/acme/web/check-runs')
         .times(2)

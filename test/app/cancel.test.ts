@@ -44,6 +44,10 @@ describe('cancelling a run with an attempt in flight', () => {
       nock(API).post('/repos/acme/web/actions/runs/700/cancel').reply(202, {}),
       nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
       nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+      // The run's draft PR is left open, saying why.
+      nock(API)
+        .post('/repos/acme/web/issues/1/comments', (b: { body: string }) => b.body.includes('This pull request is left open'))
+        .reply(201, { id: 901, html_url: 'c' }),
     ];
     await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach'));
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

@@ -9,7 +9,7 @@ import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
+import { configScope, dispatchScope, draftPrScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -119,9 +119,7 @@ describe('starting', () => {
     const ok = [
       nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'admin' }),
       configScope(),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      draftPrScope(),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
       nock(API)
@@ -479,9 +477,7 @@ describe('payload size', () => {
       tokenScope(),
       configScope(),
       permissionScope('alice', 'write'),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      draftPrScope(),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
       nock(API)

@@ -21,6 +21,36 @@ pipelines:
       - { id: ship, kind: merge }
 `;
 export const BASE_SHA = 'b'.repeat(40);
+/** The tree of BASE_SHA, and the draft PR's head: an empty commit on it (its tree, BASE_SHA its parent). */
+export const BASE_TREE = 'e'.repeat(40);
+export const DRAFT_SHA = 'd'.repeat(40);
+
+/**
+ * The run's draft PR in acme/web as the run starts, before its first dispatch: the base's head
+ * and tree, the empty commit on it, the work branch at that commit, and the draft PR (#1) on that
+ * branch, each request's body checked. `bodies` collects the PR's.
+ */
+export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch = 'conveyor/web-7', base = 'main'): nock.Scope {
+  return nock(API)
+    .get(`/repos/acme/web/branches/${encodeURIComponent(base)}`)
+    .reply(200, { name: base, commit: { sha: BASE_SHA, commit: { tree: { sha: BASE_TREE } } } })
+    .post('/repos/acme/web/git/commits', (b: { tree: string; parents: string[] }) => b.tree === BASE_TREE && b.parents.join() === BASE_SHA)
+    .reply(201, { sha: DRAFT_SHA })
+    .post('/repos/acme/web/git/refs', { ref: `refs/heads/${branch}`, sha: DRAFT_SHA })
+    .reply(201, { ref: `refs/heads/${branch}`, object: { sha: DRAFT_SHA } })
+    .post('/repos/acme/web/pulls', (b: Record<string, unknown>) => b.draft === true && b.head === branch && b.base === base && bodies.push(b) > 0)
+    .reply(201, {
+      number: 1,
+      node_id: 'PR_1',
+      html_url: 'https://github.com/acme/web/pull/1',
+      title: 'Add a feature file (#7)',
+      body: '',
+      state: 'open',
+      draft: true,
+      head: { ref: branch, sha: DRAFT_SHA },
+      base: { ref: base },
+    });
+}
 
 /** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
 export function permissionScope(user: string, permission: string): nock.Scope {
@@ -139,9 +169,7 @@ export async function startIssue7(h: Harness, dispatched: Dispatched[], firstChe
     tokenScope(),
     configScope(),
     permissionScope('alice', 'write'),
-    nock(API)
-      .get('/repos/acme/web/git/ref/heads%2Fmain')
-      .reply(200, { object: { sha: BASE_SHA } }),
+    draftPrScope(),
     dispatchScope('implement', firstCheck, dispatched),
     nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
     nock(API)
