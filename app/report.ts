@@ -157,7 +157,7 @@ export class RunReporter {
     const check = renderSummaryCheck(run, view, run.updatedAt, table);
     const text = JSON.stringify(check);
     if (written.summary?.head === head && written.summary.text === text) return;
-    const output = { title: check.title, summary: check.summary.slice(0, 65_000) };
+    const output = { title: check.title, summary: check.summary };
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
     const recorded = written.summary?.head === head ? written.summary.id : await links.summary(runId, head);
     // As for the comment: without a record, one this process did not make may exist (external id: the run).

@@ -104,7 +104,7 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
   } catch (e) {
     // A database that cannot be reached or used says so and what to do, without a stack.
     if (e instanceof StoreError) {
-      process.stderr.write(`conveyor: ${e.message}\n`);
+      warn(e.message);
       return 1;
     }
     if (!(e instanceof UsageError)) throw e;

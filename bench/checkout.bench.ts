@@ -3,8 +3,8 @@
 // uploadpack.allowAnySHA1InWant, as GitHub allows them), cloned in parallel, in this one run, by
 //   plain       `git clone` of each,
 //   blobless    `git clone --filter=blob:none` of each (what a partial clone costs by itself),
-//   conveyor    Conveyor's workspace preparation (prepareWorkspace, mode `work`: a blobless fetch
-//               of the base, a new work branch checked out),
+//   conveyor    Conveyor's workspace preparation (prepareWorkspace, mode `work`, no work branch
+//               yet: the heads listed, a shallow clone of the base, a new work branch checked out),
 // on a short-history set (2,000 files, 300 commits) and a long-history set (2,000 files, 5,000
 // commits). Rounds are interleaved, the order rotating, after a warm-up of each; medians compared.
 // The target is conveyor/plain <= 1.1 on both sets.

@@ -61,6 +61,8 @@ export interface CloneOptions {
   branch?: string;
   /** e.g. blob:none: a partial clone, whose file contents come from the server when asked for. */
   filter?: string;
+  /** A shallow clone of the last `depth` commits of `branch` (their files included). */
+  depth?: number;
 }
 
 function minimalEnvironment(): Record<string, string> {
@@ -90,6 +92,7 @@ export class GitRepo {
     if (how.local) args.push('--local', '--no-hardlinks');
     if (how.branch) args.push('--single-branch', '--branch', how.branch);
     if (how.filter) args.push(`--filter=${how.filter}`);
+    if (how.depth) args.push(`--depth=${how.depth}`);
     await this.run([...args, '--no-checkout', '--', source, this.dir], { reach: 'server' });
   }
 

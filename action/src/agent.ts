@@ -221,7 +221,8 @@ async function excludeLeftovers(ws: Workspace, patterns: readonly string[]): Pro
 
 /**
  * The end of an agent's output for its step's summary, with where its full transcript is. On
- * GitHub the file is on the runner, which is gone after the job: only the embedded mode's is named.
+ * GitHub the file is on the runner, which is gone after the job: only the embedded mode's is named
+ * here, and the entry links GitHub's copy (a workflow artifact) once the step is done.
  */
 export function agentOutputSection(ctx: StepContext, title: string, outcome: AgentOutcome): string {
   const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== 'true' ? `; full transcript: \`${outcome.transcript}\`` : '';

@@ -1,6 +1,7 @@
 // What a step needs from its surroundings, gathered once by the entry: the runner's environment,
 // the token, the server, the forge, a log, and the scale of a "minute" (tests shrink it so a
 // timeout can be exercised without waiting minutes).
+import * as core from '@actions/core';
 import type { StepToken } from './token.ts';
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
@@ -69,7 +70,7 @@ export function createContext(options: {
   const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, undefined);
   token?.onToken((t) => scrubber.add(t));
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
-  const write = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const write = options.log ?? ((line: string) => core.info(line));
   let forge: Promise<Forge> | undefined;
   const log = (line: string) => write(scrubber.scrub(line));
   return {

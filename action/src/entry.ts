@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
-import { describeIssues, parseStepPayload, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
+import { describeIssues, parseStepPayload, stepResultSchema, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
@@ -14,6 +14,7 @@ import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
 import { fixedToken, takeToken, type StepToken } from './token.ts';
 import { takeMasks } from './masks.ts';
+import { keepTranscript, type TranscriptStore } from './transcript.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -26,6 +27,8 @@ export interface EntryIO {
   setOutput?(name: string, value: string): void;
   log(line: string): void;
   checkRunClient?: ReporterOptions['checkRunClient'];
+  /** Where an agent's transcript outlives the runner (a workflow artifact on GitHub); without one it stays a file. */
+  transcriptStore?: TranscriptStore;
   minuteMs?: number;
   killGraceMs?: number;
 }
@@ -92,13 +95,14 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
   let inputs: unknown;
   let ctx: StepContext | undefined;
+  let payload: StepPayload | undefined;
   try {
     const text = await payloadText(io);
     inputs = lenientJson(text);
     identity = identityOf(inputs);
     const parsed = parseStepPayload(text);
     if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
-    const payload = parsed.payload;
+    payload = parsed.payload;
     inputs = payload;
     if (tokenError) throw tokenError;
     if (masksError) throw masksError;
@@ -135,6 +139,12 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   } catch (e) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
     if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
+  }
+  // Its agent's transcript, kept beyond the runner wherever the step ended (a failure too); the
+  // summary links it, or says why it is not kept, and the step's outcome stays its own.
+  if (payload) {
+    const note = await keepTranscript(io.transcriptStore, io.env, payload, log);
+    if (note) result = { ...result, summary: `${result.summary}\n\n${scrubber.scrub(note)}` };
   }
   // How its commands were isolated and what was blocked, whatever the outcome.
   if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));

@@ -2,6 +2,7 @@
 import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
 import { payloadText, runEntry } from './entry.ts';
+import { artifactTranscriptStore } from './artifact-store.ts';
 import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
 import { obtainToken, type StepToken } from './token.ts';
 
@@ -64,7 +65,9 @@ export async function main(): Promise<number> {
     killRunningCommands();
   }, pollIntervalOf(process.env));
 
-  // 5. Run the step under one error boundary and report its result wherever it goes.
+  // 5. Run the step under one error boundary and report its result wherever it goes, its agent's
+  // transcript kept as a workflow artifact on GitHub's runners.
+  const transcriptStore = artifactTranscriptStore(process.env, core.getInput('transcript-retention-days'));
   const result = await runEntry({
     ...inputs,
     token: () => {
@@ -75,6 +78,7 @@ export async function main(): Promise<number> {
     ...(process.env.GITHUB_OUTPUT ? { setOutput: (name: string, value: string) => core.setOutput(name, value) } : {}),
     log,
     ...(checkRun.client ? { checkRunClient: () => checkRun.client } : {}),
+    ...(transcriptStore ? { transcriptStore } : {}),
   });
   watch?.stop();
   token?.close();

@@ -1,14 +1,24 @@
 // An agent attempt's full transcript: every line it printed (stdout and stderr, as they came,
 // scrubbed of every secret), kept beyond the log's tail. In the embedded mode it is the attempt
 // folder's transcript.log (CONVEYOR_TRANSCRIPT_PATH, set by the local dispatcher); on GitHub a file
-// under $RUNNER_TEMP (both hidden from the step's commands by the sandbox).
-import { appendFileSync, mkdirSync } from 'node:fs';
+// under $RUNNER_TEMP (both hidden from the step's commands by the sandbox), which the runner loses
+// with the job: there a TranscriptStore (a workflow artifact, artifact-store.ts) keeps it, and the
+// step's summary links it.
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { StepPayload } from '../../core/contract/wire.ts';
 
 export interface Transcript {
   path: string;
   write(line: string): void;
+}
+
+/** Where a finished transcript outlives the runner. */
+export interface TranscriptStore {
+  /** What it is kept as, for the summary, e.g. "workflow artifact". */
+  readonly kind: string;
+  /** Keeps the file at `path` under `name` and gives a link to it; throws why it could not. */
+  keep(name: string, path: string): Promise<{ url: string }>;
 }
 
 export function transcriptPath(env: NodeJS.ProcessEnv, payload: StepPayload): string | undefined {
@@ -27,4 +37,44 @@ export function openTranscript(env: NodeJS.ProcessEnv, payload: StepPayload, hea
   const write = (line: string) => appendFileSync(path, `${line}\n`);
   write(header);
   return { path, write };
+}
+
+/**
+ * The name a transcript is kept under: one per run, step, mode, attempt and epoch, since a workflow
+ * run's artifact names must differ (a re-dispatched attempt runs in a workflow run of its own, but
+ * a name that says all of it can never clash). Characters GitHub refuses in artifact names
+ * (`" : < > | * ? \ /`, line breaks) become `-`; the run id is the only part that could hold one.
+ */
+export function transcriptName(payload: Pick<StepPayload, 'runId' | 'mode' | 'attempt' | 'epoch'> & { step: { id: string } }): string {
+  const name = `conveyor-transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}`;
+  return name.replace(/[":<>|*?\\/\r\n]/g, '-');
+}
+
+/**
+ * Keeps the attempt's transcript in `store`, when an agent of the attempt wrote one, and returns
+ * the line for the step's summary: its link, or why it is not kept. Never throws: a transcript that
+ * could not be kept must not fail a step whose work is done.
+ */
+export async function keepTranscript(
+  store: TranscriptStore | undefined,
+  env: NodeJS.ProcessEnv,
+  payload: StepPayload,
+  log: (line: string) => void,
+): Promise<string | undefined> {
+  const path = transcriptPath(env, payload);
+  if (!store || !path || !existsSync(path)) return undefined;
+  const name = transcriptName(payload);
+  try {
+    const { url } = await store.keep(name, path);
+    log(`conveyor: transcript uploaded as ${store.kind} ${name}: ${url}`);
+    return `Full transcript of the agent: [${name}](${url}) (${store.kind})`;
+  } catch (e) {
+    // One line: the library's messages run over several, with advice for its own users.
+    const why =
+      String((e as Error)?.message ?? e)
+        .split('\n')[0]!
+        .trim() || String(e);
+    log(`conveyor: transcript not uploaded: ${why}`);
+    return `transcript not uploaded: ${why}`;
+  }
 }

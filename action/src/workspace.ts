@@ -2,8 +2,10 @@
 // `owner__name` under one root. Clone targets must lie under GITHUB_SERVER_URL. The work branch
 // is resumed when it exists on the remote (and the base merged into it when that merges cleanly),
 // else created from the base. What each branch started from is recorded for --force-with-lease.
-// From an http(s) server the clone is partial (blobless): the history of the base and work
-// branches, which merges need, and file contents only as a checkout, merge or diff asks for them.
+// From an http(s) server it fetches as little as the step needs: a new work branch starts from a
+// shallow clone of the base's last commit; a work branch to resume comes with the history of the
+// base and work branches, which merges need, in a partial (blobless) clone whose file contents
+// come only as a checkout, merge or diff asks for them.
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -122,9 +124,9 @@ export function cloneUrl(serverUrl: string, repo: string): string {
 }
 
 /**
- * The git repository of a checkout in the workspace. From an http(s) server the clone is partial,
- * and the commands that talk to the server (fetch, push, and those that read file contents) get
- * the token.
+ * The git repository of a checkout in the workspace. From an http(s) server the clone may be
+ * partial (a resumed work branch), so the commands that talk to the server (fetch, push) and those
+ * that read file contents get the token.
  */
 export function repoGit(ctx: WorkspaceContext, dir: string): GitRepo {
   const http = /^https?:/i.test(ctx.serverUrl);
@@ -160,19 +162,30 @@ async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]
 }
 
 /**
- * An http(s) server: a blobless clone of the base (every commit and tree, which merges need; file
- * contents only as a checkout, merge or diff asks for them), while the two heads are asked for;
- * then the work branch, when it exists: the commit just listed, which the lease is on.
+ * An http(s) server: first the heads of the base and work branches (the work branch's is the
+ * commit the lease is on), then as little as the step needs:
+ * - no work branch yet: the base's last commit and its files, in one request (a shallow clone, as
+ *   actions/checkout makes by default). Nothing is merged or compared with an older commit, and
+ *   the new branch is pushed on top of a commit the server has.
+ * - a work branch to resume: a blobless clone of the base (every commit and tree: merging the base
+ *   in, and the review's diff against it, need their merge base; file contents come when a
+ *   checkout, merge or diff asks for them), then the work branch's listed commit.
+ * Not blobless always: the checkout after a blobless clone asks the server again, for every file
+ * of the tip, and on a short history those two requests cost half as much again as one plain
+ * clone of everything (bench/checkout.bench.ts).
  */
 async function fetchRemote(git: GitRepo, url: string, base: string, work: string): Promise<Heads> {
   const network = git.failingAs('clone-failed');
   // The remote is recorded without any credential; the token goes to each command that needs it.
-  const [listed, cloned] = await Promise.allSettled([network.remoteHeads(url, [base, work]), network.clone(url, { branch: base, filter: 'blob:none' })]);
-  if (listed.status === 'rejected') throw listed.reason;
-  if (!listed.value.has(base)) return listed.value; // the clone failed for it: the caller says which branch is missing
-  if (cloned.status === 'rejected') throw cloned.reason;
-  const workCommit = listed.value.get(work);
-  if (workCommit) await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
+  const listed = await network.remoteHeads(url, [base, work]);
+  if (!listed.has(base)) return listed; // the caller says which branch is missing
+  const workCommit = listed.get(work);
+  if (!workCommit) {
+    await network.clone(url, { branch: base, depth: 1 });
+    return git.remoteBranchHeads([base]);
+  }
+  await network.clone(url, { branch: base, filter: 'blob:none' });
+  await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
   return git.remoteBranchHeads([base, work]);
 }
 

@@ -2,12 +2,11 @@
 // and reads results back) and the action (which reads its check run and completes it): the names,
 // the external id that names the attempt, and the machine-readable result inside output.text.
 import { describeIssues, stepResultSchema, type StepResult } from '../contract/wire.ts';
+import { CHECK_OUTPUT_MAX } from './limits.ts';
 
 export const STEP_CHECK_PREFIX = 'conveyor / ';
 /** The summary check run of a whole run. */
 export const SUMMARY_CHECK_NAME = 'conveyor';
-/** GitHub keeps at most this many characters of a check run's output.summary and output.text. */
-export const CHECK_OUTPUT_LIMIT = 65_535;
 
 export function stepCheckName(step: string): string {
   return `${STEP_CHECK_PREFIX}${step}`;
@@ -49,7 +48,7 @@ const SUMMARY_ELSEWHERE = '(see the check run summary)';
  * comment. Too long for GitHub's limit, the summary (kept in output.summary anyway) and then the
  * findings are shortened.
  */
-export function renderResultText(result: StepResult, limit = CHECK_OUTPUT_LIMIT - 200): string {
+export function renderResultText(result: StepResult, limit = CHECK_OUTPUT_MAX - 200): string {
   const encode = (r: StepResult) => `<!-- ${MARKER} ${JSON.stringify(r).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')} -->`;
   const text = encode(result);
   if (text.length <= limit) return text;

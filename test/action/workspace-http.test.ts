@@ -1,7 +1,7 @@
 // The network path of the workspace (what GitHub sees), offline: git's own smart-HTTP server
 // (`git http-backend`) behind a small Node server that demands the token as Basic auth, the way
 // GitHub does. The token must reach git through the scoped credential helper and nowhere else.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareWorkspace, repoGit, type WorkspaceContext } from '../../action/src/workspace.ts';
@@ -66,17 +66,56 @@ describe('preparing from an http(s) server', () => {
     }
   });
 
-  it('clones blobless: the whole history, the files of the checkout, and older contents only when a diff asks, with the token', async () => {
+  it('starts a new work branch from a shallow clone of the base: its last commit and files, in one fetch; the branch pushed from it lands, and the next step resumes it with the history merges need', async () => {
     remotes.create('acme/web', { 'a.txt': 'one\n', 'b.txt': 'b\n' });
     remotes.commit('acme/web', 'main', { 'a.txt': 'two\n' });
     const head = remotes.commit('acme/web', 'main', { 'a.txt': 'three\n' });
+    const before = http.requests.length;
+    const first = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root, mode: 'work' });
+    const web = first.repos[0]!;
+    expect(web).toMatchObject({ resumed: false, startCommit: '', baseCommit: head, preparedHead: head, baseMerge: 'new-branch', checkedOut: 'conveyor/web-1' });
+    expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
+    expect(readFileSync(join(web.dir, '.git', 'shallow'), 'utf8').trim()).toBe(head);
+    expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('three\n');
+    // Every object of the checkout came with the clone; nothing is left to ask the server for.
+    expect(git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD')).not.toMatch(/^\?/m);
+    expect(web.gitConfig).not.toMatch(/promisor/);
+    // ls-remote (advertisement, ls-refs), then the clone (advertisement, ls-refs, one fetch): no second fetch for contents.
+    expect(http.requests.slice(before).filter((r) => r.startsWith('POST') && r.includes('git-upload-pack'))).toHaveLength(3);
+
+    // The agent's work is committed and pushed from the shallow clone, as a new branch (lease: it must not exist).
+    writeFileSync(join(web.dir, 'work.txt'), 'work\n');
+    const pushedHead = (await repoGit(ctx(TOKEN), web.dir).commitAll('the work')).head;
+    expect(await repoGit(ctx(TOKEN), web.dir).push({ to: web.url, ref: 'HEAD', branch: web.workBranch, lease: '' })).toEqual({ pushed: true });
+    expect(remotes.head('acme/web', 'conveyor/web-1')).toBe(pushedHead);
+    expect(git(remotes.bare('acme/web'), 'fsck', '--connectivity-only', '--no-dangling')).toBe('');
+
+    // Meanwhile the base advances: the next step resumes the branch with the whole history, merges
+    // the base in, and the review's diff against the base is the work alone.
+    const advanced = remotes.commit('acme/web', 'main', { 'c.txt': 'c\n' });
+    const next = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: join(root, 'next'), mode: 'work' });
+    const resumed = next.repos[0]!;
+    expect(resumed).toMatchObject({ resumed: true, startCommit: pushedHead, baseCommit: advanced, baseMerge: 'merged' });
+    expect(git(resumed.dir, 'rev-list', '--count', 'HEAD')).toBe('6'); // three base commits, the work, the advance, the merge
+    expect(readFileSync(join(resumed.dir, 'c.txt'), 'utf8')).toBe('c\n');
+    const review = await repoGit(ctx(TOKEN), resumed.dir).diff('refs/remotes/origin/main...HEAD');
+    expect(review).toContain('+++ b/work.txt');
+    expect(review).not.toContain('c.txt');
+  });
+
+  it('resumes a work branch from a blobless clone: the whole history, the files of the checkout, and older contents only when a diff asks, with the token', async () => {
+    remotes.create('acme/web', { 'a.txt': 'one\n', 'b.txt': 'b\n' });
+    remotes.commit('acme/web', 'main', { 'a.txt': 'two\n' });
+    remotes.commit('acme/web', 'main', { 'a.txt': 'three\n' });
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-1', 'main');
+    const work = remotes.commit('acme/web', 'conveyor/web-1', { 'work.txt': 'work\n' });
     const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root, mode: 'checkout' });
     const web = ws.repos[0]!;
-    expect(web).toMatchObject({ preparedHead: head, checkedOut: 'main' });
+    expect(web).toMatchObject({ resumed: true, preparedHead: work, checkedOut: 'conveyor/web-1', baseMerge: 'not-merged' });
     expect(web.gitConfig).toMatch(/promisor = true/);
     expect(web.gitConfig).toMatch(/partialclonefilter = blob:none/);
     // Every commit is there (merges need them); of the contents, only what the checkout holds.
-    expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('3');
+    expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('4');
     expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('three\n');
     const missing = () =>
       git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD')
@@ -85,7 +124,7 @@ describe('preparing from an http(s) server', () => {
     expect(missing()).toHaveLength(2); // a.txt's "one" and "two"
     // A diff that needs them asks the server, with the token, like every other network command.
     const asked = http.authorizations.length;
-    const patch = await repoGit(ctx(TOKEN), web.dir).diff('HEAD~2..HEAD');
+    const patch = await repoGit(ctx(TOKEN), web.dir).diff('HEAD~3..HEAD');
     expect(patch).toContain('-one\n+three');
     expect(http.authorizations.length).toBeGreaterThan(asked);
     expect(new Set(http.authorizations)).toEqual(new Set([`Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`]));

@@ -495,6 +495,9 @@ describe('payload size', () => {
     expect(parsed.payload.issue.body.startsWith('Start.\nLots of detail.')).toBe(true);
     expect(parsed.payload.issue.body).toContain("cut to fit GitHub's workflow input limit (read it whole at https://github.com/acme/web/issues/7)");
     // The run keeps the whole body; only the dispatch was cut.
-    expect((await h.conveyor.engine.get('acme-web-7')).issue.body).toContain('End.');
+    const run = await h.conveyor.engine.get('acme-web-7');
+    expect(run.issue.body).toContain('End.');
+    // The attempt is sealed and verified against the cut payload that was sent, not the whole one.
+    expect(run.steps.implement!.attempts[0]!.inputs).toBe(inputsDigest(parsed.payload));
   });
 });

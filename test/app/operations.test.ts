@@ -133,11 +133,11 @@ describe('/metrics', () => {
       repository: { ...(labeled.repository as object), full_name: 'acme/web', default_branch: 'main' },
       installation: { id: 2 },
     };
-    const sent = await fetch(`${url}/api/github/webhooks`, signedWebhook(SECRET, JSON.stringify(payload), 'issues', 'd-labeled'));
+    const sent = await fetch(`${url}/api/github/webhooks`, await signedWebhook(SECRET, JSON.stringify(payload), 'issues', 'd-labeled'));
     expect(sent.status).toBe(200);
     expect(config.isDone()).toBe(true);
     const opened = { ...fixture('issues.labeled'), action: 'opened', installation: { id: 2 } };
-    expect((await fetch(`${url}/api/github/webhooks`, signedWebhook(SECRET, JSON.stringify(opened), 'issues', 'd-opened'))).status).toBe(200);
+    expect((await fetch(`${url}/api/github/webhooks`, await signedWebhook(SECRET, JSON.stringify(opened), 'issues', 'd-opened'))).status).toBe(200);
 
     const m = await get(`${url}/metrics`);
     expect(m.status).toBe(200);

@@ -136,13 +136,13 @@ describe("the app's HTTP server", () => {
     const pad = (n: number) => JSON.stringify({ zen: 'x'.repeat(n - 10) });
     const exact = pad(1000);
     expect(exact.length).toBe(1000);
-    expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, signed(exact, 'ping', 'exact'))).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, await signed(exact, 'ping', 'exact'))).status).toBe(200);
     const over = pad(1001);
-    expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, signed(over, 'ping', 'over'))).status).toBe(413);
+    expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, await signed(over, 'ping', 'over'))).status).toBe(413);
     // fetch streams a body of unknown length chunked.
     const stream = new Blob([over]).stream();
     const chunkedOver = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
-      ...signed(over, 'ping', 'over-chunked'),
+      ...(await signed(over, 'ping', 'over-chunked')),
       body: stream,
       duplex: 'half',
     } as RequestInit);
@@ -157,13 +157,13 @@ describe("the app's HTTP server", () => {
     // 2 MB, unsigned: read in full (it is within the limit), then refused by the signature check.
     const big = JSON.stringify({ zen: 'y'.repeat(2 * MB) });
     const forged = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
-      ...signed(big),
-      headers: { ...(signed(big).headers as Record<string, string>), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+      ...(await signed(big)),
+      headers: { ...((await signed(big)).headers as Record<string, string>), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
     });
     expect(forged.status).toBe(400);
     expect(await forged.text()).toMatch(/signature does not match/i);
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
-    const ok = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, signed(body));
+    const ok = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, await signed(body));
     expect(ok.status).toBe(200);
     expect(seen).toEqual([{ name: 'ping', zen: 'Keep it logically awesome.' }]);
   });

@@ -1,5 +1,5 @@
 // Webhook payloads as GitHub sends them: test/fixtures/webhooks, copied from @octokit/webhooks-examples.
-import { createHmac } from 'node:crypto';
+import { Webhooks } from '@octokit/webhooks';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -10,15 +10,16 @@ export function fixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8')) as Record<string, unknown>;
 }
 
-/** A webhook POST as GitHub sends it: `body` signed with the app's webhook secret. */
-export function signedWebhook(secret: string, body: string, event = 'ping', delivery = 'd-1'): RequestInit {
+/** A webhook POST as GitHub sends it: `body` signed with the app's webhook secret (by @octokit/webhooks, as GitHub signs). */
+export async function signedWebhook(secret: string, body: string, event = 'ping', delivery = 'd-1'): Promise<RequestInit> {
+  const signature = await new Webhooks({ secret }).sign(body);
   return {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-github-event': event,
       'x-github-delivery': delivery,
-      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+      'x-hub-signature-256': signature,
     },
     body,
   };

@@ -48,16 +48,14 @@ export function pollIntervalOf(env: NodeJS.ProcessEnv): number {
   return Number(raw) * 1000;
 }
 
-const MAX_SUMMARY = 65_000;
-
 export function checkRunOutput(result: StepResult): CheckRunOutput {
   const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
-  const summary = result.summary.length > MAX_SUMMARY ? `${result.summary.slice(0, MAX_SUMMARY)}\n\n…(truncated)` : result.summary;
   return {
     name: `conveyor / ${result.stepId}`,
     conclusion: result.conclusion,
     title,
-    summary,
+    // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
+    summary: result.summary,
     externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
     text: renderResultText(result),
   };

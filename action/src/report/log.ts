@@ -1,12 +1,13 @@
 // Always reports: the conclusion and summary to the log, and the whole result as the action
 // output `result` when running as a GitHub Action.
+import * as core from '@actions/core';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
 export class LogReporter implements Reporter {
   readonly name = 'log';
   constructor(
-    private readonly log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    private readonly log: (line: string) => void = (l) => core.info(l),
     private readonly setOutput?: (name: string, value: string) => void,
   ) {}
 

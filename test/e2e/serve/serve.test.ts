@@ -1,7 +1,8 @@
 // `conveyor serve` as an operator starts it: Probot's environment variables, a real HTTP server,
 // and webhooks whose signature is checked before anything else happens; on a SQLite file, or on
 // a PostgreSQL database that several of them share.
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
+import { Webhooks } from '@octokit/webhooks';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,8 +101,8 @@ describe('conveyor serve', () => {
     const { port } = await serve();
 
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
-    const good = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-    const forged = `sha256=${createHmac('sha256', 'another-secret').update(body).digest('hex')}`;
+    const good = await new Webhooks({ secret: SECRET }).sign(body);
+    const forged = await new Webhooks({ secret: 'another-secret' }).sign(body);
     expect(await post(port, body, good)).toBe(200);
     expect(await post(port, body, forged)).toBeGreaterThanOrEqual(400);
     // The load balancer's liveness check.
@@ -152,7 +153,7 @@ describe('conveyor serve on PostgreSQL', () => {
     const url = await postgres.createDatabase('serve');
     const [a, b] = await Promise.all([serve({}, url), serve({}, url)]);
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1, hook: { type: 'App', id: 1, events: [] } });
-    const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    const signature = await new Webhooks({ secret: SECRET }).sign(body);
     expect(await post(a.port, body, signature)).toBe(200);
     expect(await post(b.port, body, signature)).toBe(200);
     const client = new pg.Client({ connectionString: url });
