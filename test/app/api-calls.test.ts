@@ -80,6 +80,10 @@ describe('one pipeline on GitHub', () => {
     const baseHead = outcome.fake.remotesHead('acme/web', 'main');
     expect(checks.filter((c) => c.head_sha === baseHead)).toEqual([]);
     expect(checks.filter((c) => c.status !== 'completed').map((c) => [c.name, c.head_sha])).toEqual([]);
+    // The code step built on the draft's branch (the app's empty commit stays in its history, on the base).
+    const subjects = outcome.fake.branchSubjects('acme/web', 'conveyor/web-7');
+    expect(subjects.slice(-2)).toEqual([`Conveyor run ${RUN_ID} for acme/web#7: the work starts here`, 'initial commit']);
+    expect(subjects.length).toBeGreaterThan(2);
     // The summary check run on the PR's last head shows the finished pipeline.
     const webHead = outcome.fake.pulls.find((p) => p.repo === 'acme/web')!.sha;
     const summary = checks.filter((c) => c.name === 'conveyor' && c.head_sha === webHead);

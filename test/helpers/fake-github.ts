@@ -149,6 +149,14 @@ export class FakeGitHub {
     return this.options.remotes.head(repo, branch);
   }
 
+  /** The subjects of a branch's commits, newest first. */
+  branchSubjects(repo: string, branch: string): string[] {
+    return execFileSync('git', ['log', '--format=%s', branch], { cwd: this.options.remotes.bare(repo) })
+      .toString()
+      .trim()
+      .split('\n');
+  }
+
   /** Where the REST API is: GITHUB_API_URL, Probot's baseUrl. */
   get apiUrl(): string {
     return `${this.url}/api/v3`;
