@@ -42,7 +42,7 @@ export interface StartRequest {
 
 export type StartOutcome =
   | { started: true; runId: string }
-  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active' | 'not-allowed'; message: string };
+  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active' | 'not-allowed' | 'no-draft-pr'; message: string };
 
 function pipelineFor(config: Config, trigger: StartRequest['trigger']): string | undefined {
   const names = listPipelines(config);
@@ -228,7 +228,16 @@ async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, 
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
   const issue = { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url };
   // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
-  const draft = await openDraft(github, id, plan, issue);
+  let draft: PullRequestRef;
+  try {
+    draft = await openDraft(github, id, plan, issue);
+  } catch (e) {
+    // Nothing was started: say why where it was asked (an app without contents or pull requests
+    // write on the repository, a base branch that is not there).
+    const message = `Conveyor did not start: it could not open the run's draft pull request in ${plan.changeSet[0]?.repo ?? request.repo} (${(e as Error).message}). Check that the app may write contents and pull requests there, then label the issue again.`;
+    await github.createComment(request.repo, request.issue.number, message);
+    return { started: false, why: 'no-draft-pr', message };
+  }
   // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.
   deps.reporter.markNew(id);
   try {

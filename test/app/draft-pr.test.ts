@@ -7,9 +7,9 @@
 // ready for review first.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { createHarness, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
 import { fakeGitHub } from './fake-github.ts';
-import { BASE_SHA, CONFIG } from './scopes.ts';
+import { BASE_SHA, BASE_TREE, CONFIG, configScope, permissionScope } from './scopes.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -52,5 +52,29 @@ describe("the run's draft pull request", () => {
     ]);
     // The draft is left open with a comment saying why (a person closes it, or a new run takes it up).
     expect(github.comments.filter((c) => c.issue === 1007).map((c) => c.body)).toEqual([expect.stringContaining('This pull request is left open')]);
+  });
+});
+
+describe('a draft pull request that cannot be opened', () => {
+  it('starts nothing and says why on the issue, naming what to check', async () => {
+    let body = '';
+    const scopes = [
+      tokenScope(),
+      configScope(),
+      permissionScope('alice', 'write'),
+      nock(API)
+        .get('/repos/acme/web/branches/main')
+        .reply(200, { name: 'main', commit: { sha: BASE_SHA, commit: { tree: { sha: BASE_TREE } } } }),
+      nock(API).post('/repos/acme/web/git/commits').reply(403, { message: 'Resource not accessible by integration' }),
+      nock(API)
+        .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => ((body = b.body), true))
+        .reply(201, { id: 1, html_url: 'c' }),
+    ];
+    await h.receive('issues', webhooks.labeled());
+    for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect(body).toMatch(
+      /^Conveyor did not start: it could not open the run's draft pull request in acme\/web \(GitHub POST \/repos\/\{owner\}\/\{repo\}\/git\/commits failed \(HTTP 403\): Resource not accessible by integration\)\. Check that the app may write contents and pull requests there/,
+    );
+    expect(await h.conveyor.deps.store.list()).toEqual([]);
   });
 });
