@@ -18,6 +18,7 @@ import type { GitHubForge } from '../adapters/forge/github.ts';
 import { canWrite, installationOf, type AppDeps } from './deps.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
+import { stopAttempts } from './cancel.ts';
 
 export interface CommandSource {
   kind: 'comment' | 'review' | 'button';
@@ -199,6 +200,7 @@ async function decideOn(
   }
   const after = await deps.engine.apply(run.id, event);
   await react(github, source, command.name === 'retry' ? 'rocket' : '+1');
+  await stopAttempts(deps, run, after);
   if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
     await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
   }
@@ -309,7 +311,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
 async function restart(deps: AppDeps, github: GitHubForge, source: CommandSource, run: Run): Promise<void> {
   const login = source.actor.login;
   if (run.status === 'running' || run.status === 'waiting') {
-    await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
+    await stopAttempts(deps, run, await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' }));
   }
   const outcome = await startRun(deps, {
     installationId: installationOf(run),

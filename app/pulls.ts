@@ -4,6 +4,7 @@
 // reducer's teardown effect), and its other PRs are left open with a comment saying why.
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
+import { stopAttempts } from './cancel.ts';
 
 interface PullPayload {
   number: number;
@@ -33,6 +34,7 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullP
   if (pr.merged) return;
   for (const run of await runsOf(deps, repo, pr.number)) {
     const after = await deps.engine.apply(run.id, { type: 'pr-closed', at: deps.now(), repo, merged: false });
+    await stopAttempts(deps, run, after);
     // `run` is active (runsOf): cancelled now means this close cancelled it.
     if (after.status === 'cancelled') {
       await leaveOpen(deps, after, repo, `Conveyor run \`${run.id}\` was cancelled: @${sender.login} closed ${repo}#${pr.number} without merging it.`);

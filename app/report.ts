@@ -44,10 +44,26 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
   return out;
 }
 
+/**
+ * Whether an attempt of the run finished on the old workflow template: its result came back from
+ * its workflow run, and the action never traded the runner's OIDC token for its token (it was
+ * handed one). An attempt lost or completed by someone else says nothing: its action may not have run.
+ */
+export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): boolean {
+  const finished = new Set(
+    Object.values(run.steps).flatMap((s) =>
+      s.attempts
+        .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
+        .map((a) => externalIdOf({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
+    ),
+  );
+  return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));
+}
+
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
 interface Written {
   comment?: { id: number; url: string; body: string };
-  summary?: { head: string; id: number; text: string };
+  summary?: { head: string; id: number; text: string; completed: boolean };
 }
 
 /** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
@@ -121,7 +137,8 @@ export class RunReporter {
 
     // Rendered as of the run's last change, so an unchanged run renders the same text.
     const table = renderRunTable(run, view, run.updatedAt);
-    const body = renderTrackingComment(run, view, run.updatedAt, table);
+    // Said once, in the comment: the repository's workflow should be updated to the current template.
+    const body = renderTrackingComment(run, view, run.updatedAt, table, ranOnOldTemplate(run, attempts));
     if (written.comment?.body !== body) {
       const recorded = written.comment ?? (await links.comment(runId));
       let comment = recorded;
@@ -153,7 +170,17 @@ export class RunReporter {
       id = (await github.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
     }
     if (recorded === undefined) await links.saveSummary(runId, head, id);
-    written.summary = { head, id, text };
+    // The PR's head moved: the summary left on the old head is completed, so nothing the run made stays running there.
+    const left = written.summary;
+    if (left && left.head !== head && left.id !== id && !left.completed) {
+      await github.updateCheckRun(repo, left.id, {
+        status: 'completed',
+        conclusion: 'neutral',
+        completed_at: now,
+        output: { title: 'moved to the new head', summary: `This run's checks moved to ${head.slice(0, 7)}, the pull request's new head.` },
+      });
+    }
+    written.summary = { head, id, text, completed: check.status === 'completed' };
   }
 
   /** This run's record of what was written, kept among the most recently reported runs. */

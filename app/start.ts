@@ -7,12 +7,15 @@
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
 import type { Config } from '../core/config/schema.ts';
-import { compilePlan, listPipelines } from '../core/plan/compile.ts';
+import { compilePlan, listPipelines, reposWithoutBase } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { StoreError } from '../engine/ports/store.ts';
+import type { PullRequestRef } from '../core/contract/wire.ts';
+import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
+import { workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
 
 /**
@@ -39,7 +42,7 @@ export interface StartRequest {
 
 export type StartOutcome =
   | { started: true; runId: string }
-  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active' | 'not-allowed'; message: string };
+  | { started: false; why: 'not-conveyor' | 'no-config' | 'invalid-config' | 'no-pipeline' | 'active' | 'not-allowed' | 'no-draft-pr'; message: string };
 
 function pipelineFor(config: Config, trigger: StartRequest['trigger']): string | undefined {
   const names = listPipelines(config);
@@ -94,18 +97,34 @@ function loadCached(text: string): Loaded {
   return entry;
 }
 
-function planOf(entry: Loaded, config: Config, pipeline: string, repo: string): Plan | Error {
-  const key = `${pipeline}\u0000${repo}`;
+function planOf(entry: Loaded, config: Config, pipeline: string, repo: string, defaultBranches: Record<string, string>): Plan | Error {
+  const key = `${pipeline}\u0000${repo}\u0000${JSON.stringify(defaultBranches)}`;
   let plan = entry.plans.get(key);
   if (!plan) {
     try {
-      plan = compilePlan(config, pipeline, { primaryRepo: repo });
+      plan = compilePlan(config, pipeline, { primaryRepo: repo, defaultBranches });
     } catch (e) {
       plan = e as Error;
     }
     entry.plans.set(key, plan);
   }
   return plan;
+}
+
+/**
+ * The default branches of the repositories whose services name no `base`: the base they get. The
+ * issue's own repository's comes with the webhook; each other one is read once for the run
+ * (GET /repos/{owner}/{repo}). A repository the installation cannot see is an error, in words.
+ */
+async function defaultBranchesOf(github: GitHubForge, config: Config, pipeline: string, request: StartRequest): Promise<Record<string, string> | string> {
+  const branches: Record<string, string> = {};
+  for (const repo of reposWithoutBase(config, pipeline, request.repo)) {
+    const branch = repo === request.repo ? request.defaultBranch : await github.defaultBranch(repo);
+    if (branch === undefined)
+      return `the Conveyor app cannot see ${repo} (a service's \`repo\`), so it cannot tell its default branch: install the app on it, or give the service a \`base\``;
+    branches[repo] = branch;
+  }
+  return branches;
 }
 
 /** A label on an issue: starts the pipeline it names, if whoever labeled may. */
@@ -152,13 +171,7 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     if (trigger.kind === 'command') await comment(message);
     return { started: false, why: trigger.kind === 'label' ? 'not-conveyor' : 'no-pipeline', message };
   }
-  const plan = planOf(cached, config, pipeline, repo);
-  if (plan instanceof Error) {
-    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
-    await comment(message);
-    return { started: false, why: 'invalid-config', message };
-  }
-  const active = (await deps.store.list({ status: ['running', 'waiting'], issue: { repo, number: request.issue.number }, pipeline: plan.pipeline })).at(0);
+  const active = (await deps.store.list({ status: ['running', 'waiting'], issue: { repo, number: request.issue.number }, pipeline })).at(0);
   if (active) {
     const message = activeText(active);
     if (trigger.kind === 'command') await comment(message);
@@ -168,7 +181,39 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     const refused = await allowed(github, request);
     if (refused) return refused;
   }
+  const branches = await defaultBranchesOf(github, config, pipeline, request);
+  const plan = typeof branches === 'string' ? new Error(branches) : planOf(cached, config, pipeline, repo, branches);
+  if (plan instanceof Error) {
+    const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
+    await comment(message);
+    return { started: false, why: 'invalid-config', message };
+  }
   return begin(deps, github, request, plan);
+}
+
+/**
+ * Opens the run's draft pull request in the primary repository (see GitHubForge.openDraftPullRequest):
+ * the code step resumes its branch, and its body is the one every PR of the run has (the issue, the
+ * run, the sibling PRs once they exist).
+ */
+async function openDraft(
+  github: GitHubForge,
+  runId: string,
+  plan: Plan,
+  issue: { repo: string; number: number; title: string; url: string },
+): Promise<PullRequestRef> {
+  const primary = plan.changeSet.find((r) => r.role === 'primary') ?? plan.changeSet[0]!;
+  const baseCommit = await github.branchCommit(primary.repo, primary.base);
+  const pr = await github.openDraftPullRequest({
+    repo: primary.repo,
+    branch: workBranch(primary.repo, issue.number),
+    base: primary.base,
+    baseCommit,
+    message: `Conveyor run ${runId} for ${issue.repo}#${issue.number}: the work starts here`,
+    title: pullRequestTitle(issue),
+    body: pullRequestBody({ issue, runId, repo: primary.repo, prs: [] }),
+  });
+  return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, head: pr.head };
 }
 
 function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
@@ -195,20 +240,29 @@ async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, 
     if (request.trigger.kind === 'command') await github.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
   };
-  // The first check run goes on the base branch's head, read once for the run (see Heads).
-  const primary = plan.changeSet.find((r) => r.role === 'primary');
-  const baseHead = primary ? await github.branchHead(primary.repo, primary.base).catch(() => undefined) : undefined;
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
-  if (primary && baseHead) deps.heads.adopt(id, primary.base, baseHead);
+  const issue = { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url };
+  // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
+  let draft: PullRequestRef;
+  try {
+    draft = await openDraft(github, id, plan, issue);
+  } catch (e) {
+    // Nothing was started: say why where it was asked (an app without contents or pull requests
+    // write on the repository, a base branch that is not there).
+    const message = `Conveyor did not start: it could not open the run's draft pull request in ${plan.changeSet[0]?.repo ?? request.repo} (${(e as Error).message}). Check that the app may write contents and pull requests there, then label the issue again.`;
+    await github.createComment(request.repo, request.issue.number, message);
+    return { started: false, why: 'no-draft-pr', message };
+  }
   // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.
   deps.reporter.markNew(id);
   try {
     await deps.engine.start({
       id,
       plan,
-      issue: { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url },
+      issue,
       requester: request.requester,
       options: { installationId: request.installationId, defaultBranch: request.defaultBranch, payloadLimit: deps.payloadLimit },
+      prs: [draft],
     });
   } catch (e) {
     // Two deliveries (or replicas) starting at once: the store let one through.

@@ -3,7 +3,7 @@ import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
 import { payloadText, runEntry } from './entry.ts';
 import { artifactTranscriptStore } from './artifact-store.ts';
-import { prepareCheckRun } from './report/check-run.ts';
+import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
 import { obtainToken, type StepToken } from './token.ts';
 
 /** Runs one step attempt and returns the process's exit code. */
@@ -57,7 +57,15 @@ export async function main(): Promise<number> {
     return 'failed' in checkRun ? 1 : 0;
   }
 
-  // 4. Run the step under one error boundary and report its result wherever it goes, its agent's
+  // 4. While the step runs, its check run is watched: completed by someone else (the run was
+  // cancelled, or a person completed it), the step's commands are stopped, agent first, and the
+  // result is not written over what they wrote.
+  const watch = checkRun.client?.watch?.((by) => {
+    log(`conveyor: check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
+    killRunningCommands();
+  }, pollIntervalOf(process.env));
+
+  // 5. Run the step under one error boundary and report its result wherever it goes, its agent's
   // transcript kept as a workflow artifact on GitHub's runners.
   const transcriptStore = artifactTranscriptStore(process.env, core.getInput('transcript-retention-days'));
   const result = await runEntry({
@@ -72,6 +80,7 @@ export async function main(): Promise<number> {
     ...(checkRun.client ? { checkRunClient: () => checkRun.client } : {}),
     ...(transcriptStore ? { transcriptStore } : {}),
   });
+  watch?.stop();
   token?.close();
   return result.conclusion === 'failure' ? 1 : 0;
 }

@@ -72,6 +72,7 @@ interface ApiPull {
   body?: string | null;
   state: string;
   draft?: boolean;
+  node_id?: string;
   merged?: boolean;
   merged_at?: string | null;
   merge_commit_sha?: string | null;
@@ -109,6 +110,7 @@ function toPullRequest(repo: string, p: ApiPull): PullRequest {
     ...(p.mergeable !== undefined ? { mergeable: p.mergeable } : {}),
     ...(p.mergeable_state !== undefined ? { mergeableState: p.mergeable_state } : {}),
     ...(p.draft !== undefined ? { draft: p.draft } : {}),
+    ...(p.node_id ? { nodeId: p.node_id } : {}),
   };
 }
 
@@ -157,6 +159,40 @@ export class GitHubForge implements Forge {
       body: fitComment(pr.body),
     });
     return toPullRequest(pr.repo, data as ApiPull);
+  }
+
+  /**
+   * The run's draft pull request, opened as the run starts so that its check runs live on it from
+   * the first step: an empty commit on the base's head (its tree, the head as parent) through the
+   * Git data API, the work branch at it, and a draft PR. A work branch that exists already (a
+   * restart on the same branch) is kept as it is, and its open PR taken when there is one.
+   */
+  async openDraftPullRequest(pr: OpenPullRequest & { baseCommit: { sha: string; tree: string }; message: string }): Promise<PullRequest> {
+    const commit = await this.octokit.rest.git.createCommit({ ...of(pr.repo), message: pr.message, tree: pr.baseCommit.tree, parents: [pr.baseCommit.sha] });
+    try {
+      await this.octokit.rest.git.createRef({ ...of(pr.repo), ref: `refs/heads/${pr.branch}`, sha: commit.data.sha });
+    } catch (e) {
+      // 422 "Reference already exists": the branch holds earlier work of this issue; an open PR of it is the run's.
+      if (!(e instanceof GitHubApiError && e.status === 422)) throw e;
+      const open = await this.findPullRequest(pr.repo, pr.branch);
+      if (open) return open;
+    }
+    const { data } = await this.octokit.rest.pulls.create({
+      ...of(pr.repo),
+      head: pr.branch,
+      base: pr.base,
+      title: pr.title.slice(0, PR_TITLE_MAX),
+      body: fitComment(pr.body),
+      draft: true,
+    });
+    return toPullRequest(pr.repo, data as ApiPull);
+  }
+
+  /** GraphQL's markPullRequestReadyForReview: REST cannot turn a draft into a PR ready to merge. */
+  async markReadyForReview(pr: PullRequest): Promise<void> {
+    const id = pr.nodeId ?? (await this.getPullRequest(pr.repo, pr.number)).nodeId;
+    if (!id) throw new Error(`${pr.repo}#${pr.number} has no GraphQL id to mark it ready for review`);
+    await this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id });
   }
 
   async updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
@@ -259,6 +295,18 @@ export class GitHubForge implements Forge {
     const data = answer?.data;
     if (!data || Array.isArray(data) || data.type !== 'file' || !('content' in data) || typeof data.content !== 'string') return undefined;
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || 'base64').toString('utf8');
+  }
+
+  /** The repository's default branch (GET /repos/{owner}/{repo}), or undefined when the installation cannot see it. */
+  async defaultBranch(repo: string): Promise<string | undefined> {
+    const answer = await unlessAbsent(this.octokit.rest.repos.get(of(repo)));
+    return answer?.data.default_branch;
+  }
+
+  /** A branch's head commit and its tree (what an empty commit on it takes). */
+  async branchCommit(repo: string, branch: string): Promise<{ sha: string; tree: string }> {
+    const { data } = await this.octokit.rest.repos.getBranch({ ...of(repo), branch });
+    return { sha: data.commit.sha, tree: data.commit.commit.tree.sha };
   }
 
   async branchHead(repo: string, branch: string): Promise<string> {
@@ -379,6 +427,20 @@ export class GitHubForge implements Forge {
       if (found) return toWorkflowRun(found);
     }
     return undefined;
+  }
+
+  /**
+   * Asks GitHub to cancel a workflow run. True when asked; false when there is nothing to cancel:
+   * the run already completed (409 "Cannot cancel a workflow run that is completed") or is gone (404).
+   */
+  async cancelWorkflowRun(repo: string, id: number): Promise<boolean> {
+    try {
+      await this.octokit.rest.actions.cancelWorkflowRun({ ...of(repo), run_id: id });
+      return true;
+    } catch (e) {
+      if (e instanceof GitHubApiError && !e.credentials && (e.status === 409 || e.status === 404)) return false;
+      throw e;
+    }
   }
 
   async getWorkflowRun(repo: string, id: number): Promise<WorkflowRun> {

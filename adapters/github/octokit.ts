@@ -20,7 +20,7 @@ import type { Octokit as CoreOctokit, OctokitOptions } from '@octokit/core';
 import { gitHubErrors } from './errors.ts';
 
 /** What the GitHub adapter calls: Octokit's REST methods, `request` and `paginate`. */
-export type GitHubOctokit = Pick<RestOctokit, 'rest' | 'request' | 'paginate' | 'log'>;
+export type GitHubOctokit = Pick<RestOctokit, 'rest' | 'request' | 'paginate' | 'log' | 'graphql'>;
 
 export const RATE_LIMIT_RETRIES = 3;
 
@@ -96,7 +96,9 @@ export function policyOptions(policy: GitHubPolicy = {}): { throttle: Throttling
       retryAfterBaseValue: msPerSecond,
       ...(policy.paceWrites === false ? { write: UNPACED, notifications: UNPACED } : {}),
     },
-    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+    // 409 is GitHub's word on the state of the thing (a completed workflow run cannot be cancelled,
+    // a merge's head moved): asking again the same moment gets the same answer.
+    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451] },
   };
 }
 

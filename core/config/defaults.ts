@@ -6,6 +6,8 @@ import { PRESETS } from './presets.ts';
 export const DEFAULT_LABEL = 'conveyor';
 export const DEFAULT_PIPELINE = 'default';
 export const DEFAULT_BASE = 'main';
+/** The runner of a step's workflow job when neither the step nor its pipeline says (the workflow template's fallback too). */
+export const DEFAULT_RUNS_ON = 'ubuntu-latest';
 export const DEFAULT_MERGE_METHOD = 'squash' as const;
 export const DEFAULT_MAX_ATTEMPTS = 2;
 export const DEFAULT_MIN_APPROVALS = 1;

@@ -95,6 +95,10 @@ const NO_TIMEOUT: Record<string, string> = {
   merge: 'a merge step is not timed out: Conveyor merges the pull requests itself, in seconds; remove "timeout-minutes"',
 };
 
+const NO_RUNNER: Record<string, string> = {
+  approval: 'an approval step runs on no runner: it waits for people; remove "runs-on"',
+};
+
 const aStep = (kind: string): string => `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} step`;
 
 function unknownKey(key: string, objectPath: PathSegment[], data: unknown): string {
@@ -105,6 +109,7 @@ function unknownKey(key: string, objectPath: PathSegment[], data: unknown): stri
   if (kind !== undefined && KEYS_BY_KIND.has(kind)) {
     if (key === 'agent' && NO_AGENT[kind]) return NO_AGENT[kind];
     if (key === 'timeout-minutes' && NO_TIMEOUT[kind]) return NO_TIMEOUT[kind];
+    if (key === 'runs-on' && NO_RUNNER[kind]) return NO_RUNNER[kind];
     const owners = [...KEYS_BY_KIND].filter(([, keys]) => keys.includes(key)).map(([k]) => k);
     if (owners.length > 0) {
       return `${aStep(kind)} has no "${key}"; "${key}" belongs to ${owners.join(' and ')} steps`;
@@ -145,6 +150,8 @@ const quoteAll = (values: readonly unknown[]): string => values.map((v) => JSON.
 function unionMismatch(issue: Extract<Issue, { code: 'invalid_union' }>, path: PathSegment[], data: unknown): ConfigProblem[] {
   const deeper = issue.errors.filter((branch) => branch.some((i) => i.path.length > 0 || i.code === 'unrecognized_keys'));
   if (deeper.length === 1) return deeper[0]!.flatMap((i) => fromIssue({ ...i, path: [...path, ...i.path] } as Issue, data));
+  // A union that says in its own words what would do (`runs-on`) is clearer than a list of shapes.
+  if (!GENERIC.test(issue.message)) return [{ path, message: `${issue.message}, got ${describeValue(valueAt(data, path))}` }];
   const shapes: string[] = [];
   const words: string[] = [];
   for (const branch of issue.errors) {

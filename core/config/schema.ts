@@ -33,6 +33,14 @@ const dollars = z
   .number({ error: 'must be a number of US dollars, e.g. 20 or 2.5' })
   .positive('must be more than 0 US dollars')
   .max(100_000, 'must be at most 100000 US dollars');
+const runnerLabel = z.string().trim().min(1, 'must not be empty');
+/** Passed to the workflow's job as its `runs-on` (GitHub's `jobs.<id>.runs-on`: one label, or labels a runner must all have). */
+const runsOnSchema = z
+  .union([runnerLabel, z.array(runnerLabel).min(1, 'must name at least one runner label')], {
+    error: 'must be a runner label such as ubuntu-latest, or a list of labels a runner must all have, such as [self-hosted, gpu]',
+  })
+  .optional()
+  .describe("Runner label, or labels a runner must all have (e.g. [self-hosted, gpu]), of the step's workflow job; default: ubuntu-latest.");
 
 export const agentSchema = z.strictObject({
   preset: z
@@ -109,10 +117,13 @@ const stepBase = {
 // Only the steps a runner carries out are timed out: an approval waits for people as long as it
 // takes, and the app carries out a merge itself.
 const timeout = { 'timeout-minutes': minutes.optional().describe('Fail the step after this many minutes.') };
+// Every step but an approval runs on a runner (a merge's conflict repairs do): `runs-on` overrides the pipeline's.
+const runner = { 'runs-on': runsOnSchema };
 
 export const codeStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('code'),
   agent: z.string().describe('Agent that writes the change.'),
   writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
@@ -121,6 +132,7 @@ export const codeStepSchema = z.strictObject({
 export const gateStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('gate'),
   run: command.optional(),
   in: z
@@ -136,6 +148,7 @@ export const gateStepSchema = z.strictObject({
 export const reviewStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('review'),
   agent: z.string().describe('Agent that reviews the change read-only.'),
   repair: repairSchema.optional(),
@@ -144,6 +157,7 @@ export const reviewStepSchema = z.strictObject({
 export const deployStepSchema = z.strictObject({
   ...stepBase,
   ...timeout,
+  ...runner,
   kind: z.literal('deploy'),
   services: z
     .array(z.string())
@@ -162,6 +176,7 @@ export const approvalStepSchema = z.strictObject({
 
 export const mergeStepSchema = z.strictObject({
   ...stepBase,
+  ...runner,
   kind: z.literal('merge'),
   method: z.enum(['merge', 'squash', 'rebase']).optional(),
 });
@@ -187,6 +202,7 @@ export const pipelineSchema = z.strictObject({
     .describe('Issue label that starts this pipeline.'),
   service: z.string().optional().describe("The task's own service (primary repository)."),
   involves: z.array(z.string()).optional().describe('Sibling services the change may touch.'),
+  'runs-on': runsOnSchema,
   steps: z.array(stepSchema).min(1, 'a pipeline needs at least one step'),
   sandbox: z
     .enum(['required', 'best-effort'])

@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MERGE_METHOD,
   DEFAULT_MIN_APPROVALS,
+  DEFAULT_RUNS_ON,
   DEFAULT_SETUP_TIMEOUT_MINUTES,
   DEFAULT_STALL_MINUTES,
   DEFAULT_STEP_TIMEOUT_MINUTES,
@@ -27,6 +28,28 @@ import {
 export interface CompileOptions {
   /** The repository holding the configuration: the default `repo` of a service. */
   primaryRepo?: string;
+  /**
+   * Repositories' default branches, where the caller knows them (GitHub mode reads them): the
+   * `base` of a service that names none. A repository not here gets DEFAULT_BASE.
+   */
+  defaultBranches?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The repositories whose default branch the plan of `pipelineName` takes as a base: those of the
+ * services it acts on that name no `base`. In file order, once each.
+ */
+export function reposWithoutBase(config: Config, pipelineName: string, primaryRepo: string): string[] {
+  const pipeline = config.pipelines[pipelineName];
+  if (!pipeline) return [];
+  // As compilePlan resolves them: the change set's services, and any a gate or deploy step names.
+  const named = pipeline.steps.flatMap((s) => ('services' in s ? (s.services ?? []) : 'in' in s ? (s.in ?? []) : []));
+  const names = [ownServiceOf(config, pipeline), ...(pipeline.involves ?? []), ...named];
+  const repos = names.flatMap((n) => {
+    const service = config.services[n];
+    return service && service.base === undefined ? [service.repo ?? primaryRepo] : [];
+  });
+  return [...new Set(repos)];
 }
 
 /** A service without `repo` and no primary repository given: only the caller knows which it is. */
@@ -71,7 +94,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     const deploy = config.services[name]?.deploy;
     return deploy !== undefined && deploy !== 'none';
   });
-  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable));
+  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable, pipeline['runs-on']));
   const needsById = new Map(steps.map((s) => [s.id, s.needs]));
   const waves = topologicalWaves(stepIds, (id) => needsById.get(id) ?? []);
 
@@ -81,7 +104,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   // Services the plan acts on: the change set, plus any a gate or deploy step names outside it.
   const serviceNames = sortedSet([...changeSetServices, ...steps.flatMap(servicesOfStep)]);
   const services: Record<string, ResolvedService> = {};
-  for (const name of serviceNames) services[name] = resolveService(config, name, options.primaryRepo);
+  for (const name of serviceNames) services[name] = resolveService(config, name, options.primaryRepo, options.defaultBranches);
 
   const plan: Omit<Plan, 'hash'> = {
     pipeline: pipelineName,
@@ -101,12 +124,25 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   return { ...plan, hash: hashPlan(plan) };
 }
 
-function compileStep(step: StepConfig, written: readonly string[], changeSet: readonly string[], deployable: readonly string[]): PlanStep {
+function compileStep(
+  step: StepConfig,
+  written: readonly string[],
+  changeSet: readonly string[],
+  deployable: readonly string[],
+  pipelineRunsOn: string | string[] | undefined,
+): PlanStep {
+  const runsOn = step.kind === 'approval' ? undefined : runsOnOf(step['runs-on'] ?? pipelineRunsOn);
   const common = {
     id: step.id,
     // A set: `needs: [a, b]` and `needs: [b, a]` run the same.
     needs: sortedSet(written),
     timeoutMinutes: ('timeout-minutes' in step ? step['timeout-minutes'] : undefined) ?? DEFAULT_STEP_TIMEOUT_MINUTES[step.kind],
+    // Part of the plan, hence of its hash, on purpose: a runner is where a gate's verdict and a
+    // deploy were obtained (its OS, architecture, tools, network), so "passed on ubuntu-latest" is
+    // not "passed on [self-hosted, arm64]"; a retry after `runs-on` changed shows the step as
+    // changed and `/conveyor restart` reruns it there. Written only when it is not the default,
+    // so plans (and hashes) from before the key, or spelling the default out, stay the same.
+    ...(runsOn !== undefined && { runsOn }),
   };
   switch (step.kind) {
     case 'code':
@@ -137,6 +173,17 @@ function compileStep(step: StepConfig, written: readonly string[], changeSet: re
     case 'merge':
       return { ...common, kind: 'merge', method: step.method ?? DEFAULT_MERGE_METHOD };
   }
+}
+
+/**
+ * Runner labels in one form: a runner must have all of them, so a list is a set (sorted, once
+ * each), and a list of one is that label.
+ */
+function runsOnOf(runsOn: string | string[] | undefined): string | string[] | undefined {
+  if (runsOn === undefined) return undefined;
+  const labels = typeof runsOn === 'string' ? [runsOn] : sortedSet(runsOn);
+  if (labels.length === 1) return labels[0] === DEFAULT_RUNS_ON ? undefined : labels[0];
+  return labels;
 }
 
 function resolveRepair(repair: { agent: string; 'max-attempts'?: number | undefined }): { agent: string; maxAttempts: number } {
@@ -176,7 +223,7 @@ function secretsOf(names: readonly string[]): { secrets?: string[] } {
   return names.length ? { secrets: sortedSet(names) } : {};
 }
 
-function resolveService(config: Config, name: string, primaryRepo: string | undefined): ResolvedService {
+function resolveService(config: Config, name: string, primaryRepo: string | undefined, defaultBranches: CompileOptions['defaultBranches']): ResolvedService {
   const service: ServiceConfig | undefined = config.services[name];
   if (!service) throw new ConveyorError('bad-input', `unknown service "${name}"`);
   const repo = service.repo ?? primaryRepo;
@@ -186,7 +233,7 @@ function resolveService(config: Config, name: string, primaryRepo: string | unde
     name,
     repo,
     ...(service.path !== undefined && { path: normalizePath(service.path) }),
-    base: service.base ?? DEFAULT_BASE,
+    base: service.base ?? defaultBranches?.[repo] ?? DEFAULT_BASE,
     dependsOn: sortedSet(service['depends-on'] ?? []),
     deploy:
       deploy === undefined || deploy === 'none'

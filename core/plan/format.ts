@@ -1,6 +1,7 @@
 // A compiled plan as text a person reads: what runs in which order, where repairs loop back,
 // which repositories change, what deploys first, and the hash a run is pinned to.
 import type { Plan, PlanStep } from './types.ts';
+import { DEFAULT_RUNS_ON } from '../config/defaults.ts';
 
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
@@ -86,6 +87,11 @@ function describeStep(step: PlanStep): string {
   if (step.needs.length) parts.push(`needs ${step.needs.join(', ')}`);
   // Approvals wait for people and the app merges itself: neither is timed out.
   if (step.kind !== 'approval' && step.kind !== 'merge') parts.push(`timeout ${duration(step.timeoutMinutes)}`);
+  // Where the step's workflow job runs; a merge runs in the app, and only its conflict repairs need a runner.
+  const runner = step.runsOn === undefined ? DEFAULT_RUNS_ON : typeof step.runsOn === 'string' ? step.runsOn : `[${step.runsOn.join(', ')}]`;
+  if (step.kind === 'merge') {
+    if (step.runsOn !== undefined) parts.push(`conflict repairs run on ${runner}`);
+  } else if (step.kind !== 'approval') parts.push(`runs on ${runner}`);
   return parts.join('; ');
 }
 

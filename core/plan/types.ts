@@ -59,6 +59,12 @@ const stepCommon = {
   id: z.string(),
   needs: z.array(z.string()),
   timeoutMinutes: z.number().int(),
+  /**
+   * The runner label, or the labels a runner must all have, of the step's workflow job (its own
+   * `runs-on`, else the pipeline's; the workflow reads it from the payload). Absent: the
+   * workflow's default, ubuntu-latest. Never on an approval.
+   */
+  runsOn: z.union([z.string(), z.array(z.string())]).optional(),
 };
 
 export const planStepSchema = z.discriminatedUnion('kind', [

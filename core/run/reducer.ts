@@ -34,7 +34,16 @@ import { inputsDigest } from '../contract/receipt.ts';
 
 export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, dispatchKey, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
-export function createRun(input: { id: string; plan: Plan; issue: RunIssue; requester?: string; options: Record<string, unknown>; at: string }): Run {
+export function createRun(input: {
+  id: string;
+  plan: Plan;
+  issue: RunIssue;
+  requester?: string;
+  options: Record<string, unknown>;
+  at: string;
+  /** PRs the run has from its start (GitHub mode: the draft PR of the primary repository). */
+  prs?: PullRequestRef[];
+}): Run {
   const steps: Record<string, StepState> = {};
   for (const p of input.plan.steps) {
     steps[p.id] = { id: p.id, status: 'pending', attempt: 0, epoch: 0, mode: 'run', repairs: 0, losses: 0, attempts: [] };
@@ -47,7 +56,7 @@ export function createRun(input: { id: string; plan: Plan; issue: RunIssue; requ
     issue: input.issue,
     options: input.options,
     steps,
-    prs: [],
+    prs: input.prs ? [...input.prs] : [],
     environments: [],
     approvals: [],
     createdAt: input.at,

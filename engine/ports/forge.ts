@@ -26,6 +26,8 @@ export interface PullRequest {
   /** GitHub's finer verdict (clean, dirty, behind, blocked, unstable, unknown...). Read of one PR only. */
   mergeableState?: string;
   draft?: boolean;
+  /** GitHub's GraphQL id (what marking a draft ready for review takes). */
+  nodeId?: string;
 }
 
 export interface OpenPullRequest {
@@ -96,6 +98,8 @@ export interface Forge {
   /** Pull requests of `repo` whose head branch is one of `branches` (a run's work branches). */
   listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]>;
   mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult>;
+  /** A draft becomes ready for review (merging refuses drafts); forges without drafts (local) leave it out. */
+  markReadyForReview?(pr: PullRequest): Promise<void>;
   /** Deployments show preview environments on the PR; forges without them (local) leave these out. */
   createDeployment?(request: DeploymentRequest): Promise<{ id: number }>;
   setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;

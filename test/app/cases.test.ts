@@ -9,7 +9,7 @@ import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, permissionScope, workflowRunsScope, type Dispatched } from './scopes.ts';
+import { configScope, dispatchScope, draftPrScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -24,22 +24,8 @@ afterEach(async () => {
 });
 
 /** Starts the run of issue 7 with its first dispatch (check run `firstCheck`). */
-async function started(dispatched: Dispatched[], firstCheck = 101): Promise<void> {
-  const scopes = [
-    tokenScope(),
-    configScope(),
-    permissionScope('alice', 'write'),
-    nock(API)
-      .get('/repos/acme/web/git/ref/heads%2Fmain')
-      .reply(200, { object: { sha: BASE_SHA } }),
-    dispatchScope('implement', firstCheck, dispatched),
-    nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
-    nock(API)
-      .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
-      .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
-  ];
-  await h.receive('issues', webhooks.labeled(), 'label-1');
-  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+function started(dispatched: Dispatched[], firstCheck = 101): Promise<void> {
+  return startIssue7(h, dispatched, firstCheck);
 }
 
 /** Delivers the same webhook again (same delivery id): no call to GitHub, and the run is not changed. */
@@ -133,9 +119,7 @@ describe('starting', () => {
     const ok = [
       nock(API).get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'admin' }),
       configScope(),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      draftPrScope(),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
       nock(API)
@@ -495,9 +479,7 @@ describe('payload size', () => {
       tokenScope(),
       configScope(),
       permissionScope('alice', 'write'),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      draftPrScope(),
       dispatchScope('implement', 101, dispatched),
       nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
       nock(API)

@@ -4,7 +4,7 @@
 // on GitHub per attempt, whichever app replica did it.
 import nock from 'nock';
 import { API, INSTALLATION } from './harness.ts';
-import { BASE_SHA } from './scopes.ts';
+import { BASE_SHA, BASE_TREE } from './scopes.ts';
 
 export interface FakeCheckRun {
   id: number;
@@ -26,6 +26,8 @@ export interface FakeGitHub {
   comments: FakeComment[];
   /** Each workflow_dispatch: the attempt its payload names (`run:step:attempt:epoch`) and its check run. */
   dispatches: Array<{ attempt: string; checkRunId: number }>;
+  /** Each run's draft PR as opened: its number (the issue's + 1000), branch, head, and how many check runs and dispatches came before it. */
+  pulls: Array<{ number: number; branch: string; head: string; draft: boolean; order: number }>;
   /** How many times each value occurs. */
   counts(values: readonly string[]): Map<string, number>;
 }
@@ -36,6 +38,8 @@ export function fakeGitHub(config: string): FakeGitHub {
   const checkRuns: FakeCheckRun[] = [];
   const comments: FakeComment[] = [];
   const dispatches: FakeGitHub['dispatches'] = [];
+  const pulls: FakeGitHub['pulls'] = [];
+  const branches = new Map<string, string>();
   const checkRunJson = (c: FakeCheckRun) => ({
     ...c,
     html_url: `https://github.com/acme/web/runs/${c.id}`,
@@ -51,7 +55,37 @@ export function fakeGitHub(config: string): FakeGitHub {
     .query({ ref: 'main' })
     .reply(200, { type: 'file', encoding: 'base64', content: Buffer.from(config).toString('base64'), path: '.github/conveyor.yml' });
   api.get('/repos/acme/web/collaborators/alice/permission').reply(200, { permission: 'write' });
-  api.get('/repos/acme/web/git/ref/heads%2Fmain').reply(200, { object: { sha: BASE_SHA } });
+  // Each run's draft PR (the empty commit on main's head, its work branch, the PR): one per issue.
+  api.get('/repos/acme/web/branches/main').reply(200, { name: 'main', commit: { sha: BASE_SHA, commit: { tree: { sha: BASE_TREE } } } });
+  api.post('/repos/acme/web/git/commits').reply(201, () => ({ sha: (next++).toString(16).padStart(40, 'd') }));
+  api.post('/repos/acme/web/git/refs').reply(201, (_uri, body) => {
+    const b = body as { ref: string; sha: string };
+    branches.set(b.ref.replace('refs/heads/', ''), b.sha);
+    return { ref: b.ref, object: { sha: b.sha } };
+  });
+  api.post('/repos/acme/web/pulls').reply(201, (_uri, body) => {
+    const b = body as { head: string; base: string; draft?: boolean };
+    // A PR's number is its issue's plus 1000, so that comments on it are not taken for the issue's.
+    const number = 1000 + Number(/-(\d+)$/.exec(b.head)?.[1]);
+    const pull = { number, branch: b.head, head: branches.get(b.head) ?? '', draft: b.draft === true, order: checkRuns.length + dispatches.length };
+    pulls.push(pull);
+    return {
+      number,
+      node_id: `PR_${number}`,
+      html_url: `https://github.com/acme/web/pull/${number}`,
+      state: 'open',
+      draft: pull.draft,
+      head: { ref: b.head, sha: pull.head },
+      base: { ref: b.base },
+      body: '',
+    };
+  });
+  api.post(/^\/repos\/acme\/web\/issues\/comments\/\d+\/reactions$/).reply(201, {});
+  api.post(/^\/repos\/acme\/web\/issues\/\d+\/comments$/).reply(201, (uri, body) => {
+    const comment = { id: next++, issue: Number(uri.split('/')[5]), body: (body as { body: string }).body };
+    comments.push(comment);
+    return commentJson(comment);
+  });
   api.post('/repos/acme/web/check-runs').reply(201, (_uri, body) => {
     const b = body as { name: string; head_sha: string; external_id?: string; status?: string; conclusion?: string };
     const check = {
@@ -91,11 +125,6 @@ export function fakeGitHub(config: string): FakeGitHub {
     return '';
   });
   api.get('/repos/acme/web/actions/workflows/conveyor.yml/runs').query(true).reply(200, { total_count: 0, workflow_runs: [] });
-  api.post(/^\/repos\/acme\/web\/issues\/\d+\/comments$/).reply(201, (uri, body) => {
-    const comment = { id: next++, issue: Number(uri.split('/')[5]), body: (body as { body: string }).body };
-    comments.push(comment);
-    return commentJson(comment);
-  });
   api
     .get(/^\/repos\/acme\/web\/issues\/\d+\/comments/)
     .query(true)
@@ -110,6 +139,7 @@ export function fakeGitHub(config: string): FakeGitHub {
     checkRuns,
     comments,
     dispatches,
+    pulls,
     counts(values) {
       const out = new Map<string, number>();
       for (const v of values) out.set(v, (out.get(v) ?? 0) + 1);

@@ -4,9 +4,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { parseResultText } from '../../core/github/check-run.ts';
+import { OLD_TEMPLATE_NOTE } from '../../core/github/tracking.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
-import { BASE_SHA, configScope, dispatchScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
+import { DRAFT_SHA, configScope, dispatchScope, draftPrScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
 
 let h: Harness;
 let remotes: Remotes;
@@ -39,22 +40,20 @@ describe('GitHub mode: label to last step', () => {
       tokenScope(),
       configScope(),
       permissionScope('alice', 'write'),
-      nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: BASE_SHA } }),
+      draftPrScope(),
       dispatchScope('implement', 101, dispatched),
       nock(API)
         .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => b.body.includes('conveyor:tracking'))
         .reply(201, { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900' }),
       nock(API)
-        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === BASE_SHA)
+        .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === DRAFT_SHA)
         .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
     ];
     await h.receive('issues', webhooks.labeled());
     for (const s of start) expect(s.isDone()).toBe(true);
     expect(dispatched).toHaveLength(1);
     const first = dispatched[0]!;
-    expect(first.headSha).toBe(BASE_SHA);
+    expect(first.headSha).toBe(DRAFT_SHA);
     expect(first.externalId).toBe('acme-web-7:implement:1:0');
     expect(first.inputs.step).toBe('implement · attempt 1');
     // The app keeps the attempt current for the sweeper's queued window (10 minutes from 10:00):
@@ -82,12 +81,17 @@ describe('GitHub mode: label to last step', () => {
       nock(API)
         .post('/repos/acme/web/check-runs', (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === prHead)
         .reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      // The summary left on the draft's first head is completed: nothing stays running there.
+      nock(API)
+        .patch('/repos/acme/web/check-runs/500', (b: { status: string; conclusion: string }) => b.status === 'completed' && b.conclusion === 'neutral')
+        .reply(200, {}),
     ];
     await h.receive('check_run', webhooks.checkRun('completed', implement.check as never));
     for (const s of next) expect(s.isDone()).toBe(true);
     expect(dispatched[1]!.headSha).toBe(prHead);
     expect(h.calls.length).toBeLessThanOrEqual(6);
     expect(h.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual([
+      'PATCH /repos/acme/web/check-runs/500',
       'PATCH /repos/acme/web/issues/comments/900',
       'POST /repos/acme/web/actions/workflows/conveyor.yml/dispatches',
       'POST /repos/acme/web/check-runs',
@@ -100,7 +104,14 @@ describe('GitHub mode: label to last step', () => {
 
     // The gate's completion runs the merge step in the app, through the GitHub API.
     const last = [
-      // The merge step first checks the PR is open, at the head the run saw, and mergeable.
+      // The merge step first checks the PR is open, at the head the run saw, and mergeable: the
+      // run's draft is marked ready for review (GraphQL), then read again.
+      nock(API)
+        .get('/repos/acme/web/pulls/1')
+        .reply(200, { state: 'open', draft: true, node_id: 'PR_1', merged: false, mergeable: null, head: { sha: prHead }, base: { ref: 'main' } }),
+      nock(API)
+        .post('/graphql', (b: { query: string; variables: { id: string } }) => b.query.includes('markPullRequestReadyForReview') && b.variables.id === 'PR_1')
+        .reply(200, { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false } } } }),
       nock(API)
         .get('/repos/acme/web/pulls/1')
         .reply(200, {
@@ -141,8 +152,10 @@ describe('GitHub mode: label to last step', () => {
     for (const s of last) expect(s.isDone()).toBe(true);
     expect(finalSummary).toEqual([]);
     expect(comments.at(-1)).toContain('✅ succeeded');
-    // The PR's URL is the local forge's file:// one here: named, not linked (only http(s) links are written).
-    expect(comments.at(-1)).toContain('**Pull requests:** acme/web#1');
+    // The PR is the draft the app opened when the run started (the action pushed to its branch and kept it).
+    expect(comments.at(-1)).toContain('**Pull requests:** [acme/web#1](https://github.com/acme/web/pull/1)');
+    // The action here is handed a token (the old template): the comment says to update it, once.
+    expect(comments.at(-1)!.split(OLD_TEMPLATE_NOTE)).toHaveLength(2);
     expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect(nock.pendingMocks()).toEqual([]);
     // The tracking comment is recorded once, when it is made; its edits write no record.

@@ -1,7 +1,8 @@
 // nock scopes of the app's usual calls, and the runner's part: the real action for a dispatch.
 import nock from 'nock';
 import { join } from 'node:path';
-import { API, runActionChild, type fakeCheckRuns } from './harness.ts';
+import { expect } from 'vitest';
+import { API, runActionChild, tokenScope, webhooks, type fakeCheckRuns, type Harness } from './harness.ts';
 
 type FakeGitHub = Awaited<ReturnType<typeof fakeCheckRuns>>;
 
@@ -20,6 +21,36 @@ pipelines:
       - { id: ship, kind: merge }
 `;
 export const BASE_SHA = 'b'.repeat(40);
+/** The tree of BASE_SHA, and the draft PR's head: an empty commit on it (its tree, BASE_SHA its parent). */
+export const BASE_TREE = 'e'.repeat(40);
+export const DRAFT_SHA = 'd'.repeat(40);
+
+/**
+ * The run's draft PR in acme/web as the run starts, before its first dispatch: the base's head
+ * and tree, the empty commit on it, the work branch at that commit, and the draft PR (#1) on that
+ * branch, each request's body checked. `bodies` collects the PR's.
+ */
+export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch = 'conveyor/web-7', base = 'main'): nock.Scope {
+  return nock(API)
+    .get(`/repos/acme/web/branches/${encodeURIComponent(base)}`)
+    .reply(200, { name: base, commit: { sha: BASE_SHA, commit: { tree: { sha: BASE_TREE } } } })
+    .post('/repos/acme/web/git/commits', (b: { tree: string; parents: string[] }) => b.tree === BASE_TREE && b.parents.join() === BASE_SHA)
+    .reply(201, { sha: DRAFT_SHA })
+    .post('/repos/acme/web/git/refs', { ref: `refs/heads/${branch}`, sha: DRAFT_SHA })
+    .reply(201, { ref: `refs/heads/${branch}`, object: { sha: DRAFT_SHA } })
+    .post('/repos/acme/web/pulls', (b: Record<string, unknown>) => b.draft === true && b.head === branch && b.base === base && bodies.push(b) > 0)
+    .reply(201, {
+      number: 1,
+      node_id: 'PR_1',
+      html_url: 'https://github.com/acme/web/pull/1',
+      title: 'Add a feature file (#7)',
+      body: '',
+      state: 'open',
+      draft: true,
+      head: { ref: branch, sha: DRAFT_SHA },
+      base: { ref: base },
+    });
+}
 
 /** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
 export function permissionScope(user: string, permission: string): nock.Scope {
@@ -130,4 +161,21 @@ export function workflowRunsScope(runs: Array<{ checkRun: number; status: string
         run_started_at: r.startedAt ?? null,
       })),
     });
+}
+
+/** Starts the run of issue 7 (configuration CONFIG) with its first dispatch (check run `firstCheck`), every call asserted. */
+export async function startIssue7(h: Harness, dispatched: Dispatched[], firstCheck = 101): Promise<void> {
+  const scopes = [
+    tokenScope(),
+    configScope(),
+    permissionScope('alice', 'write'),
+    draftPrScope(),
+    dispatchScope('implement', firstCheck, dispatched),
+    nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
+    nock(API)
+      .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+      .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+  ];
+  await h.receive('issues', webhooks.labeled(), 'label-1');
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 }

@@ -4,6 +4,10 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/load.ts';
 import { compilePlan } from '../../core/plan/compile.ts';
+import { DEFAULT_RUNS_ON } from '../../core/config/defaults.ts';
+import { createRun } from '../../core/run/reducer.ts';
+import { buildPayload } from '../../core/run/payload.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { cliSync, ROOT } from '../helpers/cli.ts';
 
@@ -151,6 +155,39 @@ describe('the workflow template', () => {
     expect(install?.run).toContain('sudo apt-get install -y -qq bubblewrap socat');
     expect(install?.run).toContain('if ! command -v bwrap >/dev/null || ! command -v socat >/dev/null; then');
     expect(steps.indexOf(install!)).toBeLessThan(steps.findIndex((s) => s.uses === 'conveyor-dev/conveyor@v1'));
+  });
+
+  it("runs its job on the step's runs-on, read from the payload the app builds, else on ubuntu-latest", () => {
+    const job = (parse(WORKFLOW) as { jobs: { step: { 'runs-on': string } } }).jobs.step['runs-on'];
+    // A stand-in for GitHub's evaluation of exactly this expression shape: a path into the payload, or the fallback.
+    const shape = /^\$\{\{ fromJSON\(inputs\.payload\)\.([\w.]+) \|\| '([^']+)' \}\}$/.exec(job);
+    expect(shape, job).not.toBeNull();
+    const [, path, fallback] = shape!;
+    expect(fallback).toBe(DEFAULT_RUNS_ON);
+    const evaluate = (payload: StepPayload): unknown =>
+      path!.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], JSON.parse(JSON.stringify(payload))) ?? fallback;
+    const config = (runsOn: string) => `
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services: { web: {} }
+pipelines:
+  default:${runsOn}
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: test, kind: gate, run: npm test, runs-on: [self-hosted, gpu] }
+`;
+    const payloadOf = (text: string, step: string) => {
+      const loaded = loadConfig(text, 'conveyor.yml');
+      if (!loaded.ok) throw new Error('invalid');
+      const plan = compilePlan(loaded.config, 'default', { primaryRepo: 'acme/web' });
+      const run = createRun({ id: 'acme-web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, options: {}, at: 'x' });
+      return buildPayload(run, { step, attempt: 1, epoch: 0, mode: 'run' });
+    };
+    expect(evaluate(payloadOf(config(''), 'implement'))).toBe('ubuntu-latest');
+    expect(evaluate(payloadOf(config(''), 'test'))).toEqual(['gpu', 'self-hosted']);
+    expect(evaluate(payloadOf(config('\n    runs-on: macos-14'), 'implement'))).toBe('macos-14');
+    // Still one payload input: GitHub limits a workflow_dispatch's inputs.
+    expect(Object.keys(wf.on.workflow_dispatch.inputs)).toEqual(['payload', 'step', 'check-run']);
   });
 
   it('has no ${{ }} expression inside any run: line', () => {

@@ -63,6 +63,8 @@ export interface FakePull {
   state: 'open' | 'closed';
   merged: boolean;
   merge_commit_sha: string | null;
+  /** Opened as a draft, until marked ready for review (GraphQL). */
+  draft?: boolean;
 }
 
 export interface FakeDispatch {
@@ -95,6 +97,11 @@ type Handler = (m: { params: Record<string, string>; query: URLSearchParams; bod
 const ROUTES: Array<[method: string, route: string]> = [
   ['POST', '/app/installations/{installation_id}/access_tokens'],
   ['GET', '/app'],
+  ['GET', '/repos/{owner}/{repo}'],
+  ['GET', '/repos/{owner}/{repo}/branches/{branch}'],
+  ['POST', '/repos/{owner}/{repo}/git/commits'],
+  ['POST', '/repos/{owner}/{repo}/git/refs'],
+  ['POST', '/graphql'],
   ['GET', '/repos/{owner}/{repo}/contents/{path}'],
   ['GET', '/repos/{owner}/{repo}/git/ref/{ref}'],
   ['GET', '/repos/{owner}/{repo}/collaborators/{username}/permission'],
@@ -136,6 +143,19 @@ export class FakeGitHub {
   private server: Server | undefined;
 
   constructor(private readonly options: FakeGitHubOptions) {}
+
+  /** A branch's head in the fake's repositories (undefined when there is no such branch). */
+  remotesHead(repo: string, branch: string): string | undefined {
+    return this.options.remotes.head(repo, branch);
+  }
+
+  /** The subjects of a branch's commits, newest first. */
+  branchSubjects(repo: string, branch: string): string[] {
+    return execFileSync('git', ['log', '--format=%s', branch], { cwd: this.options.remotes.bare(repo) })
+      .toString()
+      .trim()
+      .split('\n');
+  }
 
   /** Where the REST API is: GITHUB_API_URL, Probot's baseUrl. */
   get apiUrl(): string {
@@ -198,7 +218,8 @@ export class FakeGitHub {
 
   private rest(req: IncomingMessage, res: ServerResponse, text: string): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/^\/api\/v3/, '');
+    // GitHub Enterprise's REST is under /api/v3, its GraphQL at /api/graphql.
+    const path = url.pathname.replace(/^\/api\/v3/, '').replace(/^\/api\/graphql$/, '/graphql');
     const method = req.method ?? 'GET';
     const auth = req.headers.authorization ?? '';
     const who: ApiCall['who'] = /^bearer /i.test(auth) ? 'jwt' : auth.includes(ACTION_TOKEN) ? 'action' : 'app';
@@ -240,6 +261,58 @@ export class FakeGitHub {
   private readonly handlers: Record<string, Handler> = {
     'POST /app/installations/{installation_id}/access_tokens': () => [201, { token: APP_TOKEN, expires_at: '2099-01-01T00:00:00Z', permissions: {} }],
     'GET /app': () => [200, { id: this.options.appId, slug: this.options.botLogin.replace(/\[bot\]$/, '') }],
+    'GET /repos/{owner}/{repo}': ({ params }) => {
+      const full = `${params.owner}/${params.repo}`;
+      try {
+        // The bare remote's HEAD is the branch it was created with: the repository's default branch.
+        const head = execFileSync('git', ['symbolic-ref', '--short', 'HEAD'], { cwd: this.options.remotes.bare(full) })
+          .toString()
+          .trim();
+        return [200, { full_name: full, default_branch: head }];
+      } catch {
+        return [404, { message: 'Not Found' }];
+      }
+    },
+    'GET /repos/{owner}/{repo}/branches/{branch}': ({ params }) => {
+      const full = `${params.owner}/${params.repo}`;
+      const sha = this.options.remotes.head(full, params.branch!);
+      if (!sha) return [404, { message: 'Branch not found' }];
+      const tree = execFileSync('git', ['rev-parse', `${sha}^{tree}`], { cwd: this.options.remotes.bare(full) })
+        .toString()
+        .trim();
+      return [200, { name: params.branch, commit: { sha, commit: { tree: { sha: tree } } } }];
+    },
+    'POST /repos/{owner}/{repo}/git/commits': ({ params, body }) => {
+      const parents = (body.parents as string[]).flatMap((p) => ['-p', p]);
+      const sha = execFileSync('git', ['commit-tree', String(body.tree), ...parents, '-m', String(body.message)], {
+        cwd: this.options.remotes.bare(`${params.owner}/${params.repo}`),
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'conveyor',
+          GIT_AUTHOR_EMAIL: 'c@example.com',
+          GIT_COMMITTER_NAME: 'conveyor',
+          GIT_COMMITTER_EMAIL: 'c@example.com',
+        },
+      })
+        .toString()
+        .trim();
+      return [201, { sha }];
+    },
+    'POST /repos/{owner}/{repo}/git/refs': ({ params, body }) => {
+      const full = `${params.owner}/${params.repo}`;
+      const ref = String(body.ref);
+      if (this.options.remotes.head(full, ref.replace(/^refs\/heads\//, ''))) return [422, { message: 'Reference already exists' }];
+      execFileSync('git', ['update-ref', ref, String(body.sha)], { cwd: this.options.remotes.bare(full) });
+      return [201, { ref, object: { sha: body.sha, type: 'commit' } }];
+    },
+    'POST /graphql': ({ body }) => {
+      const id = (body.variables as { id?: string } | undefined)?.id;
+      const pr = this.pulls.find((p) => this.nodeIdOf(p) === id);
+      if (!String(body.query).includes('markPullRequestReadyForReview') || !pr)
+        return [200, { errors: [{ message: `the fake GitHub cannot answer this query for ${id}` }] }];
+      pr.draft = false;
+      return [200, { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false } } } }];
+    },
     'GET /repos/{owner}/{repo}/contents/{path}': ({ params, query }) => {
       const bare = this.options.remotes.bare(`${params.owner}/${params.repo}`);
       try {
@@ -334,6 +407,7 @@ export class FakeGitHub {
         state: 'open',
         merged: false,
         merge_commit_sha: null,
+        ...(body.draft === true ? { draft: true } : {}),
       };
       this.pulls.push(pr);
       this.queuePull('opened', pr);
@@ -355,6 +429,7 @@ export class FakeGitHub {
     'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge': ({ params, body }) => {
       const pr = this.pull(params);
       if (!pr || pr.state !== 'open') return [405, { message: 'Pull Request is not mergeable' }];
+      if (pr.draft) return [405, { message: 'Pull Request is still a draft' }];
       if (body.sha && body.sha !== pr.sha) return [409, { message: 'Head branch was modified' }];
       pr.state = 'closed';
       pr.merged = true;
@@ -436,6 +511,10 @@ export class FakeGitHub {
     return this.pulls.find((p) => p.repo === `${params.owner}/${params.repo}` && p.number === Number(params.pull_number));
   }
 
+  private nodeIdOf(p: FakePull): string {
+    return `PR_${p.repo}#${p.number}`;
+  }
+
   private pullJson(p: FakePull): Record<string, unknown> {
     return {
       number: p.number,
@@ -443,7 +522,8 @@ export class FakeGitHub {
       title: p.title,
       body: p.body,
       state: p.state,
-      draft: false,
+      draft: p.draft === true,
+      node_id: this.nodeIdOf(p),
       merged: p.merged,
       merged_at: p.merged ? '2025-03-01T12:00:00Z' : null,
       merge_commit_sha: p.merge_commit_sha,

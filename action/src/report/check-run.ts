@@ -27,8 +27,25 @@ export interface CheckRunOutput {
 }
 
 export interface CheckRunClient {
-  /** Creates or completes the check run of `externalId` with this outcome. */
+  /** Creates or completes the check run of `externalId` with this outcome; nothing when someone else completed it first. */
   complete(check: CheckRunOutput): Promise<void>;
+  /**
+   * Reads the check run every `intervalMs` while the step runs: once someone else completed it (a
+   * person, or the app cancelling the run), calls `onCompleted` once and stops reading. `stop()`
+   * ends the watch. The timer never keeps the process alive.
+   */
+  watch?(onCompleted: (by: string) => void, intervalMs: number): { stop(): void };
+}
+
+/** How often a running step reads its check run to learn that it was cancelled (CONVEYOR_CHECK_RUN_POLL_SECONDS overrides). */
+export const CHECK_RUN_POLL_MS = 60_000;
+
+/** The watch's interval from the environment: whole seconds, at least 1; else the default. */
+export function pollIntervalOf(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONVEYOR_CHECK_RUN_POLL_SECONDS?.trim();
+  if (!raw) return CHECK_RUN_POLL_MS;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`CONVEYOR_CHECK_RUN_POLL_SECONDS must be a whole number of seconds, at least 1, not "${raw}"`);
+  return Number(raw) * 1000;
 }
 
 export function checkRunOutput(result: StepResult): CheckRunOutput {
@@ -140,8 +157,14 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
       return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
     }
   }
+  // Set once the watch saw the check run completed by someone else: the attempt's end is theirs to say.
+  let completedElsewhere: string | undefined;
   const client: CheckRunClient = {
     async complete(out) {
+      if (completedElsewhere !== undefined) {
+        io.log(`conveyor: check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
+        return;
+      }
       // The one write of the attempt's check run: when it started, where it ran, how it ended.
       await github.updateCheckRun(repo, checkRunId, {
         status: 'completed',
@@ -152,6 +175,36 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
         output: { title: out.title, summary: out.summary, ...(out.text ? { text: out.text } : {}) },
       });
       if (io.env.GITHUB_STEP_SUMMARY && io.writeJobSummary) await io.writeJobSummary(`## ${out.name}: ${out.title}\n\n${out.summary}\n`);
+    },
+    watch(onCompleted, intervalMs) {
+      let timer: NodeJS.Timeout | undefined;
+      let stopped = false;
+      const tick = async () => {
+        try {
+          // Through the GitHub layer's retries and throttling; a read that fails is tried at the next tick.
+          const now = await github.getCheckRun(repo, checkRunId);
+          if (now.status === 'completed' && !stopped) {
+            completedElsewhere = now.conclusion ?? 'no conclusion';
+            stopped = true;
+            onCompleted(completedElsewhere);
+            return;
+          }
+        } catch (e) {
+          io.log(`conveyor: could not read check run ${id} (${(e as Error).message}); trying again in ${Math.round(intervalMs / 1000)} s`);
+        }
+        if (!stopped) schedule();
+      };
+      const schedule = () => {
+        timer = setTimeout(() => void tick(), intervalMs);
+        timer.unref();
+      };
+      schedule();
+      return {
+        stop() {
+          stopped = true;
+          if (timer) clearTimeout(timer);
+        },
+      };
     },
   };
   return { proceed: true, client };

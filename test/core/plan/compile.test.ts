@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compilePlan, listPipelines, MissingRepoError } from '../../../core/plan/compile.ts';
+import { compilePlan, listPipelines, MissingRepoError, reposWithoutBase } from '../../../core/plan/compile.ts';
 import { hashPlan, verifyPlanHash } from '../../../core/plan/hash.ts';
 import { planSchema } from '../../../core/plan/types.ts';
+import { planDiff } from '../../../core/plan/diff.ts';
+import { formatPlan } from '../../../core/plan/format.ts';
 import { configOf, fixtureText } from './configs.ts';
 
 describe('compilePlan on the DESIGN.md example', () => {
@@ -257,5 +259,91 @@ pipelines:
     expect(plan.services.web?.network).toEqual({ allow: [] });
     expect(plan.sandbox).toBe('required');
     expect(planSchema.parse(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+  });
+});
+
+describe('compilePlan: runs-on', () => {
+  const text = (pipeline: string, steps: Record<string, string> = {}) => `
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services: { web: { gate: npm test } }
+pipelines:
+  default:${pipeline}
+    steps:
+      - { id: implement, kind: code, agent: coder${steps.implement ?? ''} }
+      - { id: test, kind: gate${steps.test ?? ''} }
+      - { id: approve, kind: approval }
+      - { id: ship, kind: merge${steps.ship ?? ''} }
+`;
+  const compile = (t: string) => compilePlan(configOf(t), 'default', { primaryRepo: 'acme/web' });
+  const runsOn = (plan: ReturnType<typeof compile>) => Object.fromEntries(plan.steps.map((s) => [s.id, s.runsOn]));
+
+  it("gives every step but an approval the pipeline's runner, and a step's own overrides it", () => {
+    const plan = compile(text('\n    runs-on: [self-hosted, linux]', { test: ', runs-on: [self-hosted, gpu]' }));
+    expect(runsOn(plan)).toEqual({ implement: ['linux', 'self-hosted'], test: ['gpu', 'self-hosted'], approve: undefined, ship: ['linux', 'self-hosted'] });
+    expect(plan.steps.find((s) => s.id === 'approve')).not.toHaveProperty('runsOn');
+    expect(planSchema.parse(plan)).toEqual(plan);
+  });
+
+  it('writes the labels as a set: any order and repeats mean the same runner, and a list of one is that label', () => {
+    const a = compile(text('\n    runs-on: [self-hosted, gpu]'));
+    const b = compile(text('\n    runs-on: [gpu, self-hosted, gpu]'));
+    expect(b.hash).toBe(a.hash);
+    expect(runsOn(compile(text('\n    runs-on: [gpu]')))).toEqual(runsOn(compile(text('\n    runs-on: gpu'))));
+  });
+
+  it('writes nothing for the default (ubuntu-latest), so plans from before the key keep their hash', () => {
+    const none = compile(text(''));
+    expect(runsOn(none)).toEqual({ implement: undefined, test: undefined, approve: undefined, ship: undefined });
+    expect(compile(text('\n    runs-on: ubuntu-latest', { implement: ', runs-on: [ubuntu-latest]' })).hash).toBe(none.hash);
+  });
+
+  it('is part of the plan hash: a step moved to another runner shows as changed', () => {
+    const before = compile(text(''));
+    const after = compile(text('', { test: ', runs-on: [self-hosted, arm64]' }));
+    expect(after.hash).not.toBe(before.hash);
+    expect(planDiff(before, after).map((d) => d.step)).toEqual(['test']);
+  });
+
+  it('is shown by the plan: the runner of each step that has one, the default spelled out', () => {
+    const out = formatPlan(compile(text('\n    runs-on: [self-hosted, gpu]', { test: ', runs-on: ubuntu-latest' })));
+    expect(out).toMatch(/implement +code +agent coder; timeout 1h; runs on \[gpu, self-hosted\]\n/);
+    expect(out).toMatch(/test +gate +runs each service's gate command; in web; needs implement; timeout 30m; runs on ubuntu-latest\n/);
+    expect(out).toMatch(/approve +approval +1 approval from anyone with write access; needs test\n/);
+    expect(out).toMatch(/ship +merge +squash merge, providers first; needs approve; conflict repairs run on \[gpu, self-hosted\]\n/);
+    expect(formatPlan(compile(text('')))).toMatch(/ship +merge +[^\n]*needs approve\n/);
+  });
+});
+
+describe('compilePlan: the base of a service without `base`', () => {
+  const config = configOf(`
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services:
+  web: {}
+  api: { repo: acme/api }
+  docs: { repo: acme/docs, base: release }
+  deployer: { repo: acme/infra, deploy: { run: ./up.sh } }
+  unused: { repo: acme/unused }
+pipelines:
+  default:
+    service: web
+    involves: [api, docs]
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`);
+
+  it("is the repository's default branch where given, else main; a written base wins", () => {
+    const plan = compilePlan(config, 'default', { primaryRepo: 'acme/web', defaultBranches: { 'acme/web': 'develop', 'acme/docs': 'trunk' } });
+    expect(plan.changeSet.map((r) => [r.repo, r.base])).toEqual([
+      ['acme/web', 'develop'],
+      ['acme/api', 'main'],
+      ['acme/docs', 'release'],
+    ]);
+  });
+
+  it("names the repositories whose default branch the plan needs: its services' without `base`, once each", () => {
+    expect(reposWithoutBase(config, 'default', 'acme/web')).toEqual(['acme/web', 'acme/api']);
+    expect(reposWithoutBase(config, 'nope', 'acme/web')).toEqual([]);
   });
 });

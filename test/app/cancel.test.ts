@@ -1,0 +1,102 @@
+// A cancelled run stops what it has under way on GitHub (issue #16 item 6): `/conveyor cancel`
+// and a PR closed without merging complete the in-flight attempt's check run as cancelled (what
+// the action watches for: test/action/check-run-watch.test.ts) and cancel its workflow run; a
+// workflow run that already completed (GitHub's 409) is fine.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import { completionOf } from '../helpers/plans.ts';
+import { API, createHarness, webhooks, type Harness } from './harness.ts';
+import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
+import { events } from './decisions-setup.ts';
+
+let h: Harness;
+beforeEach(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+  h = createHarness();
+});
+afterEach(async () => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  await h.close();
+});
+
+/** The check run PATCH that completes an attempt's check run as cancelled, its body kept. */
+function cancelledCheckScope(id: number, into: Array<Record<string, unknown>>): nock.Scope {
+  return nock(API)
+    .patch(`/repos/acme/web/check-runs/${id}`, (b: Record<string, unknown>) => (b.conclusion === 'cancelled' ? into.push(b) > 0 : false))
+    .reply(200, { id, status: 'completed', conclusion: 'cancelled' });
+}
+
+describe('cancelling a run with an attempt in flight', () => {
+  it('`/conveyor cancel` completes its check run as cancelled and cancels its workflow run, found by the check run it names', async () => {
+    const dispatched: Dispatched[] = [];
+    await startIssue7(h, dispatched);
+    const patched: Array<Record<string, unknown>> = [];
+    const scopes = [
+      permissionScope('alice', 'write'),
+      nock(API)
+        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+        .reply(201, {}),
+      cancelledCheckScope(101, patched),
+      // The dispatch did not say which workflow run it started: it is found by its name.
+      workflowRunsScope([{ checkRun: 101, status: 'in_progress' }]),
+      nock(API).post('/repos/acme/web/actions/runs/700/cancel').reply(202, {}),
+      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+      // The run's draft PR is left open, saying why.
+      nock(API)
+        .post('/repos/acme/web/issues/1/comments', (b: { body: string }) => b.body.includes('This pull request is left open'))
+        .reply(201, { id: 901, html_url: 'c' }),
+    ];
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach'));
+    for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('cancelled');
+    expect(patched).toEqual([
+      expect.objectContaining({
+        status: 'completed',
+        conclusion: 'cancelled',
+        output: { title: 'cancelled', summary: 'This attempt was stopped: its run was cancelled (cancelled by alice: wrong approach).' },
+      }),
+    ]);
+    expect(h.logged).toContain('conveyor: run acme-web-7 cancelled: asked GitHub to cancel workflow run 700 of step implement in acme/web');
+  });
+
+  it('closing the PR does the same; a workflow run that already completed (409) is fine', async () => {
+    const dispatched: Dispatched[] = [];
+    await startIssue7(h, dispatched);
+    // The code step opened its PR; the gate is dispatched on its head, and the dispatch said which workflow run it started.
+    const head = 'c'.repeat(40);
+    const loose = [
+      nock(API).persist().patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      nock(API)
+        .persist()
+        .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+        .reply(201, { id: 501, html_url: 'x', status: 'in_progress', output: {} }),
+      nock(API)
+        .persist()
+        .patch(/\/repos\/acme\/web\/check-runs\/50[01]/)
+        .reply(200, {}),
+    ];
+    const gate = dispatchScope('check', 102, dispatched);
+    const pr = { repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head };
+    await h.conveyor.engine.apply('acme-web-7', completionOf(await h.conveyor.engine.get('acme-web-7'), 'implement', 'success', { prs: [pr] }));
+    await h.conveyor.idle();
+    expect(gate.isDone()).toBe(true);
+    const link = (await h.conveyor.deps.links.attempt('acme-web-7:check:1:0'))!;
+    await h.conveyor.deps.links.saveAttempt({ ...link, workflowRunId: 4242 });
+
+    const patched: Array<Record<string, unknown>> = [];
+    const scopes = [
+      cancelledCheckScope(102, patched),
+      nock(API).post('/repos/acme/web/actions/runs/4242/cancel').reply(409, { message: 'Cannot cancel a workflow run that is completed.' }),
+    ];
+    await h.receive('pull_request', events.pull('closed', 'acme/web', 1, head, 'alice'));
+    for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('cancelled');
+    expect(patched[0]).toMatchObject({ output: { summary: 'This attempt was stopped: its run was cancelled (PR acme/web#1 was closed without merging).' } });
+    // Nothing left to stop is no failure, and nothing is said of a cancel that was not needed.
+    expect(h.logged.filter((l) => l.includes('could not stop') || l.includes('workflow run 4242'))).toEqual([]);
+    for (const s of loose) s.persist(false);
+  });
+});
