@@ -3,8 +3,9 @@
 // uploadpack.allowAnySHA1InWant, as GitHub allows them), cloned in parallel, in this one run, by
 //   plain       `git clone` of each,
 //   blobless    `git clone --filter=blob:none` of each (what a partial clone costs by itself),
-//   conveyor    Conveyor's workspace preparation (prepareWorkspace, mode `work`, no work branch
-//               yet: the heads listed, a shallow clone of the base, a new work branch checked out),
+//   conveyor    Conveyor's workspace preparation for a code step's own attempt (prepareWorkspace,
+//               mode `work`, fresh): the heads listed, then the work branch the run's draft PR
+//               started (one empty commit on the base) with its parent, shallow, checked out,
 // on a short-history set (2,000 files, 300 commits) and a long-history set (2,000 files, 5,000
 // commits). Rounds are interleaved, the order rotating, after a warm-up of each; medians compared.
 // The target is conveyor/plain <= 1.1 on both sets.
@@ -96,6 +97,25 @@ async function bench(): Promise<void> {
     const built = performance.now();
     await Promise.all(SETS.flatMap((set) => Array.from({ length: REPOS }, (_, i) => createBareRepo(join(remotes, set.name, `svc${i}.git`), i, set.history))));
     console.log(`built ${SETS.length} x ${REPOS} repositories with git fast-import in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+    // What a run's start leaves on GitHub (app/start.ts): the work branch of its draft PR, one empty
+    // commit on the base. A code step's own attempt starts from it.
+    for (const set of SETS) {
+      for (let i = 0; i < REPOS; i++) {
+        const bare = join(remotes, set.name, `svc${i}.git`);
+        const start = execFileSync('git', ['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'Conveyor starts here'], {
+          cwd: bare,
+          env: {
+            ...GIT_ENV,
+            GIT_AUTHOR_NAME: 'bench',
+            GIT_AUTHOR_EMAIL: 'bench@example.com',
+            GIT_COMMITTER_NAME: 'bench',
+            GIT_COMMITTER_EMAIL: 'bench@example.com',
+          },
+          encoding: 'utf8',
+        }).trim();
+        execFileSync('git', ['update-ref', `refs/heads/conveyor/svc${i}-1`, start], { cwd: bare, env: GIT_ENV });
+      }
+    }
 
     const ctx: WorkspaceContext = { serverUrl: url, env: { PATH: GIT_ENV.PATH, HOME: GIT_ENV.HOME }, scrub: (t) => t };
     let n = 0;
@@ -105,7 +125,7 @@ async function bench(): Promise<void> {
       const sample = await measure(server.pid!, () => {
         if (side === 'conveyor') {
           const repos = names.map((repo) => ({ repo, role: 'sibling' as const, services: [], base: 'main', workBranch: `conveyor/${repo.split('/')[1]}-1` }));
-          return prepareWorkspace(ctx, repos, { root, mode: 'work' });
+          return prepareWorkspace(ctx, repos, { root, mode: 'work', fresh: true });
         }
         const filter = side === 'blobless' ? ['--filter=blob:none'] : [];
         return Promise.all(names.map((repo) => git(['clone', '--quiet', ...filter, `${url}/${repo}.git`, join(root, repo.replace('/', '__'))], work)));

@@ -132,6 +132,11 @@ export class GitRepo {
 
   // --- configuration ----------------------------------------------------------------------------
 
+  /** Records `commit` (already in this repository) as the remote-tracking branch `origin/<branch>`. */
+  async setRemoteBranch(branch: string, commit: string): Promise<void> {
+    await this.run(['update-ref', `refs/remotes/origin/${branch}`, commit]);
+  }
+
   async setRemoteUrl(name: string, url: string): Promise<void> {
     await this.run(['config', `remote.${name}.url`, url]);
   }

@@ -164,8 +164,9 @@ export function prepareStepWorkspace(
   repos: readonly PayloadRepo[],
   mode: PrepareMode,
   wctx: WorkspaceContext = workspaceContext(ctx),
+  fresh = false,
 ): Promise<Workspace> {
-  return prepareWorkspace(wctx, repos, { mode, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  return prepareWorkspace(wctx, repos, { mode, fresh, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
 }
 
 /** Removes a temporary workspace once the step is done with it; CONVEYOR_WORKSPACE_ROOT is the caller's and stays. */

@@ -174,22 +174,36 @@ async function cloneLocal(git: GitRepo, url: string, branches: readonly string[]
  * of the tip, and on a short history those two requests cost half as much again as one plain
  * clone of everything (bench/checkout.bench.ts).
  */
-async function fetchRemote(git: GitRepo, url: string, base: string, work: string): Promise<Heads> {
+async function fetchRemote(git: GitRepo, url: string, base: string, work: string, fresh: boolean): Promise<Heads> {
   const network = git.failingAs('clone-failed');
   // The remote is recorded without any credential; the token goes to each command that needs it.
   const listed = await network.remoteHeads(url, [base, work]);
-  if (!listed.has(base)) return listed; // the caller says which branch is missing
+  const baseCommit = listed.get(base);
+  if (!baseCommit) return listed; // the caller says which branch is missing
   const workCommit = listed.get(work);
   if (!workCommit) {
     await network.clone(url, { branch: base, depth: 1 });
     return git.remoteBranchHeads([base]);
+  }
+  if (fresh) {
+    // A work branch expected to hold nothing but its start (the draft PR's empty commit on the
+    // base): its last two commits with the files, in one request, are all the step needs when the
+    // second is the base's head. Otherwise (work already done, or the base moved) it is the
+    // blobless clone below, from an empty folder again.
+    await network.clone(url, { branch: work, depth: 2 });
+    const parent = await git.revParse(`${workCommit}^`).catch(() => '');
+    if (parent === baseCommit) {
+      await git.setRemoteBranch(base, baseCommit);
+      return git.remoteBranchHeads([base, work]);
+    }
+    await rm(join(git.dir, '.git'), { recursive: true, force: true });
   }
   await network.clone(url, { branch: base, filter: 'blob:none' });
   await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
   return git.remoteBranchHeads([base, work]);
 }
 
-async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode): Promise<WorkspaceRepo> {
+async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode, fresh: boolean): Promise<WorkspaceRepo> {
   const folder = repoFolder(repo.repo);
   const dir = join(root, folder);
   const url = cloneUrl(ctx.serverUrl, repo.repo);
@@ -198,7 +212,9 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
   const git = repoGit(ctx, dir);
-  const heads = url.startsWith('file:') ? await cloneLocal(git, url, [repo.base, repo.workBranch]) : await fetchRemote(git, url, repo.base, repo.workBranch);
+  const heads = url.startsWith('file:')
+    ? await cloneLocal(git, url, [repo.base, repo.workBranch])
+    : await fetchRemote(git, url, repo.base, repo.workBranch, fresh);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
@@ -234,7 +250,12 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
 export async function prepareWorkspace(
   ctx: WorkspaceContext,
   repos: readonly PayloadRepo[],
-  options: { root?: string; mode: PrepareMode },
+  options: {
+    root?: string;
+    mode: PrepareMode;
+    /** The work branches are expected to hold nothing but their start (a code step's own attempt, after the draft PR's empty commit). */
+    fresh?: boolean;
+  },
 ): Promise<Workspace> {
   checkServerUrl(ctx.serverUrl);
   const folders = new Map<string, string>();
@@ -247,7 +268,7 @@ export async function prepareWorkspace(
   }
   const root = options.root ? resolve(options.root) : await mkdtemp(join(tmpdir(), 'conveyor-ws-'));
   await mkdir(root, { recursive: true });
-  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode)));
+  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode, options.fresh ?? false)));
   const notes: string[] = [];
   for (const r of prepared) {
     if (r.baseMerge === 'conflict') {

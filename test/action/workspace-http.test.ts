@@ -103,6 +103,45 @@ describe('preparing from an http(s) server', () => {
     expect(review).not.toContain('c.txt');
   });
 
+  it("takes a code step's own attempt on the draft PR's branch (one empty commit on the base) from one shallow fetch, and falls back to the whole history once the base moved", async () => {
+    remotes.create('acme/web', { 'a.txt': 'one\n', 'b.txt': 'b\n' });
+    const head = remotes.commit('acme/web', 'main', { 'a.txt': 'two\n' });
+    // What the app's start leaves: the work branch, one empty commit on the base's head.
+    const start = git(remotes.bare('acme/web'), 'commit-tree', 'main^{tree}', '-p', 'main', '-m', 'Conveyor starts here');
+    git(remotes.bare('acme/web'), 'update-ref', 'refs/heads/conveyor/web-1', start);
+    const before = http.requests.length;
+    const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root, mode: 'work', fresh: true });
+    const web = ws.repos[0]!;
+    expect(web).toMatchObject({
+      resumed: true,
+      startCommit: start,
+      baseCommit: head,
+      preparedHead: start,
+      baseMerge: 'up-to-date',
+      checkedOut: 'conveyor/web-1',
+    });
+    expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('two\n');
+    expect(git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD')).not.toMatch(/^\?/m);
+    // ls-remote, then one clone: no blobless clone, no second fetch.
+    expect(http.requests.slice(before).filter((r) => r.startsWith('POST') && r.includes('git-upload-pack'))).toHaveLength(3);
+    writeFileSync(join(web.dir, 'work.txt'), 'work\n');
+    const pushedHead = (await repoGit(ctx(TOKEN), web.dir).commitAll('the work')).head;
+    expect(await repoGit(ctx(TOKEN), web.dir).push({ to: web.url, ref: 'HEAD', branch: web.workBranch, lease: start })).toEqual({ pushed: true });
+    expect(remotes.head('acme/web', 'conveyor/web-1')).toBe(pushedHead);
+    expect(git(remotes.bare('acme/web'), 'fsck', '--connectivity-only', '--no-dangling')).toBe('');
+    const diff = await repoGit(ctx(TOKEN), web.dir).diff('refs/remotes/origin/main...HEAD');
+    expect(diff).toContain('+++ b/work.txt');
+
+    // The base moved past the branch's start: the shallow try does not hold the merge base, so the
+    // branch comes with the whole history and the base is merged in.
+    git(remotes.bare('acme/web'), 'update-ref', 'refs/heads/conveyor/web-1', start);
+    const advanced = remotes.commit('acme/web', 'main', { 'c.txt': 'c\n' });
+    const again = (await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: join(root, 'again'), mode: 'work', fresh: true })).repos[0]!;
+    expect(again).toMatchObject({ resumed: true, startCommit: start, baseCommit: advanced, baseMerge: 'merged' });
+    expect(readFileSync(join(again.dir, 'c.txt'), 'utf8')).toBe('c\n');
+    expect(again.gitConfig).toMatch(/promisor = true/);
+  });
+
   it('resumes a work branch from a blobless clone: the whole history, the files of the checkout, and older contents only when a diff asks, with the token', async () => {
     remotes.create('acme/web', { 'a.txt': 'one\n', 'b.txt': 'b\n' });
     remotes.commit('acme/web', 'main', { 'a.txt': 'two\n' });

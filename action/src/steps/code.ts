@@ -19,7 +19,8 @@ export interface CodeWork {
 export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: CodeWork): Promise<StepResult> {
   const agent = resolveAgent(payload, work.agent);
   const wctx = workspaceContext(ctx);
-  const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', wctx);
+  // The code step's own attempt finds its branches as the run's start left them (at most the draft's empty commit).
+  const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', wctx, work.mode === 'run');
   try {
     for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
