@@ -2,24 +2,15 @@
 // and workflow runs forged from another repository or with a bogus receipt, and an installation
 // taken away mid-run. Each is refused, or changes only what it may.
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, INSTALLATION, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, INSTALLATION, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { events, planWith, pr, reportScopes, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 import { dispatchScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  h = createHarness();
-  tokenScope();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

@@ -1,9 +1,9 @@
 // A service without `base` works on its repository's default branch (issue #16 item 6), which is
 // not always `main`: the issue's repository's comes with the webhook, each other repository's is
 // read once when the run starts (GET /repos/{owner}/{repo}); a `base` written in the file wins.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { draftPrScope, permissionScope } from './scopes.ts';
 
 const CONFIG = `version: 1
@@ -22,16 +22,7 @@ pipelines:
 `;
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
 
 /** The labeled webhook of a repository whose default branch is `develop`. */
 function labeledOnDevelop() {

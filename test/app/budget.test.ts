@@ -3,27 +3,18 @@
 // attempt (no check run, no workflow dispatch), saying on the tracking comment what was spent on
 // what; `/conveyor retry` after the budget was raised on the default branch dispatches it, with
 // what the run spent so far in its payload, and the run finishes, its cost summed.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { statusText } from '../../app/commands.ts';
 import { renderResultText } from '../../core/github/check-run.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, tokenScope, type Harness } from './harness.ts';
+import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
 import { CONFIG, configScope, dispatchScope, type Dispatched } from './scopes.ts';
 import { events, permissionScope, planWith, pr, reportScopes, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  h = createHarness();
-  tokenScope();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
 
 const plan = {
   ...planWith([

@@ -2,24 +2,15 @@
 // and a PR closed without merging complete the in-flight attempt's check run as cancelled (what
 // the action watches for: test/action/check-run-watch.test.ts) and cancel its workflow run; a
 // workflow run that already completed (GitHub's 409) is fine.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { completionOf } from '../helpers/plans.ts';
-import { API, createHarness, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 import { events } from './decisions-setup.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
 
 /** The check run PATCH that completes an attempt's check run as cancelled, its body kept. */
 function cancelledCheckScope(id: number, into: Array<Record<string, unknown>>): nock.Scope {

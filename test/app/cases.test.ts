@@ -1,27 +1,18 @@
 // The GitHub mode's hard cases: an invalid configuration, a duplicate delivery, a stale attempt
 // (the real action does nothing), a lost workflow run and its re-dispatch, a Re-run click, a
 // payload over the input limit, and the sweeper.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
 import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
-import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { configScope, dispatchScope, draftPrScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
 
 /** Starts the run of issue 7 with its first dispatch (check run `firstCheck`). */
 function started(dispatched: Dispatched[], firstCheck = 101): Promise<void> {

@@ -1,10 +1,10 @@
 // Deciding on GitHub: `/conveyor` commands in PR comments and reviews, and the approval check
 // run's buttons, driven through probot.receive with GitHub's API mocked by nock.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, tokenScope, type Harness } from './harness.ts';
+import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
@@ -21,16 +21,7 @@ import {
 } from './decisions-setup.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  h = createHarness({ merge: { sleep: async () => undefined } });
-  tokenScope();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
 
 const NEW_HEAD = 'd'.repeat(40);
 const atApproval = (spec: { minApprovals?: number; approvers?: string[] } = {}) =>

@@ -5,23 +5,14 @@
 // or running. GitHub is mocked with nock, keeping state as GitHub does (test/app/fake-github.ts);
 // test/app/api-calls.test.ts runs a whole pipeline this way to its merge, which marks the draft
 // ready for review first.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { fakeGitHub } from './fake-github.ts';
 import { BASE_SHA, BASE_TREE, CONFIG, configScope, permissionScope } from './scopes.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
 
 describe("the run's draft pull request", () => {
   it('is opened before the first dispatch; every check run is on its head; a cancelled run leaves none running', async () => {

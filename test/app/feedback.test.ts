@@ -1,12 +1,12 @@
 // People's feedback on GitHub (issue #17 item 4): `/conveyor fix` in a comment and a review
 // requesting changes send the coder back with the text; the approvals given before go stale and
 // the gates run again. Driven through probot.receive with GitHub's API mocked by nock.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, tokenScope, type Harness } from './harness.ts';
+import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
@@ -23,16 +23,7 @@ import {
 } from './decisions-setup.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  h = createHarness({ merge: { sleep: async () => undefined } });
-  tokenScope();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
 
 const NEW_HEAD = 'd'.repeat(40);
 const plan = planWith([

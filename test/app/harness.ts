@@ -7,6 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import nock from 'nock';
+import { afterEach, beforeEach } from 'vitest';
 import { Probot, ProbotOctokit } from 'probot';
 import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp, type ConveyorAppOptions } from '../../app/app.ts';
@@ -243,3 +244,22 @@ export async function fakeCheckRuns(): Promise<{ url: string; checks: Map<number
 }
 
 export { runActionChild };
+
+/**
+ * The hooks of a test file on the harness: GitHub unreachable but through nock (the loopback too,
+ * unless `loopback` lets the file's own servers answer), a harness made fresh by `make` before each
+ * test (with an installation token scope when `token`), and `current()` closed after it.
+ */
+export function harnessPerTest(hooks: { make: () => Harness; current: () => Harness; loopback?: boolean; token?: boolean }): void {
+  beforeEach(() => {
+    nock.disableNetConnect();
+    if (hooks.loopback) nock.enableNetConnect('127.0.0.1');
+    hooks.make();
+    if (hooks.token) tokenScope();
+  });
+  afterEach(async () => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await hooks.current().close();
+  });
+}

@@ -2,25 +2,16 @@
 // action never trades the runner's OIDC token at the app) keeps working, and the run's tracking
 // comment says, once, that the template should be updated (issue #15 item 4). What tells: a
 // finished attempt whose record says it never exchanged its token (app/attempt-authority.ts).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { OLD_TEMPLATE_NOTE } from '../../core/github/tracking.ts';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { startIssue7, type Dispatched } from './scopes.ts';
 
 let h: Harness;
-beforeEach(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
-});
-afterEach(async () => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  await h.close();
-});
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
 
 /** Starts issue 7's run, lets `beforeResult` act, then delivers the code step's failing result; the tracking comment's new body. */
 async function commentAfterResult(beforeResult: () => Promise<void>): Promise<string> {
