@@ -150,13 +150,14 @@ export class GitHubForge implements Forge {
     return found ? toPullRequest(repo, found) : undefined;
   }
 
-  async openPullRequest(pr: OpenPullRequest): Promise<PullRequest> {
+  async openPullRequest(pr: OpenPullRequest, how: { draft?: boolean } = {}): Promise<PullRequest> {
     const { data } = await this.octokit.rest.pulls.create({
       ...of(pr.repo),
       head: pr.branch,
       base: pr.base,
       title: pr.title.slice(0, PR_TITLE_MAX),
       body: fitComment(pr.body),
+      ...(how.draft ? { draft: true } : {}),
     });
     return toPullRequest(pr.repo, data as ApiPull);
   }
@@ -177,15 +178,7 @@ export class GitHubForge implements Forge {
       const open = await this.findPullRequest(pr.repo, pr.branch);
       if (open) return open;
     }
-    const { data } = await this.octokit.rest.pulls.create({
-      ...of(pr.repo),
-      head: pr.branch,
-      base: pr.base,
-      title: pr.title.slice(0, PR_TITLE_MAX),
-      body: fitComment(pr.body),
-      draft: true,
-    });
-    return toPullRequest(pr.repo, data as ApiPull);
+    return this.openPullRequest(pr, { draft: true });
   }
 
   /** GraphQL's markPullRequestReadyForReview: REST cannot turn a draft into a PR ready to merge. */

@@ -18,8 +18,7 @@ import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { repoGit, restoreGitConfigs } from '../workspace.ts';
-import { gateEnvironment, servicesToSetUp } from './gate.ts';
-import { runSetup } from '../setup.ts';
+import { gateEnvironment, setUpServices } from './gate.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
 export function gatePath(path: string | undefined, stepId: string): string {
@@ -98,17 +97,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
       // Set up as the gate would be on the work branch: a test that fails for want of `npm ci` proves nothing.
-      for (const x of servicesToSetUp(payload, step, [{ repo: repo.repo, dir: baseDir, services: repo.services }])) {
-        await runSetup(ctx, payload, {
-          who: `service "${x.service}" (on the base branch)`,
-          command: x.setup,
-          timeoutMinutes: x.timeoutMinutes,
-          cwd: x.cwd,
-          workspace: ws.root,
-          isolation: serviceIsolation(payload, ws.root, [x.service]),
-          extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
-        });
-      }
+      await setUpServices(ctx, payload, step, ws.root, [{ repo: repo.repo, dir: baseDir, services: repo.services }], ' (on the base branch)');
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, {
         command,

@@ -57,7 +57,7 @@ function commandsFor(payload: StepPayload, step: GateStep, repo: WorkspaceRepo):
 }
 
 /** The services of the fleet that declare `setup`, each with the folder it runs in. */
-export function servicesToSetUp(
+function servicesToSetUp(
   payload: StepPayload,
   step: GateStep,
   repos: readonly { repo: string; dir: string; services: string[] }[],
@@ -69,6 +69,28 @@ export function servicesToSetUp(
       return [{ service, repo: r.repo, cwd: svc.path ? join(r.dir, svc.path) : r.dir, setup: svc.setup, timeoutMinutes: svc.setupTimeoutMinutes }];
     }),
   );
+}
+
+/** Runs the `setup` of each service of `repos` the gate covers, in its folder (`where` says which checkout, for the log). */
+export async function setUpServices(
+  ctx: StepContext,
+  payload: StepPayload,
+  step: GateStep,
+  workspace: string,
+  repos: readonly { repo: string; dir: string; services: string[] }[],
+  where = '',
+): Promise<void> {
+  for (const x of servicesToSetUp(payload, step, repos)) {
+    await runSetup(ctx, payload, {
+      who: `service "${x.service}"${where}`,
+      command: x.setup,
+      timeoutMinutes: x.timeoutMinutes,
+      cwd: x.cwd,
+      workspace,
+      isolation: serviceIsolation(payload, workspace, [x.service]),
+      extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
+    });
+  }
 }
 
 export async function runGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
@@ -86,17 +108,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
       );
     }
     // Each service's setup (e.g. `npm ci`) in its folder, once, before any gate runs there.
-    for (const x of servicesToSetUp(payload, step, ws.repos)) {
-      await runSetup(ctx, payload, {
-        who: `service "${x.service}"`,
-        command: x.setup,
-        timeoutMinutes: x.timeoutMinutes,
-        cwd: x.cwd,
-        workspace: ws.root,
-        isolation: serviceIsolation(payload, ws.root, [x.service]),
-        extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
-      });
-    }
+    await setUpServices(ctx, payload, step, ws.root, ws.repos);
     const outcomes: (GateOutcome & { durationMs: number })[] = [];
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
