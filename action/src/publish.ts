@@ -80,11 +80,18 @@ function toRef(pr: PullRequestRef): PullRequestRef {
  * The run's draft PR becomes ready for review once the change is in it: there is then something to
  * review, and people approve on it. Only a draft the run knows as its own (the payload's) and only
  * once: a PR the run already saw ready and a person turned back into a draft stays a draft (the
- * merge waits for them). Forges without drafts (local) have nothing to mark.
+ * merge waits for them). Forges without drafts (local) have nothing to mark. A refusal does not
+ * undo the pushed change: the PR is reported still a draft (the next push tries again), and the
+ * merge stops on it saying what to do.
  */
 async function markReady(ctx: StepContext, forge: Forge, pr: PullRequestRef): Promise<PullRequestRef> {
   if (!pr.draft || !forge.markReadyForReview) return pr;
-  await forge.markReadyForReview(pr);
+  try {
+    await forge.markReadyForReview(pr);
+  } catch (e) {
+    ctx.log(`conveyor: could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
+    return pr;
+  }
   ctx.log(`conveyor: marked ${pr.repo}#${pr.number} ready for review`);
   const { draft: _draft, ...ready } = pr;
   return ready;

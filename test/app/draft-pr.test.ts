@@ -37,7 +37,15 @@ describe("the run's draft pull request", () => {
     const run = await h.conveyor.engine.get('acme-web-7');
     // Kept with the run, and sent to the action in each payload (test/app/flow.test.ts): a draft, and its GraphQL id (the
     // action marks it ready after its push without reading it first).
-    const pr = { repo: 'acme/web', number: 1007, url: 'https://github.com/acme/web/pull/1007', branch: 'conveyor/web-7', head: draft!.head, draft: true, nodeId: 'PR_1007' };
+    const pr = {
+      repo: 'acme/web',
+      number: 1007,
+      url: 'https://github.com/acme/web/pull/1007',
+      branch: 'conveyor/web-7',
+      head: draft!.head,
+      draft: true,
+      nodeId: 'PR_1007',
+    };
     expect(run.prs).toEqual([pr]);
 
     // 2. Every check run the run made (the summary `conveyor` and the step's) is on the PR's head.
