@@ -213,7 +213,16 @@ async function openDraft(
     title: pullRequestTitle(issue),
     body: pullRequestBody({ issue, runId, repo: primary.repo, prs: [] }),
   });
-  return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, head: pr.head };
+  // Its draft flag and GraphQL id travel with the run: the action marks it ready after its push without reading it first.
+  return {
+    repo: pr.repo,
+    number: pr.number,
+    url: pr.url,
+    branch: pr.branch,
+    head: pr.head,
+    ...(pr.draft ? { draft: true } : {}),
+    ...(pr.nodeId ? { nodeId: pr.nodeId } : {}),
+  };
 }
 
 function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {

@@ -132,22 +132,15 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
 
 async function judge(forge: Forge, pr: PullRequestRef, policy: MergePolicy): Promise<Verdict> {
   const polls = Math.max(1, policy.polls ?? 5);
-  let readied = false;
   const wait = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (let i = 0; ; i++) {
     const p: PullRequest = await forge.getPullRequest(pr.repo, pr.number);
     if (p.state === 'merged') return { kind: 'merged', sha: p.mergeCommit ?? '' };
     if (p.state !== 'open') return { kind: 'blocked', why: 'it is closed' };
     if (pr.head && p.head !== pr.head) return { kind: 'blocked', why: `its head moved to ${p.head.slice(0, 7)} since the run checked ${pr.head.slice(0, 7)}` };
-    if (p.draft) {
-      // The run's own PR was opened as a draft when it started, to show its progress; merging
-      // refuses drafts, so it is marked ready for review first (once) where the forge can.
-      if (!forge.markReadyForReview || readied) return { kind: 'blocked', why: 'it is a draft' };
-      await forge.markReadyForReview(p);
-      readied = true;
-      i--;
-      continue;
-    }
+    // The action marked the run's draft ready for review when the code step pushed the change; a
+    // draft now is one a person turned back into a draft to hold the merge, and it is theirs to release.
+    if (p.draft) return { kind: 'blocked', why: 'it is a draft (mark it ready for review, then `/conveyor retry`)' };
     if (p.mergeable === null) {
       if (i + 1 >= polls) return { kind: 'blocked', why: `the forge was still computing whether it can merge after ${polls} reads` };
       await wait((policy.baseMs ?? 1000) * 2 ** i);

@@ -65,7 +65,36 @@ export async function pushBranch(wctx: WorkspaceContext, change: RepoChange): Pr
 }
 
 function toRef(pr: PullRequestRef): PullRequestRef {
-  return { repo: pr.repo, number: pr.number, url: pr.url, branch: pr.branch, ...(pr.head ? { head: pr.head } : {}) };
+  return {
+    repo: pr.repo,
+    number: pr.number,
+    url: pr.url,
+    branch: pr.branch,
+    ...(pr.head ? { head: pr.head } : {}),
+    ...(pr.draft ? { draft: true } : {}),
+    ...(pr.nodeId ? { nodeId: pr.nodeId } : {}),
+  };
+}
+
+/**
+ * The run's draft PR becomes ready for review once the change is in it: there is then something to
+ * review, and people approve on it. Only a draft the run knows as its own (the payload's) and only
+ * once: a PR the run already saw ready and a person turned back into a draft stays a draft (the
+ * merge waits for them). Forges without drafts (local) have nothing to mark. A refusal does not
+ * undo the pushed change: the PR is reported still a draft (the next push tries again), and the
+ * merge stops on it saying what to do.
+ */
+async function markReady(ctx: StepContext, forge: Forge, pr: PullRequestRef): Promise<PullRequestRef> {
+  if (!pr.draft || !forge.markReadyForReview) return pr;
+  try {
+    await forge.markReadyForReview(pr);
+  } catch (e) {
+    ctx.log(`conveyor: could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
+    return pr;
+  }
+  ctx.log(`conveyor: marked ${pr.repo}#${pr.number} ready for review`);
+  const { draft: _draft, ...ready } = pr;
+  return ready;
 }
 
 /** A PR of the change as this step knows it: its body only where GitHub just said it. */
@@ -86,8 +115,16 @@ async function knownPr(forge: Forge, r: WorkspaceRepo): Promise<Known | undefine
  * change keeps its PRs), and rewrites a body when the set it links changed: a PR just opened, or
  * one found that the run did not know. A PR the run knew was written with the set the run knew, so
  * an attempt that adds no PR costs no call for them (the head of a pushed one is the commit pushed).
+ * The run's draft PR of a repository that holds the change (`holding`: the pushed ones, or those whose
+ * branch kept an earlier attempt's work) is marked ready for review.
  */
-export async function publishPullRequests(ctx: StepContext, payload: StepPayload, ws: Workspace, pushed: ReadonlySet<string>): Promise<PullRequestRef[]> {
+export async function publishPullRequests(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  pushed: ReadonlySet<string>,
+  holding: ReadonlySet<string> = pushed,
+): Promise<PullRequestRef[]> {
   const forge = await ctx.forge();
   const wctx = workspaceContext(ctx);
   const prs: Known[] = [];
@@ -106,6 +143,7 @@ export async function publishPullRequests(ctx: StepContext, payload: StepPayload
     } else if (known && !known.body && pushed.has(r.repo)) {
       known = { pr: { ...known.pr, head: await repoGit(wctx, r.dir).currentCommit() } };
     }
+    if (known && r.pr && holding.has(r.repo)) known = { ...known, pr: await markReady(ctx, forge, known.pr) };
     if (known) prs.push(known);
   }
   const links = prs.map(({ pr: p }) => ({ repo: p.repo, number: p.number, url: p.url }));

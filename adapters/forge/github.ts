@@ -182,7 +182,7 @@ export class GitHubForge implements Forge {
   }
 
   /** GraphQL's markPullRequestReadyForReview: REST cannot turn a draft into a PR ready to merge. */
-  async markReadyForReview(pr: PullRequest): Promise<void> {
+  async markReadyForReview(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void> {
     const id = pr.nodeId ?? (await this.getPullRequest(pr.repo, pr.number)).nodeId;
     if (!id) throw new Error(`${pr.repo}#${pr.number} has no GraphQL id to mark it ready for review`);
     await this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id });

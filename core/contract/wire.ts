@@ -17,6 +17,10 @@ export const pullRequestRefSchema = z.object({
   url: z.string(),
   branch: z.string(),
   head: z.string().optional(),
+  /** Still a draft (the run's own PR opens as one); absent once it is ready for review. */
+  draft: z.boolean().optional(),
+  /** GitHub's GraphQL id, so marking the draft ready for review needs no read of the PR first. */
+  nodeId: z.string().optional(),
 });
 
 export const payloadRepoSchema = z.object({

@@ -98,8 +98,11 @@ export interface Forge {
   /** Pull requests of `repo` whose head branch is one of `branches` (a run's work branches). */
   listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]>;
   mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult>;
-  /** A draft becomes ready for review (merging refuses drafts); forges without drafts (local) leave it out. */
-  markReadyForReview?(pr: PullRequest): Promise<void>;
+  /**
+   * A draft becomes ready for review (merging refuses drafts): the action does it once the code
+   * step pushed the run's change into its draft PR. Forges without drafts (local) leave it out.
+   */
+  markReadyForReview?(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void>;
   /** Deployments show preview environments on the PR; forges without them (local) leave these out. */
   createDeployment?(request: DeploymentRequest): Promise<{ id: number }>;
   setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;

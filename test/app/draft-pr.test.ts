@@ -3,8 +3,8 @@
 // Git data API, the work branch at it, the draft), every check run of the run is made on that PR's
 // head (nothing on the base branch's commits), and when the run ends none of them is left queued
 // or running. GitHub is mocked with nock, keeping state as GitHub does (test/app/fake-github.ts);
-// test/app/api-calls.test.ts runs a whole pipeline this way to its merge, which marks the draft
-// ready for review first.
+// test/app/api-calls.test.ts runs a whole pipeline this way to its merge: the action marks the
+// draft ready for review after its push, by the GraphQL id the run keeps with the PR.
 import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
@@ -26,7 +26,18 @@ describe("the run's draft pull request", () => {
     expect(draft!.head).not.toBe(BASE_SHA);
     expect(github.dispatches.map((d) => d.attempt)).toEqual(['acme-web-7:implement:1:0']);
     const run = await h.conveyor.engine.get('acme-web-7');
-    expect(run.prs).toEqual([{ repo: 'acme/web', number: 1007, url: 'https://github.com/acme/web/pull/1007', branch: 'conveyor/web-7', head: draft!.head }]);
+    // Kept with the run, and sent to the action in each payload (test/app/flow.test.ts): a draft, and its GraphQL id (the
+    // action marks it ready after its push without reading it first).
+    const pr = {
+      repo: 'acme/web',
+      number: 1007,
+      url: 'https://github.com/acme/web/pull/1007',
+      branch: 'conveyor/web-7',
+      head: draft!.head,
+      draft: true,
+      nodeId: 'PR_1007',
+    };
+    expect(run.prs).toEqual([pr]);
 
     // 2. Every check run the run made (the summary `conveyor` and the step's) is on the PR's head.
     expect(github.checkRuns.map((c) => [c.name, c.head_sha])).toEqual([

@@ -61,6 +61,11 @@ describe('GitHub mode: label to last step', () => {
     // is long past it, so it reads it first (below).
     expect(JSON.parse(first.inputs.payload!)).toMatchObject({ currentUntil: '2025-03-01T10:10:00.000Z' });
 
+    // The payload carries the run's draft PR with its GraphQL id (for the action to mark it ready
+    // after its push; test/action/code-ready.e2e.test.ts and test/app/api-calls.test.ts prove that
+    // against GitHub: here the action pushes to local bare repositories, a forge without drafts).
+    expect(JSON.parse(first.inputs.payload!)).toMatchObject({ repos: [{ pr: { number: 1, draft: true, nodeId: 'PR_1' } }] });
+
     // The runner: the action reads its check run, runs the agent, completes it in one call.
     const implement = await runDispatched(first, fake, remotes.url, work);
     expect(implement.out.code, implement.out.stdout + implement.out.stderr).toBe(0);
@@ -104,18 +109,14 @@ describe('GitHub mode: label to last step', () => {
 
     // The gate's completion runs the merge step in the app, through the GitHub API.
     const last = [
-      // The merge step first checks the PR is open, at the head the run saw, and mergeable: the
-      // run's draft is marked ready for review (GraphQL), then read again.
-      nock(API)
-        .get('/repos/acme/web/pulls/1')
-        .reply(200, { state: 'open', draft: true, node_id: 'PR_1', merged: false, mergeable: null, head: { sha: prHead }, base: { ref: 'main' } }),
-      nock(API)
-        .post('/graphql', (b: { query: string; variables: { id: string } }) => b.query.includes('markPullRequestReadyForReview') && b.variables.id === 'PR_1')
-        .reply(200, { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false } } } }),
+      // The merge step first checks the PR is open, at the head the run saw, not a draft (an action
+      // on GitHub marks it ready after its push), and mergeable: one read, nothing marked here.
       nock(API)
         .get('/repos/acme/web/pulls/1')
         .reply(200, {
           state: 'open',
+          draft: false,
+          node_id: 'PR_1',
           merged: false,
           merge_commit_sha: null,
           mergeable: true,

@@ -10,7 +10,7 @@ import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
-import { dispatchScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
+import { configScope, dispatchScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
   events,
@@ -270,6 +270,55 @@ describe('merging on GitHub', () => {
     expect(report.comments.at(-1)).toContain('Not merged: acme/api#2, acme/web#1');
     // Nothing was torn down: the run did not end.
     expect(run.environments).toEqual([readyEnv]);
+  });
+
+  it('does not merge a PR a person turned back into a draft, and says what to do; a retry after they mark it ready merges', async () => {
+    // The run knows acme/web#1 as ready (the action marked its draft ready after its push); a
+    // person since turned it back into a draft to hold the merge. The merge leaves it so.
+    await seed(h, plan(), built);
+    const report = reportScopes();
+    approvalCheckScope([]);
+    const order: string[] = [];
+    const readied = nock(API)
+      .post('/graphql')
+      .reply(200, { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false } } } });
+    const held = [
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, WEB_HEAD, { draft: true, node_id: 'PR_web_1', mergeable: null }),
+    ];
+    await approve();
+    allDone(held);
+    expect(readied.isDone()).toBe(false);
+    expect(order).toEqual([]);
+    let run = await h.conveyor.engine.get(RUN);
+    expect(run.status).toBe('waiting');
+    expect(run.steps.ship?.reason).toContain(
+      'not merging: acme/web#1: it is a draft (mark it ready for review, then `/conveyor retry`). Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.',
+    );
+    expect(report.comments.at(-1)).toMatch(/Waiting for:.*acme\/web#1: it is a draft .*mark it ready for review, then .*\/conveyor retry/);
+
+    // They mark it ready and retry: it merges.
+    const merged = [
+      permissionScope('bob', 'write'),
+      configScope(),
+      nock(API)
+        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+        .reply(201, {}),
+      pull('acme/lib', 3, LIB_HEAD),
+      pull('acme/api', 2, API_HEAD),
+      pull('acme/web', 1, WEB_HEAD, { draft: false, node_id: 'PR_web_1' }),
+      mergeScope('acme/lib', 3, order, {}),
+      mergeScope('acme/api', 2, order, {}),
+      mergeScope('acme/web', 1, order, {}),
+      dispatchScope('preview', 901, []),
+    ];
+    await h.receive('issue_comment', webhooks.comment('/conveyor retry', 'bob'));
+    allDone(merged);
+    expect(order).toEqual(['acme/lib#3', 'acme/api#2', 'acme/web#1']);
+    expect(readied.isDone()).toBe(false);
+    run = await h.conveyor.engine.get(RUN);
+    expect(run.status).toBe('succeeded');
   });
 
   it('does not merge anything while a PR is blocked by its required checks', async () => {

@@ -64,7 +64,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
       const held = await reposHoldingWork(wctx, ws.repos);
       if (held.length > 0) {
-        const prs = await publishPullRequests(ctx, payload, ws, new Set());
+        const prs = await publishPullRequests(ctx, payload, ws, new Set(), new Set(held));
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
         return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits };
       }
