@@ -148,7 +148,7 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   const comment = (body: string) => github.createComment(repo, request.issue.number, body);
 
   if (text === undefined) {
-    const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then label the issue again.`;
+    const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then start it again (label the issue, or comment \`/conveyor run\`).`;
     if (meantForConveyor(trigger, undefined)) await comment(message);
     return { started: false, why: 'no-config', message };
   }
@@ -156,7 +156,7 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   const { loaded } = cached;
   if (!loaded.ok) {
     const list = loaded.errors.map((e) => `- \`${formatConfigError(e)}\``).join('\n');
-    const message = `Conveyor did not start: \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on \`${request.defaultBranch}\` (\`conveyor validate\` checks the file locally), then label the issue again.`;
+    const message = `Conveyor did not start: \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on \`${request.defaultBranch}\` (\`conveyor validate\` checks the file locally), then start it again (label the issue, or comment \`/conveyor run\`).`;
     if (!meantForConveyor(trigger, text)) return { started: false, why: 'not-conveyor', message };
     await comment(message);
     return { started: false, why: 'invalid-config', message };
@@ -258,7 +258,7 @@ async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, 
   } catch (e) {
     // Nothing was started: say why where it was asked (an app without contents or pull requests
     // write on the repository, a base branch that is not there).
-    const message = `Conveyor did not start: it could not open the run's draft pull request in ${plan.changeSet[0]?.repo ?? request.repo} (${(e as Error).message}). Check that the app may write contents and pull requests there, then label the issue again.`;
+    const message = `Conveyor did not start: it could not open the run's draft pull request in ${plan.changeSet[0]?.repo ?? request.repo} (${(e as Error).message}). Check that the app may write contents and pull requests there, then start it again (label the issue, or comment \`/conveyor run\`).`;
     await github.createComment(request.repo, request.issue.number, message);
     return { started: false, why: 'no-draft-pr', message };
   }
