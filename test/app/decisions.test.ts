@@ -5,7 +5,7 @@ import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
-import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
+import { dispatchScope, noSummaryOnHead, openPullScope, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
   events,
@@ -33,18 +33,7 @@ const atApproval = (spec: { minApprovals?: number; approvers?: string[] } = {}) 
   ]);
 const built = { implement: { prs: [pr('acme/web', 1, WEB_HEAD)], commits: { 'acme/web': WEB_HEAD } }, check: { commits: { 'acme/web': WEB_HEAD } } };
 const reaction = (content: string, id = 4242) => nock(API).post(`/repos/acme/web/issues/comments/${id}/reactions`, { content }).reply(201, {});
-const pullOk = (head = WEB_HEAD) =>
-  nock(API)
-    .get('/repos/acme/web/pulls/1')
-    .reply(200, {
-      state: 'open',
-      merged: false,
-      merge_commit_sha: null,
-      mergeable: true,
-      mergeable_state: 'clean',
-      head: { sha: head },
-      base: { ref: 'main' },
-    });
+const pullOk = (head = WEB_HEAD) => openPullScope('acme/web', 1, head);
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };

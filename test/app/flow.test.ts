@@ -7,7 +7,7 @@ import { parseResultText } from '../../core/github/check-run.ts';
 import { OLD_TEMPLATE_NOTE } from '../../core/github/tracking.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
-import { DRAFT_SHA, configScope, dispatchScope, draftPrScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
+import { DRAFT_SHA, configScope, dispatchScope, draftPrScope, openPullScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
 
 let h: Harness;
 let remotes: Remotes;
@@ -111,19 +111,7 @@ describe('GitHub mode: label to last step', () => {
     const last = [
       // The merge step first checks the PR is open, at the head the run saw, not a draft (an action
       // on GitHub marks it ready after its push), and mergeable: one read, nothing marked here.
-      nock(API)
-        .get('/repos/acme/web/pulls/1')
-        .reply(200, {
-          state: 'open',
-          draft: false,
-          node_id: 'PR_1',
-          merged: false,
-          merge_commit_sha: null,
-          mergeable: true,
-          mergeable_state: 'clean',
-          head: { sha: prHead },
-          base: { ref: 'main' },
-        }),
+      openPullScope('acme/web', 1, prHead, { draft: false, node_id: 'PR_1' }),
       nock(API)
         .put('/repos/acme/web/pulls/1/merge', (b: { merge_method: string; sha: string }) => b.merge_method === 'squash' && b.sha === prHead)
         .reply(200, { merged: true, sha: 'c'.repeat(40) }),

@@ -10,7 +10,7 @@ import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
-import { configScope, dispatchScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
+import { configScope, dispatchScope, openPullScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
   events,
@@ -62,20 +62,7 @@ const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
 
-function pull(repo: string, number: number, head: string, extra: Record<string, unknown> = {}) {
-  return nock(API)
-    .get(`/repos/${repo}/pulls/${number}`)
-    .reply(200, {
-      state: 'open',
-      merged: false,
-      merge_commit_sha: null,
-      mergeable: true,
-      mergeable_state: 'clean',
-      head: { sha: head },
-      base: { ref: 'main' },
-      ...extra,
-    });
-}
+const pull = openPullScope;
 
 /** Merges as GitHub would, recording the order and the commit messages. */
 function mergeScope(

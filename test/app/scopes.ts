@@ -53,6 +53,22 @@ export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch
 }
 
 /** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
+/** `GET` of an open PR that merges cleanly at `head` (the merge step's read before it merges). */
+export function openPullScope(repo: string, number: number, head: string, extra: Record<string, unknown> = {}): nock.Scope {
+  return nock(API)
+    .get(`/repos/${repo}/pulls/${number}`)
+    .reply(200, {
+      state: 'open',
+      merged: false,
+      merge_commit_sha: null,
+      mergeable: true,
+      mergeable_state: 'clean',
+      head: { sha: head },
+      base: { ref: 'main' },
+      ...extra,
+    });
+}
+
 export function permissionScope(user: string, permission: string): nock.Scope {
   return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
 }
