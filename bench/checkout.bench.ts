@@ -117,7 +117,7 @@ async function bench(): Promise<void> {
       }
     }
 
-    const ctx: WorkspaceContext = { serverUrl: url, env: { PATH: GIT_ENV.PATH, HOME: GIT_ENV.HOME }, scrub: (t) => t };
+    const ctx: WorkspaceContext = { serverUrl: url, scrub: (t) => t };
     let n = 0;
     const cloneFive = async (set: string, side: Side): Promise<Sample> => {
       const root = join(work, String(n++));

@@ -78,7 +78,7 @@ try {
   const built = performance.now();
   const repos = await Promise.all(Array.from({ length: REPOS }, (_, i) => createRemote(remotes, i)));
   console.log(`built ${REPOS} remotes of ${FILES} files and ${COMMITS} commits in ${((performance.now() - built) / 1000).toFixed(1)} s`);
-  const ctx: WorkspaceContext = { serverUrl: `file://${remotes}`, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, scrub: (t) => t };
+  const ctx: WorkspaceContext = { serverUrl: `file://${remotes}`, scrub: (t) => t };
   const payloadRepo = (repo: string) => ({ repo, role: 'sibling' as const, services: [], base: 'main', workBranch: `conveyor/${repo.split('/')[1]}-1` });
   let n = 0;
   const prepare = async (count: number): Promise<Sample> => {

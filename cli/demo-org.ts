@@ -28,16 +28,8 @@ export const AGENTS_PLACEHOLDER = '{{agents}}';
 // The demo's commits carry their own identity and dates: CI has no git identity, and fixed dates
 // give the same commit ids on every build. (The git layer keeps the user's own settings, such as
 // commit signing, hooks or templates, from changing the demo.)
-const DEMO_GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: tmpdir(),
-  GIT_AUTHOR_NAME: 'Conveyor Demo',
-  GIT_AUTHOR_EMAIL: 'demo@conveyor.invalid',
-  GIT_COMMITTER_NAME: 'Conveyor Demo',
-  GIT_COMMITTER_EMAIL: 'demo@conveyor.invalid',
-  GIT_AUTHOR_DATE: '2025-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2025-01-01T00:00:00Z',
-};
+/** Who made the demo repositories' first commits. */
+const DEMO_IDENTITY = { name: 'Conveyor Demo', email: 'demo@conveyor.invalid', date: '2025-01-01T00:00:00Z' };
 
 export interface Demo {
   /** The demo folder (absolute). */
@@ -59,8 +51,9 @@ export async function buildDemo(dir: string): Promise<Demo> {
   // Marked first, so a build that stopped half-way can be built again.
   await writeFile(join(root, DEMO_MARKER), 'Built by `conveyor demo`; building the demo here again replaces this folder.\n');
 
-  const agentsDir = join(root, 'agents');
-  await cp(join(DEMO_SOURCE, 'agents'), agentsDir, { recursive: true });
+  // The scripted agents run from Conveyor's own copy, not one in the demo folder: every command has
+  // a /tmp of its own (the sandbox), so a copy in a temporary demo folder is not there to run.
+  const agentsDir = join(DEMO_SOURCE, 'agents');
 
   const remotes = join(root, 'remotes');
   for (const repo of DEMO_REPOS) {
@@ -103,13 +96,13 @@ async function prepareFolder(root: string): Promise<void> {
 
 /** A bare repository on `main` holding one commit of the files under `source`. */
 async function createBareRepo(bare: string, source: string): Promise<void> {
-  await new GitRepo(bare, { env: DEMO_GIT_ENV }).init({ bare: true, initialBranch: 'main' });
+  await new GitRepo(bare, { identity: DEMO_IDENTITY }).init({ bare: true, initialBranch: 'main' });
   const scratch = await mkdtemp(join(tmpdir(), 'conveyor-demo-'));
   try {
     await cp(source, scratch, { recursive: true, filter: (src) => basename(src) !== 'node_modules' });
     // Every demo service stands its preview up the same way: one copy of the scripts, in each repository.
     await cp(join(DEMO_SOURCE, 'preview'), join(scratch, 'scripts'), { recursive: true });
-    const git = new GitRepo(scratch, { env: DEMO_GIT_ENV });
+    const git = new GitRepo(scratch, { identity: DEMO_IDENTITY });
     await git.init({ initialBranch: 'main' });
     await git.commitAll(`Initial ${basename(source)} service\n`);
     await git.push({ to: bare, ref: 'HEAD', branch: 'main', lease: '' });

@@ -148,7 +148,7 @@ function sandboxLines(run: Run): string[] {
     for (const a of run.steps[step.id]?.attempts ?? []) {
       if (!a.sandbox) continue;
       const which = `${step.id} ${a.mode === 'repair' ? 'repair' : 'attempt'} ${a.attempt}`;
-      if (a.sandbox.mode === 'none') out.push(`  ${which}  ran without a sandbox`);
+      if (a.sandbox.mode === 'none') out.push(`  ${which}  ran without a sandbox${a.sandbox.reason ? ` (${a.sandbox.reason})` : ''}`);
       for (const b of a.sandbox.blocked) out.push(`  ${which}  blocked ${b.host}:${b.port}${b.count > 1 ? ` (${b.count} times)` : ''}`);
     }
   }

@@ -30,6 +30,12 @@ export const ERROR_CODES = [
   'stale-attempt',
   /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
   'sandbox-unavailable',
+  /** A file a command handed back (result, usage, output, gate file) was a link, not a plain file, or too big: nothing of it was read. */
+  'output-refused',
+  /** A conflict repair left a file still holding git's conflict markers: nothing was committed. */
+  'conflict-unresolved',
+  /** A command left a git repository inside a checkout: Conveyor's git would run its configuration's programs, so nothing was committed. */
+  'nested-repository',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -46,7 +46,7 @@ type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'co
 const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
 
 const RESOLVE =
-  'In each of these repositories, merge the base branch into the work branch (`git merge origin/<base>`), resolve every conflict keeping the intent of both sides, and commit the merge.';
+  'Conveyor has started merging the base branch into the work branch of each of these repositories and left the conflicts marked in the files (the prompt lists them): resolve every conflict by editing those files, keeping the intent of both sides and leaving no conflict marker. Do not run git: Conveyor commits the merge.';
 
 /** 1. judge every PR, 2. stop on a conflict (repaired) or a block (a person decides), 3. merge in order. */
 export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {

@@ -1,16 +1,21 @@
 // The one git layer. Every git command Conveyor runs goes through a GitRepo made for one folder,
-// by a named operation, on simple-git, with the settings of git-safety.ts: Conveyor's identity, no
-// prompts, no hooks, no global or system configuration. A command that talks to an http(s) server
-// may get the token, which travels only in the environment of that one git process and reaches
-// git through a credential helper given with -c, scoped to the server: never in .git/config, a
-// remote URL, a file, a command line or a log.
+// by a named operation, on simple-git, with the settings of git-safety.ts: the git binary found at
+// start-up, a fixed environment, Conveyor's identity, no prompts, no hooks, no global or system
+// configuration, the settings that run programs pinned. A checkout of the workspace keeps its git
+// folder outside the checkout, where commands cannot write (git-owned.ts), and every command names
+// both folders: whatever a user command left in the checkout, git reads only what Conveyor owns.
+// A command that talks to an http(s) server may get the token, which travels only in the
+// environment of that one git process and reaches git through a credential helper given with -c,
+// scoped to the server: never in a git configuration, a remote URL, a file, a command line or a log.
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { ConveyorError, type ErrorCode } from '../core/errors.ts';
-import { ALLOWED_UNSAFE, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY } from './git-safety.ts';
+import { ALLOWED_UNSAFE, gitBinary, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY, type GitIdentity } from './git-safety.ts';
+import { OwnedGitDir } from './git-owned.ts';
+import { makePrivateTemp } from './private-temp.ts';
 
 /** The token and the http(s) server it is for. */
 export interface GitAuth {
@@ -20,8 +25,13 @@ export interface GitAuth {
 }
 
 export interface GitRepoOptions {
-  /** Base environment, already free of secrets (default: PATH, and HOME in the temp folder). */
-  env?: Record<string, string>;
+  /**
+   * The git folder of this checkout, kept apart from it (a checkout user commands run in): every
+   * command names it and the checkout, and it is put back as Conveyor left it before each one.
+   */
+  gitDir?: string;
+  /** Who commits (default Conveyor). */
+  identity?: GitIdentity;
   /** Given to the commands that talk to the server, and to no other. */
   auth?: GitAuth;
   /**
@@ -41,6 +51,11 @@ interface RunOptions {
   reach?: Reach;
   /** Run outside any repository (the command names everything it needs). */
   outside?: boolean;
+  /** Makes the repository (clone, init): it names its folders itself. */
+  standalone?: boolean;
+  /** Another work tree and index than the checkout's (exportTree). */
+  workTree?: string;
+  index?: string;
   /** Exit codes other than 0 that are an answer, not a failure. */
   answers?: number[];
 }
@@ -63,43 +78,65 @@ export interface CloneOptions {
   filter?: string;
   /** A shallow clone of the last `depth` commits of `branch` (their files included). */
   depth?: number;
-}
-
-function minimalEnvironment(): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
+  /** A repository on this machine whose objects this one borrows (alternates): nothing is copied. */
+  shared?: boolean;
 }
 
 /** A git repository (or a folder about to hold one), and the named operations Conveyor runs on it. */
 export class GitRepo {
-  private readonly env: Record<string, string>;
+  /** One command at a time: each starts from the state the one before left. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
     private readonly options: GitRepoOptions = {},
-  ) {
-    this.env = options.env ?? minimalEnvironment();
+    /** What is known of the git folder, shared by the views of one repository (failingAs). */
+    private readonly owned: OwnedGitDir | undefined = options.gitDir ? new OwnedGitDir(options.gitDir, dir) : undefined,
+  ) {}
+
+  /** The git folder: the separate one of a checkout, else `.git` in the folder. */
+  get gitDir(): string {
+    return this.options.gitDir ?? join(this.dir, '.git');
   }
 
-  /** The same repository, failing with `code`. */
+  /** The same repository, failing with `code` (sharing what it knows of its git folder). */
   failingAs(code: ErrorCode): GitRepo {
-    return new GitRepo(this.dir, { ...this.options, code });
+    const other = new GitRepo(this.dir, { ...this.options, code }, this.owned);
+    other.queue = this.queue;
+    return other;
   }
 
-  /** Clones `source` into this folder (created when missing; must be empty), without tags, checking nothing out. */
+  /**
+   * Clones `source` into this folder (created when missing; must be empty), without tags, checking
+   * nothing out; a checkout's git folder goes where `gitDir` says.
+   */
   async clone(source: string, how: CloneOptions = {}): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     const args = ['clone', '--no-tags', '--origin', 'origin'];
+    if (this.options.gitDir) {
+      mkdirSync(dirname(this.options.gitDir), { recursive: true });
+      args.push(`--separate-git-dir=${this.options.gitDir}`);
+    }
     if (how.local) args.push('--local', '--no-hardlinks');
+    if (how.shared) args.push('--shared');
     if (how.branch) args.push('--single-branch', '--branch', how.branch);
     if (how.filter) args.push(`--filter=${how.filter}`);
     if (how.depth) args.push(`--depth=${how.depth}`);
-    await this.run([...args, '--no-checkout', '--', source, this.dir], { reach: 'server' });
+    await this.run([...args, '--no-checkout', '--', source, this.dir], { reach: 'server', standalone: true });
+  }
+
+  /** Removes the repository (its git folder and the checkout's pointer to it), keeping the folder: to clone again. */
+  async removeRepository(): Promise<void> {
+    await rm(this.gitDir, { recursive: true, force: true });
+    await rm(join(this.dir, '.git'), { recursive: true, force: true });
   }
 
   /** A new repository in this folder (created when missing). */
   async init(how: { bare?: boolean; initialBranch?: string } = {}): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
-    await this.run(['init', ...(how.bare ? ['--bare'] : []), ...(how.initialBranch ? [`--initial-branch=${how.initialBranch}`] : []), this.dir]);
+    await this.run(['init', ...(how.bare ? ['--bare'] : []), ...(how.initialBranch ? [`--initial-branch=${how.initialBranch}`] : []), this.dir], {
+      standalone: true,
+    });
   }
 
   // --- the server -------------------------------------------------------------------------------
@@ -124,6 +161,7 @@ export class GitRepo {
    * rejection, never overwritten.
    */
   async push(how: { to: string; ref: string; branch: string; lease?: string }): Promise<PushOutcome> {
+    // Only branches: a replace ref or anything else in the repository stays here.
     const lease = how.lease === undefined ? [] : [`--force-with-lease=refs/heads/${how.branch}:${how.lease}`];
     // 1: rejected (the lease, or not a fast-forward); 128: the server refused or could not be reached.
     const out = await this.run(['push', '--no-verify', ...lease, how.to, `${how.ref}:refs/heads/${how.branch}`], { reach: 'server', answers: [1, 128] });
@@ -209,6 +247,52 @@ export class GitRepo {
     return out.stdout.split('\0').filter(Boolean);
   }
 
+  /**
+   * Every path the commits reachable from `head` but from none of `known` change, taken from their
+   * trees (replace refs and grafts are ignored by every command, git-safety.ts): what a push of
+   * `head` would send. A merge counts the paths it changed against all of its parents (what its
+   * resolution wrote); the rest came from a parent, and those are counted where they were made.
+   */
+  async pushedPaths(head: string, known: readonly string[]): Promise<string[]> {
+    const lines = (await this.run(['rev-list', '--parents', head, '--not', ...known.filter(Boolean), '--'])).stdout.split('\n').filter(Boolean);
+    const paths = new Set<string>();
+    for (const line of lines) {
+      const [commit, ...parentList] = line.split(' ');
+      const parents = parentList.length;
+      const args = [
+        'diff-tree',
+        '-r',
+        '--no-commit-id',
+        '--name-only',
+        '--no-renames',
+        '-z',
+        ...(parents > 1 ? ['-c'] : parents === 0 ? ['--root'] : []),
+        commit!,
+      ];
+      for (const p of (await this.run(args)).stdout.split('\0')) if (p) paths.add(p);
+    }
+    return [...paths].sort();
+  }
+
+  /**
+   * Repositories inside the checkout: one a command left (untracked, shown by git as a folder) or
+   * a submodule's folder that holds one. Git would run their configuration's programs while adding
+   * them (`commitAll` refuses); asking runs none (their status is never asked: submodules ignored).
+   */
+  async nestedRepositories(): Promise<string[]> {
+    const untracked = (await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'])).stdout
+      .split('\0')
+      .filter((e) => e.startsWith('?? ') && e.endsWith('/'))
+      .map((e) => e.slice(3, -1));
+    const gitlinks = (await this.run(['ls-files', '--stage', '-z'])).stdout
+      .split('\0')
+      .filter((e) => e.startsWith('160000 '))
+      .map((e) => e.slice(e.indexOf('\t') + 1));
+    const filled = [];
+    for (const g of gitlinks) if (await lstat(join(this.dir, g, '.git')).catch(() => undefined)) filled.push(g);
+    return [...untracked, ...filled].sort();
+  }
+
   /** Whether two commits hold different trees. */
   async differs(from: string, to: string): Promise<boolean> {
     return (await this.diffNames(from, to)).length > 0;
@@ -253,6 +337,22 @@ export class GitRepo {
     return this.undo(out, ['merge', '--abort']);
   }
 
+  /**
+   * Starts merging `ref` into what is checked out and stops before committing, conflicts and all:
+   * the conflicted files hold git's markers for someone to resolve by editing them, and `commitAll`
+   * then records the merge. Returns the conflicted paths (none: it merged cleanly, still uncommitted).
+   */
+  async startMerge(ref: string): Promise<string[]> {
+    await this.run(['merge', '--no-ff', '--no-commit', ref], { reach: 'contents', answers: [1] });
+    const conflicted = await this.run(['diff', '--name-only', '--diff-filter=U', '-z']);
+    return conflicted.stdout.split('\0').filter(Boolean);
+  }
+
+  /** Whether a merge is under way (startMerge): its commit is a merge commit. */
+  async mergeInProgress(): Promise<boolean> {
+    return (await this.run(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { answers: [1] })).exitCode === 0;
+  }
+
   /** Stages the changes of `ref` as one (a squash merge) for `commit`; undone when they conflict. */
   async mergeSquash(ref: string): Promise<MergeOutcome> {
     const out = await this.run(['merge', '--squash', ref], { reach: 'contents', answers: [1, 128] });
@@ -277,22 +377,52 @@ export class GitRepo {
     return this.currentCommit();
   }
 
-  /** Stages every change (or only `paths`), new files included, ignored ones not, and commits them if there are any. */
+  /**
+   * Stages every change (or only `paths`), new files included, ignored ones not, and commits them if
+   * there are any, or if a merge is under way (its commit records the merge, even when it changes
+   * nothing the branch did not have).
+   */
   async commitAll(message: string, how: { paths?: readonly string[] } = {}): Promise<{ committed: boolean; head: string }> {
     const paths = how.paths ? ['--', ...how.paths] : [];
+    const nested = await this.nestedRepositories();
+    if (nested.length) {
+      throw new ConveyorError(
+        'nested-repository',
+        `${this.dir} holds a git repository of its own at ${nested.map((n) => `\`${n}\``).join(', ')}: adding it would run programs its configuration names, so Conveyor commits nothing there. Remove it (or keep its files as plain files) and run again.`,
+      );
+    }
     await this.run(['add', '--all', '--verbose', ...paths]);
     const staged = await this.run(['diff', '--cached', '--name-only', '-z', ...paths]);
-    if (!staged.stdout) return { committed: false, head: await this.currentCommit() };
+    if (!staged.stdout && !(await this.mergeInProgress())) return { committed: false, head: await this.currentCommit() };
     return { committed: true, head: await this.commit(message, how) };
   }
 
-  /** A detached checkout of `ref` in the folder `dir`, sharing this repository's objects. */
-  async addWorktree(dir: string, ref: string): Promise<void> {
-    await this.run(['worktree', 'add', '--detach', dir, ref], { reach: 'contents' });
+  /** Checks out `commit` without a branch. */
+  async checkoutDetached(commit: string): Promise<void> {
+    await this.run(['checkout', '--detach', commit], { reach: 'contents' });
   }
 
-  async removeWorktree(dir: string): Promise<void> {
-    await this.run(['worktree', 'remove', '--force', dir]);
+  /**
+   * Writes the files of `commit` into `dir` (a folder of the caller's), as a checkout would, but
+   * with an index of its own and no git folder there: a command run in `dir` finds no repository
+   * to change, and this repository's index and work tree stay as they are.
+   */
+  async exportTree(commit: string, dir: string): Promise<void> {
+    const scratch = await makePrivateTemp('index-');
+    try {
+      const index = join(scratch, 'index');
+      await this.run(['read-tree', `--index-output=${index}`, commit]);
+      await this.run(['checkout-index', '--all', '--force'], { reach: 'contents', workTree: dir, index });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Keeps files matching `patterns` out of every commit (the git folder's info/exclude, where no command can write). */
+  async exclude(patterns: readonly string[]): Promise<void> {
+    if (patterns.length === 0) return;
+    await mkdir(join(this.gitDir, 'info'), { recursive: true });
+    await appendFile(join(this.gitDir, 'info', 'exclude'), `\n${patterns.join('\n')}\n`);
   }
 
   // --- running ----------------------------------------------------------------------------------
@@ -308,7 +438,24 @@ export class GitRepo {
     };
   }
 
-  private async run(args: string[], how: RunOptions = {}): Promise<Output> {
+  private run(args: string[], how: RunOptions = {}): Promise<Output> {
+    const next = this.queue.then(() => this.runNow(args, how));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(args: string[], how: RunOptions): Promise<Output> {
+    // The git folder as Conveyor's last command left it, whatever ran in the checkout since.
+    if (this.owned && !how.outside) await this.owned.reclaim();
+    try {
+      const named = this.owned && !how.outside && !how.standalone;
+      return await this.spawn(named ? [`--git-dir=${this.owned!.gitDir}`, `--work-tree=${how.workTree ?? this.dir}`, ...args] : args, how);
+    } finally {
+      if (this.owned && !how.outside) await this.owned.record();
+    }
+  }
+
+  private async spawn(args: string[], how: RunOptions): Promise<Output> {
     const reach = how.reach ?? 'local';
     const auth = reach === 'server' || (reach === 'contents' && this.options.partial) ? this.options.auth : undefined;
     const scrub = this.options.scrub ?? ((t: string) => t);
@@ -316,15 +463,20 @@ export class GitRepo {
     // that does not say the exit code: this hook sees every command's result and keeps it, so that
     // the exit code is judged here, where the operation says which codes are answers.
     let result: { exitCode: number; stderr: string } | undefined;
-    const what = `git ${args.filter((a) => !a.includes('\n')).join(' ')}`;
+    const what = `git ${args.filter((a) => !a.includes('\n') && !a.startsWith('--git-dir=') && !a.startsWith('--work-tree=')).join(' ')}`;
     const cwd = how.outside ? tmpdir() : this.dir;
     const token = typeof auth?.token === 'function' ? await auth.token() : auth?.token;
-    const env = { ...gitEnvironment(this.env, token), ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}) };
+    const env = {
+      ...gitEnvironment(token, this.options.identity),
+      ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}),
+      ...(how.index ? { GIT_INDEX_FILE: how.index } : {}),
+    };
     let stdout: string;
     try {
       const git = simpleGit({
         baseDir: cwd,
-        config: gitConfig(auth?.serverUrl),
+        binary: gitBinary(),
+        config: gitConfig(auth?.serverUrl, this.options.identity),
         unsafe: ALLOWED_UNSAFE,
         errors: (_error, r) => {
           result = { exitCode: r.exitCode, stderr: Buffer.concat(r.stdErr).toString('utf8') };
@@ -358,7 +510,7 @@ function headsOf(lines: string, prefix: string, branches: readonly string[]): Ma
 
 /** Runs `fn` with `message` in a file of a private temporary folder, removed afterwards. */
 async function withMessageFile<T>(message: string, fn: (file: string) => Promise<T>): Promise<T> {
-  const folder = await mkdtemp(join(tmpdir(), 'conveyor-message-'));
+  const folder = await makePrivateTemp('message-');
   try {
     const file = join(folder, 'message.txt');
     await writeFile(file, message, { mode: 0o600 });

@@ -1,10 +1,15 @@
-// Runs a user command (agent, gate, deploy, teardown) inside bubblewrap:
+// Runs a user command (agent, gate, deploy, teardown, setup) inside bubblewrap. Every kind gets the
+// same walls; they differ only in the folders they may write and the network they reach:
 //  - its own PID namespace with a fresh /proc: no other process is visible, so no ancestor's
 //    environment or memory can be read; when the command ends, bwrap ends and the namespace dies
 //    with every process in it, however it detached (`--die-with-parent` on bwrap's init);
-//  - the file system read-only except the workspace and a private HOME and TMPDIR (agents), or
-//    writable everywhere (gates and deploys, which install packages and keep caches), and in both
-//    cases the runner's secrets covered (lib/sandbox/hidden.ts);
+//  - the file system read-only except the folders its policy names (the workspace, the files it
+//    hands back, caches), a private HOME and a private /tmp; the runner's secrets covered
+//    (lib/sandbox/hidden.ts); folders it must read but never change (the checkouts' git folders)
+//    bound read-only;
+//  - no host sockets: /run and /var/run hidden (a Docker daemon's socket is root on the runner),
+//    /tmp its own, and every other listening unix socket of the host covered, unless its service
+//    asks for Docker; a socket the command makes itself, in its own folders, works;
 //  - the host's network (`open`), or none but an HTTP(S) proxy that lets through only the allowed
 //    hosts (`{ allow }`): a unix socket bound into the sandbox, which socat inside turns into
 //    127.0.0.1:PROXY_PORT, served by lib/sandbox/proxy.ts in the step process.
@@ -12,13 +17,14 @@
 // still carrying its mark is killed, so nothing it started outlives it (lib/process.ts killMarked).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { killMarked, runCommand, type CommandOptions, type CommandResult } from './process.ts';
 import { hiddenPlaces, isInside, type HiddenPlaces } from './sandbox/hidden.ts';
 import { startProxy, type Blocked, type Proxy } from './sandbox/proxy.ts';
+import { privateTemp, socketFolder } from './private-temp.ts';
+import { which } from './which.ts';
 
 export type { Blocked } from './sandbox/proxy.ts';
 export { hostAllowed } from './sandbox/proxy.ts';
@@ -27,12 +33,14 @@ export type NetworkPolicy = 'open' | { allow: string[] };
 
 export interface SandboxPolicy {
   network: NetworkPolicy;
-  /**
-   * Where the command may write: the listed folders (the workspace) plus a private HOME and
-   * TMPDIR, or everywhere but the hidden places (`everywhere`: gates and deploys keep the
-   * runner's HOME, its caches and tools).
-   */
-  writable: readonly string[] | 'everywhere';
+  /** Folders the command may write (its workspace, the files it hands back): everything else it sees is read-only. */
+  writable: readonly string[];
+  /** Folders it may read though they lie where it sees nothing else (the checkouts' git folders): never written. */
+  readOnly?: readonly string[];
+  /** Folders of its private HOME (relative paths) that outlive it, each bound to a host folder: package managers' caches. */
+  caches?: Readonly<Record<string, string>>;
+  /** The host's Docker socket stays reachable: a service that says `docker: true` (Docker is root on the runner). */
+  docker?: boolean;
 }
 
 export type SandboxAvailability = { available: true; bwrap: string; socat: string; bash: string } | { available: false; reason: string };
@@ -42,27 +50,15 @@ export const MARK_VARIABLE = 'CONVEYOR_PROCESS_MARK';
 /** Where the proxy is reached inside the sandbox. */
 export const PROXY_PORT = 3128;
 
-/** The first executable `name` on PATH. */
-export function which(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+export { which } from './which.ts';
 
 const probed = new Map<string, SandboxAvailability>();
 
 /**
  * Whether a sandbox can be made with the PATH of `env`: bwrap and socat on it, and a trial
  * sandbox with the namespaces we use runs (it does not where user namespaces are off for a
- * non-root user, or in a container that forbids mounts). Probed once per PATH.
+ * non-root user, where AppArmor restricts them as on Ubuntu 24.04, or in a container that forbids
+ * mounts). Probed once per PATH.
  */
 export function detectSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
   const key = env.PATH ?? '';
@@ -91,27 +87,42 @@ function probe(env: NodeJS.ProcessEnv): SandboxAvailability {
   );
   if (trial.status !== 0) {
     const why = (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split('\n')[0];
-    return { available: false, reason: `bubblewrap cannot make a sandbox on this runner (${why})` };
+    const apparmor = /setting up uid map|Permission denied/.test(why ?? '') && restrictedUserNamespaces();
+    return {
+      available: false,
+      reason: `bubblewrap cannot make a sandbox on this runner (${why})${apparmor ? '; AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns=1): the workflow template lifts that for the job' : ''}`,
+    };
   }
   return { available: true, bwrap, socat, bash };
 }
 
-/** Every private folder of the sandboxes of this machine lives under here, and every sandbox hides it. */
+function restrictedUserNamespaces(): boolean {
+  try {
+    return readFileSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns', 'utf8').trim() === '1';
+  } catch {
+    return false;
+  }
+}
+
+/** The sandboxes' private folders live among Conveyor's own temporary folders, which every sandbox hides. */
 function privateBase(): string {
-  const base = join(realpathSync(tmpdir()), 'conveyor-sandboxes');
+  const base = join(privateTemp(), 'sandboxes');
   mkdirSync(base, { recursive: true, mode: 0o700 });
   return base;
 }
 
+/** The private folders (HOME, /tmp) of the command marked `mark`: named by its mark, so that its teardown finds a kept deploy's. */
+function privateDir(mark: string): string {
+  return join(privateBase(), `cmd-${mark}`);
+}
+
 export interface IsolatedOptions extends Omit<CommandOptions, 'argv'> {
-  /** The folder the command works in; with a list of writable folders, it must be one of them. */
-  workspace: string;
   policy: SandboxPolicy;
   /** The step process's environment, to find what to hide (default: this process's). */
   runnerEnv?: NodeJS.ProcessEnv;
   /**
    * A deploy's processes outlive it: what it leaves running is its environment, which its
-   * teardown ends (killMarked with the mark it returns). Everything else ends with the command.
+   * teardown ends (endMarked with the mark it returns). Everything else ends with the command.
    */
   keep?: boolean;
   /** Told once per refused host and port, as it happens. */
@@ -135,30 +146,30 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
     if (!options.keep) killMarked(MARK_VARIABLE, mark);
     return { ...result, sandbox: 'none', blocked: [], mark };
   }
-  const dir = await mkdtemp(join(privateBase(), 'cmd-'));
+  const dir = privateDir(mark);
   let proxy: Proxy | undefined;
   try {
+    await mkdir(dir, { mode: 0o700 });
     const allow = options.policy.network === 'open' ? undefined : options.policy.network.allow;
-    const socket = join(dir, 'proxy.sock');
+    // Short: a unix socket's path holds at most 107 bytes.
+    const socket = join(socketFolder(), `${mark.slice(0, 13)}.sock`);
     if (allow) proxy = await startProxy({ socketPath: socket, allow, ...(options.onBlocked ? { onBlocked: options.onBlocked } : {}) });
-    const confined = options.policy.writable !== 'everywhere';
     const home = join(dir, 'home');
     const tmp = join(dir, 'tmp');
-    if (confined) await Promise.all([mkdir(home), mkdir(tmp)]);
-    const inner: Record<string, string> = {
-      ...env,
-      ...(confined ? { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp } : {}),
-      ...(allow ? proxyVariables() : {}),
-    };
+    await Promise.all([mkdir(home), mkdir(tmp)]);
+    for (const host of Object.values(options.policy.caches ?? {})) await mkdir(host, { recursive: true });
+    const inner: Record<string, string> = { ...privateEnvironment(env, home), ...(allow ? proxyVariables() : {}) };
+    const runnerEnv = options.runnerEnv ?? process.env;
     const argv = bwrapArgv(sandbox, {
       command: options.command,
       cwd: options.cwd,
-      workspace: options.workspace,
       policy: options.policy,
-      hidden: hiddenPlaces(options.runnerEnv ?? process.env),
-      privateDirs: confined ? [home, tmp] : [],
+      hidden: hiddenPlaces(runnerEnv),
+      home,
+      tmp,
       socket: allow ? socket : undefined,
       keep: Boolean(options.keep),
+      dockerHost: runnerEnv.DOCKER_HOST,
     });
     // A leftover of a kept deploy holds bwrap's output open; what the command wrote before it ended is in already.
     const result = await runCommand({ ...options, env: inner, argv, ...(options.keep ? { keepGroup: true, drainMs: 250 } : {}) });
@@ -166,8 +177,35 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
     return { ...result, sandbox: 'bubblewrap', blocked: proxy?.blocked() ?? [], mark };
   } finally {
     await proxy?.close();
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    // A kept deploy lives on in its HOME and /tmp: they go with its environment (endMarked).
+    if (!options.keep) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * The command's environment inside: its own HOME and /tmp, and the variables tools read for their
+ * homes and caches pointed inside it (a runner's XDG_CACHE_HOME or npm cache would name a folder
+ * the command cannot write). A toolchain manager's home the runner installed (rustup's) stays
+ * readable where it is.
+ */
+function privateEnvironment(env: Record<string, string>, home: string): Record<string, string> {
+  const out: Record<string, string> = {
+    ...env,
+    HOME: home,
+    TMPDIR: '/tmp',
+    TMP: '/tmp',
+    TEMP: '/tmp',
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    npm_config_cache: join(home, '.npm'),
+  };
+  delete out.XDG_RUNTIME_DIR;
+  delete out.NPM_CONFIG_CACHE;
+  const realHome = env.HOME;
+  if (!out.RUSTUP_HOME && realHome && existsSync(join(realHome, '.rustup'))) out.RUSTUP_HOME = join(realHome, '.rustup');
+  return out;
 }
 
 /** Every spelling of the proxy variables that HTTP clients read; nothing bypasses it. */
@@ -198,42 +236,99 @@ const WRAPPER = [
 export interface BwrapPlan {
   command: string;
   cwd: string;
-  workspace: string;
   policy: SandboxPolicy;
   hidden: HiddenPlaces;
-  privateDirs: string[];
+  /** The command's private HOME and /tmp (host folders). */
+  home: string;
+  tmp: string;
   socket: string | undefined;
   keep: boolean;
+  /** The runner's DOCKER_HOST: its socket is the Docker socket a `docker: true` service keeps. */
+  dockerHost?: string;
+}
+
+/** `/run` and `/var/run` as real folders (one is usually a link to the other). */
+function runFolders(): string[] {
+  return [...new Set(['/run', '/var/run'].filter((p) => existsSync(p)).map((p) => realpathSync(p)))];
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Docker daemon's socket files: the default one and DOCKER_HOST's, where they exist. */
+function dockerSockets(dockerHost: string | undefined): string[] {
+  const paths = ['/var/run/docker.sock'];
+  if (dockerHost?.startsWith('unix://')) paths.push(dockerHost.slice('unix://'.length));
+  return [...new Set(paths.flatMap((p) => realOrUndefined(p) ?? []))];
+}
+
+/**
+ * The host's listening unix sockets with a path (`/proc/net/unix`, the step process's network
+ * namespace: the host's), for the sandbox to cover. Sockets bound in another mount namespace may
+ * name a path that is not one here: only real socket files count.
+ */
+export function hostSockets(): string[] {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return [];
+  }
+  const paths = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    const path = fields[7];
+    if (!path?.startsWith('/')) continue; // abstract (@name) or unnamed
+    try {
+      if (lstatSync(path).isSocket()) paths.add(path);
+    } catch {
+      // gone, or not a path in this mount namespace
+    }
+  }
+  return [...paths];
 }
 
 /** The bwrap command line for one command. Order matters: later mounts go on top of earlier ones. */
-export function bwrapArgv(sandbox: Extract<SandboxAvailability, { available: true }>, plan: BwrapPlan): string[] {
-  const everywhere = plan.policy.writable === 'everywhere';
+export function bwrapArgv(sandbox: Extract<SandboxAvailability, { available: true }>, plan: BwrapPlan, sockets: readonly string[] = hostSockets()): string[] {
   const args = [sandbox.bwrap, '--unshare-pid', '--unshare-ipc'];
   // The command's end is the namespace's end, unless a deploy's environment lives on in it.
   if (!plan.keep) args.push('--die-with-parent');
   if (plan.socket) args.push('--unshare-net');
-  args.push(everywhere ? '--bind' : '--ro-bind', '/', '/');
-  args.push('--dev', '/dev', '--tmpfs', '/dev/shm', '--proc', '/proc');
-  const hide = [...plan.hidden.folders, privateBase()];
-  // Without a network of its own, a command could still reach the host's services through their
-  // socket files (a Docker daemon is root on the runner): those live under /run.
-  if (plan.socket) for (const run of ['/run', '/var/run']) if (existsSync(run)) hide.push(realpathSync(run));
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/shm', '--proc', '/proc');
+  // Its own /tmp (on disk: a test suite may write gigabytes there), and no /run: the host's
+  // services (a Docker daemon is root on the runner) listen there.
+  args.push('--bind', plan.tmp, '/tmp');
+  const replaced = ['/tmp', ...runFolders()];
+  for (const run of runFolders()) args.push('--tmpfs', run);
+  // What the host keeps under /run that a command needs: the resolver's configuration (Ubuntu's /etc/resolv.conf is a link there).
+  const resolver = realOrUndefined('/etc/resolv.conf');
+  if (resolver && replaced.some((r) => isInside(resolver, r) && r !== '/tmp')) args.push('--ro-bind', resolver, resolver);
+  const docker = plan.policy.docker ? dockerSockets(plan.dockerHost) : [];
+  const hide = [...plan.hidden.folders, privateTemp(), socketFolder()].filter((f) => !replaced.some((r) => isInside(f, r)));
   for (const folder of [...new Set(hide)]) args.push('--tmpfs', folder);
-  for (const file of plan.hidden.files) args.push('--ro-bind', '/dev/null', file);
-  if (everywhere) for (const folder of plan.hidden.readOnly) args.push('--ro-bind', folder, folder);
-  const writable = everywhere ? [plan.workspace] : [...plan.policy.writable];
-  // Bound again on top of any hidden folder holding them (the embedded mode's workspace is inside its state folder).
-  for (const folder of [...writable, ...plan.privateDirs]) {
-    if (everywhere && !hide.some((h) => isInside(folder, h))) continue;
-    args.push('--bind', folder, folder);
-  }
+  for (const file of plan.hidden.files) if (!replaced.some((r) => isInside(file, r))) args.push('--ro-bind', '/dev/null', file);
+  const writable = [...plan.policy.writable];
+  const covered = (p: string) => [...replaced, ...hide, ...writable].some((f) => isInside(p, f));
+  for (const socket of sockets) if (!covered(socket) && !docker.includes(socket)) args.push('--ro-bind', '/dev/null', socket);
+  // Bound again on top of what hid them (the embedded mode's workspace is inside its hidden state folder; a workspace in /tmp).
+  for (const folder of writable) args.push('--bind', folder, folder);
+  args.push('--bind', plan.home, plan.home);
+  for (const [inHome, host] of Object.entries(plan.policy.caches ?? {})) args.push('--bind', host, join(plan.home, inHome));
+  for (const folder of plan.policy.readOnly ?? []) if (existsSync(folder)) args.push('--ro-bind', folder, folder);
+  for (const socket of docker) args.push('--bind', socket, socket);
   if (plan.socket) args.push('--ro-bind', plan.socket, plan.socket);
   args.push('--chdir', plan.cwd, '--', sandbox.bash, '-c', WRAPPER, 'conveyor-sandbox', plan.command, String(PROXY_PORT), plan.socket ?? '');
   return args;
 }
 
-/** A mark to kill by later: a kept deploy's processes, at its environment's teardown. */
+/** Ends a kept deploy's environment: its processes, then its private HOME and /tmp. */
 export function endMarked(mark: string): number {
-  return killMarked(MARK_VARIABLE, mark);
+  const killed = killMarked(MARK_VARIABLE, mark);
+  rmSync(privateDir(mark), { recursive: true, force: true });
+  return killed;
 }

@@ -1,8 +1,8 @@
 // One agent run: its setup first (installing its CLI), then the prompt goes to a file, the contract
 // to variables, and the command (its own `run`, or its preset's command line) runs once, in its
 // sandbox, with exactly the secrets it lists, its transcript kept, and the stall guard watching.
-import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { DEFAULT_STALL_MINUTES } from '../../core/config/defaults.ts';
 import { PRESETS, type VerdictSource } from '../../core/config/presets.ts';
 import { ConveyorError } from '../../core/errors.ts';
@@ -14,12 +14,13 @@ import type { StepPayload } from '../../core/contract/wire.ts';
 import type { CommandResult } from '../../lib/process.ts';
 import { runUserCommand, safeEnvironment, secretsFor, type StepContext } from './context.ts';
 import { agentCommand, type AgentCommand, type AgentRole } from './presets.ts';
-import { agentIsolation, setupIsolation } from './sandbox.ts';
+import { openExchange, type Exchange } from './exchange.ts';
+import { agentIsolation, agentSetupIsolation, toolsDir } from './sandbox.ts';
 import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
 import { openTranscript } from './transcript.ts';
 import { collectUsage, usageSources } from './usage.ts';
-import { conveyorDir, identityVariables, reposVariable } from './variables.ts';
+import { identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
@@ -62,7 +63,7 @@ function agentEnvironment(
   ws: Workspace,
   agent: ResolvedAgent,
   command: AgentCommand,
-  files: { promptFile: string; resultFile: string; usageFile: string },
+  files: { promptFile: string; resultFile: string; usageFile: string; PATH: string },
 ): Record<string, string> {
   return safeEnvironment(ctx, {
     // Commits made by the agent need an identity on runners that have none.
@@ -73,6 +74,7 @@ function agentEnvironment(
     ...command.env,
     ...agent.env,
     ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
+    PATH: files.PATH,
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
     CONVEYOR_USAGE_FILE: files.usageFile,
@@ -119,22 +121,45 @@ const FILE_PREFIX: Record<AgentRole, string> = { coder: '', reviewer: 'review-',
 
 /**
  * Runs any agent (coder, reviewer, gate author) on a prompt: its setup first, then the prompt goes
- * to its file (scrubbed: it may carry findings from a gate's output), the result file starts absent
- * (so whatever is there is the agent's own), the command runs with its timeout and stall guard, and
- * its verdict or result is read back. `prompt` may depend on how its CLI gives a verdict.
+ * to its file (scrubbed: it may carry findings from a gate's output) in a folder made for this run
+ * (`exchange`, outside the workspace: nothing an earlier command did is there), the command runs
+ * with its timeout and stall guard, and its verdict or result is read back as data: a link or
+ * anything but a plain file there fails the step (`output-refused`) and nothing of it is read.
+ * `prompt` may depend on how its CLI gives a verdict.
  */
 export async function runAgentWithPrompt(
   ctx: StepContext,
   payload: StepPayload,
   ws: Workspace,
   agent: ResolvedAgent,
-  options: { prompt: string | ((verdict: VerdictSource) => string); cwd: string; role: AgentRole },
+  options: {
+    prompt: string | ((verdict: VerdictSource) => string);
+    cwd: string;
+    role: AgentRole;
+    /** The folder for its files, when the caller put more there (a reviewer's diffs); else one is made and removed. */
+    exchange?: Exchange;
+  },
 ): Promise<AgentOutcome> {
-  const dir = await conveyorDir(ws);
+  const exchange = options.exchange ?? (await openExchange(`${options.role}-files`));
+  try {
+    return await runInExchange(ctx, payload, ws, agent, options, exchange);
+  } finally {
+    if (!options.exchange) await exchange.remove();
+  }
+}
+
+async function runInExchange(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  agent: ResolvedAgent,
+  options: { prompt: string | ((verdict: VerdictSource) => string); cwd: string; role: AgentRole },
+  exchange: Exchange,
+): Promise<AgentOutcome> {
   const prefix = FILE_PREFIX[options.role];
-  const files = { promptFile: join(dir, `${prefix}prompt.md`), resultFile: join(dir, `${prefix}result.json`) };
-  const schemaFile = join(dir, 'verdict.schema.json');
-  const usage = await usageSources(agent, dir, prefix);
+  const files = { promptFile: exchange.path(`${prefix}prompt.md`), resultFile: exchange.path(`${prefix}result.json`) };
+  const schemaFile = exchange.path('verdict.schema.json');
+  const usage = usageSources(agent, exchange.dir, prefix);
   const cwd = options.cwd;
   const command = agentCommand(agent, {
     role: options.role,
@@ -143,27 +168,30 @@ export async function runAgentWithPrompt(
     ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
   });
   const label = `${options.role === 'coder' ? '' : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ''}`;
+  const tools = toolsDir(ctx.env);
+  const toolsPath = { PATH: [join(tools, 'bin'), ctx.env.PATH ?? '/usr/bin:/bin'].join(delimiter) };
 
-  // 1. Its setup (its CLI's install, unless the CLI is on PATH), outside its sandbox's limits.
+  // 1. Its setup (its CLI's install, unless the CLI is on PATH), into the tools folder every agent's PATH starts with.
   if (agent.setup !== undefined) {
+    await mkdir(join(tools, 'bin'), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
       command: agent.setup,
       timeoutMinutes: agent.setupTimeoutMinutes,
       cwd: ws.root,
       workspace: ws.root,
-      isolation: setupIsolation(ws.root),
+      isolation: agentSetupIsolation(ws, ctx.env),
+      extra: { ...toolsPath, npm_config_prefix: tools, PIPX_HOME: join(tools, 'pipx'), PIPX_BIN_DIR: join(tools, 'bin') },
     });
   }
-  // 2. Its files: the prompt, no result yet, the verdict's schema for a CLI that takes it as a file.
-  await rm(files.resultFile, { force: true });
+  // 2. Its files: the prompt, the verdict's schema for a CLI that takes it as a file.
   const prompt = typeof options.prompt === 'string' ? options.prompt : options.prompt(command.verdict);
-  await writeFile(files.promptFile, ctx.scrubber.scrub(prompt));
-  if (options.role === 'reviewer') await writeFile(schemaFile, JSON.stringify(structuredVerdictJsonSchema()));
-  await excludeLeftovers(ws, command.leaves);
+  await exchange.write(`${prefix}prompt.md`, ctx.scrubber.scrub(prompt));
+  if (options.role === 'reviewer') await exchange.write('verdict.schema.json', JSON.stringify(structuredVerdictJsonSchema()));
+  for (const r of ws.repos) await r.git.exclude(command.leaves);
 
   // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come).
-  const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile });
+  const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile, ...toolsPath });
   if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
@@ -178,7 +206,7 @@ export async function runAgentWithPrompt(
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws.root, agent),
+    sandbox: agentIsolation(ws, agent, exchange.dir),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
     onLine: (line) => {
@@ -188,21 +216,14 @@ export async function runAgentWithPrompt(
     },
   });
 
-  // 4. What it used (whatever became of it), and what it wrote or the verdict its CLI gave.
+  // 4. What it used (whatever became of it), and what it wrote or the verdict its CLI gave: kept
+  // in memory, never written back where the agent could have put a link.
   await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log);
+  const written = await exchange.read(`${prefix}result.json`, `what ${label} left at $CONVEYOR_RESULT_FILE`);
   const given =
-    command.verdict === 'structured-output'
-      ? structured
-      : command.verdict === 'reply' && !(await exists(files.resultFile))
-        ? replyVerdictOf(result.output)
-        : undefined;
-  if (given !== undefined && result.exitCode === 0) await writeFile(files.resultFile, JSON.stringify(given));
-  let resultText: string | undefined;
-  try {
-    resultText = ctx.scrubber.scrub(await readFile(files.resultFile, 'utf8'));
-  } catch {
-    resultText = undefined;
-  }
+    command.verdict === 'structured-output' ? structured : command.verdict === 'reply' && written === undefined ? replyVerdictOf(result.output) : undefined;
+  const text = given !== undefined && result.exitCode === 0 ? JSON.stringify(given) : written;
+  const resultText = text === undefined ? undefined : ctx.scrubber.scrub(text);
   return {
     ...result,
     cwd,
@@ -211,24 +232,6 @@ export async function runAgentWithPrompt(
     ...(resultText !== undefined ? { resultText } : {}),
     ...(transcript ? { transcript: transcript.path } : {}),
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  return readFile(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Keeps what a CLI leaves in a repository (Aider's .aider* files) out of Conveyor's commits and out of the reviewer's "changed" check. */
-async function excludeLeftovers(ws: Workspace, patterns: readonly string[]): Promise<void> {
-  if (patterns.length === 0) return;
-  await Promise.all(
-    ws.repos.map(async (r) => {
-      await mkdir(join(r.dir, '.git', 'info'), { recursive: true });
-      await appendFile(join(r.dir, '.git', 'info', 'exclude'), `\n${patterns.join('\n')}\n`);
-    }),
-  );
 }
 
 /**

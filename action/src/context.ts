@@ -13,7 +13,7 @@ import { latestChange } from '../../lib/activity.ts';
 import { runIsolated, type IsolatedResult } from '../../lib/sandbox.ts';
 import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
 import { createStepSandbox, noSandboxNote, recordBlocked, requireSandbox, type Isolation, type StepSandbox } from './sandbox.ts';
-import { checkServerUrl, prepareWorkspace, type PrepareMode, type Workspace, type WorkspaceContext } from './workspace.ts';
+import { checkServerUrl, prepareWorkspace, type PrepareMode, type PrepareOptions, type Workspace, type WorkspaceContext } from './workspace.ts';
 import { UsageMeter } from './usage.ts';
 
 export interface StepContext {
@@ -153,7 +153,6 @@ export function workspaceContext(ctx: StepContext): WorkspaceContext {
   return {
     serverUrl: ctx.serverUrl,
     ...(ctx.token ? { token: () => ctx.token!.current() } : {}),
-    env: safeEnvironment(ctx),
     scrub: (t) => ctx.scrubber.scrub(t),
   };
 }
@@ -163,15 +162,16 @@ export function prepareStepWorkspace(
   ctx: StepContext,
   repos: readonly PayloadRepo[],
   mode: PrepareMode,
-  wctx: WorkspaceContext = workspaceContext(ctx),
-  fresh = false,
+  how: { wctx?: WorkspaceContext } & Pick<PrepareOptions, 'fresh' | 'resolveConflicts'> = {},
 ): Promise<Workspace> {
-  return prepareWorkspace(wctx, repos, { mode, fresh, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
+  const { wctx = workspaceContext(ctx), ...rest } = how;
+  return prepareWorkspace(wctx, repos, { mode, ...rest, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });
 }
 
-/** Removes a temporary workspace once the step is done with it; CONVEYOR_WORKSPACE_ROOT is the caller's and stays. */
+/** Removes a temporary workspace (and its git folders) once the step is done with it; CONVEYOR_WORKSPACE_ROOT is the caller's and stays. */
 export async function removeStepWorkspace(ctx: StepContext, ws: Workspace): Promise<void> {
-  if (!ctx.workspaceRoot) await rm(ws.root, { recursive: true, force: true });
+  if (ctx.workspaceRoot) return;
+  await Promise.all([rm(ws.root, { recursive: true, force: true }), rm(ws.gitRoot, { recursive: true, force: true })]);
 }
 
 /**
@@ -218,7 +218,6 @@ export async function runUserCommand(
     },
     ...(options.lineLimit ? { lineLimit: options.lineLimit } : {}),
     ...(options.stall ? { stall: { ms: options.stall.minutes * ctx.minuteMs, activity: () => latestChange(options.stall!.watch) } } : {}),
-    workspace: options.sandbox.workspace,
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,
     ...(options.sandbox.keep ? { keep: true } : {}),

@@ -6,9 +6,13 @@ import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts
 import { ConveyorError } from '../../core/errors.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
+import { conflictMarkerLines } from '../../core/steps/conflicts.ts';
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Forge } from '../../engine/ports/forge.ts';
-import { workspaceContext, type StepContext } from './context.ts';
-import { repoGit, type Workspace, type WorkspaceContext, type WorkspaceRepo } from './workspace.ts';
+import type { StepContext } from './context.ts';
+import type { Workspace, WorkspaceRepo } from './workspace.ts';
+import { readHandedBack } from './exchange.ts';
 
 export interface RepoChange {
   repo: WorkspaceRepo;
@@ -17,6 +21,8 @@ export interface RepoChange {
   changed: boolean;
   /** Paths changed since the agent started. */
   paths: string[];
+  /** Every path the commits a push would send change, from their trees (what `writes` is checked on). */
+  pushedPaths: string[];
   /** The work branch is ahead of where it started on the remote: it gets pushed. */
   advanced: boolean;
 }
@@ -33,29 +39,75 @@ export function commitMessage(payload: StepPayload): string {
   ].join('\n');
 }
 
-/** Commits tracked and new (not ignored) files; the message travels in a file, never as an argument. */
-export async function commitLeftovers(wctx: WorkspaceContext, payload: StepPayload, repo: WorkspaceRepo): Promise<RepoChange> {
-  const git = repoGit(wctx, repo.dir);
-  const { head } = await git.commitAll(commitMessage(payload));
+function mergeMessage(payload: StepPayload, repo: WorkspaceRepo): string {
+  return [
+    `Merge ${repo.base} into ${repo.workBranch} (${payload.issue.repo}#${payload.issue.number})`,
+    '',
+    `Its conflicts resolved by the repair agent of step ${payload.step.id}, attempt ${payload.attempt}.`,
+    '',
+    `Conveyor-Run: ${payload.runId}`,
+    '',
+  ].join('\n');
+}
+
+/** The largest conflicted file whose markers are looked for (a source file; a bigger one is refused, not skipped). */
+const MAX_RESOLVED_FILE = 32 * 1024 * 1024;
+
+/** A conflict repair's files that still hold git's markers: `path (lines 3, 9)`. */
+async function unresolved(repo: WorkspaceRepo): Promise<string[]> {
+  const left: string[] = [];
+  for (const path of repo.conflicts) {
+    const file = join(repo.dir, path);
+    const info = await lstat(file).catch(() => undefined);
+    // Deleted, or made something other than a file (a link is committed as a link): resolved as git will record it.
+    if (!info?.isFile()) continue;
+    const text = await readHandedBack(file, repo.dir, `the conflicted file ${path} of ${repo.repo}`, MAX_RESOLVED_FILE);
+    const lines = conflictMarkerLines(text ?? '');
+    if (lines.length) left.push(`${path} (line${lines.length === 1 ? '' : 's'} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''})`);
+  }
+  return left;
+}
+
+/**
+ * Commits tracked and new (not ignored) files; the message travels in a file, never as an
+ * argument. Refused (nothing committed) when the checkout holds a git repository of the agent's
+ * (`nested-repository`: git would run its configuration's programs while adding it), or a conflict
+ * repair left a marker. A merge under way is committed as the merge.
+ */
+export async function commitLeftovers(payload: StepPayload, repo: WorkspaceRepo): Promise<RepoChange> {
+  const git = repo.git;
+  const resolving = repo.baseMerge === 'resolving';
+  if (resolving) {
+    const left = await unresolved(repo);
+    if (left.length) {
+      throw new ConveyorError(
+        'conflict-unresolved',
+        `${repo.repo}: the merge of \`${repo.base}\` still has conflict markers in ${left.join('; ')}; nothing was committed. Every conflict must be resolved by editing the file.`,
+      );
+    }
+  }
+  const { head } = await git.commitAll(resolving ? mergeMessage(payload, repo) : commitMessage(payload));
   const paths = await git.diffNames(repo.preparedHead, head);
   return {
     repo,
     head,
-    changed: head !== repo.preparedHead && paths.length > 0,
+    changed: head !== repo.preparedHead && (paths.length > 0 || resolving),
     paths,
+    pushedPaths: await git.pushedPaths(head, [repo.startCommit, repo.baseCommit]),
     advanced: head !== (repo.startCommit || repo.baseCommit),
   };
 }
 
-/** `owner/name: path` for every change outside the prefixes. */
+/** `owner/name: path` for every change outside the prefixes, in what the push would send. */
 export function writesViolations(changes: readonly RepoChange[], writes: readonly string[]): string[] {
   if (writes.length === 0) return [];
-  return changes.flatMap((c) => writesOutside(c.paths, writes).map((p) => `${c.repo.repo}: ${p}`));
+  return changes.flatMap((c) => writesOutside(c.pushedPaths, writes).map((p) => `${c.repo.repo}: ${p}`));
 }
 
-export async function pushBranch(wctx: WorkspaceContext, change: RepoChange): Promise<void> {
+/** Pushes the commit Conveyor made (by its id: whatever HEAD names now), leased on where the branch was when the step started. */
+export async function pushBranch(change: Pick<RepoChange, 'repo' | 'head'>): Promise<void> {
   const r = change.repo;
-  const pushed = await repoGit(wctx, r.dir).push({ to: r.url, ref: 'HEAD', branch: r.workBranch, lease: r.startCommit });
+  const pushed = await r.git.push({ to: r.url, ref: change.head, branch: r.workBranch, lease: r.startCommit });
   if (!pushed.pushed) {
     throw new ConveyorError(
       'push-rejected',
@@ -126,7 +178,6 @@ export async function publishPullRequests(
   holding: ReadonlySet<string> = pushed,
 ): Promise<PullRequestRef[]> {
   const forge = await ctx.forge();
-  const wctx = workspaceContext(ctx);
   const prs: Known[] = [];
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
@@ -141,7 +192,7 @@ export async function publishPullRequests(
       ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
-      known = { pr: { ...known.pr, head: await repoGit(wctx, r.dir).currentCommit() } };
+      known = { pr: { ...known.pr, head: await r.git.currentCommit() } };
     }
     if (known && r.pr && holding.has(r.repo)) known = { ...known, pr: await markReady(ctx, forge, known.pr) };
     if (known) prs.push(known);

@@ -24,6 +24,8 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
       mode: 'repair',
       writes: payload.coder?.writes ?? [],
       ...(payload.findings ? { findings: payload.findings } : {}),
+      // Conveyor starts the merge and commits it once the agent resolved the conflicts: the agent needs no git.
+      ...(step.kind === 'merge' ? { resolveConflicts: true } : {}),
     });
   }
   switch (step.kind) {

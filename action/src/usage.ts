@@ -3,8 +3,8 @@
 // `usage` (which the receipt seals), and shown on the attempt's check run beside what the step and
 // the run used before it. A usage file that is not the contract's shape is said in the log and on
 // the check run, and ignored: usage is bookkeeping, never a reason for a step to fail.
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readHandedBack } from './exchange.ts';
 import { PRESETS } from '../../core/config/presets.ts';
 import { describeUsage, formatUsd, parseUsageFile, sumUsage, type Usage } from '../../core/contract/usage.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
@@ -31,6 +31,8 @@ export class UsageMeter {
 
 /** Where one agent run's usage may come from. */
 export interface UsageSources {
+  /** The folder of this run's files (what it may write there is read only inside it). */
+  dir: string;
   /** $CONVEYOR_USAGE_FILE of this run. */
   usageFile: string;
   /** The file the CLI writes its usage to (a preset whose `usage` is a file), passed on its command line. */
@@ -39,21 +41,23 @@ export interface UsageSources {
   reader?: UsageReader;
 }
 
-/** The sources of an agent run whose Conveyor files live in `dir` (`prefix`: the role's, as the prompt's). */
-export async function usageSources(agent: ResolvedAgent, dir: string, prefix: string): Promise<UsageSources> {
+/**
+ * The sources of an agent run whose files live in `dir`, the folder made for this run alone
+ * (`prefix`: the role's, as the prompt's), so nothing an earlier run left is there.
+ */
+export function usageSources(agent: ResolvedAgent, dir: string, prefix: string): UsageSources {
   const usageFile = join(dir, `${prefix}usage.json`);
   // A preset's command line only: an agent's own `run` prints whatever it likes.
   const preset = agent.run === undefined && agent.preset ? PRESETS[agent.preset] : undefined;
   const cliUsageFile = preset?.usage.from === 'file' ? join(dir, `${prefix}cli-usage.json`) : undefined;
-  // What an earlier run (a re-dispatch in the same workspace) left is not this run's.
-  await Promise.all([usageFile, cliUsageFile].map((f) => (f ? rm(f, { force: true }) : undefined)));
   const reader = preset?.usage.from === 'events' ? usageReaderFor(preset.name) : undefined;
-  return { usageFile, ...(cliUsageFile ? { cliUsageFile } : {}), ...(reader ? { reader } : {}) };
+  return { dir, usageFile, ...(cliUsageFile ? { cliUsageFile } : {}), ...(reader ? { reader } : {}) };
 }
 
-async function readText(path: string | undefined): Promise<string | undefined> {
+/** A usage file the agent (or its CLI) wrote, read as data: a link there fails the step, nothing of it read. */
+async function readText(path: string | undefined, within: string): Promise<string | undefined> {
   if (!path) return undefined;
-  return readFile(path, 'utf8').catch(() => undefined);
+  return readHandedBack(path, within, `the usage file ${path}`);
 }
 
 /**
@@ -68,7 +72,7 @@ export async function collectUsage(
   scrub: (t: string) => string,
   log: (line: string) => void,
 ): Promise<void> {
-  const written = await readText(sources.usageFile);
+  const written = await readText(sources.usageFile, sources.dir);
   if (written !== undefined) {
     const reading = parseUsageFile(scrub(written));
     if (reading.ok) {
@@ -80,7 +84,7 @@ export async function collectUsage(
     meter.problems.push(problem);
     log(`conveyor: ${problem}`);
   }
-  const cliText = await readText(sources.cliUsageFile);
+  const cliText = await readText(sources.cliUsageFile, sources.dir);
   const fromCli = sources.reader?.usage() ?? (cliText !== undefined ? copilotUsageOf(scrub(cliText)) : undefined);
   if (fromCli) {
     meter.runs.push({ who, usage: fromCli, from: 'its CLI' });

@@ -1,16 +1,6 @@
-// The contract variables every user command of a step shares (agents, setups, gates, deploys), and
-// the folder for Conveyor's own files of an attempt.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// The contract variables every user command of a step shares (agents, setups, gates, deploys).
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { Workspace } from './workspace.ts';
-
-/** The folder for Conveyor's own files of this attempt: inside the root, outside every repository. */
-export async function conveyorDir(ws: Workspace): Promise<string> {
-  const dir = join(ws.root, '.conveyor');
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
 
 /** $CONVEYOR_REPOS: what each folder is. */
 export function reposVariable(payload: StepPayload, ws: Workspace): string {

@@ -1,26 +1,28 @@
 // The workspace: every repository of the change set cloned, in parallel, as a sibling folder
 // `owner__name` under one root. Clone targets must lie under GITHUB_SERVER_URL. The work branch
-// is resumed when it exists on the remote (and the base merged into it when that merges cleanly),
+// is resumed when it exists on the remote (and the base merged into it when that merges cleanly,
+// or, for a conflict repair, left merging with its conflicts marked for the agent to resolve),
 // else created from the base. What each branch started from is recorded for --force-with-lease.
+// Each checkout's git folder lives beside the root, in `<root>.git/owner__name`, out of the
+// workspace: the commands that run in the checkout read it (the sandbox binds it read-only) and
+// never change it, and Conveyor's git reads nothing of the checkout but its files (lib/git.ts).
 // From an http(s) server it fetches as little as the step needs: a new work branch starts from a
 // shallow clone of the base's last commit; a work branch to resume comes with the history of the
 // base and work branches, which merges need, in a partial (blobless) clone whose file contents
 // come only as a checkout, merge or diff asks for them.
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
 import { GitRepo } from '../../lib/git.ts';
+import { makePrivateTemp } from '../../lib/private-temp.ts';
 
 export interface WorkspaceContext {
   /** GITHUB_SERVER_URL: https://github.com, or file:///folder/of/bare/repositories. */
   serverUrl: string;
   /** The step's token, asked for by each command that needs it (it is renewed while the step runs). */
   token?: () => Promise<string>;
-  /** Environment for git, already free of secrets. */
-  env: Record<string, string>;
   scrub: (text: string) => string;
 }
 
@@ -37,15 +39,22 @@ export interface WorkspaceRepo extends PayloadRepo {
   baseCommit: string;
   /** HEAD after preparing (and merging the base): what the agent started from. */
   preparedHead: string;
-  baseMerge: 'new-branch' | 'up-to-date' | 'merged' | 'conflict' | 'not-merged';
+  /** `resolving`: a conflict repair's merge of the base is under way, its conflicts marked in `conflicts` for the agent. */
+  baseMerge: 'new-branch' | 'up-to-date' | 'merged' | 'conflict' | 'resolving' | 'not-merged';
+  /** The files a merge under way left conflicted (`resolving`). */
+  conflicts: string[];
   /** What is checked out: the work branch, or the base when the work branch does not exist (gate). */
   checkedOut: string;
-  /** .git/config as we wrote it; restored after a user command ran in the folder. */
-  gitConfig: string;
+  /** Its git folder, outside the workspace. */
+  gitDir: string;
+  /** Every git command Conveyor runs in this checkout: one repository, which knows the state of its git folder. */
+  git: GitRepo;
 }
 
 export interface Workspace {
   root: string;
+  /** The folder of the checkouts' git folders (`<root>.git`): every command may read it, none may write it. */
+  gitRoot: string;
   repos: WorkspaceRepo[];
   /** Things a person (and the agent) should know, e.g. a base that did not merge. */
   notes: string[];
@@ -54,6 +63,19 @@ export interface Workspace {
 /** `work`: resume or create the work branch (code step). `checkout`: the work branch if it exists
  * remotely, else the base, nothing merged (gate). */
 export type PrepareMode = 'work' | 'checkout';
+
+export interface PrepareOptions {
+  /** The folder that receives the repository folders (default: a new temporary one). */
+  root?: string;
+  mode: PrepareMode;
+  /** The work branches are expected to hold nothing but their start (a code step's own attempt, after the draft PR's empty commit). */
+  fresh?: boolean;
+  /**
+   * A conflict repair: a base that does not merge cleanly is left merging, its conflicts marked in
+   * the files, for the agent to resolve by editing them; Conveyor commits the merge afterwards.
+   */
+  resolveConflicts?: boolean;
+}
 
 export function repoFolder(repo: string): string {
   const [owner, name] = repo.split('/');
@@ -128,10 +150,10 @@ export function cloneUrl(serverUrl: string, repo: string): string {
  * partial (a resumed work branch), so the commands that talk to the server (fetch, push) and those
  * that read file contents get the token.
  */
-export function repoGit(ctx: WorkspaceContext, dir: string): GitRepo {
+export function repoGit(ctx: WorkspaceContext, dir: string, gitDir: string): GitRepo {
   const http = /^https?:/i.test(ctx.serverUrl);
   return new GitRepo(dir, {
-    env: ctx.env,
+    gitDir,
     scrub: ctx.scrub,
     partial: http,
     ...(http && ctx.token ? { auth: { token: ctx.token, serverUrl: checkServerUrl(ctx.serverUrl) } } : {}),
@@ -196,25 +218,29 @@ async function fetchRemote(git: GitRepo, url: string, base: string, work: string
       await git.setRemoteBranch(base, baseCommit);
       return git.remoteBranchHeads([base, work]);
     }
-    await rm(join(git.dir, '.git'), { recursive: true, force: true });
+    await git.removeRepository();
   }
   await network.clone(url, { branch: base, filter: 'blob:none' });
   await network.fetch([`+${workCommit}:refs/remotes/origin/${work}`]);
   return git.remoteBranchHeads([base, work]);
 }
 
-async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRepo, mode: PrepareMode, fresh: boolean): Promise<WorkspaceRepo> {
+async function prepareRepo(ctx: WorkspaceContext, ws: { root: string; gitRoot: string }, repo: PayloadRepo, options: PrepareOptions): Promise<WorkspaceRepo> {
+  const { mode } = options;
   const folder = repoFolder(repo.repo);
-  const dir = join(root, folder);
+  const dir = join(ws.root, folder);
+  const gitDir = join(ws.gitRoot, folder);
   const url = cloneUrl(ctx.serverUrl, repo.repo);
   await mkdir(dir, { recursive: true });
-  if ((await readdir(dir)).length > 0) {
-    throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
+  for (const d of [dir, gitDir]) {
+    if ((await readdir(d).catch(() => [])).length > 0) {
+      throw new ConveyorError('bad-input', `workspace folder ${d} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
+    }
   }
-  const git = repoGit(ctx, dir);
+  const git = repoGit(ctx, dir, gitDir);
   const heads = url.startsWith('file:')
     ? await cloneLocal(git, url, [repo.base, repo.workBranch])
-    : await fetchRemote(git, url, repo.base, repo.workBranch, fresh);
+    : await fetchRemote(git, url, repo.base, repo.workBranch, options.fresh ?? false);
   const baseCommit = heads.get(repo.base);
   if (!baseCommit) {
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
@@ -222,6 +248,7 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
   const workCommit = heads.get(repo.workBranch) ?? '';
 
   let baseMerge: WorkspaceRepo['baseMerge'] = 'new-branch';
+  let conflicts: string[] = [];
   let checkedOut = repo.workBranch;
   // What HEAD is after a plain checkout; a merge (or a failed one) is asked of git instead.
   let preparedHead: string | undefined = workCommit || baseCommit;
@@ -231,8 +258,14 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     else if (await git.isAncestor(baseCommit, 'HEAD')) baseMerge = 'up-to-date';
     else {
       preparedHead = undefined;
-      // A base that does not merge cleanly is left out (the merge is undone); the notes say so.
-      baseMerge = (await git.merge(`refs/remotes/origin/${repo.base}`)).merged ? 'merged' : 'conflict';
+      const base = `refs/remotes/origin/${repo.base}`;
+      // A base that does not merge cleanly is left out (the merge is undone), and the notes say so;
+      // a conflict repair instead gets the merge under way, its conflicts marked in the files.
+      if ((await git.merge(base)).merged) baseMerge = 'merged';
+      else if (options.resolveConflicts) {
+        conflicts = await git.startMerge(base);
+        baseMerge = 'resolving';
+      } else baseMerge = 'conflict';
     }
   } else if (mode === 'checkout') {
     checkedOut = repo.base;
@@ -242,21 +275,25 @@ async function prepareRepo(ctx: WorkspaceContext, root: string, repo: PayloadRep
     await git.createBranch(repo.workBranch, `refs/remotes/origin/${repo.base}`);
   }
   preparedHead ??= await git.currentCommit();
-  const gitConfig = await readFile(join(dir, '.git', 'config'), 'utf8');
-  return { ...repo, folder, dir, url, resumed: Boolean(workCommit), startCommit: workCommit, baseCommit, preparedHead, baseMerge, checkedOut, gitConfig };
+  return {
+    ...repo,
+    folder,
+    dir,
+    url,
+    resumed: Boolean(workCommit),
+    startCommit: workCommit,
+    baseCommit,
+    preparedHead,
+    baseMerge,
+    conflicts,
+    checkedOut,
+    gitDir,
+    git,
+  };
 }
 
 /** Clones every repository in parallel; refuses everything before cloning anything when one target is bad. */
-export async function prepareWorkspace(
-  ctx: WorkspaceContext,
-  repos: readonly PayloadRepo[],
-  options: {
-    root?: string;
-    mode: PrepareMode;
-    /** The work branches are expected to hold nothing but their start (a code step's own attempt, after the draft PR's empty commit). */
-    fresh?: boolean;
-  },
-): Promise<Workspace> {
+export async function prepareWorkspace(ctx: WorkspaceContext, repos: readonly PayloadRepo[], options: PrepareOptions): Promise<Workspace> {
   checkServerUrl(ctx.serverUrl);
   const folders = new Map<string, string>();
   for (const r of repos) {
@@ -266,35 +303,24 @@ export async function prepareWorkspace(
     if (other && other !== r.repo) throw new ConveyorError('bad-input', `repositories ${other} and ${r.repo} would share the folder ${f}`);
     folders.set(f, r.repo);
   }
-  const root = options.root ? resolve(options.root) : await mkdtemp(join(tmpdir(), 'conveyor-ws-'));
-  await mkdir(root, { recursive: true });
-  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, root, r, options.mode, options.fresh ?? false)));
+  const asked = options.root ? resolve(options.root) : await makePrivateTemp('ws-');
+  await mkdir(asked, { recursive: true });
+  // Its real path: what the sandbox binds and what a file's real path is checked against.
+  const root = await realpath(asked);
+  const gitRoot = `${root}.git`;
+  await mkdir(gitRoot, { recursive: true });
+  const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, { root, gitRoot }, r, options)));
   const notes: string[] = [];
   for (const r of prepared) {
-    if (r.baseMerge === 'conflict') {
+    if (r.baseMerge === 'resolving') {
+      notes.push(
+        `${r.repo}: Conveyor has started merging the base branch \`${r.base}\` into \`${r.workBranch}\`, and these files hold git's conflict markers: ${r.conflicts.map((c) => `\`${c}\``).join(', ') || '(none listed)'}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`,
+      );
+    } else if (r.baseMerge === 'conflict') {
       notes.push(`${r.repo}: the base branch \`${r.base}\` does not merge cleanly into \`${r.workBranch}\`; it was left unmerged.`);
     } else if (r.baseMerge === 'merged') {
       notes.push(`${r.repo}: merged the advanced base \`${r.base}\` into the resumed \`${r.workBranch}\`.`);
     }
   }
-  return { root, repos: prepared, notes };
-}
-
-/**
- * Puts back .git/config as we wrote it: a user command may have added remotes, rewrites, helpers
- * or proxies. A `.git/commondir` file would make git read its configuration from another folder
- * instead (one the command wrote), so it goes; a `.git` that is no longer a folder is refused.
- */
-export async function restoreGitConfigs(ws: Workspace): Promise<void> {
-  await Promise.all(
-    ws.repos.map(async (r) => {
-      const gitDir = join(r.dir, '.git');
-      if (!(await lstat(gitDir).catch(() => undefined))?.isDirectory()) {
-        throw new ConveyorError('bad-input', `${r.repo}: ${gitDir} is no longer a folder (a command replaced it); refusing to run git there`);
-      }
-      await rm(join(gitDir, 'commondir'), { force: true });
-      await rm(join(gitDir, 'config'), { force: true }); // a symbolic link would have the write land elsewhere
-      await writeFile(join(gitDir, 'config'), r.gitConfig);
-    }),
-  );
+  return { root, gitRoot, repos: prepared, notes };
 }

@@ -97,6 +97,12 @@ export const serviceSchema = z.strictObject({
     .optional()
     .describe("Variables passed by name to this service's deploys and teardowns only, masked in every log; never a GitHub token."),
   network: networkSchema.optional().describe("Hosts this service's gates, deploys and teardowns may reach; default: any (the runner's network)."),
+  docker: z
+    .boolean()
+    .optional()
+    .describe(
+      "Its gates, deploys, teardowns and setup may use the runner's Docker daemon (its socket is root on the runner: code an agent wrote can then reach the whole machine); default false.",
+    ),
 });
 
 const repairSchema = z.strictObject({

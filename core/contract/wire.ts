@@ -140,6 +140,8 @@ export const stepResultSchema = z.object({
   sandbox: z
     .object({
       mode: z.enum(['bubblewrap', 'none']),
+      /** Why there was none (`mode: none`): what the runner lacked. */
+      reason: z.string().optional(),
       blocked: z.array(z.object({ host: z.string(), port: z.number().int(), count: z.number().int().positive() })).default([]),
     })
     .optional(),

@@ -248,6 +248,7 @@ function resolveService(config: Config, name: string, primaryRepo: string | unde
     ...secretsOf(service.secrets ?? []),
     // Absent is the runner's whole network; an empty list is none.
     ...(service.network && { network: { allow: sortedSet(service.network.allow.map((h) => h.toLowerCase())) } }),
+    ...(service.docker === true && { docker: true as const }),
   };
 }
 

@@ -52,6 +52,19 @@ export function formatPlan(plan: Plan): string {
   });
   out.push('');
 
+  out.push(
+    `Sandbox  ${plan.sandbox === 'required' ? 'required: a step fails where none can be made' : 'best-effort: where none can be made, commands run without and say so'}`,
+  );
+  const docker = Object.entries(plan.services)
+    .filter(([, s]) => s.docker)
+    .map(([name]) => name);
+  out.push(
+    docker.length
+      ? `  Docker  ${docker.join(', ')}: ${docker.length === 1 ? 'its' : 'their'} gates, deploys, teardowns and setups reach the runner's Docker daemon (root on the runner)`
+      : "  Docker  none: no command reaches the runner's Docker daemon",
+  );
+  out.push('');
+
   out.push(`Plan hash  ${plan.hash}`);
   return `${out.join('\n')}\n`;
 }

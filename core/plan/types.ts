@@ -51,6 +51,8 @@ export const resolvedServiceSchema = z.object({
   secrets: z.array(z.string()).optional(),
   /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
   network: z.object({ allow: z.array(z.string()) }).optional(),
+  /** Its commands keep the runner's Docker socket (written only when true). */
+  docker: z.literal(true).optional(),
 });
 
 const repair = z.object({ agent: z.string(), maxAttempts: z.number().int() });

@@ -295,7 +295,7 @@ function redispatchLost(
 }
 
 /** Error codes that say nothing a repair agent could change: the step fails without spending a repair. */
-const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable']);
+const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable', 'output-refused']);
 
 /**
  * Whether a failed result is a judgment of the work, which a repair can answer: a failing gate, a

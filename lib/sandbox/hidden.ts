@@ -1,6 +1,6 @@
 // What a sandboxed command must not read on this machine: the runner's secrets and the step
 // process's own files. Folders are covered by an empty tmpfs, files by /dev/null (lib/sandbox.ts).
-import { existsSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
@@ -23,8 +23,6 @@ export interface HiddenPlaces {
   /** Absolute, existing, real paths of folders to cover. */
   folders: string[];
   files: string[];
-  /** Folders a command may read but never write, even where it may write everywhere else. */
-  readOnly: string[];
 }
 
 /** `child` is `parent` or inside it. */
@@ -66,9 +64,7 @@ export function runnerRoot(startPid: number = process.pid): string | undefined {
  * template, the files through which a step sets the job's environment and outputs), the embedded
  * mode's attempt folders (every run's payloads, results, progress and workspaces: a command's own
  * workspace is bound back) and its database, the step's payload and progress files, the runner's
- * install folder, an ssh agent's socket folder, and the credentials in the
- * home folder. The workflow's action folder (`_actions`, code that later steps of the job run) is
- * read-only.
+ * install folder, an ssh agent's socket folder, and the credentials in the home folder.
  */
 export function hiddenPlaces(env: NodeJS.ProcessEnv): HiddenPlaces {
   const home = real(env.HOME) ?? real(homedir());
@@ -104,13 +100,8 @@ export function hiddenPlaces(env: NodeJS.ProcessEnv): HiddenPlaces {
       if (r && statSync(r).isFile()) files.add(r);
     }
   }
-  const readOnly: string[] = [];
-  if (env.RUNNER_WORKSPACE) {
-    const actions = real(join(dirname(env.RUNNER_WORKSPACE), '_actions'));
-    if (actions && existsSync(actions)) readOnly.push(actions);
-  }
   // A folder inside another hidden one is covered already (and could not be mounted on once covered).
   const sorted = [...folders].sort();
   const outer = sorted.filter((f) => !sorted.some((o) => o !== f && isInside(f, o)));
-  return { folders: outer, files: [...files].filter((f) => !outer.some((o) => isInside(f, o))), readOnly };
+  return { folders: outer, files: [...files].filter((f) => !outer.some((o) => isInside(f, o))) };
 }

@@ -8,7 +8,7 @@
 // upstream chaining and authentication we do not want in the action's bundle, listen on a TCP port
 // (the sandbox reaches only a socket file) and answer a refused host with 407; this is the ~100
 // lines of CONNECT and forwarding we need, with the allow-list and the count in plain sight.
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -58,6 +58,8 @@ const HOP_BY_HOP = new Set([
 export async function startProxy(options: { socketPath: string; allow: readonly string[]; onBlocked?: (host: string, port: number) => void }): Promise<Proxy> {
   const counts = new Map<string, Blocked>();
   const sockets = new Set<Duplex>();
+  // Requests forwarded upstream and not yet answered in full: each ends with its client, and all with the proxy.
+  const forwarded = new Set<ClientRequest>();
   const track = (s: Duplex) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -95,13 +97,24 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
-    const upstream = httpRequest({ host: normalizeHost(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k))));
-      answer.pipe(res);
-    });
+    // No connection pool (agent: false): a kept-alive socket upstream would keep the step process running after its command.
+    const upstream = httpRequest(
+      { host: normalizeHost(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k))));
+        answer.pipe(res);
+      },
+    );
+    forwarded.add(upstream);
+    upstream.on('close', () => forwarded.delete(upstream));
     upstream.on('error', (e) => {
+      if (res.destroyed) return;
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`conveyor sandbox proxy: ${e.message}\n`);
+    });
+    // The client went away before the answer was whole (it gave up, or its command was killed): so does the request upstream.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
   });
@@ -147,7 +160,8 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
     blocked: () => [...counts.values()].map((b) => ({ ...b })),
     close: () =>
       new Promise<void>((resolve) => {
-        // The command has ended: whatever it left open goes with it.
+        // The command has ended: whatever it left open goes with it, upstream too.
+        for (const r of forwarded) r.destroy();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),

@@ -161,6 +161,37 @@ describe('code step across sibling repositories', () => {
     expect(remotes.show('acme/web', 'conveyor/web-7', 'README.md')).toBe('web, as the branch has it');
   });
 
+  it("repairs a merge's conflict with no git from the agent: Conveyor starts the merge, the agent edits the files, Conveyor commits the merge, and refuses one that still holds a marker", () => {
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-7', 'main');
+    const work = remotes.commit('acme/web', 'conveyor/web-7', { 'README.md': 'web, as the branch has it\n' }, 'branch edit');
+    const baseHead = remotes.commit('acme/web', 'main', { 'README.md': 'web, as the base has it\n' }, 'base edit');
+    const repair = (agentRun: string) => ({
+      ...makePayload({
+        repos: [THREE[0]!],
+        agentRun,
+        mode: 'repair',
+        step: { id: 'ship', kind: 'merge', method: 'squash', needs: [], timeoutMinutes: 30 },
+        findings: 'acme/web#1: does not merge cleanly',
+      }),
+      // A merge's conflict repair is the code step's agent's work.
+      coder: { agent: 'coder', writes: [] },
+    });
+    // An agent that leaves the markers: nothing is committed or pushed.
+    const lazy = runAction({ payload: repair('grep -q "^<<<<<<< " README.md && grep -q "do not run git" "$CONVEYOR_PROMPT_FILE"'), dir: scratch, env: env() });
+    expect(lazy.result?.error, lazy.stdout).toMatchObject({ code: 'conflict-unresolved', message: expect.stringContaining('README.md (lines 1, 3, 5)') });
+    expect(remotes.head('acme/web', 'conveyor/web-7')).toBe(work);
+    // One that resolves by editing alone: the work branch gets the merge, both parents.
+    const done = runAction({
+      payload: repair('printf "web, as both have it\\n" > README.md'),
+      dir: scratch,
+      env: env({ CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws2') }),
+    });
+    expect(done.result?.conclusion, done.stdout).toBe('success');
+    const head = remotes.head('acme/web', 'conveyor/web-7')!;
+    expect(git(remotes.bare('acme/web'), 'rev-list', '--parents', '-n', '1', head).split(' ').slice(1)).toEqual([work, baseHead]);
+    expect(remotes.show('acme/web', 'conveyor/web-7', 'README.md')).toBe('web, as both have it');
+  });
+
   it('fails with no-changes when the agent changes nothing, and a repair reports neutral', () => {
     const payload = makePayload({ repos: THREE, agentRun: 'echo looked around' });
     const run = runAction({ payload, dir: scratch, env: env() });
@@ -228,7 +259,7 @@ describe('code step across sibling repositories', () => {
   });
 
   it('runs inside the repository when only one is involved', () => {
-    const payload = makePayload({ repos: [THREE[1]!], agentRun: 'test -d .git && echo v2 > README.md' });
+    const payload = makePayload({ repos: [THREE[1]!], agentRun: 'test -e .git && echo v2 > README.md' });
     const run = runAction({ payload, dir: scratch, env: env() });
     expect(run.result?.conclusion, run.stdout).toBe('success');
     expect(remotes.show('acme/api', 'conveyor/api-7', 'README.md')).toBe('v2');

@@ -6,6 +6,7 @@ import { runEntry } from '../../action/src/entry.ts';
 import type { PlanStep, ResolvedService } from '../../core/plan/types.ts';
 import { WIRE_VERSION, type Environment, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 
 /** Records its environment, process group and start/end times (ms), sleeps $1 seconds, then:
  * ok | fail | nourl | secret | block (until $REC/go exists). */
@@ -172,7 +173,10 @@ export function createFixture(): Fixture {
       writeFileSync(payloadPath, JSON.stringify(payload));
       return runEntry({
         env: {
-          PATH: process.env.PATH,
+          // What these tests watch (order, peers, progress) is recorded in $REC, outside the
+          // workspace, where a sandboxed deploy cannot write: they run without the sandbox, whose
+          // walls for deploys test/e2e/deploy and test/lib/sandbox.test.ts check.
+          PATH: pathWithoutBubblewrap(),
           HOME: process.env.HOME,
           GITHUB_SERVER_URL: remotes.url,
           CONVEYOR_PAYLOAD_PATH: payloadPath,

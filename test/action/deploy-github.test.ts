@@ -8,6 +8,7 @@ import { runDeploy } from '../../action/src/steps/deploy.ts';
 import { runTeardown } from '../../action/src/steps/teardown.ts';
 import { GitHubForge } from '../../adapters/forge/github.ts';
 import { logLines } from '../../adapters/github/octokit.ts';
+import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
 
 const API = 'https://api.github.com';
@@ -30,7 +31,8 @@ afterEach(() => {
 function githubContext(): StepContext {
   const ctx = createContext({
     env: {
-      PATH: process.env.PATH,
+      // The recorder ($REC) is outside the workspace, where a sandboxed deploy cannot write (see deploy-fixture.ts).
+      PATH: pathWithoutBubblewrap(),
       HOME: process.env.HOME,
       GITHUB_SERVER_URL: f.remotes.url,
       CONVEYOR_WORKSPACE_ROOT: join(f.scratch, `ws-${++n}`),

@@ -2,6 +2,7 @@
 // record what they received and when: ordering over the service graph, peer URLs, outcomes.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { envIdFor } from '../../core/steps/deploy-plan.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
@@ -37,7 +38,7 @@ describe('deploy step: order over the service graph', () => {
     expect(web.CONVEYOR_ENV_ID).toBe('web-7-web');
     expect(web.CONVEYOR_DEPLOY_KEY).toBe('web-7/web/1.0');
     expect(web.CONVEYOR_STEP).toBe('preview');
-    expect(web.CONVEYOR_OUTPUT).toMatch(/\.conveyor\/deploy-web-7-web-1\.0\.out$/);
+    expect(web.CONVEYOR_OUTPUT).toMatch(/\/deploy-web-[^/]+\/output$/);
     expect(web.CONVEYOR_PROGRESS_PATH).toBeUndefined();
     expect(web.CONVEYOR_PAYLOAD_PATH).toBeUndefined();
     expect(web.pwd).toMatch(/acme__mono\/apps\/web$/);
@@ -289,8 +290,10 @@ describe('teardown mode', () => {
     const down = await f.deploy(f.payload(specs, { own: 'web', mode: 'teardown', environments: up.environments }), { CONVEYOR_WORKSPACE_ROOT: '' });
     expect(down.conclusion, down.summary).toBe('success');
     const ran = f.envOf('web', 'teardown').pwd!;
-    expect(ran).toMatch(/conveyor-ws-/);
+    // A temporary workspace among Conveyor's own folders, gone with its git folders.
+    expect(ran).toMatch(/\/conveyor-\d+\/ws-\w+\//);
     expect(existsSync(ran)).toBe(false);
+    expect(existsSync(`${dirname(ran)}.git`)).toBe(false);
   });
 
   it('retries a failing teardown 3 times, then reports it as a failure naming the environment', async () => {

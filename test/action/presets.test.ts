@@ -4,7 +4,7 @@
 // arrive; no other secret-named variable, nor another command's secret, nor a GitHub token does.
 // The coder works at the root of two repositories, the reviewer inside the primary one.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runEntry } from '../../action/src/entry.ts';
@@ -60,9 +60,8 @@ const MODELS: Record<PresetName, { model: string; onCli: string }> = {
 };
 
 /** The argv each preset's CLI must get, written out here independently of the preset data. */
-function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string): (string | RegExp)[] {
+function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string, dir: string): (string | RegExp)[] {
   const model = ['--model', MODELS[preset].onCli];
-  const dir = join(ws, '.conveyor');
   switch (preset) {
     case 'claude-code': {
       const base = ['--print', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--add-dir', ws, ...model];
@@ -124,7 +123,12 @@ interface Record_ {
   stdin: string;
   env: Record<string, string>;
   cwd: string;
+  /** What its $CONVEYOR_PROMPT_FILE held. */
+  prompt?: string;
 }
+
+/** The folder of a run's own files (its prompt, result, usage), made for that run outside the workspace. */
+const filesOf = (rec: Record_): string => dirname(rec.env.CONVEYOR_PROMPT_FILE!);
 
 let remotes: Remotes;
 let scratch: string;
@@ -203,6 +207,8 @@ async function run(payload: StepPayload, ws: string, path = `${bin}:${process.en
       GITHUB_SERVER_URL: remotes.url,
       CONVEYOR_PAYLOAD_PATH: payloadPath,
       CONVEYOR_WORKSPACE_ROOT: ws,
+      // Its own tools folder: a CLI an earlier test installed there is not on this one's PATH.
+      CONVEYOR_CACHE_DIR: join(scratch, 'cache'),
       ...RUNNER_SECRETS,
     },
     getInput: () => '',
@@ -238,14 +244,16 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
     expect(git(remotes.bare('acme/web'), 'ls-tree', '--name-only', 'conveyor/web-7').split('\n').sort()).toEqual(['README.md', 'stand-in.txt']);
 
     const rec = recordOf(ws, preset.cli);
-    expectArgv(rec.argv, expectedArgv(name, 'coder', ws));
+    expectArgv(rec.argv, expectedArgv(name, 'coder', ws, filesOf(rec)));
     // Two repositories: the coder works at the workspace root.
     expect(rec.cwd).toBe(ws);
-    const prompt = readFileSync(join(ws, '.conveyor', 'prompt.md'), 'utf8');
+    // Its files are in a folder of their own, outside the workspace.
+    expect(filesOf(rec).startsWith(ws)).toBe(false);
+    const prompt = rec.prompt!;
     expect(prompt).toContain('Add a greeting');
     if ('flag' in preset.prompt) {
       expect(rec.stdin).toBe('');
-      expect(rec.argv.at(-1)).toBe(preset.prompt.value === 'path' ? join(ws, '.conveyor', 'prompt.md') : prompt.trimEnd());
+      expect(rec.argv.at(-1)).toBe(preset.prompt.value === 'path' ? join(filesOf(rec), 'prompt.md') : prompt.trimEnd());
     } else expect(rec.stdin).toBe(prompt);
     expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);
     for (const [k, v] of Object.entries(preset.env)) expect(rec.env[k]).toBe(v);
@@ -277,11 +285,11 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
     expect(result.review?.findings).toEqual([{ file: null, line: null, message: `checked by the ${preset.cli} stand-in` }]);
 
     const rec = recordOf(ws, preset.cli);
-    expectArgv(rec.argv, expectedArgv(name, 'reviewer', ws));
+    expectArgv(rec.argv, expectedArgv(name, 'reviewer', ws, filesOf(rec)));
     expect(rec.cwd).toBe(join(ws, 'acme__web'));
-    const prompt = readFileSync(join(ws, '.conveyor', 'review-prompt.md'), 'utf8');
+    const prompt = rec.prompt!;
     expect(prompt).toContain('| `../acme__api` | acme/api |');
-    expect(prompt).toContain(join(ws, '.conveyor', 'diffs.patch'));
+    expect(prompt).toContain(join(filesOf(rec), 'diffs.patch'));
     // The coder's own secret and the service's stay out; its preset's credentials come in.
     expect(secretNames(rec.env)).toEqual([...preset.credentials].sort());
     expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);

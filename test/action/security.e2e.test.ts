@@ -47,10 +47,14 @@ describe('the token stays out of everything a step leaves', () => {
       'env > "$CONVEYOR_WORKSPACE/env-dump.txt"',
       'env > acme__web/env-dump.txt',
       'echo "GITHUB_TOKEN is [$GITHUB_TOKEN] CONVEYOR_TOKEN is [$CONVEYOR_TOKEN] INPUT_TOKEN is [$INPUT_TOKEN]"',
-      'cat acme__web/.git/config',
-      `printf '#!/bin/sh\\nenv > ${hookDump}\\n' > acme__web/.git/hooks/pre-push && chmod +x acme__web/.git/hooks/pre-push`,
-      `printf '#!/bin/sh\\nenv > ${hookDump}\\n' > acme__web/.git/hooks/pre-commit && chmod +x acme__web/.git/hooks/pre-commit`,
-      'git -C acme__web config remote.origin.url file:///nowhere/evil.git',
+      // The checkout's git folder (outside the workspace) is there to read, and only to read.
+      'gd=$(git -C acme__web rev-parse --absolute-git-dir)',
+      'cat "$gd/config"',
+      'set +e',
+      `printf '#!/bin/sh\\nenv > ${hookDump}\\n' > "$gd/hooks/pre-push" && chmod +x "$gd/hooks/pre-push" && echo "planted hook $((1 + 1))"`,
+      `printf '#!/bin/sh\\nenv > ${hookDump}\\n' > "$gd/hooks/pre-commit" && chmod +x "$gd/hooks/pre-commit" && echo "planted hook $((1 + 2))"`,
+      'git -C acme__web config remote.origin.url file:///nowhere/evil.git && echo "rewrote the remote $((1 + 3))"',
+      'set -e',
       'echo change > acme__api/change.txt',
     ].join('\n');
     const ws = join(scratch, 'ws');
@@ -94,8 +98,9 @@ describe('the token stays out of everything a step leaves', () => {
       ['result', run.resultText],
     ];
     for (const f of allFiles(scratch)) places.push([f, readFileSync(f, 'latin1')]);
-    const configs = allFiles(ws).filter((f) => f.endsWith('/.git/config'));
+    const configs = allFiles(`${ws}.git`).filter((f) => f.endsWith('/config'));
     expect(configs).toHaveLength(2);
+    for (const f of configs) places.push([f, readFileSync(f, 'latin1')]);
     for (const repo of ['acme/web', 'acme/api']) {
       const bare = remotes.bare(repo);
       places.push([`${repo} history`, git(bare, 'log', '--all', '-p', '--format=%H%n%an%n%B')]);
@@ -104,8 +109,10 @@ describe('the token stays out of everything a step leaves', () => {
     for (const [where, text] of places) {
       for (const secret of forms) expect(text.includes(secret), `${where} holds a secret`).toBe(false);
     }
-    // The agent's config rewrite was undone and the push went to the real remote.
-    expect(readFileSync(join(ws, 'acme__web', '.git', 'config'), 'utf8')).not.toContain('evil');
+    // The sandbox kept the git folder read-only: nothing was planted, and the push went to the real remote.
+    expect(run.stdout).toMatch(/Read-only file system/);
+    expect(run.stdout).not.toMatch(/planted hook \d|rewrote the remote \d/);
+    expect(readFileSync(join(`${ws}.git`, 'acme__web', 'config'), 'utf8')).not.toContain('evil');
     expect(remotes.branches('acme/web')).toContain('conveyor/web-7');
     expect(run.stdout).toContain('GITHUB_TOKEN is []');
   });
@@ -170,7 +177,7 @@ describe('the token handed over in a file', () => {
       env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws3'), PATH: pathWithoutBubblewrap() },
     });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
-    expect(run.result?.sandbox).toEqual({ mode: 'none', blocked: [] });
+    expect(run.result?.sandbox).toEqual({ mode: 'none', reason: 'bubblewrap (bwrap) is not installed on this runner', blocked: [] });
     const note = "no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner's files and reach any host";
     expect(run.stdout.split(note)).toHaveLength(2); // once in the log
     expect(run.result?.summary).toContain(note);
@@ -271,19 +278,26 @@ describe('agents cannot push', () => {
   it("an agent's own pushes go nowhere: the checkout knows no remote, and the sandbox keeps the remotes' folder read-only; only Conveyor pushes, to the work branch", () => {
     const bare = remotes.bare('acme/web');
     const mainBefore = remotes.head('acme/web', 'main');
-    // The agent commits to main and tries every way it has: the remote's name, the default push, and the folder's path.
+    // The agent tries to commit to main and to push every way it has: the remote's name, the default push, and the folder's path.
     const agentRun = [
-      'git checkout -q -B main origin/main && echo evil > evil.txt && git add evil.txt && git -c user.name=a -c user.email=a@a commit -qm evil',
-      'git push origin HEAD:main > pushes.txt 2>&1 || echo "refused: origin" >> pushes.txt',
+      'set +e',
+      'git checkout -q -B main origin/main > pushes.txt 2>&1 || echo "refused: checkout" >> pushes.txt',
+      'echo evil > evil.txt; git add evil.txt >> pushes.txt 2>&1 || echo "refused: add" >> pushes.txt',
+      'git -c user.name=a -c user.email=a@a commit -qm evil >> pushes.txt 2>&1 || echo "refused: commit" >> pushes.txt',
+      // A branch of its own each time: a push that changes nothing could not fail.
+      'git push origin HEAD:refs/heads/agent-1 >> pushes.txt 2>&1 || echo "refused: origin" >> pushes.txt',
       'git push >> pushes.txt 2>&1 || echo "refused: default" >> pushes.txt',
-      `git push ${JSON.stringify(`file://${bare}`)} HEAD:main >> pushes.txt 2>&1 || echo "refused: the folder" >> pushes.txt`,
-      'git checkout -q -B conveyor/web-7 && echo change > change.txt',
+      `git push ${JSON.stringify(`file://${bare}`)} HEAD:refs/heads/agent-2 >> pushes.txt 2>&1 || echo "refused: the folder" >> pushes.txt`,
+      'rm -f evil.txt; echo change > change.txt',
     ].join('\n');
     const run = runAction({ payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url } });
     expect(run.result?.conclusion, run.stdout + run.stderr).toBe('success');
     expect(remotes.head('acme/web', 'main')).toBe(mainBefore);
     expect(remotes.branches('acme/web').sort()).toEqual(['conveyor/web-7', 'main']);
     const pushes = remotes.show('acme/web', 'conveyor/web-7', 'pushes.txt');
+    // Its repository is read-only to it: no commit of its own, on any branch.
+    expect(pushes).toContain('refused: add');
+    expect(pushes).toContain('refused: commit');
     expect(pushes).toContain('refused: origin');
     expect(pushes).toContain('refused: default');
     expect(pushes).toContain('refused: the folder');

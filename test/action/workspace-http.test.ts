@@ -4,7 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { prepareWorkspace, repoGit, type WorkspaceContext } from '../../action/src/workspace.ts';
+import { prepareWorkspace, type WorkspaceContext } from '../../action/src/workspace.ts';
 import { serveGit, type GitHttp } from '../helpers/git-http.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
@@ -33,7 +33,6 @@ afterEach(async () => {
 const ctx = (token?: string): WorkspaceContext => ({
   serverUrl: http.url,
   ...(token ? { token: async () => token } : {}),
-  env: { PATH: process.env.PATH ?? '/bin' },
   scrub: (t) => t.split(TOKEN).join('***'),
 });
 const repo = (name: string) => ({ repo: name, role: 'sibling' as const, services: [], base: 'main', workBranch: `conveyor/${name.split('/')[1]}-1` });
@@ -57,7 +56,7 @@ describe('preparing from an http(s) server', () => {
     // ...and it is in no file of the workspace, and the remote URL carries no credential.
     for (const r of ws.repos) {
       expect(git(r.dir, 'remote', 'get-url', 'origin')).toBe(`${http.url}/${r.repo}.git`);
-      expect(r.gitConfig).not.toContain(TOKEN);
+      expect(readFileSync(join(r.gitDir, 'config'), 'utf8')).not.toContain(TOKEN);
     }
     const base64 = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
     for (const f of allFiles(root)) {
@@ -75,18 +74,18 @@ describe('preparing from an http(s) server', () => {
     const web = first.repos[0]!;
     expect(web).toMatchObject({ resumed: false, startCommit: '', baseCommit: head, preparedHead: head, baseMerge: 'new-branch', checkedOut: 'conveyor/web-1' });
     expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
-    expect(readFileSync(join(web.dir, '.git', 'shallow'), 'utf8').trim()).toBe(head);
+    expect(readFileSync(join(web.gitDir, 'shallow'), 'utf8').trim()).toBe(head);
     expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('three\n');
     // Every object of the checkout came with the clone; nothing is left to ask the server for.
     expect(git(web.dir, 'rev-list', '--objects', '--missing=print', 'HEAD')).not.toMatch(/^\?/m);
-    expect(web.gitConfig).not.toMatch(/promisor/);
+    expect(readFileSync(join(web.gitDir, 'config'), 'utf8')).not.toMatch(/promisor/);
     // ls-remote (advertisement, ls-refs), then the clone (advertisement, ls-refs, one fetch): no second fetch for contents.
     expect(http.requests.slice(before).filter((r) => r.startsWith('POST') && r.includes('git-upload-pack'))).toHaveLength(3);
 
     // The agent's work is committed and pushed from the shallow clone, as a new branch (lease: it must not exist).
     writeFileSync(join(web.dir, 'work.txt'), 'work\n');
-    const pushedHead = (await repoGit(ctx(TOKEN), web.dir).commitAll('the work')).head;
-    expect(await repoGit(ctx(TOKEN), web.dir).push({ to: web.url, ref: 'HEAD', branch: web.workBranch, lease: '' })).toEqual({ pushed: true });
+    const pushedHead = (await web.git.commitAll('the work')).head;
+    expect(await web.git.push({ to: web.url, ref: pushedHead, branch: web.workBranch, lease: '' })).toEqual({ pushed: true });
     expect(remotes.head('acme/web', 'conveyor/web-1')).toBe(pushedHead);
     expect(git(remotes.bare('acme/web'), 'fsck', '--connectivity-only', '--no-dangling')).toBe('');
 
@@ -98,7 +97,7 @@ describe('preparing from an http(s) server', () => {
     expect(resumed).toMatchObject({ resumed: true, startCommit: pushedHead, baseCommit: advanced, baseMerge: 'merged' });
     expect(git(resumed.dir, 'rev-list', '--count', 'HEAD')).toBe('6'); // three base commits, the work, the advance, the merge
     expect(readFileSync(join(resumed.dir, 'c.txt'), 'utf8')).toBe('c\n');
-    const review = await repoGit(ctx(TOKEN), resumed.dir).diff('refs/remotes/origin/main...HEAD');
+    const review = await resumed.git.diff('refs/remotes/origin/main...HEAD');
     expect(review).toContain('+++ b/work.txt');
     expect(review).not.toContain('c.txt');
   });
@@ -125,11 +124,11 @@ describe('preparing from an http(s) server', () => {
     // ls-remote, then one clone: no blobless clone, no second fetch.
     expect(http.requests.slice(before).filter((r) => r.startsWith('POST') && r.includes('git-upload-pack'))).toHaveLength(3);
     writeFileSync(join(web.dir, 'work.txt'), 'work\n');
-    const pushedHead = (await repoGit(ctx(TOKEN), web.dir).commitAll('the work')).head;
-    expect(await repoGit(ctx(TOKEN), web.dir).push({ to: web.url, ref: 'HEAD', branch: web.workBranch, lease: start })).toEqual({ pushed: true });
+    const pushedHead = (await web.git.commitAll('the work')).head;
+    expect(await web.git.push({ to: web.url, ref: pushedHead, branch: web.workBranch, lease: start })).toEqual({ pushed: true });
     expect(remotes.head('acme/web', 'conveyor/web-1')).toBe(pushedHead);
     expect(git(remotes.bare('acme/web'), 'fsck', '--connectivity-only', '--no-dangling')).toBe('');
-    const diff = await repoGit(ctx(TOKEN), web.dir).diff('refs/remotes/origin/main...HEAD');
+    const diff = await web.git.diff('refs/remotes/origin/main...HEAD');
     expect(diff).toContain('+++ b/work.txt');
 
     // The base moved past the branch's start: the shallow try does not hold the merge base, so the
@@ -139,7 +138,7 @@ describe('preparing from an http(s) server', () => {
     const again = (await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root: join(root, 'again'), mode: 'work', fresh: true })).repos[0]!;
     expect(again).toMatchObject({ resumed: true, startCommit: start, baseCommit: advanced, baseMerge: 'merged' });
     expect(readFileSync(join(again.dir, 'c.txt'), 'utf8')).toBe('c\n');
-    expect(again.gitConfig).toMatch(/promisor = true/);
+    expect(readFileSync(join(again.gitDir, 'config'), 'utf8')).toMatch(/promisor = true/);
   });
 
   it('resumes a work branch from a blobless clone: the whole history, the files of the checkout, and older contents only when a diff asks, with the token', async () => {
@@ -151,8 +150,9 @@ describe('preparing from an http(s) server', () => {
     const ws = await prepareWorkspace(ctx(TOKEN), [repo('acme/web')], { root, mode: 'checkout' });
     const web = ws.repos[0]!;
     expect(web).toMatchObject({ resumed: true, preparedHead: work, checkedOut: 'conveyor/web-1', baseMerge: 'not-merged' });
-    expect(web.gitConfig).toMatch(/promisor = true/);
-    expect(web.gitConfig).toMatch(/partialclonefilter = blob:none/);
+    const config = readFileSync(join(web.gitDir, 'config'), 'utf8');
+    expect(config).toMatch(/promisor = true/);
+    expect(config).toMatch(/partialclonefilter = blob:none/);
     // Every commit is there (merges need them); of the contents, only what the checkout holds.
     expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('4');
     expect(readFileSync(join(web.dir, 'a.txt'), 'utf8')).toBe('three\n');
@@ -163,7 +163,7 @@ describe('preparing from an http(s) server', () => {
     expect(missing()).toHaveLength(2); // a.txt's "one" and "two"
     // A diff that needs them asks the server, with the token, like every other network command.
     const asked = http.authorizations.length;
-    const patch = await repoGit(ctx(TOKEN), web.dir).diff('HEAD~3..HEAD');
+    const patch = await web.git.diff('HEAD~3..HEAD');
     expect(patch).toContain('-one\n+three');
     expect(http.authorizations.length).toBeGreaterThan(asked);
     expect(new Set(http.authorizations)).toEqual(new Set([`Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`]));

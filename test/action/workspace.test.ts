@@ -1,8 +1,8 @@
 // The workspace on real bare remotes: folders, refusals, resume, and the token's path to git.
-import { cpSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, repoGit, restoreGitConfigs, type WorkspaceContext } from '../../action/src/workspace.ts';
+import { assertCloneTarget, cloneUrl, prepareWorkspace, repoFolder, type WorkspaceContext } from '../../action/src/workspace.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 let remotes: Remotes;
@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 function ctx(serverUrl = remotes.url): WorkspaceContext {
-  return { serverUrl, token: async () => 'ghs_workspace_token_123', env: { PATH: process.env.PATH ?? '/bin' }, scrub: (t) => t };
+  return { serverUrl, token: async () => 'ghs_workspace_token_123', scrub: (t) => t };
 }
 const repo = (name: string, base = 'main') => ({ repo: name, role: 'sibling' as const, services: [], base, workBranch: `conveyor/${name.split('/')[1]}-1` });
 
@@ -52,7 +52,12 @@ describe('prepareWorkspace', () => {
     expect(web).toMatchObject({ folder: 'acme__web', resumed: false, startCommit: '', baseMerge: 'new-branch', checkedOut: 'conveyor/web-1' });
     expect(api).toMatchObject({ folder: 'acme__api', resumed: true, startCommit: remotes.head('acme/api', 'conveyor/api-1'), baseMerge: 'up-to-date' });
     expect(git(join(root, 'acme__web'), 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('conveyor/web-1');
-    for (const r of ws.repos) expect(readFileSync(join(r.dir, '.git', 'config'), 'utf8')).not.toContain('ghs_');
+    for (const r of ws.repos) {
+      expect(readFileSync(join(r.gitDir, 'config'), 'utf8')).not.toContain('ghs_');
+      // The git folder lies beside the workspace, not in it: the checkout holds only a pointer.
+      expect(r.gitDir).toBe(join(`${ws.root}.git`, r.folder));
+      expect(readFileSync(join(r.dir, '.git'), 'utf8')).toBe(`gitdir: ${r.gitDir}\n`);
+    }
   });
 
   it('fails clearly on a missing base branch and on a non-empty folder', async () => {
@@ -87,17 +92,18 @@ describe("preparing from a file:// server (git's local clone)", () => {
     // Conveyor pushes to the URL that was checked against the server; the checkout knows no remote
     // (an agent's `git push` has nowhere to go), only the refs fetched from it, to merge the base.
     expect(web.url).toBe(`${remotes.url}/acme/web.git`);
-    expect(web.gitConfig).not.toContain('[remote');
+    const config = readFileSync(join(web.gitDir, 'config'), 'utf8');
+    expect(config).not.toContain('[remote');
     expect(git(web.dir, 'remote')).toBe('');
     expect(git(web.dir, 'rev-parse', 'refs/remotes/origin/main')).toBe(head);
-    expect(web.gitConfig).not.toContain('ghs_');
+    expect(config).not.toContain('ghs_');
     // Every file of the base is checked out, and the full history is there (merges need it).
     expect(readFileSync(join(web.dir, 'c.txt'), 'utf8')).toBe('c\n');
     expect(git(web.dir, 'rev-list', '--count', 'HEAD')).toBe('3');
     expect(git(web.dir, 'status', '--porcelain')).toBe('');
     // The agent works in this checkout: no object file of it may be the remote's own file.
     const remoteInodes = new Set(objectFiles(remotes.bare('acme/web')).map((f) => statSync(f).ino));
-    const mine = objectFiles(join(web.dir, '.git'));
+    const mine = objectFiles(web.gitDir);
     expect(mine.length).toBeGreaterThan(0);
     for (const f of mine) {
       expect(statSync(f).nlink, f).toBe(1);
@@ -146,41 +152,79 @@ describe("preparing from a file:// server (git's local clone)", () => {
   });
 });
 
-describe('restoring .git/config after a user command', () => {
-  it('undoes a rewritten config, one moved behind a symbolic link, and a commondir that points git at another config', async () => {
+describe("the checkouts' git folders after a user command", () => {
+  it('are what Conveyor left: a rewritten config, one behind a link, and a common dir that points git elsewhere are undone before its next command', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     remotes.create('acme/api', { 'b.txt': 'b\n' });
     const ws = await prepareWorkspace(ctx(), [repo('acme/web'), repo('acme/api')], { root, mode: 'work' });
     const [web, api] = ws.repos;
-    // What a command could leave: web reads its configuration from elsewhere (.git/commondir), in
-    // which the push URL is rewritten; api's config became a link to a file it controls.
+    const configs = ws.repos.map((r) => readFileSync(join(r.gitDir, 'config'), 'utf8'));
+    // What a command that could write there (no sandbox) would leave: web reads its configuration
+    // from elsewhere (commondir), in which the push URL is rewritten; api's config became a link.
     const evil = join(root, 'evil');
-    cpSync(join(web!.dir, '.git'), evil, { recursive: true });
+    cpSync(web!.gitDir, evil, { recursive: true });
     writeFileSync(join(evil, 'config'), `[core]\n\trepositoryformatversion = 0\n[url "file:///nowhere/"]\n\tinsteadOf = ${remotes.url}/\n`);
-    writeFileSync(join(web!.dir, '.git', 'commondir'), `${evil}\n`);
-    expect(git(web!.dir, 'rev-parse', '--git-common-dir')).toBe(evil);
-    rmSync(join(api!.dir, '.git', 'config'));
-    symlinkSync(join(evil, 'config'), join(api!.dir, '.git', 'config'));
+    writeFileSync(join(web!.gitDir, 'commondir'), `${evil}\n`);
+    rmSync(join(api!.gitDir, 'config'));
+    symlinkSync(join(evil, 'config'), join(api!.gitDir, 'config'));
 
-    await restoreGitConfigs(ws);
-    expect(git(web!.dir, 'rev-parse', '--git-common-dir')).toBe('.git');
-    expect(lstatSync(join(api!.dir, '.git', 'config')).isSymbolicLink()).toBe(false);
-    expect(readFileSync(join(evil, 'config'), 'utf8')).toContain('nowhere'); // not written through the link
-    for (const r of [web!, api!]) {
-      expect(readFileSync(join(r.dir, '.git', 'config'), 'utf8')).toBe(r.gitConfig);
+    for (const [i, r] of [web!, api!].entries()) {
       writeFileSync(join(r.dir, 'c.txt'), 'c\n');
-      await repoGit(ctx(), r.dir).commitAll('Add c\n');
-      expect(await repoGit(ctx(), r.dir).push({ to: r.url, ref: 'HEAD', branch: r.workBranch, lease: '' })).toEqual({ pushed: true });
+      const { head } = await r.git.commitAll('Add c\n');
+      expect(await r.git.push({ to: r.url, ref: head, branch: r.workBranch, lease: '' })).toEqual({ pushed: true });
       expect(remotes.branches(r.repo)).toContain(r.workBranch);
+      expect(readFileSync(join(r.gitDir, 'config'), 'utf8')).toBe(configs[i]);
     }
+    expect(existsSync(join(web!.gitDir, 'commondir'))).toBe(false);
+    expect(lstatSync(join(api!.gitDir, 'config')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(evil, 'config'), 'utf8')).toContain('nowhere'); // not written through the link
   });
 
-  it('refuses a checkout whose .git is no longer a folder', async () => {
+  it("are never the checkout's own .git: a command that makes one there with its own configuration changes nothing Conveyor's git reads", async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' });
-    const gitDir = join(ws.repos[0]!.dir, '.git');
-    renameSync(gitDir, join(root, 'moved'));
-    writeFileSync(gitDir, `gitdir: ${join(root, 'moved')}\n`);
-    await expect(restoreGitConfigs(ws)).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining('is no longer a folder') });
+    const web = ws.repos[0]!;
+    const marker = join(root, 'fsmonitor-ran');
+    const script = join(root, 'fsmonitor.sh');
+    writeFileSync(script, `#!/bin/sh\necho ran > ${marker}\n`);
+    chmodSync(script, 0o755);
+    rmSync(join(web.dir, '.git'));
+    git(web.dir, 'init', '--quiet');
+    git(web.dir, 'config', 'core.fsmonitor', script);
+    writeFileSync(join(web.dir, 'c.txt'), 'c\n');
+    const { committed, head } = await web.git.commitAll('Add c\n');
+    expect(committed).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    expect(git(root, `--git-dir=${web.gitDir}`, 'log', '-1', '--format=%s', head)).toBe('Add c');
+    // And the checkout names Conveyor's git folder again, for the commands that run there next.
+    expect(readFileSync(join(web.dir, '.git'), 'utf8')).toBe(`gitdir: ${web.gitDir}\n`);
+  });
+
+  it('refuses a git folder that is no longer a folder', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work' });
+    const web = ws.repos[0]!;
+    renameSync(web.gitDir, join(root, 'moved'));
+    symlinkSync(join(root, 'moved'), web.gitDir);
+    await expect(web.git.currentCommit()).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining('is no longer a folder') });
+  });
+});
+
+describe('a conflict repair', () => {
+  it('finds the base merging into its work branch, the conflicts marked in the files, for the agent to resolve by editing them', async () => {
+    remotes.create('acme/web', { 'shared.txt': 'one\n', 'other.txt': 'o\n' });
+    git(remotes.bare('acme/web'), 'branch', 'conveyor/web-1', 'main');
+    const work = remotes.commit('acme/web', 'conveyor/web-1', { 'shared.txt': 'work side\n' });
+    remotes.commit('acme/web', 'main', { 'shared.txt': 'base side\n', 'other.txt': 'moved\n' });
+    const ws = await prepareWorkspace(ctx(), [repo('acme/web')], { root, mode: 'work', resolveConflicts: true });
+    const web = ws.repos[0]!;
+    expect(web).toMatchObject({ baseMerge: 'resolving', conflicts: ['shared.txt'], preparedHead: work });
+    expect(readFileSync(join(web.dir, 'shared.txt'), 'utf8')).toMatch(/^<<<<<<< [\s\S]*=======[\s\S]*>>>>>>> /m);
+    expect(readFileSync(join(web.dir, 'other.txt'), 'utf8')).toBe('moved\n');
+    expect(ws.notes.join('\n')).toMatch(/Conveyor has started merging the base branch `main`.*`shared.txt`.*do not run git/);
+    // Resolved by editing alone, the commit records the merge.
+    writeFileSync(join(web.dir, 'shared.txt'), 'both sides\n');
+    const { head } = await web.git.commitAll('Merge main\n');
+    expect(git(web.dir, 'rev-list', '--parents', '-n', '1', head).split(' ')).toHaveLength(3);
   });
 });

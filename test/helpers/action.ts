@@ -57,6 +57,37 @@ export function runAction(options: { payload: unknown; dir: string; env: Record<
   };
 }
 
+/**
+ * runAction without blocking this process: for tests whose own servers (a socket, an endpoint) the
+ * step's commands talk to. Resolves `hung` (and kills the step process) when it has not exited
+ * within `timeoutMs`.
+ */
+export async function runActionAsync(options: { payload: unknown; dir: string; env: Record<string, string>; timeoutMs?: number }): Promise<ActionRun | 'hung'> {
+  const payloadPath = join(options.dir, 'payload.json');
+  const resultPath = join(options.dir, 'result.json');
+  writeFileSync(payloadPath, typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload));
+  rmSync(resultPath, { force: true });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GITHUB_') && !k.startsWith('CONVEYOR_')) env[k] = v;
+  const child = spawn(process.execPath, [actionBundle()], {
+    env: { ...env, CONVEYOR_PAYLOAD_PATH: payloadPath, CONVEYOR_RESULT_PATH: resultPath, ...options.env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const status = await Promise.race([
+    new Promise<number | null>((r) => child.on('exit', (code) => r(code))),
+    new Promise<'hung'>((r) => setTimeout(() => r('hung'), options.timeoutMs ?? 90_000)),
+  ]);
+  if (status === 'hung') {
+    child.kill('SIGKILL');
+    return 'hung';
+  }
+  const resultText = existsSync(resultPath) ? readFileSync(resultPath, 'utf8') : '';
+  return { status, stdout, stderr, result: resultText ? stepResultSchema.parse(JSON.parse(resultText)) : undefined, resultText };
+}
+
 /** Runs the real action entry (from source through tsx) as GitHub's runner would, asynchronously. */
 export function runActionChild(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base: Record<string, string> = {};

@@ -3,7 +3,7 @@
 // helper and never in a log), and the named operations' answers (conflicts, leases, renames,
 // errors).
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConveyorError } from '../../core/errors.ts';
@@ -14,6 +14,20 @@ import { createRemotes, git, removeDir, tempDir, writeFiles, type Remotes } from
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PATH_ONLY = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+/** Runs `fn` with these variables set in this process (as a user command could have set them for whatever it started), then puts them back. */
+async function withProcessEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
 
 let remotes: Remotes;
 let scratch: string;
@@ -26,9 +40,10 @@ afterEach(() => {
   removeDir(scratch);
 });
 
-/** A clone of owner/name on `branch`, through the layer. */
-async function checkout(repo: string, branch = 'main', env: Record<string, string> = PATH_ONLY): Promise<GitRepo> {
-  const g = new GitRepo(join(scratch, repo.replace('/', '__')), { env });
+/** A clone of owner/name on `branch`, through the layer; `separate`: its git folder outside the checkout, as the workspace makes them. */
+async function checkout(repo: string, branch = 'main', how: { separate?: boolean } = {}): Promise<GitRepo> {
+  const folder = repo.replace('/', '__');
+  const g = new GitRepo(join(scratch, folder), how.separate ? { gitDir: join(scratch, 'git', folder) } : {});
   await g.clone(remotes.bare(repo));
   await g.checkout(branch, `origin/${branch}`);
   return g;
@@ -49,7 +64,7 @@ describe('the token reaches git through a scoped credential helper only', () => 
     const fill = (host: string) =>
       execFileSync('git', [...args, 'credential', 'fill'], {
         input: `protocol=https\nhost=${host}\n\n`,
-        env: gitEnvironment(PATH_ONLY, token),
+        env: gitEnvironment(token),
         encoding: 'utf8',
         stdio: ['pipe', 'pipe', 'pipe'],
       });
@@ -59,47 +74,45 @@ describe('the token reaches git through a scoped credential helper only', () => 
 
   it('is in no command that does not talk to the server, and never in a setting', () => {
     expect(gitConfig(undefined).join('\n')).not.toMatch(/credential/);
-    expect(gitEnvironment(PATH_ONLY, undefined)).not.toHaveProperty('CONVEYOR_GIT_TOKEN');
-    // An inherited one is dropped too: only the layer decides which command gets it.
-    expect(gitEnvironment({ ...PATH_ONLY, CONVEYOR_GIT_TOKEN: 'ghs_stale' }, undefined)).not.toHaveProperty('CONVEYOR_GIT_TOKEN');
+    expect(gitEnvironment(undefined)).not.toHaveProperty('CONVEYOR_GIT_TOKEN');
   });
 });
 
 describe('the environment of every git command', () => {
-  it('ignores global and system configuration, never prompts, and drops what would redirect git or run a program', () => {
-    const env = gitEnvironment(
-      {
-        ...PATH_ONLY,
-        HOME: '/home/someone',
-        GIT_CONFIG_COUNT: '1',
-        GIT_CONFIG_KEY_0: 'core.hooksPath',
-        GIT_CONFIG_VALUE_0: '/tmp/evil',
-        GIT_CONFIG_PARAMETERS: "'core.sshCommand'='evil'",
-        GIT_DIR: '/elsewhere/.git',
-        GIT_WORK_TREE: '/elsewhere',
-        GIT_ASKPASS: '/usr/bin/ksshaskpass',
-        SSH_ASKPASS: '/usr/bin/ssh-askpass',
-        EDITOR: 'vim',
-        GIT_PAGER: 'less',
-        GIT_SSH_COMMAND: 'ssh -i key',
-        GIT_EXTERNAL_DIFF: 'difftool',
-        GIT_TEMPLATE_DIR: '/tmp/templates',
-      },
-      'ghs_env_token',
-    );
-    expect(env).toEqual({
-      ...PATH_ONLY,
+  it("is fixed: nothing of this process's environment since it started, no global or system configuration, no prompts, replace refs and grafts ignored", async () => {
+    const planted = {
       HOME: '/home/someone',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.hooksPath',
+      GIT_CONFIG_VALUE_0: '/tmp/evil',
+      GIT_CONFIG_PARAMETERS: "'core.sshCommand'='evil'",
+      GIT_DIR: '/elsewhere/.git',
+      GIT_WORK_TREE: '/elsewhere',
+      GIT_ASKPASS: '/usr/bin/ksshaskpass',
+      EDITOR: 'vim',
+      GIT_SSH_COMMAND: 'ssh -i key',
+      GIT_EXTERNAL_DIFF: 'difftool',
+      CONVEYOR_GIT_TOKEN: 'ghs_stale',
+      PATH: '/planted/bin:/usr/bin',
+    };
+    const env = await withProcessEnv(planted, async () => gitEnvironment('ghs_env_token'));
+    for (const name of Object.keys(planted)) if (name !== 'HOME' && name !== 'PATH' && name !== 'CONVEYOR_GIT_TOKEN') expect(env).not.toHaveProperty(name);
+    expect(env).toMatchObject({
       GIT_TERMINAL_PROMPT: '0',
       GCM_INTERACTIVE: 'never',
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_CONFIG_NOSYSTEM: '1',
+      GIT_ATTR_NOSYSTEM: '1',
+      GIT_NO_REPLACE_OBJECTS: '1',
+      GIT_GRAFT_FILE: '/dev/null',
       LC_ALL: 'C',
       CONVEYOR_GIT_TOKEN: 'ghs_env_token',
     });
+    expect(env.HOME).not.toBe('/home/someone');
+    expect(env.PATH).not.toContain('/planted');
   });
 
-  it('runs with those variables inherited (dropped, not refused by simple-git), ignoring a ~/.gitconfig and injected settings', async () => {
+  it('ignores a ~/.gitconfig, injected settings and programs named in the environment, whatever this process has since', async () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const home = join(scratch, 'home');
     const hooks = join(scratch, 'planted-hooks');
@@ -111,8 +124,7 @@ describe('the environment of every git command', () => {
       join(home, '.gitconfig'),
       `[user]\n\tname = Someone Else\n[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = /bin/false\n[url "file:///nowhere/"]\n\tinsteadOf = ${remotes.url}/\n`,
     );
-    const env = {
-      ...PATH_ONLY,
+    const planted = {
       HOME: home,
       EDITOR: 'false',
       GIT_EDITOR: 'false',
@@ -123,16 +135,130 @@ describe('the environment of every git command', () => {
       GIT_CONFIG_KEY_0: 'core.hooksPath',
       GIT_CONFIG_VALUE_0: hooks,
     };
-    const web = await checkout('acme/web', 'main', env);
-    writeFiles(web.dir, { 'b.txt': 'b\n' });
-    const { committed, head } = await web.commitAll('Add b\n');
-    expect(committed).toBe(true);
+    const web = await checkout('acme/web');
+    const head = await withProcessEnv(planted, async () => {
+      writeFiles(web.dir, { 'b.txt': 'b\n' });
+      const { committed, head } = await web.commitAll('Add b\n');
+      expect(committed).toBe(true);
+      expect(await web.push({ to: `${remotes.url}/acme/web.git`, ref: 'HEAD', branch: 'main', lease: remotes.head('acme/web', 'main') })).toEqual({
+        pushed: true,
+      });
+      return head;
+    });
     expect(git(web.dir, 'log', '-1', '--format=%an <%ae>|%G?', head)).toBe('Conveyor <conveyor@users.noreply.github.com>|N');
     expect(existsSync(marker)).toBe(false);
-    expect(await web.push({ to: `${remotes.url}/acme/web.git`, ref: 'HEAD', branch: 'main', lease: remotes.head('acme/web', 'main') })).toEqual({
-      pushed: true,
-    });
     expect(remotes.head('acme/web', 'main')).toBe(head);
+  });
+
+  it('runs the git found on PATH when Conveyor started, never one planted earlier on PATH since', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const web = await checkout('acme/web');
+    // As a gate's `npm ci` could on a runner whose PATH starts with a folder the user may write (~/.local/bin).
+    const planted = join(scratch, 'planted-bin');
+    const marker = join(scratch, 'planted-git-ran');
+    mkdirSync(planted);
+    writeFileSync(join(planted, 'git'), `#!/bin/sh\necho "$@" > ${marker}\nexit 0\n`);
+    chmodSync(join(planted, 'git'), 0o755);
+    const head = await withProcessEnv({ PATH: `${planted}:${process.env.PATH ?? ''}` }, async () => {
+      writeFiles(web.dir, { 'b.txt': 'b\n' });
+      // A repository opened after the plant, as every step opens its checkouts after its commands ran.
+      return (await new GitRepo(web.dir).commitAll('Add b\n')).head;
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect(git(web.dir, 'log', '-1', '--format=%s', head)).toBe('Add b');
+  });
+});
+
+describe("a checkout's git folder, outside the checkout", () => {
+  const script = (name: string) => {
+    const marker = join(scratch, `${name}-ran`);
+    const path = join(scratch, `${name}.sh`);
+    writeFileSync(path, `#!/bin/sh\necho ran >> ${marker}\ncat >/dev/null 2>&1 || true\n`);
+    chmodSync(path, 0o755);
+    return { path, ran: () => existsSync(marker) };
+  };
+
+  it('holds the repository; the checkout only names it, and is refused once it is a link', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const web = await checkout('acme/web', 'main', { separate: true });
+    expect(web.gitDir).toBe(join(scratch, 'git', 'acme__web'));
+    expect(readFileSync(join(web.dir, '.git'), 'utf8')).toBe(`gitdir: ${web.gitDir}\n`);
+    expect(existsSync(join(web.gitDir, 'objects'))).toBe(true);
+    // A command that swaps the checkout folder for a link (to have Conveyor commit what it points at) gets nothing run there.
+    renameSync(web.dir, `${web.dir}.moved`);
+    symlinkSync('/etc', web.dir);
+    await expect(web.commitAll('x\n')).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining('no longer a folder') });
+  });
+
+  it('is put back as Conveyor left it before each command: a planted fsmonitor, filter, proxy, sshCommand, include, worktree configuration or common dir never runs or counts', async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n', '.gitattributes': '*.txt filter=evil\n' });
+    const web = await checkout('acme/web', 'main', { separate: true });
+    const before = readFileSync(join(web.gitDir, 'config'), 'utf8');
+    const fsmonitor = script('fsmonitor');
+    const filter = script('filter');
+    const included = join(scratch, 'included.config');
+    writeFileSync(included, `[core]\n\tfsmonitor = ${fsmonitor.path}\n`);
+    // What a command that could write the git folder (no sandbox) would plant, in every place git reads.
+    writeFileSync(
+      join(web.gitDir, 'config'),
+      `${before}[core]\n\tfsmonitor = ${fsmonitor.path}\n\tsshCommand = ${fsmonitor.path}\n[filter "evil"]\n\tclean = ${filter.path}\n\tsmudge = ${filter.path}\n[http]\n\tproxy = http://127.0.0.1:9\n[include]\n\tpath = ${included}\n[extensions]\n\tworktreeConfig = true\n`,
+    );
+    writeFileSync(join(web.gitDir, 'config.worktree'), `[core]\n\tfsmonitor = ${fsmonitor.path}\n`);
+    writeFiles(web.dir, { 'a.txt': 'changed\n', 'b.txt': 'b\n' });
+    const { committed, head } = await web.commitAll('Change\n');
+    expect(committed).toBe(true);
+    expect(fsmonitor.ran()).toBe(false);
+    expect(filter.ran()).toBe(false);
+    expect(readFileSync(join(web.gitDir, 'config'), 'utf8')).toBe(before);
+    expect(existsSync(join(web.gitDir, 'config.worktree'))).toBe(false);
+    // The commit holds the files as they are, unfiltered.
+    expect(git(web.dir, 'show', `${head}:a.txt`)).toBe('changed');
+    // A common dir pointer would make git read another folder's configuration and objects.
+    const other = join(scratch, 'other-git');
+    git(scratch, 'init', '--quiet', '--bare', other);
+    writeFileSync(join(web.gitDir, 'commondir'), `${other}\n`);
+    expect(await web.currentCommit()).toBe(head);
+    expect(existsSync(join(web.gitDir, 'commondir'))).toBe(false);
+  });
+
+  it('reads history as the objects are: replace refs, grafts and alternates a command planted change nothing', async () => {
+    remotes.create('acme/web', { 'src/a.ts': 'a\n', 'README.md': 'r\n' });
+    const web = await checkout('acme/web', 'main', { separate: true });
+    const base = await web.currentCommit();
+    writeFiles(web.dir, { 'README.md': 'rewritten outside src/\n', 'src/a.ts': 'b\n' });
+    const { head } = await web.commitAll('Change both\n');
+    // A commit that changes only src/, and a replace ref that makes `head` look like it.
+    const decoy = git(web.dir, 'commit-tree', '-p', base, '-m', 'decoy', git(web.dir, 'write-tree'));
+    git(web.dir, 'read-tree', head);
+    git(web.dir, 'replace', head, decoy);
+    writeFileSync(join(web.gitDir, 'info', 'grafts'), `${head}\n`);
+    mkdirSync(join(web.gitDir, 'objects', 'info'), { recursive: true });
+    writeFileSync(join(web.gitDir, 'objects', 'info', 'alternates'), `${join(scratch, 'nowhere')}\n`);
+    expect(await web.pushedPaths(head, [base])).toEqual(['README.md', 'src/a.ts']);
+    expect(existsSync(join(web.gitDir, 'refs', 'replace'))).toBe(false);
+    expect(existsSync(join(web.gitDir, 'info', 'grafts'))).toBe(false);
+  });
+
+  it("refuses to commit a repository a command left inside the checkout: adding it would run its configuration's filters", async () => {
+    remotes.create('acme/web', { 'a.txt': 'a\n' });
+    const web = await checkout('acme/web', 'main', { separate: true });
+    const filter = script('nested-filter');
+    const fsmonitor = script('nested-fsmonitor');
+    const nested = join(web.dir, 'vendor', 'lib');
+    mkdirSync(nested, { recursive: true });
+    git(nested, 'init', '--quiet');
+    writeFiles(nested, { 'f.txt': 'x\n', '.gitattributes': '*.txt filter=evil\n' });
+    git(nested, 'add', '.');
+    git(nested, 'commit', '--quiet', '-m', 'nested');
+    git(nested, 'config', 'filter.evil.clean', filter.path);
+    git(nested, 'config', 'core.fsmonitor', fsmonitor.path);
+    writeFiles(nested, { 'f.txt': 'changed\n' });
+    writeFiles(web.dir, { 'b.txt': 'b\n' });
+    expect(await web.nestedRepositories()).toEqual(['vendor/lib']);
+    await expect(web.commitAll('Add\n')).rejects.toMatchObject({ code: 'nested-repository', message: expect.stringContaining('vendor/lib') });
+    expect(filter.ran()).toBe(false);
+    expect(fsmonitor.ran()).toBe(false);
+    expect(git(web.dir, 'status', '--porcelain')).toContain('?? b.txt');
   });
 });
 
@@ -236,7 +362,7 @@ describe('named operations', () => {
     remotes.create('acme/web', { 'a.txt': 'a\n' });
     const secret = 'ghs_scrubbed_secret_1';
     const dir = join(scratch, 'clone');
-    const g = new GitRepo(dir, { env: PATH_ONLY, scrub: (t) => t.split(secret).join('***'), code: 'clone-failed' });
+    const g = new GitRepo(dir, { scrub: (t) => t.split(secret).join('***'), code: 'clone-failed' });
     const error = await g.clone(join(remotes.dir, `${secret}.git`)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConveyorError);
     expect(error).toMatchObject({ code: 'clone-failed' });

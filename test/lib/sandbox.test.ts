@@ -1,13 +1,15 @@
 // The sandbox with the real bubblewrap (CI runs as root on Linux, with bwrap and socat installed):
 // what a command inside can see, write and reach, and that nothing it starts outlives it; and the
 // fallback without bubblewrap, which still ends every process the command started.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { detectSandbox, endMarked, hostAllowed, runIsolated, type IsolatedOptions, type SandboxAvailability } from '../../lib/sandbox.ts';
+import { detectSandbox, endMarked, hostAllowed, runIsolated, type IsolatedOptions, type NetworkPolicy, type SandboxAvailability } from '../../lib/sandbox.ts';
 import { loopbackServer, processesWith, type LoopbackServer } from '../helpers/processes.ts';
-import { removeDir, tempDir } from '../helpers/repos.ts';
+import { removeDir } from '../helpers/repos.ts';
 
 const sandbox = detectSandbox(process.env);
 const none: SandboxAvailability = { available: false, reason: 'bubblewrap is not available in this test' };
@@ -20,13 +22,23 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(() => {
-  dir = tempDir('conveyor-sandbox-');
+  // Outside /tmp: every command has a /tmp of its own, where a folder of the host's /tmp is not.
+  dir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'conveyor-sandbox-'));
   ws = join(dir, 'ws');
   mkdirSync(ws);
 });
 afterEach(() => removeDir(dir));
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+function accessible(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Runs `command` as an agent would be run: writes confined to `ws`, network only to `allow`. */
 function run(command: string, options: Partial<IsolatedOptions> = {}, on: SandboxAvailability = sandbox) {
@@ -35,7 +47,6 @@ function run(command: string, options: Partial<IsolatedOptions> = {}, on: Sandbo
     cwd: ws,
     env: { PATH, HOME: process.env.HOME ?? '/root', ...options.env },
     timeoutMs: 60_000,
-    workspace: ws,
     policy: { network: { allow: ['localhost'] }, writable: [ws] },
     runnerEnv: { ...process.env, ...options.runnerEnv },
     ...options,
@@ -109,7 +120,7 @@ describe('a command in the sandbox', () => {
     expect(r.output).toContain('Read-only file system');
     expect(existsSync('/usr/local/conveyor-probe')).toBe(false);
     expect(readFileSync(join(ws, 'in-workspace.txt'), 'utf8')).toBe('y\n');
-    expect(r.output).toMatch(/wrote home \/\S+conveyor-sandboxes\/cmd-\w+\/home/);
+    expect(r.output).toMatch(/wrote home \/\S+\/conveyor-\d+\/sandboxes\/cmd-[\w-]+\/home/);
     expect(r.output).toContain('wrote tmp');
   });
 
@@ -161,20 +172,102 @@ describe('a command in the sandbox', () => {
     ]);
   });
 
-  it('with an open network, reaches any host directly, and may write outside the workspace but not in hidden folders', async () => {
+  it('with an open network (a gate, a deploy), reaches any host directly, and still writes only its workspace, its HOME and its own /tmp', async () => {
     const runnerTemp = join(dir, 'runner-temp');
     mkdirSync(runnerTemp);
     const r = await run(
-      [`curl -s --max-time 20 http://127.0.0.1:${server.port}/open`, `echo ok > ${join(dir, 'outside.txt')}`, `echo no > ${runnerTemp}/planted || true`].join(
-        '\n',
-      ),
-      { policy: { network: 'open', writable: 'everywhere' }, runnerEnv: { RUNNER_TEMP: runnerTemp } },
+      [
+        'set +e',
+        `curl -s --max-time 20 http://127.0.0.1:${server.port}/open`,
+        `echo no > ${join(dir, 'outside.txt')} || echo "outside refused"`,
+        `echo no > ${runnerTemp}/planted || echo "runner temp refused"`,
+        'echo yes > /tmp/mine && echo "own tmp $(cat /tmp/mine)"',
+        'echo home > "$HOME/h" && echo "own home"',
+        `ls ${dir} 2>&1 | head -3; echo "listed"`,
+      ].join('\n'),
+      { policy: { network: 'open', writable: [ws] }, runnerEnv: { RUNNER_TEMP: runnerTemp } },
     );
     expect(r.exitCode, r.output).toBe(0);
     expect(r.output).toContain('reached /open');
     expect(r.blocked).toEqual([]);
-    expect(readFileSync(join(dir, 'outside.txt'), 'utf8')).toBe('ok\n');
+    expect(r.output).toContain('outside refused');
+    expect(r.output).toContain('own tmp yes');
+    expect(r.output).toContain('own home');
+    expect(existsSync(join(dir, 'outside.txt'))).toBe(false);
     expect(existsSync(join(runnerTemp, 'planted'))).toBe(false);
+    // Its /tmp is its own: the host's (where this test's folder is) is not there to list.
+    expect(existsSync('/tmp/mine')).toBe(false);
+  });
+
+  describe("the host's sockets", () => {
+    /** A unix socket on the host that answers with a secret, as a Docker daemon or any local service would answer what it is asked. */
+    async function secretSocket(path: string): Promise<() => Promise<void>> {
+      mkdirSync(dirname(path), { recursive: true });
+      const srv = createNetServer((c) => c.end('host-socket-secret\n'));
+      await new Promise<void>((resolve) => srv.listen(path, resolve));
+      return () => new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
+    const connect = (path: string) => `socat -u UNIX-CONNECT:${path} - 2>&1 || echo "refused ${path}"`;
+
+    it('reaches none from any command, open network or not: not in /run, not in /tmp, not anywhere else on the host; a socket it makes itself works', async () => {
+      const places = [
+        join(tmpdir(), `conveyor-test-${randomUUID()}`, 'in-tmp.sock'),
+        join(dir, 'elsewhere', 's.sock'),
+        join(process.cwd(), `.sock-${randomUUID().slice(0, 8)}`),
+      ];
+      if (existsSync('/run') && accessible('/run')) places.push(join('/run', `conveyor-test-${randomUUID().slice(0, 8)}.sock`));
+      const closers = await Promise.all(places.map((p) => secretSocket(p)));
+      try {
+        for (const [i, network] of (['open', { allow: [] }] as NetworkPolicy[]).entries()) {
+          const own = `${ws}/own-${i}.sock`;
+          const r = await run(
+            [
+              'set +e',
+              ...places.map(connect),
+              `socat UNIX-LISTEN:${own},fork SYSTEM:'echo own-answer' & for _ in $(seq 100); do [ -S ${own} ] && break; sleep 0.05; done; socat -u UNIX-CONNECT:${own} -`,
+            ].join('\n'),
+            { policy: { network, writable: [ws] } },
+          );
+          expect(r.output, JSON.stringify(network)).not.toContain('host-socket-secret');
+          for (const p of places) expect(r.output).toContain(`refused ${p}`);
+          expect(r.output).toContain('own-answer');
+        }
+      } finally {
+        await Promise.all(closers.map((c) => c()));
+        for (const p of places) rmSync(p.includes('conveyor-test-') ? dirname(p) : p, { recursive: true, force: true });
+      }
+    });
+
+    it("keeps the Docker daemon's socket for a service that asks for Docker, and only then", async () => {
+      const docker = join(dir, 'docker', 'docker.sock');
+      const close = await secretSocket(docker);
+      try {
+        const env = { ...process.env, DOCKER_HOST: `unix://${docker}` };
+        const without = await run(connect(docker), { policy: { network: 'open', writable: [ws] }, runnerEnv: env });
+        expect(without.output).not.toContain('host-socket-secret');
+        const asked = await run(connect(docker), { policy: { network: 'open', writable: [ws], docker: true }, runnerEnv: env });
+        expect(asked.output).toContain('host-socket-secret');
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  it('keeps its caches between commands and its HOME nowhere else; folders it may only read stay unchanged', async () => {
+    const cache = join(dir, 'cache', 'npm');
+    const gitFolder = join(dir, 'ws.git');
+    mkdirSync(gitFolder);
+    writeFileSync(join(gitFolder, 'config'), 'ours\n');
+    const policy = { network: 'open' as const, writable: [ws], caches: { '.npm': cache }, readOnly: [gitFolder] };
+    const first = await run(`echo cached > "$HOME/.npm/entry"; echo other > "$HOME/other"; echo planted > ${gitFolder}/config || echo "git folder refused"`, {
+      policy,
+    });
+    expect(first.output).toContain('git folder refused');
+    expect(readFileSync(join(cache, 'entry'), 'utf8')).toBe('cached\n');
+    expect(readFileSync(join(gitFolder, 'config'), 'utf8')).toBe('ours\n');
+    const second = await run('cat "$HOME/.npm/entry"; cat "$HOME/other" 2>&1 || echo "home is new"', { policy });
+    expect(second.output).toContain('cached');
+    expect(second.output).toContain('home is new');
   });
 
   it('ends with every process it started, however they detached', async () => {
@@ -188,7 +281,7 @@ describe('a command in the sandbox', () => {
     const mark = randomUUID();
     const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started`, {
       keep: true,
-      policy: { network: 'open', writable: 'everywhere' },
+      policy: { network: 'open', writable: [ws] },
     });
     expect(r.exitCode).toBe(0);
     expect(processesWith('LEFTOVER', mark)).toHaveLength(1);

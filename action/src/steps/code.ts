@@ -3,10 +3,10 @@
 import { ConveyorError } from '../../../core/errors.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
-import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { workspaceTable } from '../summary.ts';
-import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import type { WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
 
 export interface CodeWork {
@@ -14,13 +14,20 @@ export interface CodeWork {
   mode: 'run' | 'repair';
   writes: string[];
   findings?: string;
+  /** A merge step's repair: the base is left merging with its conflicts marked, for the agent to resolve. */
+  resolveConflicts?: boolean;
 }
+
+/** What a commit refused (nothing committed): said as the step's failure. */
+const REFUSALS = new Set(['nested-repository', 'conflict-unresolved', 'output-refused']);
 
 export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: CodeWork): Promise<StepResult> {
   const agent = resolveAgent(payload, work.agent);
-  const wctx = workspaceContext(ctx);
   // The code step's own attempt finds its branches as the run's start left them (at most the draft's empty commit).
-  const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', wctx, work.mode === 'run');
+  const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', {
+    fresh: work.mode === 'run',
+    ...(work.resolveConflicts ? { resolveConflicts: true } : {}),
+  });
   try {
     for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
@@ -28,8 +35,6 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       writes: work.writes,
       ...(work.findings ? { findings: work.findings } : {}),
     });
-    // The agent may have rewritten remotes, url rewrites or helpers: put our configuration back.
-    await restoreGitConfigs(ws);
     const sections: string[] = [workspaceTable(ws)];
     if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join('\n'));
     const agentTail = agentOutputSection(ctx, `Agent \`${agent.name}\``, outcome);
@@ -47,7 +52,12 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     }
 
     const changes: RepoChange[] = [];
-    for (const r of ws.repos) changes.push(await commitLeftovers(wctx, payload, r));
+    try {
+      for (const r of ws.repos) changes.push(await commitLeftovers(payload, r));
+    } catch (e) {
+      if (e instanceof ConveyorError && REFUSALS.has(e.code)) return fail(e.code, `${e.message} Nothing was pushed.`);
+      throw e;
+    }
     const violations = writesViolations(changes, work.writes);
     if (violations.length) {
       const list = violations.map((v) => `- ${v}`).join('\n');
@@ -62,7 +72,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       }
       // A re-dispatched attempt, a retry from this step or a restart resumes a branch that already
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
-      const held = await reposHoldingWork(wctx, ws.repos);
+      const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
         const prs = await publishPullRequests(ctx, payload, ws, new Set(), new Set(held));
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
@@ -72,7 +82,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     }
 
     const toPush = changes.filter((c) => c.advanced);
-    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(wctx, c)));
+    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(c)));
     const rejected = pushes.flatMap((p) => (p.status === 'rejected' ? [p.reason as unknown] : []));
     const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === 'fulfilled').map((c) => c.repo.repo));
     for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
@@ -104,11 +114,11 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
 }
 
 /** Repositories whose resumed work branch differs from its base. */
-async function reposHoldingWork(wctx: WorkspaceContext, repos: readonly WorkspaceRepo[]): Promise<string[]> {
+async function reposHoldingWork(repos: readonly WorkspaceRepo[]): Promise<string[]> {
   const held: string[] = [];
   for (const r of repos) {
     if (!r.resumed) continue;
-    if (await repoGit(wctx, r.dir).differs(r.baseCommit, r.startCommit)) held.push(r.repo);
+    if (await r.git.differs(r.baseCommit, r.startCommit)) held.push(r.repo);
   }
   return held;
 }

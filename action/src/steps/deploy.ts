@@ -5,7 +5,7 @@
 // had not settled.
 import { safeLinkTarget } from '../../../core/text.ts';
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   deployKey,
@@ -19,7 +19,8 @@ import {
 } from '../../../core/steps/deploy-plan.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { Environment, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { conveyorDir, identityVariables } from '../variables.ts';
+import { identityVariables } from '../variables.ts';
+import { openExchange, type Exchange } from '../exchange.ts';
 import { prepareStepWorkspace, runUserCommand, safeEnvironment, secretsFor, type StepContext } from '../context.ts';
 import { trySetup } from '../setup.ts';
 import { baseResult } from '../result.ts';
@@ -90,7 +91,7 @@ export function serviceSetup(ctx: StepContext, payload: StepPayload, ws: Workspa
     timeoutMinutes: svc.setupTimeoutMinutes,
     cwd,
     workspace: ws.root,
-    isolation: serviceIsolation(payload, ws.root, [service]),
+    isolation: serviceIsolation(payload, ws, [service], { env: ctx.env }),
     extra: { CONVEYOR_REPO: svc.repo, CONVEYOR_SERVICE: service },
   });
 }
@@ -146,7 +147,6 @@ export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise
     await record(env);
   }
   const deployments = await deploymentsFor(ctx);
-  const outDir = await conveyorDir(ws);
   const ownFailed = () => plan.own !== undefined && settled.get(plan.own)?.env.state === 'failed';
 
   const started = new Set<string>();
@@ -157,7 +157,7 @@ export async function runDeploy(ctx: StepContext, payload: StepPayload): Promise
       started.add(t.service);
       running.set(
         t.service,
-        deployOne(ctx, payload, ws, t, settled, outDir, deployments).then(async (s) => {
+        deployOne(ctx, payload, ws, t, settled, deployments).then(async (s) => {
           settled.set(t.service, s);
           running.delete(t.service);
           await record(s.env);
@@ -176,7 +176,6 @@ async function deployOne(
   ws: Workspace,
   t: DeployTarget,
   settled: ReadonlyMap<string, Settled>,
-  outDir: string,
   deployments: Deployments | undefined,
 ): Promise<Settled> {
   const startedAt = Date.now();
@@ -204,8 +203,32 @@ async function deployOne(
       setupFailed: true,
     };
   }
-  const output = join(outDir, `deploy-${t.envId}-${payload.attempt}.${payload.epoch}.out`); // envIds are unique per service
-  await writeFile(output, '');
+  // Its output file in a folder of its own: read back as data, a link there refused.
+  const exchange = await openExchange(`deploy-${t.service}`);
+  try {
+    return await deployIn(ctx, payload, ws, t, { where, commit, ready, without, startedAt, deployments, exchange });
+  } finally {
+    await exchange.remove();
+  }
+}
+
+async function deployIn(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  t: DeployTarget,
+  o: {
+    where: { repo: WorkspaceRepo; dir: string };
+    commit: string;
+    ready: { service: string; url: string }[];
+    without: string[];
+    startedAt: number;
+    deployments: Deployments | undefined;
+    exchange: Exchange;
+  },
+): Promise<Settled> {
+  const { where, commit, ready, without, startedAt, deployments } = o;
+  const output = await o.exchange.write('output', '');
   const deployment = await deployments?.start({ repo: t.repo, ref: commit, envId: t.envId, service: t.service });
   const env = serviceEnvironment(ctx, payload, ws, t, {
     CONVEYOR_DEPLOY_KEY: deployKey(payload.runId, t.service, payload.attempt, payload.epoch),
@@ -222,32 +245,49 @@ async function deployOne(
     env,
     timeoutMinutes: t.deploy.timeoutMinutes,
     linePrefix: `  ${t.service} | `,
-    sandbox: serviceIsolation(payload, ws.root, [t.service], true),
+    sandbox: serviceIsolation(payload, ws, [t.service], { keep: true, also: [o.exchange.dir], env: ctx.env }),
   });
   const base = { service: t.service, envId: t.envId, commit, ...(deployment ? { deployment } : {}) };
   const outputTail = tail(r.output, 20, 2000);
   let outcome: Environment;
   if (r.timedOut) outcome = { ...base, state: 'failed', error: `timed out after ${t.deploy.timeoutMinutes} min`, outputTail };
   else if (r.exitCode !== 0) outcome = { ...base, state: 'failed', error: `exited with ${r.exitCode ?? `signal ${r.signal ?? '?'}`}`, outputTail };
-  else {
-    const url = reportedUrl(await readFile(output, 'utf8'));
-    if (!url) outcome = { ...base, state: 'failed', error: 'no url reported (write url=... to $CONVEYOR_OUTPUT)', outputTail };
-    else if (!safeLinkTarget(url))
-      outcome = {
-        ...base,
-        state: 'failed',
-        error: `reported url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`,
-        outputTail,
-      };
-    // Kept as the command wrote it (peers receive it so); rendered only through safeLinkTarget.
-    else outcome = { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
-  }
+  else outcome = await reportedOutcome(ctx, o.exchange, t.service, base, outputTail);
   // What a deploy leaves running is its environment's, ended by its teardown; a failed one has none.
   if (outcome.state === 'ready') outcome.processMark = r.mark;
   else endMarked(r.mark);
   await deployments?.finish(deployment, outcome);
   ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ''}${outcome.error ? ` (${outcome.error})` : ''}`);
   return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
+}
+
+/** What a deploy that exited 0 reported: ready at the URL it wrote to $CONVEYOR_OUTPUT, or failed saying what is wrong with it. */
+async function reportedOutcome(
+  ctx: StepContext,
+  exchange: Exchange,
+  service: string,
+  base: Pick<Environment, 'service' | 'envId' | 'commit' | 'deployment'>,
+  outputTail: string,
+): Promise<Environment> {
+  let written: string | undefined;
+  try {
+    written = await exchange.read('output', `what the deploy of ${service} wrote to $CONVEYOR_OUTPUT`);
+  } catch (e) {
+    if (e instanceof ConveyorError) return { ...base, state: 'failed', error: e.message, outputTail };
+    throw e;
+  }
+  const url = written === undefined ? undefined : reportedUrl(written);
+  if (!url) return { ...base, state: 'failed', error: 'no url reported (write url=... to $CONVEYOR_OUTPUT)', outputTail };
+  if (!safeLinkTarget(url)) {
+    return {
+      ...base,
+      state: 'failed',
+      error: `reported url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL (write url=https://... to $CONVEYOR_OUTPUT)`,
+      outputTail,
+    };
+  }
+  // Kept as the command wrote it (peers receive it so); rendered only through safeLinkTarget.
+  return { ...base, state: 'ready', url: ctx.scrubber.scrub(url) };
 }
 
 /** The last `url=` line of the output file, as with $GITHUB_OUTPUT. */

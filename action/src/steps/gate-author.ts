@@ -3,7 +3,7 @@
 // file as one shell-quoted argument, must FAIL on a clean checkout of the base branch with only that
 // file added. A test that already passes there cannot tell whether the issue is done. The file is
 // then committed to the work branch and pushed, so the code step that follows sees it.
-import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
 import { oneLine } from '../../../core/prompts/prompt.ts';
@@ -11,13 +11,12 @@ import { shellQuote } from '../../../core/shell.ts';
 import { buildAuthorPrompt } from '../../../core/prompts/role-prompts.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
-import { conveyorDir } from '../variables.ts';
-import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, workspaceContext, type StepContext } from '../context.ts';
+import { openExchange, readHandedBack } from '../exchange.ts';
+import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
 import { pushBranch } from '../publish.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
-import { repoGit, restoreGitConfigs } from '../workspace.ts';
 import { gateEnvironment, setUpServices } from './gate.ts';
 
 /** The gate file's path, checked: relative, inside the repository, not in .git. */
@@ -46,6 +45,9 @@ function commitMessage(payload: StepPayload, path: string): string {
   ].join('\n');
 }
 
+/** The largest gate file an author may write (an acceptance test, not a fixture dump). */
+const MAX_GATE_FILE = 1024 * 1024;
+
 export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
   if (step.kind !== 'gate' || !step.author) throw new ConveyorError('internal', `runAuthorGate got a ${step.kind} step without an author`);
@@ -55,14 +57,12 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   const agent = resolveAgent(payload, step.author, `gate ${step.id} uses author`);
   const primary = payload.repos.find((r) => r.role === 'primary') ?? payload.repos[0]!;
   const command = step.run.split('{path}').join(shellQuote(path));
-  const wctx = workspaceContext(ctx);
-  const ws = await prepareStepWorkspace(ctx, [primary], 'work', wctx);
+  const ws = await prepareStepWorkspace(ctx, [primary], 'work');
   try {
     const repo = ws.repos[0]!;
-    const git = repoGit(wctx, repo.dir);
+    const git = repo.git;
     const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
-    await restoreGitConfigs(ws);
     const sections = [workspaceTable(ws)];
     const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
     const fail = (code: ErrorCode, message: string, extra: string[] = []): StepResult => ({
@@ -75,40 +75,50 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
     if (outcome.exitCode !== 0) return fail('agent-failed', `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
 
-    const file = join(repo.dir, path);
-    const info = await lstat(file).catch(() => undefined);
-    if (!info || !info.isFile()) {
-      const what = !info ? 'did not write' : 'wrote something other than a regular file at';
-      return fail('gate-file-missing', `The author \`${agent.name}\` ${what} the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`);
+    // Read as data: a link (to a file the author cannot read itself) or anything but a plain file is refused.
+    let content: string | undefined;
+    try {
+      content = await readHandedBack(join(repo.dir, path), repo.dir, `the gate file \`${path}\` the author \`${agent.name}\` wrote`, MAX_GATE_FILE);
+    } catch (e) {
+      if (e instanceof ConveyorError && e.code === 'output-refused') return fail('output-refused', `${e.message}; nothing was pushed.`);
+      throw e;
     }
-    const content = await readFile(file);
-    if (!content.toString('utf8').trim()) {
+    if (content === undefined) {
+      return fail(
+        'gate-file-missing',
+        `The author \`${agent.name}\` did not write the gate file \`${path}\` in ${repo.repo}; there is no acceptance test to run.`,
+      );
+    }
+    if (!content.trim()) {
       return fail(
         'gate-file-missing',
         `The gate file \`${path}\` that the author \`${agent.name}\` wrote in ${repo.repo} is empty; there is no acceptance test to run.`,
       );
     }
 
-    // A clean checkout of the base with only the gate file added: nothing else the author left.
-    const baseDir = join(await conveyorDir(ws), 'base-check');
-    await git.addWorktree(baseDir, `refs/remotes/origin/${repo.base}`);
+    // A clean checkout of the base with only the gate file added, in a folder of its own with no
+    // git folder (the test cannot change any repository Conveyor's git reads), set up as the gate
+    // would be on the work branch: a test that fails for want of `npm ci` proves nothing.
+    const check = await openExchange('base-check');
     let onBase;
     try {
+      const baseDir = join(check.dir, repo.folder);
+      await mkdir(baseDir);
+      await git.exportTree(repo.baseCommit, baseDir);
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
-      // Set up as the gate would be on the work branch: a test that fails for want of `npm ci` proves nothing.
-      await setUpServices(ctx, payload, step, ws.root, [{ repo: repo.repo, dir: baseDir, services: repo.services }], ' (on the base branch)');
+      await setUpServices(ctx, payload, step, ws, [{ repo: repo.repo, dir: baseDir, services: repo.services }], ' (on the base branch)', [check.dir]);
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, {
         command,
         cwd: baseDir,
         env: gateEnvironment(ctx, payload, ws, repo.repo),
         timeoutMinutes: step.timeoutMinutes,
-        sandbox: serviceIsolation(payload, ws.root, repo.services),
+        sandbox: serviceIsolation(payload, ws, repo.services, { env: ctx.env, also: [check.dir] }),
       });
     } finally {
       // Best effort: a failure here must not hide how the gate went.
-      await git.removeWorktree(baseDir).catch(() => undefined);
+      await check.remove().catch(() => undefined);
     }
     const baseOutput = `Output on base \`${repo.base}\` (last lines):\n\n${fenced(tail(onBase.output) || '(no output)')}`;
     if (onBase.exitCode === 0 && !onBase.timedOut) {
@@ -119,10 +129,16 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       );
     }
 
-    const { head } = await git.commitAll(commitMessage(payload, path), { paths: [path] });
+    let head: string;
+    try {
+      ({ head } = await git.commitAll(commitMessage(payload, path), { paths: [path] }));
+    } catch (e) {
+      if (e instanceof ConveyorError && e.code === 'nested-repository') return fail(e.code, `${e.message} Nothing was pushed.`);
+      throw e;
+    }
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
-      await pushBranch(wctx, { repo, head, changed: true, paths: [path], advanced });
+      await pushBranch({ repo, head });
       ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
     }
     const how = onBase.timedOut ? 'timed out' : `exited ${onBase.exitCode ?? onBase.signal}`;

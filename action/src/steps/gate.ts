@@ -7,12 +7,12 @@ import { ConveyorError } from '../../../core/errors.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { identityVariables, reposVariable } from '../variables.ts';
-import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, type StepContext } from '../context.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { runSetup } from '../setup.ts';
 import { baseResult } from '../result.ts';
 import { fenced, workspaceTable } from '../summary.ts';
-import { repoGit, type Workspace, type WorkspaceRepo } from '../workspace.ts';
+import type { Workspace, WorkspaceRepo } from '../workspace.ts';
 
 type GateStep = Extract<PlanStep, { kind: 'gate' }>;
 
@@ -76,9 +76,11 @@ export async function setUpServices(
   ctx: StepContext,
   payload: StepPayload,
   step: GateStep,
-  workspace: string,
+  workspace: Workspace,
   repos: readonly { repo: string; dir: string; services: string[] }[],
   where = '',
+  /** Folders besides the workspace the setup may write (an author gate's checkout of the base). */
+  extraWritable: readonly string[] = [],
 ): Promise<void> {
   for (const x of servicesToSetUp(payload, step, repos)) {
     await runSetup(ctx, payload, {
@@ -86,8 +88,8 @@ export async function setUpServices(
       command: x.setup,
       timeoutMinutes: x.timeoutMinutes,
       cwd: x.cwd,
-      workspace,
-      isolation: serviceIsolation(payload, workspace, [x.service]),
+      workspace: workspace.root,
+      isolation: serviceIsolation(payload, workspace, [x.service], { env: ctx.env, also: extraWritable }),
       extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service },
     });
   }
@@ -96,9 +98,8 @@ export async function setUpServices(
 export async function runGate(ctx: StepContext, payload: StepPayload): Promise<StepResult> {
   const step = payload.step;
   if (step.kind !== 'gate') throw new ConveyorError('internal', `runGate got a ${step.kind} step`);
-  const wctx = workspaceContext(ctx);
   const repos = gateRepos(payload, step);
-  const ws = await prepareStepWorkspace(ctx, repos, 'checkout', wctx);
+  const ws = await prepareStepWorkspace(ctx, repos, 'checkout');
   try {
     const commands = ws.repos.flatMap((r) => commandsFor(payload, step, r));
     if (commands.length === 0) {
@@ -108,7 +109,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
       );
     }
     // Each service's setup (e.g. `npm ci`) in its folder, once, before any gate runs there.
-    await setUpServices(ctx, payload, step, ws.root, ws.repos);
+    await setUpServices(ctx, payload, step, ws, ws.repos);
     const outcomes: (GateOutcome & { durationMs: number })[] = [];
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
@@ -118,7 +119,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
         cwd: c.cwd,
         env,
         timeoutMinutes: step.timeoutMinutes,
-        sandbox: serviceIsolation(payload, ws.root, c.service ? [c.service] : c.repo.services),
+        sandbox: serviceIsolation(payload, ws, c.service ? [c.service] : c.repo.services, { env: ctx.env }),
       });
       outcomes.push({
         repo: c.label,
@@ -129,7 +130,8 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
         durationMs: r.durationMs,
       });
     }
-    const commits = Object.fromEntries(await Promise.all(ws.repos.map(async (r) => [r.repo, await repoGit(wctx, r.dir).currentCommit()] as const)));
+    // What was checked out when the step started: the gates ran on it, whatever they did to the checkout since.
+    const commits = Object.fromEntries(ws.repos.map((r) => [r.repo, r.preparedHead] as const));
     const failed = outcomes.filter((o) => o.exitCode !== 0);
     const rows = outcomes.map((o) => {
       const verdict = o.exitCode === 0 ? 'passed' : o.timedOut ? '**timed out**' : `**failed** (exit ${o.exitCode ?? 'signal'})`;

@@ -4,31 +4,28 @@
 // nothing was judged, so nobody is sent to repair. It is read-only: any change it leaves in
 // a checkout, tracked or untracked, fails the step. The result says whether the review was
 // independent of the coder (core/independence.ts).
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
 import { judgeIndependence } from '../../../core/steps/independence.ts';
 import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/prompts/role-prompts.ts';
 import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
-import { conveyorDir } from '../variables.ts';
+import { openExchange } from '../exchange.ts';
 import type { VerdictSource } from '../../../core/config/presets.ts';
-import { prepareStepWorkspace, removeStepWorkspace, workspaceContext, type StepContext } from '../context.ts';
+import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
 import { workspaceTable } from '../summary.ts';
-import { repoGit, restoreGitConfigs, type WorkspaceContext, type WorkspaceRepo } from '../workspace.ts';
+import type { WorkspaceRepo } from '../workspace.ts';
 
 /** What a checkout looks like: its HEAD and every tracked or untracked change (ignored files aside). */
-async function snapshot(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<{ head: string; status: string }> {
-  const git = repoGit(wctx, r.dir);
-  return { head: await git.currentCommit(), status: await git.status() };
+async function snapshot(r: WorkspaceRepo): Promise<{ head: string; status: string }> {
+  return { head: await r.git.currentCommit(), status: await r.git.status() };
 }
 
-async function diffOf(wctx: WorkspaceContext, r: WorkspaceRepo): Promise<string> {
+async function diffOf(r: WorkspaceRepo): Promise<string> {
   // A repository the run did not change is on its base: there is nothing of it to review.
   if (r.checkedOut !== r.workBranch) return '';
-  return repoGit(wctx, r.dir).diff(`refs/remotes/origin/${r.base}...HEAD`);
+  return r.git.diff(`refs/remotes/origin/${r.base}...HEAD`);
 }
 
 function changedPaths(status: string): string[] {
@@ -50,19 +47,18 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
   const step = payload.step;
   if (step.kind !== 'review') throw new ConveyorError('internal', `runReview got a ${step.kind} step`);
   const agent = resolveAgent(payload, step.agent, `review ${step.id} uses agent`);
-  const wctx = workspaceContext(ctx);
-  const ws = await prepareStepWorkspace(ctx, payload.repos, 'checkout', wctx);
+  const ws = await prepareStepWorkspace(ctx, payload.repos, 'checkout');
+  const exchange = await openExchange('reviewer-files');
   try {
     // The reviewer works inside a git repository (CLIs such as Codex refuse anything else): the
     // primary one, its siblings beside it, every diff in one file.
     const primary = ws.repos.find((r) => r.role === 'primary') ?? ws.repos[0]!;
     const reviewed: ReviewedRepo[] = [];
     for (const r of ws.repos) {
-      reviewed.push({ repo: r.repo, dir: r === primary ? '.' : `../${r.folder}`, base: r.base, branch: r.checkedOut, diff: await diffOf(wctx, r) });
+      reviewed.push({ repo: r.repo, dir: r === primary ? '.' : `../${r.folder}`, base: r.base, branch: r.checkedOut, diff: await diffOf(r) });
     }
-    const diffFile = join(await conveyorDir(ws), 'diffs.patch');
-    await writeFile(
-      diffFile,
+    const diffFile = await exchange.write(
+      'diffs.patch',
       ctx.scrubber.scrub(
         reviewed
           .filter((r) => r.diff)
@@ -72,10 +68,9 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
     );
     const prompt = (verdict: VerdictSource) =>
       buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict] });
-    const before = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
-    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: 'reviewer' });
-    await restoreGitConfigs(ws);
-    const after = await Promise.all(ws.repos.map((r) => snapshot(wctx, r)));
+    const before = await Promise.all(ws.repos.map((r) => snapshot(r)));
+    const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: 'reviewer', exchange });
+    const after = await Promise.all(ws.repos.map((r) => snapshot(r)));
     const commits = Object.fromEntries(ws.repos.map((r, i) => [r.repo, before[i]!.head]));
 
     const changedRepos = reviewed.filter((r) => r.diff.trim()).length;
@@ -143,6 +138,7 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
     if (verdict.verdict === 'fail') result.findings = findings || 'The reviewer failed the change without findings.';
     return result;
   } finally {
+    await exchange.remove();
     await removeStepWorkspace(ctx, ws);
   }
 }

@@ -113,7 +113,7 @@ async function removeOne(
       env,
       timeoutMinutes,
       linePrefix: `  ${e.service} | `,
-      sandbox: serviceIsolation(payload, ws.root, [e.service]),
+      sandbox: serviceIsolation(payload, ws, [e.service], { env: ctx.env }),
     });
     if (r.exitCode === 0 && !r.timedOut) {
       // Whatever its deploy left running on this runner ends with it, however the teardown command went about it.

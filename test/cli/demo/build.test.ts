@@ -77,7 +77,7 @@ describe('buildDemo', () => {
     for (const name of ['coder', 'reviewer'] as const) {
       const cmd = config.agents![name]!.run!;
       expect(cmd).not.toContain(AGENTS_PLACEHOLDER);
-      expect(cmd).toContain(join(demo.dir, 'agents'));
+      expect(cmd).toContain(join(DEMO_SOURCE, 'agents'));
       // Run as Conveyor runs agents, without its variables: the script is found and says what is missing.
       const r = run('bash', ['-eo', 'pipefail', '-c', cmd], demo.root, { CONVEYOR_REPOS: undefined, CONVEYOR_RESULT_FILE: undefined });
       expect(r.code).toBe(1);

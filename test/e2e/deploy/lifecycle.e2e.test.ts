@@ -8,6 +8,7 @@ import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
 import { processesWith } from '../../helpers/processes.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../../helpers/repos.ts';
 import { createRecorder, readTimes } from '../../action/deploy-fixture.ts';
+import { pathWithoutBubblewrap } from '../../helpers/processes.ts';
 
 let remotes: Remotes;
 let dir: string;
@@ -40,9 +41,17 @@ pipelines:
 }
 
 const state = () => join(dir, 'state.db');
+// What these tests watch (order, retries, what is up) is recorded in $REC, outside the workspaces,
+// where a sandboxed deploy cannot write: they run without bubblewrap. The sandbox's walls for
+// deploys are checked in test/e2e/sandbox and test/lib/sandbox.test.ts.
+const unsandboxed = { PATH: pathWithoutBubblewrap() };
 const run = (env: Record<string, string> = {}, ...extra: string[]) =>
-  cli(['run', '--config', config(), '--remotes', remotes.dir, '--title', 'Preview it', '--state', state(), ...extra], { cwd: dir, env: { REC: rec, ...env } });
-const conveyor = (args: string[], env: Record<string, string> = {}) => cli([...args, '--state', state()], { cwd: dir, env: { REC: rec, ...env } });
+  cli(['run', '--config', config(), '--remotes', remotes.dir, '--title', 'Preview it', '--state', state(), ...extra], {
+    cwd: dir,
+    env: { ...unsandboxed, REC: rec, ...env },
+  });
+const conveyor = (args: string[], env: Record<string, string> = {}) =>
+  cli([...args, '--state', state()], { cwd: dir, env: { ...unsandboxed, REC: rec, ...env } });
 
 interface Status {
   status: string;
@@ -115,7 +124,7 @@ describe('preview environments over a run', () => {
 
     const kept = await cli(['run', '--config', config(), '--remotes', remotes.dir, '--title', 'Again', '--state', state(), '--approve', '--keep-envs'], {
       cwd: dir,
-      env: { REC: rec },
+      env: { ...unsandboxed, REC: rec },
     });
     expect(kept.code, kept.stdout + kept.stderr).toBe(0);
     expect(tornDown()).toHaveLength(2);
@@ -142,7 +151,7 @@ describe('preview environments over a run', () => {
   it('records each environment as it settles, and after SIGKILL part-way deploys only what had not settled', async () => {
     const started = startCli(['run', '--config', config('block'), '--remotes', remotes.dir, '--title', 'Preview it', '--state', state()], {
       cwd: dir,
-      env: { REC: rec },
+      env: { ...unsandboxed, REC: rec },
     });
     await waitForOutput(
       () => (existsSync(join(rec, 'log')) ? readFileSync(join(rec, 'log'), 'utf8') : ''),
@@ -153,8 +162,8 @@ describe('preview environments over a run', () => {
     while (!live?.environments.some((e) => e.service === 'api' && e.state === 'ready')) live = await status('web-1');
     expect(live.status).toBe('running');
     // Kill everything: the driving process, the step process and the blocked deploy, each whole.
-    // The deploy runs in a sandbox (its own process group and PID namespace): it and everything
-    // it started are found by the variable they all inherit.
+    // The deploy runs in a process group of its own: it and everything it started are found by
+    // the variable they all inherit.
     started.child.kill('SIGKILL');
     await started.done;
     const attempt = join(dir, 'attempts', 'web-1', 'preview.run.1.0');

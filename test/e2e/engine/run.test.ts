@@ -1,7 +1,7 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
 // the local dispatcher (the action's bundle in child processes) and the local forge over real
 // bare repositories.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
@@ -271,6 +271,11 @@ describe('conveyor run (embedded mode)', () => {
     expect(s.steps.approve!.status).toBe('waiting');
     expect(JSON.stringify(s.steps.approve)).toContain('approvals are stale: the agent of step \\"ship\\" wrote');
     expect(fleet.remotes.show('acme/api', 'main', 'api-14.txt')).toBe('from main too');
+    // Conveyor started the merge and left the conflict marked for the agent, which ran no git; the merge is Conveyor's commit.
+    expect(readFileSync(join(dirname(fleet.state), 'attempts', 'web-14', 'ship.repair.2.0', 'output.log'), 'utf8')).toContain(
+      'resolving the conflicts Conveyor left marked in api-14.txt',
+    );
+    expect(git(fleet.remotes.bare('acme/api'), 'rev-list', '--parents', '-n', '1', 'conveyor/web-14').split(' ')).toHaveLength(3);
 
     const merged = await cli(['approve', 'web-14', '--as', 'bob', '--state', fleet.state]);
     expect(merged.code, merged.stdout + merged.stderr).toBe(0);

@@ -133,6 +133,7 @@ describe('the sandbox in the embedded mode', () => {
     const s = await status('web-3');
     const attempt = s.steps.implement!.attempts[0]!;
     expect(attempt.sandbox).toEqual({ mode: 'bubblewrap', blocked: [{ host: '127.0.0.1', port: server.port, count: 1 }] });
+    expect(attempt.summary).toContain('Every command ran in bubblewrap');
     expect(attempt.summary).toContain(`| \`127.0.0.1\` | ${server.port} | 1 |`);
     const text = await cli(['status', 'web-3', '--state', fleet.state]);
     expect(text.stdout).toContain(`implement attempt 1  blocked 127.0.0.1:${server.port}`);
@@ -142,7 +143,8 @@ describe('the sandbox in the embedded mode', () => {
     it(`a gate with the open network reaches the server, and what it left running is gone when its step ends (${sandboxed ? 'sandbox' : 'no bubblewrap: the fallback'})`, async () => {
       const mark = randomUUID();
       const pidFile = join(fleet.dir, 'leftover.pid');
-      const gate = `curl -sf --max-time 30 http://127.0.0.1:${server.port}/gate-${mark}; export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${pidFile}`;
+      // Without a sandbox the gate may write anywhere, and leaves the leftover's pid for the test; in it, only in its workspace.
+      const gate = `curl -sf --max-time 30 http://127.0.0.1:${server.port}/gate-${mark}; export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${sandboxed ? '"$CONVEYOR_WORKSPACE/leftover.pid"' : pidFile}`;
       fleet.writeConfig(config(`      - { id: test, kind: gate, run: ${JSON.stringify(gate)} }`));
       const r = await cli(fleet.runArgs('--title', 'Gate', '--issue', '4'), sandboxed ? {} : { env: { PATH: pathWithoutBubblewrap() } });
       expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -153,6 +155,7 @@ describe('the sandbox in the embedded mode', () => {
       const attempt = (await status('web-4')).steps.test!.attempts[0]!;
       if (sandboxed) {
         expect(attempt.sandbox).toEqual({ mode: 'bubblewrap', blocked: [] });
+        expect(existsSync(pidFile)).toBe(false);
         return;
       }
       // Without a sandbox, `$!` is the host's pid: checked by it too.
@@ -161,7 +164,7 @@ describe('the sandbox in the embedded mode', () => {
       expect(processAlive(pid)).toBe(false);
       // Said once, in the log, the summary and (through the summary) the check run.
       const note = "no sandbox: bubblewrap (bwrap) is not installed on this runner; agents can read this runner's files and reach any host";
-      expect(attempt.sandbox).toEqual({ mode: 'none', blocked: [] });
+      expect(attempt.sandbox).toEqual({ mode: 'none', reason: 'bubblewrap (bwrap) is not installed on this runner', blocked: [] });
       expect(attempt.summary).toContain(note);
       const log = readFileSync(join(dirname(fleet.state), 'attempts', 'web-4', 'test.run.1.0', 'output.log'), 'utf8');
       expect(log.split(note)).toHaveLength(2);
