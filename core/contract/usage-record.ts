@@ -12,17 +12,7 @@
 // The rule does not ask where the CLI's figures came from: an agent with no CLI figures (a plain
 // `run`, whose output is its own) has its file as the record, and an agent whose `run` keeps its
 // preset's usage reading gets the same floor as the preset's own command line.
-import {
-  FIGURES,
-  USAGE_FIGURES,
-  compact,
-  formatTokens,
-  formatUsd,
-  isEmptyUsage,
-  joinModels,
-  type Usage,
-  type UsageFigure,
-} from './usage.ts';
+import { FIGURES, USAGE_FIGURES, compact, formatTokens, formatUsd, isEmptyUsage, joinModels, type Usage, type UsageFigure } from './usage.ts';
 
 /** A figure both sources gave, differently. */
 export interface UsageDispute {

@@ -179,7 +179,7 @@ describe("an agent's usage", () => {
     const { result, log } = await run(presetPayload(), bin);
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
     expect(result.usage).toEqual({ inputTokens: 500, outputTokens: 20, costUsd: 0.07 });
-    expect(log).toContain('used $0.07 · 500 tokens in, 20 out (from its CLI\'s output, with cost from its $CONVEYOR_USAGE_FILE)');
+    expect(log).toContain("used $0.07 · 500 tokens in, 20 out (from its CLI's output, with cost from its $CONVEYOR_USAGE_FILE)");
     expect(result.summary).toContain('| agent "coder" (Claude Code) | $0.07 · 500 tokens in, 20 out | its CLI and the agent |');
     expect(result.summary).not.toContain('Usage differs');
 

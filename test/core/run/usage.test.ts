@@ -143,7 +143,19 @@ describe('a budget', () => {
     expect(JSON.parse(JSON.stringify(runUsage(run)))).toEqual({ costUsd: MAX_USD });
     expect(describeRunUsage(run)).toBe("$1000000000.00 · cost at Conveyor's ceiling · budget $20.00");
     expect(run.steps.test?.status).toBe('failed');
-    expect(run.steps.test?.reason).toContain('budget-exhausted: the run has spent $1000000000.00 of its $20.00 budget');
+    expect(run.steps.test?.reason).toContain("budget-exhausted: the run has spent $1000000000.00 (Conveyor's ceiling: at least that) of its $20.00 budget");
+  });
+
+  it('a cost at the ceiling exhausts even a budget above it: the ceiling means "at least this much"', () => {
+    let run = start(withBudget(plan, 5e9)).run;
+    run = step(run, current(run, 'implement', 'success', usd(MAX_USD))).run;
+    run = step(run, current(run, 'test', 'success', usd(1))).run;
+    run = step(run, current(run, 'preview', 'success')).run;
+    expect(spentUsd(run)).toBe(MAX_USD);
+    expect(run.steps.review?.status).toBe('failed');
+    expect(run.steps.review?.reason).toContain(
+      "budget-exhausted: the run has spent $1000000000.00 (Conveyor's ceiling: at least that) of its $5000000000.00 budget",
+    );
   });
 
   it.each([
