@@ -125,6 +125,19 @@ describe('forged results', () => {
 });
 
 describe("a writer's own dispatch of the default branch's conveyor.yml", () => {
+  it("ending first, with the attempt's marker in its name, is not taken for the attempt's run (GHES: no run id recorded)", async () => {
+    const before = await gateQueued();
+    h.calls.length = 0;
+    const title = 'conveyor / check [check run 102]';
+    // Their run names check run 102 too; only who started it tells it apart from the app's.
+    await h.receive('workflow_run', webhooks.workflowRun({ id: 5555, display_title: title, conclusion: 'failure', actor: { login: 'mallory', type: 'User' } }));
+    expect(h.calls).toEqual([]);
+    expect((await h.conveyor.deps.links.attempt(`${RUN}:check:1:0`))?.workflowRunId).toBeUndefined();
+    const after = await h.conveyor.engine.get(RUN);
+    expect(after.version).toBe(before.version);
+    expect(after.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 0, losses: 0 });
+  });
+
   it("gets no token for the run's attempt nor for the attempts that come next; the app's own run gets it once found by its marker (GHES: no run id)", async () => {
     // The gate was dispatched to check run 102, and GitHub said no run id (as GitHub Enterprise Server does).
     const run = await gateQueued();
