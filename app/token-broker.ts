@@ -213,15 +213,18 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       if (!parsed.success) return refuse(400, 'bad-request', `the token request is not valid: ${describeIssues(parsed.error)}`);
       const { token, ...id } = parsed.data;
       const who = `run ${id.runId} step ${id.step} attempt ${id.attempt} dispatch ${id.epoch + 1}${id.mode === 'teardown' ? ' (teardown)' : ''}`;
-      let repository: string | undefined;
-      const refused = (answer: BrokerAnswer): BrokerAnswer => {
-        if (answer.status === 200) return answer;
-        if (repository !== undefined && COUNTED.has(answer.status)) limit.refused(repository, now());
-        const level = answer.status >= 500 ? 'error' : answer.status === 403 || answer.status === 429 ? 'warn' : 'info';
-        const from = repository !== undefined ? ` from a workflow of ${repository}` : '';
-        log(level, `conveyor: token for ${who}${from} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`);
-        return answer;
-      };
+      /** Logs a refusal, and counts it against the repository of a token GitHub signed. */
+      const refusedFrom =
+        (repository: string | undefined) =>
+        (answer: BrokerAnswer): BrokerAnswer => {
+          if (answer.status === 200) return answer;
+          if (repository !== undefined && COUNTED.has(answer.status)) limit.refused(repository, now());
+          const level = answer.status >= 500 ? 'error' : answer.status === 403 || answer.status === 429 ? 'warn' : 'info';
+          const from = repository !== undefined ? ` from a workflow of ${repository}` : '';
+          log(level, `conveyor: token for ${who}${from} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`);
+          return answer;
+        };
+      let refused = refusedFrom(undefined);
 
       // 2. The OIDC token.
       let claims: GitHubOidcClaims;
@@ -232,7 +235,8 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
         return refused(refuse(e.code === 'issuer-unavailable' ? 503 : 401, e.code, e.message));
       }
       // Only a token GitHub signed says which repository asks: a forged one cannot hold another repository up.
-      repository = claims.repository;
+      const { repository } = claims;
+      refused = refusedFrom(repository);
 
       // 3. Not too many refusals from its repository lately.
       const waitMs = limit.waitMs(repository, now());

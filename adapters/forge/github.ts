@@ -424,8 +424,7 @@ export class GitHubForge implements Forge {
     for await (const { data } of pages) {
       const found = (data as ApiWorkflowRun[]).find(
         (r) =>
-          (r.display_title ?? r.name ?? '').includes(marker) &&
-          (startedBy === undefined || (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase()),
+          (r.display_title ?? r.name ?? '').includes(marker) && (startedBy === undefined || (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase()),
       );
       if (found) return toWorkflowRun(found);
     }

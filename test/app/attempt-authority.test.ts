@@ -71,7 +71,12 @@ beforeEach(async () => {
   const github = new GitHubForge({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
   broker = await startBroker(
     issuer,
-    storeAttemptAuthority({ store, links, github: async (installationId) => (installationId === INSTALLATION ? github : Promise.reject(new Error('no'))), botLogin: async () => BOT }),
+    storeAttemptAuthority({
+      store,
+      links,
+      github: async (installationId) => (installationId === INSTALLATION ? github : Promise.reject(new Error('no'))),
+      botLogin: async () => BOT,
+    }),
   );
 });
 

@@ -102,7 +102,7 @@ describe('refusals from one repository', () => {
     expect((await broker.exchange({ token: writer, ...WEB })).status).toBe(429);
   });
 
-  it('tokens that are not GitHub\'s do not count against the repository they name, nor do retired attempts', async () => {
+  it("tokens that are not GitHub's do not count against the repository they name, nor do retired attempts", async () => {
     const forged = await issuer.sign(jobClaims(), { key: await issuer.strayKey() });
     for (let i = 0; i < 5; i++) expectRefusal(await broker.exchange({ token: forged, ...WEB }), 401, 'token-signature', /signature/);
     // A genuine job whose attempt the app retired asks again on every renewal: that is no attack.

@@ -167,7 +167,12 @@ describe('POST /conveyor/token', () => {
         const token = await issuer.sign(jobClaims());
         expectRefusal(await ghes.exchange({ token, ...ATTEMPT }), 425, 'run-not-found', /none started by conveyor-app\[bot\] names its check run/);
         found = 4242;
-        expectRefusal(await ghes.exchange({ token, ...ATTEMPT }), 403, 'run-id-mismatch', /workflow run 9001, but this attempt was dispatched as workflow run 4242/);
+        expectRefusal(
+          await ghes.exchange({ token, ...ATTEMPT }),
+          403,
+          'run-id-mismatch',
+          /workflow run 9001, but this attempt was dispatched as workflow run 4242/,
+        );
         found = 9001;
         const scope = tokenEndpoint(['web', 'api'], CODE_PERMISSIONS);
         expect((await ghes.exchange({ token, ...ATTEMPT })).status).toBe(200);
