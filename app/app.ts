@@ -278,7 +278,8 @@ export class ConveyorApp {
     });
   }
 
-  private ownLogin(): Promise<string> {
+  /** This app's bot login (`<slug>[bot]`): the author of its pushes and comments, the actor of the workflow runs it dispatches. */
+  ownLogin(): Promise<string> {
     if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
     if (!this.botLogin) {
       const asked = (async () => {

@@ -142,17 +142,22 @@ interface WorkflowRunPayload {
   event?: string | null;
   display_title?: string | null;
   run_number?: number;
+  /** Who started the run: the app's bot for its own dispatches. */
+  actor?: { login: string; type?: string | null } | null;
 }
 
 /**
  * Where a dispatch could not say which workflow run it started (GitHub Enterprise Server before
  * dispatches returned run details), the run's title names the check run it works for: that counts
- * only for a workflow_dispatch run of this repository's Conveyor workflow, and only for an attempt
- * with no run recorded yet. The run is recorded as the attempt's from then on.
+ * only for a workflow_dispatch run of this repository's Conveyor workflow that the app's own bot
+ * started (anyone who may dispatch the workflow can give their run the same title), and only for
+ * an attempt with no run recorded yet. The run is recorded as the attempt's from then on, and the
+ * token broker answers only it.
  */
 async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<AttemptLink | undefined> {
   const checkRunId = parseWorkflowRunMarker(wr.display_title);
   if (checkRunId === undefined || wr.event !== 'workflow_dispatch') return undefined;
+  if (!wr.actor || !(await deps.isSelf(wr.actor))) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, checkRunId);
   if (!link || link.workflowRunId !== undefined) return undefined;
   const recorded: AttemptLink = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };

@@ -136,7 +136,9 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
       return sendJson(res, 400, { error: 'bad-request', message: `the token request is not JSON: ${(e as Error).message}` });
     }
     const answer = await options.tokens.exchange(parsed);
-    sendJson(res, answer.status, answer.body);
+    // A 425 or 429 says when to ask again (the action waits that long, within its own bounds).
+    const retryAfter = answer.status !== 200 && answer.retryAfterSec !== undefined ? { 'retry-after': String(answer.retryAfterSec) } : undefined;
+    sendJson(res, answer.status, answer.body, retryAfter);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

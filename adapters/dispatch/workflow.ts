@@ -28,7 +28,10 @@ export interface WorkflowDispatcherOptions {
   workflow?: string;
   /** Characters all inputs may take together (GitHub: 65,535). */
   inputsLimit?: number;
-  /** The app's public URL (CONVEYOR_PUBLIC_URL): each payload tells the action where to trade its OIDC token. */
+  /**
+   * The app's public URL (CONVEYOR_PUBLIC_URL), carried in each payload for actions of earlier
+   * versions; this action trades its OIDC token only where the workflow says (its own CONVEYOR_PUBLIC_URL).
+   */
   appUrl?: string;
   now?: () => string;
   log?: (line: string) => void;

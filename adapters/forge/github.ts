@@ -57,6 +57,8 @@ interface ApiWorkflowRun {
   run_started_at?: string | null;
   display_title?: string;
   name?: string | null;
+  /** Who started the run (a re-run keeps it; its `triggering_actor` is who re-ran it). */
+  actor?: { login?: string | null } | null;
 }
 
 function toWorkflowRun(r: ApiWorkflowRun): WorkflowRun {
@@ -405,8 +407,12 @@ export class GitHubForge implements Forge {
     }
   }
 
-  /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
-  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<WorkflowRun | undefined> {
+  /**
+   * A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before
+   * dispatching again); with `startedBy`, only a run that login started (anyone who may dispatch
+   * the workflow can give their run the same name).
+   */
+  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string, startedBy?: string): Promise<WorkflowRun | undefined> {
     const created = `>=${since.slice(0, 19)}Z`;
     const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, {
       ...of(repo),
@@ -416,7 +422,10 @@ export class GitHubForge implements Forge {
       per_page: 100,
     });
     for await (const { data } of pages) {
-      const found = (data as ApiWorkflowRun[]).find((r) => (r.display_title ?? r.name ?? '').includes(marker));
+      const found = (data as ApiWorkflowRun[]).find(
+        (r) =>
+          (r.display_title ?? r.name ?? '').includes(marker) && (startedBy === undefined || (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase()),
+      );
       if (found) return toWorkflowRun(found);
     }
     return undefined;

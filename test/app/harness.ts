@@ -188,7 +188,11 @@ export const webhooks = {
     };
   },
   /** A completed run of acme/web's Conveyor workflow (`path`, `event` and `repo` may say otherwise). */
-  workflowRun(run: { id: number; display_title: string; conclusion: string; path?: string; event?: string }, repo = 'acme/web') {
+  /** A completed run of a repository's conveyor.yml, started (by default) by the app's bot as its dispatches are. */
+  workflowRun(
+    run: { id: number; display_title: string; conclusion: string; path?: string; event?: string; actor?: { login: string; type: string } },
+    repo = 'acme/web',
+  ) {
     const p = fixture('workflow_run.completed');
     return {
       ...p,
@@ -196,6 +200,7 @@ export const webhooks = {
         ...(p.workflow_run as object),
         path: '.github/workflows/conveyor.yml',
         event: 'workflow_dispatch',
+        actor: { login: 'conveyor-app[bot]', type: 'Bot' },
         ...run,
         html_url: `https://github.com/${repo}/actions/runs/${run.id}`,
         run_number: 12,
