@@ -10,9 +10,8 @@ import { STEP_CHECK_PREFIX, parseExternalId, type AttemptId } from '../core/gith
 import type { Run } from '../core/run/types.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
-import { isBot } from './commands.ts';
 import type { AppDeps } from './deps.ts';
-import { notAWriter } from './deciders.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../engine/ports/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';

@@ -17,7 +17,7 @@ import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { installationOf, type AppDeps } from './deps.ts';
-import { notAWriter } from './deciders.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
 import { stopAttempts } from './cancel.ts';
@@ -46,10 +46,6 @@ type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 /** A comment where the command was given, addressed to whoever gave it. */
 function replyTo(github: GitHubForge, source: CommandSource, text: string): Promise<unknown> {
   return github.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
-}
-
-export function isBot(actor: { login: string; type?: string | null }): boolean {
-  return actor.type === 'Bot' || /\[bot\]$/i.test(actor.login);
 }
 
 /** Handles the commands of a comment or review body (nothing at all when it holds none). */

@@ -2,11 +2,16 @@
 // repository (its own service's, which holds its issue), read with the collaborator permission API
 // (never author_association), wherever they wrote. A comment, a review or a close on a sibling
 // repository's PR is judged on the primary repository: write on a sibling steers nothing. Where a
-// run's issue is in another repository than its primary one, write is needed on both.
+// run's issue is in another repository than its primary one, write is needed on both. Bots never decide.
 import { primaryRepo } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { canWrite } from './deps.ts';
+
+/** Bots never decide: GitHub's user type `Bot`, or a login ending in `[bot]`. */
+export function isBot(actor: { login: string; type?: string | null }): boolean {
+  return actor.type === 'Bot' || /\[bot\]$/i.test(actor.login);
+}
 
 /** Why someone may not change a run: the repository they lack write on, what they have there, and what that repository is to the run. */
 export interface NotAWriter {

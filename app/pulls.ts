@@ -8,7 +8,7 @@
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
 import { stopAttempts } from './cancel.ts';
-import { notAWriter } from './deciders.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { primaryRepo } from '../core/run/payload.ts';
 
 type Sender = { login: string; type?: string | null; id?: number };
@@ -63,7 +63,7 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullP
 async function mayNotCancel(deps: AppDeps, run: Run, sender: Sender): Promise<string | undefined> {
   if (await deps.isSelf(sender)) return undefined;
   const only = (repo: string, role: string) => `only a person with write permission on ${repo} (${role}) can stop it by closing one of its pull requests`;
-  if (sender.type === 'Bot' || /\[bot\]$/i.test(sender.login)) return `${only(primaryRepo(run.plan), "the run's primary repository")}, and bots never decide`;
+  if (isBot(sender)) return `${only(primaryRepo(run.plan), "the run's primary repository")}, and bots never decide`;
   const denied = await notAWriter(await deps.githubOf(run), run, sender.login);
   return denied ? `${only(denied.repo, denied.role)}, and you have ${denied.permission} there` : undefined;
 }

@@ -148,7 +148,14 @@ function takenOn(run: Run, event: RunEvent | undefined): RunEvent | undefined {
   const trial = reduce(run, event);
   if (trial.run !== run) return event;
   const said = trial.effects.find((e) => e.type === 'reply');
-  throw new Refusal(`${said?.type === 'reply' ? said.text : `run ${run.id} is ${run.status}; the ${event.type} changed nothing.`} Nothing changed.`);
+  // The reducer is silent only on a duplicate: the same person approving the same step again.
+  const why =
+    said?.type === 'reply'
+      ? said.text
+      : event.type === 'decision'
+        ? `the approval of ${event.by} is already recorded (\`min-approvals\` counts distinct people).`
+        : `this ${event.type} is already recorded.`;
+  throw new Refusal(`${why} Nothing changed.`);
 }
 
 /** Takes a run's lease for this process, or throws naming who holds it. */
