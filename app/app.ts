@@ -230,7 +230,9 @@ export class ConveyorApp {
       const id = parseExternalId(link?.externalId);
       const run = id ? await deps.store.get(id.runId) : undefined;
       if (!id || !run) return;
-      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null });
+      // The head that check run is on is what the person pressing its button saw.
+      const shown = link?.head ? { repo: link.repo, head: link.head } : undefined;
+      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null }, shown);
     });
 
     probot.on('check_run.completed', async (context) => {

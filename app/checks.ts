@@ -10,8 +10,8 @@ import { STEP_CHECK_PREFIX, parseExternalId, type AttemptId } from '../core/gith
 import type { Run } from '../core/run/types.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
-import { isBot } from './commands.ts';
-import { canWrite, type AppDeps } from './deps.ts';
+import type { AppDeps } from './deps.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../engine/ports/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
@@ -121,12 +121,12 @@ export async function onCheckRunRerequested(
   const { id, run } = found;
   if (isBot(sender)) return;
   const github = await deps.githubOf(run);
-  const permission = await github.permission(run.issue.repo, sender.login);
-  if (!canWrite(permission)) {
+  const denied = await notAWriter(github, run, sender.login);
+  if (denied) {
     await github.createComment(
       run.issue.repo,
       run.issue.number,
-      `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`,
+      `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
     );
     return;
   }

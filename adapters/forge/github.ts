@@ -199,6 +199,11 @@ export class GitHubForge implements Forge {
     return toPullRequest(repo, data as ApiPull);
   }
 
+  /** Opens a closed PR again; GitHub refuses (422, saying why) when its head branch is gone. */
+  async reopenPullRequest(repo: string, number: number): Promise<void> {
+    await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, state: 'open' });
+  }
+
   /** With its mergeability (`mergeable: null` while GitHub computes it). */
   async getPullRequest(repo: string, number: number): Promise<PullRequest> {
     const { data } = await this.octokit.rest.pulls.get({ ...of(repo), pull_number: number });

@@ -52,7 +52,6 @@ export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch
     });
 }
 
-/** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
 /** `GET` of an open PR that merges cleanly at `head` (the merge step's read before it merges). */
 export function openPullScope(repo: string, number: number, head: string, extra: Record<string, unknown> = {}): nock.Scope {
   return nock(API)
@@ -69,8 +68,9 @@ export function openPullScope(repo: string, number: number, head: string, extra:
     });
 }
 
-export function permissionScope(user: string, permission: string): nock.Scope {
-  return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
+/** GitHub's answer to what permission `user` has on `repo` (asked before anyone starts or decides: on the run's primary repository, acme/web). */
+export function permissionScope(user: string, permission: string, repo = 'acme/web'): nock.Scope {
+  return nock(API).get(`/repos/${repo}/collaborators/${user}/permission`).reply(200, { permission });
 }
 
 export function configScope(text = CONFIG): nock.Scope {
