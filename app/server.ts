@@ -101,7 +101,8 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
   });
 
   // 3. Ready when the store answers a query (a closed or unreachable database fails it) and
-  // GitHub's API takes the app's own credentials.
+  // GitHub's API takes the app's own credentials. /readyz says only up or down; what is wrong
+  // goes to the log when it changes, and which check fails to /metrics.
   const ready = readinessOf(
     {
       store: () => store.get('readyz:probe').then(() => undefined),
@@ -109,8 +110,12 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
         await (await probot.auth()).request('GET /app', { request: { retries: 0 } });
       },
     },
-    overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {},
+    {
+      ...(overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {}),
+      onChange: (line, up) => (up ? log.info(`conveyor: /readyz: ${line}`) : log.warn(`conveyor: /readyz: ${line}`)),
+    },
   );
+  metrics.watchReadiness(ready);
 
   // 4. The HTTP server.
   const server = createAppHttpServer({
