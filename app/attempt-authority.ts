@@ -11,7 +11,7 @@
 import { externalIdOf, parseExternalId } from '../core/github/check-run.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
-import { WORKFLOW_FILE, workflowRunMarker } from '../adapters/dispatch/workflow.ts';
+import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
 import { currentAttempt } from './checks.ts';
 import type { AttemptAuthority, AttemptFacts } from './token-broker.ts';
@@ -25,9 +25,6 @@ export interface AttemptAuthorityDeps {
   botLogin?: () => Promise<string>;
   workflow?: string;
 }
-
-/** How far before its link's last change an attempt's workflow run may have been created (the dispatch's own time, clocks apart). */
-const CREATED_SLACK_MS = 10 * 60_000;
 
 export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthority {
   const workflow = deps.workflow ?? WORKFLOW_FILE;
@@ -68,9 +65,9 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
       const link = await deps.links.attempt(externalIdOf(id));
       if (!link || link.checkRunId === undefined) return undefined;
       if (link.workflowRunId !== undefined) return link.workflowRunId;
-      const since = new Date(Date.parse(link.at) - CREATED_SLACK_MS).toISOString();
+      // The link last changed when the dispatch was recorded (findAttemptRun allows for clocks apart).
       const forge = await github(facts.installationId);
-      const found = await forge.findWorkflowRun(link.repo, workflow, workflowRunMarker(link.checkRunId), since, await botLogin());
+      const found = await findAttemptRun(forge, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: link.at }, await botLogin(), workflow);
       if (!found) return undefined;
       // Read again: a webhook may have recorded the run meanwhile (then that record stands).
       const latest = (await deps.links.attempt(link.externalId)) ?? link;

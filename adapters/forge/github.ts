@@ -413,11 +413,11 @@ export class GitHubForge implements Forge {
   }
 
   /**
-   * A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before
-   * dispatching again); with `startedBy`, only a run that login started (anyone who may dispatch
-   * the workflow can give their run the same name).
+   * A run of `workflow` whose name holds `marker`, dispatched since `since` and started by
+   * `startedBy`: anyone who may dispatch the workflow can give their run the same name, so a name
+   * alone never says whose run it is.
    */
-  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string, startedBy?: string): Promise<WorkflowRun | undefined> {
+  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string, startedBy: string): Promise<WorkflowRun | undefined> {
     const created = `>=${since.slice(0, 19)}Z`;
     const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, {
       ...of(repo),
@@ -428,8 +428,7 @@ export class GitHubForge implements Forge {
     });
     for await (const { data } of pages) {
       const found = (data as ApiWorkflowRun[]).find(
-        (r) =>
-          (r.display_title ?? r.name ?? '').includes(marker) && (startedBy === undefined || (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase()),
+        (r) => (r.display_title ?? r.name ?? '').includes(marker) && (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase(),
       );
       if (found) return toWorkflowRun(found);
     }

@@ -11,12 +11,12 @@ import { createAppHttpServer } from '../../app/http.ts';
 import { createOidcVerifier } from '../../app/oidc.ts';
 import { createTokenBroker, mintWithProbot, type AttemptAuthority, type TokenBrokerOptions } from '../../app/token-broker.ts';
 import type { TestIssuer } from './oidc.ts';
-import { API, APP_ID, INSTALLATION, privateKey } from '../app/harness.ts';
+import { API, APP_ID, BOT, INSTALLATION, privateKey } from '../app/harness.ts';
 
 export const CODE_PERMISSIONS = { contents: 'write', pull_requests: 'write', checks: 'write', actions: 'read' };
 
 /** The app's bot, which starts every workflow run the app dispatches (jobClaims' `actor`). */
-export const BOT = 'conveyor-app[bot]';
+export { BOT };
 
 export interface Broker {
   /** The server's URL (the app's public URL in tests). */
