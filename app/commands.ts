@@ -1,9 +1,9 @@
 // People steering runs from GitHub: `/conveyor …` commands in issue comments, PR comments and PR
 // review bodies, reviews requesting changes, and the Approve / Reject buttons of an approval
-// step's check run. Every command passes the same checks before it becomes an event: not a bot;
-// `write` or higher on the run's primary repository, wherever it was given (deciders.ts); for
-// approvals, one of the step's approvers (users, or active members of `@org/team`s), and only
-// while an approval waits, for the heads shown then. The event is then tried on the pure reducer
+// step's check run. Every command passes the same checks before it becomes an event (or, for
+// `status`, an answer): not a bot; `write` or higher on the run's primary repository, wherever it
+// was given (deciders.ts); for approvals, one of the step's approvers (users, or active members of
+// `@org/team`s), and only while an approval waits, for the heads shown then. The event is then tried on the pure reducer
 // first: what it would refuse gets a reply where the command was given and changes nothing; what
 // it accepts is applied and acknowledged with a reaction.
 import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
@@ -149,8 +149,16 @@ async function decideOn(
   const reply = (text: string) => replyTo(github, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
-  // Every command, feedback included, from any of the run's PRs or its issue: write on the run's primary repository.
+  // Every command, feedback and status included, from any of the run's PRs or its issue: write on
+  // the run's primary repository. A status carries the steps' reasons and cost, which a sibling's
+  // PR may show to people who cannot see the primary repository; the tracking comment is where
+  // everyone who can see the issue looks.
   const denied = await notAWriter(github, run, login);
+  if (denied && command.name === 'status') {
+    return void (await reply(
+      `only people with write permission on ${denied.repo} can ask for the status of Conveyor run \`${run.id}\` (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the command is given. The run's tracking comment on ${run.issue.repo}#${run.issue.number} shows where it stands.`,
+    ));
+  }
   if (denied) {
     return void (await reply(
       `only people with write permission on ${denied.repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the command is given. Nothing changed.`,
