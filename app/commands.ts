@@ -3,9 +3,9 @@
 // step's check run. Every command passes the same checks before it becomes an event (or, for
 // `status`, an answer): not a bot; `write` or higher on the run's primary repository, wherever it
 // was given (deciders.ts); for approvals, one of the step's approvers (users, or active members of
-// `@org/team`s), and only while an approval waits, for the heads shown then. The event is then tried on the pure reducer
-// first: what it would refuse gets a reply where the command was given and changes nothing; what
-// it accepts is applied and acknowledged with a reaction.
+// `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
+// tried on the pure reducer first: what it would refuse gets a reply where the command was given
+// and changes nothing; what it accepts is applied and acknowledged with a reaction.
 import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
 import { primaryRepo } from '../core/run/payload.ts';
 import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
