@@ -94,6 +94,7 @@ export class ConveyorApp {
         links: options.links,
         heads,
         github: githubOf,
+        botLogin: () => this.ownLogin(),
         now,
         log,
         ...(options.workflow ? { workflow: options.workflow } : {}),
@@ -122,6 +123,7 @@ export class ConveyorApp {
       github,
       githubOf,
       isSelf,
+      botLogin: () => this.ownLogin(),
       payloadLimit,
       now,
       log,
@@ -230,7 +232,9 @@ export class ConveyorApp {
       const id = parseExternalId(link?.externalId);
       const run = id ? await deps.store.get(id.runId) : undefined;
       if (!id || !run) return;
-      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null });
+      // The head that check run is on is what the person pressing its button saw.
+      const shown = link?.head ? { repo: link.repo, head: link.head } : undefined;
+      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null }, shown);
     });
 
     probot.on('check_run.completed', async (context) => {
@@ -278,7 +282,8 @@ export class ConveyorApp {
     });
   }
 
-  private ownLogin(): Promise<string> {
+  /** This app's bot login (`<slug>[bot]`): the author of its pushes and comments, the actor of the workflow runs it dispatches. */
+  ownLogin(): Promise<string> {
     if (this.options.botLogin) return Promise.resolve(this.options.botLogin);
     if (!this.botLogin) {
       const asked = (async () => {

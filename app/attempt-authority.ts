@@ -1,15 +1,34 @@
 // The token broker's view of the app's state (token-broker.ts, AttemptAuthority), over the run
 // store and the link tables: the run says whether the attempt is current, what its change set and
-// step are and which installation it belongs to; the attempt's link says where it was dispatched
-// and, once known, its workflow run. An attempt the app has no link for was never dispatched.
+// step are and which installation it belongs to; the attempt's link says where it was dispatched,
+// how far the dispatch got and, once known, its workflow run. An attempt the app has no link for
+// was never dispatched.
+//
+// Where the dispatch did not say which workflow run it started (GitHub Enterprise Server), the run
+// is looked for as the sweeper looks for it, by the marker `[check run N]` in its name, but only
+// among the runs the app's own bot started: anyone who may dispatch the workflow can name their
+// run the same. The run found is recorded in the link, as the dispatch would have.
 import { externalIdOf, parseExternalId } from '../core/github/check-run.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { LinkStore } from '../engine/ports/links.ts';
+import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
+import type { GitHubForge } from '../adapters/forge/github.ts';
 import { currentAttempt } from './checks.ts';
 import type { AttemptAuthority, AttemptFacts } from './token-broker.ts';
 
-export function storeAttemptAuthority(deps: { store: RunStore; links: LinkStore }): AttemptAuthority {
-  return {
+export interface AttemptAuthorityDeps {
+  store: RunStore;
+  links: LinkStore;
+  /** The GitHub adapter of an installation: without it, an attempt without a recorded run gets no token. */
+  github?: (installationId: number) => Promise<GitHubForge>;
+  /** The app's bot login (`<slug>[bot]`), the only starter of a run that counts. */
+  botLogin?: () => Promise<string>;
+  workflow?: string;
+}
+
+export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthority {
+  const workflow = deps.workflow ?? WORKFLOW_FILE;
+  const authority: AttemptAuthority = {
     async lookup(id) {
       const externalId = externalIdOf(id);
       const attemptId = parseExternalId(externalId);
@@ -27,6 +46,7 @@ export function storeAttemptAuthority(deps: { store: RunStore; links: LinkStore 
         // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow.ts).
         defaultBranch:
           typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
+        dispatch: link.state,
         ...(link.workflowRunId !== undefined ? { workflowRunId: link.workflowRunId } : {}),
         installationId,
         repositories: run.plan.changeSet.map((r) => r.repo),
@@ -39,4 +59,22 @@ export function storeAttemptAuthority(deps: { store: RunStore; links: LinkStore 
       if (link && !link.exchanged) await deps.links.saveAttempt({ ...link, exchanged: true });
     },
   };
+  const { github, botLogin } = deps;
+  if (github && botLogin) {
+    authority.findWorkflowRun = async (id, facts) => {
+      const link = await deps.links.attempt(externalIdOf(id));
+      if (!link || link.checkRunId === undefined) return undefined;
+      if (link.workflowRunId !== undefined) return link.workflowRunId;
+      // The link last changed when the dispatch was recorded (findAttemptRun allows for clocks apart).
+      const forge = await github(facts.installationId);
+      const found = await findAttemptRun(forge, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: link.at }, await botLogin(), workflow);
+      if (!found) return undefined;
+      // Read again: a webhook may have recorded the run meanwhile (then that record stands).
+      const latest = (await deps.links.attempt(link.externalId)) ?? link;
+      if (latest.workflowRunId !== undefined) return latest.workflowRunId;
+      await deps.links.saveAttempt({ ...latest, workflowRunId: found.id, workflowRunUrl: found.url });
+      return found.id;
+    };
+  }
+  return authority;
 }

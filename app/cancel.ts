@@ -5,7 +5,8 @@
 // attempt whose workflow run already ended (409) or is gone (404) is fine: nothing is left to stop.
 import { externalIdOf } from '../core/github/check-run.ts';
 import type { Run } from '../core/run/types.ts';
-import { WORKFLOW_FILE, workflowRunMarker } from '../adapters/dispatch/workflow.ts';
+import { findAttemptRun } from '../adapters/dispatch/workflow.ts';
+import { findRecord } from '../core/run/draft.ts';
 import type { AppDeps } from './deps.ts';
 
 /** Stops what `before` had under way, when `after` is that run cancelled by this change (not one cancelled already). */
@@ -24,7 +25,10 @@ export async function stopAttempts(deps: AppDeps, before: Run, after: Run): Prom
         completed_at: deps.now(),
         output: { title: 'cancelled', summary: `This attempt was stopped: its run was cancelled (${after.reason ?? 'no reason given'}).` },
       });
-      const workflowRun = link.workflowRunId ?? (await github.findWorkflowRun(link.repo, WORKFLOW_FILE, workflowRunMarker(link.checkRunId), link.at))?.id;
+      // Only the app's bot's run: a writer's run named for this check run is not the attempt's to cancel.
+      const dispatchedAt = findRecord(step, step.attempt, step.epoch)?.startedAt ?? link.at;
+      const workflowRun =
+        link.workflowRunId ?? (await findAttemptRun(github, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt }, await deps.botLogin()))?.id;
       if (workflowRun !== undefined && (await github.cancelWorkflowRun(link.repo, workflowRun)))
         deps.log(`conveyor: run ${before.id} cancelled: asked GitHub to cancel workflow run ${workflowRun} of step ${step.id} in ${link.repo}`);
     } catch (e) {

@@ -10,8 +10,8 @@ import { STEP_CHECK_PREFIX, parseExternalId, type AttemptId } from '../core/gith
 import type { Run } from '../core/run/types.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
-import { isBot } from './commands.ts';
-import { canWrite, type AppDeps } from './deps.ts';
+import type { AppDeps } from './deps.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../engine/ports/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
@@ -121,12 +121,12 @@ export async function onCheckRunRerequested(
   const { id, run } = found;
   if (isBot(sender)) return;
   const github = await deps.githubOf(run);
-  const permission = await github.permission(run.issue.repo, sender.login);
-  if (!canWrite(permission)) {
+  const denied = await notAWriter(github, run, sender.login);
+  if (denied) {
     await github.createComment(
       run.issue.repo,
       run.issue.number,
-      `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${run.issue.repo} can (they have ${permission}). Nothing changed.`,
+      `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
     );
     return;
   }
@@ -142,17 +142,22 @@ interface WorkflowRunPayload {
   event?: string | null;
   display_title?: string | null;
   run_number?: number;
+  /** Who started the run: the app's bot for its own dispatches. */
+  actor?: { login: string; type?: string | null } | null;
 }
 
 /**
  * Where a dispatch could not say which workflow run it started (GitHub Enterprise Server before
  * dispatches returned run details), the run's title names the check run it works for: that counts
- * only for a workflow_dispatch run of this repository's Conveyor workflow, and only for an attempt
- * with no run recorded yet. The run is recorded as the attempt's from then on.
+ * only for a workflow_dispatch run of this repository's Conveyor workflow that the app's own bot
+ * started (anyone who may dispatch the workflow can give their run the same title), and only for
+ * an attempt with no run recorded yet. The run is recorded as the attempt's from then on, and the
+ * token broker answers only it.
  */
 async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<AttemptLink | undefined> {
   const checkRunId = parseWorkflowRunMarker(wr.display_title);
   if (checkRunId === undefined || wr.event !== 'workflow_dispatch') return undefined;
+  if (!wr.actor || !(await deps.isSelf(wr.actor))) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, checkRunId);
   if (!link || link.workflowRunId !== undefined) return undefined;
   const recorded: AttemptLink = { ...link, workflowRunId: wr.id, workflowRunUrl: wr.html_url, at: deps.now() };

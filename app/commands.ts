@@ -1,13 +1,14 @@
 // People steering runs from GitHub: `/conveyor …` commands in issue comments, PR comments and PR
-// review bodies, and the Approve / Reject buttons of an approval step's check run. Every command
-// passes the same checks before it becomes an event: not a bot; `write` or higher on the run's
-// primary repository (the collaborator permission API, never author_association); for approvals,
-// one of the step's approvers (users, or active members of `@org/team`s). The event is then tried
-// on the pure reducer first: what it would refuse gets a reply where the command was given and
-// changes nothing; what it accepts is applied and acknowledged with a reaction.
+// review bodies, reviews requesting changes, and the Approve / Reject buttons of an approval
+// step's check run. Every command passes the same checks before it becomes an event (or, for
+// `status`, an answer): not a bot; `write` or higher on the run's primary repository, wherever it
+// was given (deciders.ts); for approvals, one of the step's approvers (users, or active members of
+// `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
+// tried on the pure reducer first: what it would refuse gets a reply where the command was given
+// and changes nothing; what it accepts is applied and acknowledged with a reaction.
 import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
 import { primaryRepo } from '../core/run/payload.ts';
-import { isApprover } from '../core/run/approvals.ts';
+import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
@@ -15,7 +16,8 @@ import { describeRunUsage, stepUsage } from '../core/run/usage.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
-import { canWrite, installationOf, type AppDeps } from './deps.ts';
+import { installationOf, type AppDeps } from './deps.ts';
+import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
 import { stopAttempts } from './cancel.ts';
@@ -46,10 +48,6 @@ function replyTo(github: GitHubForge, source: CommandSource, text: string): Prom
   return github.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
 }
 
-export function isBot(actor: { login: string; type?: string | null }): boolean {
-  return actor.type === 'Bot' || /\[bot\]$/i.test(actor.login);
-}
-
 /** Handles the commands of a comment or review body (nothing at all when it holds none). */
 export async function onCommandText(deps: AppDeps, source: CommandSource, body: string): Promise<void> {
   const parsed = parseCommands(body);
@@ -71,8 +69,18 @@ export async function onCommandText(deps: AppDeps, source: CommandSource, body: 
   for (const command of parsed.commands) await handle(deps, github, source, command);
 }
 
-/** An Approve or Reject button of an approval step's check run (`check_run.requested_action`). */
-export async function onRequestedAction(deps: AppDeps, run: Run, step: string, identifier: string, actor: CommandSource['actor']): Promise<void> {
+/**
+ * An Approve or Reject button of an approval step's check run (`check_run.requested_action`);
+ * `shown`: the head that check run is on (what the person saw in the primary repository).
+ */
+export async function onRequestedAction(
+  deps: AppDeps,
+  run: Run,
+  step: string,
+  identifier: string,
+  actor: CommandSource['actor'],
+  shown?: { repo: string; head: string },
+): Promise<void> {
   const github = await deps.githubOf(run);
   const primary = primaryRepo(run.plan);
   const pr = run.prs.find((p) => p.repo === primary);
@@ -88,7 +96,7 @@ export async function onRequestedAction(deps: AppDeps, run: Run, step: string, i
     await replyTo(github, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
     return;
   }
-  await decideOn(deps, github, source, run, { name: identifier }, step);
+  await decideOn(deps, github, source, run, { name: identifier }, step, shown);
 }
 
 async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource, command: Command): Promise<void> {
@@ -136,16 +144,24 @@ async function decideOn(
   run: Run,
   command: Exclude<Command, { name: 'run' }>,
   step?: string,
+  shown?: { repo: string; head: string },
 ): Promise<void> {
   const reply = (text: string) => replyTo(github, source, text);
   const login = source.actor.login;
   if (isBot(source.actor)) return void (await reply(`bots cannot decide Conveyor steps (\`${command.name}\`). Nothing changed.`));
-  // Feedback may come from any of the run's PRs or its issue: write permission where it was given.
-  const repo = command.name === 'fix' ? source.repo : primaryRepo(run.plan);
-  const permission = await github.permission(repo, login);
-  if (!canWrite(permission)) {
+  // Every command, feedback and status included, from any of the run's PRs or its issue: write on
+  // the run's primary repository. A status carries the steps' reasons and cost, which a sibling's
+  // PR may show to people who cannot see the primary repository; the tracking comment is where
+  // everyone who can see the issue looks.
+  const denied = await notAWriter(github, run, login);
+  if (denied && command.name === 'status') {
     return void (await reply(
-      `only people with write permission on ${repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${permission}). Nothing changed.`,
+      `only people with write permission on ${denied.repo} can ask for the status of Conveyor run \`${run.id}\` (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the command is given. The run's tracking comment on ${run.issue.repo}#${run.issue.number} shows where it stands.`,
+    ));
+  }
+  if (denied) {
+    return void (await reply(
+      `only people with write permission on ${denied.repo} can \`${command.name}\` Conveyor run \`${run.id}\` (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the command is given. Nothing changed.`,
     ));
   }
   const at = deps.now();
@@ -171,6 +187,8 @@ async function decideOn(
         at,
         decision: command.name,
         by: login,
+        // What the person was shown: the run's heads as read for this command, and a button's own check run's head.
+        heads: { ...prHeads(run), ...(shown ? { [shown.repo]: shown.head } : {}) },
         ...(step ? { step } : {}),
         ...(command.name === 'reject' && command.reason ? { reason: command.reason } : {}),
         ...(team ? { team } : {}),
@@ -228,8 +246,9 @@ function feedbackEvent(
 
 /**
  * A pull request review requesting changes, on a PR of an active run: its body and inline
- * comments go to the coder as feedback, from a person with write permission on that repository.
- * Reviews on other PRs, and bots' reviews, are none of Conveyor's business: nothing is said.
+ * comments go to the coder as feedback, from a person with write permission on the run's primary
+ * repository (whichever of the run's PRs it is on). Reviews on other PRs, and bots' reviews, are
+ * none of Conveyor's business: nothing is said.
  */
 export async function onChangesRequested(deps: AppDeps, source: CommandSource, body: string): Promise<void> {
   if (isBot(source.actor) || source.reviewId === undefined) return;
@@ -237,12 +256,12 @@ export async function onChangesRequested(deps: AppDeps, source: CommandSource, b
   if (!run) return;
   const github = await deps.github(source.installationId);
   const login = source.actor.login;
-  const permission = await github.permission(source.repo, login);
-  if (!canWrite(permission)) {
+  const denied = await notAWriter(github, run, login);
+  if (denied) {
     return void (await replyTo(
       github,
       source,
-      `your review was not sent to Conveyor's coder: only people with write permission on ${source.repo} can ask it for changes (you have ${permission}).`,
+      `your review was not sent to Conveyor's coder: only people with write permission on ${denied.repo} can ask it for changes (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the review is. Nothing changed.`,
     ));
   }
   const comments = await github.reviewComments(source.repo, source.number, source.reviewId);
@@ -261,9 +280,10 @@ export async function onChangesRequested(deps: AppDeps, source: CommandSource, b
   }
 }
 
-/** The approval step a decision is for: the named one, else the one waiting. */
+/** The approval step a decision is for, while it waits (else the reducer refuses, naming where the run stands). */
 function approvalTarget(run: Run, step: string | undefined): ApprovalStep | undefined {
-  return run.plan.steps.find((p): p is ApprovalStep => p.kind === 'approval' && (step !== undefined ? p.id === step : run.steps[p.id]?.status === 'waiting'));
+  const due = dueApproval(run, step);
+  return 'step' in due ? due.step : undefined;
 }
 
 /** The first of the approvers' `@org/team`s the user is an active member of. */

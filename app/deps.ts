@@ -20,6 +20,11 @@ export interface AppDeps {
   githubOf(run: Run): Promise<GitHubForge>;
   /** Whether an actor is this app itself (its bot user), by identity: never by a name a person could take. */
   isSelf(actor: { login: string; type?: string | null; id?: number }): Promise<boolean>;
+  /**
+   * The app's bot login (`<slug>[bot]`), the actor of every workflow run the app dispatches: where
+   * a dispatch said no run id, only a run it started is an attempt's (app.ts, ownLogin).
+   */
+  botLogin(): Promise<string>;
   /** What a step payload may take of the workflow inputs (the rest is for the inputs the dispatcher adds). */
   payloadLimit: number;
   now(): string;

@@ -9,7 +9,7 @@
 // limit is handed to Probot's middleware already read (it takes `request.body` as given).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TOKEN_EXCHANGE_PATH } from '../core/contract/token-exchange.ts';
-import type { Readiness } from './readiness.ts';
+import { readyAnswer, type Readiness } from './readiness.ts';
 import type { BrokerAnswer } from './token-broker.ts';
 
 /** GitHub caps webhook payloads at 25 MB (and does not deliver larger ones). */
@@ -28,7 +28,7 @@ export interface AppHttpOptions {
   webhookPath: string;
   /** Probot's node middleware: handles the webhook path, answers true when it did. */
   webhooks(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
-  /** `/readyz`: whether the store answers and GitHub is reachable. */
+  /** `/readyz`: whether the store answers and GitHub is reachable (answered as up or down only). */
   ready(): Promise<Readiness>;
   /** `GET /metrics`: the Prometheus exposition (absent: 404). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
@@ -136,7 +136,9 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
       return sendJson(res, 400, { error: 'bad-request', message: `the token request is not JSON: ${(e as Error).message}` });
     }
     const answer = await options.tokens.exchange(parsed);
-    sendJson(res, answer.status, answer.body);
+    // A 425 or 429 says when to ask again (the action waits that long, within its own bounds).
+    const retryAfter = answer.status !== 200 && answer.retryAfterSec !== undefined ? { 'retry-after': String(answer.retryAfterSec) } : undefined;
+    sendJson(res, answer.status, answer.body, retryAfter);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -146,8 +148,8 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
     if (path === TOKEN_EXCHANGE_PATH) return token(req, res);
     if (path === '/healthz' && read) return sendJson(res, 200, { ok: true });
     if (path === '/readyz' && read) {
-      const readiness = await options.ready();
-      return sendJson(res, readiness.ok ? 200 : 503, readiness);
+      const answer = readyAnswer(await options.ready());
+      return sendJson(res, answer.status, answer.body);
     }
     if (path === '/metrics' && read && options.metrics) {
       const { contentType, body } = await options.metrics();

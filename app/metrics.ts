@@ -7,6 +7,8 @@
 //   conveyor_github_calls_total{route,status}      GitHub REST calls by route template and status ("none": no answer)
 //   conveyor_github_rate_limit_remaining{installation}   x-ratelimit-remaining of the installation's last answer
 //   conveyor_github_rate_limited_total{kind}       rate limits met (primary, secondary)
+//   conveyor_ready{check}                          1 while a readiness check (store, github) passes, else 0: what /readyz
+//                                                  does not tell a stranger, by the check's name only
 // plus Node's process metrics (prom-client's defaults).
 //
 // Active runs are read from the store when scraped rather than counted as they change: with
@@ -18,6 +20,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Run, RunEvent } from '../core/run/types.ts';
 import type { GitHubCall, RateLimitEvent } from '../adapters/github/octokit.ts';
 import type { RunStore } from '../engine/ports/store.ts';
+import type { Readiness } from './readiness.ts';
 
 const ACTIVE = ['running', 'waiting'] as const;
 /** Attempts and runs already counted, remembered so a redelivered event is not counted twice. */
@@ -37,6 +40,8 @@ export interface AppMetrics {
   rateLimited(event: RateLimitEvent): void;
   /** The store whose active runs each scrape reads. */
   watch(store: RunStore, log?: (line: string) => void): void;
+  /** The readiness each scrape asks, whose outcomes are kept as for /readyz (a scrape and a poll share a call to GitHub). */
+  watchReadiness(ready: () => Promise<Readiness>): void;
   /** The exposition, in Prometheus's text format. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
@@ -55,6 +60,7 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   let store: RunStore | undefined;
+  let readiness: (() => Promise<Readiness>) | undefined;
   let log: (line: string) => void = () => undefined;
 
   const webhooks = new Counter({
@@ -85,6 +91,18 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
         this.reset();
         log(`conveyor: metrics could not read the runs: ${(e as Error).message}`);
       }
+    },
+  });
+  new Gauge({
+    name: 'conveyor_ready',
+    help: 'Whether a readiness check passes (1) or not (0), by check (store, github), asked when scraped',
+    labelNames: ['check'],
+    registers,
+    async collect() {
+      if (!readiness) return;
+      const { checks } = await readiness();
+      this.reset();
+      for (const [check, outcome] of Object.entries(checks)) this.set({ check }, outcome === 'ok' ? 1 : 0);
     },
   });
   const finished = new Counter({
@@ -164,6 +182,9 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
     watch(watched, logLine) {
       store = watched;
       if (logLine) log = logLine;
+    },
+    watchReadiness(ready) {
+      readiness = ready;
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };

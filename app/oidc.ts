@@ -23,6 +23,12 @@ export const githubClaimsSchema = z.looseObject({
   workflow_ref: z.string(),
   event_name: z.string(),
   run_id: z.string(),
+  /** 1 for the run as dispatched; each re-run (always by a person or their token) counts up. */
+  run_attempt: z.string(),
+  /** Who started the workflow run: for a dispatch with an installation token, the app's bot. */
+  actor: z.string(),
+  /** Who started this attempt of the run, where GitHub says (the run context has it; tokens may not). */
+  triggering_actor: z.string().optional(),
 });
 export type GitHubOidcClaims = z.infer<typeof githubClaimsSchema>;
 

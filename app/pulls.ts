@@ -1,10 +1,17 @@
 // Events of the run's pull requests. A push by anyone but Conveyor (its bot, known by identity)
 // makes approvals stale and runs the gates and reviews again on the new heads (the reducer's
-// `pr-pushed`). A PR closed without merging cancels the run: its environments are torn down (the
-// reducer's teardown effect), and its other PRs are left open with a comment saying why.
+// `pr-pushed`). A PR closed without merging by a person who may cancel the run (write on its
+// primary repository, deciders.ts) cancels it: its environments are torn down (the reducer's
+// teardown effect), and its other PRs are left open with a comment saying why. Closed by anyone
+// else (a sibling's triage member, a bot), it does not: Conveyor reopens the PR, or says why it
+// cannot, and the run goes on.
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
 import { stopAttempts } from './cancel.ts';
+import { isBot, notAWriter } from './deciders.ts';
+import { primaryRepo } from '../core/run/payload.ts';
+
+type Sender = { login: string; type?: string | null; id?: number };
 
 interface PullPayload {
   number: number;
@@ -30,9 +37,15 @@ export async function onPullRequestSynchronize(
     await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
 }
 
-export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: { login: string }): Promise<void> {
+export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: Sender): Promise<void> {
   if (pr.merged) return;
+  let kept: { run: Run; why: string } | undefined;
   for (const run of await runsOf(deps, repo, pr.number)) {
+    const why = await mayNotCancel(deps, run, sender);
+    if (why) {
+      kept ??= { run, why };
+      continue;
+    }
     const after = await deps.engine.apply(run.id, { type: 'pr-closed', at: deps.now(), repo, merged: false });
     await stopAttempts(deps, run, after);
     // `run` is active (runsOf): cancelled now means this close cancelled it.
@@ -40,6 +53,38 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullP
       await leaveOpen(deps, after, repo, `Conveyor run \`${run.id}\` was cancelled: @${sender.login} closed ${repo}#${pr.number} without merging it.`);
     }
   }
+  if (kept) await reopen(deps, repo, pr.number, kept.run, sender, kept.why);
+}
+
+/**
+ * Why `sender` closing a PR does not cancel the run, in words; undefined when it does (Conveyor
+ * itself, or a writer of the run's primary repository).
+ */
+async function mayNotCancel(deps: AppDeps, run: Run, sender: Sender): Promise<string | undefined> {
+  if (await deps.isSelf(sender)) return undefined;
+  const only = (repo: string, role: string) => `only a person with write permission on ${repo} (${role}) can stop it by closing one of its pull requests`;
+  if (isBot(sender)) return `${only(primaryRepo(run.plan), "the run's primary repository")}, and bots never decide`;
+  const denied = await notAWriter(await deps.githubOf(run), run, sender.login);
+  return denied ? `${only(denied.repo, denied.role)}, and you have ${denied.permission} there` : undefined;
+}
+
+/** Opens the PR again, or says why it could not; either way says the run goes on and who may stop it. */
+async function reopen(deps: AppDeps, repo: string, number: number, run: Run, sender: Sender, why: string): Promise<void> {
+  const github = await deps.githubOf(run);
+  let outcome: string;
+  try {
+    await github.reopenPullRequest(repo, number);
+    outcome = `Conveyor reopened it, and run \`${run.id}\` goes on.`;
+  } catch (e) {
+    const said = (e as Error).message.replace(/\.$/, '');
+    deps.log(`conveyor: could not reopen ${repo}#${number} of run ${run.id}: ${said}`);
+    outcome = `Conveyor could not reopen it: ${said}. Run \`${run.id}\` goes on, but cannot merge this PR until it is open again (restore its branch and reopen it).`;
+  }
+  await github.createComment(
+    repo,
+    number,
+    `@${sender.login} closed this pull request, but that does not stop Conveyor run \`${run.id}\`: ${why}. ${outcome} To stop the run, a person with write permission on ${primaryRepo(run.plan)} comments \`/conveyor cancel\` on ${run.issue.repo}#${run.issue.number} (or closes a PR of the run).`,
+  );
 }
 
 /** Comments on each open PR of a cancelled run (but `except`'s) that it is left open, and why. */

@@ -98,7 +98,7 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     await app.listen();
     if (!settings.publicUrl)
       app.probot.log.warn(
-        'conveyor: CONVEYOR_PUBLIC_URL is not set: step runners that exchange an OIDC token for their installation token cannot find this app unless their workflow sets CONVEYOR_PUBLIC_URL (see docs/github-app.md)',
+        "conveyor: CONVEYOR_PUBLIC_URL is not set here; step runners find this app only by their repository's (or organisation's) variable CONVEYOR_PUBLIC_URL, which each repository of a pipeline must set to this app's public https URL (see docs/github-app.md)",
       );
     return 0;
   } catch (e) {

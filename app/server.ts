@@ -19,7 +19,7 @@ export interface ServeSettings {
   port: number;
   host: string;
   webhookPath: string;
-  /** CONVEYOR_PUBLIC_URL: where actions reach this app (the payload tells them). */
+  /** CONVEYOR_PUBLIC_URL: where actions reach this app (each repository's workflow names it too: the action trusts only that). */
   publicUrl?: string;
   /** The OIDC issuer whose tokens the broker accepts. */
   oidcIssuer: string;
@@ -89,16 +89,20 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
   const app = conveyor!;
   const log = probot.log;
 
-  // 2. The token broker: the runners' OIDC tokens for installation tokens scoped to an attempt.
+  // 2. The token broker: the runners' OIDC tokens for installation tokens scoped to an attempt,
+  // only for the workflow runs the app's bot dispatched (found on GitHub where a dispatch said no run id).
+  const botLogin = () => app.ownLogin();
   const tokens = createTokenBroker({
     verifier: createOidcVerifier({ issuer: settings.oidcIssuer, ...overrides.oidc }),
-    attempts: storeAttemptAuthority({ store, links }),
+    attempts: storeAttemptAuthority({ store, links, github: app.deps.github, botLogin }),
     mint: mintWithProbot(probot),
+    botLogin,
     log: (level, line) => log[level](line),
   });
 
   // 3. Ready when the store answers a query (a closed or unreachable database fails it) and
-  // GitHub's API takes the app's own credentials.
+  // GitHub's API takes the app's own credentials. /readyz says only up or down; what is wrong
+  // goes to the log when it changes, and which check fails to /metrics.
   const ready = readinessOf(
     {
       store: () => store.get('readyz:probe').then(() => undefined),
@@ -106,8 +110,12 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
         await (await probot.auth()).request('GET /app', { request: { retries: 0 } });
       },
     },
-    overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {},
+    {
+      ...(overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {}),
+      onChange: (line, up) => (up ? log.info(`conveyor: /readyz: ${line}`) : log.warn(`conveyor: /readyz: ${line}`)),
+    },
   );
+  metrics.watchReadiness(ready);
 
   // 4. The HTTP server.
   const server = createAppHttpServer({

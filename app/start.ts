@@ -1,6 +1,8 @@
 // Starting a run: a pipeline's label on an issue, or `/conveyor run [pipeline]` in an issue
-// comment (parsed in core/github/commands.ts), by a person with write permission on the
-// repository (never a bot, never triage: whoever labels or comments is checked here, the same way).
+// comment (parsed in core/github/commands.ts), by a person with write permission on the issue's
+// repository and, where the pipeline works on another, on its primary repository too: that
+// repository's writers decide the run (deciders.ts), so they alone start it (never a bot, never
+// triage: whoever labels or comments is checked here, the same way).
 // The configuration is read from the default branch (never a PR branch); an invalid one gets a
 // comment listing every error, and no run starts. One active run per issue and pipeline (the store
 // enforces it): a second label or a redelivery changes nothing.
@@ -15,8 +17,9 @@ import type { GitHubForge } from '../adapters/forge/github.ts';
 import { StoreError } from '../engine/ports/store.ts';
 import type { PullRequestRef } from '../core/contract/wire.ts';
 import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
-import { workBranch } from '../core/run/payload.ts';
+import { primaryRepo, workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
+import { isBot } from './deciders.ts';
 
 /**
  * What a step payload may take of the workflow dispatch's inputs: the rest is for the inputs the
@@ -188,6 +191,11 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     await comment(message);
     return { started: false, why: 'invalid-config', message };
   }
+  const primary = primaryRepo(plan);
+  if (primary !== repo) {
+    const refused = await allowed(github, request, { repo: primary, role: `the primary repository of pipeline \`${pipeline}\`` });
+    if (refused) return refused;
+  }
   return begin(deps, github, request, plan);
 }
 
@@ -229,18 +237,24 @@ function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
   return `Run \`${active.id}\` of pipeline \`${active.plan.pipeline}\` is already active on this issue (${active.status}); \`/conveyor retry\` or \`/conveyor cancel\` act on it.`;
 }
 
-/** Only a person with write permission on the repository starts a run: refused with a comment that says why. */
-async function allowed(github: GitHubForge, request: StartRequest): Promise<StartOutcome | undefined> {
+/**
+ * Only a person with write permission on the issue's repository (or `on`, the pipeline's primary
+ * repository, where that is another) starts a run: refused with a comment that says why.
+ */
+async function allowed(github: GitHubForge, request: StartRequest, on?: { repo: string; role: string }): Promise<StartOutcome | undefined> {
   const sender = request.sender ?? { login: request.requester };
   const refuse = async (message: string): Promise<StartOutcome> => {
     await github.createComment(request.repo, request.issue.number, `@${sender.login} ${message}`);
     return { started: false, why: 'not-allowed', message };
   };
-  if (sender.type === 'Bot' || /\[bot\]$/i.test(sender.login)) return refuse('bots cannot start Conveyor runs. Nothing was started.');
-  const permission = await github.permission(request.repo, sender.login);
-  if (!canWrite(permission))
-    return refuse(`only people with write permission on ${request.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`);
-  return undefined;
+  if (isBot(sender)) return refuse('bots cannot start Conveyor runs. Nothing was started.');
+  const permission = await github.permission(on?.repo ?? request.repo, sender.login);
+  if (canWrite(permission)) return undefined;
+  return refuse(
+    on
+      ? `only people with write permission on ${on.repo} can start a Conveyor run: ${on.repo} is ${on.role} (you have ${permission} there). Nothing was started.`
+      : `only people with write permission on ${request.repo} can start a Conveyor run (you have ${permission}). Nothing was started.`,
+  );
 }
 
 async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, plan: Plan): Promise<StartOutcome> {

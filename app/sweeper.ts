@@ -6,7 +6,7 @@
 // seen running is read again only at its deadline or after another queued window, whichever
 // comes first: its end arrives by webhook.
 import { externalIdOf } from '../core/github/check-run.ts';
-import { completedOutcome, WORKFLOW_FILE, workflowRunMarker } from '../adapters/dispatch/workflow.ts';
+import { completedOutcome, findAttemptRun } from '../adapters/dispatch/workflow.ts';
 import type { GitHubForge, WorkflowRun } from '../adapters/forge/github.ts';
 import type { AttemptLink } from '../engine/ports/links.ts';
 import type { Run } from '../core/run/types.ts';
@@ -42,10 +42,19 @@ export interface SweepReport {
 
 const MINUTE = 60_000;
 
-/** The workflow run of an attempt: the one its dispatch recorded, else the one whose name marks its check run. */
-async function workflowRunOf(github: GitHubForge, link: AttemptLink & { checkRunId: number }): Promise<WorkflowRun | undefined> {
+/**
+ * The workflow run of an attempt: the one its dispatch recorded, else the one the app's bot started
+ * whose name marks its check run, looked for from when the attempt was queued (its dispatch came
+ * after; the link's last change may come after GitHub made the run).
+ */
+async function workflowRunOf(
+  deps: AppDeps,
+  github: GitHubForge,
+  link: AttemptLink & { checkRunId: number },
+  queuedAt: string,
+): Promise<WorkflowRun | undefined> {
   if (link.workflowRunId !== undefined) return github.getWorkflowRun(link.repo, link.workflowRunId);
-  return github.findWorkflowRun(link.repo, WORKFLOW_FILE, workflowRunMarker(link.checkRunId), link.at);
+  return findAttemptRun(github, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: queuedAt }, await deps.botLogin());
 }
 
 export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: SweepMemory = new Map()): Promise<SweepReport> {
@@ -88,7 +97,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: S
             report.completed.push(externalId);
           } else await lose(outcome.reason);
         } else {
-          const wr = await workflowRunOf(github, { ...link, checkRunId: link.checkRunId });
+          const wr = await workflowRunOf(deps, github, { ...link, checkRunId: link.checkRunId }, record.startedAt);
           if (!wr || (wr.status !== 'in_progress' && wr.status !== 'completed')) {
             await lose(`no workflow run started it within ${minutes} minutes`);
           } else if (wr.status === 'completed') {

@@ -88,6 +88,14 @@ export interface DecisionRequest {
   cancels?: boolean;
   /** Runs before anything is settled or decided; an exit code stops the decision (it said why). */
   check?: (run: Run, options: EmbeddedOptions) => Promise<number | undefined>;
+  /**
+   * The event is a person's decision (approve, reject): it is built from the run as stored (what
+   * `conveyor status` showed them: the approval that waits and its heads), before the run is
+   * settled or taken over, and the command is refused (a Refusal: exit 1, nothing changed) unless
+   * the run takes it both then and once taken over. A run that is still running has nothing to
+   * decide: driving it on first would apply the decision to an approval nobody has looked at yet.
+   */
+  decision?: boolean;
 }
 
 /**
@@ -106,6 +114,7 @@ export async function decide(request: DecisionRequest): Promise<number> {
   const options = { ...runOptions(stored), ...given };
   const refused = await request.check?.(stored, options);
   if (refused !== undefined) return refused;
+  const decision = request.decision ? takenOn(stored, request.event(stored)) : undefined;
   const session = await openSession(request.statePath, options.remotes, options.json);
   try {
     const cancel = request.cancels ? request.event(stored) : undefined;
@@ -118,7 +127,8 @@ export async function decide(request: DecisionRequest): Promise<number> {
       await session.engine.recover(stored.id);
       await session.engine.idle();
       const run = await session.engine.get(stored.id);
-      const event = request.event(run);
+      // What a dead driver left may have moved the run since it was read: a decision must still hold on it.
+      const event = decision ? takenOn(run, decision) : request.event(run);
       // A run that was left running has just been taken over and driven on; a retry of it is moot.
       if (event && !(wasRunning && event.type === 'retry') && run.status !== 'succeeded' && run.status !== 'cancelled') {
         await session.engine.apply(run.id, event);
@@ -130,6 +140,22 @@ export async function decide(request: DecisionRequest): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+/** The event, when the run would take it; else a Refusal with the reducer's reason. */
+function takenOn(run: Run, event: RunEvent | undefined): RunEvent | undefined {
+  if (!event) return undefined;
+  const trial = reduce(run, event);
+  if (trial.run !== run) return event;
+  const said = trial.effects.find((e) => e.type === 'reply');
+  // The reducer is silent only on a duplicate: the same person approving the same step again.
+  const why =
+    said?.type === 'reply'
+      ? said.text
+      : event.type === 'decision'
+        ? `the approval of ${event.by} is already recorded (\`min-approvals\` counts distinct people).`
+        : `this ${event.type} is already recorded.`;
+  throw new Refusal(`${why} Nothing changed.`);
 }
 
 /** Takes a run's lease for this process, or throws naming who holds it. */

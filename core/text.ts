@@ -1,15 +1,7 @@
 // Text from outside the run (issue and comment bodies, what agents and commands print) on its way
 // into what people read on GitHub: what a reader cannot see is taken out, and what would be read
 // as Markdown, HTML or an @mention is shown as the characters it is.
-
-/**
- * Removes HTML comments wherever they open, an unterminated one to the end of the text: GitHub
- * renders none of it, so nothing inside may count (a command, an instruction to an agent). Each
- * comment leaves its line breaks behind, so the lines around it keep their numbers.
- */
-export function stripHtmlComments(text: string): string {
-  return text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => comment.replace(/[^\n]/g, ''));
-}
+import { stripHiddenHtml } from './hidden-html.ts';
 
 /**
  * Text shown as it is inside a Markdown line (a table cell, a list item, a heading): line breaks
@@ -56,11 +48,14 @@ export function fitText(text: string, max: number, rest: string): string {
   return `${text.slice(0, max - note.length)}${note}`;
 }
 
-/** Removes HTML comments (also an unterminated one), invisible/format and bidi characters, and
- * control characters other than newline and tab. */
+/**
+ * Removes what GitHub renders as nothing (HTML comments, processing instructions, declarations and
+ * CDATA, see hidden-html.ts), then invisible/format and bidi characters, and control characters
+ * other than newline and tab. Fenced code is kept as written: a reader sees it.
+ */
 export function sanitizeIssueText(text: string): string {
   return (
-    stripHtmlComments(text.replace(/\r\n?/g, '\n'))
+    stripHiddenHtml(text)
       // \p{Cf}: zero-width spaces and joiners, bidi embeddings/overrides/isolates, BOM, soft
       // hyphen, tag characters; plus variation selectors and the other default-ignorables.
       .replace(/\p{Cf}/gu, '')

@@ -1,6 +1,7 @@
 // The step process from start to end, in the order it happens. The entry (index.ts) only calls it.
 import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
+import { parseStepPayload } from '../../core/contract/wire.ts';
 import { payloadText, runEntry } from './entry.ts';
 import { artifactTranscriptStore } from './artifact-store.ts';
 import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
@@ -19,16 +20,21 @@ export async function main(): Promise<number> {
     });
   }
 
-  // 2. The token, once: given by the old template (a token file is deleted as soon as it is read),
-  // or traded at the app for the runner's OIDC token, for this attempt (the payload says which, and
-  // where the app is) and renewed while it runs. Without one the attempt fails (step 4 says why),
-  // or in GitHub mode cannot even report to its check run.
+  // 2. The payload, validated before anything is asked of the runner: whoever may dispatch the
+  // workflow writes it, so one that does not validate gets no OIDC token at all (the entry reports
+  // why, where it can: the result file, or the check run with a token the old template gave).
+  const payload = await payloadText(inputs).then(parseStepPayload, (e: unknown) => ({ ok: false as const, message: (e as Error).message }));
+
+  // 3. The token, once: given by the old template (a token file is deleted as soon as it is read),
+  // or traded at the app the workflow names (never one the payload names) for the runner's OIDC
+  // token, for this attempt, and renewed while it runs. Without one the attempt fails (the entry
+  // says why), or in GitHub mode cannot even report to its check run.
   let token: StepToken | undefined;
   let tokenError: unknown;
   try {
     token = await obtainToken({
       ...inputs,
-      payload: await payloadText(inputs).then(looseJson, () => undefined),
+      payload: payload.ok ? payload.payload : undefined,
       log,
       // The app retired the attempt (another one took its place): its commands stop here.
       stopped: () => killRunningCommands(),
@@ -39,12 +45,14 @@ export async function main(): Promise<number> {
   if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
     const why = tokenError
       ? (tokenError as Error).message
-      : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
-    log(`conveyor: ${why}; cannot report to the check run`);
+      : !payload.ok
+        ? `the step payload is not valid (${payload.message}), so no OIDC token was asked for`
+        : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
+    log(`conveyor: ${why}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
     return 1;
   }
 
-  // 3. GitHub mode: a stale attempt does nothing at all; a check run that cannot be read fails the job.
+  // 4. GitHub mode: a stale attempt does nothing at all; a check run that cannot be read fails the job.
   const checkRun = await prepareCheckRun({
     ...inputs,
     token,
@@ -57,7 +65,7 @@ export async function main(): Promise<number> {
     return 'failed' in checkRun ? 1 : 0;
   }
 
-  // 4. While the step runs, its check run is watched: completed by someone else (the run was
+  // 5. While the step runs, its check run is watched: completed by someone else (the run was
   // cancelled, or a person completed it), the step's commands are stopped, agent first, and the
   // result is not written over what they wrote.
   const watch = checkRun.client?.watch?.((by) => {
@@ -65,7 +73,7 @@ export async function main(): Promise<number> {
     killRunningCommands();
   }, pollIntervalOf(process.env));
 
-  // 5. Run the step under one error boundary and report its result wherever it goes, its agent's
+  // 6. Run the step under one error boundary and report its result wherever it goes, its agent's
   // transcript kept as a workflow artifact on GitHub's runners.
   const transcriptStore = artifactTranscriptStore(process.env, core.getInput('transcript-retention-days'));
   const result = await runEntry({
@@ -83,14 +91,4 @@ export async function main(): Promise<number> {
   watch?.stop();
   token?.close();
   return result.conclusion === 'failure' ? 1 : 0;
-}
-
-/** The payload as far as it parses: which attempt this is and where the app is (the entry judges the rest). */
-function looseJson(text: string): Parameters<typeof obtainToken>[0]['payload'] {
-  try {
-    const p = JSON.parse(text) as Record<string, unknown>;
-    return p && typeof p === 'object' ? (p as unknown as Parameters<typeof obtainToken>[0]['payload']) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -11,7 +11,7 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { ConveyorError } from '../../core/errors.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
-import { appUrlOf, attemptOf, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
+import { appUrlOf, attemptOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
 
 export interface TokenInputs {
   env: NodeJS.ProcessEnv;
@@ -35,13 +35,16 @@ export function fixedToken(token: string): StepToken {
 
 /**
  * The step's token: a given one when the old template passes it, else the app's, traded for the
- * runner's OIDC token (the payload, or CONVEYOR_PUBLIC_URL, says where the app is); undefined when
- * neither applies (the embedded mode needs none). `stopped`: the app refused a renewal, so the
- * attempt must stop.
+ * runner's OIDC token at the app the workflow names (the input `app-url` or CONVEYOR_PUBLIC_URL,
+ * never the payload); undefined where no token is needed (the embedded mode). `payload` is the
+ * payload as validated, undefined when it did not validate: then no OIDC token is asked for at
+ * all, and the entry reports why. On GitHub (CONVEYOR_CHECK_RUN_ID set) a workflow that names no
+ * app fails here, saying how to name it. `stopped`: the app refused a renewal, so the attempt
+ * must stop.
  */
 export async function obtainToken(
   io: TokenInputs & {
-    payload: Pick<StepPayload, 'app' | 'runId' | 'step' | 'attempt' | 'epoch' | 'mode'> | undefined;
+    payload: StepPayload | undefined;
     log(line: string): void;
     stopped(e: TokenExchangeError): void;
   },
@@ -49,15 +52,17 @@ export async function obtainToken(
   const given = takeToken(io);
   if (given) return fixedToken(given);
   const p = io.payload;
-  // A payload that does not say which attempt this is gets no token: the entry reports it as bad.
-  if (!p || typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
-  const appUrl = appUrlOf(io.env, p);
-  if (!appUrl) return undefined;
+  if (!p) return undefined;
+  const appUrl = appUrlOf(io.env, io.getInput);
+  if (!appUrl) {
+    if (io.env.CONVEYOR_CHECK_RUN_ID?.trim()) throw noAppUrl();
+    return undefined;
+  }
   const listeners: Array<(token: string) => void> = [];
   const seen: string[] = [];
   const source = await startTokenSource({
     appUrl,
-    attempt: attemptOf(p as StepPayload),
+    attempt: attemptOf(p),
     onToken: (token) => {
       seen.push(token);
       for (const l of listeners) l(token);

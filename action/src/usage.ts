@@ -1,12 +1,15 @@
-// What the agents of one attempt used: each agent run's usage is read once it ends (what the agent
-// wrote to $CONVEYOR_USAGE_FILE, else what its preset's CLI printed), summed into the result's
-// `usage` (which the receipt seals), and shown on the attempt's check run beside what the step and
-// the run used before it. A usage file that is not the contract's shape is said in the log and on
-// the check run, and ignored: usage is bookkeeping, never a reason for a step to fail.
+// What the agents of one attempt used: each agent run's usage is read once it ends, from what its
+// preset's CLI printed and what the agent wrote to $CONVEYOR_USAGE_FILE, put together by
+// recordedUsage (core/contract/usage-record.ts: the agent's file never lowers a figure the CLI
+// gave), summed into the result's `usage` (which the receipt seals), and shown on the attempt's
+// check run beside what the step and the run used before it, with what the agent claimed where it
+// differs from what the CLI said. A usage file that is not the contract's shape is said in the log
+// and on the check run, and ignored: usage is bookkeeping, never a reason for a step to fail.
 import { join } from 'node:path';
 import { readHandedBack } from './exchange.ts';
 import { PRESETS } from '../../core/config/presets.ts';
-import { describeUsage, formatUsd, parseUsageFile, sumUsage, type Usage } from '../../core/contract/usage.ts';
+import { describeDisputes, describeSources, recordedUsage, type RecordedUsage } from '../../core/contract/usage-record.ts';
+import { cappedFigures, describeUsage, formatUsd, MAX_COUNT, MAX_USD, parseUsageFile, sumUsage, type Usage } from '../../core/contract/usage.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import { copilotUsageOf, usageReaderFor, type UsageReader } from '../../core/steps/usage-output.ts';
@@ -16,7 +19,9 @@ export interface AgentUsage {
   who: string;
   usage: Usage;
   /** Where the figures came from. */
-  from: 'the agent' | 'its CLI';
+  from: RecordedUsage['from'];
+  /** Each figure the agent's file and its CLI gave differently: what each said and which counted. */
+  disputes: string[];
 }
 
 /** The attempt's account: every agent run's usage and every problem with what one reported. */
@@ -61,9 +66,9 @@ async function readText(path: string | undefined, within: string): Promise<strin
 }
 
 /**
- * Reads one agent run's usage into the meter: the agent's own file first; a file that is not the
- * contract's shape is reported and ignored, and its CLI's figures count instead where there are.
- * `scrub` masks secrets in what the agent wrote (a model name is free text).
+ * Reads one agent run's usage into the meter: what its CLI said (a preset's command line) and what
+ * the agent wrote, put together by recordedUsage; a usage file that is not the contract's shape is
+ * reported and ignored. `scrub` masks secrets in what the agent wrote (a model name is free text).
  */
 export async function collectUsage(
   meter: UsageMeter,
@@ -73,31 +78,34 @@ export async function collectUsage(
   log: (line: string) => void,
 ): Promise<void> {
   const written = await readText(sources.usageFile, sources.dir);
+  let claimed: Usage | undefined;
   if (written !== undefined) {
     const reading = parseUsageFile(scrub(written));
-    if (reading.ok) {
-      meter.runs.push({ who, usage: reading.usage, from: 'the agent' });
-      log(`conveyor: ${who} used ${describeUsage(reading.usage)} (its $CONVEYOR_USAGE_FILE)`);
-      return;
+    if (reading.ok) claimed = reading.usage;
+    else {
+      const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
+      meter.problems.push(problem);
+      log(`conveyor: ${problem}`);
     }
-    const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
-    meter.problems.push(problem);
-    log(`conveyor: ${problem}`);
   }
   const cliText = await readText(sources.cliUsageFile, sources.dir);
   const fromCli = sources.reader?.usage() ?? (cliText !== undefined ? copilotUsageOf(scrub(cliText)) : undefined);
-  if (fromCli) {
-    meter.runs.push({ who, usage: fromCli, from: 'its CLI' });
-    log(`conveyor: ${who} used ${describeUsage(fromCli)} (from its CLI's output)`);
-  } else if (written === undefined) {
-    log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+  const record = recordedUsage(fromCli, claimed);
+  if (!record) {
+    if (written === undefined) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+    return;
   }
+  const disputes = describeDisputes(record);
+  meter.runs.push({ who, usage: record.usage, from: record.from, disputes });
+  log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
+  for (const d of disputes) log(`conveyor: ${who}: ${d}`);
 }
 
 /**
  * The result with the attempt's usage in `usage` and its summary: each agent run, the attempt's
- * total, what the step and the run had used before, the run's budget, and any usage that was
- * ignored. Unchanged when no agent ran.
+ * total, what the step and the run had used before, the run's budget, where an agent's claim and
+ * its CLI differed, any usage that was ignored, and a total that reached Conveyor's ceiling.
+ * Unchanged when no agent ran.
  */
 export function withUsageReport(result: StepResult, meter: UsageMeter, payload: StepPayload | undefined): StepResult {
   if (meter.runs.length === 0 && meter.problems.length === 0) return result;
@@ -111,15 +119,26 @@ export function withUsageReport(result: StepResult, meter: UsageMeter, payload: 
     if (meter.runs.length > 1) lines.push(`This attempt: ${describeUsage(total)}.`);
   }
   const before = payload?.usageSoFar;
+  // The narrowest total first: a capped attempt caps its step and its run too.
+  const totals: Array<[string, Usage | undefined]> = [["this attempt's", total]];
   if (before && payload) {
     const step = sumUsage([before.step, total]);
     const run = sumUsage([before.run, total]);
+    totals.push([`step \`${payload.step.id}\`'s`, step], ["the run's", run]);
     lines.push(`Step \`${payload.step.id}\` so far, earlier attempts included: ${describeUsage(step)}.`);
     const budget = before.budgetUsd !== undefined ? ` of its ${formatUsd(before.budgetUsd)} budget` : '';
     lines.push(
       `Run \`${payload.runId}\` so far: ${run?.costUsd !== undefined ? formatUsd(run.costUsd) : 'no cost reported'}${budget} (${describeUsage(run)}).`,
     );
   }
+  for (const r of meter.runs) for (const d of r.disputes) lines.push(`> Usage differs: ${r.who}: ${d}.`);
   for (const p of meter.problems) lines.push(`> Usage ignored: ${p}.`);
+  const capped = totals.map(([whose, u]) => [whose, cappedFigures(u)] as const).find(([, figures]) => figures.length > 0);
+  if (capped) {
+    lines.push(
+      `> Usage capped: ${capped[0]} ${capped[1].join(', ')} reached Conveyor's ceiling (${formatUsd(MAX_USD)} for a cost, ${MAX_COUNT} for a count) ` +
+        'and counts as that, so a budget still stops it.',
+    );
+  }
   return { ...result, summary: [result.summary, '### Usage', ...lines].join('\n\n'), ...(total ? { usage: total } : {}) };
 }

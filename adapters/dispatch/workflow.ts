@@ -5,7 +5,7 @@
 //
 // Never twice for one attempt: a record is written before the check run is created, and a try
 // that finds one (left by a try that died) looks on GitHub for the check run, then for the
-// workflow run, before it makes either.
+// workflow run (one the app's bot started), before it makes either.
 import { sentLength } from '../../core/contract/payload-fit.ts';
 import { externalIdOf, parseResultText, stepCheckName } from '../../core/github/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
@@ -13,7 +13,7 @@ import type { StepPayload } from '../../core/contract/wire.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import type { AttemptLink, LinkStore } from '../../engine/ports/links.ts';
-import type { GitHubForge } from '../forge/github.ts';
+import type { GitHubForge, WorkflowRun } from '../forge/github.ts';
 import type { Heads } from '../forge/heads.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../../core/contract/payload-fit.ts';
 
@@ -25,10 +25,15 @@ export interface WorkflowDispatcherOptions {
   heads: Heads;
   /** The GitHub adapter of the run's installation. */
   github(run: Run): Promise<GitHubForge>;
+  /** The app's bot login (`<slug>[bot]`): an interrupted dispatch's workflow run counts only when the bot started it. */
+  botLogin(): Promise<string>;
   workflow?: string;
   /** Characters all inputs may take together (GitHub: 65,535). */
   inputsLimit?: number;
-  /** The app's public URL (CONVEYOR_PUBLIC_URL): each payload tells the action where to trade its OIDC token. */
+  /**
+   * The app's public URL (CONVEYOR_PUBLIC_URL), carried in each payload for actions of earlier
+   * versions; this action trades its OIDC token only where the workflow says (its own CONVEYOR_PUBLIC_URL).
+   */
   appUrl?: string;
   now?: () => string;
   log?: (line: string) => void;
@@ -43,6 +48,29 @@ export interface WorkflowDispatcherOptions {
 /** How the workflow run's name marks the check run it works for (see workflows/conveyor.yml). */
 export function workflowRunMarker(checkRunId: number): string {
   return `[check run ${checkRunId}]`;
+}
+
+/**
+ * How much earlier than the app's record of a dispatch GitHub may date the workflow run it started:
+ * the record is written after the dispatch call returns, on a clock that may be minutes apart from
+ * GitHub's (GitHub Enterprise Server runs on its own host).
+ */
+export const CREATED_SLACK_MS = 10 * 60_000;
+
+/**
+ * The workflow run of an attempt whose dispatch said no run id (GitHub Enterprise Server): the one
+ * whose name holds the marker of the attempt's check run, among the runs the app's bot started
+ * (anyone who may dispatch the workflow can give their run the same name), made no earlier than
+ * `dispatchedAt` less the slack.
+ */
+export function findAttemptRun(
+  github: Pick<GitHubForge, 'findWorkflowRun'>,
+  attempt: { repo: string; checkRunId: number; dispatchedAt: string },
+  botLogin: string,
+  workflow = WORKFLOW_FILE,
+): Promise<WorkflowRun | undefined> {
+  const since = new Date(Date.parse(attempt.dispatchedAt) - CREATED_SLACK_MS).toISOString();
+  return github.findWorkflowRun(attempt.repo, workflow, workflowRunMarker(attempt.checkRunId), since, botLogin);
 }
 
 export function parseWorkflowRunMarker(title: string | null | undefined): number | undefined {
@@ -125,8 +153,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
       // 2. The workflow run: looked for when an earlier try may have started it, else dispatched.
       if (link.state !== 'dispatched') {
-        const marker = workflowRunMarker(checkRunId);
-        const earlier = stored && !madeCheck ? await github.findWorkflowRun(repo, workflow, marker, stored.at) : undefined;
+        // A writer's run named for this check run is not this attempt's: recorded, the token broker would answer it.
+        const earlier =
+          stored && !madeCheck ? await findAttemptRun(github, { repo, checkRunId, dispatchedAt: stored.at }, await options.botLogin(), workflow) : undefined;
         if (earlier) {
           await save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {

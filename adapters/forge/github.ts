@@ -57,6 +57,8 @@ interface ApiWorkflowRun {
   run_started_at?: string | null;
   display_title?: string;
   name?: string | null;
+  /** Who started the run (a re-run keeps it; its `triggering_actor` is who re-ran it). */
+  actor?: { login?: string | null } | null;
 }
 
 function toWorkflowRun(r: ApiWorkflowRun): WorkflowRun {
@@ -195,6 +197,11 @@ export class GitHubForge implements Forge {
     };
     const { data } = await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, ...fitted });
     return toPullRequest(repo, data as ApiPull);
+  }
+
+  /** Opens a closed PR again; GitHub refuses (422, saying why) when its head branch is gone. */
+  async reopenPullRequest(repo: string, number: number): Promise<void> {
+    await this.octokit.rest.pulls.update({ ...of(repo), pull_number: number, state: 'open' });
   }
 
   /** With its mergeability (`mergeable: null` while GitHub computes it). */
@@ -405,8 +412,12 @@ export class GitHubForge implements Forge {
     }
   }
 
-  /** A run of `workflow` whose name holds `marker`, dispatched since `since` (looked for before dispatching again). */
-  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string): Promise<WorkflowRun | undefined> {
+  /**
+   * A run of `workflow` whose name holds `marker`, dispatched since `since` and started by
+   * `startedBy`: anyone who may dispatch the workflow can give their run the same name, so a name
+   * alone never says whose run it is.
+   */
+  async findWorkflowRun(repo: string, workflow: string, marker: string, since: string, startedBy: string): Promise<WorkflowRun | undefined> {
     const created = `>=${since.slice(0, 19)}Z`;
     const pages = this.octokit.paginate.iterator(this.octokit.rest.actions.listWorkflowRuns, {
       ...of(repo),
@@ -416,7 +427,9 @@ export class GitHubForge implements Forge {
       per_page: 100,
     });
     for await (const { data } of pages) {
-      const found = (data as ApiWorkflowRun[]).find((r) => (r.display_title ?? r.name ?? '').includes(marker));
+      const found = (data as ApiWorkflowRun[]).find(
+        (r) => (r.display_title ?? r.name ?? '').includes(marker) && (r.actor?.login ?? '').toLowerCase() === startedBy.toLowerCase(),
+      );
       if (found) return toWorkflowRun(found);
     }
     return undefined;

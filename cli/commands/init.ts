@@ -56,7 +56,9 @@ export function register(program: Command): void {
             `  1. edit ${config}: your agents, services and steps (\`conveyor validate --config ${config}\` checks it)`,
             '  2. commit both files to the default branch (Conveyor reads them only from there); the workflow needs no key or token:',
             "     the action trades the runner's OIDC token at the Conveyor app for a token of each step",
-            '  3. install the Conveyor GitHub App on the repositories involved, and label an issue `conveyor`',
+            "  3. set the repository (or organisation) variable CONVEYOR_PUBLIC_URL to the app's public https URL",
+            '     (`gh variable set CONVEYOR_PUBLIC_URL --body https://conveyor.example.com`): the OIDC token goes there and nowhere else',
+            '  4. install the Conveyor GitHub App on the repositories involved, and label an issue `conveyor`',
             '',
           ].join('\n'),
         );

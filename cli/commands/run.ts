@@ -2,11 +2,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_STATE, openStore, storedRun } from '../embedded.ts';
 import { decide, readBody, report, startRun } from '../drive.ts';
-import { action, EXIT } from '../program.ts';
+import { action, EXIT, Refusal } from '../program.ts';
 import { renderRun } from '../render.ts';
 import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../core/errors.ts';
-import type { Run } from '../../core/run/types.ts';
+import type { Run, RunEvent } from '../../core/run/types.ts';
+import { dueApproval, prHeads } from '../../core/run/approvals.ts';
 import { say } from '../../lib/terminal.ts';
 
 /** GitHub's issue numbers are 32-bit: anything larger names no issue. */
@@ -21,11 +22,17 @@ function positiveInt(value: string): number {
 
 const now = () => new Date().toISOString();
 
-/** The approval step a run waits on; a decision on a run that waits for nothing is bad usage. */
-function waitingApproval(run: Run): string {
-  const waiting = Object.values(run.steps).find((s) => s.status === 'waiting');
-  if (!waiting) throw new UsageError(`run ${run.id} is not waiting for an approval (${run.waitingFor ?? run.status})`);
-  return waiting.id;
+const DECISION_HELP =
+  '\nExit codes: as `conveyor run`; 1 also when it is refused and nothing changed: no approval waits (it says where the run stands), or another process drives the run.';
+
+/**
+ * A decision on the approval step the run waits on, for the heads it has now: refused (exit 1)
+ * naming where the run stands when none waits, so nothing is kept for an approval that comes later.
+ */
+function decision(run: Run, decision: 'approve' | 'reject', by: string, reason?: string): RunEvent {
+  const due = dueApproval(run, undefined, decision);
+  if ('refused' in due) throw new Refusal(`${due.refused} Nothing changed.`);
+  return { type: 'decision', at: now(), step: due.step.id, decision, by, heads: prHeads(run), ...(reason ? { reason } : {}) };
 }
 
 export function register(program: Command): void {
@@ -81,14 +88,14 @@ export function register(program: Command): void {
     .argument('<run>', 'run id')
     .option('--as <name>', 'who approves', 'conveyor-cli')
     .option('--state <db>', 'state database', DEFAULT_STATE)
+    .addHelpText('after', DECISION_HELP)
     .action(
       action((runId: string, o: { as: string; state: string }) =>
         decide({
           statePath: o.state,
           runId,
-          event: (run) => {
-            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'approve', by: o.as };
-          },
+          decision: true,
+          event: (run) => decision(run, 'approve', o.as),
         }),
       ),
     );
@@ -100,14 +107,14 @@ export function register(program: Command): void {
     .option('--as <name>', 'who rejects', 'conveyor-cli')
     .option('--reason <text>', 'why')
     .option('--state <db>', 'state database', DEFAULT_STATE)
+    .addHelpText('after', DECISION_HELP)
     .action(
       action((runId: string, o: { as: string; reason?: string; state: string }) =>
         decide({
           statePath: o.state,
           runId,
-          event: (run) => {
-            return { type: 'decision', at: now(), step: waitingApproval(run), decision: 'reject', by: o.as, reason: o.reason };
-          },
+          decision: true,
+          event: (run) => decision(run, 'reject', o.as, o.reason),
         }),
       ),
     );

@@ -81,9 +81,10 @@ export const stepPayloadSchema = z.object({
    */
   coder: z.object({ agent: z.string(), model: z.string().optional(), writes: z.array(z.string()).optional() }).optional(),
   /**
-   * Where the action reaches the app (its public URL, CONVEYOR_PUBLIC_URL on the app) to exchange
-   * the runner's OIDC token for the attempt's installation token. Optional: an action given a
-   * token file needs none. Routing, not an input of the step: receipts leave it out.
+   * The app's public URL (CONVEYOR_PUBLIC_URL on the app), for the record and for actions of
+   * earlier versions. The action never sends a token there: whoever may dispatch the workflow
+   * writes the payload, so only the workflow says where the app is (action/src/oidc-token.ts).
+   * Routing, not an input of the step: receipts leave it out.
    */
   app: z.object({ url: z.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
   /**

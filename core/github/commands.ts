@@ -1,12 +1,13 @@
 // Comment commands: `/conveyor <command> [argument]` on a line of its own in an issue comment, a
 // PR comment or a PR review body. Only lines a reader sees as the writer's own words count: lines
 // inside fenced code blocks (``` or ~~~), indented code, block quotes (`>`, someone quoting an
-// earlier command) and HTML comments wherever they open (invisible once rendered, so nobody could
-// see what they would approve) are skipped. The command word is case-insensitive. `/conveyor fix`
+// earlier command) and the raw HTML GitHub renders as nothing (comments, processing instructions,
+// declarations and CDATA wherever they open, see hidden-html.ts: nobody could see what they would
+// approve) are skipped. The command word is case-insensitive. `/conveyor fix`
 // takes the rest of its line and every line after it as what to change (code blocks included:
 // people quote code in feedback), so nothing after it is read as a command. Pure: the app decides
 // who may give them.
-import { stripHtmlComments } from '../text.ts';
+import { stripHiddenHtml } from '../hidden-html.ts';
 
 export type Command =
   | { name: 'approve' }
@@ -59,7 +60,7 @@ const COMMAND_LINE = /^\/conveyor(?:[ \t]+(\S+))?(?:[ \t]+(.*?))?[ \t]*$/i;
 export function parseCommands(body: string): ParsedCommands {
   const out: ParsedCommands = { commands: [], unknown: [], quoted: [] };
   let fence: { char: string; size: number } | undefined;
-  const lines = stripHtmlComments(body.replace(/\r\n?/g, '\n')).split('\n');
+  const lines = stripHiddenHtml(body).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     // Up to three spaces of indentation keep a line in the paragraph; four make it code.

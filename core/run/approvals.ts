@@ -1,6 +1,7 @@
 // Decisions on approval steps, and pushes that make approvals stale. Who may decide at all (write
-// permission, not a bot) is checked by the app before the event exists; the rules that depend on
-// the plan (named approvers, the requester, how many approvals) live here.
+// permission on the primary repository, not a bot) is checked by the app before the event exists;
+// the rules that depend on the plan and the run (only while an approval waits, for the heads its
+// giver saw; named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
 import { approvalReason, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Staleness, Transition } from './types.ts';
@@ -9,18 +10,9 @@ type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 const same = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>): Transition {
-  let target: ApprovalStep | undefined;
-  if (event.step !== undefined) {
-    const p = planStep(run, event.step);
-    if (!p) return reply(run, event, `Run ${run.id} has no step "${event.step}".`);
-    if (p.kind !== 'approval') return reply(run, event, `Step "${p.id}" is a ${p.kind} step, not an approval: there is nothing to ${event.decision}.`);
-    const status = run.steps[p.id]?.status;
-    if (status !== 'waiting') return reply(run, event, `Step "${p.id}" is not waiting for a decision (it is ${status ?? 'unknown'}).`);
-    target = p;
-  } else {
-    target = run.plan.steps.find((p): p is ApprovalStep => p.kind === 'approval' && run.steps[p.id]?.status === 'waiting');
-    if (!target) return reply(run, event, `Run ${run.id} is not waiting for an approval (it is ${run.status}).`);
-  }
+  const due = dueApproval(run, event.step, event.decision);
+  if ('refused' in due) return reply(run, event, due.refused);
+  const target = due.step;
   if (!isApprover(target.approvers, event.by, event.team)) {
     return reply(run, event, `${event.by} is not an approver of step "${target.id}" (approvers: ${target.approvers.join(', ')}).`);
   }
@@ -32,6 +24,9 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
     return d.finish();
   }
 
+  // An approval is for what its giver was shown (rejecting heads that moved still rejects).
+  const moved = event.heads ? movedHeads(run, event.heads) : undefined;
+  if (moved) return reply(run, event, `the pull requests moved since this approval was asked for: ${moved}. Look at them as they are now and approve again.`);
   if (same(event.by, run.requester) && !target.allowRequester) {
     return reply(run, event, `${event.by} started this run, so their approval does not count for step "${target.id}" (it does not allow the requester).`);
   }
@@ -40,9 +35,7 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
   if (have.some((a) => same(a.by, event.by))) return { run, effects: [] };
 
   const d = new Draft(run, event.at);
-  const heads: Record<string, string> = {};
-  for (const pr of run.prs) if (pr.head) heads[pr.repo] = pr.head;
-  const approval: Approval = { step: target.id, by: event.by, at: event.at, heads };
+  const approval: Approval = { step: target.id, by: event.by, at: event.at, heads: prHeads(run) };
   d.run.approvals = [...run.approvals, approval];
   const s = d.step(target.id);
   if (have.length + 1 >= target.minApprovals) {
@@ -54,6 +47,64 @@ export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>)
   d.advance();
   d.settle();
   return d.finish();
+}
+
+/**
+ * The approval step a decision is for, only while it waits: the named one, else the one that
+ * waits. Anything else is refused naming where the run stands, and nothing is kept for later: an
+ * approval is for heads someone looked at, never for the step that comes up after a gate, a
+ * repair or a push nobody has seen yet.
+ */
+export function dueApproval(run: Run, step: string | undefined, decision = 'decide'): { step: ApprovalStep } | { refused: string } {
+  if (step === undefined) {
+    const waiting = run.plan.steps.find((p): p is ApprovalStep => p.kind === 'approval' && run.steps[p.id]?.status === 'waiting');
+    return waiting ? { step: waiting } : { refused: `${runState(run)}; nothing waits for an approval.` };
+  }
+  const p = planStep(run, step);
+  if (!p) return { refused: `Run ${run.id} has no step "${step}".` };
+  if (p.kind !== 'approval') return { refused: `Step "${p.id}" is a ${p.kind} step, not an approval: there is nothing to ${decision}.` };
+  const status = run.steps[p.id]?.status ?? 'unknown';
+  if (status !== 'waiting') return { refused: `${runState(run)}; step \`${p.id}\` is ${status}, not waiting for an approval.` };
+  return { step: p };
+}
+
+/** Where a run stands, in words: "run web-60 is running `test`", "... waits for a retry or a cancel (step `test` failed)". */
+export function runState(run: Run): string {
+  if (run.status === 'succeeded' || run.status === 'cancelled') return `run ${run.id} has ended (${run.status})`;
+  const steps = run.plan.steps.map((p) => run.steps[p.id]).filter((s) => s !== undefined);
+  const queued = steps.filter((s) => s.status === 'queued').map((s) => `\`${s.id}\`${s.mode === 'repair' ? ' (a repair)' : ''}`);
+  if (queued.length > 0) return `run ${run.id} is running ${words(queued)}`;
+  const failed = steps.filter((s) => s.status === 'failed').map((s) => `\`${s.id}\``);
+  if (failed.length > 0) return `run ${run.id} waits for a retry or a cancel (step${failed.length > 1 ? 's' : ''} ${words(failed)} failed)`;
+  const waiting = steps.filter((s) => s.status === 'waiting').map((s) => `\`${s.id}\``);
+  if (waiting.length > 0) return `run ${run.id} waits for an approval of ${words(waiting)}`;
+  return `run ${run.id} waits for a retry or a cancel`;
+}
+
+function words(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** The head of each of the run's PRs: what an approval is for. */
+export function prHeads(run: Run): Record<string, string> {
+  const heads: Record<string, string> = {};
+  for (const pr of run.prs) if (pr.head) heads[pr.repo] = pr.head;
+  return heads;
+}
+
+/** How the run's PR heads differ from those someone decided on, in words; undefined when they are the same. */
+function movedHeads(run: Run, seen: Readonly<Record<string, string>>): string | undefined {
+  const now = prHeads(run);
+  const short = (sha: string) => sha.slice(0, 7);
+  const diffs: string[] = [];
+  for (const repo of [...new Set([...Object.keys(now), ...Object.keys(seen)])]) {
+    const [is, was] = [now[repo], seen[repo]];
+    if (is === was) continue;
+    if (is === undefined) diffs.push(`${repo} has no pull request head now`);
+    else if (was === undefined) diffs.push(`${repo} is at ${short(is)} now, and was not there then`);
+    else diffs.push(`${repo} is at ${short(is)} now, not ${short(was)}`);
+  }
+  return diffs.length > 0 ? diffs.join('; ') : undefined;
 }
 
 /**

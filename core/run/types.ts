@@ -155,8 +155,12 @@ export type RunEvent =
   | { type: 'step-lost'; at: string; step: string; attempt: number; epoch: number; reason: string; environments?: Environment[] }
   /** A deploy attempt's environments as they settle, before its result. */
   | { type: 'environments-settled'; at: string; step: string; attempt: number; epoch: number; environments: Environment[] }
-  /** `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub). */
-  | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string }
+  /**
+   * `team`: an approvers' `@org/team` the app verified `by` is an active member of (the reducer cannot ask GitHub).
+   * `heads`: the head of each PR of the run when the decision was asked for (what its giver was shown); an
+   * approval whose heads are no longer the PRs' is refused. Absent: the heads of the run it is applied to.
+   */
+  | { type: 'decision'; at: string; step?: string; decision: 'approve' | 'reject'; by: string; reason?: string; team?: string; heads?: Record<string, string> }
   /**
    * `budgetUsd`: the pipeline's `budget-usd` as the configuration says when the retry is asked for
    * (null: it has none now); the run goes on with it (see core/run/usage.ts). Absent: unchanged.

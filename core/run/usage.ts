@@ -10,7 +10,7 @@
 // goes on without the retry being refused as a changed pipeline. Before an attempt that runs an
 // agent is dispatched, a run that has spent its budget stops instead: the step fails with
 // `budget-exhausted`, saying what was spent on what.
-import { describeUsage, formatUsd, sumUsage, type Usage } from '../contract/usage.ts';
+import { describeUsage, formatUsd, MAX_USD, sumUsage, type Usage } from '../contract/usage.ts';
 import type { StepPayload } from '../contract/wire.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { AttemptMode, Run, StepState } from './types.ts';
@@ -56,14 +56,17 @@ export function budgetBlocks(run: Run, stepId: string, mode: AttemptMode): strin
   const step = run.plan.steps.find((s) => s.id === stepId);
   if (budget === undefined || !step || !runsAgent(step, mode)) return undefined;
   const spent = spentUsd(run);
-  if (spent < budget) return undefined;
+  // A cost at the ceiling is a sum that stopped there (core/contract/usage.ts): at least that much
+  // was spent, maybe more, so it exhausts a budget set above the ceiling too.
+  const capped = spent >= MAX_USD;
+  if (spent < budget && !capped) return undefined;
   const what = run.plan.steps
     .map((p) => ({ id: p.id, usd: stepUsage(run.steps[p.id])?.costUsd }))
     .filter((x) => x.usd !== undefined && x.usd > 0)
     .map((x) => `"${x.id}" ${formatUsd(x.usd!)}`)
     .join(', ');
   return (
-    `${BUDGET_EXHAUSTED}: the run has spent ${formatUsd(spent)} of its ${formatUsd(budget)} budget${what ? ` (${what})` : ''}, ` +
+    `${BUDGET_EXHAUSTED}: the run has spent ${formatUsd(spent)}${capped ? " (Conveyor's ceiling: at least that)" : ''} of its ${formatUsd(budget)} budget${what ? ` (${what})` : ''}, ` +
     `so no more agent attempts start; raise pipelines.${run.plan.pipeline}.budget-usd and retry to go on`
   );
 }

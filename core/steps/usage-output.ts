@@ -12,15 +12,19 @@
 // - Copilot CLI: its JSON events carry no tokens; `--usage-output-file` writes `modelMetrics`
 //   keyed by model, each with `usage.inputTokens` and `usage.outputTokens`. It bills in premium
 //   requests and AI credits, not dollars: no cost.
+//
+// The figures have the usage file's ceilings (core/contract/usage.ts): an event with a figure past
+// one is not usage, and figures added up here stop at the ceiling, as every sum of usage does.
 import { z } from 'zod';
 import type { PresetName } from '../config/presets.ts';
-import { compact, isEmptyUsage, sumUsage, type Usage } from '../contract/usage.ts';
+import { addCounts, compact, isEmptyUsage, sumUsage, usdSchema, type Usage } from '../contract/usage.ts';
 
-const count = z.number().int().nonnegative();
+// z.int() stops at Number.MAX_SAFE_INTEGER, the ceiling of a count.
+const count = z.int().nonnegative();
 
 const claudeResult = z.object({
   type: z.literal('result'),
-  total_cost_usd: z.number().nonnegative().finite().optional(),
+  total_cost_usd: usdSchema.optional(),
   num_turns: count.optional(),
   usage: z
     .object({
@@ -64,9 +68,6 @@ function jsonLine(text: string): unknown {
   }
 }
 
-const sumOf = (...xs: Array<number | undefined>): number | undefined =>
-  xs.every((x) => x === undefined) ? undefined : xs.reduce<number>((a, x) => a + (x ?? 0), 0);
-
 const present = (u: Usage): Usage | undefined => (isEmptyUsage(u) ? undefined : u);
 
 /** The last event of a kind wins (each run ends with one). */
@@ -84,7 +85,7 @@ function lastOf<T>(schema: z.ZodType<T>, toUsage: (event: T) => Usage): UsageRea
 function claudeReader(): UsageReader {
   return lastOf(claudeResult, (e) =>
     compact({
-      inputTokens: sumOf(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
+      inputTokens: addCounts(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
       outputTokens: e.usage?.output_tokens,
       costUsd: e.total_cost_usd,
       turns: e.num_turns,

@@ -6,12 +6,16 @@
 // a typed error.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { appUrlOf, startTokenSource, TokenExchangeError, type AttemptIdentity, type TokenSourceOptions } from '../../action/src/oidc-token.ts';
+import { obtainToken } from '../../action/src/token.ts';
 import type { AttemptFacts } from '../../app/token-broker.ts';
 import { ConveyorError } from '../../core/errors.ts';
 import { CODE_PERMISSIONS, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { INSTALLATION } from '../app/harness.ts';
+import { makePayload } from '../helpers/payload.ts';
 
 const ATTEMPT: AttemptIdentity = { runId: 'acme-web-7', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
 const MINUTE = 60_000;
@@ -38,6 +42,7 @@ beforeEach(() => {
     current: true,
     repo: 'acme/web',
     defaultBranch: 'main',
+    dispatch: 'dispatched',
     workflowRunId: 9001,
     installationId: INSTALLATION,
     repositories: ['acme/web', 'acme/api'],
@@ -78,6 +83,17 @@ function source(over: Partial<TokenSourceOptions> = {}) {
 const expectDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
+
+/** A server on 127.0.0.1 that answers 200 to anything and keeps what it was asked (a payload's app.url). */
+async function listening(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((r) => server.close(() => r())) };
+}
 
 describe('the token source', () => {
   it("exchanges the runner's OIDC token (audience conveyor), and renews the token when it is asked for it near its expiry", async () => {
@@ -193,16 +209,94 @@ describe('the token source', () => {
   });
 });
 
+describe('an answer of "not now"', () => {
+  it('asks again, a bounded number of times with growing waits, while the dispatch is under way (425); then takes the token', async () => {
+    let asked = 0;
+    const own = await startBroker(issuer, {
+      lookup: async () => ({ ...facts, ...(++asked <= 2 ? { dispatch: 'creating-check' as const, workflowRunId: undefined } : {}) }),
+    });
+    const waits: number[] = [];
+    const scopes = grants(['ghs_first', 60 * MINUTE]);
+    const tokens = await source({ appUrl: own.base, sleep: async (ms) => void waits.push(ms) });
+    try {
+      expect(await tokens.current()).toBe('ghs_first');
+      // The app's Retry-After (2 s) or the backoff, whichever is longer.
+      expect(waits).toEqual([2000, 2000]);
+      expectDone(scopes);
+    } finally {
+      tokens.close();
+      await own.close();
+    }
+  });
+
+  it('fails with the reason once the tries are spent', async () => {
+    facts = { ...facts, dispatch: 'creating-check', workflowRunId: undefined };
+    const waits: number[] = [];
+    const refusal = await source({ sleep: async (ms) => void waits.push(ms) }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(TokenExchangeError);
+    expect(refusal).toMatchObject({ status: 425, reason: 'dispatch-under-way', message: expect.stringContaining('still being dispatched') });
+    expect(waits).toEqual([2000, 2000, 4000, 8000, 16000]);
+  });
+
+  it('keeps the token it holds when a renewal is answered 429 (too many refusals in the repository), and does not stop', async () => {
+    const own = await startBroker(issuer, { lookup: async () => facts }, { refusals: { capacity: 1, refillMs: 60 * MINUTE } });
+    const scopes = grants(['ghs_first', 60 * MINUTE]);
+    const stopped: unknown[] = [];
+    const tokens = await source({ appUrl: own.base, onStopped: (e) => stopped.push(e) });
+    try {
+      // Someone's own run of the workflow is refused: acme/web is answered 429 for a while.
+      const theirs = await issuer.sign(jobClaims({ actor: 'mallory', run_id: '5555' }));
+      expect((await own.exchange({ token: theirs, ...ATTEMPT })).status).toBe(403);
+      clock += 56 * MINUTE;
+      expect(await tokens.current()).toBe('ghs_first');
+      expect(own.logged).toContainEqual(expect.stringMatching(/refused \(429 too-many-refusals\)/));
+      expect(stopped).toEqual([]);
+      expectDone(scopes);
+    } finally {
+      tokens.close();
+      await own.close();
+    }
+  });
+});
+
 describe("the app's URL", () => {
-  it('comes from CONVEYOR_PUBLIC_URL first, else from the payload; tokens never travel in the clear', () => {
-    const payload = { app: { url: 'https://conveyor.example.com/' } };
-    expect(appUrlOf({}, payload)).toBe('https://conveyor.example.com');
-    expect(appUrlOf({ CONVEYOR_PUBLIC_URL: 'https://pinned.example.com' }, payload)).toBe('https://pinned.example.com');
-    expect(appUrlOf({}, {})).toBeUndefined();
-    expect(appUrlOf({}, { app: { url: 'http://127.0.0.1:3000' } })).toBe('http://127.0.0.1:3000');
-    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, payload)).toThrow(ConveyorError);
-    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, payload)).toThrow(
+  const inputs = (appUrl: string) => (name: string) => (name === 'app-url' ? appUrl : '');
+
+  it('comes from the workflow alone (the input `app-url`, else CONVEYOR_PUBLIC_URL), never from the payload; tokens never travel in the clear', () => {
+    expect(appUrlOf({ CONVEYOR_PUBLIC_URL: 'https://pinned.example.com/' }, inputs(''))).toBe('https://pinned.example.com');
+    expect(appUrlOf({ CONVEYOR_PUBLIC_URL: 'https://pinned.example.com' }, inputs('https://given.example.com'))).toBe('https://given.example.com');
+    // An unset repository variable reaches the step as an empty string.
+    expect(appUrlOf({ CONVEYOR_PUBLIC_URL: '' }, inputs(''))).toBeUndefined();
+    expect(appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://127.0.0.1:3000' }, inputs(''))).toBe('http://127.0.0.1:3000');
+    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, inputs(''))).toThrow(ConveyorError);
+    expect(() => appUrlOf({ CONVEYOR_PUBLIC_URL: 'http://conveyor.example.com' }, inputs(''))).toThrow(
       /CONVEYOR_PUBLIC_URL \(http:\/\/conveyor\.example\.com\) must use https/,
     );
+    expect(() => appUrlOf({}, inputs('ftp://conveyor.example.com'))).toThrow(/the input `app-url` \(ftp:\/\/conveyor\.example\.com\) must use https/);
+  });
+
+  it("sends the runner's OIDC token nowhere a payload names: without CONVEYOR_PUBLIC_URL the step fails saying how to set it", async () => {
+    const attacker = await listening();
+    try {
+      const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), app: { url: attacker.url } };
+      const error = await obtainToken({
+        env: { CONVEYOR_CHECK_RUN_ID: '77', CONVEYOR_PUBLIC_URL: '' },
+        getInput: () => '',
+        payload,
+        log: () => undefined,
+        stopped: () => undefined,
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConveyorError);
+      expect(error).toMatchObject({ code: 'bad-input' });
+      const message = (error as Error).message;
+      expect(message).toMatch(/CONVEYOR_PUBLIC_URL is not set/);
+      expect(message).toMatch(/repository or organisation variable CONVEYOR_PUBLIC_URL/);
+      expect(message).not.toMatch(/id-token/);
+      // The runner was not even asked for a token, and the payload's server heard nothing.
+      expect(issuer.idTokenAudiences).toEqual([]);
+      expect(attacker.requests).toEqual([]);
+    } finally {
+      await attacker.close();
+    }
   });
 });

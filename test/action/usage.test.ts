@@ -2,11 +2,14 @@
 // gets its figures into the result (sealed by the receipt) and the check run's summary; one that
 // writes garbage is reported and ignored, and the step still succeeds; one that writes nothing has
 // no usage. A gate whose author and whose agent both report sums them; max-usd reaches the agent.
-import { readFileSync, writeFileSync } from 'node:fs';
+// A preset's agent cannot lower what its CLI said (a stand-in `claude` on PATH prints the CLI's
+// figures while the agent writes its own): the CLI's count, and both are shown where they differ.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEntry } from '../../action/src/entry.ts';
 import { inputsDigest, verifyReceipt } from '../../core/contract/receipt.ts';
+import { MAX_USD } from '../../core/contract/usage.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
@@ -30,13 +33,32 @@ function coderWriting(usage?: string): string {
   return `echo changed > change.txt${write}`;
 }
 
-async function run(payload: StepPayload) {
+/**
+ * A stand-in Claude Code on PATH: as an agent inside it would, it edits the repository and writes
+ * `agentWrites` to $CONVEYOR_USAGE_FILE; then, as the CLI does, it prints its last `result` event.
+ */
+function claudeStandIn(cliResult: object, agentWrites?: string): string {
+  const bin = join(scratch, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const write = agentWrites === undefined ? '' : `printf '%s' '${agentWrites}' > "$CONVEYOR_USAGE_FILE"\n`;
+  const event = JSON.stringify({ type: 'result', subtype: 'success', result: 'done', ...cliResult });
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\ncat > /dev/null\necho changed > change.txt\n${write}printf '%s\\n' '${event}'\n`, { mode: 0o755 });
+  return bin;
+}
+
+/** The coder as the claude-code preset's own command line (no `run` of its own). */
+function presetPayload(): StepPayload {
+  const base = makePayload({ repos: [{ repo: 'acme/web' }] });
+  return { ...base, agents: { coder: { name: 'coder', preset: 'claude-code', timeoutMinutes: 5, env: {} } } };
+}
+
+async function run(payload: StepPayload, bin?: string) {
   const payloadPath = join(scratch, 'payload.json');
   writeFileSync(payloadPath, JSON.stringify(payload));
   const lines: string[] = [];
   const result = await runEntry({
     env: {
-      PATH: process.env.PATH,
+      PATH: bin ? `${bin}:${process.env.PATH}` : process.env.PATH,
       HOME: process.env.HOME,
       GITHUB_SERVER_URL: remotes.url,
       CONVEYOR_PAYLOAD_PATH: payloadPath,
@@ -127,5 +149,67 @@ describe("an agent's usage", () => {
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
     expect(readFileSync(join(scratch, 'ws', 'max-usd'), 'utf8').trim()).toBe('2.5');
     expect(log).toContain('max-usd 2.5 is given to its own `run` as $CONVEYOR_MAX_USD only');
+  });
+
+  it("a preset's agent that claims less than its CLI said: the CLI's figures count, and both are shown", async () => {
+    const bin = claudeStandIn(
+      { total_cost_usd: 42.5, num_turns: 31, usage: { input_tokens: 120000, output_tokens: 9000 }, modelUsage: { 'claude-sonnet-4-5': {} } },
+      '{"cost_usd": 0, "input_tokens": 0, "output_tokens": 0, "turns": 0}',
+    );
+    const payload = presetPayload();
+    const { result, log } = await run(payload, bin);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(result.usage).toEqual({ costUsd: 42.5, inputTokens: 120000, outputTokens: 9000, turns: 31, models: ['claude-sonnet-4-5'] });
+    expect(sealedFor(result, payload)).toBe(true);
+    const who = 'agent "coder" (Claude Code)';
+    expect(log).toContain(`conveyor: ${who} used $42.50 · 120,000 tokens in, 9,000 out · 31 turns (from its CLI's output)`);
+    expect(log).toContain(`conveyor: ${who}: cost: its CLI said $42.50, the agent's $CONVEYOR_USAGE_FILE claimed $0.00; the CLI's $42.50 counted`);
+    expect(log).toContain(`conveyor: ${who}: turns: its CLI said 31, the agent's $CONVEYOR_USAGE_FILE claimed 0; the CLI's 31 counted`);
+    expect(result.summary).toContain(`| ${who} | $42.50 · 120,000 tokens in, 9,000 out · 31 turns (claude-sonnet-4-5) | its CLI |`);
+    expect(result.summary).toContain(
+      `> Usage differs: ${who}: cost: its CLI said $42.50, the agent's $CONVEYOR_USAGE_FILE claimed $0.00; the CLI's $42.50 counted.`,
+    );
+    expect(result.summary).toContain(
+      `> Usage differs: ${who}: input tokens: its CLI said 120,000, the agent's $CONVEYOR_USAGE_FILE claimed 0; the CLI's 120,000 counted.`,
+    );
+  });
+
+  it("a preset's agent may add a figure its CLI did not give; one that writes nothing leaves the CLI's", async () => {
+    const bin = claudeStandIn({ usage: { input_tokens: 500, output_tokens: 20 } }, '{"cost_usd": 0.07, "input_tokens": 500}');
+    const { result, log } = await run(presetPayload(), bin);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(result.usage).toEqual({ inputTokens: 500, outputTokens: 20, costUsd: 0.07 });
+    expect(log).toContain("used $0.07 · 500 tokens in, 20 out (from its CLI's output, with cost from its $CONVEYOR_USAGE_FILE)");
+    expect(result.summary).toContain('| agent "coder" (Claude Code) | $0.07 · 500 tokens in, 20 out | its CLI and the agent |');
+    expect(result.summary).not.toContain('Usage differs');
+
+    removeDir(join(scratch, 'ws'));
+    const quiet = claudeStandIn({ total_cost_usd: 1.25 });
+    const { result: second } = await run(presetPayload(), quiet);
+    expect(second.usage).toEqual({ costUsd: 1.25 });
+  });
+
+  it("a plain `run` agent's usage file stays the only source, whatever it prints", async () => {
+    const printsLikeClaude = `echo '{"type": "result", "total_cost_usd": 42.5}'; ${coderWriting('{"cost_usd": 0.5}')}`;
+    const { result } = await run(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: printsLikeClaude }));
+    expect(result.usage).toEqual({ costUsd: 0.5 });
+  });
+
+  it('a usage file with a figure past the ceiling is refused, and a run total at the ceiling is said to be capped', async () => {
+    const refused = await run(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: coderWriting('{"cost_usd": 1.5e308}') }));
+    expect(refused.result.usage).toBeUndefined();
+    expect(refused.result.summary).toContain('> Usage ignored: agent "coder" wrote $CONVEYOR_USAGE_FILE, but cost_usd: must be at most $1000000000');
+
+    removeDir(join(scratch, 'ws'));
+    const payload: StepPayload = {
+      ...makePayload({ repos: [{ repo: 'acme/web' }], agentRun: coderWriting('{"cost_usd": 0.5}') }),
+      usageSoFar: { run: { costUsd: MAX_USD }, budgetUsd: 10 },
+    };
+    const { result } = await run(payload);
+    expect(result.usage).toEqual({ costUsd: 0.5 });
+    expect(result.summary).toContain("Run `run-1` so far: $1000000000.00 of its $10.00 budget ($1000000000.00 · cost at Conveyor's ceiling).");
+    expect(result.summary).toContain(
+      "> Usage capped: the run's cost reached Conveyor's ceiling ($1000000000.00 for a cost, 9007199254740991 for a count) and counts as that, so a budget still stops it.",
+    );
   });
 });

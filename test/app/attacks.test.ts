@@ -1,6 +1,7 @@
 // The outside review's attacks on the GitHub mode, replayed: a person named like the app, results
-// and workflow runs forged from another repository or with a bogus receipt, and an installation
-// taken away mid-run. Each is refused, or changes only what it may.
+// and workflow runs forged from another repository or with a bogus receipt, a writer's own
+// dispatch of the workflow asking the token broker for the run's token, and an installation taken
+// away mid-run. Each is refused, or changes only what it may.
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { renderResultText } from '../../core/github/check-run.ts';
@@ -8,9 +9,13 @@ import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, INSTALLATION, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { events, planWith, pr, reportScopes, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 import { dispatchScope, type Dispatched } from './scopes.ts';
+import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
+import { BOT, CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint } from '../helpers/broker.ts';
+import { jobClaims, startIssuer } from '../helpers/oidc.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
+// The loopback for the OIDC issuer and the token broker of the broker's attack.
+harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true, loopback: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
@@ -116,6 +121,71 @@ describe('forged results', () => {
     const after = await h.conveyor.engine.get(RUN);
     expect(after.version).toBe(before.version);
     expect(after.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 0, losses: 0 });
+  });
+});
+
+describe("a writer's own dispatch of the default branch's conveyor.yml", () => {
+  it("ending first, with the attempt's marker in its name, is not taken for the attempt's run (GHES: no run id recorded)", async () => {
+    const before = await gateQueued();
+    h.calls.length = 0;
+    const title = 'conveyor / check [check run 102]';
+    // Their run names check run 102 too; only who started it tells it apart from the app's.
+    await h.receive('workflow_run', webhooks.workflowRun({ id: 5555, display_title: title, conclusion: 'failure', actor: { login: 'mallory', type: 'User' } }));
+    expect(h.calls).toEqual([]);
+    expect((await h.conveyor.deps.links.attempt(`${RUN}:check:1:0`))?.workflowRunId).toBeUndefined();
+    const after = await h.conveyor.engine.get(RUN);
+    expect(after.version).toBe(before.version);
+    expect(after.steps.check).toMatchObject({ status: 'queued', attempt: 1, epoch: 0, losses: 0 });
+  });
+
+  it("gets no token for the run's attempt nor for the attempts that come next; the app's own run gets it once found by its marker (GHES: no run id)", async () => {
+    // The gate was dispatched to check run 102, and GitHub said no run id (as GitHub Enterprise Server does).
+    const run = await gateQueued();
+    const issuer = await startIssuer();
+    const { store, links, github } = h.conveyor.deps;
+    const broker = await startBroker(issuer, storeAttemptAuthority({ store, links, github, botLogin: async () => BOT }));
+    try {
+      h.calls.length = 0;
+      const gate = { runId: RUN, step: 'check', attempt: 1, epoch: 0 };
+      // Their run has a genuine OIDC token: the right repository, workflow file, branch and event, but it is theirs.
+      const theirs = await issuer.sign(jobClaims({ actor: 'mallory', run_id: '5555' }));
+      expectRefusal(await broker.exchange({ token: theirs, ...gate }), 403, 'actor-mismatch', /started by mallory/);
+      // Polling the attempt ids that come next (the next one is dispatched while they ask) gets nothing either.
+      for (const next of [{ attempt: 2 }, { epoch: 1 }, { attempt: 1, epoch: 2 }])
+        expectRefusal(await broker.exchange({ token: theirs, ...gate, ...next }), 403, 'actor-mismatch', /started by mallory/);
+      // Nothing was asked of GitHub, nothing minted (nock has no token endpoint for the broker), nothing recorded.
+      const githubCalls = () => h.calls.filter((c) => c.path.startsWith('/repos/'));
+      expect(githubCalls()).toEqual([]);
+      expect((await links.attempt(`${RUN}:check:1:0`))?.workflowRunId).toBeUndefined();
+      expect(broker.logged.filter((l) => l.startsWith('warn: ') && l.includes('actor-mismatch'))).toHaveLength(4);
+
+      // The app's own run: found among the workflow's runs by the marker in its name (the writer's run names check run 102 too).
+      const listed = (id: number, actor: string) => ({
+        id,
+        html_url: `https://github.com/acme/web/actions/runs/${id}`,
+        status: 'in_progress',
+        run_attempt: 1,
+        display_title: `conveyor / check · attempt 1 [check run 102]`,
+        actor: { login: actor },
+        triggering_actor: { login: actor },
+      });
+      const listing = nock(API)
+        .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
+        .query(true)
+        .reply(200, { total_count: 2, workflow_runs: [listed(5555, 'mallory'), listed(4242, BOT)] });
+      const mint = tokenEndpoint(
+        run.plan.changeSet.map((r) => r.repo.split('/')[1]!),
+        CODE_PERMISSIONS,
+      );
+      const r = await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '4242' })), ...gate });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      allDone([listing, mint]);
+      expect(githubCalls()).toEqual([{ method: 'GET', path: '/repos/acme/web/actions/workflows/conveyor.yml/runs' }]);
+      expect((await links.attempt(`${RUN}:check:1:0`))?.workflowRunId).toBe(4242);
+    } finally {
+      await broker.close();
+      await issuer.close();
+    }
   });
 });
 

@@ -1,20 +1,24 @@
 // The token broker over the app's real state: a SQLite store holding a run and the link tables
 // holding its attempts' dispatches (app/attempt-authority.ts). What the store says decides: the
 // attempt's workflow run, whether it is still current (a retry retires it), and a teardown's
-// deployments permission while it has environments to remove.
+// deployments permission while it has environments to remove. An attempt still being dispatched
+// gets nothing; one whose dispatch said no run id (GitHub Enterprise Server) gets a token only once
+// the app found its run by the marker in its name, among the runs its own bot started (nock).
 import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
+import { GitHubForge } from '../../adapters/forge/github.ts';
+import { logLines } from '../../adapters/github/octokit.ts';
 import { openAppStore, type AppStore } from '../../app/stores.ts';
 import { createRun } from '../../core/run/reducer.ts';
 import type { Run } from '../../core/run/types.ts';
-import type { LinkStore } from '../../engine/ports/links.ts';
+import type { AttemptLink, LinkStore } from '../../engine/ports/links.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
-import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
-import { INSTALLATION } from './harness.ts';
+import { BOT, CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
+import { API, INSTALLATION } from './harness.ts';
 
 const RUN = 'acme-web-7';
 const AT = '2025-03-01T10:00:00.000Z';
@@ -64,7 +68,16 @@ beforeEach(async () => {
   links = store.links;
   await store.create(storedRun(), []);
   await dispatched(`${RUN}:implement:1:0`, 9001);
-  broker = await startBroker(issuer, storeAttemptAuthority({ store, links }));
+  const github = new GitHubForge({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  broker = await startBroker(
+    issuer,
+    storeAttemptAuthority({
+      store,
+      links,
+      github: async (installationId) => (installationId === INSTALLATION ? github : Promise.reject(new Error('no'))),
+      botLogin: async () => BOT,
+    }),
+  );
 });
 
 afterEach(async () => {
@@ -118,5 +131,69 @@ describe('the token broker over the app store', () => {
       /\(teardown\) is no longer current/,
     );
     expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('an attempt whose workflow run the app does not know yet', () => {
+  const link = (over: Partial<AttemptLink> = {}): AttemptLink => ({
+    externalId: `${RUN}:implement:1:0`,
+    runId: RUN,
+    repo: 'acme/web',
+    state: 'dispatched',
+    checkRunId: 77,
+    at: AT,
+    ...over,
+  });
+  /** A run of acme/web's conveyor.yml as GitHub lists it. */
+  const listed = (id: number, actor: string, checkRunId = 77) => ({
+    id,
+    html_url: `https://github.com/acme/web/actions/runs/${id}`,
+    status: 'in_progress',
+    conclusion: null,
+    run_started_at: AT,
+    run_attempt: 1,
+    display_title: `conveyor / implement · attempt 1 [check run ${checkRunId}]`,
+    actor: { login: actor },
+    triggering_actor: { login: actor },
+  });
+  const runsOfConveyorYml = (runs: unknown[]) =>
+    nock(API)
+      .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
+      .query((q) => q.event === 'workflow_dispatch' && typeof q.created === 'string')
+      .reply(200, { total_count: runs.length, workflow_runs: runs });
+
+  it('gives nothing while its dispatch is under way (creating-check): 425, before any token is minted', async () => {
+    await links.saveAttempt(link({ state: 'creating-check', workflowRunId: undefined }));
+    const r = await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement });
+    expectRefusal(r, 425, 'dispatch-under-way', /still being dispatched/);
+  });
+
+  it("on GHES, finds the run by its marker among the bot's runs (a writer's run with the same marker is not taken), records it, and answers only it", async () => {
+    await links.saveAttempt(link());
+    // The writer's own dispatch, naming check run 77 too, is the newest.
+    const listing = runsOfConveyorYml([listed(5555, 'mallory'), listed(9001, BOT)]);
+    const token = await issuer.sign(jobClaims());
+    const scopes = [tokenEndpoint(['web', 'api'], CODE_PERMISSIONS), tokenEndpoint(['web', 'api'], CODE_PERMISSIONS)];
+    expect((await broker.exchange({ token, ...implement })).status).toBe(200);
+    expect(listing.isDone()).toBe(true);
+    expect(await links.attempt(`${RUN}:implement:1:0`)).toMatchObject({ workflowRunId: 9001, workflowRunUrl: 'https://github.com/acme/web/actions/runs/9001' });
+    // A renewal is judged against the recorded run, without listing again (nock has no listing left).
+    expect((await broker.exchange({ token, ...implement })).status).toBe(200);
+    for (const scope of scopes) expect(scope.isDone()).toBe(true);
+    // The writer's run is not the attempt's, even had its job's token come from the bot.
+    expectRefusal(
+      await broker.exchange({ token: await issuer.sign(jobClaims({ run_id: '5555' })), ...implement }),
+      403,
+      'run-id-mismatch',
+      /dispatched as workflow run 9001/,
+    );
+  });
+
+  it('on GHES, refuses (425) while only runs of others name its check run, and records nothing', async () => {
+    await links.saveAttempt(link());
+    const listing = runsOfConveyorYml([listed(5555, 'mallory'), listed(9002, BOT, 78)]);
+    expectRefusal(await broker.exchange({ token: await issuer.sign(jobClaims()), ...implement }), 425, 'run-not-found', /check run/);
+    expect(listing.isDone()).toBe(true);
+    expect((await links.attempt(`${RUN}:implement:1:0`))?.workflowRunId).toBeUndefined();
   });
 });

@@ -79,6 +79,8 @@ describe('cancelling a run with an attempt in flight', () => {
 
     const patched: Array<Record<string, unknown>> = [];
     const scopes = [
+      // A writer of the primary repository closed it.
+      permissionScope('alice', 'write'),
       cancelledCheckScope(102, patched),
       nock(API).post('/repos/acme/web/actions/runs/4242/cancel').reply(409, { message: 'Cannot cancel a workflow run that is completed.' }),
     ];

@@ -225,3 +225,24 @@ export const readyEnv: Environment = {
   url: 'https://web-7.preview.example',
   deployment: { repo: 'acme/web', id: 31 },
 };
+
+export const API_HEAD = '2'.repeat(40);
+export const LIB_HEAD = '3'.repeat(40);
+/** The PRs of a run over the fleet (planWith(…, true)), one per repository. */
+export const FLEET_PRS = [pr('acme/web', 1, WEB_HEAD), pr('acme/api', 2, API_HEAD), pr('acme/lib', 3, LIB_HEAD)];
+/** A run over the fleet: its code, its previews, an approval and the merge. */
+export const fleetPlan = () =>
+  planWith(
+    [
+      { id: 'implement', kind: 'code' },
+      { id: 'preview', kind: 'deploy' },
+      { id: 'approve', kind: 'approval' },
+      { id: 'ship', kind: 'merge' },
+    ],
+    true,
+  );
+/** What its code and preview steps left (seed's results): the three PRs and web's environment. */
+export const fleetBuilt = {
+  implement: { prs: FLEET_PRS, commits: { 'acme/web': WEB_HEAD, 'acme/api': API_HEAD, 'acme/lib': LIB_HEAD } },
+  preview: { environments: [readyEnv] },
+};

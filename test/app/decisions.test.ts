@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
-import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
+import { API, createHarness, type Harness, harnessPerTest, repoOf, webhooks } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, openPullScope, type Dispatched } from './scopes.ts';
 import {
   approvalCheckScope,
@@ -15,6 +15,7 @@ import {
   replyScope,
   reportScopes,
   RUN,
+  AT,
   seed,
   WEB_HEAD,
   type ApprovalPatch,
@@ -136,6 +137,30 @@ describe('who may decide', () => {
     expect(run.approvals.map((a) => a.by)).toEqual(['bob']);
     expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 1 of 2' });
     expect(run.status).toBe('waiting');
+  });
+
+  it('a run whose issue is in another repository than its primary one: write is needed on both, wherever the command is given', async () => {
+    const plan = atApproval();
+    const elsewhere = { ...plan, changeSet: [{ ...plan.changeSet[0]!, repo: 'acme/app' }] };
+    const before = await seed(h, elsewhere, { implement: { prs: [pr('acme/app', 3, WEB_HEAD)] }, check: {} });
+    const replies: string[] = [];
+    const scopes = [permissionScope('pat', 'write', 'acme/app'), permissionScope('pat', 'read'), replyScope('acme/web', 7, replies)];
+    await h.receive('issue_comment', webhooks.comment('/conveyor approve', 'pat'));
+    allDone(scopes);
+    expect(replies).toEqual([
+      "@pat only people with write permission on acme/web can `approve` Conveyor run `acme-web-7` (you have read there): acme/web is the repository of the run's issue, wherever the command is given. Nothing changed.",
+    ]);
+    // A Re-run on a step's check run (in the primary repository) by a writer of the issue's repository only.
+    const externalId = `${RUN}:check:1:0`;
+    await h.conveyor.deps.links.saveAttempt({ externalId, runId: RUN, repo: 'acme/app', state: 'dispatched', head: WEB_HEAD, checkRunId: 103, at: AT });
+    const rerun = [permissionScope('rita', 'read', 'acme/app'), replyScope('acme/web', 7, replies)];
+    const payload = webhooks.checkRun('rerequested', { id: 103, name: 'conveyor / check', external_id: externalId, conclusion: 'success' }, 'rita');
+    await h.receive('check_run', { ...payload, repository: repoOf('acme/app') });
+    allDone(rerun);
+    expect(replies[1]).toBe(
+      '@rita asked to re-run step `check` of run `acme-web-7`, but only people with write permission on acme/app can (they have read). Nothing changed.',
+    );
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(before.version);
   });
 
   it('an unknown command gets the list of commands', async () => {
@@ -272,5 +297,75 @@ describe('the approval check run', () => {
     expect(run.status).toBe('waiting');
     expect(run.steps.ship?.status).toBe('pending');
     expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'rejected by carol' } });
+  });
+});
+
+describe('approvals only where one is due', () => {
+  const check = { id: 600, external_id: `${RUN}:approve:0:0`, name: 'conveyor / approve' };
+
+  it('`/conveyor approve`, `/conveyor reject` and the Approve button while the gate runs are refused naming it; the approval that comes up afterwards waits', async () => {
+    const before = await seed(h, atApproval(), built, { leaveQueued: 'check', queuedCheckRun: 102 });
+    // The approval's check run as a page shown earlier left it (a button GitHub still delivers).
+    await h.conveyor.deps.links.saveAttempt({
+      externalId: check.external_id,
+      runId: RUN,
+      repo: 'acme/web',
+      state: 'dispatched',
+      head: WEB_HEAD,
+      checkRunId: 600,
+      at: AT,
+    });
+    const replies: string[] = [];
+    for (const [body, id] of [
+      ['/conveyor approve', 4242],
+      ['/conveyor reject not like this', 4243],
+    ] as const) {
+      const scopes = [permissionScope('bob', 'write'), replyScope('acme/web', 1, replies)];
+      await h.receive('issue_comment', events.prComment(body, 'bob', 'acme/web', 1, id));
+      allDone(scopes);
+    }
+    const button = [permissionScope('carol', 'write'), replyScope('acme/web', 1, replies)];
+    await h.receive('check_run', events.button('approve', 'carol', check));
+    allDone(button);
+    expect(replies).toEqual([
+      '@bob run acme-web-7 is running `check`; nothing waits for an approval. Nothing changed.',
+      '@bob run acme-web-7 is running `check`; nothing waits for an approval. Nothing changed.',
+      '@carol run acme-web-7 is running `check`; step `approve` is pending, not waiting for an approval. Nothing changed.',
+    ]);
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(before.version);
+
+    // The gate passes: the approval waits, none counted, its check run with its buttons again.
+    reportScopes();
+    const checks: ApprovalPatch[] = [];
+    const waits = approvalCheckScope(checks);
+    const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } }));
+    await h.receive('check_run', events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(result)));
+    allDone([waits]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run.approvals).toEqual([]);
+    expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 1' });
+    expect(checks.at(-1)).toMatchObject({ status: 'in_progress', output: { summary: expect.stringContaining('Approvals: 0 of 1.') } });
+  });
+
+  it("the Approve button of an older head's check run is refused: the approval is for the head the button was on", async () => {
+    const before = await seed(h, atApproval(), built);
+    const old = '0'.repeat(40);
+    await h.conveyor.deps.links.saveAttempt({
+      externalId: check.external_id,
+      runId: RUN,
+      repo: 'acme/web',
+      state: 'dispatched',
+      head: old,
+      checkRunId: 600,
+      at: AT,
+    });
+    const replies: string[] = [];
+    const scopes = [permissionScope('carol', 'write'), replyScope('acme/web', 1, replies)];
+    await h.receive('check_run', events.button('approve', 'carol', check));
+    allDone(scopes);
+    expect(replies).toEqual([
+      '@carol the pull requests moved since this approval was asked for: acme/web is at aaaaaaa now, not 0000000. Look at them as they are now and approve again. Nothing changed.',
+    ]);
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(before.version);
   });
 });

@@ -9,6 +9,7 @@ import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, noSummaryOnHead, type Dispatched } from './scopes.ts';
 import {
+  API_HEAD,
   approvalCheckScope,
   events,
   permissionScope,
@@ -187,7 +188,7 @@ describe('a review requesting changes', () => {
     await h.receive('pull_request_review', events.review('No.', 'mallory', 'acme/web', 1, 'changes_requested'));
     allDone(scopes);
     expect(replies).toEqual([
-      "@mallory your review was not sent to Conveyor's coder: only people with write permission on acme/web can ask it for changes (you have read).",
+      "@mallory your review was not sent to Conveyor's coder: only people with write permission on acme/web can ask it for changes (you have read there): acme/web is the run's primary repository, wherever the review is. Nothing changed.",
     ]);
 
     h.calls.length = 0;
@@ -195,5 +196,57 @@ describe('a review requesting changes', () => {
     await h.receive('pull_request_review', events.review('Unrelated.', 'carol', 'acme/web', 99, 'changes_requested'));
     expect(h.calls).toEqual([]);
     expect((await h.conveyor.engine.get(RUN)).feedback).toBeUndefined();
+  });
+});
+
+describe('feedback from a sibling repository', () => {
+  const fleet = planWith(
+    [
+      { id: 'implement', kind: 'code' },
+      { id: 'check', kind: 'gate' },
+      { id: 'approve', kind: 'approval', minApprovals: 2 },
+      { id: 'ship', kind: 'merge' },
+    ],
+    true,
+  );
+  const onBoth = { implement: { prs: [pr('acme/web', 1, WEB_HEAD), pr('acme/api', 2, API_HEAD)] } };
+
+  it("a writer of a sibling only (`/conveyor fix`, a review requesting changes) is refused on the run's sibling PR: the run is unchanged", async () => {
+    const before = await seed(h, fleet, onBoth, approvedByBob);
+    const replies: string[] = [];
+    const fix = [permissionScope('sam', 'read'), replyScope('acme/api', 2, replies)];
+    await h.receive('issue_comment', events.prComment('/conveyor fix rewrite the client', 'sam', 'acme/api', 2, 5151));
+    allDone(fix);
+    const review = [permissionScope('sam', 'read'), replyScope('acme/api', 2, replies)];
+    await h.receive('pull_request_review', events.review('Rewrite the client.', 'sam', 'acme/api', 2, 'changes_requested'));
+    allDone(review);
+    expect(replies).toEqual([
+      "@sam only people with write permission on acme/web can `fix` Conveyor run `acme-web-7` (you have read there): acme/web is the run's primary repository, wherever the command is given. Nothing changed.",
+      "@sam your review was not sent to Conveyor's coder: only people with write permission on acme/web can ask it for changes (you have read there): acme/web is the run's primary repository, wherever the review is. Nothing changed.",
+    ]);
+    // Never asked where the comment was written: write on acme/api counts for nothing here.
+    expect(h.calls.filter((c) => c.path.includes('/collaborators/')).map((c) => c.path)).toEqual([
+      '/repos/acme/web/collaborators/sam/permission',
+      '/repos/acme/web/collaborators/sam/permission',
+    ]);
+    const after = await h.conveyor.engine.get(RUN);
+    expect(after.version).toBe(before.version);
+    expect(after.feedback).toBeUndefined();
+    expect(after.approvals[0]?.stale).toBeUndefined();
+  });
+
+  it('a writer of the primary repository asks for changes on the sibling PR: taken', async () => {
+    await seed(h, fleet, onBoth);
+    reportScopes();
+    const dispatched: Dispatched[] = [];
+    const scopes = [
+      permissionScope('carol', 'write'),
+      nock(API).post('/repos/acme/api/issues/comments/5152/reactions', { content: '+1' }).reply(201, {}),
+      approvalCheckScope([]),
+      dispatchScope('implement', 730, dispatched),
+    ];
+    await h.receive('issue_comment', events.prComment('/conveyor fix keep the old name', 'carol', 'acme/api', 2, 5152));
+    allDone(scopes);
+    expect(payloadOf(dispatched[0]).findings).toContain('### From @carol, in a `/conveyor fix` comment (https://github.com/acme/api/pull/2#issuecomment-5152)');
   });
 });

@@ -19,6 +19,8 @@ import { runActionChild } from '../helpers/action.ts';
 export const API = 'https://api.github.com';
 export const APP_ID = 1;
 export const INSTALLATION = 2;
+/** The app's bot login: the author of its pushes and comments, and the actor of every workflow run it dispatches. */
+export const BOT = 'conveyor-app[bot]';
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** The app's private key in every test (made once: an RSA key takes a while). */
 export const { privateKey } = generateKeyPairSync('rsa', {
@@ -73,7 +75,7 @@ export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harnes
     appId: APP_ID,
     now: () => clock.now,
     sweepEveryMs: false,
-    botLogin: 'conveyor-app[bot]',
+    botLogin: BOT,
     // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
     reports: { coalesceMs: 0 },
     log: (line) => {
@@ -188,7 +190,11 @@ export const webhooks = {
     };
   },
   /** A completed run of acme/web's Conveyor workflow (`path`, `event` and `repo` may say otherwise). */
-  workflowRun(run: { id: number; display_title: string; conclusion: string; path?: string; event?: string }, repo = 'acme/web') {
+  /** A completed run of a repository's conveyor.yml, started (by default) by the app's bot as its dispatches are. */
+  workflowRun(
+    run: { id: number; display_title: string; conclusion: string; path?: string; event?: string; actor?: { login: string; type: string } },
+    repo = 'acme/web',
+  ) {
     const p = fixture('workflow_run.completed');
     return {
       ...p,
@@ -196,6 +202,7 @@ export const webhooks = {
         ...(p.workflow_run as object),
         path: '.github/workflows/conveyor.yml',
         event: 'workflow_dispatch',
+        actor: { login: BOT, type: 'Bot' },
         ...run,
         html_url: `https://github.com/${repo}/actions/runs/${run.id}`,
         run_number: 12,

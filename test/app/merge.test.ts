@@ -1,9 +1,7 @@
 // The merge step on GitHub and the end of a run: providers' PRs merge first, a PR whose
 // mergeability is still being computed is asked again, a conflict is resolved by a code attempt
-// and merged after, a merge that stops part-way says exactly where it stopped, and a PR closed
-// mid-run cancels the run and tears its environments down. Driven through probot.receive, nock.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
+// and merged after, and a merge that stops part-way says exactly where it stopped (closing a run:
+// closing.test.ts). Driven through probot.receive, nock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
@@ -12,18 +10,19 @@ import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
 import { configScope, dispatchScope, openPullScope, noSummaryOnHead, workflowRunsScope, type Dispatched } from './scopes.ts';
 import {
+  API_HEAD,
   approvalCheckScope,
   events,
+  fleetBuilt as built,
+  fleetPlan as plan,
+  LIB_HEAD,
   permissionScope,
-  planWith,
   pr,
   readyEnv,
-  replyScope,
   reportScopes,
   RUN,
   seed,
   WEB_HEAD,
-  type ApprovalPatch,
 } from './decisions-setup.ts';
 
 let h: Harness;
@@ -40,24 +39,7 @@ afterEach(async () => {
   await h.close();
 });
 
-const API_HEAD = '2'.repeat(40);
-const LIB_HEAD = '3'.repeat(40);
 const RESOLVED = '4'.repeat(40);
-const PRS = [pr('acme/web', 1, WEB_HEAD), pr('acme/api', 2, API_HEAD), pr('acme/lib', 3, LIB_HEAD)];
-const plan = () =>
-  planWith(
-    [
-      { id: 'implement', kind: 'code' },
-      { id: 'preview', kind: 'deploy' },
-      { id: 'approve', kind: 'approval' },
-      { id: 'ship', kind: 'merge' },
-    ],
-    true,
-  );
-const built = {
-  implement: { prs: PRS, commits: { 'acme/web': WEB_HEAD, 'acme/api': API_HEAD, 'acme/lib': LIB_HEAD } },
-  preview: { environments: [readyEnv] },
-};
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 };
@@ -319,73 +301,5 @@ describe('merging on GitHub', () => {
     expect(run.steps.ship?.reason).toContain(
       'not merging: acme/api#2: its required checks or reviews do not pass. Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.',
     );
-  });
-});
-
-describe('closing', () => {
-  it('a PR closed without merging cancels the run, tears the environments down and leaves the other PRs open with a comment', async () => {
-    await seed(h, plan(), built);
-    reportScopes();
-    const checks: ApprovalPatch[] = [];
-    const dispatched: Dispatched[] = [];
-    const web: string[] = [];
-    const lib: string[] = [];
-    const scopes = [approvalCheckScope(checks), dispatchScope('preview', 901, dispatched), replyScope('acme/web', 1, web), replyScope('acme/lib', 3, lib)];
-    await h.receive('pull_request', events.pull('closed', 'acme/api', 2, API_HEAD, 'mallory'));
-    allDone(scopes);
-    let run = await h.conveyor.engine.get(RUN);
-    expect(run.status).toBe('cancelled');
-    expect(run.reason).toBe('PR acme/api#2 was closed without merging');
-    expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
-    expect(web[0]).toContain('@mallory closed acme/api#2 without merging it');
-    expect(web[0]).toContain('This pull request is left open');
-    expect(lib).toHaveLength(1);
-    // The teardown is the deploy step's teardown mode, which marks the GitHub Deployments inactive.
-    const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
-    expect(payload.ok && payload.payload.mode).toBe('teardown');
-    expect(payload.ok && payload.payload.environments).toEqual([readyEnv]);
-    expect(dispatched[0]!.externalId).toMatch(/:preview:\d+:0:teardown$/);
-
-    const removed = { ...resultOf(RUN, 'preview', 1, 0, 'success', { mode: 'teardown', environments: [readyEnv] }) };
-    const { externalId, checkRunId } = dispatched[0]!;
-    removed.attempt = Number(externalId.split(':')[2]);
-    const completed = events.checkCompleted(checkRunId, externalId, 'conveyor / preview', renderResultText(removed));
-    await h.receive('check_run', completed, 'teardown-done');
-    run = await h.conveyor.engine.get(RUN);
-    expect(run.environments).toEqual([]);
-    expect(run.removedEnvironments).toEqual([readyEnv]);
-    // Redelivered: nothing happens. A teardown retires no attempt: its delivery id is what says so.
-    const file = new Database(join(h.dir, 'app.db'), { readonly: true });
-    try {
-      expect(file.prepare("SELECT count(*) FROM deliveries WHERE id = 'teardown-done'").pluck().get()).toBe(1);
-    } finally {
-      file.close();
-    }
-    h.calls.length = 0;
-    await h.receive('check_run', completed, 'teardown-done');
-    expect(h.calls).toEqual([]);
-    expect((await h.conveyor.engine.get(RUN)).version).toBe(run.version);
-  });
-
-  it('`/conveyor cancel` from a writer cancels, tears down, and comments on every PR', async () => {
-    await seed(h, plan(), built);
-    reportScopes();
-    approvalCheckScope([]);
-    const comments: string[][] = [[], [], []];
-    const scopes = [
-      permissionScope('bob', 'write'),
-      nock(API)
-        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: '+1' })
-        .reply(201, {}),
-      dispatchScope('preview', 901, []),
-      replyScope('acme/web', 1, comments[0]!),
-      replyScope('acme/api', 2, comments[1]!),
-      replyScope('acme/lib', 3, comments[2]!),
-    ];
-    await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach', 'bob'));
-    allDone(scopes);
-    const run = await h.conveyor.engine.get(RUN);
-    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob: wrong approach' });
-    for (const c of comments) expect(c[0]).toContain('was cancelled by @bob: wrong approach');
   });
 });

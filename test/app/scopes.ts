@@ -2,7 +2,7 @@
 import nock from 'nock';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { API, runActionChild, tokenScope, webhooks, type fakeCheckRuns, type Harness } from './harness.ts';
+import { API, BOT, runActionChild, tokenScope, webhooks, type fakeCheckRuns, type Harness } from './harness.ts';
 
 type FakeGitHub = Awaited<ReturnType<typeof fakeCheckRuns>>;
 
@@ -52,7 +52,6 @@ export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch
     });
 }
 
-/** GitHub's answer to what permission `user` has on acme/web (asked before anyone starts or decides). */
 /** `GET` of an open PR that merges cleanly at `head` (the merge step's read before it merges). */
 export function openPullScope(repo: string, number: number, head: string, extra: Record<string, unknown> = {}): nock.Scope {
   return nock(API)
@@ -69,8 +68,9 @@ export function openPullScope(repo: string, number: number, head: string, extra:
     });
 }
 
-export function permissionScope(user: string, permission: string): nock.Scope {
-  return nock(API).get(`/repos/acme/web/collaborators/${user}/permission`).reply(200, { permission });
+/** GitHub's answer to what permission `user` has on `repo` (asked before anyone starts or decides: on the run's primary repository, acme/web). */
+export function permissionScope(user: string, permission: string, repo = 'acme/web'): nock.Scope {
+  return nock(API).get(`/repos/${repo}/collaborators/${user}/permission`).reply(200, { permission });
 }
 
 export function configScope(text = CONFIG): nock.Scope {
@@ -158,24 +158,42 @@ export async function runDispatched(d: Dispatched, f: FakeGitHub, remotesUrl: st
   return { out, check: f.checks.get(d.checkRunId)! };
 }
 
+/** A run of acme/web's Conveyor workflow as GitHub lists it, naming the check run it works for. */
+export interface ListedRun {
+  checkRun: number;
+  status: string;
+  startedAt?: string;
+  conclusion?: string;
+  /** Who started it (default: the app's bot, as for the app's own dispatches). */
+  actor?: string;
+  /** When GitHub made it: a run made before the query's `created` bound is not listed, as on GitHub. */
+  createdAt?: string;
+}
+
 /**
  * GitHub's list of the Conveyor workflow's dispatched runs in acme/web (the sweeper looks there for
- * an attempt whose dispatch did not say which run it started): each run names its check run.
+ * an attempt whose dispatch did not say which run it started): each run names its check run; run
+ * `i` is workflow run `700 + i`. `queries` collects each query's `created` bound.
  */
-export function workflowRunsScope(runs: Array<{ checkRun: number; status: string; startedAt?: string; conclusion?: string }>): nock.Scope {
+export function workflowRunsScope(runs: ListedRun[], queries: string[] = []): nock.Scope {
   return nock(API)
     .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
-    .query((q) => q.event === 'workflow_dispatch' && typeof q.created === 'string' && q.created.startsWith('>='))
-    .reply(200, {
-      total_count: runs.length,
-      workflow_runs: runs.map((r, i) => ({
-        id: 700 + i,
-        html_url: `https://github.com/acme/web/actions/runs/${700 + i}`,
-        display_title: `conveyor / step [check run ${r.checkRun}]`,
-        status: r.status,
-        conclusion: r.conclusion ?? null,
-        run_started_at: r.startedAt ?? null,
-      })),
+    .query((q) => q.event === 'workflow_dispatch' && typeof q.created === 'string' && q.created.startsWith('>=') && queries.push(q.created) > 0)
+    .reply(200, (uri) => {
+      const since = Date.parse(new URL(uri, API).searchParams.get('created')!.slice(2));
+      const listed = runs
+        .map((r, i) => ({
+          id: 700 + i,
+          html_url: `https://github.com/acme/web/actions/runs/${700 + i}`,
+          display_title: `conveyor / step [check run ${r.checkRun}]`,
+          status: r.status,
+          conclusion: r.conclusion ?? null,
+          run_started_at: r.startedAt ?? null,
+          created_at: r.createdAt ?? r.startedAt ?? null,
+          actor: { login: r.actor ?? BOT },
+        }))
+        .filter((r) => r.created_at === null || Date.parse(r.created_at) >= since);
+      return { total_count: listed.length, workflow_runs: listed };
     });
 }
 

@@ -2,7 +2,9 @@
 // with real RS256 keys by an issuer on 127.0.0.1 (its JWKS served there), GitHub's token endpoint
 // mocked with nock, which asserts the exact repositories and permissions asked for. A valid token
 // gets a scoped installation token; every way a token can be wrong or come from the wrong job is
-// refused with its own code and message, and never with a token or a stack trace.
+// refused with its own code and message, and never with a token or a stack trace. Only the
+// workflow run the app dispatched gets one (its recorded run id, its first attempt, started by the
+// app's bot), and a repository whose workflows keep being refused is answered 429 for a while.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { externalIdOf } from '../../core/github/check-run.ts';
@@ -24,6 +26,7 @@ function factsOf(over: Partial<AttemptFacts> = {}): AttemptFacts {
     current: true,
     repo: 'acme/web',
     defaultBranch: 'main',
+    dispatch: 'dispatched',
     workflowRunId: 9001,
     installationId: INSTALLATION,
     repositories: ['acme/web', 'acme/api'],
@@ -81,11 +84,10 @@ describe('POST /conveyor/token', () => {
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
   });
 
-  it('accepts a token whose workflow run the app does not know, and a clock a little off (60 s)', async () => {
-    know(ATTEMPT, factsOf({ workflowRunId: undefined }));
+  it('accepts a clock a little off (60 s)', async () => {
     const scope = tokenEndpoint(['web', 'api'], CODE_PERMISSIONS);
     // Expired 30 s ago by this machine's clock: within the skew.
-    expect((await exchange({ token: await issuer.sign(jobClaims({ run_id: '4242' }), { expiresIn: -30 }), ...ATTEMPT })).status).toBe(200);
+    expect((await exchange({ token: await issuer.sign(jobClaims(), { expiresIn: -30 }), ...ATTEMPT })).status).toBe(200);
     expect(scope.isDone()).toBe(true);
   });
 
@@ -99,6 +101,90 @@ describe('POST /conveyor/token', () => {
     expect((await exchange({ token: await issuer.sign(jobClaims(), { kid: rotated }), ...ATTEMPT })).status).toBe(200);
     expect(issuer.jwksFetches).toBe(fetched + 1);
     expect(scope.isDone()).toBe(true);
+  });
+
+  describe('answers only the workflow run the app dispatched', () => {
+    it("refuses a writer's own dispatch of the default branch's conveyor.yml: the right workflow and branch, started by a person", async () => {
+      // All the job's claims are right but who started it, and so its run id, which the app never recorded.
+      const token = await issuer.sign(jobClaims({ actor: 'mallory', run_id: '5555' }));
+      expectRefusal(
+        await exchange({ token, ...ATTEMPT }),
+        403,
+        'actor-mismatch',
+        /workflow run 5555 was started by mallory, but the app's own runs are started by conveyor-app\[bot\]/,
+      );
+      // The reason is in the app's log, as a warning.
+      expect(broker.logged).toContainEqual(expect.stringMatching(/^warn: conveyor: token for run acme-web-7 step implement .*refused \(403 actor-mismatch\)/));
+    });
+
+    it('refuses a run the app started but a person triggered again (triggering_actor)', async () => {
+      expectRefusal(await exchange({ token: await issuer.sign(jobClaims({ triggering_actor: 'mallory' })), ...ATTEMPT }), 403, 'actor-mismatch', /mallory/);
+    });
+
+    it('refuses a re-run of the dispatched run (run_attempt 2): Conveyor never re-runs, a person did', async () => {
+      expectRefusal(
+        await exchange({ token: await issuer.sign(jobClaims({ run_attempt: '2' })), ...ATTEMPT }),
+        403,
+        'run-attempt-mismatch',
+        /attempt 2 of workflow run 9001, a re-run; only its first attempt, the app's dispatch, is given tokens/,
+      );
+    });
+
+    it('gives nothing while the dispatch is under way (its link is still creating-check): 425, ask again', async () => {
+      know(ATTEMPT, factsOf({ dispatch: 'creating-check', workflowRunId: undefined }));
+      const r = await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT });
+      // Not even a mint was asked for (nock answers none).
+      expectRefusal(r, 425, 'dispatch-under-way', /still being dispatched/);
+      expect(r.retryAfter).toBe('2');
+    });
+
+    it('refuses a dispatched attempt whose workflow run the app does not know and cannot look for', async () => {
+      know(ATTEMPT, factsOf({ workflowRunId: undefined }));
+      expectRefusal(await exchange({ token: await issuer.sign(jobClaims()), ...ATTEMPT }), 403, 'run-unknown', /does not know which workflow run/);
+    });
+
+    describe('on GitHub Enterprise Server, where a dispatch says no run id', () => {
+      let ghes: Broker;
+      let found: number | undefined;
+      const looked: string[] = [];
+      beforeAll(async () => {
+        ghes = await startBroker(issuer, {
+          lookup: async (id) => facts.get(externalIdOf(id)),
+          findWorkflowRun: async (id) => {
+            looked.push(externalIdOf(id));
+            return found;
+          },
+        });
+      });
+      afterAll(() => ghes.close());
+      beforeEach(() => {
+        know(ATTEMPT, factsOf({ workflowRunId: undefined }));
+        found = undefined;
+        looked.length = 0;
+      });
+
+      it('refuses until the run is found by its marker (425), then answers that run alone', async () => {
+        const token = await issuer.sign(jobClaims());
+        expectRefusal(await ghes.exchange({ token, ...ATTEMPT }), 425, 'run-not-found', /none started by conveyor-app\[bot\] names its check run/);
+        found = 4242;
+        expectRefusal(
+          await ghes.exchange({ token, ...ATTEMPT }),
+          403,
+          'run-id-mismatch',
+          /workflow run 9001, but this attempt was dispatched as workflow run 4242/,
+        );
+        found = 9001;
+        const scope = tokenEndpoint(['web', 'api'], CODE_PERMISSIONS);
+        expect((await ghes.exchange({ token, ...ATTEMPT })).status).toBe(200);
+        expect(scope.isDone()).toBe(true);
+        expect(looked).toEqual([`acme-web-7:implement:1:0`, `acme-web-7:implement:1:0`, `acme-web-7:implement:1:0`]);
+      });
+
+      it("refuses a person's run before looking on GitHub at all", async () => {
+        expectRefusal(await ghes.exchange({ token: await issuer.sign(jobClaims({ actor: 'mallory' })), ...ATTEMPT }), 403, 'actor-mismatch', /mallory/);
+        expect(looked).toEqual([]);
+      });
+    });
   });
 
   describe('refuses, saying what did not match', () => {

@@ -28,6 +28,8 @@ describe('conveyor init', () => {
     expect(r.stdout).toContain('✓ wrote .github/workflows/conveyor.yml');
     // The next steps match the template: no key or token to set (issue #15).
     expect(r.stdout).toContain("trades the runner's OIDC token");
+    // ...at the app the repository's variable names, which the workflow needs (the payload cannot say where).
+    expect(r.stdout).toContain('set the repository (or organisation) variable CONVEYOR_PUBLIC_URL');
     expect(r.stdout).not.toMatch(/PRIVATE_KEY|CONVEYOR_APP_ID/);
     expect(readFileSync(join(dir, '.github/conveyor.yml'), 'utf8')).toBe(STARTER);
     expect(readFileSync(join(dir, '.github/workflows/conveyor.yml'), 'utf8')).toBe(WORKFLOW);

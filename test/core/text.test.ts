@@ -1,15 +1,7 @@
-// Text from outside the run on its way to GitHub: hidden parts removed, Markdown and mentions shown
-// as characters, only http(s) links, and cuts that say where the rest is.
+// Text from outside the run on its way to GitHub: Markdown and mentions shown as characters, only
+// http(s) links, and cuts that say where the rest is (what GitHub hides: hidden-html.test.ts).
 import { describe, expect, it } from 'vitest';
-import { fitText, inlineText, safeLinkTarget, stripHtmlComments } from '../../core/text.ts';
-
-describe('stripHtmlComments', () => {
-  it('removes comments wherever they open, keeps their line breaks, and hides everything after an unclosed one', () => {
-    expect(stripHtmlComments('a <!-- b -->c')).toBe('a c');
-    expect(stripHtmlComments('a <!--\nb\n--> c\nd')).toBe('a \n\n c\nd');
-    expect(stripHtmlComments('visible <!-- never closed\nsecret')).toBe('visible \n');
-  });
-});
+import { fitText, inlineText, safeLinkTarget } from '../../core/text.ts';
 
 describe('inlineText', () => {
   it('shows Markdown, HTML and mentions as the characters they are, on one line', () => {

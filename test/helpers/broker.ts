@@ -1,5 +1,6 @@
 // The token broker on the app's own HTTP server module, on 127.0.0.1, for tests: a real OIDC
-// verifier (no refetch cooldown) against a test issuer, the attempt authority a test gives, and
+// verifier (no refetch cooldown) against a test issuer, the attempt authority a test gives, the
+// app's bot `conveyor-app[bot]` (the actor of the runs it dispatches, as in jobClaims), and
 // minting through a real Probot whose GitHub calls nock answers.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,22 +9,30 @@ import { Probot, ProbotOctokit } from 'probot';
 import { expect } from 'vitest';
 import { createAppHttpServer } from '../../app/http.ts';
 import { createOidcVerifier } from '../../app/oidc.ts';
-import { createTokenBroker, mintWithProbot, type AttemptAuthority } from '../../app/token-broker.ts';
+import { createTokenBroker, mintWithProbot, type AttemptAuthority, type TokenBrokerOptions } from '../../app/token-broker.ts';
 import type { TestIssuer } from './oidc.ts';
-import { API, APP_ID, INSTALLATION, privateKey } from '../app/harness.ts';
+import { API, APP_ID, BOT, INSTALLATION, privateKey } from '../app/harness.ts';
 
 export const CODE_PERMISSIONS = { contents: 'write', pull_requests: 'write', checks: 'write', actions: 'read' };
+
+/** The app's bot, which starts every workflow run the app dispatches (jobClaims' `actor`). */
+export { BOT };
 
 export interface Broker {
   /** The server's URL (the app's public URL in tests). */
   base: string;
-  /** Lines the broker logged. */
+  /** Lines the broker logged, each with its level (`warn: ...`). */
   logged: string[];
-  exchange(body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** One request; `retryAfter` is the answer's Retry-After header, when it has one. */
+  exchange(body: unknown): Promise<{ status: number; body: Record<string, unknown>; retryAfter?: string }>;
   close(): Promise<void>;
 }
 
-export async function startBroker(issuer: TestIssuer, attempts: AttemptAuthority): Promise<Broker> {
+export async function startBroker(
+  issuer: TestIssuer,
+  attempts: AttemptAuthority,
+  options: Partial<Pick<TokenBrokerOptions, 'refusals' | 'botLogin' | 'now'>> = {},
+): Promise<Broker> {
   const logged: string[] = [];
   const probot = new Probot({
     appId: APP_ID,
@@ -35,7 +44,9 @@ export async function startBroker(issuer: TestIssuer, attempts: AttemptAuthority
     verifier: createOidcVerifier({ issuer: issuer.url, refetchCooldownMs: 0 }),
     attempts,
     mint: mintWithProbot(probot),
-    log: (_level, line) => void logged.push(line),
+    botLogin: async () => BOT,
+    ...options,
+    log: (level, line) => void logged.push(`${level}: ${line}`),
   });
   const log = { info: () => undefined, warn: () => undefined, error: (l: string) => void logged.push(l) };
   const server: Server = createAppHttpServer({
@@ -56,7 +67,8 @@ export async function startBroker(issuer: TestIssuer, attempts: AttemptAuthority
         headers: { 'content-type': 'application/json' },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      const retryAfter = response.headers.get('retry-after');
+      return { status: response.status, body: (await response.json()) as Record<string, unknown>, ...(retryAfter ? { retryAfter } : {}) };
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

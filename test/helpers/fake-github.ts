@@ -201,6 +201,8 @@ export class FakeGitHub {
         id: d.runId,
         name: 'conveyor',
         display_title: `conveyor / ${d.inputs.step} [check run ${checkRun}]`,
+        // The app dispatched it with its installation token: its bot started it.
+        actor: { login: this.options.botLogin, type: 'Bot' },
         path: `.github/workflows/${d.workflow}`,
         event: 'workflow_dispatch',
         status: 'completed',

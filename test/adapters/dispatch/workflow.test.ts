@@ -10,7 +10,7 @@ import type { Dispatcher } from '../../../engine/ports/dispatcher.ts';
 import { join } from 'node:path';
 import type { AttemptLink } from '../../../engine/ports/links.ts';
 import { openSqliteStore } from '../../../adapters/store/sqlite.ts';
-import { API, createHarness, tokenScope, type Harness } from '../../app/harness.ts';
+import { API, BOT, createHarness, tokenScope, type Harness } from '../../app/harness.ts';
 import { BASE_SHA } from '../../app/scopes.ts';
 import { planWith, RUN, seed } from '../../app/decisions-setup.ts';
 
@@ -23,8 +23,8 @@ beforeEach(async () => {
   nock.disableNetConnect();
   h = createHarness();
   tokenScope();
-  const { store, links, heads, githubOf } = h.conveyor.deps;
-  dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, now: () => h.clock.now });
+  const { store, links, heads, githubOf, botLogin } = h.conveyor.deps;
+  dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, botLogin, now: () => h.clock.now });
   await seed(
     h,
     planWith([
@@ -67,13 +67,20 @@ function dispatchInto(inputs: Record<string, string>): nock.Scope {
     .reply(204);
 }
 
-function workflowRuns(runs: Array<{ id: number; display_title: string }>, query: Record<string, string>[] = []): nock.Scope {
+/** Runs of conveyor.yml as GitHub lists them, started by the app's bot unless `actor` says who else. */
+function workflowRuns(runs: Array<{ id: number; display_title: string; actor?: string }>, query: Record<string, string>[] = []): nock.Scope {
   return nock(API)
     .get('/repos/acme/web/actions/workflows/conveyor.yml/runs')
     .query((q) => query.push(q as Record<string, string>) > 0)
     .reply(200, {
       total_count: runs.length,
-      workflow_runs: runs.map((r) => ({ ...r, name: 'conveyor', html_url: `https://github.com/acme/web/actions/runs/${r.id}` })),
+      workflow_runs: runs.map((r) => ({
+        id: r.id,
+        display_title: r.display_title,
+        name: 'conveyor',
+        html_url: `https://github.com/acme/web/actions/runs/${r.id}`,
+        actor: { login: r.actor ?? BOT },
+      })),
     });
 }
 
@@ -94,8 +101,8 @@ describe('the workflow dispatcher after a crash', () => {
     expect(await dispatcher.run(await payload())).toEqual({ kind: 'dispatched' });
     allDone(scopes);
     for (const s of forbidden) expect(s.isDone()).toBe(false);
-    // Looked only at runs dispatched since the record was written.
-    expect(query[0]).toMatchObject({ event: 'workflow_dispatch', created: '>=2025-03-01T09:58:00Z' });
+    // Looked only at runs dispatched since the record was written, less 10 minutes for clocks apart.
+    expect(query[0]).toMatchObject({ event: 'workflow_dispatch', created: '>=2025-03-01T09:48:00Z' });
     expect(await h.conveyor.deps.links.attempt(EXTERNAL_ID)).toMatchObject({
       state: 'dispatched',
       checkRunId: 101,

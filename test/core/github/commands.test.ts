@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_NAMES, commandHelp, parseCommands } from '../../../core/github/commands.ts';
+import { HIDDEN_COMMANDS } from '../../helpers/hidden-html.ts';
 
 const only = (body: string) => parseCommands(body).commands.map(({ line: _line, ...c }) => c);
 
@@ -63,6 +64,22 @@ describe('parseCommands', () => {
     expect(only('x <!-- a --> y <!--\n/conveyor approve\n--> z')).toEqual([]);
     // What follows a closed comment is visible again, on the line numbers the reader sees.
     expect(parseCommands('Thanks. <!-- note\nmore -->\n/conveyor approve').commands).toEqual([{ name: 'approve', line: 3 }]);
+  });
+
+  describe('skips what GitHub renders as nothing (CommonMark 0.31.2, "HTML blocks" and "Raw HTML")', () => {
+    it.each(HIDDEN_COMMANDS)('$form', ({ markdown, statusLine }) => {
+      expect(parseCommands(markdown)).toEqual({ commands: statusLine ? [{ name: 'status', line: statusLine }] : [], unknown: [], quoted: [] });
+    });
+  });
+
+  it('counts a command a reader sees next to hidden HTML, and one in fenced code as text only', () => {
+    // The rest of a block's last line is shown (as raw HTML): a command there is seen.
+    expect(only('<!-- note --> /conveyor approve')).toEqual([{ name: 'approve' }]);
+    expect(only('<?x ?>\n/conveyor approve')).toEqual([{ name: 'approve' }]);
+    // In fenced code a form is text (`<?php` opens nothing), and the fence is skipped as before.
+    expect(parseCommands('```php\n<?php\n/conveyor approve\n```\n/conveyor status').commands).toEqual([{ name: 'status', line: 5 }]);
+    // A processing instruction that never closes inline is text too: what follows counts.
+    expect(only('Use List<? extends Number> here\n/conveyor approve')).toEqual([{ name: 'approve' }]);
   });
 
   it('reports unknown commands and bad arguments with why', () => {

@@ -76,17 +76,26 @@ describe('decisions', () => {
     expect(t.run.steps.ship?.status).toBe('pending');
   });
 
-  it('refuses decisions when nothing waits, or on a step that is not an approval', () => {
-    const running = start(
-      planOf([
-        { id: 'implement', kind: 'code' },
-        { id: 'approve', kind: 'approval' },
-      ]),
-    ).run;
+  it('refuses decisions when nothing waits, naming what the run is doing, or on a step that is not an approval', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'test', kind: 'gate', repair: 1 },
+      { id: 'approve', kind: 'approval' },
+    ]);
+    const running = start(plan).run;
+    const gating = succeed(running, 'implement');
+    const repairing = step(gating, current(gating, 'test', 'failure')).run;
+    const failed = step(repairing, current(repairing, 'test', 'failure')).run;
+    expect(failed.status).toBe('waiting');
+    const reject: RunEvent = { type: 'decision', at: AT, decision: 'reject', by: 'bob' };
     const cases: [Run, RunEvent, RegExp][] = [
-      [running, approve('bob'), /not waiting for an approval \(it is running\)/],
+      [running, approve('bob'), /^run r1 is running `implement`; nothing waits for an approval\.$/],
+      [gating, approve('bob'), /^run r1 is running `test`; nothing waits for an approval\.$/],
+      [gating, reject, /^run r1 is running `test`; nothing waits for an approval\.$/],
+      [repairing, approve('bob'), /^run r1 is running `test` \(a repair\); nothing waits for an approval\.$/],
+      [failed, approve('bob'), /^run r1 waits for a retry or a cancel \(step `test` failed\); nothing waits for an approval\.$/],
       [running, approve('bob', 'implement'), /"implement" is a code step, not an approval/],
-      [running, approve('bob', 'approve'), /"approve" is not waiting for a decision \(it is pending\)/],
+      [gating, approve('bob', 'approve'), /^run r1 is running `test`; step `approve` is pending, not waiting for an approval\.$/],
       [running, approve('bob', 'zzz'), /has no step "zzz"/],
     ];
     for (const [run, event, text] of cases) {
@@ -96,6 +105,50 @@ describe('decisions', () => {
       expect(t.effects[0]?.type).toBe('reply');
       expect(replyText(t)).toMatch(text);
     }
+  });
+});
+
+describe('decisions only where one is due', () => {
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate', repair: 1 },
+    { id: 'approve', kind: 'approval' },
+    { id: 'ship', kind: 'merge' },
+  ]);
+
+  it('an approval given while the gate and its repair run is kept for nothing: the approval step that comes up afterwards still waits', () => {
+    let run = succeed(start(plan).run, 'implement');
+    for (const decision of ['approve', 'reject'] as const) {
+      const t = step(run, { type: 'decision', at: AT, decision, by: 'bob' });
+      expect(t.run).toBe(run);
+      expect(types(t.effects)).toEqual(['reply']);
+    }
+    // The gate fails, its repair writes a new head, the gate passes on it: only then is an approval due.
+    run = step(run, current(run, 'test', 'failure')).run;
+    expect(step(run, approve('bob')).run).toBe(run);
+    run = step(run, current(run, 'test', 'success', { mode: 'repair', prs: [pr('acme/web', 'ccc3333')] })).run;
+    run = succeed(run, 'test');
+    expect(run.approvals).toEqual([]);
+    expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 1' });
+    expect(run.steps.ship?.status).toBe('pending');
+  });
+
+  it('an approval counts only for the heads its giver decided on: heads that moved since, or a PR opened since, refuse it', () => {
+    const run = atApproval();
+    const seen = { 'acme/web': 'aaa1111', 'acme/api': 'bbb2222' };
+    const ok = step(run, { ...approve('bob'), heads: seen } as RunEvent);
+    expect(ok.run.approvals.map((a) => a.heads)).toEqual([seen]);
+    const moved = step(run, { ...approve('bob'), heads: { ...seen, 'acme/api': 'old0000' } } as RunEvent);
+    expect(moved.run).toBe(run);
+    expect(replyText(moved)).toBe(
+      'the pull requests moved since this approval was asked for: acme/api is at bbb2222 now, not old0000. Look at them as they are now and approve again.',
+    );
+    const fewer = step(run, { ...approve('bob'), heads: { 'acme/web': 'aaa1111' } } as RunEvent);
+    expect(fewer.run).toBe(run);
+    expect(replyText(fewer)).toMatch(/acme\/api is at bbb2222 now, and was not there then/);
+    // A rejection needs no head: rejecting what moved is still a rejection.
+    const rejected = step(run, { type: 'decision', at: AT, decision: 'reject', by: 'bob', heads: { 'acme/web': 'x' } });
+    expect(rejected.run.steps.approve?.status).toBe('failed');
   });
 });
 

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, MAX_LOSSES, nextWave, reduce } from '../../../core/run/reducer.ts';
 import { MAX_CONFLICT_REPAIRS } from '../../../core/run/draft.ts';
+import { prHeads } from '../../../core/run/approvals.ts';
 import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
@@ -97,6 +98,7 @@ class Checker {
       this.accepted.add(id);
     }
     if (event.type === 'pr-pushed') this.checkPush(prev, next, event);
+    if (event.type === 'decision') this.checkDecision(prev, next, event);
     if (event.type === 'pr-closed' && !event.merged && !isTerminal(prev)) expect(next.status).toBe('cancelled');
     for (const e of t.effects) this.checkEffect(next, e);
     for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
@@ -138,6 +140,22 @@ class Checker {
       if (p.kind !== 'gate' && p.kind !== 'review') continue;
       const before = prev.steps[p.id]!.status;
       if (before === 'succeeded' || before === 'failed') expect(next.steps[p.id]!.status, `${p.id} kept its result after a push`).not.toBe(before);
+    }
+  }
+
+  /**
+   * A decision counts only where an approval waits, and only for the heads its giver saw: none is
+   * kept for an approval step that comes up later, and an approval records the PRs' heads of then.
+   */
+  private checkDecision(prev: Run, next: Run, event: Extract<RunEvent, { type: 'decision' }>): void {
+    const waits = this.plan.steps.some((p) => p.kind === 'approval' && prev.steps[p.id]?.status === 'waiting');
+    if (!waits) expect(next, `a ${event.decision} was taken while no approval waited`).toBe(prev);
+    const added = next.approvals.slice(prev.approvals.length);
+    expect(added.length).toBeLessThanOrEqual(1);
+    for (const a of added) {
+      expect(prev.steps[a.step]?.status, `an approval of ${a.step} was recorded while it did not wait`).toBe('waiting');
+      expect(a.heads).toEqual(prHeads(prev));
+      if (event.heads) expect(event.heads, 'an approval counted for heads its giver did not see').toEqual(prHeads(prev));
     }
   }
 
@@ -281,7 +299,9 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
     c.apply({ type: 'feedback', at: AT, id: `comment:${c.delivered.length}`, by, source: 'comment', text: `change ${which}` });
   } else if (what < 85) {
     const by = ['alice', 'bob', 'carol', 'dave'][which % 4]!;
-    c.apply({ type: 'decision', at: AT, decision: how % 5 === 0 ? 'reject' : 'approve', by });
+    // Given on the heads of now, on heads that moved since, or (as before there were heads) on none.
+    const heads = how % 3 === 0 ? prHeads(run) : how % 3 === 1 ? { [PR.repo]: 'seen-before' } : undefined;
+    c.apply({ type: 'decision', at: AT, decision: how % 5 === 0 ? 'reject' : 'approve', by, ...(heads ? { heads } : {}) });
   } else if (what < 97) {
     const order = c.plan.steps.map((s) => s.id);
     c.apply({ type: 'retry', at: AT, ...(how % 2 === 0 ? {} : { step: order[which % order.length]! }) });

@@ -289,7 +289,7 @@ describe('stored results are verified before the run acts on them', () => {
     const replies = t.effects.flatMap((e) => (e.type === 'reply' ? [e.text] : []));
     expect(replies).toEqual([
       'the stored result of step "test" does not verify against its receipt: it counts as not run, and the run resumes from step "test".',
-      'Run r1 is not waiting for an approval (it is running).',
+      'run r1 is running `test`; nothing waits for an approval.',
     ]);
     expect(statuses(t.run)).toEqual({ implement: 'succeeded', test: 'queued', approve: 'pending', ship: 'pending' });
   });

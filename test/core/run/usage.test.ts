@@ -8,7 +8,8 @@ import { renderTrackingComment } from '../../../core/github/tracking.ts';
 import { hashPlan } from '../../../core/plan/hash.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { buildPayload } from '../../../core/run/payload.ts';
-import { budgetBlocks, runsAgent, runUsage, spentUsd, stepUsage } from '../../../core/run/usage.ts';
+import { MAX_USD } from '../../../core/contract/usage.ts';
+import { budgetBlocks, describeRunUsage, runsAgent, runUsage, spentUsd, stepUsage } from '../../../core/run/usage.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { AT, current, start, statuses, step, types } from './drive.ts';
@@ -130,5 +131,43 @@ describe('a budget', () => {
     const retried = step(fed.run, { type: 'retry', at: AT, budgetUsd: 1 });
     expect(types(retried.effects)).toEqual(['dispatch:implement:2:0:repair', 'report']);
     expect(retried.run.feedback?.[0]?.taken).toEqual({ step: 'implement', attempt: 2 });
+  });
+
+  it('is not defeated by figures that sum past what a number holds: the sum stops at the ceiling and says so', () => {
+    let run = start(withBudget(plan, 20)).run;
+    run = step(run, current(run, 'implement', 'success', usd(1.5e308))).run;
+    run = step(run, current(run, 'test', 'failure', { error: { code: 'gate-failed', message: 'no' }, ...usd(1e308) })).run;
+    expect(runUsage(run)?.costUsd).toBe(MAX_USD);
+    expect(spentUsd(run)).toBe(MAX_USD);
+    // What the store keeps is still a number (an Infinity would be stored as null).
+    expect(JSON.parse(JSON.stringify(runUsage(run)))).toEqual({ costUsd: MAX_USD });
+    expect(describeRunUsage(run)).toBe("$1000000000.00 · cost at Conveyor's ceiling · budget $20.00");
+    expect(run.steps.test?.status).toBe('failed');
+    expect(run.steps.test?.reason).toContain("budget-exhausted: the run has spent $1000000000.00 (Conveyor's ceiling: at least that) of its $20.00 budget");
+  });
+
+  it('a cost at the ceiling exhausts even a budget above it: the ceiling means "at least this much"', () => {
+    let run = start(withBudget(plan, 5e9)).run;
+    run = step(run, current(run, 'implement', 'success', usd(MAX_USD))).run;
+    run = step(run, current(run, 'test', 'success', usd(1))).run;
+    run = step(run, current(run, 'preview', 'success')).run;
+    expect(spentUsd(run)).toBe(MAX_USD);
+    expect(run.steps.review?.status).toBe('failed');
+    expect(run.steps.review?.reason).toContain(
+      "budget-exhausted: the run has spent $1000000000.00 (Conveyor's ceiling: at least that) of its $5000000000.00 budget",
+    );
+  });
+
+  it.each([
+    ['null (how JSON stores an Infinity)', null],
+    ['negative', -100],
+  ])('counts a stored cost that is %s as spending the budget, not as nothing', (_what, bad) => {
+    let run = start(withBudget(plan, 20)).run;
+    run = step(run, current(run, 'implement', 'success', usd(5))).run;
+    // A record written before figures were bounded, read back from the store.
+    const stored: Run = JSON.parse(JSON.stringify(run)) as Run;
+    stored.steps.implement!.attempts[0]!.usage = { costUsd: bad as unknown as number };
+    expect(spentUsd(stored)).toBe(MAX_USD);
+    expect(budgetBlocks(stored, 'review', 'run')).toContain('budget-exhausted');
   });
 });

@@ -2,6 +2,7 @@
 // documented events count, the last result wins, anything else (text, other events, JSON of
 // another shape) is not usage.
 import { describe, expect, it } from 'vitest';
+import { MAX_COUNT } from '../../../core/contract/usage.ts';
 import { copilotUsageOf, usageReaderFor } from '../../../core/steps/usage-output.ts';
 
 const feed = (preset: Parameters<typeof usageReaderFor>[0], lines: string[]) => {
@@ -58,5 +59,18 @@ describe('usage from a CLI’s output', () => {
     expect(copilotUsageOf('{"tokens": 5}')).toBeUndefined();
     expect(usageReaderFor('aider')).toBeUndefined();
     expect(usageReaderFor('copilot')).toBeUndefined();
+  });
+
+  it('refuses a figure past the ceiling like any other bad event, and caps what its figures sum to', () => {
+    // A result event with a cost no CLI could have run up is not usage; the earlier one stands.
+    const claude = (cost: number, input = 10) => JSON.stringify({ type: 'result', total_cost_usd: cost, usage: { input_tokens: input } });
+    expect(feed('claude-code', [claude(0.5), claude(1.5e308)])).toEqual({ costUsd: 0.5, inputTokens: 10 });
+    // Its three input figures, each safe, sum past the safe integers: capped.
+    const cached = JSON.stringify({ type: 'result', usage: { input_tokens: MAX_COUNT, cache_read_input_tokens: MAX_COUNT } });
+    expect(feed('claude-code', [cached])).toEqual({ inputTokens: MAX_COUNT });
+    const turn = JSON.stringify({ type: 'turn.completed', usage: { input_tokens: MAX_COUNT, output_tokens: 1 } });
+    expect(feed('codex', [turn, turn, turn])).toEqual({ inputTokens: MAX_COUNT, outputTokens: 3, turns: 3 });
+    const file = JSON.stringify({ modelMetrics: { a: { usage: { inputTokens: MAX_COUNT } }, b: { usage: { inputTokens: MAX_COUNT } } } });
+    expect(copilotUsageOf(file)?.inputTokens).toBe(MAX_COUNT);
   });
 });

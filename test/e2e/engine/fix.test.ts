@@ -44,6 +44,10 @@ describe('conveyor fix (embedded mode)', () => {
     expect((await cli(fleet.runArgs('--title', 'Add the endpoint', '--issue', '11'))).code).toBe(3);
     const approved = await cli(['approve', 'web-11', '--as', 'alice', '--state', fleet.state]);
     expect(approved.code, approved.stderr).toBe(3);
+    // One person is one approval: the second is refused, saying so.
+    const again = await cli(['approve', 'web-11', '--as', 'alice', '--state', fleet.state]);
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain('conveyor: the approval of alice is already recorded (`min-approvals` counts distinct people). Nothing changed.');
 
     const message = join(fleet.dir, 'feedback.md');
     writeFileSync(message, 'Rename `getThing` to `fetchThing`.\n\n```ts\nfetchThing(id)\n```\n');

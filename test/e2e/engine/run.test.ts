@@ -14,6 +14,7 @@ interface StatusJson {
   status: string;
   steps: Record<string, { status: string; attempt: number; epoch: number; attempts: Array<{ mode: string; epoch: number; conclusion?: string }> }>;
   prs: Array<{ repo: string; number: number; branch: string }>;
+  approvals: Array<{ step: string; by: string }>;
 }
 
 async function status(fleet: Fleet, runId: string): Promise<StatusJson> {
@@ -128,13 +129,13 @@ describe('conveyor run (embedded mode)', () => {
    * what finds the agent's processes (by a variable they inherit: in the sandbox their pids are its
    * PID namespace's), which are running then.
    */
-  async function killMidStep(title: string, issue: string): Promise<() => number[]> {
+  async function killMidStep(title: string, issue: string, approve = true): Promise<() => number[]> {
     // In the workspace of the first attempt: the only place the sandboxed agent may write.
     const name = `agent-started-${issue}`;
     const started = join(dirname(fleet.state), 'attempts', `web-${issue}`, 'implement.run.1.0', 'workspace', name);
     fleet.setScript({ ...RIGHT_FIRST_TIME, sleep: 60 });
     fleet.writeConfig(pipelineConfig(STANDARD_STEPS, { agentEnv: { AGENT_STARTED: name } }));
-    const running = startCli(fleet.runArgs('--title', title, '--issue', issue, '--approve'));
+    const running = startCli(fleet.runArgs('--title', title, '--issue', issue, ...(approve ? ['--approve'] : [])));
     await waitForOutput(
       () => (existsSync(started) ? 'started' : ''),
       (t) => t === 'started',
@@ -180,6 +181,28 @@ describe('conveyor run (embedded mode)', () => {
     }
   });
 
+  it('refuses `approve` and `reject` while the code step runs (its driver killed): the run is not taken over, and the approval that comes up later waits', async () => {
+    const orphan = await killMidStep('Approved too early', '15', false);
+    for (const args of [
+      ['approve', 'web-15', '--as', 'bob'],
+      ['reject', 'web-15', '--as', 'bob'],
+    ]) {
+      const refused = await cli([...args, '--state', fleet.state]);
+      expect(refused.code, `${args.join(' ')}: ${refused.stdout}${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toContain('conveyor: run web-15 is running `implement`; nothing waits for an approval. Nothing changed.');
+    }
+    // Nothing was driven on, and nothing was kept: the orphaned agent still runs its only attempt.
+    expect(orphan().length).toBeGreaterThan(0);
+    expectNotDrivenOn(await status(fleet, 'web-15'));
+
+    const resumed = await cli(['retry', 'web-15', '--state', fleet.state]);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(3);
+    const s = await status(fleet, 'web-15');
+    expect(s.steps.approve!.status).toBe('waiting');
+    expect(s.approvals).toEqual([]);
+    for (const repo of ['acme/api', 'acme/web']) expect(git(fleet.remotes.bare(repo), 'rev-list', '--count', 'main')).toBe('1');
+  });
+
   it('cancels a run killed with SIGKILL mid-step without driving it on first: its agent is stopped, nothing is merged', async () => {
     const orphan = await killMidStep('Interrupted then cancelled', '9');
 
@@ -219,16 +242,16 @@ describe('conveyor run (embedded mode)', () => {
     const agents = () => processesWith('AGENT_STARTED', name);
     expect(agents().length).toBeGreaterThan(0);
 
-    for (const args of [
-      ['retry', 'web-13'],
-      ['approve', 'web-13'],
-      ['reject', 'web-13'],
-    ]) {
-      const refused = await cli([...args, '--state', fleet.state]);
-      expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(1);
-      expect(refused.stderr).toMatch(
-        new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`),
-      );
+    const retried = await cli(['retry', 'web-13', '--state', fleet.state]);
+    expect(retried.code, retried.stderr).toBe(1);
+    expect(retried.stderr).toMatch(
+      new RegExp(`run web-13 is being driven by conveyor \\(pid ${running.child.pid} on .+, since .+\\); .*conveyor cancel web-13.*Nothing changed`),
+    );
+    // A decision where none is due is refused for that, whoever drives the run.
+    for (const decision of ['approve', 'reject']) {
+      const refused = await cli([decision, 'web-13', '--state', fleet.state]);
+      expect(refused.code, `${decision}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toContain('run web-13 is running `implement`; nothing waits for an approval. Nothing changed.');
     }
     // The live step was left alone: its agent still runs, attempted once.
     expect(agents().length).toBeGreaterThan(0);

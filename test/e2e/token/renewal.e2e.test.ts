@@ -97,6 +97,7 @@ const attempts: AttemptAuthority = {
       current: true,
       repo: 'acme/web',
       defaultBranch: 'main',
+      dispatch: 'dispatched',
       workflowRunId: 9001,
       installationId: INSTALLATION,
       repositories: ['acme/web'],
@@ -136,9 +137,11 @@ afterEach(async () => {
 
 describe('a step that outlives its first token', () => {
   it('renews it from the app and still pushes, opens its pull request and completes its check run', async () => {
-    const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'sleep 4 && echo renewed > renewed.txt' }), app: { url: broker.base } };
+    const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'sleep 4 && echo renewed > renewed.txt' });
     const out = await runActionChild({
       INPUT_PAYLOAD: JSON.stringify(payload),
+      // The template's `vars.CONVEYOR_PUBLIC_URL`: where the runner's OIDC token may go.
+      CONVEYOR_PUBLIC_URL: broker.base,
       CONVEYOR_CHECK_RUN_ID: '77',
       GITHUB_REPOSITORY: 'acme/web',
       GITHUB_API_URL: api.url,
