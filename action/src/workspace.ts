@@ -10,7 +10,7 @@
 // shallow clone of the base's last commit; a work branch to resume comes with the history of the
 // base and work branches, which merges need, in a partial (blobless) clone whose file contents
 // come only as a checkout, merge or diff asks for them.
-import { mkdir, readdir, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConveyorError } from '../../core/errors.ts';
@@ -232,11 +232,11 @@ async function prepareRepo(ctx: WorkspaceContext, ws: { root: string; gitRoot: s
   const gitDir = join(ws.gitRoot, folder);
   const url = cloneUrl(ctx.serverUrl, repo.repo);
   await mkdir(dir, { recursive: true });
-  for (const d of [dir, gitDir]) {
-    if ((await readdir(d).catch(() => [])).length > 0) {
-      throw new ConveyorError('bad-input', `workspace folder ${d} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
-    }
+  if ((await readdir(dir)).length > 0) {
+    throw new ConveyorError('bad-input', `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
+  // The git folder an earlier checkout in this root left (its checkout folder is gone): Conveyor's own, cloned afresh.
+  await rm(gitDir, { recursive: true, force: true });
   const git = repoGit(ctx, dir, gitDir);
   const heads = url.startsWith('file:')
     ? await cloneLocal(git, url, [repo.base, repo.workBranch])
@@ -309,6 +309,9 @@ export async function prepareWorkspace(ctx: WorkspaceContext, repos: readonly Pa
   const root = await realpath(asked);
   const gitRoot = `${root}.git`;
   await mkdir(gitRoot, { recursive: true });
+  if (!(await lstat(gitRoot)).isDirectory()) {
+    throw new ConveyorError('bad-input', `${gitRoot}, where the checkouts' git folders go, is not a folder (a link?); remove it`);
+  }
   const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, { root, gitRoot }, r, options)));
   const notes: string[] = [];
   for (const r of prepared) {
