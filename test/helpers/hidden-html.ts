@@ -154,11 +154,7 @@ export const HIDDEN_COMMANDS: HiddenCommand[] = [
   { form: 'a <script> never closed', markdown: 'x <script>\n\n/conveyor approve' },
   // An end tag in code is text: the script it seems to close runs on.
   { form: 'a <script> whose end tag is in a code span', markdown: 'x <script> `</script>`\n/conveyor approve\n</script>' },
-  {
-    form: 'a <script> whose end tag is escaped by a comment and a nested <script>',
-    markdown: '<div><script><!--\n<script>\n</script>\n/conveyor approve\n--></script>\n\n/conveyor status',
-    statusLine: 7,
-  },
+
   // Markdown that renders as nothing.
   { form: "a link's title across lines", markdown: '[a](https://example.com "\n/conveyor approve\n")\n\n/conveyor status', statusLine: 5 },
   { form: "a link's title in parentheses", markdown: '[a](https://example.com (\n/conveyor approve\n))\n\n/conveyor status', statusLine: 5 },
