@@ -38,7 +38,7 @@ export function tagAt(text: string, i: number): Tag | undefined {
 }
 
 /** Whether an element opened by `tag` hides what it encloses. */
-export function hidesContent(tag: Tag): boolean {
+function hidesContent(tag: Tag): boolean {
   return !tag.close && HIDDEN_CONTENT.has(tag.name);
 }
 
@@ -48,7 +48,8 @@ function space(doc: Doc, pos: number, markers: boolean): number {
   while (text[pos] === ' ' || text[pos] === '\t') pos++;
   if (text[pos] !== '\n') return pos;
   if (markers) return doc.markersEnd(doc.lineOf(pos + 1));
-  for (pos++; text[pos] === ' ' || text[pos] === '\t';) pos++;
+  pos++;
+  while (text[pos] === ' ' || text[pos] === '\t') pos++;
   return pos;
 }
 
