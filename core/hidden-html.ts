@@ -1,8 +1,11 @@
-// What GitHub hides of the raw HTML in Markdown. CommonMark passes raw HTML through, as an HTML
-// block at the start of a line or inline in a paragraph; of it, a comment (`<!-- … -->`), a
+// What GitHub renders as nothing a reader sees, in Markdown. CommonMark passes raw HTML through, as
+// an HTML block at the start of a line or inline in a paragraph; of it, a comment (`<!-- … -->`), a
 // processing instruction (`<? … ?>`), a declaration (`<!DOCTYPE …>`, `<!x …>`) and a CDATA section
-// (`<![CDATA[ … ]]>`) render as nothing. Text inside one is read by nobody, so it must not count as
-// a command or reach an agent's prompt as the issue's words. Pure.
+// (`<![CDATA[ … ]]>`) render as nothing, a tag shows nothing of its attributes, and some elements
+// (`<script>`, `<style>`, … see hidden-tags.ts) nothing of their content. Some Markdown renders as
+// nothing either: info strings, link titles, image descriptions, reference definitions, footnotes
+// nothing refers to (see hidden-markdown.ts). Text in any of them is read by nobody, so it must not
+// count as a command or reach an agent's prompt as the issue's words. Pure.
 //
 // Where each ends is CommonMark's rule where Conveyor can follow it, and past it where it cannot:
 // - The document's own blocks are followed: fenced code (kept as written, at the top level and in
@@ -14,16 +17,26 @@
 //   never closes, so it hides everything after it.
 // - Inside a list item or a block quote, whose blocks Conveyor does not follow, a comment must
 //   close on its own line and the others end at their first `>`, else they run to the end.
-// - Code spans and indented code are not kept: Conveyor does not parse inline code, and a form
-//   inside backticks goes too.
+// - Indented code is not kept, nor code spans, except where a paragraph's code span surely holds
+//   the form (hidden-markdown.ts says when it is sure).
 // A line Conveyor cannot place (an indented line after a list that may or may not have ended, a
 // lone tag after a paragraph that may be lazy) is read both ways, and whatever either way hides is
 // hidden: removing more than GitHub hides is the safe side, less never is.
+import { Doc, type Range, type Rule } from './hidden-doc.ts';
+import {
+  fenceInfo,
+  footnoteDefinition,
+  footnoteReferences,
+  imageDescription,
+  linkTitle,
+  referenceDefinition,
+  surelyInCodeSpan,
+  unreferencedFootnotes,
+  type FootnoteDefinition,
+} from './hidden-markdown.ts';
+import { tagAt, tagRanges } from './hidden-tags.ts';
+import { CONTAINER, fenceOpening, hiddenFormAt, indentation, KIND_1, KIND_1_END, KIND_6, KIND_7, LIST_FENCE, type HiddenForm } from './hidden-blocks.ts';
 
-export type HiddenForm = 'comment' | 'instruction' | 'declaration' | 'cdata';
-
-/** Where a form found at some position may end, by what surrounds it. */
-type Rule = { kind: 'paragraph' } | { kind: 'raw'; extent: number } | { kind: 'loose'; lineEnd: number };
 interface Segment {
   from: number;
   to: number;
@@ -31,17 +44,15 @@ interface Segment {
 }
 
 interface State {
-  mode: 'normal' | 'fence' | 'html' | 'comment' | 'lost';
+  mode: 'normal' | 'fence' | 'html' | 'lost';
   /**
    * `column`: where the fence's list item keeps its text (0 at the top level); `exact` when that
    * is known (the fence opens on the item's own line), else the item may start up to 3 before.
    */
   fence?: { char: string; size: number; column: number; exact: boolean };
-  /** `html` and `comment`: the block's last line and where it ends. */
+  /** `html`: the block's last line and where it ends. */
   last?: number;
   extent?: number;
-  /** `comment`: where the comment ends on its last line (what follows there is raw HTML). */
-  skipTo?: number;
   /** Whether a paragraph is open (a lone tag cannot interrupt one). */
   para: 'none' | 'open' | 'unknown';
   /** Whether a list item or block quote may still be open. */
@@ -54,96 +65,26 @@ interface Outcome {
   segments: Segment[];
 }
 
-/** A line that opens a block quote, a list item or a footnote (after up to three columns). */
-const CONTAINER = /^(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)|\[\^[^\]\s]*\]:)/;
-const FENCE = /^(`{3,}|~{3,})(.*)$/;
-const KIND_1 = /^<(?:pre|script|style|textarea)(?:[ \t>]|$)/i;
-const KIND_1_END = /<\/(?:pre|script|style|textarea)>/i;
-const KIND_6 =
-  /^<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t>]|\/>|$)/i;
-const ATTRIBUTE = `[ \\t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \\t]*=[ \\t]*(?:[^ \\t"'=<>\`]+|'[^']*'|"[^"]*"))?`;
-/** CommonMark's kind 7: one complete open or closing tag alone on its line. */
-const KIND_7 = new RegExp(
-  `^(?:<(?!(?:pre|script|style|textarea)\\b)[A-Za-z][A-Za-z0-9-]*(?:${ATTRIBUTE})*[ \\t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \\t]*>)[ \\t]*$`,
-  'i',
-);
 /** More possible readings of the document than this, and every line is read loosely. */
 const MAX_STATES = 16;
 
-/** The form that opens at `i`, if one does. */
-export function hiddenFormAt(text: string, i: number): HiddenForm | undefined {
-  if (text[i] !== '<') return undefined;
-  if (text[i + 1] === '?') return 'instruction';
-  if (text[i + 1] !== '!') return undefined;
-  if (text.startsWith('--', i + 2)) return 'comment';
-  if (text.startsWith('[CDATA[', i + 2)) return 'cdata';
-  return /[A-Za-z]/.test(text[i + 2] ?? '') ? 'declaration' : undefined;
-}
-
-/** Columns of a line's indentation (a tab to the next multiple of four) and where its text starts. */
-function indentation(line: string): { cols: number; offset: number } {
-  let cols = 0;
-  let offset = 0;
-  for (; offset < line.length; offset++) {
-    if (line[offset] === ' ') cols++;
-    else if (line[offset] === '\t') cols += 4 - (cols % 4);
-    else break;
-  }
-  return { cols, offset };
-}
-
-function fenceOpening(content: string): { char: string; size: number } | undefined {
-  const m = FENCE.exec(content);
-  if (!m || (m[1]![0] === '`' && m[2]!.includes('`'))) return undefined;
-  return { char: m[1]![0]!, size: m[1]!.length };
-}
-
-/** List markers (each followed by 1–4 spaces: 5 would make indented code) before a fence. */
-const LIST_FENCE = /^ {0,3}(?:(?:[-+*]|\d{1,9}[.)]) {1,4}(?! ))+(?=`{3}|~{3})/;
-
 /** The ranges of `text` (lines ending in `\n`) GitHub renders as nothing, as [start, end) pairs in order, merged. */
 export function hiddenHtmlRanges(text: string): Array<[number, number]> {
-  const n = text.length;
-  const lines: Array<{ start: number; end: number }> = [];
-  for (let start = 0; ;) {
-    const nl = text.indexOf('\n', start);
-    lines.push({ start, end: nl < 0 ? n : nl });
-    if (nl < 0) break;
-    start = nl + 1;
-  }
-  const lineText = (li: number) => text.slice(lines[li]!.start, lines[li]!.end);
-  const isBlank = (li: number) => /^[ \t]*$/.test(lineText(li));
-  const lineOf = (pos: number) => {
-    let lo = 0;
-    let hi = lines.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lines[mid]!.start <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-
-  // Each search goes forward through the text as the scan does, so its last answer is reused.
-  const found = new Map<string, { from: number; at: number }>();
-  const find = (needle: string, from: number): number => {
-    const last = found.get(needle);
-    if (last && last.from <= from && (last.at === -1 || last.at >= from)) return last.at;
-    const at = text.indexOf(needle, from);
-    found.set(needle, { from, at });
-    return at;
-  };
+  const doc = new Doc(text);
+  const { n, lines } = doc;
+  const lineText = (li: number) => doc.lineText(li);
+  const lineOf = (pos: number) => doc.lineOf(pos);
+  const find = (needle: string, from: number) => doc.find(needle, from);
   const endOf = (needle: string, from: number) => {
     const at = find(needle, from);
     return at < 0 ? -1 : at + needle.length;
   };
   // The `>` opening a block quote's line is Markdown, not text: no browser sees it end anything.
-  const quoted = (li: number) => /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))*/.exec(lineText(li))![0].length;
   let gt = { from: -1, at: -1 };
   const gtEnd = (from: number): number => {
     if (gt.from >= 0 && gt.from <= from && (gt.at === -1 || gt.at >= from)) return gt.at < 0 ? -1 : gt.at + 1;
     let at = text.indexOf('>', from);
-    while (at >= 0 && at - lines[lineOf(at)]!.start < quoted(lineOf(at))) at = text.indexOf('>', at + 1);
+    while (at >= 0 && at < doc.markersEnd(lineOf(at))) at = text.indexOf('>', at + 1);
     gt = { from, at };
     return at < 0 ? -1 : at + 1;
   };
@@ -166,13 +107,17 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
     return end;
   };
 
-  const regions: Array<[number, number]> = [];
+  const regions: Range[] = [];
   /** Everything from here on is hidden already: the scan can stop. */
   let reach = 0;
+  const push = (range: Range | undefined) => {
+    if (!range || range[1] <= range[0]) return;
+    regions.push(range);
+    reach = Math.max(reach, range[1]);
+  };
   const hide = (form: HiddenForm, i: number, end: number) => {
     if (end <= i) return;
-    regions.push([i, end]);
-    reach = Math.max(reach, end);
+    push([i, end]);
     if (form === 'instruction' || form === 'cdata') {
       const gt = browserEnd(i);
       if (gt < end) {
@@ -202,15 +147,10 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
     return close >= 0 && close <= rule.lineEnd ? Math.max(close, browserEnd(i)) : browserEnd(i);
   };
 
-  // Blank lines and kind-1 end tags ahead of each line, for where HTML blocks end.
-  const nextBlank: number[] = new Array<number>(lines.length + 1);
+  // Kind-1 end tags ahead of each line, for where those HTML blocks end.
   const nextEndTag: number[] = new Array<number>(lines.length + 1);
-  nextBlank[lines.length] = lines.length;
   nextEndTag[lines.length] = lines.length;
-  for (let li = lines.length - 1; li >= 0; li--) {
-    nextBlank[li] = isBlank(li) ? li : nextBlank[li + 1]!;
-    nextEndTag[li] = KIND_1_END.test(lineText(li)) ? li : nextEndTag[li + 1]!;
-  }
+  for (let li = lines.length - 1; li >= 0; li--) nextEndTag[li] = KIND_1_END.test(lineText(li)) ? li : nextEndTag[li + 1]!;
   const blockTo = (last: number, base: State): State => ({ ...base, mode: 'html', last, extent: lines[last]!.end, para: 'none', container: false });
 
   /** A line at the top level of the document (no container around it), read as CommonMark does. */
@@ -236,12 +176,13 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
     if (form === 'comment') {
       const close = endOf('-->', at + 2);
       const last = close < 0 ? lines.length - 1 : lineOf(close - 1);
-      const skipTo = close < 0 ? n : close;
-      hide(form, at, skipTo);
+      hide(form, at, close < 0 ? n : close);
       return [
         {
-          state: last === li ? { ...base, para: 'none', container: false } : { ...base, mode: 'comment', last, skipTo, para: 'none', container: false },
-          segments: last === li ? [{ from: skipTo, to: end, rule: { kind: 'raw', extent: end } }] : [],
+          state: last === li ? { ...base, para: 'none', container: false } : blockTo(last, base),
+          // What it holds is read as raw HTML too: where a browser is not in a comment there (the
+          // `<!--` was inside something it ended later), a tag in it can hide what follows.
+          segments: [{ from: at + 1, to: end, rule: { kind: 'raw', extent: lines[last]!.end } }],
         },
       ];
     }
@@ -263,12 +204,12 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
       };
     };
     if (KIND_1.test(content)) return [html(nextEndTag[li]! < lines.length ? nextEndTag[li]! : lines.length - 1)];
-    if (KIND_6.test(content)) return [html(nextBlank[li + 1]! - 1)];
+    if (KIND_6.test(content)) return [html(doc.nextBlank(li + 1) - 1)];
     if (KIND_7.test(content)) {
       // A lone tag cannot interrupt a paragraph: it is the paragraph's text then.
       if (s.para === 'open') return [paragraph('open')];
-      if (s.para === 'none') return [html(nextBlank[li + 1]! - 1)];
-      return [paragraph('unknown'), html(nextBlank[li + 1]! - 1)];
+      if (s.para === 'none') return [html(doc.nextBlank(li + 1) - 1)];
+      return [paragraph('unknown'), html(doc.nextBlank(li + 1) - 1)];
     }
     if (/^#{1,6}(?:[ \t]|$)/.test(content)) return [paragraph('none', false)];
     // Tables, setext underlines and breaks: whether a paragraph stays open is not worth guessing.
@@ -279,6 +220,11 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
     const { start, end } = lines[li]!;
     const line = text.slice(start, end);
     const loose = (state: State): Outcome => ({ state, segments: [{ from: start, to: end, rule: { kind: 'loose', lineEnd: end } }] });
+    // Outside a fence and raw HTML, a line that looks like a fence may open one: its info string goes.
+    if ((s.mode === 'normal' || s.mode === 'lost') && infoLine !== li) {
+      infoLine = li;
+      push(fenceInfo(doc, li));
+    }
     if (s.mode === 'lost') return [loose(s)];
     if (s.mode === 'fence') {
       const fence = s.fence!;
@@ -295,12 +241,9 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
       if (cols > fence.column + 3 || !closing.test(line.slice(offset))) return [code(s)];
       return fence.exact || cols === fence.column ? [code(after)] : [code(after), code(s)];
     }
-    if (s.mode === 'html' || s.mode === 'comment') {
+    if (s.mode === 'html') {
       const done: State = { mode: 'normal', para: 'none', container: false, blank: false };
-      if (s.mode === 'comment' && li < s.last!) return [{ state: s, segments: [] }];
-      const from = s.mode === 'comment' ? s.skipTo! : start;
-      const extent = s.mode === 'comment' ? end : s.extent!;
-      return [{ state: li === s.last ? done : s, segments: [{ from, to: end, rule: { kind: 'raw', extent } }] }];
+      return [{ state: li === s.last ? done : s, segments: [{ from: start, to: end, rule: { kind: 'raw', extent: s.extent! } }] }];
     }
     if (/^[ \t]*$/.test(line)) return [{ state: { ...s, para: 'none', blank: true }, segments: [] }];
     const { cols, offset } = indentation(line);
@@ -332,26 +275,101 @@ export function hiddenHtmlRanges(text: string): Array<[number, number]> {
     return topLevel(s, li, cols, offset);
   }
 
+  // A line in a list item or a block quote is raw HTML only in an HTML block: one of kinds 6 or 7
+  // opened since the last blank line, or of kinds 1–5 not yet ended. Elsewhere it is a paragraph's.
+  const lastHtml: number[] = [];
+  /** The last line a block of kinds 1–5 opened on a line so far runs to: blank lines do not end those. */
+  const longTo: number[] = [];
+  for (let li = 0; li < lines.length; li++) {
+    const at = doc.markersEnd(li);
+    const content = text.slice(at, lines[li]!.end);
+    const form = hiddenFormAt(text, at);
+    const close = form ? closeOf(form, at) : -1;
+    const last = KIND_1.test(content) ? nextEndTag[li]! : form ? (close < 0 ? lines.length : lineOf(close - 1)) : -1;
+    longTo.push(Math.max(last, longTo[li - 1] ?? -1));
+    lastHtml.push(KIND_6.test(content) || KIND_7.test(content) ? li : (lastHtml[li - 1] ?? -1));
+  }
+  const mayBeRaw = (li: number) => lastHtml[li]! > doc.prevBlank(li) || longTo[li]! >= li;
+
+  /** What a tag, or raw HTML a browser reads as a bogus comment, hides where `rule` says. */
+  const tagUnder = (rule: Rule, i: number): Range[] => {
+    const raw = rule.kind === 'raw' || (rule.kind === 'loose' && mayBeRaw(lineOf(i)));
+    const tag = tagAt(text, i);
+    if (tag) return tagRanges(doc, rule, tag, i, raw);
+    // `</` and no letter, `<!` and no form: text in a paragraph, a comment to a browser (to its
+    // first `>`, which in an HTML block may open a line).
+    if (!raw || !'!/'.includes(text[i + 1] ?? '')) return [];
+    const close = text.startsWith('</>', i) ? i + 3 : rule.kind === 'raw' ? endOf('>', i + 2) : gtEnd(i + 2);
+    return [[i, close < 0 ? n : close]];
+  };
+
+  /** Past this many steps of searching, the rest of the text is hidden rather than searched. */
+  const budget = 64 * n + 100_000;
+  const footnotes: FootnoteDefinition[] = [];
+  const references: Array<{ label: string; at: number }> = [];
+  /** The Markdown a line read as `rule` hides: definitions opening it, link titles and image descriptions in it. */
+  const markdown = (li: number, from: number, to: number, rule: Rule) => {
+    if (from === lines[li]!.start) {
+      push(referenceDefinition(doc, li));
+      const footnote = footnoteDefinition(doc, li);
+      if (footnote && footnotes.at(-1)?.range[0] !== footnote.range[0]) footnotes.push(footnote);
+    }
+    const inCode = (p: number) => rule.kind === 'paragraph' && surelyInCodeSpan(doc, p);
+    for (const [needle, hidden] of [['](', linkTitle] as const, ['![', imageDescription] as const]) {
+      for (let p = find(needle, from); p >= 0 && p < to; p = find(needle, p + 1)) {
+        if (!inCode(p)) push(hidden(doc, p));
+        if (doc.work > budget) return push([p, n]);
+      }
+    }
+  };
+
+  let infoLine = -1;
   let states: State[] = [{ mode: 'normal', para: 'none', container: false, blank: true }];
   for (let li = 0; li < lines.length && reach < n; li++) {
     const outcomes = states.flatMap((s) => advance(s, li));
     const segments = outcomes.flatMap((o) => o.segments);
     const { start, end } = lines[li]!;
-    for (let i = text.indexOf('<', start); i >= 0 && i < end; i = text.indexOf('<', i + 1)) {
+    for (let i = find('<', start); i >= 0 && i < end && reach < n; i = text.indexOf('<', i + 1)) {
+      if (doc.work > budget) {
+        push([i, n]);
+        break;
+      }
+      // Every reading of the line that is not code has its say; the longest wins. A paragraph's
+      // code span holds text, not raw HTML.
+      let code: boolean | undefined;
+      const readings = segments.filter(
+        (seg): seg is Segment & { rule: Rule } =>
+          seg.rule !== 'code' && seg.from <= i && i < seg.to && !(seg.rule.kind === 'paragraph' && (code ??= surelyInCodeSpan(doc, i))),
+      );
       const form = hiddenFormAt(text, i);
-      if (!form) continue;
-      // Every reading of the line that is not code has its say; the longest wins.
+      if (!form) {
+        for (const seg of readings) for (const range of tagUnder(seg.rule, i)) push(range);
+        continue;
+      }
       let hiddenTo = i;
-      for (const seg of segments) if (seg.rule !== 'code' && seg.from <= i && i < seg.to) hiddenTo = Math.max(hiddenTo, endUnder(seg.rule, form, i));
+      for (const seg of readings) hiddenTo = Math.max(hiddenTo, endUnder(seg.rule, form, i));
       hide(form, i, hiddenTo);
     }
+    const read = new Set<string>();
+    for (const seg of segments) {
+      if (seg.rule === 'code' || seg.rule.kind === 'raw' || read.has(`${seg.from} ${seg.rule.kind}`)) continue;
+      read.add(`${seg.from} ${seg.rule.kind}`);
+      markdown(li, seg.from, seg.to, seg.rule);
+    }
+    if (segments.length > 0 && segments.every((seg) => seg.rule !== 'code' && seg.rule.kind === 'paragraph')) references.push(...footnoteReferences(doc, li));
+    if (doc.work > budget) push([start, n]);
     const unique = new Map(outcomes.map((o) => [JSON.stringify(o.state), o.state]));
     states = unique.size > MAX_STATES ? [{ mode: 'lost', para: 'unknown', container: true, blank: false }] : [...unique.values()];
   }
 
-  regions.sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [from, to] of regions) {
+  const merged = merge(regions);
+  return merge([...merged, ...unreferencedFootnotes(footnotes, references, merged)]);
+}
+
+function merge(regions: Range[]): Range[] {
+  const sorted = regions.map(([from, to]): Range => [from, to]).sort((a, b) => a[0] - b[0]);
+  const merged: Range[] = [];
+  for (const [from, to] of sorted) {
     const last = merged.at(-1);
     if (last && from <= last[1]) last[1] = Math.max(last[1], to);
     else merged.push([from, to]);

@@ -49,9 +49,11 @@ export function fitText(text: string, max: number, rest: string): string {
 }
 
 /**
- * Removes what GitHub renders as nothing (HTML comments, processing instructions, declarations and
- * CDATA, see hidden-html.ts), then invisible/format and bidi characters, and control characters
- * other than newline and tab. Fenced code is kept as written: a reader sees it.
+ * Removes what GitHub renders as nothing (raw HTML comments, processing instructions, declarations
+ * and CDATA, tags' attributes, what `<script>` and its like hold, link titles, image descriptions,
+ * reference definitions, footnotes nothing refers to, see hidden-html.ts), then invisible/format
+ * and bidi characters, and control characters other than newline and tab. Fenced code is kept as
+ * written, a reader sees it, but for its info string past the language word.
  */
 export function sanitizeIssueText(text: string): string {
   return (

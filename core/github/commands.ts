@@ -1,12 +1,14 @@
 // Comment commands: `/conveyor <command> [argument]` on a line of its own in an issue comment, a
 // PR comment or a PR review body. Only lines a reader sees as the writer's own words count: lines
 // inside fenced code blocks (``` or ~~~), indented code, block quotes (`>`, someone quoting an
-// earlier command) and the raw HTML GitHub renders as nothing (comments, processing instructions,
-// declarations and CDATA wherever they open, see hidden-html.ts: nobody could see what they would
-// approve) are skipped. The command word is case-insensitive. `/conveyor fix`
-// takes the rest of its line and every line after it as what to change (code blocks included:
-// people quote code in feedback), so nothing after it is read as a command. Pure: the app decides
-// who may give them.
+// earlier command) and whatever GitHub renders as nothing (raw HTML comments, processing
+// instructions, declarations and CDATA wherever they open, tags' attributes, what `<script>` and
+// its like hold, link titles, image descriptions, reference definitions, footnotes nothing refers
+// to, see hidden-html.ts: nobody could see what they would approve) are skipped. A line is code
+// if it is by the text as written or by what is left of it once the hidden parts are out. The
+// command word is case-insensitive. `/conveyor fix` takes the rest of its line and every line after
+// it as what to change (code blocks included: people quote code in feedback), so nothing after it
+// is read as a command. Pure: the app decides who may give them.
 import { stripHiddenHtml } from '../hidden-html.ts';
 
 export type Command =
@@ -57,24 +59,38 @@ export function commandHelp(): string {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const COMMAND_LINE = /^\/conveyor(?:[ \t]+(\S+))?(?:[ \t]+(.*?))?[ \t]*$/i;
 
-export function parseCommands(body: string): ParsedCommands {
-  const out: ParsedCommands = { commands: [], unknown: [], quoted: [] };
+/**
+ * Which lines are a fenced code block's (its fences included), as the parser reads fences: a run of
+ * three or more backticks or tildes opening a line, closed by a run as long of the same.
+ */
+function fenced(lines: string[]): boolean[] {
   let fence: { char: string; size: number } | undefined;
-  const lines = stripHiddenHtml(body).split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    // Up to three spaces of indentation keep a line in the paragraph; four make it code.
+  return lines.map((raw) => {
     const indent = /^[ ]*/.exec(raw)![0].length;
     const line = raw.trim();
     const opener = /^(`{3,}|~{3,})/.exec(line);
     if (fence) {
       if (opener && opener[1]![0] === fence.char && opener[1]!.length >= fence.size && line.slice(opener[1]!.length).trim() === '') fence = undefined;
-      continue;
+      return true;
     }
-    if (opener && indent < 4) {
-      fence = { char: opener[1]![0]!, size: opener[1]!.length };
-      continue;
-    }
+    if (opener && indent < 4) fence = { char: opener[1]![0]!, size: opener[1]!.length };
+    return fence !== undefined;
+  });
+}
+
+export function parseCommands(body: string): ParsedCommands {
+  const out: ParsedCommands = { commands: [], unknown: [], quoted: [] };
+  const lines = stripHiddenHtml(body).split('\n');
+  // Code by the text as written too: hidden HTML taken out around a fence's opening line must not
+  // turn the code after it into lines that count.
+  const code = fenced(lines);
+  const written = fenced(body.replace(/\r\n?/g, '\n').split('\n'));
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    if (code[i] || written[i]) continue;
+    // Up to three spaces of indentation keep a line in the paragraph; four make it code.
+    const indent = /^[ ]*/.exec(raw)![0].length;
+    const line = raw.trim();
     if (indent >= 4 || raw.startsWith('\t')) continue;
     if (line.startsWith('>')) {
       if (COMMAND_LINE.test(line.replace(/^(?:>\s*)+/, ''))) out.quoted.push(i + 1);

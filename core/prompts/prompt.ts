@@ -1,6 +1,7 @@
 // The prompt an agent reads from $CONVEYOR_PROMPT_FILE. The issue is written by people outside
-// the run, so it is sanitized (hidden HTML comments and invisible or bidirectional characters can
-// smuggle instructions a reviewer never sees) and fenced off as data. Pure: the caller writes it.
+// the run, so it is sanitized (what GitHub renders as nothing, such as HTML comments, attributes or
+// link titles, and invisible or bidirectional characters can smuggle instructions a reviewer never
+// sees) and fenced off as data. Pure: the caller writes it.
 
 import { fence, sanitizeIssueText } from '../text.ts';
 

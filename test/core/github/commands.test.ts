@@ -82,6 +82,12 @@ describe('parseCommands', () => {
     expect(only('Use List<? extends Number> here\n/conveyor approve')).toEqual([{ name: 'approve' }]);
   });
 
+  it("reads code by the text as written too: hiding a fence's opening line does not make its code count", () => {
+    // CommonMark: the fence ends the paragraph, so `<!--` is text and the command is code.
+    expect(only('x <!--\n```\n-->\n/conveyor approve\n```')).toEqual([]);
+    expect(only('[!]:\n```\n/conveyor approve\n```')).toEqual([]);
+  });
+
   it('reports unknown commands and bad arguments with why', () => {
     const { commands, unknown } = parseCommands('/conveyor aprove\n/conveyor\n/conveyor retry two steps\n/conveyor approve now\n/conveyor run ../x');
     expect(commands).toEqual([]);
@@ -124,12 +130,14 @@ describe('parseCommands', () => {
 
 describe('parseCommands properties', () => {
   const textLine = fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, ' '));
+  // Noise that opens nothing that could hide the lines after it: no fence, raw HTML, image or definition.
+  const plainLine = (l: string) => !/^\s*(`{3,}|~{3,})|<[A-Za-z!?/]|!\[|\[\^|\]:/.test(l) && !/\/conveyor/i.test(l);
   const command = fc.constantFrom('/conveyor approve', '/conveyor cancel', '/CONVEYOR retry test', '/conveyor reject no');
 
   it('a command inside a fence or a quote never counts, whatever surrounds it', () => {
     fc.assert(
       fc.property(fc.array(textLine, { maxLength: 5 }), command, fc.constantFrom('```', '~~~', '````'), (noise, cmd, fence) => {
-        const plain = noise.filter((l) => !/^\s*(`{3,}|~{3,}|<!--)/.test(l) && !/\/conveyor/i.test(l));
+        const plain = noise.filter(plainLine);
         expect(parseCommands([...plain, fence, cmd, fence, ...plain].join('\n')).commands).toEqual([]);
         expect(parseCommands([...plain, `> ${cmd}`, ...plain].join('\n')).commands).toEqual([]);
       }),
@@ -140,7 +148,7 @@ describe('parseCommands properties', () => {
   it('a command on its own line among other lines counts exactly once', () => {
     fc.assert(
       fc.property(fc.array(textLine, { maxLength: 5 }), command, fc.array(textLine, { maxLength: 5 }), (before, cmd, after) => {
-        const clean = (ls: string[]) => ls.filter((l) => !/^\s*(`{3,}|~{3,}|<!--)/.test(l) && !/\/conveyor/i.test(l));
+        const clean = (ls: string[]) => ls.filter(plainLine);
         const parsed = parseCommands([...clean(before), cmd, ...clean(after)].join('\n'));
         expect(parsed.commands).toHaveLength(1);
         expect(parsed.unknown).toEqual([]);
