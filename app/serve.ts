@@ -1,12 +1,11 @@
 // Starting the GitHub App: its settings are checked first, each missing or wrong one named with
 // what to set, then the app's own HTTP server (server.ts) runs until SIGTERM or SIGINT, which close
 // the store cleanly and exit 0.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { tokenUrlProblem } from '../core/contract/token-exchange.ts';
 import { UsageError } from '../core/errors.ts';
 import { StoreError } from '../engine/ports/store.ts';
 import { oidcIssuerOf } from './oidc.ts';
+import { privateKeyProblem } from './private-key.ts';
 import { databaseOf } from './stores.ts';
 import type { ServeSettings } from './server.ts';
 import { sayRaw, warn } from '../lib/terminal.ts';
@@ -24,34 +23,53 @@ function urlProblem(name: string, value: string, what: string): string | undefin
   return problem ? `${name}: ${what}; got ${JSON.stringify(value)}, which ${problem}` : undefined;
 }
 
-/** The settings `serve` cannot start without, and those set wrong, each with what to set. */
-export function missingSettings(env: NodeJS.ProcessEnv): string[] {
-  const missing: string[] = [];
-  if (!env.APP_ID || !/^\d+$/.test(env.APP_ID)) missing.push('APP_ID: the numeric id of your GitHub App (its settings page, "App ID")');
-  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH)
-    missing.push("PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (the .pem file): a private key generated on the app's settings page");
-  else if (!env.PRIVATE_KEY && env.PRIVATE_KEY_PATH && !existsSync(resolve(env.PRIVATE_KEY_PATH)))
-    missing.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not exist; name the .pem file generated on the app's settings page`);
-  if (!env.WEBHOOK_SECRET) missing.push("WEBHOOK_SECRET: the webhook secret set on the app's settings page");
+/** The app's credentials from its settings page: APP_ID, the private key, WEBHOOK_SECRET; each missing or wrong one. */
+export function credentialProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  const appId = env.APP_ID?.trim();
+  const what = 'APP_ID: the numeric id of your GitHub App (its settings page, "App ID")';
+  if (!appId) problems.push(what);
+  else if (!/^[1-9]\d{0,15}$/.test(appId)) problems.push(`${what}; got ${JSON.stringify(env.APP_ID)}`);
+  const key = privateKeyProblem(env);
+  if (key) problems.push(key);
+  if (!env.WEBHOOK_SECRET) problems.push("WEBHOOK_SECRET: the webhook secret set on the app's settings page");
+  else if (!env.WEBHOOK_SECRET.trim()) problems.push("WEBHOOK_SECRET: the webhook secret set on the app's settings page; it is blank");
+  return problems;
+}
+
+/** Where and how the app serves, logs and keeps its state; each wrong setting with what would be right. */
+export function serverProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
   if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535))
-    missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
+    problems.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
   if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/'))
-    missing.push(
+    problems.push(
       `WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`,
     );
   if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL))
-    missing.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
+    problems.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
   if (env.LOG_FORMAT && !LOG_FORMATS.includes(env.LOG_FORMAT))
-    missing.push(
+    problems.push(
       `LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got ${JSON.stringify(env.LOG_FORMAT)}`,
     );
   const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim();
   const badPublic = publicUrl ? urlProblem('CONVEYOR_PUBLIC_URL', publicUrl, 'the URL where step runners reach this app') : undefined;
-  if (badPublic) missing.push(badPublic);
+  if (badPublic) problems.push(badPublic);
   const issuer = env.CONVEYOR_OIDC_ISSUER?.trim();
   const badIssuer = issuer ? urlProblem('CONVEYOR_OIDC_ISSUER', issuer, "the OIDC issuer of your Actions runners' tokens") : undefined;
-  if (badIssuer) missing.push(badIssuer);
-  return missing;
+  if (badIssuer) problems.push(badIssuer);
+  try {
+    databaseOf(env.CONVEYOR_DATABASE_URL);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    problems.push(e.message);
+  }
+  return problems;
+}
+
+/** Every setting `serve` cannot start without or that is set wrong, each with what to set: all of them at once. */
+export function missingSettings(env: NodeJS.ProcessEnv): string[] {
+  return [...credentialProblems(env), ...serverProblems(env)];
 }
 
 /** The server's settings, from Probot's variables (PORT, HOST, WEBHOOK_PATH) and Conveyor's. */
@@ -78,10 +96,10 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
   try {
     if (args.length > 0)
       throw new UsageError(`conveyor serve takes no arguments (got ${args.join(' ')}); it is configured by environment variables (see docs/github-app.md)`);
+    // Every wrong setting (a key that cannot sign, a database URL that does not parse) is said
+    // here, all at once, before the store opens or a port is taken.
     const missing = missingSettings(env);
-    if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
-    // A database this version cannot use is bad usage, said before anything starts.
-    databaseOf(env.CONVEYOR_DATABASE_URL);
+    if (missing.length > 0) throw new UsageError(`conveyor serve cannot start; set these environment variables right:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
     const settings = settingsOf(env);
     const { createConveyorServer } = await import('./server.ts');
     const app = await createConveyorServer(env, settings);

@@ -4,7 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Webhooks } from '@octokit/webhooks';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ function post(port: number, body: string, signature: string): Promise<number> {
   }).then((r) => r.status);
 }
 
-const { privateKey } = generateKeyPairSync('rsa', {
+const { privateKey, publicKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
   privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -68,6 +68,16 @@ async function serve(extra: Record<string, string> = {}, database?: string): Pro
   return { port, db, server };
 }
 
+/** `conveyor serve` on a free port until it listens (then stopped) or exits by itself: which, its exit code and what it said. */
+async function serveOrExit(extra: Record<string, string>): Promise<{ listening: boolean; code: number | null; output: string }> {
+  const server = startCli(['serve'], { env: { ...SETTINGS, PORT: String(await freePort()), ...extra } });
+  await waitForOutput(server.output, (t) => /Listening on/.test(t) || server.child.exitCode !== null);
+  const listening = server.child.exitCode === null;
+  if (listening) server.child.kill('SIGTERM');
+  const ended = await server.done;
+  return { listening, code: listening ? null : ended.code, output: server.output() };
+}
+
 describe('conveyor serve', () => {
   it('refuses to start without its settings, naming each one (exit 2)', async () => {
     const r = await cli(['serve']);
@@ -88,13 +98,41 @@ describe('conveyor serve', () => {
     // A database this version cannot use is refused before anything starts.
     const mysql = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'mysql://db.example/conveyor' } });
     expect(mysql.code).toBe(2);
-    expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL "mysql://db.example/conveyor" is not a database Conveyor knows');
+    expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL: "mysql://db.example/conveyor" is not a database Conveyor knows');
     // A key that is not a PEM private key is refused before the server starts, naming the variables.
     dir = tempDir('conveyor-serve-');
     const badKey = await cli(['serve'], { env: { ...settings, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } });
     expect(badKey.code).toBe(2);
-    expect(badKey.stderr).toMatch(/the app's private key cannot be used .*PRIVATE_KEY must hold the PEM text/);
+    expect(badKey.stderr).toContain('PRIVATE_KEY: holds no PEM private key');
     expect(badKey.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a private key that cannot sign (cut short, a public key, garbage in PEM armour) before it listens (exit 2), naming where it came from', async () => {
+    dir = tempDir('conveyor-serve-');
+    const lines = privateKey.trim().split('\n');
+    const keys = {
+      // Its body cut after a few lines, both armour lines kept.
+      truncated: [...lines.slice(0, 6), lines.at(-1)!].join('\n'),
+      // Pasted from the wrong half of a key pair.
+      public: publicKey,
+      garbage: '-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END RSA PRIVATE KEY-----\n',
+    };
+    for (const [name, text] of Object.entries(keys)) {
+      const file = join(dir, `${name}.pem`);
+      writeFileSync(file, text);
+      for (const [variable, env] of [
+        [`PRIVATE_KEY_PATH (${file})`, { PRIVATE_KEY: '', PRIVATE_KEY_PATH: file }],
+        ['PRIVATE_KEY', { PRIVATE_KEY: text }],
+      ] as const) {
+        const r = await serveOrExit({ ...env, CONVEYOR_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}` });
+        expect(r.listening, `${name} from ${variable}: ${r.output}`).toBe(false);
+        expect(r.code, r.output).toBe(2);
+        expect(r.output).toContain(`${variable}: holds a`);
+        expect(r.output).not.toMatch(/\n\s+at /);
+        // Refused before the store was opened.
+        expect(existsSync(join(dir, `${name}.db`))).toBe(false);
+      }
+    }
   });
 
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
