@@ -31,7 +31,10 @@ function normalised(value: string): string {
 /** What is wrong with a PEM text as a GitHub App's key, or the key. Never quotes the text: it is a secret. */
 function checked(pem: string): { key: KeyObject } | { problem: string } {
   const begin = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem);
-  if (!begin) return { problem: "holds no PEM private key (no -----BEGIN … PRIVATE KEY----- line); give the .pem file generated on the app's settings page, or its text" };
+  if (!begin)
+    return {
+      problem: "holds no PEM private key (no -----BEGIN … PRIVATE KEY----- line); give the .pem file generated on the app's settings page, or its text",
+    };
   const label = begin[1]!;
   if (/PUBLIC KEY|CERTIFICATE/.test(label))
     return {
@@ -42,7 +45,8 @@ function checked(pem: string): { key: KeyObject } | { problem: string } {
       problem:
         'holds a key encrypted with a passphrase; GitHub generates it unencrypted: give the .pem file as downloaded (or decrypt it: openssl pkey -in KEY.pem -out app.pem)',
     };
-  if (!label.endsWith('PRIVATE KEY')) return { problem: `holds a -----BEGIN ${label}----- block, not a private key; give the .pem file generated on the app's settings page` };
+  if (!label.endsWith('PRIVATE KEY'))
+    return { problem: `holds a -----BEGIN ${label}----- block, not a private key; give the .pem file generated on the app's settings page` };
   if (!pem.includes(`-----END ${label}-----`))
     return {
       problem: `is cut short: it has -----BEGIN ${label}----- but no -----END ${label}----- line; give the whole .pem file, both lines included`,
@@ -55,7 +59,9 @@ function checked(pem: string): { key: KeyObject } | { problem: string } {
   } catch (e) {
     // OpenSSL's reason names the decoder step that failed, never the key's bytes.
     const reason = ((e as Error).message || 'unreadable').split('\n')[0];
-    return { problem: `holds a ${label} block that is not a readable key (${reason}): it is damaged or cut short; give the whole .pem file as GitHub generated it` };
+    return {
+      problem: `holds a ${label} block that is not a readable key (${reason}): it is damaged or cut short; give the whole .pem file as GitHub generated it`,
+    };
   }
   if (key.asymmetricKeyType !== 'rsa')
     return { problem: `holds an ${key.asymmetricKeyType ?? 'unknown'} key; a GitHub App's private key is RSA: generate one on the app's settings page` };

@@ -99,7 +99,8 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     // Every wrong setting (a key that cannot sign, a database URL that does not parse) is said
     // here, all at once, before the store opens or a port is taken.
     const missing = missingSettings(env);
-    if (missing.length > 0) throw new UsageError(`conveyor serve cannot start; set these environment variables right:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
+    if (missing.length > 0)
+      throw new UsageError(`conveyor serve cannot start; set these environment variables right:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
     const settings = settingsOf(env);
     const { createConveyorServer } = await import('./server.ts');
     const app = await createConveyorServer(env, settings);

@@ -48,7 +48,8 @@ export function databaseOf(url: string | undefined): Database {
     if (problem) throw new UsageError(problem);
     return { kind: 'postgres', url: value };
   }
-  if (/^(?:sqlite|file):(?:\/\/)?$/i.test(value)) throw new UsageError(`CONVEYOR_DATABASE_URL: "${value}" names no file; give sqlite:PATH, e.g. sqlite:/var/lib/conveyor/app.db`);
+  if (/^(?:sqlite|file):(?:\/\/)?$/i.test(value))
+    throw new UsageError(`CONVEYOR_DATABASE_URL: "${value}" names no file; give sqlite:PATH, e.g. sqlite:/var/lib/conveyor/app.db`);
   const m = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(value);
   if (m) return { kind: 'sqlite', path: m[1] === ':memory:' ? ':memory:' : resolve(m[1]!) };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {

@@ -71,7 +71,11 @@ describe('serve settings', () => {
   });
 
   it('accepts the private key in every form Probot reads: PKCS#1 or PKCS#8, newlines escaped, base64, or a file', () => {
-    const pkcs1 = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const pkcs1 = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const file = join(dir, 'app.pem');
     writeFileSync(file, rsa.privateKey);
     const { PRIVATE_KEY: _key, ...rest } = GOOD;
@@ -87,7 +91,11 @@ describe('serve settings', () => {
 
   it('refuses a private key GitHub would not take, saying what is wrong and where it came from, never the key', () => {
     const { PRIVATE_KEY: _key, ...rest } = GOOD;
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const ec = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const encrypted = generateKeyPairSync('rsa', {
       modulusLength: 2048,
       privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' },
@@ -102,7 +110,11 @@ describe('serve settings', () => {
       'PRIVATE_KEY: is cut short: it has -----BEGIN PRIVATE KEY----- but no -----END PRIVATE KEY----- line; give the whole .pem file, both lines included',
     ]);
     // Lines lost from its body, both armour lines kept: the PEM reads but the key in it does not.
-    expect(problem(truncated(rsa.privateKey))).toEqual([expect.stringMatching(/^PRIVATE_KEY: holds a PRIVATE KEY block that is not a readable key \(.+\): it is damaged or cut short; give the whole \.pem file as GitHub generated it$/)]);
+    expect(problem(truncated(rsa.privateKey))).toEqual([
+      expect.stringMatching(
+        /^PRIVATE_KEY: holds a PRIVATE KEY block that is not a readable key \(.+\): it is damaged or cut short; give the whole \.pem file as GitHub generated it$/,
+      ),
+    ]);
     expect(problem('-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END RSA PRIVATE KEY-----\n')).toEqual([
       expect.stringMatching(/^PRIVATE_KEY: holds a RSA PRIVATE KEY block that is not a readable key \(.+\): it is damaged or cut short/),
     ]);
@@ -111,17 +123,21 @@ describe('serve settings', () => {
     ]);
     expect(problem(ec.privateKey)).toEqual(["PRIVATE_KEY: holds an ec key; a GitHub App's private key is RSA: generate one on the app's settings page"]);
     expect(problem(encrypted.privateKey)).toEqual([
-      "PRIVATE_KEY: holds a key encrypted with a passphrase; GitHub generates it unencrypted: give the .pem file as downloaded (or decrypt it: openssl pkey -in KEY.pem -out app.pem)",
+      'PRIVATE_KEY: holds a key encrypted with a passphrase; GitHub generates it unencrypted: give the .pem file as downloaded (or decrypt it: openssl pkey -in KEY.pem -out app.pem)',
     ]);
     // From a file: the variable and the file are named.
     const file = join(dir, 'truncated.pem');
     writeFileSync(file, truncated(rsa.privateKey));
     const fromFile = missingSettings({ ...rest, PRIVATE_KEY_PATH: file });
     expect(fromFile).toHaveLength(1);
-    expect(fromFile[0]).toMatch(new RegExp(`^PRIVATE_KEY_PATH \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): holds a PRIVATE KEY block that is not a readable key`));
+    expect(fromFile[0]).toMatch(
+      new RegExp(`^PRIVATE_KEY_PATH \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): holds a PRIVATE KEY block that is not a readable key`),
+    );
     const folder = join(dir, 'keys');
     mkdirSync(folder);
-    expect(missingSettings({ ...rest, PRIVATE_KEY_PATH: folder })).toEqual([`PRIVATE_KEY_PATH (${folder}): is a folder; name the .pem file generated on the app's settings page`]);
+    expect(missingSettings({ ...rest, PRIVATE_KEY_PATH: folder })).toEqual([
+      `PRIVATE_KEY_PATH (${folder}): is a folder; name the .pem file generated on the app's settings page`,
+    ]);
     // No line of the key's body is ever repeated in a message.
     const body = lines(rsa.privateKey).slice(1, -1);
     for (const said of [...problem(truncated(rsa.privateKey)), ...fromFile]) for (const line of body) expect(said).not.toContain(line);
