@@ -3,7 +3,6 @@
 // a PostgreSQL database that several of them share.
 import { generateKeyPairSync } from 'node:crypto';
 import { Webhooks } from '@octokit/webhooks';
-import { createServer } from 'node:net';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,6 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
+import { freePort, startServe } from '../../helpers/serve.ts';
 
 const SECRET = 'a-webhook-secret';
 let dir: string | undefined;
@@ -21,16 +21,6 @@ afterEach(() => {
   if (dir) removeDir(dir);
   dir = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function post(port: number, body: string, signature: string): Promise<number> {
   return fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
@@ -66,16 +56,6 @@ async function serve(extra: Record<string, string> = {}, database?: string): Pro
   await waitForOutput(server.output, (t) => /Listening on|listening/i.test(t) || server.child.exitCode !== null);
   expect(server.child.exitCode, server.output()).toBeNull();
   return { port, db, server };
-}
-
-/** `conveyor serve` on a free port until it listens (then stopped) or exits by itself: which, its exit code and what it said. */
-async function serveOrExit(extra: Record<string, string>): Promise<{ listening: boolean; code: number | null; output: string }> {
-  const server = startCli(['serve'], { env: { ...SETTINGS, PORT: String(await freePort()), ...extra } });
-  await waitForOutput(server.output, (t) => /Listening on/.test(t) || server.child.exitCode !== null);
-  const listening = server.child.exitCode === null;
-  if (listening) server.child.kill('SIGTERM');
-  const ended = await server.done;
-  return { listening, code: listening ? null : ended.code, output: server.output() };
 }
 
 describe('conveyor serve', () => {
@@ -124,11 +104,12 @@ describe('conveyor serve', () => {
         [`PRIVATE_KEY_PATH (${file})`, { PRIVATE_KEY: '', PRIVATE_KEY_PATH: file }],
         ['PRIVATE_KEY', { PRIVATE_KEY: text }],
       ] as const) {
-        const r = await serveOrExit({ ...env, CONVEYOR_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}` });
-        expect(r.listening, `${name} from ${variable}: ${r.output}`).toBe(false);
-        expect(r.code, r.output).toBe(2);
-        expect(r.output).toContain(`${variable}: holds a`);
-        expect(r.output).not.toMatch(/\n\s+at /);
+        const r = await startServe({ ...SETTINGS, ...env, CONVEYOR_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}` });
+        const code = await r.stop();
+        expect(r.listening, `${name} from ${variable}: ${r.output()}`).toBe(false);
+        expect(code, r.output()).toBe(2);
+        expect(r.output()).toContain(`${variable}: holds a`);
+        expect(r.output()).not.toMatch(/\n\s+at /);
         // Refused before the store was opened.
         expect(existsSync(join(dir, `${name}.db`))).toBe(false);
       }
