@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../app/manifest.ts';
+import { ROOT } from '../../helpers/cli.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 import { startServe, type Served } from '../../helpers/serve.ts';
 
@@ -114,6 +115,18 @@ describe("registering the app through Probot's setup", () => {
     expect(next.listening, next.output()).toBe(true);
     expect((await fetch(`http://127.0.0.1:${next.port}/healthz`)).status).toBe(200);
     expect(next.output()).not.toContain('/probot');
+  });
+
+  it("registers the app for an organisation with Probot's GH_ORG, and keeps .env out of the clone's commits", async () => {
+    const cwd = tempDir('conveyor-setup-');
+    cleanups.push(() => removeDir(cwd));
+    const setup = await serveIn(cwd, { CONVEYOR_PUBLIC_URL: PUBLIC_URL, GH_ORG: 'acme' });
+    expect(setup.listening, setup.output()).toBe(true);
+    const page = await (await fetch(`http://127.0.0.1:${setup.port}/probot`)).text();
+    expect(page).toContain('<form action="https://github.com/organizations/acme/settings/apps/new"');
+    // The setup writes .env, with the private key, where it was started: a clone's root, often.
+    const ignored = readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['.env', '*.pem']));
   });
 
   it('set variables win over .env', async () => {
