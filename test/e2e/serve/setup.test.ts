@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../app/manifest.ts';
-import { ROOT } from '../../helpers/cli.ts';
+import { ROOT, waitForOutput } from '../../helpers/cli.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 import { startServe, type Served } from '../../helpers/serve.ts';
 
@@ -73,7 +73,8 @@ describe("registering the app through Probot's setup", () => {
     const setup = await serveIn(cwd, { CONVEYOR_PUBLIC_URL: PUBLIC_URL, GHE_HOST: github.host, GHE_PROTOCOL: 'http', LOG_LEVEL: 'info' });
     expect(setup.listening, setup.output()).toBe(true);
     const base = `http://127.0.0.1:${setup.port}`;
-    expect(setup.output()).toContain(`conveyor: no credentials yet: open ${base}/probot to register the GitHub App`);
+    // Said once it listens (Probot's own log lines may come before or after it).
+    await waitForOutput(setup.output, (t) => t.includes(`conveyor: no credentials yet: open ${base}/probot to register the GitHub App`));
 
     // The page's button posts the manifest to GitHub's "new app" page.
     const page = await (await fetch(`${base}/probot`)).text();
@@ -105,8 +106,8 @@ describe("registering the app through Probot's setup", () => {
     });
     // The private key is no one else's to read.
     expect(statSync(file).mode & 0o077).toBe(0);
-    expect(setup.output()).toContain(
-      `conveyor: the GitHub App 4242 is registered; its credentials are in ${file}: stop this process and run conveyor serve again here`,
+    await waitForOutput(setup.output, (t) =>
+      t.includes(`conveyor: the GitHub App 4242 is registered; its credentials are in ${file}: stop this process and run conveyor serve again here`),
     );
     expect(await setup.stop()).toBe(0);
 
