@@ -60,7 +60,9 @@ async function serve(extra: Record<string, string> = {}, database?: string): Pro
 
 describe('conveyor serve', () => {
   it('refuses to start without its settings, naming each one (exit 2)', async () => {
-    const r = await cli(['serve']);
+    // In a folder of its own: a .env where the tests run (a developer's registered app) would set what this leaves out.
+    dir = tempDir('conveyor-serve-');
+    const r = await cli(['serve'], { cwd: dir });
     expect(r.code).toBe(2);
     for (const name of ['APP_ID', 'PRIVATE_KEY', 'WEBHOOK_SECRET']) expect(r.stderr).toContain(name);
 
@@ -80,7 +82,6 @@ describe('conveyor serve', () => {
     expect(mysql.code).toBe(2);
     expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL: "mysql://db.example/conveyor" is not a database Conveyor knows');
     // A key that is not a PEM private key is refused before the server starts, naming the variables.
-    dir = tempDir('conveyor-serve-');
     const badKey = await cli(['serve'], { env: { ...settings, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } });
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain('PRIVATE_KEY: holds no PEM private key');
