@@ -1,73 +1,49 @@
 // Starting the GitHub App: its settings are checked first, each missing or wrong one named with
 // what to set, then the app's own HTTP server (server.ts) runs until SIGTERM or SIGINT, which close
-// the store cleanly and exit 0.
-import { existsSync } from 'node:fs';
+// the store cleanly and exit 0. With no credentials at all, outside production, it shows Probot's
+// setup page instead, which registers the app from app.yml (setup.ts).
 import { resolve } from 'node:path';
-import { tokenUrlProblem } from '../core/contract/token-exchange.ts';
 import { UsageError } from '../core/errors.ts';
 import { StoreError } from '../engine/ports/store.ts';
-import { oidcIssuerOf } from './oidc.ts';
-import { databaseOf } from './stores.ts';
-import type { ServeSettings } from './server.ts';
+import { missingSettings, settingsOf } from './serve-settings.ts';
+import { setupProblems, startSetup, wantsSetup } from './setup.ts';
 import { sayRaw, warn } from '../lib/terminal.ts';
 
-/** Probot's default webhook path. */
-export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
+export { DEFAULT_WEBHOOK_PATH, missingSettings, settingsOf } from './serve-settings.ts';
 
-/** Probot's (pino's) log levels, and its formats. */
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-const LOG_FORMATS = ['json', 'pretty'];
+const USAGE = `Usage: conveyor serve
 
-/** A URL tokens travel to, or what is wrong with it. */
-function urlProblem(name: string, value: string, what: string): string | undefined {
-  const problem = tokenUrlProblem(value);
-  return problem ? `${name}: ${what}; got ${JSON.stringify(value)}, which ${problem}` : undefined;
+Start the Conveyor GitHub App (webhooks on PORT, default 3000), configured by environment
+variables and by .env in this folder (what is set wins). With none of APP_ID, PRIVATE_KEY,
+PRIVATE_KEY_PATH and WEBHOOK_SECRET set (and NODE_ENV not production), it shows Probot's setup
+page, which registers a new GitHub App from app.yml and writes its credentials to .env.
+See docs/github-app.md.
+`;
+
+/** Stops what serve started on SIGTERM (a service manager) or SIGINT (Ctrl-C), then exits 0. */
+function stopOnSignals(stop: () => Promise<void>, said: (message: string) => void): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      stop()
+        .catch((e: unknown) => said((e as Error).message))
+        .finally(() => process.exit(0));
+    });
+  }
 }
 
-/** The settings `serve` cannot start without, and those set wrong, each with what to set. */
-export function missingSettings(env: NodeJS.ProcessEnv): string[] {
-  const missing: string[] = [];
-  if (!env.APP_ID || !/^\d+$/.test(env.APP_ID)) missing.push('APP_ID: the numeric id of your GitHub App (its settings page, "App ID")');
-  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH)
-    missing.push("PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (the .pem file): a private key generated on the app's settings page");
-  else if (!env.PRIVATE_KEY && env.PRIVATE_KEY_PATH && !existsSync(resolve(env.PRIVATE_KEY_PATH)))
-    missing.push(`PRIVATE_KEY_PATH: ${env.PRIVATE_KEY_PATH} does not exist; name the .pem file generated on the app's settings page`);
-  if (!env.WEBHOOK_SECRET) missing.push("WEBHOOK_SECRET: the webhook secret set on the app's settings page");
-  if (env.PORT && !(/^\d+$/.test(env.PORT) && Number(env.PORT) <= 65_535))
-    missing.push(`PORT: the port to listen on (0-65535); got ${JSON.stringify(env.PORT)}`);
-  if (env.WEBHOOK_PATH && !env.WEBHOOK_PATH.startsWith('/'))
-    missing.push(
-      `WEBHOOK_PATH: the path GitHub delivers webhooks to, starting with / (default ${DEFAULT_WEBHOOK_PATH}); got ${JSON.stringify(env.WEBHOOK_PATH)}`,
+/** Probot's setup page on this machine, when there are no credentials yet; the exit code when it cannot start. */
+async function setup(env: NodeJS.ProcessEnv): Promise<number> {
+  const problems = setupProblems(env);
+  if (problems.length > 0)
+    throw new UsageError(
+      `conveyor serve has no credentials yet (none of APP_ID, PRIVATE_KEY, PRIVATE_KEY_PATH and WEBHOOK_SECRET is set), so it would show Probot's setup page to register a new GitHub App from app.yml; that needs:\n  - ${problems.join('\n  - ')}\n(or set the credentials of an app registered before; see docs/github-app.md)`,
     );
-  if (env.LOG_LEVEL && !LOG_LEVELS.includes(env.LOG_LEVEL))
-    missing.push(`LOG_LEVEL: one of ${LOG_LEVELS.join(', ')} (default info); got ${JSON.stringify(env.LOG_LEVEL)}`);
-  if (env.LOG_FORMAT && !LOG_FORMATS.includes(env.LOG_FORMAT))
-    missing.push(
-      `LOG_FORMAT: json (one JSON object a line, the default when NODE_ENV=production) or pretty (the default otherwise); got ${JSON.stringify(env.LOG_FORMAT)}`,
-    );
-  const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim();
-  const badPublic = publicUrl ? urlProblem('CONVEYOR_PUBLIC_URL', publicUrl, 'the URL where step runners reach this app') : undefined;
-  if (badPublic) missing.push(badPublic);
-  const issuer = env.CONVEYOR_OIDC_ISSUER?.trim();
-  const badIssuer = issuer ? urlProblem('CONVEYOR_OIDC_ISSUER', issuer, "the OIDC issuer of your Actions runners' tokens") : undefined;
-  if (badIssuer) missing.push(badIssuer);
-  return missing;
+  const settings = settingsOf(env);
+  // The credentials land beside where it was started, where the next `conveyor serve` looks.
+  const running = await startSetup(env, { ...settings, publicUrl: settings.publicUrl! }, resolve('.env'));
+  stopOnSignals(() => running.close(), warn);
+  return 0;
 }
-
-/** The server's settings, from Probot's variables (PORT, HOST, WEBHOOK_PATH) and Conveyor's. */
-export function settingsOf(env: NodeJS.ProcessEnv): ServeSettings {
-  const publicUrl = env.CONVEYOR_PUBLIC_URL?.trim().replace(/\/+$/, '');
-  return {
-    port: env.PORT ? Number(env.PORT) : 3000,
-    // Probot's default: this machine only, unless HOST says otherwise (0.0.0.0 in a container).
-    host: env.HOST || 'localhost',
-    webhookPath: env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH,
-    ...(publicUrl ? { publicUrl } : {}),
-    oidcIssuer: oidcIssuerOf(env),
-  };
-}
-
-const USAGE = 'Usage: conveyor serve\n\nStart the Conveyor GitHub App (webhooks on PORT, default 3000); see docs/github-app.md\n';
 
 /** Runs the app; resolves with the exit code when it cannot start (else the server keeps the process alive). */
 export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<number> {
@@ -78,23 +54,21 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
   try {
     if (args.length > 0)
       throw new UsageError(`conveyor serve takes no arguments (got ${args.join(' ')}); it is configured by environment variables (see docs/github-app.md)`);
+    if (wantsSetup(env)) return await setup(env);
+    // Every wrong setting (a key that cannot sign, a database URL that does not parse) is said
+    // here, all at once, before the store opens or a port is taken.
     const missing = missingSettings(env);
-    if (missing.length > 0) throw new UsageError(`conveyor serve needs these environment variables:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
-    // A database this version cannot use is bad usage, said before anything starts.
-    databaseOf(env.CONVEYOR_DATABASE_URL);
+    if (missing.length > 0)
+      throw new UsageError(`conveyor serve cannot start; set these environment variables right:\n  - ${missing.join('\n  - ')}\n(see docs/github-app.md)`);
     const settings = settingsOf(env);
     const { createConveyorServer } = await import('./server.ts');
     const app = await createConveyorServer(env, settings);
-    // A stop (a service manager's SIGTERM, Ctrl-C's SIGINT) closes the server and the store
-    // cleanly (a database server's connections too) before the process ends.
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        app
-          .close()
-          .catch((e: unknown) => app.probot.log.error(`conveyor: could not close the state database cleanly: ${(e as Error).message}`))
-          .finally(() => process.exit(0));
-      });
-    }
+    // A stop closes the server and the store cleanly (a database server's connections too)
+    // before the process ends.
+    stopOnSignals(
+      () => app.close(),
+      (message) => app.probot.log.error(`conveyor: could not close the state database cleanly: ${message}`),
+    );
     await app.listen();
     if (!settings.publicUrl)
       app.probot.log.warn(

@@ -12,6 +12,7 @@ import { createAppHttpServer } from './http.ts';
 import { createAppMetrics, type AppMetrics } from './metrics.ts';
 import { createOidcVerifier, type OidcVerifierOptions } from './oidc.ts';
 import { readinessOf } from './readiness.ts';
+import { readPrivateKey } from './private-key.ts';
 import { openAppStore, type AppStore } from './stores.ts';
 import { createTokenBroker, mintWithProbot } from './token-broker.ts';
 
@@ -50,18 +51,15 @@ function probotFrom(env: NodeJS.ProcessEnv, metrics: AppMetrics): Probot {
   // JSON lines in production (what a log pipeline reads), readable lines elsewhere; LOG_FORMAT
   // (json or pretty, checked by serve.ts) says otherwise.
   const logFormat = env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty' ? env.LOG_FORMAT : env.NODE_ENV === 'production' ? 'json' : 'pretty';
-  try {
-    // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
-    // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
-    // Each call counted for /metrics (route, status, rate limit left per installation).
-    const Octokit = withGitHubPolicy(ProbotOctokit, { onCall: metrics.githubCall, onRateLimit: metrics.rateLimited });
-    return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit } });
-  } catch (e) {
-    // Probot reads the key itself and says only that there is none when it cannot use it.
-    throw new UsageError(
-      `the app's private key cannot be used (${(e as Error).message}): PRIVATE_KEY must hold the PEM text of a private key from the app's settings page, or PRIVATE_KEY_PATH name its .pem file (see docs/github-app.md)`,
-    );
-  }
+  // The key serve.ts checked (it parses, is RSA and signs), given to Probot as read: Probot's own
+  // reader would take anything between PEM armour lines.
+  const key = readPrivateKey(env);
+  if (!key.ok) throw new UsageError(`${key.source ? `${key.source}: ` : ''}${key.problem} (see docs/github-app.md)`);
+  // Every installation Octokit the app gets from probot.auth() has the policy of octokit.ts
+  // (bounded rate-limit retries, writes paced) and turns failures into GitHubApiError.
+  // Each call counted for /metrics (route, status, rate limit left per installation).
+  const Octokit = withGitHubPolicy(ProbotOctokit, { onCall: metrics.githubCall, onRateLimit: metrics.rateLimited });
+  return createProbot({ env: { ...env, LOG_LEVEL: env.LOG_LEVEL || 'info', LOG_FORMAT: logFormat }, overrides: { Octokit, privateKey: key.pem } });
 }
 
 export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: ServeSettings, overrides: ServerOverrides = {}): Promise<ConveyorServer> {

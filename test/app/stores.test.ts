@@ -29,9 +29,9 @@ describe('CONVEYOR_DATABASE_URL', () => {
   it('refuses a URL of another kind, naming it (its password hidden) and the forms it takes', () => {
     expect(() => databaseOf('mysql://db/conveyor')).toThrow(UsageError);
     expect(() => databaseOf('mysql://db/conveyor')).toThrow(
-      'CONVEYOR_DATABASE_URL "mysql://db/conveyor" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH (one replica), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (any number of replicas)',
+      'CONVEYOR_DATABASE_URL: "mysql://db/conveyor" is not a database Conveyor knows; give a SQLite file path, sqlite:PATH or file:PATH (one replica), or postgres://USER:PASSWORD@HOST:PORT/DATABASE (any number of replicas)',
     );
-    expect(() => databaseOf('mysql://me:hunter2@db/conveyor')).toThrow('CONVEYOR_DATABASE_URL "mysql://me:***@db/conveyor" is not a database');
+    expect(() => databaseOf('mysql://me:hunter2@db/conveyor')).toThrow('CONVEYOR_DATABASE_URL: "mysql://me:***@db/conveyor" is not a database');
   });
 });
 

@@ -1,126 +1,72 @@
 // The container image and the compose example, checked without Docker (it cannot run here): the
 // Dockerfile is read instruction by instruction and the compose file with the `yaml` package, and
-// what they say is checked against the app itself — the sources `conveyor serve` loads are in the
-// image, the settings the compose file gives pass `conveyor serve`'s own checks, the database URL
-// names the database service, the port and health check are the app's.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+// what they say is checked against the app itself. The image's /app is assembled in a folder from
+// the Dockerfile's COPY lines and .dockerignore (image.ts), and the command line and `conveyor
+// serve` are run in it with this machine's Node: what the image lacks fails here.
+import { generateKeyPairSync } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { missingSettings, settingsOf } from '../../app/serve.ts';
-import { ROOT } from '../helpers/cli.ts';
+import { cli, ROOT } from '../helpers/cli.ts';
+import { removeDir, tempDir } from '../helpers/repos.ts';
+import { startServe } from '../helpers/serve.ts';
+import { assembleImage, build, contextCopies, dockerIgnores, envOf, execForm, of, runtime, stages, dockerfile } from './image.ts';
 
-interface Instruction {
-  keyword: string;
-  args: string;
-}
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 
-/** A Dockerfile's instructions: comments and parser directives dropped, `\` continuations joined. */
-function instructions(text: string): Instruction[] {
-  const lines = text.split('\n').filter((l) => !/^\s*#/.test(l));
-  const joined = lines.join('\n').replace(/\\\n/g, ' ');
-  return joined
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .map((l) => {
-      const [keyword = '', ...rest] = l.split(/\s+/);
-      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
-    });
-}
-
-interface Stage {
-  from: string;
-  name?: string;
-  body: Instruction[];
-}
-
-/** The build stages, each's base image with the Dockerfile's ARG defaults put in. */
-function stages(all: Instruction[]): Stage[] {
-  const args = new Map<string, string>();
-  const out: Stage[] = [];
-  for (const i of all) {
-    if (i.keyword === 'ARG' && out.length === 0) {
-      const [name, value = ''] = i.args.split('=');
-      args.set(name!, value);
-    } else if (i.keyword === 'FROM') {
-      const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(i.args)!;
-      const from = m[1]!.replace(/\$\{(\w+)\}/g, (_s, n: string) => args.get(n) ?? '');
-      out.push({ from, ...(m[2] ? { name: m[2] } : {}), body: [] });
-    } else out.at(-1)?.body.push(i);
-  }
-  return out;
-}
-
-/** The exec form of CMD/ENTRYPOINT/HEALTHCHECK CMD as its argument list. */
-const execForm = (args: string) => JSON.parse(args.slice(args.indexOf('['))) as string[];
-
-/** Every source file `conveyor serve` loads: the relative imports from bin/conveyor.js's `serve` entry on. */
-function serveSources(): string[] {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)) {
-      const target = resolve(dirname(file), m[1]!);
-      if (existsSync(target)) visit(target);
-    }
-  };
-  // bin/conveyor.js chooses by argument: `serve` is app/main.ts (the command line is not in the image).
-  const bin = readFileSync(join(ROOT, 'bin/conveyor.js'), 'utf8');
-  const entry = /'serve' \? '(\.\.\/[^']+)'/.exec(bin)?.[1];
-  expect(entry).toBe('../app/main.ts');
-  seen.add(join(ROOT, 'bin/conveyor.js'));
-  visit(resolve(ROOT, 'bin', entry!));
-  return [...seen].map((f) => relative(ROOT, f));
-}
-
-const dockerfile = instructions(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
-const [build, runtime] = [stages(dockerfile).at(0)!, stages(dockerfile).at(-1)!];
-const of = (stage: Stage, keyword: string) => stage.body.filter((i) => i.keyword === keyword);
-const env = (stage: Stage): Record<string, string> =>
-  Object.fromEntries(of(stage, 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
+/** The runtime stage's RUN lines, joined. */
+const runs = (stage = runtime) =>
+  of(stage, 'RUN')
+    .map((i) => i.args)
+    .join('\n');
 
 describe('the Dockerfile', () => {
-  it('builds in one stage (npm ci with the tools better-sqlite3 compiles with) and runs in another on the same Node.js 20 base', () => {
+  it('builds in one stage (npm ci with the tools better-sqlite3 compiles with) and runs in another on the same Node.js 24 base', () => {
     expect(stages(dockerfile).length).toBeGreaterThanOrEqual(2);
     expect(build.name).toBeDefined();
     expect(build.from).toBe(runtime.from);
-    // better-sqlite3 12 on Node.js 20 (13 needs 22): the image's Node is the one the lock file's native module is for.
-    expect(runtime.from).toMatch(/^node:20(\b|-)/);
-    const installs = of(build, 'RUN')
-      .map((i) => i.args)
-      .join('\n');
+    // The current Node.js LTS (20 ended in April 2026), one the lock file's better-sqlite3 supports.
+    const major = /^node:(\d+)(\b|-)/.exec(runtime.from)?.[1];
+    expect(major).toBe('24');
+    const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { engines: { node: string } };
+    expect(sqlite.engines.node.split('||').map((r) => r.trim())).toContain(`${major}.x`);
+    const installs = runs(build);
     for (const tool of ['python3', 'make', 'g++']) expect(installs).toMatch(new RegExp(`apt-get install[^\\n]*\\s${tool.replace('+', '\\+')}(\\s|$)`));
     expect(installs).toMatch(/npm ci --omit=dev/);
-    // The runtime stage takes the dependencies built above and installs nothing itself, no compiler.
+    // The runtime stage takes the dependencies built above and installs no package of npm's and no compiler.
     expect(of(runtime, 'COPY').map((i) => i.args)).toContain(`--from=${build.name} /app/node_modules ./node_modules`);
-    expect(
-      of(runtime, 'RUN')
-        .map((i) => i.args)
-        .join('\n'),
-    ).not.toMatch(/npm (ci|install)|apt-get install/);
+    expect(runs()).not.toMatch(/npm (ci|install)/);
+    expect(runs()).not.toMatch(/apt-get install[^\n]*\s(python3|make|g\+\+)(\s|$)/);
+    // git, which the command line's embedded mode (conveyor run, demo) works with.
+    expect(runs()).toMatch(/apt-get install[^\n]*\sgit(\s|$)/);
   });
 
-  it('holds every source file `conveyor serve` loads, none of them left out by .dockerignore', () => {
-    const copied = of(runtime, 'COPY')
-      .filter((i) => !i.args.startsWith('--from'))
-      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('#'));
-    const sources = serveSources();
-    expect(sources).toContain('app/main.ts');
-    expect(sources).toContain('adapters/store/sqlite.ts');
-    for (const file of sources) {
-      const top = file.split('/')[0]!;
-      expect(copied, file).toContain(top);
-      expect(ignored, file).not.toContain(top);
-    }
-    // The host's node_modules (native modules built for the host) never reach the image.
-    expect(ignored).toContain('node_modules');
+  it('leaves out of the build context what must not reach an image: the host node_modules, state, .env and keys', () => {
+    for (const path of [
+      'node_modules/probot/package.json',
+      '.conveyor/app.db',
+      '.env',
+      'sub/.env',
+      'github-app.pem',
+      'keys/app.private-key.pem',
+      'test/app/x.test.ts',
+      '.git/HEAD',
+    ])
+      expect(dockerIgnores(path), path).toBe(true);
+    for (const path of ['cli/main.ts', 'action/dist/index.js', 'examples/demo/conveyor.yml', 'workflows/conveyor.yml', 'app.yml'])
+      expect(dockerIgnores(path), path).toBe(false);
+    // The matcher is Docker's: the last pattern that matches wins, `**` crosses folders, `!` puts back.
+    expect(dockerIgnores('a/b/c.txt', 'a\n')).toBe(true);
+    expect(dockerIgnores('a/b/c.txt', 'a\n!a/b\n')).toBe(false);
+    expect(dockerIgnores('x/y/z.pem', '*.pem\n')).toBe(false);
+    expect(dockerIgnores('x/y/z.pem', '**/*.pem\n')).toBe(true);
   });
 
   it('runs `conveyor serve` as an unprivileged user, on every interface at the port it exposes, with JSON logs', () => {
@@ -129,13 +75,15 @@ describe('the Dockerfile', () => {
     expect(users.at(-1)!.args).not.toMatch(/^(root|0)(:|$)/);
     const cmd = [...of(runtime, 'ENTRYPOINT'), ...of(runtime, 'CMD')].flatMap((i) => execForm(i.args));
     expect(cmd).toEqual(['node', 'bin/conveyor.js', 'serve']);
-    const vars = env(runtime);
+    const vars = envOf(runtime);
     // The app's own reading of these variables: what it will listen on.
     expect(settingsOf(vars)).toMatchObject({ host: '0.0.0.0', port: 3000 });
     expect(of(runtime, 'EXPOSE').map((i) => i.args)).toEqual([String(settingsOf(vars).port)]);
     expect(vars.NODE_ENV).toBe('production');
     expect(vars.CONVEYOR_DATABASE_URL).toMatch(/^sqlite:\/var\/lib\/conveyor\//);
     expect(of(runtime, 'VOLUME').map((i) => i.args)).toEqual(['/var/lib/conveyor']);
+    // `conveyor` is on the image's PATH.
+    expect(runs()).toMatch(/ln -s \/app\/bin\/conveyor\.js \/usr\/local\/bin\/conveyor(\s|$)/);
   });
 
   it('checks its health on /healthz at the port the app listens on', () => {
@@ -145,6 +93,109 @@ describe('the Dockerfile', () => {
     expect(command).toBe('node');
     expect(rest.join(' ')).toMatch(/fetch\('http:\/\/127\.0\.0\.1:' \+ \(process\.env\.PORT \|\| 3000\) \+ '\/healthz'\)/);
     expect(checks[0]!.args).toMatch(/--interval=\d+s/);
+  });
+});
+
+describe("the image's files, assembled as its COPY lines and .dockerignore make them", () => {
+  let image: string;
+  let copied: string[];
+  let scratch: string;
+  beforeAll(() => {
+    image = tempDir('conveyor-image-');
+    scratch = tempDir('conveyor-image-use-');
+    copied = assembleImage(image);
+  });
+  afterAll(() => {
+    removeDir(image);
+    removeDir(scratch);
+  });
+  const bin = () => join(image, 'bin/conveyor.js');
+
+  it('holds the command line, the app, the bundled action and the files they read, and no test, key or state', () => {
+    for (const file of [
+      'bin/conveyor.js',
+      'cli/main.ts',
+      'app/main.ts',
+      'app.yml',
+      'action/dist/index.js',
+      'examples/demo/conveyor.yml',
+      'examples/starter/conveyor.yml',
+      'workflows/conveyor.yml',
+    ])
+      expect(copied, file).toContain(file);
+    expect(copied.filter((f) => /^(test|bench|\.git|\.conveyor|node_modules)\/|\.pem$|(^|\/)\.env$/.test(f))).toEqual([]);
+    expect(contextCopies().length).toBeGreaterThan(0);
+  });
+
+  it('runs `conveyor --help` and `conveyor init`', async () => {
+    const help = await cli(['--help'], { bin: bin(), cwd: image });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: conveyor /);
+    for (const command of ['run', 'demo', 'serve', 'init', 'validate']) expect(help.stdout).toContain(`  ${command}`);
+    const target = join(scratch, 'repo');
+    mkdirSync(target);
+    const init = await cli(['init', '--dir', target], { bin: bin(), cwd: image });
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(target, '.github/workflows/conveyor.yml'), 'utf8')).toBe(readFileSync(join(ROOT, 'workflows/conveyor.yml'), 'utf8'));
+    const validate = await cli(['validate', '--config', join(target, '.github/conveyor.yml')], { bin: bin(), cwd: image });
+    expect(validate.code, validate.stderr).toBe(0);
+  });
+
+  it('runs `conveyor demo` (the embedded mode: the demo organisation, the bundled action, git) to its end', async () => {
+    const demo = await cli(['demo', '--dir', join(scratch, 'demo')], { bin: bin(), cwd: image });
+    expect(demo.code, demo.stdout + demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/succeeded/);
+  });
+
+  it('runs `conveyor` linked onto PATH, as the image links it and as `npm link` or `npm install -g .` does from a clone', () => {
+    // The image: /usr/local/bin/conveyor -> /app/bin/conveyor.js. npm: PREFIX/bin/conveyor ->
+    // ../lib/node_modules/conveyor/bin/conveyor.js, and that package folder -> the clone.
+    const prefix = join(scratch, 'prefix');
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    mkdirSync(join(prefix, 'lib/node_modules'), { recursive: true });
+    symlinkSync(image, join(prefix, 'lib/node_modules/conveyor'));
+    symlinkSync('../lib/node_modules/conveyor/bin/conveyor.js', join(prefix, 'bin/conveyor'));
+    const imageBin = join(scratch, 'usr-local-bin');
+    mkdirSync(imageBin);
+    symlinkSync(bin(), join(imageBin, 'conveyor'));
+    for (const dir of [join(prefix, 'bin'), imageBin]) {
+      // By name, from PATH, in a folder of no project, with node found on PATH as the script's #! line asks.
+      const r = spawnSync('conveyor', ['--help'], {
+        cwd: scratch,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${dir}:${dirname(process.execPath)}:/usr/bin:/bin` },
+      });
+      expect(r.status, `${dir}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: conveyor /);
+    }
+  });
+
+  it("starts `conveyor serve` with the image's settings, until it listens and answers /healthz", async () => {
+    const settings = {
+      ...envOf(runtime),
+      APP_ID: '12345',
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: 'hook',
+      CONVEYOR_PUBLIC_URL: 'https://conveyor.example.com',
+    };
+    // The port is any free one here, and the state file is in the test's folder rather than the volume.
+    const { PORT: _port, ...env }: Record<string, string> = { ...settings, CONVEYOR_DATABASE_URL: `sqlite:${join(scratch, 'app.db')}` };
+    const served = await startServe(env, { bin: bin(), cwd: image });
+    try {
+      expect(served.listening, served.output()).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${served.port}/healthz`)).status).toBe(200);
+      // JSON log lines, as the image's NODE_ENV says.
+      expect(() =>
+        JSON.parse(
+          served
+            .output()
+            .split('\n')
+            .find((l) => l.includes('Listening on'))!,
+        ),
+      ).not.toThrow();
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
   });
 });
 
@@ -178,7 +229,13 @@ describe('the compose example', () => {
     expect(app!.depends_on).toEqual({ db: { condition: 'service_healthy' } });
     // Built from this repository's Dockerfile.
     expect(existsSync(join(resolve(dirname(file), app!.build!.context), app!.build!.dockerfile))).toBe(true);
-    expect(app!.ports).toEqual([String(settingsOf(env(runtime)).port)]);
+  });
+
+  it("publishes the app on a fixed port of this machine's loopback (a reverse proxy in front), the one the app listens on inside", () => {
+    const ports = (app!.ports ?? []).map((p) => substitute(String(p), {}));
+    expect(ports).toEqual([`127.0.0.1:3000:${settingsOf(envOf(runtime)).port}`]);
+    // CONVEYOR_PORT moves it.
+    expect((app!.ports ?? []).map((p) => substitute(String(p), { CONVEYOR_PORT: '8080' }))).toEqual([`127.0.0.1:8080:${settingsOf(envOf(runtime)).port}`]);
   });
 
   it("points the app's database URL at the db service, with its user, password and database", () => {
@@ -197,7 +254,7 @@ describe('the compose example', () => {
     expect(environment.PRIVATE_KEY_PATH).toBe(`/run/secrets/${secret}`);
     expect(compose.secrets[secret!]).toBeDefined();
     // The key file lives only in the container; everything else passes serve's own checks.
-    expect(missingSettings({ ...environment, PRIVATE_KEY_PATH: undefined, PRIVATE_KEY: 'the PEM text' })).toEqual([]);
+    expect(missingSettings({ ...environment, PRIVATE_KEY_PATH: undefined, PRIVATE_KEY: privateKey })).toEqual([]);
     // A variable left unset stops compose with the message given, naming it.
     expect(app!.environment.APP_ID).toMatch(/^\$\{APP_ID:\?set APP_ID/);
   });

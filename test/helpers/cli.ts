@@ -20,6 +20,8 @@ export interface CliResult {
 export interface CliOptions {
   cwd?: string;
   env?: Record<string, string>;
+  /** Another `conveyor` to run: a copy of the project (the container image's file set) or a link to it. */
+  bin?: string;
 }
 
 let home: string | undefined;
@@ -36,7 +38,7 @@ function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Starts the command; the caller may signal it (the SIGKILL tests do). */
 export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult>; output(): string } {
-  const child = spawn(process.execPath, [CONVEYOR_BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? CONVEYOR_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: environment(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

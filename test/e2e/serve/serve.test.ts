@@ -3,14 +3,14 @@
 // a PostgreSQL database that several of them share.
 import { generateKeyPairSync } from 'node:crypto';
 import { Webhooks } from '@octokit/webhooks';
-import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../../helpers/cli.ts';
 import { PG_PASSWORD, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
+import { freePort, startServe } from '../../helpers/serve.ts';
 
 const SECRET = 'a-webhook-secret';
 let dir: string | undefined;
@@ -21,16 +21,6 @@ afterEach(() => {
   if (dir) removeDir(dir);
   dir = undefined;
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function post(port: number, body: string, signature: string): Promise<number> {
   return fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
@@ -45,7 +35,7 @@ function post(port: number, body: string, signature: string): Promise<number> {
   }).then((r) => r.status);
 }
 
-const { privateKey } = generateKeyPairSync('rsa', {
+const { privateKey, publicKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
   privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -70,7 +60,9 @@ async function serve(extra: Record<string, string> = {}, database?: string): Pro
 
 describe('conveyor serve', () => {
   it('refuses to start without its settings, naming each one (exit 2)', async () => {
-    const r = await cli(['serve']);
+    // In a folder of its own: a .env where the tests run (a developer's registered app) would set what this leaves out.
+    dir = tempDir('conveyor-serve-');
+    const r = await cli(['serve'], { cwd: dir });
     expect(r.code).toBe(2);
     for (const name of ['APP_ID', 'PRIVATE_KEY', 'WEBHOOK_SECRET']) expect(r.stderr).toContain(name);
 
@@ -88,13 +80,41 @@ describe('conveyor serve', () => {
     // A database this version cannot use is refused before anything starts.
     const mysql = await cli(['serve'], { env: { ...settings, CONVEYOR_DATABASE_URL: 'mysql://db.example/conveyor' } });
     expect(mysql.code).toBe(2);
-    expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL "mysql://db.example/conveyor" is not a database Conveyor knows');
+    expect(mysql.stderr).toContain('CONVEYOR_DATABASE_URL: "mysql://db.example/conveyor" is not a database Conveyor knows');
     // A key that is not a PEM private key is refused before the server starts, naming the variables.
-    dir = tempDir('conveyor-serve-');
     const badKey = await cli(['serve'], { env: { ...settings, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${join(dir, 'app.db')}` } });
     expect(badKey.code).toBe(2);
-    expect(badKey.stderr).toMatch(/the app's private key cannot be used .*PRIVATE_KEY must hold the PEM text/);
+    expect(badKey.stderr).toContain('PRIVATE_KEY: holds no PEM private key');
     expect(badKey.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a private key that cannot sign (cut short, a public key, garbage in PEM armour) before it listens (exit 2), naming where it came from', async () => {
+    dir = tempDir('conveyor-serve-');
+    const lines = privateKey.trim().split('\n');
+    const keys = {
+      // Its body cut after a few lines, both armour lines kept.
+      truncated: [...lines.slice(0, 6), lines.at(-1)!].join('\n'),
+      // Pasted from the wrong half of a key pair.
+      public: publicKey,
+      garbage: '-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END RSA PRIVATE KEY-----\n',
+    };
+    for (const [name, text] of Object.entries(keys)) {
+      const file = join(dir, `${name}.pem`);
+      writeFileSync(file, text);
+      for (const [variable, env] of [
+        [`PRIVATE_KEY_PATH (${file})`, { PRIVATE_KEY: '', PRIVATE_KEY_PATH: file }],
+        ['PRIVATE_KEY', { PRIVATE_KEY: text }],
+      ] as const) {
+        const r = await startServe({ ...SETTINGS, ...env, CONVEYOR_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}` });
+        const code = await r.stop();
+        expect(r.listening, `${name} from ${variable}: ${r.output()}`).toBe(false);
+        expect(code, r.output()).toBe(2);
+        expect(r.output()).toContain(`${variable}: holds a`);
+        expect(r.output()).not.toMatch(/\n\s+at /);
+        // Refused before the store was opened.
+        expect(existsSync(join(dir, `${name}.db`))).toBe(false);
+      }
+    }
   });
 
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
