@@ -10,15 +10,15 @@ import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
 import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import { GitHubForge } from '../adapters/forge/github.ts';
+import { gitHub, type GitHub } from '../adapters/github/forge/github.ts';
 import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
 import { onChangesRequested, onCommandText, onRequestedAction, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
-import { Heads } from '../adapters/forge/heads.ts';
-import type { LinkStore } from '../engine/ports/links.ts';
+import { Heads } from '../adapters/github/heads.ts';
+import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
@@ -64,7 +64,7 @@ type Sender = { login: string; type?: string | null; id?: number };
 export class ConveyorApp {
   readonly engine: Engine;
   readonly deps: AppDeps;
-  private readonly forges = new Map<number, Promise<GitHubForge>>();
+  private readonly installations = new Map<number, Promise<GitHub>>();
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
@@ -103,9 +103,9 @@ export class ConveyorApp {
         // The sweeper judges a queued attempt lost only after this window: until then it is current.
         keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
       }),
-      merge: async (run, effect) => mergeRun(await githubOf(run), run, effect, options.merge),
+      merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, options.merge),
       reply: async (run, text) => {
-        await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
+        await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
       ...(options.metrics ? { observe: options.metrics.observe } : {}),
@@ -136,15 +136,15 @@ export class ConveyorApp {
     }
   }
 
-  /** The GitHub adapter of an installation, on Probot's installation Octokit (its token renewed by its auth). */
-  private github(installationId: number): Promise<GitHubForge> {
-    let forge = this.forges.get(installationId);
-    if (!forge) {
-      forge = this.probot.auth(installationId).then((octokit) => new GitHubForge({ octokit }));
-      this.forges.set(installationId, forge);
-      forge.catch(() => this.forges.delete(installationId));
+  /** GitHub as an installation sees it, on Probot's installation Octokit (its token renewed by its auth). */
+  private github(installationId: number): Promise<GitHub> {
+    let github = this.installations.get(installationId);
+    if (!github) {
+      github = this.probot.auth(installationId).then((octokit) => gitHub({ octokit }));
+      this.installations.set(installationId, github);
+      github.catch(() => this.installations.delete(installationId));
     }
-    return forge;
+    return github;
   }
 
   /**

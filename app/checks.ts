@@ -13,7 +13,7 @@ import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adap
 import type { AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
-import type { AttemptLink } from '../engine/ports/links.ts';
+import type { AttemptLink } from '../adapters/github/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { externalIdOf } from '../core/github/check-run.ts';
 
@@ -73,7 +73,7 @@ export async function loseAttempt(
   const next =
     s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
   const github = await deps.githubOf(run);
-  await github.updateCheckRun(link.repo, link.checkRunId, {
+  await github.checks.update(link.repo, link.checkRunId, {
     status: 'completed',
     conclusion,
     completed_at: deps.now(),
@@ -121,16 +121,16 @@ export async function onCheckRunRerequested(
   const { id, run } = found;
   if (isBot(sender)) return;
   const github = await deps.githubOf(run);
-  const denied = await notAWriter(github, run, sender.login);
+  const denied = await notAWriter(github.people, run, sender.login);
   if (denied) {
-    await github.createComment(
+    await github.comments.create(
       run.issue.repo,
       run.issue.number,
       `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
     );
     return;
   }
-  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github, run)) });
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github.repos, run)) });
 }
 
 interface WorkflowRunPayload {
@@ -179,7 +179,7 @@ export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: Wo
   if (!id || !run) return;
   if (!currentAttempt(run, id)) return;
   const github = await deps.githubOf(run);
-  const check = await github.getCheckRun(link.repo, link.checkRunId);
+  const check = await github.checks.get(link.repo, link.checkRunId);
   if (check.status === 'completed') {
     // The result may be here before its own check_run webhook.
     const outcome = completedOutcome(check);
