@@ -16,17 +16,7 @@ import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../adapters/github/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { externalIdOf } from '../core/github/check-run.ts';
-
-interface CheckRunPayload {
-  id: number;
-  name: string;
-  external_id: string | null;
-  details_url?: string | null;
-  html_url?: string | null;
-  conclusion?: string | null;
-  app?: { id: number } | null;
-  output?: { summary?: string | null; text?: string | null };
-}
+import type { WebhookActor, WebhookCheckRun, WebhookWorkflowRun } from './webhooks.ts';
 
 /** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
 export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
@@ -83,7 +73,7 @@ export async function loseAttempt(
 }
 
 /** The attempt whose check run this is, as the app recorded it in this repository: never the check run's own word. */
-async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
+async function attemptOfCheckRun(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
   if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, check.id);
   if (!link || link.externalId !== check.external_id) {
@@ -96,7 +86,7 @@ async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPay
   return id && run ? { link, id, run } : undefined;
 }
 
-export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<void> {
+export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<void> {
   const found = await attemptOfCheckRun(deps, repo, check);
   if (!found) return;
   const { link, id, run } = found;
@@ -110,12 +100,7 @@ export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: Ch
   await loseAttempt(deps, run, id, undefined, outcome.reason, 'cancelled');
 }
 
-export async function onCheckRunRerequested(
-  deps: AppDeps,
-  repo: string,
-  check: CheckRunPayload,
-  sender: { login: string; type?: string | null },
-): Promise<void> {
+export async function onCheckRunRerequested(deps: AppDeps, repo: string, check: WebhookCheckRun, sender: WebhookActor): Promise<void> {
   const found = await attemptOfCheckRun(deps, repo, check);
   if (!found) return;
   const { id, run } = found;
@@ -133,19 +118,6 @@ export async function onCheckRunRerequested(
   await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github.repos, run)) });
 }
 
-interface WorkflowRunPayload {
-  id: number;
-  html_url: string;
-  conclusion: string | null;
-  /** The workflow file, `.github/workflows/conveyor.yml`. */
-  path?: string | null;
-  event?: string | null;
-  display_title?: string | null;
-  run_number?: number;
-  /** Who started the run: the app's bot for its own dispatches. */
-  actor?: { login: string; type?: string | null } | null;
-}
-
 /**
  * Where a dispatch could not say which workflow run it started (GitHub Enterprise Server before
  * dispatches returned run details), the run's title names the check run it works for: that counts
@@ -154,7 +126,7 @@ interface WorkflowRunPayload {
  * an attempt with no run recorded yet. The run is recorded as the attempt's from then on, and the
  * token broker answers only it.
  */
-async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<AttemptLink | undefined> {
+async function undeclaredRun(deps: AppDeps, repo: string, wr: WebhookWorkflowRun): Promise<AttemptLink | undefined> {
   const checkRunId = parseWorkflowRunMarker(wr.display_title);
   if (checkRunId === undefined || wr.event !== 'workflow_dispatch') return undefined;
   if (!wr.actor || !(await deps.isSelf(wr.actor))) return undefined;
@@ -170,7 +142,7 @@ async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload
  * dispatch recorded this run's id (the dispatch returns it). Anything else (another workflow,
  * another repository, a title that names a check run) is not Conveyor's to judge.
  */
-export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<void> {
+export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: WebhookWorkflowRun): Promise<void> {
   if (wr.path !== `.github/workflows/${WORKFLOW_FILE}`) return;
   const link = (await deps.links.attemptByWorkflowRun(repo, wr.id)) ?? (await undeclaredRun(deps, repo, wr));
   if (!link?.checkRunId) return;

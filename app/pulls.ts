@@ -10,26 +10,14 @@ import type { AppDeps } from './deps.ts';
 import { stopAttempts } from './cancel.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { primaryRepo } from '../core/run/payload.ts';
-
-type Sender = { login: string; type?: string | null; id?: number };
-
-interface PullPayload {
-  number: number;
-  merged?: boolean | null;
-  head: { sha: string };
-}
+import type { WebhookActor as Sender, WebhookPullRequest } from './webhooks.ts';
 
 /** Runs of which this PR is one of the PRs: the active ones, or all. */
 export function runsOf(deps: AppDeps, repo: string, number: number, which: 'active' | 'all' = 'active'): Promise<Run[]> {
   return deps.store.list({ pr: { repo, number }, ...(which === 'active' ? { status: ['running', 'waiting'] } : {}) });
 }
 
-export async function onPullRequestSynchronize(
-  deps: AppDeps,
-  repo: string,
-  pr: PullPayload,
-  sender: { login: string; type?: string | null; id?: number },
-): Promise<void> {
+export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: WebhookPullRequest, sender: Sender): Promise<void> {
   const runs = await runsOf(deps, repo, pr.number);
   if (runs.length === 0) return;
   const own = await deps.isSelf(sender);
@@ -37,7 +25,7 @@ export async function onPullRequestSynchronize(
     await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
 }
 
-export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: Sender): Promise<void> {
+export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: WebhookPullRequest, sender: Sender): Promise<void> {
   if (pr.merged) return;
   let kept: { run: Run; why: string } | undefined;
   for (const run of await runsOf(deps, repo, pr.number)) {
