@@ -3,7 +3,6 @@
 // plugins' job, and every failure arrives as a GitHubApiError), and the Forge port over the same
 // modules. A 404 that means "not there" is `undefined` (or `none`) where callers ask whether
 // something exists.
-import type { GitHubOctokit } from '../octokit.ts';
 import { CheckRuns } from './checks.ts';
 import { Comments } from './comments.ts';
 import { GitHubForge, octokitOf, type GitHubSource } from './forge.ts';
@@ -14,7 +13,6 @@ import { Repos } from './repos.ts';
 import { Workflows } from './workflows.ts';
 
 export interface GitHub {
-  readonly octokit: GitHubOctokit;
   /** The Forge port: what the merge policy takes. */
   readonly forge: GitHubForge;
   readonly pulls: Pulls;
@@ -30,7 +28,6 @@ export function gitHub(source: GitHubSource): GitHub {
   const octokit = octokitOf(source);
   const forge = new GitHubForge({ octokit });
   return {
-    octokit,
     forge,
     pulls: forge.pulls,
     deployments: forge.deployments,
