@@ -10,20 +10,21 @@ import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
 import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import { GitHubForge } from '../adapters/forge/github.ts';
+import { gitHub, type GitHub } from '../adapters/github/forge/github.ts';
 import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
 import { onChangesRequested, onCommandText, onRequestedAction, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
-import { Heads } from '../adapters/forge/heads.ts';
-import type { LinkStore } from '../engine/ports/links.ts';
+import { Heads } from '../adapters/github/heads.ts';
+import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
 import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
+import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../core/contract/payload-fit.ts';
 import { payloadLimitOf } from './start.ts';
@@ -59,12 +60,10 @@ export interface ConveyorAppOptions {
 /** The lease of the one replica that sweeps. */
 export const SWEEPER_LEASE = 'sweeper';
 
-type Sender = { login: string; type?: string | null; id?: number };
-
 export class ConveyorApp {
   readonly engine: Engine;
   readonly deps: AppDeps;
-  private readonly forges = new Map<number, Promise<GitHubForge>>();
+  private readonly installations = new Map<number, Promise<GitHub>>();
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
@@ -103,15 +102,15 @@ export class ConveyorApp {
         // The sweeper judges a queued attempt lost only after this window: until then it is current.
         keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
       }),
-      merge: async (run, effect) => mergeRun(await githubOf(run), run, effect, options.merge),
+      merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, options.merge),
       reply: async (run, text) => {
-        await (await githubOf(run)).createComment(run.issue.repo, run.issue.number, text);
+        await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);
       },
       report: (run) => reporter.report(run.id),
       ...(options.metrics ? { observe: options.metrics.observe } : {}),
       log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
     });
-    const isSelf = async (actor: Sender) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
+    const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
     this.deps = {
       appId: options.appId,
@@ -136,15 +135,15 @@ export class ConveyorApp {
     }
   }
 
-  /** The GitHub adapter of an installation, on Probot's installation Octokit (its token renewed by its auth). */
-  private github(installationId: number): Promise<GitHubForge> {
-    let forge = this.forges.get(installationId);
-    if (!forge) {
-      forge = this.probot.auth(installationId).then((octokit) => new GitHubForge({ octokit }));
-      this.forges.set(installationId, forge);
-      forge.catch(() => this.forges.delete(installationId));
+  /** GitHub as an installation sees it, on Probot's installation Octokit (its token renewed by its auth). */
+  private github(installationId: number): Promise<GitHub> {
+    let github = this.installations.get(installationId);
+    if (!github) {
+      github = this.probot.auth(installationId).then((octokit) => gitHub({ octokit }));
+      this.installations.set(installationId, github);
+      github.catch(() => this.installations.delete(installationId));
     }
-    return forge;
+    return github;
   }
 
   /**
@@ -164,7 +163,7 @@ export class ConveyorApp {
     // Each handler timed and counted for /metrics (Probot's own `on` without metrics).
     const probot = meteredWebhooks(this.probot, this.options.metrics);
     probot.on('issues.labeled', async (context) => {
-      const { issue, label, repository, installation, sender } = context.payload;
+      const { issue, label, repository, installation, sender } = webhookPayload('issues.labeled', context);
       if (!label || !installation || !(await this.once(context.id))) return;
       await startFromLabel(
         deps,
@@ -181,7 +180,7 @@ export class ConveyorApp {
     });
 
     probot.on('issue_comment.created', async (context) => {
-      const { issue, comment, repository, installation } = context.payload;
+      const { issue, comment, repository, installation } = webhookPayload('issue_comment.created', context);
       if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !(await this.once(context.id))) return;
       const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
       if (await this.deps.isSelf(actor)) return; // our own replies quote commands
@@ -203,7 +202,7 @@ export class ConveyorApp {
     });
 
     probot.on('pull_request_review.submitted', async (context) => {
-      const { review, pull_request: pr, repository, installation } = context.payload;
+      const { review, pull_request: pr, repository, installation } = webhookPayload('pull_request_review.submitted', context);
       const changesRequested = review.state === 'changes_requested';
       const commands = /\/conveyor\b/i.test(review.body ?? '');
       if (!installation || !(changesRequested || commands) || !(await this.once(context.id))) return;
@@ -225,7 +224,7 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.requested_action', async (context) => {
-      const { check_run: check, requested_action: action, sender, repository } = context.payload;
+      const { check_run: check, requested_action: action, sender, repository } = webhookPayload('check_run.requested_action', context);
       if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !(await this.once(context.id))) return;
       // Only the approval check run the app made for that run, in that repository.
       const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
@@ -238,7 +237,7 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.completed', async (context) => {
-      const { check_run: check, repository } = context.payload;
+      const { check_run: check, repository } = webhookPayload('check_run.completed', context);
       if (check.app?.id !== deps.appId) return;
       // A teardown's result has no attempt to retire: its delivery is recorded (see once).
       if (parseExternalId(check.external_id)?.teardown && !(await this.once(context.id))) return;
@@ -246,39 +245,41 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.rerequested', async (context) => {
-      const { check_run: check, repository } = context.payload;
+      const { check_run: check, repository, sender } = webhookPayload('check_run.rerequested', context);
       if (check.app?.id !== deps.appId || !(await this.once(context.id))) return;
-      await onCheckRunRerequested(deps, repository.full_name, check, context.payload.sender as Sender);
+      await onCheckRunRerequested(deps, repository.full_name, check, sender);
     });
 
     probot.on('workflow_run.completed', async (context) => {
       // Acts only on a current attempt, and retires it (see once).
-      await onWorkflowRunCompleted(deps, context.payload.repository.full_name, context.payload.workflow_run);
+      const { workflow_run: run, repository } = webhookPayload('workflow_run.completed', context);
+      await onWorkflowRunCompleted(deps, repository.full_name, run);
     });
 
     probot.on('pull_request.synchronize', async (context) => {
-      const { pull_request: pr, repository, sender } = context.payload;
+      const { pull_request: pr, repository, sender } = webhookPayload('pull_request.synchronize', context);
       if (!(await this.once(context.id))) return;
       await onPullRequestSynchronize(deps, repository.full_name, pr, sender);
     });
 
     probot.on('pull_request.closed', async (context) => {
-      const { pull_request: pr, repository, sender } = context.payload;
+      const { pull_request: pr, repository, sender } = webhookPayload('pull_request.closed', context);
       if (!(await this.once(context.id))) return;
       await onPullRequestClosed(deps, repository.full_name, pr, sender);
     });
 
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
+      const { installation } = webhookPayload('installation.deleted', context);
       if (!(await this.once(context.id))) return;
-      const account = context.payload.installation.account;
-      const owner = account && 'login' in account ? account.login : 'its account';
-      await onInstallationGone(deps, context.payload.installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`);
+      const owner = installation.account?.login ?? 'its account';
+      await onInstallationGone(deps, installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`);
     });
     probot.on('installation_repositories.removed', async (context) => {
+      const { installation, repositories_removed } = webhookPayload('installation_repositories.removed', context);
       if (!(await this.once(context.id))) return;
-      const removed = context.payload.repositories_removed.map((r) => r.full_name);
-      await onInstallationGone(deps, context.payload.installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`);
+      const removed = repositories_removed.map((r) => r.full_name);
+      await onInstallationGone(deps, installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`);
     });
   }
 

@@ -5,9 +5,10 @@ import { externalIdOf, stepCheckName } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
-import type { CheckRunWrite, GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/forge/heads.ts';
-import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
+import type { CheckRuns, CheckRunWrite } from '../adapters/github/forge/checks.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
 
 /** GitHub's limits: label 20, description 40, identifier 20 characters. */
 export const APPROVAL_ACTIONS = [
@@ -17,8 +18,6 @@ export const APPROVAL_ACTIONS = [
 
 /** Check runs whose last write is remembered (a forgotten one costs one more update, no harm). */
 const REMEMBERED_CHECKS = 4096;
-
-type Write = CheckRunWrite & { actions?: Array<{ label: string; description: string; identifier: string }> };
 
 export class ApprovalChecks {
   /** What was last written per check run, so an unchanged state costs no call. */
@@ -31,10 +30,10 @@ export class ApprovalChecks {
   ) {}
 
   /** `attempts`: the run's attempt links when the caller has read them already. */
-  async publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[]): Promise<void> {
+  async publish(run: Run, github: Pick<GitHub, 'checks' | 'repos'>, attempts?: readonly AttemptLink[]): Promise<void> {
     const steps = run.plan.steps.filter((p) => p.kind === 'approval');
     if (steps.length === 0) return;
-    const { repo, head } = await this.heads.of(run, payloadRepos(run), github);
+    const { repo, head } = await this.heads.of(run, payloadRepos(run), github.repos);
     for (const p of steps) {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
@@ -43,7 +42,7 @@ export class ApprovalChecks {
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {
         // The old head's check: no longer the one that decides.
-        await this.write(github, link.repo, link.checkRunId, {
+        await this.write(github.checks, link.repo, link.checkRunId, {
           status: 'completed',
           conclusion: 'neutral',
           completed_at: this.now(),
@@ -55,15 +54,12 @@ export class ApprovalChecks {
         });
       }
       if (link?.checkRunId !== undefined && link.head === head) {
-        await this.write(github, repo, link.checkRunId, want);
+        await this.write(github.checks, repo, link.checkRunId, want);
         continue;
       }
       // Nothing to show before the step first waits on this head.
       if (s.status === 'pending') continue;
-      const created = await github.createCheckRun(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want } as CheckRunWrite & {
-        name: string;
-        head_sha: string;
-      });
+      const created = await github.checks.create(repo, { name: stepCheckName(p.id), head_sha: head, external_id: externalId, ...want });
       this.remember(created.id, want);
       await this.links.saveAttempt({
         externalId,
@@ -78,19 +74,19 @@ export class ApprovalChecks {
     }
   }
 
-  private async write(github: GitHubForge, repo: string, id: number, patch: Write): Promise<void> {
+  private async write(checks: CheckRuns, repo: string, id: number, patch: CheckRunWrite): Promise<void> {
     if (this.written.get(id) === writtenText(patch)) return;
-    await github.updateCheckRun(repo, id, patch);
+    await checks.update(repo, id, patch);
     this.remember(id, patch);
   }
 
-  private remember(id: number, patch: Write): void {
+  private remember(id: number, patch: CheckRunWrite): void {
     this.written.delete(id);
     this.written.set(id, writtenText(patch));
     if (this.written.size > REMEMBERED_CHECKS) this.written.delete(this.written.keys().next().value!);
   }
 
-  private state(run: Run, step: string, need: number, status: string, reason: string | undefined): Write {
+  private state(run: Run, step: string, need: number, status: string, reason: string | undefined): CheckRunWrite {
     const by = validApprovals(run, step).map((a) => `@${a.by}`);
     const approvals = `Approvals: ${by.length} of ${need}${by.length ? ` (${by.join(', ')})` : ''}.`;
     const how =
@@ -140,6 +136,6 @@ export class ApprovalChecks {
 }
 
 /** A write as compared with the last one: its completion time changes on every render. */
-function writtenText(patch: Write): string {
+function writtenText(patch: CheckRunWrite): string {
   return JSON.stringify({ ...patch, completed_at: undefined });
 }

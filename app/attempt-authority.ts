@@ -10,17 +10,17 @@
 // run the same. The run found is recorded in the link, as the dispatch would have.
 import { externalIdOf, parseExternalId } from '../core/github/check-run.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { LinkStore } from '../engine/ports/links.ts';
+import type { LinkStore } from '../adapters/github/links.ts';
 import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
 import { currentAttempt } from './checks.ts';
 import type { AttemptAuthority, AttemptFacts } from './token-broker.ts';
 
 export interface AttemptAuthorityDeps {
   store: RunStore;
   links: LinkStore;
-  /** The GitHub adapter of an installation: without it, an attempt without a recorded run gets no token. */
-  github?: (installationId: number) => Promise<GitHubForge>;
+  /** GitHub as an installation sees it: without it, an attempt without a recorded run gets no token. */
+  github?: (installationId: number) => Promise<GitHub>;
   /** The app's bot login (`<slug>[bot]`), the only starter of a run that counts. */
   botLogin?: () => Promise<string>;
   workflow?: string;
@@ -66,8 +66,8 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
       if (!link || link.checkRunId === undefined) return undefined;
       if (link.workflowRunId !== undefined) return link.workflowRunId;
       // The link last changed when the dispatch was recorded (findAttemptRun allows for clocks apart).
-      const forge = await github(facts.installationId);
-      const found = await findAttemptRun(forge, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: link.at }, await botLogin(), workflow);
+      const { workflows } = await github(facts.installationId);
+      const found = await findAttemptRun(workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: link.at }, await botLogin(), workflow);
       if (!found) return undefined;
       // Read again: a webhook may have recorded the run meanwhile (then that record stands).
       const latest = (await deps.links.attempt(link.externalId)) ?? link;

@@ -19,7 +19,7 @@ export async function stopAttempts(deps: AppDeps, before: Run, after: Run): Prom
     const link = await deps.links.attempt(externalIdOf({ runId: before.id, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode }));
     if (link?.checkRunId === undefined) continue;
     try {
-      await github.updateCheckRun(link.repo, link.checkRunId, {
+      await github.checks.update(link.repo, link.checkRunId, {
         status: 'completed',
         conclusion: 'cancelled',
         completed_at: deps.now(),
@@ -28,8 +28,9 @@ export async function stopAttempts(deps: AppDeps, before: Run, after: Run): Prom
       // Only the app's bot's run: a writer's run named for this check run is not the attempt's to cancel.
       const dispatchedAt = findRecord(step, step.attempt, step.epoch)?.startedAt ?? link.at;
       const workflowRun =
-        link.workflowRunId ?? (await findAttemptRun(github, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt }, await deps.botLogin()))?.id;
-      if (workflowRun !== undefined && (await github.cancelWorkflowRun(link.repo, workflowRun)))
+        link.workflowRunId ??
+        (await findAttemptRun(github.workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt }, await deps.botLogin()))?.id;
+      if (workflowRun !== undefined && (await github.workflows.cancel(link.repo, workflowRun)))
         deps.log(`conveyor: run ${before.id} cancelled: asked GitHub to cancel workflow run ${workflowRun} of step ${step.id} in ${link.repo}`);
     } catch (e) {
       // One attempt's trouble does not keep the others running; its workflow run ends at its timeout anyway.

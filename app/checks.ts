@@ -13,20 +13,10 @@ import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adap
 import type { AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
-import type { AttemptLink } from '../engine/ports/links.ts';
+import type { AttemptLink } from '../adapters/github/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { externalIdOf } from '../core/github/check-run.ts';
-
-interface CheckRunPayload {
-  id: number;
-  name: string;
-  external_id: string | null;
-  details_url?: string | null;
-  html_url?: string | null;
-  conclusion?: string | null;
-  app?: { id: number } | null;
-  output?: { summary?: string | null; text?: string | null };
-}
+import type { WebhookActor, WebhookCheckRun, WebhookWorkflowRun } from './webhooks.ts';
 
 /** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
 export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
@@ -73,7 +63,7 @@ export async function loseAttempt(
   const next =
     s && s.status === 'queued' && s.attempt === id.attempt ? `; dispatched again (dispatch ${s.epoch + 1})` : s?.status === 'failed' ? '; the step failed' : '';
   const github = await deps.githubOf(run);
-  await github.updateCheckRun(link.repo, link.checkRunId, {
+  await github.checks.update(link.repo, link.checkRunId, {
     status: 'completed',
     conclusion,
     completed_at: deps.now(),
@@ -83,7 +73,7 @@ export async function loseAttempt(
 }
 
 /** The attempt whose check run this is, as the app recorded it in this repository: never the check run's own word. */
-async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
+async function attemptOfCheckRun(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
   if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, check.id);
   if (!link || link.externalId !== check.external_id) {
@@ -96,7 +86,7 @@ async function attemptOfCheckRun(deps: AppDeps, repo: string, check: CheckRunPay
   return id && run ? { link, id, run } : undefined;
 }
 
-export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: CheckRunPayload): Promise<void> {
+export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<void> {
   const found = await attemptOfCheckRun(deps, repo, check);
   if (!found) return;
   const { link, id, run } = found;
@@ -110,40 +100,22 @@ export async function onCheckRunCompleted(deps: AppDeps, repo: string, check: Ch
   await loseAttempt(deps, run, id, undefined, outcome.reason, 'cancelled');
 }
 
-export async function onCheckRunRerequested(
-  deps: AppDeps,
-  repo: string,
-  check: CheckRunPayload,
-  sender: { login: string; type?: string | null },
-): Promise<void> {
+export async function onCheckRunRerequested(deps: AppDeps, repo: string, check: WebhookCheckRun, sender: WebhookActor): Promise<void> {
   const found = await attemptOfCheckRun(deps, repo, check);
   if (!found) return;
   const { id, run } = found;
   if (isBot(sender)) return;
   const github = await deps.githubOf(run);
-  const denied = await notAWriter(github, run, sender.login);
+  const denied = await notAWriter(github.people, run, sender.login);
   if (denied) {
-    await github.createComment(
+    await github.comments.create(
       run.issue.repo,
       run.issue.number,
       `@${sender.login} asked to re-run step \`${id.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
     );
     return;
   }
-  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github, run)) });
-}
-
-interface WorkflowRunPayload {
-  id: number;
-  html_url: string;
-  conclusion: string | null;
-  /** The workflow file, `.github/workflows/conveyor.yml`. */
-  path?: string | null;
-  event?: string | null;
-  display_title?: string | null;
-  run_number?: number;
-  /** Who started the run: the app's bot for its own dispatches. */
-  actor?: { login: string; type?: string | null } | null;
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: id.step, by: sender.login, ...(await currentBudget(github.repos, run)) });
 }
 
 /**
@@ -154,7 +126,7 @@ interface WorkflowRunPayload {
  * an attempt with no run recorded yet. The run is recorded as the attempt's from then on, and the
  * token broker answers only it.
  */
-async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<AttemptLink | undefined> {
+async function undeclaredRun(deps: AppDeps, repo: string, wr: WebhookWorkflowRun): Promise<AttemptLink | undefined> {
   const checkRunId = parseWorkflowRunMarker(wr.display_title);
   if (checkRunId === undefined || wr.event !== 'workflow_dispatch') return undefined;
   if (!wr.actor || !(await deps.isSelf(wr.actor))) return undefined;
@@ -170,7 +142,7 @@ async function undeclaredRun(deps: AppDeps, repo: string, wr: WorkflowRunPayload
  * dispatch recorded this run's id (the dispatch returns it). Anything else (another workflow,
  * another repository, a title that names a check run) is not Conveyor's to judge.
  */
-export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: WorkflowRunPayload): Promise<void> {
+export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: WebhookWorkflowRun): Promise<void> {
   if (wr.path !== `.github/workflows/${WORKFLOW_FILE}`) return;
   const link = (await deps.links.attemptByWorkflowRun(repo, wr.id)) ?? (await undeclaredRun(deps, repo, wr));
   if (!link?.checkRunId) return;
@@ -179,7 +151,7 @@ export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: Wo
   if (!id || !run) return;
   if (!currentAttempt(run, id)) return;
   const github = await deps.githubOf(run);
-  const check = await github.getCheckRun(link.repo, link.checkRunId);
+  const check = await github.checks.get(link.repo, link.checkRunId);
   if (check.status === 'completed') {
     // The result may be here before its own check_run webhook.
     const outcome = completedOutcome(check);

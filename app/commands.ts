@@ -15,7 +15,8 @@ import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, stepUsage } from '../core/run/usage.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
+import type { People } from '../adapters/github/forge/people.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
@@ -44,8 +45,8 @@ export interface CommandSource {
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 
 /** A comment where the command was given, addressed to whoever gave it. */
-function replyTo(github: GitHubForge, source: CommandSource, text: string): Promise<unknown> {
-  return github.createComment(source.repo, source.number, `@${source.actor.login} ${text}`);
+function replyTo(github: GitHub, source: CommandSource, text: string): Promise<unknown> {
+  return github.comments.create(source.repo, source.number, `@${source.actor.login} ${text}`);
 }
 
 /** Handles the commands of a comment or review body (nothing at all when it holds none). */
@@ -99,7 +100,7 @@ export async function onRequestedAction(
   await decideOn(deps, github, source, run, { name: identifier }, step, shown);
 }
 
-async function handle(deps: AppDeps, github: GitHubForge, source: CommandSource, command: Command): Promise<void> {
+async function handle(deps: AppDeps, github: GitHub, source: CommandSource, command: Command): Promise<void> {
   const reply = (text: string) => replyTo(github, source, text);
   if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
 
@@ -139,7 +140,7 @@ async function runFor(deps: AppDeps, source: Pick<CommandSource, 'repo' | 'numbe
 /** Permission, bots and approvers, then the reducer: refused with a reply, or applied with a reaction. */
 async function decideOn(
   deps: AppDeps,
-  github: GitHubForge,
+  github: GitHub,
   source: CommandSource,
   run: Run,
   command: Exclude<Command, { name: 'run' }>,
@@ -153,7 +154,7 @@ async function decideOn(
   // the run's primary repository. A status carries the steps' reasons and cost, which a sibling's
   // PR may show to people who cannot see the primary repository; the tracking comment is where
   // everyone who can see the issue looks.
-  const denied = await notAWriter(github, run, login);
+  const denied = await notAWriter(github.people, run, login);
   if (denied && command.name === 'status') {
     return void (await reply(
       `only people with write permission on ${denied.repo} can ask for the status of Conveyor run \`${run.id}\` (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the command is given. The run's tracking comment on ${run.issue.repo}#${run.issue.number} shows where it stands.`,
@@ -175,7 +176,7 @@ async function decideOn(
       const target = approvalTarget(run, step);
       let team: string | undefined;
       if (target && !isApprover(target.approvers, login, undefined)) {
-        team = await teamOf(github, target.approvers, login);
+        team = await teamOf(github.people, target.approvers, login);
         if (!team) {
           return void (await reply(
             `you are not an approver of step \`${target.id}\` (approvers: ${target.approvers.join(', ')}; a team counts when your membership is active). Nothing changed.`,
@@ -197,7 +198,7 @@ async function decideOn(
     }
     case 'retry':
       // With the configuration's budget as it is now (raised, a run stopped by it goes on).
-      event = { type: 'retry', at, by: login, ...(command.step ? { step: command.step } : {}), ...(await currentBudget(github, run)) };
+      event = { type: 'retry', at, by: login, ...(command.step ? { step: command.step } : {}), ...(await currentBudget(github.repos, run)) };
       break;
     case 'cancel':
       event = { type: 'cancel', at, by: login, ...(command.reason ? { reason: command.reason } : {}) };
@@ -256,7 +257,7 @@ export async function onChangesRequested(deps: AppDeps, source: CommandSource, b
   if (!run) return;
   const github = await deps.github(source.installationId);
   const login = source.actor.login;
-  const denied = await notAWriter(github, run, login);
+  const denied = await notAWriter(github.people, run, login);
   if (denied) {
     return void (await replyTo(
       github,
@@ -264,7 +265,7 @@ export async function onChangesRequested(deps: AppDeps, source: CommandSource, b
       `your review was not sent to Conveyor's coder: only people with write permission on ${denied.repo} can ask it for changes (you have ${denied.permission} there): ${denied.repo} is ${denied.role}, wherever the review is. Nothing changed.`,
     ));
   }
-  const comments = await github.reviewComments(source.repo, source.number, source.reviewId);
+  const comments = await github.pulls.reviewComments(source.repo, source.number, source.reviewId);
   const event = feedbackEvent(source, deps.now(), body, comments);
   const trial = reduce(run, event);
   if (trial.run === run) {
@@ -287,11 +288,11 @@ function approvalTarget(run: Run, step: string | undefined): ApprovalStep | unde
 }
 
 /** The first of the approvers' `@org/team`s the user is an active member of. */
-async function teamOf(github: GitHubForge, approvers: readonly string[], login: string): Promise<string | undefined> {
+async function teamOf(people: People, approvers: readonly string[], login: string): Promise<string | undefined> {
   for (const a of approvers) {
     if (!a.includes('/')) continue;
     const { owner: org, name: team } = splitRepo(a.replace(/^@/, ''));
-    const state = await github.teamMembership(org, team, login);
+    const state = await people.teamMembership(org, team, login);
     if (state === 'active') return `@${org}/${team}`;
   }
   return undefined;
@@ -328,7 +329,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
 }
 
 /** Cancels the run and starts the pipeline over on the configuration of the default branch (a new run id). */
-async function restart(deps: AppDeps, github: GitHubForge, source: CommandSource, run: Run): Promise<void> {
+async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run: Run): Promise<void> {
   const login = source.actor.login;
   if (run.status === 'running' || run.status === 'waiting') {
     await stopAttempts(deps, run, await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' }));
@@ -345,14 +346,14 @@ async function restart(deps: AppDeps, github: GitHubForge, source: CommandSource
   else await replyTo(github, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
 }
 
-async function react(github: GitHubForge, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
+async function react(github: GitHub, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
   if (source.kind === 'button') return; // the check run itself shows the decision
   if (source.commentId === undefined) {
     // A review has no reactions: a one-line answer says the command was taken.
     await replyTo(github, source, `done: Conveyor took the command of your review.`);
     return;
   }
-  await github.reactToComment(source.repo, source.commentId, content);
+  await github.comments.react(source.repo, source.commentId, content);
   // (A reaction that fails fails the delivery's handling after the command took effect; the
   // redelivery is then ignored by its id, so nothing happens twice.)
 }

@@ -5,7 +5,7 @@
 // run's issue is in another repository than its primary one, write is needed on both. Bots never decide.
 import { primaryRepo } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
+import type { People } from '../adapters/github/forge/people.ts';
 import { canWrite } from './deps.ts';
 
 /** Bots never decide: GitHub's user type `Bot`, or a login ending in `[bot]`. */
@@ -26,10 +26,10 @@ export function decidingRepos(run: Run): string[] {
 }
 
 /** Undefined when `login` may change the run; else where they may not (one permission call per deciding repository, stopping at the first refusal). */
-export async function notAWriter(github: GitHubForge, run: Run, login: string): Promise<NotAWriter | undefined> {
+export async function notAWriter(people: People, run: Run, login: string): Promise<NotAWriter | undefined> {
   const primary = primaryRepo(run.plan);
   for (const repo of decidingRepos(run)) {
-    const permission = await github.permission(repo, login);
+    const permission = await people.permission(repo, login);
     if (!canWrite(permission)) return { repo, permission, role: repo === primary ? "the run's primary repository" : "the repository of the run's issue" };
   }
   return undefined;

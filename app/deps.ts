@@ -1,10 +1,10 @@
-// What the webhook handlers and the sweeper share: the store, the engine and the GitHub adapters.
+// What the webhook handlers and the sweeper share: the store, the engine and GitHub (adapters/github/forge).
 import type { Run } from '../core/run/types.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/forge/heads.ts';
-import type { LinkStore } from '../engine/ports/links.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { LinkStore } from '../adapters/github/links.ts';
 import type { RunReporter } from './report.ts';
 
 export interface AppDeps {
@@ -14,10 +14,10 @@ export interface AppDeps {
   engine: Engine;
   reporter: RunReporter;
   heads: Heads;
-  /** The GitHub adapter of an installation (on its installation Octokit). */
-  github(installationId: number): Promise<GitHubForge>;
-  /** The GitHub adapter of the installation a run belongs to. */
-  githubOf(run: Run): Promise<GitHubForge>;
+  /** GitHub as an installation sees it (each concern on its installation Octokit). */
+  github(installationId: number): Promise<GitHub>;
+  /** GitHub as the installation a run belongs to sees it. */
+  githubOf(run: Run): Promise<GitHub>;
   /** Whether an actor is this app itself (its bot user), by identity: never by a name a person could take. */
   isSelf(actor: { login: string; type?: string | null; id?: number }): Promise<boolean>;
   /**

@@ -10,26 +10,14 @@ import type { AppDeps } from './deps.ts';
 import { stopAttempts } from './cancel.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { primaryRepo } from '../core/run/payload.ts';
-
-type Sender = { login: string; type?: string | null; id?: number };
-
-interface PullPayload {
-  number: number;
-  merged?: boolean | null;
-  head: { sha: string };
-}
+import type { WebhookActor as Sender, WebhookPullRequest } from './webhooks.ts';
 
 /** Runs of which this PR is one of the PRs: the active ones, or all. */
 export function runsOf(deps: AppDeps, repo: string, number: number, which: 'active' | 'all' = 'active'): Promise<Run[]> {
   return deps.store.list({ pr: { repo, number }, ...(which === 'active' ? { status: ['running', 'waiting'] } : {}) });
 }
 
-export async function onPullRequestSynchronize(
-  deps: AppDeps,
-  repo: string,
-  pr: PullPayload,
-  sender: { login: string; type?: string | null; id?: number },
-): Promise<void> {
+export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: WebhookPullRequest, sender: Sender): Promise<void> {
   const runs = await runsOf(deps, repo, pr.number);
   if (runs.length === 0) return;
   const own = await deps.isSelf(sender);
@@ -37,7 +25,7 @@ export async function onPullRequestSynchronize(
     await deps.engine.apply(run.id, { type: 'pr-pushed', at: deps.now(), repo, head: pr.head.sha, by: sender.login, ...(own ? { own } : {}) });
 }
 
-export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: PullPayload, sender: Sender): Promise<void> {
+export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: WebhookPullRequest, sender: Sender): Promise<void> {
   if (pr.merged) return;
   let kept: { run: Run; why: string } | undefined;
   for (const run of await runsOf(deps, repo, pr.number)) {
@@ -64,7 +52,7 @@ async function mayNotCancel(deps: AppDeps, run: Run, sender: Sender): Promise<st
   if (await deps.isSelf(sender)) return undefined;
   const only = (repo: string, role: string) => `only a person with write permission on ${repo} (${role}) can stop it by closing one of its pull requests`;
   if (isBot(sender)) return `${only(primaryRepo(run.plan), "the run's primary repository")}, and bots never decide`;
-  const denied = await notAWriter(await deps.githubOf(run), run, sender.login);
+  const denied = await notAWriter((await deps.githubOf(run)).people, run, sender.login);
   return denied ? `${only(denied.repo, denied.role)}, and you have ${denied.permission} there` : undefined;
 }
 
@@ -73,14 +61,14 @@ async function reopen(deps: AppDeps, repo: string, number: number, run: Run, sen
   const github = await deps.githubOf(run);
   let outcome: string;
   try {
-    await github.reopenPullRequest(repo, number);
+    await github.pulls.reopen(repo, number);
     outcome = `Conveyor reopened it, and run \`${run.id}\` goes on.`;
   } catch (e) {
     const said = (e as Error).message.replace(/\.$/, '');
     deps.log(`conveyor: could not reopen ${repo}#${number} of run ${run.id}: ${said}`);
     outcome = `Conveyor could not reopen it: ${said}. Run \`${run.id}\` goes on, but cannot merge this PR until it is open again (restore its branch and reopen it).`;
   }
-  await github.createComment(
+  await github.comments.create(
     repo,
     number,
     `@${sender.login} closed this pull request, but that does not stop Conveyor run \`${run.id}\`: ${why}. ${outcome} To stop the run, a person with write permission on ${primaryRepo(run.plan)} comments \`/conveyor cancel\` on ${run.issue.repo}#${run.issue.number} (or closes a PR of the run).`,
@@ -93,7 +81,7 @@ export async function leaveOpen(deps: AppDeps, run: Run, except: string | undefi
   const envs = run.environments.length > 0 || (run.removedEnvironments ?? []).length > 0 ? ' Its preview environments are torn down.' : '';
   for (const pr of run.prs) {
     if (pr.repo === except) continue;
-    await github.createComment(
+    await github.comments.create(
       pr.repo,
       pr.number,
       `${why}${envs} This pull request is left open: merge or close it yourself, or start a new run on ${run.issue.repo}#${run.issue.number}.`,

@@ -10,18 +10,18 @@ import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
-import type { Heads } from '../adapters/forge/heads.ts';
-import type { AttemptLink, LinkStore } from '../engine/ports/links.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
+import type { Heads } from '../adapters/github/heads.ts';
+import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
   links: LinkStore;
   heads: Heads;
-  github(run: Run): Promise<GitHubForge>;
+  github(run: Run): Promise<GitHub>;
   now?: () => string;
   /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
-  approvals?: { publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[]): Promise<void> };
+  approvals?: { publish(run: Run, github: Pick<GitHub, 'checks' | 'repos'>, attempts?: readonly AttemptLink[]): Promise<void> };
   /** How long a report waits for more changes before it writes (default REPORT_COALESCE_MS; tests shrink it). */
   coalesceMs?: number;
   /** How the report waits (default a timer; a test may hold it). */
@@ -143,9 +143,9 @@ export class RunReporter {
       const recorded = written.comment ?? (await links.comment(runId));
       let comment = recorded;
       // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
-      if (!comment && !this.startedHere.has(runId)) comment = await github.findComment(run.issue.repo, run.issue.number, trackingMarker(runId));
-      if (comment) await github.updateComment(run.issue.repo, comment.id, body);
-      else comment = await github.createComment(run.issue.repo, run.issue.number, body);
+      if (!comment && !this.startedHere.has(runId)) comment = await github.comments.find(run.issue.repo, run.issue.number, trackingMarker(runId));
+      if (comment) await github.comments.update(run.issue.repo, comment.id, body);
+      else comment = await github.comments.create(run.issue.repo, run.issue.number, body);
       // Recorded when it is new to the record (created or found), not on every edit.
       if (recorded?.id !== comment.id) await links.saveComment(runId, { id: comment.id, url: comment.url });
       written.comment = { id: comment.id, url: comment.url, body };
@@ -153,7 +153,7 @@ export class RunReporter {
 
     await this.options.approvals?.publish(run, github, attempts);
 
-    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), github);
+    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), github.repos);
     const check = renderSummaryCheck(run, view, run.updatedAt, table);
     const text = JSON.stringify(check);
     if (written.summary?.head === head && written.summary.text === text) return;
@@ -161,19 +161,19 @@ export class RunReporter {
     const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
     const recorded = written.summary?.head === head ? written.summary.id : await links.summary(runId, head);
     // As for the comment: without a record, one this process did not make may exist (external id: the run).
-    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await github.findCheckRun(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
+    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await github.checks.find(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
     let id: number;
     if (known !== undefined) {
-      await github.updateCheckRun(repo, known, { ...state, output });
+      await github.checks.update(repo, known, { ...state, output });
       id = known;
     } else {
-      id = (await github.createCheckRun(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
+      id = (await github.checks.create(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
     }
     if (recorded === undefined) await links.saveSummary(runId, head, id);
     // The PR's head moved: the summary left on the old head is completed, so nothing the run made stays running there.
     const left = written.summary;
     if (left && left.head !== head && left.id !== id && !left.completed) {
-      await github.updateCheckRun(repo, left.id, {
+      await github.checks.update(repo, left.id, {
         status: 'completed',
         conclusion: 'neutral',
         completed_at: now,

@@ -13,7 +13,8 @@ import { compilePlan, listPipelines, reposWithoutBase } from '../core/plan/compi
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import type { GitHubForge } from '../adapters/forge/github.ts';
+import type { GitHub } from '../adapters/github/forge/github.ts';
+import type { Repos } from '../adapters/github/forge/repos.ts';
 import { StoreError } from '../engine/ports/store.ts';
 import type { PullRequestRef } from '../core/contract/wire.ts';
 import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
@@ -66,9 +67,9 @@ export async function runIdFor(store: RunStore, repo: string, issue: number, pip
  * raising it is not a changed pipeline. Nothing when the file is gone, invalid or lost the
  * pipeline: the run keeps its own budget then, and the retry does not fail on it.
  */
-export async function currentBudget(github: GitHubForge, run: Run): Promise<{ budgetUsd?: number | null }> {
+export async function currentBudget(repos: Repos, run: Run): Promise<{ budgetUsd?: number | null }> {
   const branch = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main';
-  const text = await github.readFile(run.issue.repo, CONFIG_PATH, branch);
+  const text = await repos.readFile(run.issue.repo, CONFIG_PATH, branch);
   if (text === undefined) return {};
   const { loaded } = loadCached(text);
   const pipeline = loaded.ok ? loaded.config.pipelines[run.plan.pipeline] : undefined;
@@ -119,10 +120,10 @@ function planOf(entry: Loaded, config: Config, pipeline: string, repo: string, d
  * issue's own repository's comes with the webhook; each other one is read once for the run
  * (GET /repos/{owner}/{repo}). A repository the installation cannot see is an error, in words.
  */
-async function defaultBranchesOf(github: GitHubForge, config: Config, pipeline: string, request: StartRequest): Promise<Record<string, string> | string> {
+async function defaultBranchesOf(repos: Repos, config: Config, pipeline: string, request: StartRequest): Promise<Record<string, string> | string> {
   const branches: Record<string, string> = {};
   for (const repo of reposWithoutBase(config, pipeline, request.repo)) {
-    const branch = repo === request.repo ? request.defaultBranch : await github.defaultBranch(repo);
+    const branch = repo === request.repo ? request.defaultBranch : await repos.defaultBranch(repo);
     if (branch === undefined)
       return `the Conveyor app cannot see ${repo} (a service's \`repo\`), so it cannot tell its default branch: install the app on it, or give the service a \`base\``;
     branches[repo] = branch;
@@ -147,8 +148,8 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     const refused = await allowed(github, request);
     if (refused) return refused;
   }
-  const text = await github.readFile(repo, CONFIG_PATH, request.defaultBranch);
-  const comment = (body: string) => github.createComment(repo, request.issue.number, body);
+  const text = await github.repos.readFile(repo, CONFIG_PATH, request.defaultBranch);
+  const comment = (body: string) => github.comments.create(repo, request.issue.number, body);
 
   if (text === undefined) {
     const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then start it again (label the issue, or comment \`/conveyor run\`).`;
@@ -184,7 +185,7 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
     const refused = await allowed(github, request);
     if (refused) return refused;
   }
-  const branches = await defaultBranchesOf(github, config, pipeline, request);
+  const branches = await defaultBranchesOf(github.repos, config, pipeline, request);
   const plan = typeof branches === 'string' ? new Error(branches) : planOf(cached, config, pipeline, repo, branches);
   if (plan instanceof Error) {
     const message = `Conveyor did not start pipeline \`${pipeline}\`: ${plan.message}.`;
@@ -200,19 +201,19 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
 }
 
 /**
- * Opens the run's draft pull request in the primary repository (see GitHubForge.openDraftPullRequest):
+ * Opens the run's draft pull request in the primary repository (see Pulls.openDraft):
  * the code step resumes its branch, and its body is the one every PR of the run has (the issue, the
  * run, the sibling PRs once they exist).
  */
 async function openDraft(
-  github: GitHubForge,
+  github: GitHub,
   runId: string,
   plan: Plan,
   issue: { repo: string; number: number; title: string; url: string },
 ): Promise<PullRequestRef> {
   const primary = plan.changeSet.find((r) => r.role === 'primary') ?? plan.changeSet[0]!;
-  const baseCommit = await github.branchCommit(primary.repo, primary.base);
-  const pr = await github.openDraftPullRequest({
+  const baseCommit = await github.repos.branchCommit(primary.repo, primary.base);
+  const pr = await github.pulls.openDraft({
     repo: primary.repo,
     branch: workBranch(primary.repo, issue.number),
     base: primary.base,
@@ -241,14 +242,14 @@ function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
  * Only a person with write permission on the issue's repository (or `on`, the pipeline's primary
  * repository, where that is another) starts a run: refused with a comment that says why.
  */
-async function allowed(github: GitHubForge, request: StartRequest, on?: { repo: string; role: string }): Promise<StartOutcome | undefined> {
+async function allowed(github: GitHub, request: StartRequest, on?: { repo: string; role: string }): Promise<StartOutcome | undefined> {
   const sender = request.sender ?? { login: request.requester };
   const refuse = async (message: string): Promise<StartOutcome> => {
-    await github.createComment(request.repo, request.issue.number, `@${sender.login} ${message}`);
+    await github.comments.create(request.repo, request.issue.number, `@${sender.login} ${message}`);
     return { started: false, why: 'not-allowed', message };
   };
   if (isBot(sender)) return refuse('bots cannot start Conveyor runs. Nothing was started.');
-  const permission = await github.permission(on?.repo ?? request.repo, sender.login);
+  const permission = await github.people.permission(on?.repo ?? request.repo, sender.login);
   if (canWrite(permission)) return undefined;
   return refuse(
     on
@@ -257,10 +258,10 @@ async function allowed(github: GitHubForge, request: StartRequest, on?: { repo: 
   );
 }
 
-async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, plan: Plan): Promise<StartOutcome> {
+async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan: Plan): Promise<StartOutcome> {
   const { store } = deps;
   const refused = async (message: string): Promise<StartOutcome> => {
-    if (request.trigger.kind === 'command') await github.createComment(request.repo, request.issue.number, message);
+    if (request.trigger.kind === 'command') await github.comments.create(request.repo, request.issue.number, message);
     return { started: false, why: 'active', message };
   };
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
@@ -273,7 +274,7 @@ async function begin(deps: AppDeps, github: GitHubForge, request: StartRequest, 
     // Nothing was started: say why where it was asked (an app without contents or pull requests
     // write on the repository, a base branch that is not there).
     const message = `Conveyor did not start: it could not open the run's draft pull request in ${plan.changeSet[0]?.repo ?? request.repo} (${(e as Error).message}). Check that the app may write contents and pull requests there, then start it again (label the issue, or comment \`/conveyor run\`).`;
-    await github.createComment(request.repo, request.issue.number, message);
+    await github.comments.create(request.repo, request.issue.number, message);
     return { started: false, why: 'no-draft-pr', message };
   }
   // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.

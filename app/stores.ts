@@ -3,7 +3,7 @@
 // which any number of replicas share.
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import type { LinkStore } from '../engine/ports/links.ts';
+import type { LinkStore } from '../adapters/github/links.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { openSqliteStore } from '../adapters/store/sqlite.ts';
 import { openPostgresStore } from '../adapters/store/postgres.ts';

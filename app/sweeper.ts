@@ -7,8 +7,8 @@
 // comes first: its end arrives by webhook.
 import { externalIdOf } from '../core/github/check-run.ts';
 import { completedOutcome, findAttemptRun } from '../adapters/dispatch/workflow.ts';
-import type { GitHubForge, WorkflowRun } from '../adapters/forge/github.ts';
-import type { AttemptLink } from '../engine/ports/links.ts';
+import type { Workflows, WorkflowRun } from '../adapters/github/forge/workflows.ts';
+import type { AttemptLink } from '../adapters/github/links.ts';
 import type { Run } from '../core/run/types.ts';
 import { feed, loseAttempt } from './checks.ts';
 import type { AppDeps } from './deps.ts';
@@ -49,12 +49,12 @@ const MINUTE = 60_000;
  */
 async function workflowRunOf(
   deps: AppDeps,
-  github: GitHubForge,
+  workflows: Workflows,
   link: AttemptLink & { checkRunId: number },
   queuedAt: string,
 ): Promise<WorkflowRun | undefined> {
-  if (link.workflowRunId !== undefined) return github.getWorkflowRun(link.repo, link.workflowRunId);
-  return findAttemptRun(github, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: queuedAt }, await deps.botLogin());
+  if (link.workflowRunId !== undefined) return workflows.get(link.repo, link.workflowRunId);
+  return findAttemptRun(workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: queuedAt }, await deps.botLogin());
 }
 
 export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: SweepMemory = new Map()): Promise<SweepReport> {
@@ -89,7 +89,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: S
         await lose(`it was not dispatched within ${minutes} minutes`);
       } else {
         const github = await deps.githubOf(run);
-        const check = await github.getCheckRun(link.repo, link.checkRunId);
+        const check = await github.checks.get(link.repo, link.checkRunId);
         if (check.status === 'completed') {
           const outcome = completedOutcome(check);
           if (outcome.kind === 'result') {
@@ -97,7 +97,7 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: S
             report.completed.push(externalId);
           } else await lose(outcome.reason);
         } else {
-          const wr = await workflowRunOf(deps, github, { ...link, checkRunId: link.checkRunId }, record.startedAt);
+          const wr = await workflowRunOf(deps, github.workflows, { ...link, checkRunId: link.checkRunId }, record.startedAt);
           if (!wr || (wr.status !== 'in_progress' && wr.status !== 'completed')) {
             await lose(`no workflow run started it within ${minutes} minutes`);
           } else if (wr.status === 'completed') {

@@ -53,7 +53,7 @@ async function forgeFor(serverUrl: string, token: StepToken | undefined, env: No
       'bad-input',
       `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`,
     );
-  const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/forge/github.ts'), import('../../adapters/github/octokit.ts')]);
+  const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/github/forge/forge.ts'), import('../../adapters/github/octokit.ts')]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
 }
 

@@ -12,9 +12,10 @@ import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
-import type { AttemptLink, LinkStore } from '../../engine/ports/links.ts';
-import type { GitHubForge, WorkflowRun } from '../forge/github.ts';
-import type { Heads } from '../forge/heads.ts';
+import type { AttemptLink, LinkStore } from '../github/links.ts';
+import type { GitHub } from '../github/forge/github.ts';
+import type { Workflows, WorkflowRun } from '../github/forge/workflows.ts';
+import type { Heads } from '../github/heads.ts';
 import { DISPATCH_INPUTS_LIMIT } from '../../core/contract/payload-fit.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';
@@ -23,8 +24,8 @@ export interface WorkflowDispatcherOptions {
   store: RunStore;
   links: LinkStore;
   heads: Heads;
-  /** The GitHub adapter of the run's installation. */
-  github(run: Run): Promise<GitHubForge>;
+  /** GitHub as the run's installation sees it. */
+  github(run: Run): Promise<GitHub>;
   /** The app's bot login (`<slug>[bot]`): an interrupted dispatch's workflow run counts only when the bot started it. */
   botLogin(): Promise<string>;
   workflow?: string;
@@ -64,13 +65,13 @@ export const CREATED_SLACK_MS = 10 * 60_000;
  * `dispatchedAt` less the slack.
  */
 export function findAttemptRun(
-  github: Pick<GitHubForge, 'findWorkflowRun'>,
+  workflows: Pick<Workflows, 'find'>,
   attempt: { repo: string; checkRunId: number; dispatchedAt: string },
   botLogin: string,
   workflow = WORKFLOW_FILE,
 ): Promise<WorkflowRun | undefined> {
   const since = new Date(Date.parse(attempt.dispatchedAt) - CREATED_SLACK_MS).toISOString();
-  return github.findWorkflowRun(attempt.repo, workflow, workflowRunMarker(attempt.checkRunId), since, botLogin);
+  return workflows.find(attempt.repo, workflow, workflowRunMarker(attempt.checkRunId), since, botLogin);
 }
 
 export function parseWorkflowRunMarker(title: string | null | undefined): number | undefined {
@@ -121,7 +122,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
       // What an earlier try of this attempt recorded: it may have made the check run, or even the workflow run.
       const stored = await links.attempt(externalId);
-      const { repo, head } = stored?.head ? { repo: stored.repo, head: stored.head } : await options.heads.of(run, payload.repos, github);
+      const { repo, head } = stored?.head ? { repo: stored.repo, head: stored.head } : await options.heads.of(run, payload.repos, github.repos);
       let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: now() };
       const save = async (patch: Partial<AttemptLink>) => {
         link = { ...link, ...patch, at: now() };
@@ -132,11 +133,11 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       let madeCheck = false;
       if (link.checkRunId === undefined) {
         const name = stepCheckName(payload.step.id);
-        const earlier = stored ? await github.findCheckRun(repo, head, name, externalId) : undefined;
+        const earlier = stored ? await github.checks.find(repo, head, name, externalId) : undefined;
         if (!stored) await save({});
         const check =
           earlier ??
-          (await github.createCheckRun(repo, {
+          (await github.checks.create(repo, {
             name,
             head_sha: head,
             external_id: externalId,
@@ -155,7 +156,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       if (link.state !== 'dispatched') {
         // A writer's run named for this check run is not this attempt's: recorded, the token broker would answer it.
         const earlier =
-          stored && !madeCheck ? await findAttemptRun(github, { repo, checkRunId, dispatchedAt: stored.at }, await options.botLogin(), workflow) : undefined;
+          stored && !madeCheck
+            ? await findAttemptRun(github.workflows, { repo, checkRunId, dispatchedAt: stored.at }, await options.botLogin(), workflow)
+            : undefined;
         if (earlier) {
           await save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {
@@ -170,7 +173,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
             return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
           const ref =
             typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
-          const started = await github.dispatchWorkflow(repo, workflow, ref, { payload: text, ...fixed });
+          const started = await github.workflows.dispatch(repo, workflow, ref, { payload: text, ...fixed });
           await save({
             state: 'dispatched',
             ...(started.runId ? { workflowRunId: started.runId } : {}),
@@ -188,7 +191,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       );
       if (link?.checkRunId === undefined) return undefined;
       const github = await options.github(await runOf(payload));
-      const check = await github.getCheckRun(link.repo, link.checkRunId);
+      const check = await github.checks.get(link.repo, link.checkRunId);
       return check.status === 'completed' ? completedOutcome(check) : undefined;
     },
   };

@@ -1,12 +1,12 @@
 // The PostgreSQL store, for several app replicas on one database: the same contract as the SQLite
-// file (engine/ports/store.ts, engine/ports/links.ts). A run is its JSON with a version column for
+// file (engine/ports/store.ts, adapters/github/links.ts). A run is its JSON with a version column for
 // compare-and-swap (`UPDATE … WHERE id = $1 AND version = $2`, which READ COMMITTED makes wait
 // for a concurrent writer of the row and then fail); its effects are rows written in the same
 // transaction with their claim; one active run per issue and pipeline is a unique partial index.
 // Leases and claims run on the database server's clock, so replicas' clocks need not agree.
 import pg from 'pg';
 import type { Run, RunEffect } from '../../core/run/types.ts';
-import type { AttemptLink, CommentLink, LinkStore } from '../../engine/ports/links.ts';
+import type { AttemptLink, CommentLink, LinkStore } from '../github/links.ts';
 import { StoreError, type EffectClaim, type Lease, type RunFilter, type RunStore, type StoredEffect, type Written } from '../../engine/ports/store.ts';
 import { describeDatabase, explain, migrate, NOW_MS, uniqueViolation } from './postgres-schema.ts';
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Run, RunEffect } from '../../core/run/types.ts';
-import type { AttemptLink, CommentLink, LinkStore } from '../../engine/ports/links.ts';
+import type { AttemptLink, CommentLink, LinkStore } from '../github/links.ts';
 import { StoreError, type EffectClaim, type Lease, type RunFilter, type RunStore, type StoredEffect, type Written } from '../../engine/ports/store.ts';
 import { useWal } from '../../lib/sqlite.ts';
 import { explain, migrate } from './sqlite-schema.ts';

@@ -1,8 +1,8 @@
 // The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
-// Two adapters: GitHub (adapters/forge/github.ts, on Octokit) and Local (bare repositories plus a
-// SQLite file of PRs). The action opens PRs and deployments through it, and the embedded mode
-// merges through it; what only GitHub has (check runs, comments, permissions, workflow dispatch)
-// the app calls on the GitHub adapter itself.
+// Two adapters: GitHub (adapters/github/forge/forge.ts, on Octokit) and Local (bare repositories
+// plus a SQLite file of PRs). The action opens PRs and deployments through it, and the embedded
+// mode merges through it; what only GitHub has (check runs, comments, permissions, workflow
+// dispatch) the app calls on GitHub's modules themselves (adapters/github/forge/github.ts).
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
 export type MergeMethod = 'merge' | 'squash' | 'rebase';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runDeploy } from '../../action/src/steps/deploy.ts';
 import { runTeardown } from '../../action/src/steps/teardown.ts';
-import { GitHubForge } from '../../adapters/forge/github.ts';
+import { GitHubForge } from '../../adapters/github/forge/forge.ts';
 import { logLines } from '../../adapters/github/octokit.ts';
 import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';

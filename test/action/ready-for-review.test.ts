@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
-import { GitHubForge } from '../../adapters/forge/github.ts';
+import { GitHubForge } from '../../adapters/github/forge/forge.ts';
 import { logLines } from '../../adapters/github/octokit.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';

@@ -47,7 +47,7 @@ describe('reporters', () => {
     expect(chooseReporters({ env: {} }).map((r) => r.name)).toEqual(['log']);
   });
 
-  it("leaves a long summary whole: the GitHub layer fits it to GitHub's limit once (test/adapters/forge/github.test.ts)", () => {
+  it("leaves a long summary whole: the GitHub layer fits it to GitHub's limit once (test/adapters/github/forge/github.test.ts)", () => {
     expect(checkRunOutput(result).summary).toBe(result.summary);
     expect(checkRunOutput(result).summary.length).toBeGreaterThan(65_535);
   });

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
-import { GitHubForge } from '../../adapters/forge/github.ts';
+import { gitHub } from '../../adapters/github/forge/github.ts';
 import { logLines } from '../../adapters/github/octokit.ts';
 import { openAppStore, type AppStore } from '../../app/stores.ts';
 import { createRun } from '../../core/run/reducer.ts';
 import type { Run } from '../../core/run/types.ts';
-import type { AttemptLink, LinkStore } from '../../engine/ports/links.ts';
+import type { AttemptLink, LinkStore } from '../../adapters/github/links.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
@@ -68,7 +68,7 @@ beforeEach(async () => {
   links = store.links;
   await store.create(storedRun(), []);
   await dispatched(`${RUN}:implement:1:0`, 9001);
-  const github = new GitHubForge({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  const github = gitHub({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
   broker = await startBroker(
     issuer,
     storeAttemptAuthority({

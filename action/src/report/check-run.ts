@@ -9,8 +9,8 @@
 import type { StepToken } from '../token.ts';
 import { readFile } from 'node:fs/promises';
 import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
-import { GitHubForge } from '../../../adapters/forge/github.ts';
-import { logLines } from '../../../adapters/github/octokit.ts';
+import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
+import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -138,13 +138,15 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   if (!repo || !token)
     throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
   const identity = await payloadIdentity(io);
-  const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) });
+  const checks = new CheckRuns(
+    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) }),
+  );
   const checkRunId = Number(id);
   const startedAt = new Date();
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
   if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
-    const current = await github.getCheckRun(repo, checkRunId);
+    const current = await checks.get(repo, checkRunId);
     if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
     if (identity && current.externalId !== externalIdOf(identity)) {
       return {
@@ -166,7 +168,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
         return;
       }
       // The one write of the attempt's check run: when it started, where it ran, how it ended.
-      await github.updateCheckRun(repo, checkRunId, {
+      await checks.update(repo, checkRunId, {
         status: 'completed',
         conclusion: out.conclusion,
         started_at: startedAt.toISOString(),
@@ -182,7 +184,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
       const tick = async () => {
         try {
           // Through the GitHub layer's retries and throttling; a read that fails is tried at the next tick.
-          const now = await github.getCheckRun(repo, checkRunId);
+          const now = await checks.get(repo, checkRunId);
           if (now.status === 'completed' && !stopped) {
             completedElsewhere = now.conclusion ?? 'no conclusion';
             stopped = true;

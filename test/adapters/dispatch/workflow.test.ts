@@ -8,7 +8,7 @@ import { buildPayload } from '../../../core/run/payload.ts';
 import { createWorkflowDispatcher } from '../../../adapters/dispatch/workflow.ts';
 import type { Dispatcher } from '../../../engine/ports/dispatcher.ts';
 import { join } from 'node:path';
-import type { AttemptLink } from '../../../engine/ports/links.ts';
+import type { AttemptLink } from '../../../adapters/github/links.ts';
 import { openSqliteStore } from '../../../adapters/store/sqlite.ts';
 import { API, BOT, createHarness, tokenScope, type Harness } from '../../app/harness.ts';
 import { BASE_SHA } from '../../app/scopes.ts';

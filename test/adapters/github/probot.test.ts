@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
-import { GitHubForge } from '../../../adapters/forge/github.ts';
+import { gitHub, type GitHub } from '../../../adapters/github/forge/github.ts';
 import { GitHubApiError } from '../../../adapters/github/errors.ts';
 import { withGitHubPolicy } from '../../../adapters/github/octokit.ts';
 import { API, INSTALLATION, privateKey } from '../../app/harness.ts';
@@ -17,7 +17,7 @@ const MINT = `/app/installations/${INSTALLATION}/access_tokens`;
 const SECONDARY = { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' };
 
 /** The app's GitHub adapter for the installation, its waits a thousand times shorter, writes not paced. */
-async function appGitHub(baseUrl?: string): Promise<GitHubForge> {
+async function appGitHub(baseUrl?: string): Promise<GitHub> {
   const probot = new Probot({
     appId: 1,
     privateKey,
@@ -25,7 +25,7 @@ async function appGitHub(baseUrl?: string): Promise<GitHubForge> {
     Octokit: withGitHubPolicy(ProbotOctokit, { msPerSecond: 1, paceWrites: false }),
   });
   (await probot.ready()).log.level = 'silent';
-  return new GitHubForge({ octokit: await probot.auth(INSTALLATION) });
+  return gitHub({ octokit: await probot.auth(INSTALLATION) });
 }
 
 const minted = (base: string, token: string) =>
@@ -51,7 +51,7 @@ describe("the app's installation Octokit", () => {
         .reply(200, { id: 7, status: 'in_progress', html_url: `${GHE}/acme/web/runs/7` }),
     ];
     const github = await appGitHub(`${GHE}/api/v3`);
-    expect((await github.updateCheckRun('acme/web', 7, { status: 'in_progress', output: { title: 't', summary: 's' } })).url).toBe(`${GHE}/acme/web/runs/7`);
+    expect((await github.checks.update('acme/web', 7, { status: 'in_progress', output: { title: 't', summary: 's' } })).url).toBe(`${GHE}/acme/web/runs/7`);
     allDone(scopes);
   });
 
@@ -65,10 +65,10 @@ describe("the app's installation Octokit", () => {
         .get('/repos/acme/web/collaborators/bob/permission')
         .reply(200, { permission: 'write' }),
     ];
-    expect(await github.permission('acme/web', 'bob')).toBe('write');
+    expect(await github.people.permission('acme/web', 'bob')).toBe('write');
     allDone(retried);
     const bounded = nock(API).get('/repos/acme/web/collaborators/bob/permission').times(4).reply(429, SECONDARY, { 'retry-after': '1' });
-    const e = await rejectionOf(github.permission('acme/web', 'bob'), GitHubApiError);
+    const e = await rejectionOf(github.people.permission('acme/web', 'bob'), GitHubApiError);
     expect(e.message).toBe(`GitHub GET /repos/{owner}/{repo}/collaborators/{username}/permission failed (HTTP 429): ${SECONDARY.message}`);
     allDone([bounded]);
   });
@@ -76,12 +76,12 @@ describe("the app's installation Octokit", () => {
   it('a token that cannot be minted fails the call naming the credentials; its 404 is not "not there"', async () => {
     const github = await appGitHub();
     const refused = nock(API).post(MINT).times(2).reply(404, { message: 'Not Found' });
-    const file = await rejectionOf(github.readFile('acme/web', '.github/conveyor.yml', 'main'), GitHubApiError);
+    const file = await rejectionOf(github.repos.readFile('acme/web', '.github/conveyor.yml', 'main'), GitHubApiError);
     expect(file.message).toBe(
       "GitHub GET /repos/{owner}/{repo}/contents/{path} was not sent: the installation's token could not be had (HTTP 404): Not Found. Is the app still installed on the repository, with the permissions it asks for?",
     );
     expect({ credentials: file.credentials, absent: file.absent }).toEqual({ credentials: true, absent: false });
-    await rejectionOf(github.permission('acme/web', 'bob'), GitHubApiError);
+    await rejectionOf(github.people.permission('acme/web', 'bob'), GitHubApiError);
     allDone([refused]);
     // A server error while minting is retried as any call's; the call then goes through.
     const scopes = [
@@ -91,7 +91,7 @@ describe("the app's installation Octokit", () => {
         .get('/repos/acme/web/collaborators/bob/permission')
         .reply(200, { permission: 'admin' }),
     ];
-    expect(await github.permission('acme/web', 'bob')).toBe('admin');
+    expect(await github.people.permission('acme/web', 'bob')).toBe('admin');
     allDone(scopes);
   });
 });

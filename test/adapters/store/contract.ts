@@ -1,10 +1,10 @@
-// The store contract (engine/ports/store.ts, engine/ports/links.ts), run against every store:
+// The store contract (engine/ports/store.ts, adapters/github/links.ts), run against every store:
 // each driver's test file calls `storeContract` with a way to open a fresh store, and a second
 // handle on the same database (another process or replica).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRun } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect } from '../../../core/run/types.ts';
-import type { LinkStore } from '../../../engine/ports/links.ts';
+import type { LinkStore } from '../../../adapters/github/links.ts';
 import { StoreError, type RunStore, type StoredEffect } from '../../../engine/ports/store.ts';
 import { planOf } from '../../helpers/plans.ts';
 

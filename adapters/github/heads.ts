@@ -2,7 +2,7 @@
 // the head of the primary repository's base branch when the run started (read once per run).
 import type { Run } from '../../core/run/types.ts';
 import type { PayloadRepo } from '../../core/contract/wire.ts';
-import type { GitHubForge } from './github.ts';
+import type { Repos } from './forge/repos.ts';
 
 /** Runs whose base head is remembered; far more than run at once before their first PR. */
 const REMEMBERED_RUNS = 1024;
@@ -17,7 +17,7 @@ export class Heads {
   private readonly base = new Map<string, BaseHead>();
 
   /** The primary repository and the commit to put check runs on. */
-  async of(run: Run, repos: PayloadRepo[], github: Pick<GitHubForge, 'branchHead'>): Promise<{ repo: string; head: string }> {
+  async of(run: Run, repos: PayloadRepo[], github: Pick<Repos, 'branchHead'>): Promise<{ repo: string; head: string }> {
     const { repo, base: branch, key, pr } = this.primaryOf(run, repos);
     if (pr?.head) {
       // The base head is not asked for again once the run has a PR.

@@ -1,7 +1,8 @@
 // What the GitHub App knows about a run on GitHub that the run itself does not hold: the check run
 // and workflow run of each attempt (and how far its dispatch got, so that a dispatch interrupted by
 // a crash is looked up on GitHub before it is done again), the tracking comment, and the summary
-// check run of each head. Kept by the same store as the runs.
+// check run of each head. Only GitHub's side uses it (the app and the workflow dispatcher), so it
+// lives beside the GitHub adapter; the same store as the runs keeps it (adapters/store).
 
 /**
  * How far the dispatch of an attempt got. `creating-check` is written before the check run is

@@ -1,0 +1,62 @@
+// The Forge port on GitHub (engine/ports/forge.ts): what the engine's merge policy and the action's
+// steps ask of a code host, carried out by the pull-request and deployment modules over one
+// Octokit. What only GitHub has (check runs, comments, people, workflow runs) is not the port's:
+// the app and the action reach it through those modules themselves (github.ts).
+import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../../engine/ports/forge.ts';
+import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../octokit.ts';
+import { Deployments } from './deployments.ts';
+import { Pulls } from './pulls.ts';
+
+/** An Octokit of adapters/github/octokit.ts (the app's installation Octokit), or a token for one (the action's). */
+export type GitHubSource = { octokit: GitHubOctokit } | GitHubOctokitOptions;
+
+export function octokitOf(source: GitHubSource): GitHubOctokit {
+  return 'octokit' in source ? source.octokit : createGitHubOctokit(source);
+}
+
+export class GitHubForge implements Forge {
+  readonly pulls: Pulls;
+  readonly deployments: Deployments;
+
+  constructor(source: GitHubSource) {
+    const octokit = octokitOf(source);
+    this.pulls = new Pulls(octokit);
+    this.deployments = new Deployments(octokit);
+  }
+
+  findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {
+    return this.pulls.find(repo, branch);
+  }
+
+  openPullRequest(pr: OpenPullRequest): Promise<PullRequest> {
+    return this.pulls.open(pr);
+  }
+
+  updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
+    return this.pulls.update(repo, number, change);
+  }
+
+  getPullRequest(repo: string, number: number): Promise<PullRequest> {
+    return this.pulls.get(repo, number);
+  }
+
+  listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {
+    return this.pulls.list(repo, options);
+  }
+
+  mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult> {
+    return this.pulls.merge(repo, number, options);
+  }
+
+  markReadyForReview(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void> {
+    return this.pulls.markReadyForReview(pr);
+  }
+
+  createDeployment(request: DeploymentRequest): Promise<{ id: number }> {
+    return this.deployments.create(request);
+  }
+
+  setDeploymentStatus(repo: string, id: number, status: DeploymentStatus): Promise<void> {
+    return this.deployments.setStatus(repo, id, status);
+  }
+}
