@@ -26,13 +26,13 @@ export interface EmbeddedOptions {
   json: boolean;
 }
 
-export function openStore(statePath: string): RunStore {
+export function openStore(statePath: string): Promise<RunStore> {
   return openSqliteStore(resolve(statePath));
 }
 
 /** The stored run; a UsageError naming the state database and its latest runs when there is none. */
 export async function loadRun(statePath: string, runId: string): Promise<Run> {
-  const store = openStore(statePath);
+  const store = await openStore(statePath);
   try {
     return await storedRun(store, statePath, runId);
   } finally {
@@ -68,7 +68,7 @@ export interface Session {
 }
 
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
-  const store = openStore(statePath);
+  const store = await openStore(statePath);
   const forge = await openLocalForge(remotes);
   const progress = createProgress(progressStream(json));
   const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
