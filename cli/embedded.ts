@@ -5,7 +5,6 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
-import { openSqliteStore } from '../adapters/store/sqlite.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge } from '../adapters/forge/local.ts';
@@ -26,7 +25,9 @@ export interface EmbeddedOptions {
   json: boolean;
 }
 
-export function openStore(statePath: string): Promise<RunStore> {
+/** The state database; its driver is loaded by the commands that open it (`validate` and `plan` never do). */
+export async function openStore(statePath: string): Promise<RunStore> {
+  const { openSqliteStore } = await import('../adapters/store/sqlite.ts');
   return openSqliteStore(resolve(statePath));
 }
 

@@ -32,7 +32,7 @@ export async function openSqliteStore(path: string): Promise<SqlStore> {
       ? explained
       : new StoreError('not-a-store', `Cannot open the state database ${path}: ${(e as Error).message}`, { cause: e });
   }
-  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect(file) });
+  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect(file, path === ':memory:' ? Symbol(path) : fileId(path)) });
   try {
     await migrate(db, {
       dialect: 'sqlite',
@@ -64,14 +64,22 @@ export async function openSqliteStore(path: string): Promise<SqlStore> {
  * (SQLite's DDL is transactional), so processes opening a new file together migrate it once; and
  * a transaction SQLite already rolled back by itself (a full disk, an I/O error) is not rolled
  * back again, which would fail and hide the error that says what happened.
+ *
+ * Handles of one file in one process take turns, each query or whole transaction at a time:
+ * better-sqlite3 waits for another connection's lock without yielding, so a handle waiting for
+ * the lock of another handle's transaction, which awaits between its statements, would block the
+ * only thread that could finish it.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly file: BetterSqlite3.Database) {
+  constructor(
+    private readonly file: BetterSqlite3.Database,
+    private readonly id: FileId,
+  ) {
     super({ database: file });
   }
 
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.file);
+    return new ImmediateSqliteDriver(this.file, this.id);
   }
 
   override createAdapter(): SqliteAdapter {
@@ -80,8 +88,24 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
-  constructor(private readonly file: BetterSqlite3.Database) {
+  private readonly turns: Turns;
+
+  constructor(
+    private readonly file: BetterSqlite3.Database,
+    private readonly id: FileId,
+  ) {
     super({ database: file });
+    this.turns = Turns.of(id);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.turns.take();
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    this.turns.give();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -90,6 +114,52 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (this.file.inTransaction) await super.rollbackTransaction(connection);
+  }
+
+  override async destroy(): Promise<void> {
+    Turns.leave(this.id);
+    await super.destroy();
+  }
+}
+
+/** A file as the system knows it (device and inode: two paths to one file are one), or one handle's own in-memory database. */
+type FileId = string | symbol;
+
+function fileId(path: string): FileId {
+  const { dev, ino } = statSync(path);
+  return `${dev}:${ino}`;
+}
+
+/** One turn at a time among the handles of one file in this process, kept while any handle is open. */
+class Turns {
+  private static readonly files = new Map<FileId, { turns: Turns; handles: number }>();
+  private last: Promise<void> = Promise.resolve();
+  private done: (() => void) | undefined;
+
+  static of(id: FileId): Turns {
+    const entry = Turns.files.get(id) ?? { turns: new Turns(), handles: 0 };
+    entry.handles++;
+    Turns.files.set(id, entry);
+    return entry.turns;
+  }
+
+  static leave(id: FileId): void {
+    const entry = Turns.files.get(id);
+    if (entry && --entry.handles === 0) Turns.files.delete(id);
+  }
+
+  async take(): Promise<void> {
+    const before = this.last;
+    let done!: () => void;
+    this.last = new Promise((r) => (done = r));
+    await before;
+    this.done = done;
+  }
+
+  give(): void {
+    const done = this.done;
+    this.done = undefined;
+    done?.();
   }
 }
 
