@@ -14,7 +14,7 @@ interface PragmaDb {
  */
 export async function openSqliteFile(path: string, busyTimeoutMs: number): Promise<BetterSqlite3.Database> {
   const { default: Database } = await import('better-sqlite3');
-  const db = new Database(path, { timeout: busyTimeoutMs });
+  const db = new Database(path);
   try {
     useWal(db, busyTimeoutMs);
     return db;

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { StoreError } from '../../engine/ports/store.ts';
 import { migrate, type Tables } from './schema.ts';
-import { Sql, type SqlStore } from './sql.ts';
+import { SqlRunStore, type SqlStore } from './sql.ts';
 
 export { SCHEMA_VERSION } from './schema.ts';
 
@@ -57,7 +57,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     await db.destroy().catch(() => undefined);
     throw explainHere(e);
   }
-  return new Sql(db, {
+  return new SqlRunStore(db, {
     where,
     restore: 'Restore the database from a backup (pg_dump), or delete that row.',
     now: sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,

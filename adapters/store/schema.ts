@@ -2,10 +2,10 @@
 // database must hold before Conveyor touches it: nothing, Conveyor's own tables at a version it
 // knows, or else it is refused and left as it was (another application's tables, an older
 // Conveyor's, a newer one's).
-import { Migrator, sql, type ColumnDefinitionBuilder, type Generated, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Generated, type Kysely, type Migration } from 'kysely';
 import { StoreError } from '../../engine/ports/store.ts';
 
-/** The rows of each table, as Kysely types its queries. */
+/** The rows of each table, as Kysely types its queries (the tables themselves: FIRST_TABLES below). */
 export interface Tables {
   /** seq: creation order (runs are listed in it); body: the run's JSON, its version the `version` column's. */
   runs: {
@@ -46,109 +46,74 @@ export type Dialect = 'sqlite' | 'postgres';
 export const MIGRATION_TABLE = 'conveyor_migrations';
 const MIGRATION_LOCK_TABLE = 'conveyor_migrations_lock';
 
-/** The one table of Conveyor before 0.2 that this one has not: its stores are refused, not read. */
+/** Where an older Conveyor kept its schema version (beside its runs): its stores are refused, not read. */
 const OLD_VERSION_TABLE = 'schema_version';
 
 /**
  * The one difference between the dialects' tables: a key numbered in insertion order, which orders
  * runs and the outbox (SQLite's rowid; an identity column on PostgreSQL).
  */
-function orderKey(dialect: Dialect): ['integer' | 'bigint', (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder] {
-  return dialect === 'postgres' ? ['bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()] : ['integer', (c) => c.primaryKey()];
+const ORDER_KEY: Record<Dialect, string> = {
+  sqlite: 'integer PRIMARY KEY',
+  postgres: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
+};
+
+/** The first tables (the columns of `Tables`), in SQL both dialects read alike. */
+const FIRST_TABLES = (dialect: Dialect) => `
+CREATE TABLE runs (
+  seq ${ORDER_KEY[dialect]},
+  id text NOT NULL UNIQUE,
+  version integer NOT NULL,
+  status text NOT NULL,
+  issue_repo text NOT NULL,
+  issue_number integer NOT NULL,
+  pipeline text NOT NULL,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  body text NOT NULL
+);
+-- One active run per issue and pipeline, whoever starts one at the same time.
+CREATE UNIQUE INDEX runs_one_active ON runs (issue_repo, issue_number, pipeline) WHERE status IN ('running', 'waiting');
+CREATE INDEX runs_status ON runs (status);
+CREATE TABLE run_prs (run_id text NOT NULL, repo text NOT NULL, number integer NOT NULL, PRIMARY KEY (run_id, repo, number));
+CREATE INDEX run_prs_pr ON run_prs (repo, number);
+-- A key once stored, pending or done, is not stored again.
+CREATE TABLE effects (
+  seq ${ORDER_KEY[dialect]},
+  run_id text NOT NULL,
+  key text NOT NULL,
+  body text NOT NULL,
+  done integer NOT NULL DEFAULT 0,
+  claimed_by text,
+  claimed_until bigint,
+  UNIQUE (run_id, key)
+);
+CREATE INDEX effects_pending ON effects (seq) WHERE done = 0;
+CREATE TABLE deliveries (id text PRIMARY KEY, seen_at text NOT NULL);
+CREATE TABLE leases (name text PRIMARY KEY, holder text NOT NULL, expires_at bigint NOT NULL);
+CREATE TABLE github_attempts (
+  external_id text PRIMARY KEY, run_id text NOT NULL, repo text NOT NULL, check_run_id bigint, workflow_run_id bigint, body text NOT NULL
+);
+CREATE INDEX github_attempts_run ON github_attempts (run_id);
+CREATE INDEX github_attempts_check_run ON github_attempts (repo, check_run_id) WHERE check_run_id IS NOT NULL;
+CREATE INDEX github_attempts_workflow_run ON github_attempts (repo, workflow_run_id) WHERE workflow_run_id IS NOT NULL;
+CREATE TABLE github_comments (run_id text PRIMARY KEY, id bigint NOT NULL, url text NOT NULL);
+CREATE TABLE github_summaries (run_id text NOT NULL, head text NOT NULL, check_run_id bigint NOT NULL, PRIMARY KEY (run_id, head));
+`;
+
+/** Runs SQL statements one by one (a driver runs one statement a call); `--` comments are the reader's. */
+async function run(db: Kysely<unknown>, statements: string): Promise<void> {
+  const lines = statements.split('\n').filter((l) => !l.startsWith('--'));
+  for (const statement of lines.join('\n').split(';')) if (statement.trim()) await sql.raw(statement).execute(db);
 }
 
-/** The migrations, named by their number; the schema version is the number of the last one done. Add, never change. */
+/**
+ * The migrations, named by their number: the schema version is the number of the last one done.
+ * Add one for each change of the tables (and of `Tables`); never change one that was released.
+ */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
-    '0001': {
-      async up(db: Kysely<unknown>) {
-        const s = db.schema;
-        await s
-          .createTable('runs')
-          .addColumn('seq', ...orderKey(dialect))
-          .addColumn('id', 'text', (c) => c.notNull().unique())
-          .addColumn('version', 'integer', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('issue_repo', 'text', (c) => c.notNull())
-          .addColumn('issue_number', 'integer', (c) => c.notNull())
-          .addColumn('pipeline', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .addColumn('updated_at', 'text', (c) => c.notNull())
-          .addColumn('body', 'text', (c) => c.notNull())
-          .execute();
-        // One active run per issue and pipeline, whoever starts one at the same time.
-        await s
-          .createIndex('runs_one_active')
-          .unique()
-          .on('runs')
-          .columns(['issue_repo', 'issue_number', 'pipeline'])
-          .where(sql.ref('status'), 'in', ['running', 'waiting'])
-          .execute();
-        await s.createIndex('runs_status').on('runs').column('status').execute();
-        await s
-          .createTable('run_prs')
-          .addColumn('run_id', 'text', (c) => c.notNull())
-          .addColumn('repo', 'text', (c) => c.notNull())
-          .addColumn('number', 'integer', (c) => c.notNull())
-          .addPrimaryKeyConstraint('run_prs_key', ['run_id', 'repo', 'number'])
-          .execute();
-        await s.createIndex('run_prs_pr').on('run_prs').columns(['repo', 'number']).execute();
-        await s
-          .createTable('effects')
-          .addColumn('seq', ...orderKey(dialect))
-          .addColumn('run_id', 'text', (c) => c.notNull())
-          .addColumn('key', 'text', (c) => c.notNull())
-          .addColumn('body', 'text', (c) => c.notNull())
-          .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('claimed_by', 'text')
-          .addColumn('claimed_until', 'bigint')
-          // A key once stored, pending or done, is not stored again.
-          .addUniqueConstraint('effects_key', ['run_id', 'key'])
-          .execute();
-        await s.createIndex('effects_pending').on('effects').column('seq').where(sql.ref('done'), '=', 0).execute();
-        await s
-          .createTable('deliveries')
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('seen_at', 'text', (c) => c.notNull())
-          .execute();
-        await s
-          .createTable('leases')
-          .addColumn('name', 'text', (c) => c.primaryKey())
-          .addColumn('holder', 'text', (c) => c.notNull())
-          .addColumn('expires_at', 'bigint', (c) => c.notNull())
-          .execute();
-        await s
-          .createTable('github_attempts')
-          .addColumn('external_id', 'text', (c) => c.primaryKey())
-          .addColumn('run_id', 'text', (c) => c.notNull())
-          .addColumn('repo', 'text', (c) => c.notNull())
-          .addColumn('check_run_id', 'bigint')
-          .addColumn('workflow_run_id', 'bigint')
-          .addColumn('body', 'text', (c) => c.notNull())
-          .execute();
-        await s.createIndex('github_attempts_run').on('github_attempts').column('run_id').execute();
-        for (const column of ['check_run_id', 'workflow_run_id'])
-          await s
-            .createIndex(`github_attempts_${column.replace(/_id$/, '')}`)
-            .on('github_attempts')
-            .columns(['repo', column])
-            .where(sql.ref(column), 'is not', null)
-            .execute();
-        await s
-          .createTable('github_comments')
-          .addColumn('run_id', 'text', (c) => c.primaryKey())
-          .addColumn('id', 'bigint', (c) => c.notNull())
-          .addColumn('url', 'text', (c) => c.notNull())
-          .execute();
-        await s
-          .createTable('github_summaries')
-          .addColumn('run_id', 'text', (c) => c.notNull())
-          .addColumn('head', 'text', (c) => c.notNull())
-          .addColumn('check_run_id', 'bigint', (c) => c.notNull())
-          .addPrimaryKeyConstraint('github_summaries_key', ['run_id', 'head'])
-          .execute();
-      },
-    },
+    '0001': { up: (db) => run(db, FIRST_TABLES(dialect)) },
   };
 }
 
@@ -166,7 +131,6 @@ const TABLES: readonly string[] = [
   'github_summaries',
   MIGRATION_TABLE,
   MIGRATION_LOCK_TABLE,
-  OLD_VERSION_TABLE,
 ];
 
 export interface MigrateOptions {
@@ -222,7 +186,7 @@ async function check(db: Kysely<Tables>, options: MigrateOptions): Promise<void>
     }
     return;
   }
-  if (tables.includes(OLD_VERSION_TABLE)) {
+  if (tables.includes(OLD_VERSION_TABLE) && tables.includes('runs')) {
     const old = await sql<{ v: number | null }>`SELECT max(version) AS v FROM ${sql.table(qualified(OLD_VERSION_TABLE, options.schema))}`.execute(db);
     throw new StoreError(
       'older-schema',

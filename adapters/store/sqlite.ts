@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { StoreError } from '../../engine/ports/store.ts';
 import { openSqliteFile } from '../../lib/sqlite.ts';
 import { migrate, type Tables } from './schema.ts';
-import { Sql, type SqlStore } from './sql.ts';
+import { SqlRunStore, type SqlStore } from './sql.ts';
 
 export { SCHEMA_VERSION } from './schema.ts';
 
@@ -47,7 +47,7 @@ export async function openSqliteStore(path: string): Promise<SqlStore> {
     await db.destroy();
     throw explainHere(e);
   }
-  return new Sql(db, {
+  return new SqlRunStore(db, {
     where,
     restore: 'Restore it from a backup, or move it away to start afresh.',
     now: sql<number>`CAST(unixepoch('subsec') * 1000 AS INTEGER)`,
@@ -88,24 +88,28 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
-  private readonly turns: Turns;
+  private turns: Turns | undefined;
 
   constructor(
     private readonly file: BetterSqlite3.Database,
     private readonly id: FileId,
   ) {
     super({ database: file });
-    this.turns = Turns.of(id);
+  }
+
+  override async init(): Promise<void> {
+    this.turns = Turns.of(this.id);
+    await super.init();
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    await this.turns.take();
+    await this.turns!.take();
     return super.acquireConnection();
   }
 
   override async releaseConnection(): Promise<void> {
     await super.releaseConnection();
-    this.turns.give();
+    this.turns!.give();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

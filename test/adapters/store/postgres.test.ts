@@ -89,6 +89,19 @@ describe('postgres store: migrations', () => {
     expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
   });
 
+  it("another application's tables of other names, a schema_version among them, are left alone beside Conveyor's", async () => {
+    const url = await server.createDatabase('shared');
+    await sql(url, "CREATE TABLE schema_version (name text); INSERT INTO schema_version VALUES ('theirs'); CREATE TABLE users (id integer)");
+    const store = await openPostgresStore(url);
+    try {
+      await store.create(runOf('r1'), []);
+      expect((await store.get('r1'))?.version).toBe(1);
+    } finally {
+      await store.close();
+    }
+    expect(await sql(url, 'SELECT name FROM schema_version')).toEqual([{ name: 'theirs' }]);
+  });
+
   it("an older Conveyor's database (its schema_version table) is refused, naming what to do, and left as it was", async () => {
     const url = await server.createDatabase('older');
     await sql(
