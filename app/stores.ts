@@ -6,8 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { openSqliteStore } from '../adapters/store/sqlite.ts';
-import { openPostgresStore } from '../adapters/store/postgres.ts';
-import { maskPassword } from '../adapters/store/postgres-schema.ts';
+import { maskPassword, openPostgresStore } from '../adapters/store/postgres.ts';
 
 export const DEFAULT_DATABASE = '.conveyor/app.db';
 

@@ -5,7 +5,6 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
-import { openSqliteStore } from '../adapters/store/sqlite.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge } from '../adapters/forge/local.ts';
@@ -26,13 +25,15 @@ export interface EmbeddedOptions {
   json: boolean;
 }
 
-export function openStore(statePath: string): RunStore {
+/** The state database; its driver is loaded by the commands that open it (`validate` and `plan` never do). */
+export async function openStore(statePath: string): Promise<RunStore> {
+  const { openSqliteStore } = await import('../adapters/store/sqlite.ts');
   return openSqliteStore(resolve(statePath));
 }
 
 /** The stored run; a UsageError naming the state database and its latest runs when there is none. */
 export async function loadRun(statePath: string, runId: string): Promise<Run> {
-  const store = openStore(statePath);
+  const store = await openStore(statePath);
   try {
     return await storedRun(store, statePath, runId);
   } finally {
@@ -68,7 +69,7 @@ export interface Session {
 }
 
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
-  const store = openStore(statePath);
+  const store = await openStore(statePath);
   const forge = await openLocalForge(remotes);
   const progress = createProgress(progressStream(json));
   const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });

@@ -57,7 +57,7 @@ export function register(program: Command): void {
 
 /** The demo's state holds the one run it just made. */
 async function demoRunId(statePath: string): Promise<string> {
-  const store = openStore(statePath);
+  const store = await openStore(statePath);
   try {
     return (await store.list()).at(-1)?.id ?? 'RUN';
   } finally {

@@ -176,7 +176,7 @@ export function register(program: Command): void {
     .option('--json', 'print JSON', false)
     .action(
       action(async (runId: string | undefined, o: { state: string; json: boolean }) => {
-        const store = openStore(o.state);
+        const store = await openStore(o.state);
         try {
           if (runId) {
             const run = await storedRun(store, o.state, runId);

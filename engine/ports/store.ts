@@ -94,7 +94,9 @@ export interface RunStore {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = 'not-a-store' | 'corrupt' | 'newer-schema' | 'duplicate-run' | 'active-run' | 'no-such-run' | 'conflict' | 'unavailable';
+/** `older-schema`: a database of a Conveyor before the store started afresh, which this one does not read. */
+export type StoreErrorCode =
+  'not-a-store' | 'corrupt' | 'older-schema' | 'newer-schema' | 'duplicate-run' | 'active-run' | 'no-such-run' | 'conflict' | 'unavailable';
 
 /** A store problem a person can act on: the message names the database and what would be right. */
 export class StoreError extends Error {

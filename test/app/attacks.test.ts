@@ -15,7 +15,7 @@ import { jobClaims, startIssuer } from '../helpers/oidc.ts';
 
 let h: Harness;
 // The loopback for the OIDC issuer and the token broker of the broker's attack.
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, token: true, loopback: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

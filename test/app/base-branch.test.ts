@@ -22,7 +22,7 @@ pipelines:
 `;
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 /** The labeled webhook of a repository whose default branch is `develop`. */
 function labeledOnDevelop() {

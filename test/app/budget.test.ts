@@ -14,7 +14,7 @@ import { CONFIG, configScope, dispatchScope, type Dispatched } from './scopes.ts
 import { events, permissionScope, planWith, pr, reportScopes, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, token: true });
 
 const plan = {
   ...planWith([

@@ -10,7 +10,7 @@ import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Di
 import { events } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 /** The check run PATCH that completes an attempt's check run as cancelled, its body kept. */
 function cancelledCheckScope(id: number, into: Array<Record<string, unknown>>): nock.Scope {

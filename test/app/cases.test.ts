@@ -12,7 +12,7 @@ import { API, createHarness, fakeCheckRuns, runActionChild, tokenScope, webhooks
 import { configScope, dispatchScope, draftPrScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 /** Starts the run of issue 7 with its first dispatch (check run `firstCheck`). */
 function started(dispatched: Dispatched[], firstCheck = 101): Promise<void> {
@@ -448,7 +448,7 @@ describe('attempts', () => {
 describe("the app's public URL", () => {
   it('goes into every payload, so the action knows where to trade its OIDC token; the attempt still verifies what was sent', async () => {
     await h.close();
-    h = createHarness({ publicUrl: 'https://conveyor.example.com' });
+    h = await createHarness({ publicUrl: 'https://conveyor.example.com' });
     const dispatched: Dispatched[] = [];
     await started(dispatched);
     const parsed = parseStepPayload(dispatched[0]!.inputs.payload!);
@@ -462,7 +462,7 @@ describe("the app's public URL", () => {
 describe('payload size', () => {
   it('cuts the issue body of a payload over the input limit, with a note, and still dispatches', async () => {
     await h.close();
-    h = createHarness({ inputsLimit: 6_000 });
+    h = await createHarness({ inputsLimit: 6_000 });
     const dispatched: Dispatched[] = [];
     const big = webhooks.labeled();
     (big.issue as { body: string }).body = `Start.\n${'Lots of detail. '.repeat(2_000)}\nEnd.`;

@@ -27,7 +27,7 @@ import {
 } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, token: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

@@ -22,7 +22,7 @@ import {
 } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
+harnessPerTest({ make: async () => (h = await createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
 
 const NEW_HEAD = 'd'.repeat(40);
 const atApproval = (spec: { minApprovals?: number; approvers?: string[] } = {}) =>
@@ -225,7 +225,7 @@ describe('pushes after an approval', () => {
 
   it("knows its own bot's pushes by a login asked of GitHub once (retried; a failed ask is asked again)", async () => {
     await h.close();
-    h = createHarness({ botLogin: undefined });
+    h = await createHarness({ botLogin: undefined });
     const before = await seed(h, atApproval(), built, { events: [{ type: 'decision', at: '2025-03-01T09:30:00.000Z', decision: 'approve', by: 'bob' }] });
     const push = () => events.pull('synchronize', 'acme/web', 1, 'f'.repeat(40), 'conveyor-app[bot]', false, 'Bot');
     // Every try fails (the first and plugin-retry's three): the push's handling fails, naming the

@@ -12,7 +12,7 @@ import { fakeGitHub } from './fake-github.ts';
 import { BASE_SHA, BASE_TREE, CONFIG, configScope, permissionScope } from './scopes.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 describe("the run's draft pull request", () => {
   it('is opened before the first dispatch; every check run is on its head; a cancelled run leaves none running', async () => {

@@ -24,7 +24,7 @@ import {
 } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
+harnessPerTest({ make: async () => (h = await createHarness({ merge: { sleep: async () => undefined } })), current: () => h, token: true });
 
 const NEW_HEAD = 'd'.repeat(40);
 const plan = planWith([

@@ -17,7 +17,7 @@ let fake: Awaited<ReturnType<typeof fakeCheckRuns>>;
 beforeEach(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect('127.0.0.1');
-  h = createHarness();
+  h = await createHarness();
   remotes = createRemotes();
   remotes.create('acme/web', { 'README.md': 'web\n' });
   work = tempDir('conveyor-runner-');

@@ -49,10 +49,10 @@ export interface Harness {
 
 let delivery = 0;
 
-export function createHarness(options: Partial<ConveyorAppOptions> = {}): Harness {
+export async function createHarness(options: Partial<ConveyorAppOptions> = {}): Promise<Harness> {
   const dir = tempDir('conveyor-app-');
   const db = join(dir, 'app.db');
-  const store = openSqliteStore(db);
+  const store = await openSqliteStore(db);
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
   const logged: string[] = [];
@@ -257,11 +257,11 @@ export { runActionChild };
  * unless `loopback` lets the file's own servers answer), a harness made fresh by `make` before each
  * test (with an installation token scope when `token`), and `current()` closed after it.
  */
-export function harnessPerTest(hooks: { make: () => Harness; current: () => Harness; loopback?: boolean; token?: boolean }): void {
-  beforeEach(() => {
+export function harnessPerTest(hooks: { make: () => Promise<Harness>; current: () => Harness; loopback?: boolean; token?: boolean }): void {
+  beforeEach(async () => {
     nock.disableNetConnect();
     if (hooks.loopback) nock.enableNetConnect('127.0.0.1');
-    hooks.make();
+    await hooks.make();
     if (hooks.token) tokenScope();
   });
   afterEach(async () => {

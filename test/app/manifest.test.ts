@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Probot } from 'probot';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConveyorApp } from '../../app/app.ts';
 import { APP_MANIFEST, readManifest } from '../../app/manifest.ts';
 import { createAppMetrics } from '../../app/metrics.ts';
@@ -31,7 +31,10 @@ const EVENT_PERMISSION: Record<string, [string, 'read' | 'write']> = {
 const LEVEL = { read: 1, write: 2 } as const;
 
 const dir = tempDir('conveyor-manifest-');
-const store = openSqliteStore(join(dir, 'app.db'));
+let store: Awaited<ReturnType<typeof openSqliteStore>>;
+beforeAll(async () => {
+  store = await openSqliteStore(join(dir, 'app.db'));
+});
 afterAll(async () => {
   await store.close();
   removeDir(dir);

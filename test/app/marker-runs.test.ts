@@ -13,7 +13,7 @@ import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Di
 import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

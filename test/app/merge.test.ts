@@ -27,10 +27,10 @@ import {
 
 let h: Harness;
 let sleeps: number[];
-beforeEach(() => {
+beforeEach(async () => {
   nock.disableNetConnect();
   sleeps = [];
-  h = createHarness({ merge: { polls: 5, baseMs: 100, sleep: async (ms) => void sleeps.push(ms) } });
+  h = await createHarness({ merge: { polls: 5, baseMs: 100, sleep: async (ms) => void sleeps.push(ms) } });
   tokenScope();
 });
 afterEach(async () => {

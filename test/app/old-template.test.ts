@@ -11,7 +11,7 @@ import { API, createHarness, webhooks, type Harness, harnessPerTest } from './ha
 import { startIssue7, type Dispatched } from './scopes.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true });
 
 /** Starts issue 7's run, lets `beforeResult` act, then delivers the code step's failing result; the tracking comment's new body. */
 async function commentAfterResult(beforeResult: () => Promise<void>): Promise<string> {

@@ -181,7 +181,10 @@ describe('readinessOf', () => {
     expect(await ready()).toEqual({ ok: true, checks: { store: 'ok' } });
     await store.close();
     const later = readinessOf({ store: () => store.get('readyz:probe') });
-    expect(await later()).toEqual({ ok: false, checks: { store: expect.stringMatching(/^down: .*not open/) } });
+    expect(await later()).toEqual({
+      ok: false,
+      checks: { store: `down: The store on the state database ${join(dir, 'app.db')} was closed (this process is stopping).` },
+    });
   });
 
   it('keeps each outcome for a while, then asks again, saying when a check changes', async () => {

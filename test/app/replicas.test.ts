@@ -8,7 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../adapters/store/postgres.ts';
+import { openPostgresStore } from '../../adapters/store/postgres.ts';
+import type { SqlStore } from '../../adapters/store/sql.ts';
 import { withGitHubPolicy } from '../../adapters/github/octokit.ts';
 import { ConveyorApp } from '../../app/app.ts';
 import { renderResultText } from '../../core/github/check-run.ts';
@@ -36,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Replica {
   name: string;
-  store: PostgresStore;
+  store: SqlStore;
   conveyor: ConveyorApp;
   receive(name: string, payload: unknown, id: string): Promise<void>;
 }
@@ -67,7 +68,7 @@ async function replica(url: string, name: string, options: { claimTtlMs?: number
 }
 
 /** The completion of a step's current attempt, as the action reports it through its check run. */
-async function completion(github: FakeGitHub, store: PostgresStore, runId: string, step: string, extra: Partial<StepResult> = {}) {
+async function completion(github: FakeGitHub, store: SqlStore, runId: string, step: string, extra: Partial<StepResult> = {}) {
   const run = (await store.get(runId))!;
   const s = run.steps[step]!;
   const externalId = `${runId}:${step}:${s.attempt}:${s.epoch}`;

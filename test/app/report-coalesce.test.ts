@@ -46,7 +46,7 @@ async function waitFor(text: string): Promise<void> {
 beforeEach(async () => {
   nock.disableNetConnect();
   held = heldSleep();
-  h = createHarness({ reports: { coalesceMs: 3000, sleep: held.sleep } });
+  h = await createHarness({ reports: { coalesceMs: 3000, sleep: held.sleep } });
   tokenScope();
   await seed(
     h,

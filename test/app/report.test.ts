@@ -13,7 +13,7 @@ import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 let h: Harness;
 beforeEach(async () => {
   nock.disableNetConnect();
-  h = createHarness();
+  h = await createHarness();
   tokenScope();
   await seed(
     h,
@@ -92,7 +92,7 @@ describe('the reporter of a run this process did not start', () => {
     expect(commented.isDone()).toBe(false);
 
     // Recorded in the file, for any later process.
-    const other = openSqliteStore(join(h.dir, 'app.db'));
+    const other = await openSqliteStore(join(h.dir, 'app.db'));
     try {
       expect(await other.links.comment(RUN)).toEqual({ id: 900, url: 'https://github.com/acme/web/issues/7#issuecomment-900' });
       expect(await other.links.summary(RUN, WEB_HEAD)).toBe(500);

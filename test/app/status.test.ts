@@ -8,7 +8,7 @@ import { createHarness, type Harness, harnessPerTest } from './harness.ts';
 import { events, fleetBuilt, fleetPlan, permissionScope, replyScope, RUN, seed } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, token: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, token: true });
 
 describe('`/conveyor status`', () => {
   it("a reader of the primary repository, asking on a sibling's PR, is told who may ask and where to look, and nothing of the run", async () => {

@@ -5,7 +5,7 @@ import { createHarness, webhooks, type Harness, harnessPerTest } from './harness
 import { events, planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h });
 
 /** A run waiting for two approvals, one given: a push by a person would make it stale. */
 async function approvalWaiting() {

@@ -21,7 +21,7 @@ pipelines:
 `;
 
 let h: Harness;
-harnessPerTest({ make: () => (h = createHarness()), current: () => h, loopback: true, token: true });
+harnessPerTest({ make: async () => (h = await createHarness()), current: () => h, loopback: true, token: true });
 
 const allDone = (scopes: nock.Scope[]) => {
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);

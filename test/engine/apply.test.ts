@@ -35,10 +35,10 @@ async function toApproval(store: RunStore, id: string): Promise<void> {
 let dir: string;
 let a: RunStore;
 let b: RunStore;
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir('conveyor-apply-');
-  a = openSqliteStore(join(dir, 'state.db'));
-  b = openSqliteStore(join(dir, 'state.db'));
+  a = await openSqliteStore(join(dir, 'state.db'));
+  b = await openSqliteStore(join(dir, 'state.db'));
 });
 afterEach(async () => {
   await a.close();

@@ -35,15 +35,15 @@ afterEach(async () => {
   for (const h of handles) await h.close();
   removeDir(dir);
 });
-function open(): RunStore {
-  const s = openSqliteStore(path);
+async function open(): Promise<RunStore> {
+  const s = await openSqliteStore(path);
   handles.push(s);
   return s;
 }
 
 describe('the engine over a real store', () => {
   it('carries out every effect once, marks each done once carried out, and leaves none pending once idle', async () => {
-    const store = open();
+    const store = await open();
     const ran: string[] = [];
     const reports: number[] = [];
     const engine = new Engine({
@@ -71,7 +71,7 @@ describe('the engine over a real store', () => {
   });
 
   it('a run that cannot be stored starts nothing and leaves nothing behind', async () => {
-    const store = open();
+    const store = await open();
     const ran: string[] = [];
     const engine = new Engine({
       store,
@@ -88,7 +88,7 @@ describe('the engine over a real store', () => {
 
   it('a process that dies before writing its marks leaves the effects pending; recovery runs no attempt twice', async () => {
     // The first process: its `implement` attempt never reports before it dies.
-    const first = open();
+    const first = await open();
     const ranFirst: string[] = [];
     const dying = new Engine({
       store: first,
@@ -108,7 +108,7 @@ describe('the engine over a real store', () => {
     expect((await first.pendingEffects('web-7')).map((e) => e.key)).toEqual(['web-7:implement:1:0:dispatch']);
 
     // The next process: the attempt's result was written after the first one died.
-    const second = open();
+    const second = await open();
     const ranSecond: string[] = [];
     const recovered: string[] = [];
     const engine = new Engine({
@@ -142,7 +142,7 @@ describe('the engine over a real store', () => {
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const ranA: string[] = [];
     const a = new Engine({
-      store: open(),
+      store: await open(),
       holder: 'replica A',
       claimTtlMs: 150,
       dispatcher: { run: (p) => (ranA.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})), recover: () => Promise.resolve(undefined) },
@@ -153,7 +153,7 @@ describe('the engine over a real store', () => {
     expect(ranA).toEqual(['implement#1.0']);
     const ranB: string[] = [];
     const b = new Engine({
-      store: open(),
+      store: await open(),
       holder: 'replica B',
       dispatcher: {
         run: (p) => (ranB.push(attemptOf(p)), Promise.resolve({ kind: 'result', result: successFor(p) })),

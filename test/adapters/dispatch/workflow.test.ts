@@ -21,7 +21,7 @@ let h: Harness;
 let dispatcher: Dispatcher;
 beforeEach(async () => {
   nock.disableNetConnect();
-  h = createHarness();
+  h = await createHarness();
   tokenScope();
   const { store, links, heads, githubOf, botLogin } = h.conveyor.deps;
   dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, botLogin, now: () => h.clock.now });
@@ -193,7 +193,7 @@ describe('the workflow dispatcher after a crash', () => {
 describe('dispatching', () => {
   it('writes its record before it creates the check run, and that it dispatched once it did', async () => {
     // What a process that took over after a crash would find: a second connection to the same file.
-    const other = openSqliteStore(join(h.dir, 'app.db'));
+    const other = await openSqliteStore(join(h.dir, 'app.db'));
     const seen: Array<AttemptLink | undefined> = [];
     const scopes = [
       nock(API)

@@ -73,6 +73,19 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect(error).toBeInstanceOf(StoreError);
     });
 
+    it('refuses to make a run active again (a retry) while its issue has another active run of the pipeline, writing nothing', async () => {
+      await store.create(runOf('r1'), []);
+      const ended = await store.commit({ ...(await store.get('r1'))!, status: 'cancelled' }, []);
+      expect(ended).toEqual({ claimed: [] });
+      await store.create(runOf('r2'), []);
+      const r1 = (await store.get('r1'))!;
+      const error = await store.commit({ ...r1, status: 'running' }, [report('r1:again')]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect(error).toMatchObject({ code: 'active-run', message: 'Run "r2" of pipeline default is already active for acme/web#7.' });
+      expect(await store.get('r1')).toMatchObject({ version: r1.version, status: 'cancelled' });
+      expect(await store.pendingEffects('r1')).toEqual([]);
+    });
+
     it('commit is compare-and-swap: a stale version writes nothing, not even its effects', async () => {
       await store.create(runOf('r1'), []);
       const v1 = (await store.get('r1'))!;

@@ -1,7 +1,7 @@
 // The PostgreSQL store: the shared store contract on a real server this file starts, then what only
 // a database server has: migrations run by several processes at once, a database that is not
-// Conveyor's or is newer, and a server that goes away or refuses the login, each named with what
-// to do and never with the password.
+// Conveyor's, an older Conveyor's or a newer one's, a schema of its own, and a server that goes
+// away or refuses the login, each named with what to do and never with the password.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -56,7 +56,8 @@ describe('postgres store: migrations', () => {
     for (const l of lines) expect((await l.next()).value).toBe('ready');
     for (const c of children) c.stdin!.write('go\n');
     for (const l of lines) expect((await l.next()).value).toBe('ok');
-    expect(await sql(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations')).toEqual([{ name: '0001' }]);
+    expect(SCHEMA_VERSION).toBe(1);
     expect(await sql(url, "SELECT count(*)::int AS n FROM deliveries WHERE id LIKE 'delivery-%'")).toEqual([{ n: 4 }]);
     // Opening it again changes nothing, and what was stored stays.
     const store = await openPostgresStore(url);
@@ -72,19 +73,80 @@ describe('postgres store: migrations', () => {
     } finally {
       await again.close();
     }
-    expect(await sql(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations')).toEqual([{ name: '0001' }]);
   });
 
   it('a database migrated by a newer Conveyor is refused with the versions, and left as it was', async () => {
     const url = await server.createDatabase('newer');
     await (await openPostgresStore(url)).close();
-    await sql(url, `UPDATE schema_version SET version = ${SCHEMA_VERSION + 1}`);
+    await sql(url, `INSERT INTO conveyor_migrations (name, timestamp) VALUES ('0002', now()::text)`);
     const error = await openPostgresStore(url).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'newer-schema' });
-    expect((error as Error).message).toContain(`has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}`);
-    expect((error as Error).message).toContain('Upgrade this replica');
-    expect(await sql(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION + 1 }]);
+    expect((error as Error).message).toBe(
+      `The PostgreSQL database "newer" on 127.0.0.1:${server.port} (user conveyor) has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}: a newer Conveyor migrated it. Upgrade this replica to the same Conveyor as the others.`,
+    );
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
+  });
+
+  it("another application's tables of other names, a schema_version among them, are left alone beside Conveyor's", async () => {
+    const url = await server.createDatabase('shared');
+    await sql(url, "CREATE TABLE schema_version (name text); INSERT INTO schema_version VALUES ('theirs'); CREATE TABLE users (id integer)");
+    const store = await openPostgresStore(url);
+    try {
+      await store.create(runOf('r1'), []);
+      expect((await store.get('r1'))?.version).toBe(1);
+    } finally {
+      await store.close();
+    }
+    expect(await sql(url, 'SELECT name FROM schema_version')).toEqual([{ name: 'theirs' }]);
+  });
+
+  it("an older Conveyor's database (its schema_version table) is refused, naming what to do, and left as it was", async () => {
+    const url = await server.createDatabase('older');
+    await sql(
+      url,
+      "CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (1); CREATE TABLE runs (id text); INSERT INTO runs VALUES ('web-7')",
+    );
+    await expect(openPostgresStore(url)).rejects.toMatchObject({
+      code: 'older-schema',
+      message: `The PostgreSQL database "older" on 127.0.0.1:${server.port} (user conveyor) is an older Conveyor's (schema version 1), which this Conveyor does not read. Give this Conveyor a new database (or schema), or drop the old tables to start afresh; or keep using the older Conveyor for it.`,
+    });
+    expect(
+      (await sql<{ name: string }>(url, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).map(
+        (r) => r.name,
+      ),
+    ).toEqual(['runs', 'schema_version']);
+    expect(await sql(url, 'SELECT id FROM runs')).toEqual([{ id: 'web-7' }]);
+  });
+
+  it("a schema of its own (the URL's search_path) holds Conveyor's tables beside another application's of the same names; one that does not exist is named", async () => {
+    const url = await server.createDatabase('own_schema');
+    // Not named as its user (conveyor): PostgreSQL's default search_path starts with the user's schema.
+    await sql(url, 'CREATE TABLE runs (id integer); CREATE SCHEMA app');
+    const inSchema = (schema: string) => `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const store = await openPostgresStore(inSchema('app'));
+    try {
+      await store.create(runOf('r1'), [report('k')]);
+      expect((await store.get('r1'))?.version).toBe(1);
+    } finally {
+      await store.close();
+    }
+    // Opened again: its migrations are found in its schema, not looked for in another.
+    const again = await openPostgresStore(inSchema('app'));
+    await again.close();
+    expect(await sql(url, 'SELECT name FROM app.conveyor_migrations')).toEqual([{ name: '0001' }]);
+    expect(await sql(url, 'SELECT count(*)::int AS n FROM app.runs')).toEqual([{ n: 1 }]);
+    expect(await sql(url, 'SELECT count(*)::int AS n FROM public.runs')).toEqual([{ n: 0 }]);
+    // A second Conveyor in the public schema sees the first's migrations nowhere, and public's runs as not its own.
+    await expect(openPostgresStore(url)).rejects.toMatchObject({
+      code: 'not-a-store',
+      message: expect.stringContaining("is not Conveyor's: it has tables runs"),
+    });
+    await expect(openPostgresStore(inSchema('nowhere'))).rejects.toMatchObject({
+      code: 'not-a-store',
+      message: expect.stringContaining("has no schema to make Conveyor's tables in"),
+    });
   });
 
   it("another application's tables of the same names are refused, and left as they were", async () => {
@@ -92,7 +154,7 @@ describe('postgres store: migrations', () => {
     await sql(url, 'CREATE TABLE runs (id integer); CREATE TABLE users (id integer)');
     await expect(openPostgresStore(url)).rejects.toMatchObject({
       code: 'not-a-store',
-      message: expect.stringContaining("has tables named as Conveyor's (runs) but no schema_version"),
+      message: `The PostgreSQL database "foreign" on 127.0.0.1:${server.port} (user conveyor) is not Conveyor's: it has tables runs and no conveyor_migrations. Give Conveyor a database of its own (CREATE DATABASE conveyor), or a schema of its own through the URL's options (?options=-c%20search_path%3Dconveyor).`,
     });
     expect(
       (await sql<{ name: string }>(url, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).map(

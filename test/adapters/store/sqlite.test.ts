@@ -1,11 +1,13 @@
-// The SQLite store: the shared store contract, then what only a file has (its folder, WAL, older
-// files brought up to date, bad files and a full disk named with what to do).
+// The SQLite store: the shared store contract, then what only a file has (its folder, WAL, an older
+// Conveyor's file refused, bad files and a full disk named with what to do).
 import Database from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../engine/ports/store.ts';
-import { openSqliteStore, SCHEMA_VERSION, type SqliteStore } from '../../../adapters/store/sqlite.ts';
+import { openSqliteStore, SCHEMA_VERSION } from '../../../adapters/store/sqlite.ts';
+import type { SqlStore } from '../../../adapters/store/sql.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
 import { report, runOf, storeContract } from './contract.ts';
 
@@ -24,12 +26,11 @@ storeContract('sqlite', {
   },
 });
 
-const AT = '2025-01-01T00:00:00.000Z';
 let dir: string;
-let store: SqliteStore;
-beforeEach(() => {
+let store: SqlStore;
+beforeEach(async () => {
   dir = tempDir('conveyor-store-');
-  store = openSqliteStore(join(dir, 'nested', 'state.db'));
+  store = await openSqliteStore(join(dir, 'nested', 'state.db'));
 });
 afterEach(async () => {
   await store.close();
@@ -41,7 +42,7 @@ describe('sqlite store: the file', () => {
     const path = join(dir, 'nested', 'state.db');
     await store.create(runOf('r1'), [report('k')]);
     expect(existsSync(path)).toBe(true);
-    const other = openSqliteStore(path);
+    const other = await openSqliteStore(path);
     try {
       expect((await other.get('r1'))?.version).toBe(1);
     } finally {
@@ -50,180 +51,41 @@ describe('sqlite store: the file', () => {
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.prepare('SELECT version FROM schema_version').pluck().get()).toBe(SCHEMA_VERSION);
+      expect(raw.prepare('SELECT name FROM conveyor_migrations').pluck().all()).toEqual(['0001']);
+      expect(SCHEMA_VERSION).toBe(1);
     } finally {
       raw.close();
     }
   });
 });
 
-/** The tables of a version 2 file (the outbox in run rows, plans apart), and of the app's records then. */
-const V2_TABLES = `
+/** The tables of an older Conveyor's file: a schema_version table (versions 1 to 4), runs beside it. */
+const OLDER_TABLES = (version: number) => `
   CREATE TABLE schema_version (version INTEGER NOT NULL);
-  INSERT INTO schema_version (version) VALUES (2);
-  CREATE TABLE plans (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE runs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL, issue_repo TEXT NOT NULL, issue_number INTEGER NOT NULL,
-    pipeline TEXT NOT NULL, plan_key TEXT NOT NULL REFERENCES plans (key), created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-    has_pending INTEGER NOT NULL DEFAULT 0, pending TEXT NOT NULL DEFAULT '', done TEXT NOT NULL DEFAULT '', body TEXT NOT NULL);
-  CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
-  CREATE INDEX runs_pending ON runs (has_pending) WHERE has_pending = 1;
-  CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE github_attempts (external_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, check_run_id INTEGER, workflow_run_id INTEGER, body TEXT NOT NULL) WITHOUT ROWID;
-  CREATE INDEX github_attempts_check_run ON github_attempts (check_run_id) WHERE check_run_id IS NOT NULL;
-  CREATE TABLE github_comments (run_id TEXT PRIMARY KEY, id INTEGER NOT NULL, url TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE github_summaries (run_id TEXT NOT NULL, head TEXT NOT NULL, check_run_id INTEGER NOT NULL, PRIMARY KEY (run_id, head)) WITHOUT ROWID;
+  INSERT INTO schema_version (version) VALUES (${version});
+  CREATE TABLE runs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL);
+  INSERT INTO runs VALUES ('web-7', 3, 'running', '{}');
+  CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL);
 `;
 
-/** A run as versions 1 and 2 stored it: without its plan (stored apart) and its version. */
-const bodyOf = (id: string) => {
-  const { plan: _plan, ...rest } = runOf(id);
-  return JSON.stringify(rest);
-};
-
-describe('sqlite store: older files', () => {
-  it('brings a version 1 file (effects in a table of their own) up to date, keeping runs, their order and their outbox', async () => {
-    const path = join(dir, 'v1.db');
-    const raw = new Database(path);
-    raw.exec(`
-      CREATE TABLE schema_version (version INTEGER NOT NULL);
-      INSERT INTO schema_version (version) VALUES (1);
-      CREATE TABLE plans (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
-      CREATE TABLE runs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, status TEXT NOT NULL, issue_repo TEXT NOT NULL, issue_number INTEGER NOT NULL,
-        pipeline TEXT NOT NULL, plan_key TEXT NOT NULL REFERENCES plans (key), created_at TEXT NOT NULL, updated_at TEXT NOT NULL, body TEXT NOT NULL);
-      CREATE INDEX runs_issue ON runs (issue_repo, issue_number);
-      CREATE TABLE effects (run INTEGER NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
-        done INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, key)) WITHOUT ROWID;
-      CREATE TABLE deliveries (id TEXT PRIMARY KEY, seen_at TEXT NOT NULL) WITHOUT ROWID;
-      INSERT INTO deliveries VALUES ('d-old', '${AT}');
-    `);
-    raw.prepare('INSERT INTO plans (key, body) VALUES (?, ?)').run('p1', JSON.stringify(runOf('x').plan));
-    const insertRun = raw.prepare(
-      "INSERT INTO runs (rowid, id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body) VALUES (?, ?, ?, 'running', 'acme/web', ?, 'default', 'p1', ?, ?, ?)",
-    );
-    const insertEffect = raw.prepare('INSERT INTO effects (run, key, version, idx, body, done) VALUES (?, ?, ?, ?, ?, ?)');
-    // Created first: `b` (rowid 1), then `a` (rowid 2); `a`'s effects were committed out of key order.
-    insertRun.run(1, 'b', 1, 6, AT, AT, bodyOf('b'));
-    insertRun.run(2, 'a', 3, 7, AT, AT, bodyOf('a'));
-    insertEffect.run(1, 'b:report:1', 1, 0, JSON.stringify(report('b:report:1')), 1);
-    insertEffect.run(2, 'a:report:3', 3, 0, JSON.stringify(report('a:report:3')), 0);
-    insertEffect.run(2, 'a:report:2', 2, 1, JSON.stringify(report('a:report:2')), 0);
-    insertEffect.run(2, 'a:report:1', 2, 0, JSON.stringify(report('a:report:1')), 1);
-    raw.close();
-
-    const migrated = openSqliteStore(path);
-    try {
-      expect((await migrated.list()).map((r) => r.id)).toEqual(['b', 'a']);
-      expect(await migrated.get('a')).toEqual({ ...runOf('a'), version: 3 });
-      expect((await migrated.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:2', 'a/a:report:3']);
-      // A done effect committed again stays done; a pending one is stored once.
-      expect(await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('a:report:2'), report('a:report:4')])).toEqual({ claimed: [] });
-      expect((await migrated.pendingEffects('a')).map((e) => e.key)).toEqual(['a:report:2', 'a:report:3', 'a:report:4']);
-      expect(await migrated.seenDelivery('d-old')).toBe(true);
-    } finally {
-      await migrated.close();
-    }
-    expect(tablesOf(path)).toContain('effects');
-    expect(tablesOf(path)).not.toContain('plans');
-  });
-
-  it("brings a version 2 file (the outbox in the run rows) up to date, keeping every run, its effects' order and done keys, and the app's records", async () => {
-    const path = join(dir, 'v2.db');
-    const raw = new Database(path);
-    raw.exec(V2_TABLES);
-    raw.prepare('INSERT INTO plans (key, body) VALUES (?, ?)').run('p1', JSON.stringify(runOf('x').plan));
-    const insertRun = raw.prepare(
-      "INSERT INTO runs (rowid, id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, has_pending, pending, done, body) VALUES (?, ?, ?, 'waiting', 'acme/web', ?, 'default', 'p1', ?, ?, ?, ?, ?, ?)",
-    );
-    // Done keys as version 2 wrote them: `~rest` for `<run>:rest`, `=key` for another, JSON for a key with a line break.
-    insertRun.run(1, 'b', 2, 6, AT, AT, 0, '', '~report:1\n', bodyOf('b'));
-    insertRun.run(
-      2,
-      'a',
-      4,
-      7,
-      AT,
-      AT,
-      1,
-      JSON.stringify([report('a:report:3'), report('a:report:2')]),
-      `~report:1\n=other:key\n${JSON.stringify('line\nbreak')}\n`,
-      bodyOf('a'),
-    );
-    raw
-      .prepare('INSERT INTO github_attempts (external_id, run_id, check_run_id, workflow_run_id, body) VALUES (?, ?, ?, ?, ?)')
-      .run(
-        'a:implement:1:0',
-        'a',
-        42,
-        null,
-        JSON.stringify({ externalId: 'a:implement:1:0', runId: 'a', repo: 'acme/web', state: 'dispatching', checkRunId: 42, at: AT }),
+describe("sqlite store: an older Conveyor's file", () => {
+  it('is refused, naming the file and what to do (delete it, or keep the older Conveyor), and left as it was', async () => {
+    for (const version of [1, 2, 3, 4]) {
+      const path = join(dir, `v${version}.db`);
+      const raw = new Database(path);
+      // As the older Conveyor left it: in WAL mode (opening it changes nothing then).
+      raw.pragma('journal_mode = WAL');
+      raw.exec(OLDER_TABLES(version));
+      raw.close();
+      const before = readFileSync(path);
+      const error = await openSqliteStore(path).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect(error).toMatchObject({ code: 'older-schema' });
+      expect((error as Error).message).toBe(
+        `The state database ${path} is an older Conveyor's (schema version ${version}), which this Conveyor does not read. Delete ${path} (with its -wal and -shm files, if any) to start afresh, or keep using the older Conveyor for it.`,
       );
-    raw.prepare('INSERT INTO github_comments (run_id, id, url) VALUES (?, ?, ?)').run('a', 9, 'https://c');
-    raw.close();
-
-    const migrated = openSqliteStore(path);
-    try {
-      expect((await migrated.list()).map((r) => `${r.id}@${r.version}`)).toEqual(['b@2', 'a@4']);
-      expect((await migrated.get('a'))?.plan).toEqual(runOf('x').plan);
-      expect((await migrated.pendingEffects()).map((e) => `${e.runId}/${e.key}`)).toEqual(['a/a:report:3', 'a/a:report:2']);
-      // Done keys stay done: committing them again stores nothing.
-      expect(
-        await migrated.commit((await migrated.get('a'))!, [report('a:report:1'), report('other:key'), report('line\nbreak'), report('a:report:5')]),
-      ).toEqual({ claimed: [] });
-      expect((await migrated.pendingEffects('a')).map((e) => e.key)).toEqual(['a:report:3', 'a:report:2', 'a:report:5']);
-      expect(await migrated.commit((await migrated.get('b'))!, [report('b:report:1')])).toEqual({ claimed: [] });
-      expect(await migrated.pendingEffects('b')).toEqual([]);
-      // The app's records: the attempt's repository comes from the record; a dispatch caught half-way is looked up again.
-      expect(await migrated.links.attemptByCheckRun('acme/web', 42)).toMatchObject({ externalId: 'a:implement:1:0', state: 'creating-check' });
-      expect(await migrated.links.comment('a')).toEqual({ id: 9, url: 'https://c' });
-    } finally {
-      await migrated.close();
-    }
-  });
-
-  it('brings a version 3 file (effects without claims) up to date: its pending effects are free for the next recovery to claim', async () => {
-    const path = join(dir, 'v3.db');
-    const old = openSqliteStore(path);
-    await old.create(runOf('r1'), [report('r1:report:1')]);
-    await old.close();
-    // What version 3 had: the same tables, but effects without their claim.
-    const raw = new Database(path);
-    raw.exec('ALTER TABLE effects DROP COLUMN claimed_by; ALTER TABLE effects DROP COLUMN claimed_until; UPDATE schema_version SET version = 3;');
-    raw.close();
-    const migrated = openSqliteStore(path);
-    try {
-      expect(await migrated.pendingEffects()).toEqual([{ ...report('r1:report:1'), runId: 'r1' }]);
-      expect(await migrated.claimEffects({ holder: 'me', ttlMs: 60_000 })).toMatchObject([{ key: 'r1:report:1', claim: { holder: 'me' } }]);
-    } finally {
-      await migrated.close();
-    }
-    const after = new Database(path, { readonly: true });
-    try {
-      expect(after.prepare('SELECT version FROM schema_version').pluck().get()).toBe(SCHEMA_VERSION);
-    } finally {
-      after.close();
-    }
-  });
-
-  it('a version 2 file that names a plan it does not have is refused, left as it was', () => {
-    const path = join(dir, 'v2-broken.db');
-    const raw = new Database(path);
-    raw.exec(V2_TABLES);
-    // A file damaged outside Conveyor: the plan the run names was deleted.
-    raw.pragma('foreign_keys = OFF');
-    raw
-      .prepare(
-        "INSERT INTO runs (id, version, status, issue_repo, issue_number, pipeline, plan_key, created_at, updated_at, body) VALUES ('a', 1, 'running', 'acme/web', 1, 'default', 'gone', ?, ?, ?)",
-      )
-      .run(AT, AT, bodyOf('a'));
-    raw.close();
-    expect(() => openSqliteStore(path)).toThrow(`The state database ${path} has no plan gone (run "a" in the state database ${path} refers to it)`);
-    // Rolled back whole: still version 2, runs untouched.
-    const after = new Database(path, { readonly: true });
-    try {
-      expect(after.prepare('SELECT version FROM schema_version').pluck().get()).toBe(2);
-      expect(after.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(1);
-    } finally {
-      after.close();
+      expect(tablesOf(path)).toEqual(['deliveries', 'runs', 'schema_version']);
+      expect(readFileSync(path).equals(before)).toBe(true);
     }
   });
 });
@@ -238,46 +100,57 @@ function tablesOf(path: string): string[] {
 }
 
 describe('sqlite store: bad files and a full disk', () => {
-  it('a file that is not SQLite gets an error naming it, and is left alone', () => {
+  it('a file that is not SQLite gets an error naming it, and is left alone', async () => {
     const path = join(dir, 'notes.txt');
     writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
-    expect(() => openSqliteStore(path)).toThrow(StoreError);
-    expect(() => openSqliteStore(path)).toThrow(`The state database ${path} is not a SQLite database`);
+    await expect(openSqliteStore(path)).rejects.toThrow(StoreError);
+    await expect(openSqliteStore(path)).rejects.toThrow(`The state database ${path} is not a SQLite database`);
     expect(readFileSync(path, 'utf8')).toContain('these are my notes');
   });
 
-  it('a folder, or a path under a file, is named with what would be right', () => {
+  it('a folder, or a path under a file, is named with what would be right', async () => {
     mkdirSync(join(dir, 'a-folder'));
-    expect(() => openSqliteStore(join(dir, 'a-folder'))).toThrow(`The state database ${join(dir, 'a-folder')} is a folder; pass a file path`);
+    await expect(openSqliteStore(join(dir, 'a-folder'))).rejects.toThrow(`The state database ${join(dir, 'a-folder')} is a folder; pass a file path`);
     writeFileSync(join(dir, 'a-file'), 'x');
-    expect(() => openSqliteStore(join(dir, 'a-file', 'state.db'))).toThrow(
+    await expect(openSqliteStore(join(dir, 'a-file', 'state.db'))).rejects.toThrow(
       `Cannot create the folder of the state database ${join(dir, 'a-file', 'state.db')}: a part of that path is a file, not a folder`,
     );
   });
 
-  it("another application's SQLite database is refused", () => {
+  it("another application's SQLite database is refused, and left as it was", async () => {
     const path = join(dir, 'other.db');
     const raw = new Database(path);
     raw.exec('CREATE TABLE users (id INTEGER)');
     raw.close();
-    expect(() => openSqliteStore(path)).toThrow(`${path} is a SQLite database but not a Conveyor state database (it has tables users and no schema_version)`);
+    await expect(openSqliteStore(path)).rejects.toMatchObject({
+      code: 'not-a-store',
+      message: `The state database ${path} is not Conveyor's: it has tables users and no conveyor_migrations. Pass another state file.`,
+    });
+    expect(tablesOf(path)).toEqual(['users']);
   });
 
-  it('a database from a newer Conveyor is refused with the versions', async () => {
+  it('a database from a newer Conveyor is refused with the versions, and left as it was', async () => {
     const path = join(dir, 'nested', 'state.db');
     await store.close();
     const raw = new Database(path);
-    raw.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION + 1);
+    raw.prepare('INSERT INTO conveyor_migrations (name, timestamp) VALUES (?, ?)').run('0002', new Date().toISOString());
     raw.close();
-    store = openSqliteStore(join(dir, 'fresh.db'));
-    expect(() => openSqliteStore(path)).toThrow(
-      `The state database ${path} has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}`,
-    );
+    store = await openSqliteStore(join(dir, 'fresh.db'));
+    await expect(openSqliteStore(path)).rejects.toMatchObject({
+      code: 'newer-schema',
+      message: `The state database ${path} has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}: a newer Conveyor migrated it. Upgrade Conveyor, or use another state file.`,
+    });
+    const after = new Database(path, { readonly: true });
+    try {
+      expect(after.prepare('SELECT name FROM conveyor_migrations ORDER BY name').pluck().all()).toEqual(['0001', '0002']);
+    } finally {
+      after.close();
+    }
   });
 
   it('a corrupted database gets an error naming it', async () => {
     const path = join(dir, 'broken.db');
-    const s = openSqliteStore(path);
+    const s = await openSqliteStore(path);
     for (let i = 0; i < 50; i++) await s.create(runOf(`r${i}`, i), [report(`k${i}`)]);
     await s.close();
     // Keep the header, scribble over the pages that hold the schema and the tables.
@@ -285,7 +158,7 @@ describe('sqlite store: bad files and a full disk', () => {
     for (let i = 100; i < bytes.length; i++) bytes[i] = (i * 7) & 0xff;
     writeFileSync(path, bytes);
     const open = async (): Promise<void> => {
-      const again = openSqliteStore(path);
+      const again = await openSqliteStore(path);
       try {
         await again.list();
       } finally {
@@ -313,8 +186,8 @@ describe('sqlite store: bad files and a full disk', () => {
     const raw = new Database(path);
     const pages = raw.pragma('page_count', { simple: true }) as number;
     raw.close();
-    store = openSqliteStore(path);
-    (store as unknown as { db: Database.Database }).db.pragma(`max_page_count = ${pages}`);
+    store = await openSqliteStore(path);
+    await sql.raw(`PRAGMA max_page_count = ${pages}`).execute((store as unknown as { db: Kysely<unknown> }).db);
     const big = { ...runOf('r2', 8), issue: { ...runOf('r2', 8).issue, body: 'x'.repeat(200_000) } };
     const error = await store.create(big, [report('r2:report:1')]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);

@@ -1,6 +1,7 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
 // the local dispatcher (the action's bundle in child processes) and the local forge over real
 // bare repositories.
+import Database from 'better-sqlite3';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -351,7 +352,15 @@ describe('conveyor run (embedded mode)', () => {
 
     // A state database that cannot be one is named with what would be right: never a stack trace.
     writeFileSync(join(fleet.dir, 'notes.txt'), 'not a database\n'.repeat(100));
+    // An older Conveyor's state database is not read: the user is told to delete it or keep that Conveyor.
+    const older = new Database(join(fleet.dir, 'older.db'));
+    older.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4); CREATE TABLE runs (id TEXT PRIMARY KEY)');
+    older.close();
     for (const [state, said] of [
+      [
+        join(fleet.dir, 'older.db'),
+        `The state database ${join(fleet.dir, 'older.db')} is an older Conveyor's (schema version 4), which this Conveyor does not read. Delete`,
+      ],
       [fleet.dir, `The state database ${fleet.dir} is a folder; pass a file path`],
       [join(fleet.dir, 'notes.txt'), `The state database ${join(fleet.dir, 'notes.txt')} is not a SQLite database`],
       [join(fleet.dir, 'notes.txt', 'state.db'), 'a part of that path is a file, not a folder'],
