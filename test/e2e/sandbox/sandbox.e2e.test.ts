@@ -1,5 +1,5 @@
 // Agents, gates and their leftovers in the sandbox, through the real `conveyor run` (the embedded
-// mode runs the action's bundle in a child process, as on a runner). An agent tries what an agent
+// mode runs the action in a child process, as on a runner). An agent tries what an agent
 // following injected orders would: reach a host it is not allowed, read its ancestors' environment
 // in /proc, list other processes, write outside its workspace, read the folder of the token file.
 // Every attempt fails, the blocked connection shows in the status, and the allowed host answers.
