@@ -213,6 +213,25 @@ function markedProcesses(needle) {
   return out;
 }
 
+// core/canonical.ts
+import { createHash } from "node:crypto";
+function canonicalJson(value) {
+  return JSON.stringify(value, (_key, v) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const sorted = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = v[k];
+      return sorted;
+    }
+    return v;
+  });
+}
+function sha256(text) {
+  return createHash("sha256").update(text).digest("hex");
+}
+function digest(value) {
+  return sha256(canonicalJson(value));
+}
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -20441,17 +20460,6 @@ var stepResultSchema = external_exports.object({
   usage: usageSchema.optional(),
   receipt: external_exports.string().optional()
 });
-function parseStepPayload(text) {
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, message: `payload is not JSON: ${e.message}` };
-  }
-  const parsed = stepPayloadSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, payload: parsed.data };
-  return { ok: false, message: describeIssues(parsed.error) };
-}
 function describeIssues(error62) {
   return error62.issues.map((i) => `${i.path.length ? formatPath(i.path) : "(root)"}: ${i.message}`).join("; ");
 }
@@ -20462,28 +20470,6 @@ function formatPath(path) {
     else out += out ? `.${String(p)}` : String(p);
   }
   return out;
-}
-
-// action/src/entry.ts
-import { readFile as readFile2 } from "node:fs/promises";
-
-// core/canonical.ts
-import { createHash } from "node:crypto";
-function canonicalJson(value) {
-  return JSON.stringify(value, (_key, v) => {
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      const sorted = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = v[k];
-      return sorted;
-    }
-    return v;
-  });
-}
-function sha256(text) {
-  return createHash("sha256").update(text).digest("hex");
-}
-function digest(value) {
-  return sha256(canonicalJson(value));
 }
 
 // core/contract/receipt.ts
@@ -20644,12 +20630,6 @@ function hiddenPlaces(env) {
     if (!r || r === "/" || home && isInside(home, r) || !statSync(r).isDirectory()) return;
     folders.add(r);
   };
-  const tokenFile = env["INPUT_TOKEN-FILE"] || env.CONVEYOR_TOKEN_FILE;
-  if (tokenFile) {
-    addFolder(dirname(resolve(tokenFile)));
-    const r = real(tokenFile);
-    if (r) files.add(r);
-  }
   addFolder(env.RUNNER_TEMP);
   addFolder(env.CONVEYOR_ATTEMPTS_DIR);
   const db = env.CONVEYOR_STATE_DB;
@@ -21010,9 +20990,7 @@ var STEP_PROCESS_ONLY = /* @__PURE__ */ new Set([
   "CONVEYOR_STATE_DB"
 ]);
 var MIN_SECRET_LENGTH = 6;
-var TOKEN_FILE = /* @__PURE__ */ new Set(["INPUT_TOKEN-FILE", "CONVEYOR_TOKEN_FILE"]);
 function isSecretName(name) {
-  if (TOKEN_FILE.has(name)) return false;
   return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
 }
 var Scrubber = class _Scrubber {
@@ -21654,7 +21632,7 @@ async function forgeFor(serverUrl, token, env, log) {
   if (!token)
     throw new ConveyorError(
       "bad-input",
-      `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`
+      `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
   const [{ GitHubForge: GitHubForge2 }, { logLines: logLines2 }] = await Promise.all([import("./github-RCJ5EUDG.js"), import("./octokit-XMHWYOYH.js")]);
   return new GitHubForge2({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
@@ -21771,9 +21749,6 @@ async function runUserCommand(ctx, options) {
   return result;
 }
 
-// action/src/report/check-run.ts
-import { readFile } from "node:fs/promises";
-
 // core/github/check-run.ts
 function externalIdOf(a) {
   return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
@@ -21823,23 +21798,18 @@ var CheckRunReporter = class {
   }
 };
 var CLOCK_MARGIN_MS = 2 * 6e4;
-async function payloadIdentity(io) {
-  try {
-    const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, "utf8") : io.getInput("payload");
-    const p = JSON.parse(text);
-    if (typeof p.runId !== "string" || typeof p.step?.id !== "string" || typeof p.attempt !== "number" || typeof p.epoch !== "number") return void 0;
-    const until = typeof p.currentUntil === "string" ? Date.parse(p.currentUntil) : NaN;
-    return {
-      runId: p.runId,
-      step: p.step.id,
-      attempt: p.attempt,
-      epoch: p.epoch,
-      ...typeof p.mode === "string" ? { mode: p.mode } : {},
-      ...Number.isFinite(until) ? { currentUntil: until } : {}
-    };
-  } catch {
-    return void 0;
-  }
+function payloadIdentity(raw) {
+  const p = raw && typeof raw === "object" ? raw : {};
+  if (typeof p.runId !== "string" || typeof p.step?.id !== "string" || typeof p.attempt !== "number" || typeof p.epoch !== "number") return void 0;
+  const until = typeof p.currentUntil === "string" ? Date.parse(p.currentUntil) : NaN;
+  return {
+    runId: p.runId,
+    step: p.step.id,
+    attempt: p.attempt,
+    epoch: p.epoch,
+    ...typeof p.mode === "string" ? { mode: p.mode } : {},
+    ...Number.isFinite(until) ? { currentUntil: until } : {}
+  };
 }
 function promisedCurrent(identity, env, now) {
   const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === "1";
@@ -21852,8 +21822,10 @@ async function prepareCheckRun(io) {
   const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token)
-    throw new Error("CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run");
-  const identity = await payloadIdentity(io);
+    throw new Error(
+      "CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and a token (traded for the OIDC token, or the input `token`) are needed to report to the check run"
+    );
+  const identity = payloadIdentity(io.payload.raw);
   const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
   const checkRunId = Number(id);
   const startedAt = /* @__PURE__ */ new Date();
@@ -21867,9 +21839,6 @@ async function prepareCheckRun(io) {
         proceed: false,
         reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current`
       };
-    }
-    if (current.status === "in_progress" && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
-      return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
     }
   }
   let completedElsewhere;
@@ -23974,8 +23943,181 @@ async function runStep(ctx, payload) {
   }
 }
 
-// action/src/token.ts
+// action/src/masks.ts
 import { readFileSync as readFileSync4, unlinkSync } from "node:fs";
+function takeMasks(env) {
+  const path = env.CONVEYOR_MASKS_PATH;
+  if (!path) return [];
+  let text;
+  try {
+    text = readFileSync4(path, "utf8");
+    unlinkSync(path);
+  } catch (e) {
+    throw new ConveyorError("internal", `the masks file ${path} cannot be read and deleted: ${e.message}`);
+  }
+  const parsed = external_exports.array(external_exports.string()).safeParse(JSON.parse(text));
+  if (!parsed.success) throw new ConveyorError("internal", `the masks file ${path} is not a JSON list of strings`);
+  return parsed.data;
+}
+
+// action/src/entry.ts
+function maskParts(value) {
+  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
+  return [.../* @__PURE__ */ new Set([...value.includes("\n") ? [] : [value], ...lines])];
+}
+async function runEntry(io) {
+  let token;
+  let tokenError;
+  try {
+    token = io.token?.();
+  } catch (e) {
+    tokenError = e;
+  }
+  const scrubber = Scrubber.fromEnvironment(io.env, void 0);
+  token?.onToken((t) => {
+    if (io.env.GITHUB_ACTIONS === "true") io.setSecret(t);
+    scrubber.add(t);
+  });
+  let masksError;
+  try {
+    for (const value of takeMasks(io.env)) scrubber.add(value);
+  } catch (e) {
+    masksError = e;
+  }
+  const log = (line) => io.log(scrubber.scrub(line));
+  const read = io.payload;
+  const identity = identityOf(read.raw);
+  const inputs = read.ok ? read.payload : read.raw;
+  const valid = read.ok ? read.payload : void 0;
+  let result;
+  let ctx;
+  try {
+    if (!read.ok) throw read.error;
+    const payload = read.payload;
+    if (tokenError) throw tokenError;
+    if (masksError) throw masksError;
+    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    const byName = byNameOf(payload);
+    for (const name of byName) {
+      const value = io.env[name];
+      if (!value) continue;
+      scrubber.add(value);
+      if (io.env.GITHUB_ACTIONS === "true") for (const part of maskParts(value)) io.setSecret(part);
+    }
+    ctx = createContext({
+      env: io.env,
+      ...token ? { token } : {},
+      scrubber,
+      byName,
+      log,
+      ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
+      ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},
+      ...payload.sandbox ? { sandbox: payload.sandbox } : {}
+    });
+    if (payload.mode !== "teardown") requireSandbox(ctx.sandbox);
+    const produced = await runStep(ctx, payload);
+    const checked = stepResultSchema.safeParse(produced);
+    if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
+    result = {
+      ...checked.data,
+      summary: scrubber.scrub(checked.data.summary),
+      ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}
+    };
+  } catch (e) {
+    result = failureResult(identity, e, (t) => scrubber.scrub(t));
+    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
+  }
+  if (valid) {
+    const note = await keepTranscript(io.transcriptStore, io.env, valid, log);
+    if (note) result = { ...result, summary: `${result.summary}
+
+${scrubber.scrub(note)}` };
+  }
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
+  if (ctx) result = withUsageReport(result, ctx.usage, valid);
+  result = sealResult(result, inputsDigest(inputs));
+  const reporters = chooseReporters({
+    env: io.env,
+    log,
+    ...io.setOutput ? { setOutput: io.setOutput } : {},
+    ...io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}
+  });
+  for (const error62 of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error62.message}`);
+  return result;
+}
+
+// action/src/payload.ts
+import { readFile } from "node:fs/promises";
+async function payloadText(io) {
+  const path = io.env.CONVEYOR_PAYLOAD_PATH;
+  if (path) {
+    try {
+      return await readFile(path, "utf8");
+    } catch (e) {
+      throw new ConveyorError("bad-payload", `CONVEYOR_PAYLOAD_PATH ${path} cannot be read: ${e.message}`);
+    }
+  }
+  const text = io.getInput("payload");
+  if (!text.trim()) throw new ConveyorError("bad-payload", "no payload: give the action input `payload` (JSON) or set CONVEYOR_PAYLOAD_PATH to a payload file");
+  return text;
+}
+async function readPayload(io) {
+  let text;
+  try {
+    text = await payloadText(io);
+  } catch (e) {
+    const error62 = e;
+    return { ok: false, reason: error62.message, error: error62, raw: void 0 };
+  }
+  const invalid = (reason, raw2) => ({
+    ok: false,
+    reason,
+    error: new ConveyorError("bad-payload", `the step payload is not valid: ${reason}`),
+    raw: raw2
+  });
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return invalid(`payload is not JSON: ${e.message}`, void 0);
+  }
+  const parsed = stepPayloadSchema.safeParse(raw);
+  return parsed.success ? { ok: true, payload: parsed.data, raw } : invalid(describeIssues(parsed.error), raw);
+}
+
+// action/src/artifact-store.ts
+import { dirname as dirname5 } from "node:path";
+var retentionDays = external_exports.coerce.number().int().min(1);
+function artifactTranscriptStore(env, retentionInput = "") {
+  if (env.GITHUB_ACTIONS !== "true") return void 0;
+  const refuse2 = (why) => ({
+    kind: "workflow artifact",
+    keep: () => Promise.reject(new Error(why))
+  });
+  if (!env.ACTIONS_RUNTIME_TOKEN || !env.ACTIONS_RESULTS_URL) {
+    return refuse2("this runner gives the action no artifact runtime (ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set)");
+  }
+  if (!env.GITHUB_REPOSITORY || !env.GITHUB_RUN_ID) return refuse2("GITHUB_REPOSITORY and GITHUB_RUN_ID are needed to link the artifact");
+  let days;
+  if (retentionInput.trim()) {
+    const parsed = retentionDays.safeParse(retentionInput.trim());
+    if (!parsed.success) {
+      return refuse2(`the action input \`transcript-retention-days\` must be a whole number of days, 1 or more, not "${retentionInput}"`);
+    }
+    days = parsed.data;
+  }
+  const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
+  const runUrl = `${server}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  return {
+    kind: "workflow artifact",
+    async keep(name, path) {
+      const { DefaultArtifactClient } = await import("./artifact-DBHI3WPC.js");
+      const { id } = await new DefaultArtifactClient().uploadArtifact(name, [path], dirname5(path), days ? { retentionDays: days } : {});
+      if (id === void 0) throw new Error(`GitHub gave no id for the artifact ${name}, so it cannot be linked`);
+      return { url: `${runUrl}/artifacts/${id}` };
+    }
+  };
+}
 
 // core/contract/token-exchange.ts
 var TOKEN_EXCHANGE_PATH = "/conveyor/token";
@@ -24065,7 +24207,7 @@ async function askRunner(getIdToken) {
   } catch (e) {
     throw new TokenExchangeError(
       "no-oidc-token",
-      `the runner gives this job no OIDC token (${e.message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`,
+      `the runner gives this job no OIDC token (${e.message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml)`,
       { code: "bad-input" }
     );
   }
@@ -24182,7 +24324,7 @@ function fixedToken(token) {
   return { current: async () => token, onToken: (listener) => listener(token), close: () => void 0 };
 }
 async function obtainToken(io) {
-  const given = takeToken(io);
+  const given = io.getInput("token").trim();
   if (given) return fixedToken(given);
   const p = io.payload;
   if (!p) return void 0;
@@ -24212,200 +24354,6 @@ async function obtainToken(io) {
     close: () => source.close()
   };
 }
-function takeToken(io) {
-  const file2 = io.getInput("token-file") || io.env.CONVEYOR_TOKEN_FILE;
-  if (file2) return takeTokenFile(file2);
-  return io.getInput("token") || io.env.CONVEYOR_TOKEN || void 0;
-}
-function takeTokenFile(path) {
-  let text;
-  try {
-    text = readFileSync4(path, "utf8");
-  } catch (e) {
-    throw new ConveyorError(
-      "bad-input",
-      `the token file ${path} (input \`token-file\`) cannot be read: ${e.message}; the workflow writes it in the step before this one (see workflows/conveyor.yml)`
-    );
-  }
-  try {
-    unlinkSync(path);
-  } catch (e) {
-    throw new ConveyorError(
-      "bad-input",
-      `the token file ${path} (input \`token-file\`) cannot be deleted after reading (${e.message}); it must be in a folder this step may write, such as $RUNNER_TEMP`
-    );
-  }
-  const token = text.trim();
-  if (!token || /\s/.test(token)) {
-    throw new ConveyorError(
-      "bad-input",
-      `the token file ${path} (input \`token-file\`) must hold the installation token alone, on one line; it holds ${token ? "more than one word" : "nothing"}`
-    );
-  }
-  return token;
-}
-
-// action/src/masks.ts
-import { readFileSync as readFileSync5, unlinkSync as unlinkSync2 } from "node:fs";
-function takeMasks(env) {
-  const path = env.CONVEYOR_MASKS_PATH;
-  if (!path) return [];
-  let text;
-  try {
-    text = readFileSync5(path, "utf8");
-    unlinkSync2(path);
-  } catch (e) {
-    throw new ConveyorError("internal", `the masks file ${path} cannot be read and deleted: ${e.message}`);
-  }
-  const parsed = external_exports.array(external_exports.string()).safeParse(JSON.parse(text));
-  if (!parsed.success) throw new ConveyorError("internal", `the masks file ${path} is not a JSON list of strings`);
-  return parsed.data;
-}
-
-// action/src/entry.ts
-async function payloadText(io) {
-  const path = io.env.CONVEYOR_PAYLOAD_PATH;
-  if (path) {
-    try {
-      return await readFile2(path, "utf8");
-    } catch (e) {
-      throw new ConveyorError("bad-payload", `CONVEYOR_PAYLOAD_PATH ${path} cannot be read: ${e.message}`);
-    }
-  }
-  const text = io.getInput("payload");
-  if (!text.trim()) throw new ConveyorError("bad-payload", "no payload: give the action input `payload` (JSON) or set CONVEYOR_PAYLOAD_PATH to a payload file");
-  return text;
-}
-function maskParts(value) {
-  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
-  return [.../* @__PURE__ */ new Set([...value.includes("\n") ? [] : [value], ...lines])];
-}
-function lenientJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-}
-async function runEntry(io) {
-  let token;
-  let tokenError;
-  try {
-    const given = io.token ? void 0 : takeToken(io);
-    token = io.token ? io.token() : given ? fixedToken(given) : void 0;
-  } catch (e) {
-    tokenError = e;
-  }
-  const scrubber = Scrubber.fromEnvironment(io.env, void 0);
-  token?.onToken((t) => {
-    if (io.env.GITHUB_ACTIONS === "true") io.setSecret(t);
-    scrubber.add(t);
-  });
-  let masksError;
-  try {
-    for (const value of takeMasks(io.env)) scrubber.add(value);
-  } catch (e) {
-    masksError = e;
-  }
-  const log = (line) => io.log(scrubber.scrub(line));
-  let identity = identityOf(void 0);
-  let result;
-  let inputs;
-  let ctx;
-  let payload;
-  try {
-    const text = await payloadText(io);
-    inputs = lenientJson(text);
-    identity = identityOf(inputs);
-    const parsed = parseStepPayload(text);
-    if (!parsed.ok) throw new ConveyorError("bad-payload", `the step payload is not valid: ${parsed.message}`);
-    payload = parsed.payload;
-    inputs = payload;
-    if (tokenError) throw tokenError;
-    if (masksError) throw masksError;
-    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
-    const byName = byNameOf(payload);
-    for (const name of byName) {
-      const value = io.env[name];
-      if (!value) continue;
-      scrubber.add(value);
-      if (io.env.GITHUB_ACTIONS === "true") for (const part of maskParts(value)) io.setSecret(part);
-    }
-    ctx = createContext({
-      env: io.env,
-      ...token ? { token } : {},
-      scrubber,
-      byName,
-      log,
-      ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
-      ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},
-      ...payload.sandbox ? { sandbox: payload.sandbox } : {}
-    });
-    if (payload.mode !== "teardown") requireSandbox(ctx.sandbox);
-    const produced = await runStep(ctx, parsed.payload);
-    const checked = stepResultSchema.safeParse(produced);
-    if (!checked.success) throw new ConveyorError("internal", `the step produced an invalid result: ${describeIssues(checked.error)}`);
-    result = {
-      ...checked.data,
-      summary: scrubber.scrub(checked.data.summary),
-      ...checked.data.findings ? { findings: scrubber.scrub(checked.data.findings) } : {}
-    };
-  } catch (e) {
-    result = failureResult(identity, e, (t) => scrubber.scrub(t));
-    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
-  }
-  if (payload) {
-    const note = await keepTranscript(io.transcriptStore, io.env, payload, log);
-    if (note) result = { ...result, summary: `${result.summary}
-
-${scrubber.scrub(note)}` };
-  }
-  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
-  if (ctx) result = withUsageReport(result, ctx.usage, payload);
-  result = sealResult(result, inputsDigest(inputs));
-  const reporters = chooseReporters({
-    env: io.env,
-    log,
-    ...io.setOutput ? { setOutput: io.setOutput } : {},
-    ...io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}
-  });
-  for (const error62 of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error62.message}`);
-  return result;
-}
-
-// action/src/artifact-store.ts
-import { dirname as dirname5 } from "node:path";
-var retentionDays = external_exports.coerce.number().int().min(1);
-function artifactTranscriptStore(env, retentionInput = "") {
-  if (env.GITHUB_ACTIONS !== "true") return void 0;
-  const refuse2 = (why) => ({
-    kind: "workflow artifact",
-    keep: () => Promise.reject(new Error(why))
-  });
-  if (!env.ACTIONS_RUNTIME_TOKEN || !env.ACTIONS_RESULTS_URL) {
-    return refuse2("this runner gives the action no artifact runtime (ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set)");
-  }
-  if (!env.GITHUB_REPOSITORY || !env.GITHUB_RUN_ID) return refuse2("GITHUB_REPOSITORY and GITHUB_RUN_ID are needed to link the artifact");
-  let days;
-  if (retentionInput.trim()) {
-    const parsed = retentionDays.safeParse(retentionInput.trim());
-    if (!parsed.success) {
-      return refuse2(`the action input \`transcript-retention-days\` must be a whole number of days, 1 or more, not "${retentionInput}"`);
-    }
-    days = parsed.data;
-  }
-  const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
-  const runUrl = `${server}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  return {
-    kind: "workflow artifact",
-    async keep(name, path) {
-      const { DefaultArtifactClient } = await import("./artifact-DBHI3WPC.js");
-      const { id } = await new DefaultArtifactClient().uploadArtifact(name, [path], dirname5(path), days ? { retentionDays: days } : {});
-      if (id === void 0) throw new Error(`GitHub gave no id for the artifact ${name}, so it cannot be linked`);
-      return { url: `${runUrl}/artifacts/${id}` };
-    }
-  };
-}
 
 // action/src/main.ts
 async function main() {
@@ -24417,7 +24365,7 @@ async function main() {
       process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
     });
   }
-  const payload = await payloadText(inputs).then(parseStepPayload, (e) => ({ ok: false, message: e.message }));
+  const payload = await readPayload(inputs);
   let token;
   let tokenError;
   try {
@@ -24432,12 +24380,13 @@ async function main() {
     tokenError = e;
   }
   if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
-    const why = tokenError ? tokenError.message : !payload.ok ? `the step payload is not valid (${payload.message}), so no OIDC token was asked for` : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
+    const why = tokenError ? tokenError.message : !payload.ok ? `the step payload is not valid (${payload.reason}), so no OIDC token was asked for` : "no token: give the workflow `permissions: id-token: write` (the template does), or the action input `token`";
     log(`conveyor: ${why}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
     return 1;
   }
   const checkRun = await prepareCheckRun({
-    ...inputs,
+    env: inputs.env,
+    payload,
     token,
     log,
     writeJobSummary: async (md) => void await summary.addRaw(md).write()
@@ -24453,7 +24402,8 @@ async function main() {
   }, pollIntervalOf(process.env));
   const transcriptStore = artifactTranscriptStore(process.env, getInput("transcript-retention-days"));
   const result = await runEntry({
-    ...inputs,
+    env: inputs.env,
+    payload,
     token: () => {
       if (tokenError) throw tokenError;
       return token;
