@@ -26,8 +26,7 @@ import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepR
 import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
-import { DISPATCH_INPUTS_LIMIT } from '../core/contract/payload-fit.ts';
-import { payloadLimitOf } from './start.ts';
+import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
 
 export interface ConveyorAppOptions {
   store: RunStore;
@@ -97,7 +96,6 @@ export class ConveyorApp {
         now,
         log,
         ...(options.workflow ? { workflow: options.workflow } : {}),
-        ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
         ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
         // The sweeper judges a queued attempt lost only after this window: until then it is current.
         keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
@@ -111,7 +109,8 @@ export class ConveyorApp {
       log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
     });
     const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
-    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
+    // The one fit of a payload is the reducer's, to this; the dispatcher's routing (the public URL) has the rest.
+    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT, options.publicUrl);
     this.deps = {
       appId: options.appId,
       store: options.store,

@@ -22,14 +22,6 @@ import { primaryRepo, workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
 import { isBot } from './deciders.ts';
 
-/**
- * What a step payload may take of the workflow dispatch's inputs: the rest is for the inputs the
- * dispatcher adds (the step's label and the check run's id).
- */
-export function payloadLimitOf(inputsLimit: number): number {
-  return inputsLimit - 1_024;
-}
-
 export const CONFIG_PATH = '.github/conveyor.yml';
 
 export interface StartRequest {

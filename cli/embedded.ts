@@ -1,5 +1,6 @@
 // The embedded mode's wiring: a SQLite store, the local dispatcher (child processes running the
-// action's bundle) and the local forge, over a folder of bare repositories.
+// action: its sources in a clone, its bundle when installed) and the local forge, over a folder of
+// bare repositories.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';

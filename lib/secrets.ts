@@ -22,11 +22,7 @@ const STEP_PROCESS_ONLY = new Set([
 /** Secrets shorter than this are not scrubbed from text: they would mangle ordinary words. */
 const MIN_SECRET_LENGTH = 6;
 
-/** Named like secrets, but hold where the token was: a path (the file is deleted once read, see token.ts). */
-const TOKEN_FILE = new Set(['INPUT_TOKEN-FILE', 'CONVEYOR_TOKEN_FILE']);
-
 export function isSecretName(name: string): boolean {
-  if (TOKEN_FILE.has(name)) return false;
   return ALWAYS_DROP.has(name) || SECRET_NAME.test(name) || /^ACTIONS_.*TOKEN/i.test(name);
 }
 

@@ -51,7 +51,7 @@ async function forgeFor(serverUrl: string, token: StepToken | undefined, env: No
   if (!token)
     throw new ConveyorError(
       'bad-input',
-      `no token to reach ${serverUrl}: give the action input \`token-file\` (or \`token\`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)`,
+      `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``,
     );
   const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/github/forge/forge.ts'), import('../../adapters/github/octokit.ts')]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });

@@ -1,10 +1,9 @@
-// The one error boundary of a step attempt: read the inputs, parse the payload, run the step,
+// The one error boundary of a step attempt: given the payload as main.ts read it, run the step and
 // report the result. Whatever happens (no payload, a bad field, an exception), a result with
 // `conclusion: failure` and a typed error is reported.
-import { readFile } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
 import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
-import { describeIssues, parseStepPayload, stepResultSchema, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
+import { describeIssues, stepResultSchema, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
@@ -12,18 +11,19 @@ import { chooseReporters, reportAll, type ReporterOptions } from './report/repor
 import { failureResult, identityOf } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
-import { fixedToken, takeToken, type StepToken } from './token.ts';
+import type { StepToken } from './token.ts';
+import type { PayloadRead } from './payload.ts';
 import { takeMasks } from './masks.ts';
 import { withUsageReport } from './usage.ts';
 import { keepTranscript, type TranscriptStore } from './transcript.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
-  /** An action input ('' when absent), as @actions/core reads it. */
-  getInput(name: string): string;
+  /** The payload, read once by the step process (readPayload). */
+  payload: PayloadRead;
   /** Masks a value in GitHub's logs. */
   setSecret(value: string): void;
-  /** Gives the token the step process already has (token.ts: a token file is read once, an OIDC exchange is made once), or throws why it could not; else a given one is taken here. */
+  /** Gives the token the step process already has (token.ts: given, or an OIDC exchange made once), or throws why it could not; absent where none is needed (the embedded mode). */
   token?: () => StepToken | undefined;
   setOutput?(name: string, value: string): void;
   log(line: string): void;
@@ -32,21 +32,6 @@ export interface EntryIO {
   transcriptStore?: TranscriptStore;
   minuteMs?: number;
   killGraceMs?: number;
-}
-
-/** The payload's text: CONVEYOR_PAYLOAD_PATH's file (the embedded mode), else the input `payload`. */
-export async function payloadText(io: Pick<EntryIO, 'env' | 'getInput'>): Promise<string> {
-  const path = io.env.CONVEYOR_PAYLOAD_PATH;
-  if (path) {
-    try {
-      return await readFile(path, 'utf8');
-    } catch (e) {
-      throw new ConveyorError('bad-payload', `CONVEYOR_PAYLOAD_PATH ${path} cannot be read: ${(e as Error).message}`);
-    }
-  }
-  const text = io.getInput('payload');
-  if (!text.trim()) throw new ConveyorError('bad-payload', 'no payload: give the action input `payload` (JSON) or set CONVEYOR_PAYLOAD_PATH to a payload file');
-  return text;
 }
 
 /** What GitHub is told to mask: the value, and each line of a multi-line one (it masks line by line). */
@@ -59,21 +44,12 @@ function maskParts(value: string): string[] {
   return [...new Set([...(value.includes('\n') ? [] : [value]), ...lines])];
 }
 
-function lenientJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 export async function runEntry(io: EntryIO): Promise<StepResult> {
   let token: StepToken | undefined;
   // A token that cannot be had fails the attempt once the payload has said which attempt it is.
   let tokenError: unknown;
   try {
-    const given = io.token ? undefined : takeToken(io);
-    token = io.token ? io.token() : given ? fixedToken(given) : undefined;
+    token = io.token?.();
   } catch (e) {
     tokenError = e;
   }
@@ -91,20 +67,17 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     masksError = e;
   }
   const log = (line: string) => io.log(scrubber.scrub(line));
-  let identity = identityOf(undefined);
-  let result: StepResult;
+  const read = io.payload;
+  // Which attempt a failure belongs to, read leniently even from a bad payload.
+  const identity = identityOf(read.raw);
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
-  let inputs: unknown;
+  const inputs = read.ok ? read.payload : read.raw;
+  const valid: StepPayload | undefined = read.ok ? read.payload : undefined;
+  let result: StepResult;
   let ctx: StepContext | undefined;
-  let payload: StepPayload | undefined;
   try {
-    const text = await payloadText(io);
-    inputs = lenientJson(text);
-    identity = identityOf(inputs);
-    const parsed = parseStepPayload(text);
-    if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
-    payload = parsed.payload;
-    inputs = payload;
+    if (!read.ok) throw read.error;
+    const payload = read.payload;
     if (tokenError) throw tokenError;
     if (masksError) throw masksError;
     log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
@@ -129,7 +102,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     });
     // A step that will run commands fails before it clones anything; a teardown only once it has one to run.
     if (payload.mode !== 'teardown') requireSandbox(ctx.sandbox);
-    const produced = await runStep(ctx, parsed.payload);
+    const produced = await runStep(ctx, payload);
     const checked = stepResultSchema.safeParse(produced);
     if (!checked.success) throw new ConveyorError('internal', `the step produced an invalid result: ${describeIssues(checked.error)}`);
     result = {
@@ -143,13 +116,13 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   }
   // Its agent's transcript, kept beyond the runner wherever the step ended (a failure too); the
   // summary links it, or says why it is not kept, and the step's outcome stays its own.
-  if (payload) {
-    const note = await keepTranscript(io.transcriptStore, io.env, payload, log);
+  if (valid) {
+    const note = await keepTranscript(io.transcriptStore, io.env, valid, log);
     if (note) result = { ...result, summary: `${result.summary}\n\n${scrubber.scrub(note)}` };
   }
   // How its commands were isolated and what was blocked, and what its agents used, whatever the outcome.
   if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
-  if (ctx) result = withUsageReport(result, ctx.usage, payload);
+  if (ctx) result = withUsageReport(result, ctx.usage, valid);
   // Every result leaves sealed, failures too: the engine verifies it against the payload it sent.
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({

@@ -1,8 +1,8 @@
 // The step process from start to end, in the order it happens. The entry (index.ts) only calls it.
 import * as core from '@actions/core';
 import { killRunningCommands } from '../../lib/process.ts';
-import { parseStepPayload } from '../../core/contract/wire.ts';
-import { payloadText, runEntry } from './entry.ts';
+import { runEntry } from './entry.ts';
+import { readPayload } from './payload.ts';
 import { artifactTranscriptStore } from './artifact-store.ts';
 import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
 import { obtainToken, type StepToken } from './token.ts';
@@ -20,15 +20,15 @@ export async function main(): Promise<number> {
     });
   }
 
-  // 2. The payload, validated before anything is asked of the runner: whoever may dispatch the
-  // workflow writes it, so one that does not validate gets no OIDC token at all (the entry reports
-  // why, where it can: the result file, or the check run with a token the old template gave).
-  const payload = await payloadText(inputs).then(parseStepPayload, (e: unknown) => ({ ok: false as const, message: (e as Error).message }));
+  // 2. The payload, read once and validated before anything is asked of the runner: whoever may
+  // dispatch the workflow writes it, so one that does not validate gets no OIDC token at all (the
+  // entry reports why, where it can: the result file, or the check run with a given token).
+  const payload = await readPayload(inputs);
 
-  // 3. The token, once: given by the old template (a token file is deleted as soon as it is read),
-  // or traded at the app the workflow names (never one the payload names) for the runner's OIDC
-  // token, for this attempt, and renewed while it runs. Without one the attempt fails (the entry
-  // says why), or in GitHub mode cannot even report to its check run.
+  // 3. The token, once: the input `token`, or traded at the app the workflow names (never one the
+  // payload names) for the runner's OIDC token, for this attempt, and renewed while it runs.
+  // Without one the attempt fails (the entry says why), or in GitHub mode cannot even report to
+  // its check run.
   let token: StepToken | undefined;
   let tokenError: unknown;
   try {
@@ -46,15 +46,16 @@ export async function main(): Promise<number> {
     const why = tokenError
       ? (tokenError as Error).message
       : !payload.ok
-        ? `the step payload is not valid (${payload.message}), so no OIDC token was asked for`
-        : "no token: give the workflow `permissions: id-token: write` (the template does), or the old template's `token-file`";
+        ? `the step payload is not valid (${payload.reason}), so no OIDC token was asked for`
+        : 'no token: give the workflow `permissions: id-token: write` (the template does), or the action input `token`';
     log(`conveyor: ${why}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
     return 1;
   }
 
   // 4. GitHub mode: a stale attempt does nothing at all; a check run that cannot be read fails the job.
   const checkRun = await prepareCheckRun({
-    ...inputs,
+    env: inputs.env,
+    payload,
     token,
     log,
     writeJobSummary: async (md) => void (await core.summary.addRaw(md).write()),
@@ -77,7 +78,8 @@ export async function main(): Promise<number> {
   // transcript kept as a workflow artifact on GitHub's runners.
   const transcriptStore = artifactTranscriptStore(process.env, core.getInput('transcript-retention-days'));
   const result = await runEntry({
-    ...inputs,
+    env: inputs.env,
+    payload,
     token: () => {
       if (tokenError) throw tokenError;
       return token;

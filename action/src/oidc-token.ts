@@ -141,7 +141,7 @@ async function askRunner(getIdToken: (audience: string) => Promise<string>): Pro
   } catch (e) {
     throw new TokenExchangeError(
       'no-oidc-token',
-      `the runner gives this job no OIDC token (${(e as Error).message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml), or hand the action a token file (input \`token-file\`)`,
+      `the runner gives this job no OIDC token (${(e as Error).message}); the workflow must grant \`permissions: id-token: write\` (see workflows/conveyor.yml)`,
       { code: 'bad-input' },
     );
   }

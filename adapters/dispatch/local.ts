@@ -1,11 +1,13 @@
-// The local dispatcher runs each step attempt through the action's real entry (the committed
-// bundle, as on GitHub's runners) in a child process, with the result-file reporter and the local
-// forge. Each attempt has its own folder (payload, result, output.log, transcript.log), so a crash
-// of the driving process loses nothing: a result written after it died is found, and a leftover
-// process is stopped before a re-dispatch.
+// The local dispatcher runs each step attempt through the action's real entry in a child process,
+// with the result-file reporter and the local forge: from the action's sources in a clone of
+// Conveyor, from its bundle when Conveyor is installed (see actionCommand). Each attempt has its
+// own folder (payload, result, output.log, transcript.log), so a crash of the driving process
+// loses nothing: a result written after it died is found, and a leftover process is stopped
+// before a re-dispatch.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
@@ -14,7 +16,40 @@ import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
 
-export const ACTION_ENTRY = fileURLToPath(new URL('../../action/dist/index.js', import.meta.url));
+/** Conveyor's own folder (package.json, action/, and .git in a clone). */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The action's bundle, as GitHub's runners run it (action.yml). */
+export const ACTION_ENTRY = join(PACKAGE_ROOT, 'action/dist/index.js');
+
+/** How a step process starts: node's arguments, and whether they run the action's sources or its bundle. */
+export interface ActionCommand {
+  from: 'sources' | 'bundle';
+  args: string[];
+  /** Where it starts: the sources run in the package's folder, where tsx finds the package's tsconfig.json (not the one of wherever `conveyor` was started). */
+  cwd?: string;
+}
+
+/**
+ * The action a step process runs, so that in a clone the code that runs is the code that is there
+ * (no `npm run bundle` between a change and `conveyor run`), and an installed Conveyor runs the
+ * bundle GitHub's runners run. The rule: the package at `root` is a clone when it holds `.git` (a
+ * folder, or the file a git worktree has) and action/src/index.ts, and tsx resolves from it; a
+ * clone runs `node --import tsx action/src/index.ts`, anything else action/dist/index.js. (npm
+ * installs a package without its .git, whatever else of it comes along.)
+ */
+export function actionCommand(root: string = PACKAGE_ROOT): ActionCommand {
+  const sources = join(root, 'action/src/index.ts');
+  if (existsSync(join(root, '.git')) && existsSync(sources)) {
+    let tsx: string | undefined;
+    try {
+      tsx = createRequire(join(root, 'package.json')).resolve('tsx');
+    } catch {
+      // Its dependencies are not installed: the bundle needs none of them to start.
+    }
+    if (tsx) return { from: 'sources', args: ['--import', pathToFileURL(tsx).href, sources], cwd: root };
+  }
+  return { from: 'bundle', args: [join(root, 'action/dist/index.js')] };
+}
 
 export interface LocalDispatcherOptions {
   /** Folder for attempt folders (payload, result, pid, log). */
@@ -23,6 +58,9 @@ export interface LocalDispatcherOptions {
   statePath?: string;
   /** Folder of bare repositories: owner/name is <remotes>/owner/name.git. */
   remotes: string;
+  /** Conveyor's folder, whose action the step processes run (actionCommand); default this one. */
+  packageRoot?: string;
+  /** A script to run instead of the action (tests' stand-ins). */
   actionEntry?: string;
 }
 
@@ -31,7 +69,7 @@ export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'ste
 }
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
-  const entry = options.actionEntry ?? ACTION_ENTRY;
+  const command: ActionCommand = options.actionEntry ? { from: 'bundle', args: [options.actionEntry] } : actionCommand(options.packageRoot);
   /** Step processes running now, by pid (each the leader of its own process group). */
   const running = new Set<number>();
   return {
@@ -69,7 +107,12 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
       // Its own process group, so that a later `conveyor` can stop a leftover attempt whole.
-      const child = spawn(process.execPath, [entry], { env, detached: true, stdio: ['ignore', log, log] });
+      const child = spawn(process.execPath, command.args, {
+        env,
+        detached: true,
+        stdio: ['ignore', log, log],
+        ...(command.cwd ? { cwd: command.cwd } : {}),
+      });
       closeSync(log);
       writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
       if (child.pid) running.add(child.pid);

@@ -6,7 +6,7 @@
 // Never twice for one attempt: a record is written before the check run is created, and a try
 // that finds one (left by a try that died) looks on GitHub for the check run, then for the
 // workflow run (one the app's bot started), before it makes either.
-import { sentLength } from '../../core/contract/payload-fit.ts';
+import { dispatchInputs } from '../../core/contract/payload-fit.ts';
 import { externalIdOf, parseResultText, stepCheckName } from '../../core/github/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
@@ -16,7 +16,6 @@ import type { AttemptLink, LinkStore } from '../github/links.ts';
 import type { GitHub } from '../github/forge/github.ts';
 import type { Workflows, WorkflowRun } from '../github/forge/workflows.ts';
 import type { Heads } from '../github/heads.ts';
-import { DISPATCH_INPUTS_LIMIT } from '../../core/contract/payload-fit.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';
 
@@ -29,8 +28,6 @@ export interface WorkflowDispatcherOptions {
   /** The app's bot login (`<slug>[bot]`): an interrupted dispatch's workflow run counts only when the bot started it. */
   botLogin(): Promise<string>;
   workflow?: string;
-  /** Characters all inputs may take together (GitHub: 65,535). */
-  inputsLimit?: number;
   /**
    * The app's public URL (CONVEYOR_PUBLIC_URL), carried in each payload for actions of earlier
    * versions; this action trades its OIDC token only where the workflow says (its own CONVEYOR_PUBLIC_URL).
@@ -106,7 +103,6 @@ function withCurrentUntil(run: Run, payload: StepPayload, keepsCurrentMs: number
 export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Dispatcher {
   const now = options.now ?? (() => new Date().toISOString());
   const workflow = options.workflow ?? WORKFLOW_FILE;
-  const limit = options.inputsLimit ?? DISPATCH_INPUTS_LIMIT;
   const { links } = options;
 
   const runOf = async (payload: StepPayload): Promise<Run> => {
@@ -162,18 +158,13 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
         if (earlier) {
           await save({ state: 'dispatched', workflowRunId: earlier.id, workflowRunUrl: earlier.url });
         } else {
-          const label = `${payload.step.id} · attempt ${payload.attempt}${payload.mode === 'run' ? '' : ` (${payload.mode})`}`;
-          const fixed = { step: label, 'check-run': String(checkRunId) };
-          // The reducer fitted the payload to the run's limit; what is sent must still fit GitHub's.
-          // Routing and the app's promise, not inputs of the step: receipts leave `app` and `currentUntil` out.
+          // Routing and the app's promise, not inputs of the step: receipts leave `app` and
+          // `currentUntil` out. The reducer fitted the payload with room for them (core/contract/payload-fit.ts).
           const sent = withCurrentUntil(run, payload, options.keepsCurrentMs);
           const text = JSON.stringify(options.appUrl ? { ...sent, app: { url: options.appUrl } } : sent);
-          const size = sentLength(text) + sentLength(JSON.stringify(fixed));
-          if (size > limit)
-            return { kind: 'lost', reason: `the step payload takes ${size} characters of the workflow inputs, over GitHub's limit of ${limit}` };
           const ref =
             typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
-          const started = await github.workflows.dispatch(repo, workflow, ref, { payload: text, ...fixed });
+          const started = await github.workflows.dispatch(repo, workflow, ref, dispatchInputs(payload, text, checkRunId));
           await save({
             state: 'dispatched',
             ...(started.runId ? { workflowRunId: started.runId } : {}),

@@ -1,11 +1,49 @@
 // Fitting a step payload into GitHub's workflow_dispatch inputs (65,535 characters for all inputs
-// together). What is cut is what the step can do without: the issue body first (the agent can be
-// pointed at the issue itself), then a repair's findings, then the tails of environment outputs.
-// Each cut leaves a note saying what was cut and where to read it whole.
+// together), once, where the reducer builds it: what it fits is what the action gets, and what
+// its attempt's receipt is sealed against. The measure is the dispatch's inputs as sent (the
+// workflow's three, dispatchInputs), with room for what the dispatcher adds to the payload on the
+// way out (routingRoom), so the dispatcher sends it without measuring again. What is cut is what
+// the step can do without: the issue body first (the agent can be pointed at the issue itself),
+// then a repair's findings, then the tails of environment outputs. Each cut leaves a note saying
+// what was cut and where to read it whole.
 import type { StepPayload } from './wire.ts';
 
 /** GitHub's limit on the inputs of one workflow_dispatch, all inputs together. */
 export const DISPATCH_INPUTS_LIMIT = 65_535;
+
+/** A check run id as long as one can be (GitHub's ids are integers JavaScript holds exactly). */
+const LONGEST_CHECK_RUN_ID = Number.MAX_SAFE_INTEGER;
+/** An ISO time as long as one can be (the last one JavaScript has). */
+const LONGEST_TIME = new Date(8.64e15).toISOString();
+
+/**
+ * The inputs of one dispatch of the workflow (workflows/conveyor.yml declares them): the payload's
+ * JSON `text`, the step's label for the workflow run's name, and the check run it reports to.
+ */
+export function dispatchInputs(payload: Pick<StepPayload, 'step' | 'attempt' | 'mode'>, text: string, checkRunId: number): Record<string, string> {
+  const step = `${payload.step.id} · attempt ${payload.attempt}${payload.mode === 'run' ? '' : ` (${payload.mode})`}`;
+  return { payload: text, step, 'check-run': String(checkRunId) };
+}
+
+/** Characters the inputs take as sent: keys and values as the dispatch's JSON body writes them (its quotes, escapes, commas). */
+export function inputsLength(inputs: Record<string, string>): number {
+  return JSON.stringify(inputs).length;
+}
+
+/**
+ * Characters of the inputs the dispatcher's routing takes at most: it adds to each payload until
+ * when its attempt stays current (`currentUntil`) and, when the app has one, its public URL
+ * (`app.url`). Neither is an input of the step: receipts leave both out.
+ */
+export function routingRoom(appUrl?: string): number {
+  const added = `,"currentUntil":${JSON.stringify(LONGEST_TIME)}${appUrl ? `,"app":{"url":${JSON.stringify(appUrl)}}` : ''}`;
+  return sentLength(added);
+}
+
+/** What a run's payloads may take of `inputsLimit` (a run's `payloadLimit`): all of it but the routing's room. */
+export function payloadLimitOf(inputsLimit: number, appUrl?: string): number {
+  return inputsLimit - routingRoom(appUrl);
+}
 
 export interface FittedPayload {
   text: string;
@@ -31,13 +69,18 @@ export function sentLength(text: string): number {
   return JSON.stringify(text).length - 2;
 }
 
+/**
+ * The payload cut to fit `limit` (the run's `payloadLimit`, payloadLimitOf): its dispatch's inputs,
+ * whatever the check run's id, take at most that many characters.
+ */
 export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
   let p = payload;
   // The payload's JSON, made again only after a cut (most payloads fit as they are).
   let text = JSON.stringify(p);
+  const size = () => inputsLength(dispatchInputs(p, text, LONGEST_CHECK_RUN_ID));
   const cuts: string[] = [];
-  for (let round = 0; round < 8 && sentLength(text) > limit; round++) {
-    const over = sentLength(text) - limit;
+  for (let round = 0; round < 8 && size() > limit; round++) {
+    const over = size() - limit;
     if (p.issue.body.length > 0 && !cuts.includes('issue body')) {
       const where = p.issue.url ? ` (read it whole at ${p.issue.url})` : ` (read it whole in ${p.issue.repo}#${p.issue.number})`;
       p = {
@@ -68,9 +111,9 @@ export function fitPayload(payload: StepPayload, limit: number): FittedPayload {
     }
     text = JSON.stringify(p);
   }
-  if (sentLength(text) > limit) {
+  if (size() > limit) {
     throw new Error(
-      `the step payload of ${p.runId} step ${p.step.id} is ${sentLength(text)} characters as sent even without the issue body and findings, over GitHub's limit of ${limit}; the plan itself (agents, services) is too large to dispatch`,
+      `the step payload of ${p.runId} step ${p.step.id} takes ${size()} characters of the workflow inputs as sent even without the issue body and findings, over the ${limit} it may take of GitHub's limit; the plan itself (agents, services) is too large to dispatch`,
     );
   }
   return { text, payload: p, cuts };

@@ -107,9 +107,10 @@ function distrust(run: Run, unverified: string[], at: string): Transition {
 }
 
 /**
- * Each dispatch carries exactly the payload the action gets (cut to fit the dispatcher's limit,
- * `options.payloadLimit`, where it has to be), and its attempt records that payload's digest: the
- * result counts only if sealed against it, whoever carries the dispatch out or recovers it later.
+ * Each dispatch carries exactly the payload the action gets (cut to fit the dispatch's inputs,
+ * `options.payloadLimit`, where it has to be: the one fit, contract/payload-fit.ts), and its
+ * attempt records that payload's digest: the result counts only if sealed against it, whoever
+ * carries the dispatch out or recovers it later.
  */
 function withPayloads(t: Transition): Transition {
   const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;

@@ -59,12 +59,11 @@ export function runnerRoot(startPid: number = process.pid): string | undefined {
 }
 
 /**
- * The places of `env` (the step process's environment) to hide: the token file's folder (the file
- * is deleted once read, its folder may hold more), RUNNER_TEMP (the token file in the workflow
- * template, the files through which a step sets the job's environment and outputs), the embedded
- * mode's attempt folders (every run's payloads, results, progress and workspaces: a command's own
- * workspace is bound back) and its database, the step's payload and progress files, the runner's
- * install folder, an ssh agent's socket folder, and the credentials in the home folder.
+ * The places of `env` (the step process's environment) to hide: RUNNER_TEMP (the files through
+ * which a step sets the job's environment and outputs), the embedded mode's attempt folders (every
+ * run's payloads, results, progress and workspaces: a command's own workspace is bound back) and
+ * its database, the step's payload and progress files, the runner's install folder, an ssh
+ * agent's socket folder, and the credentials in the home folder.
  */
 export function hiddenPlaces(env: NodeJS.ProcessEnv): HiddenPlaces {
   const home = real(env.HOME) ?? real(homedir());
@@ -76,12 +75,6 @@ export function hiddenPlaces(env: NodeJS.ProcessEnv): HiddenPlaces {
     if (!r || r === '/' || (home && isInside(home, r)) || !statSync(r).isDirectory()) return;
     folders.add(r);
   };
-  const tokenFile = env['INPUT_TOKEN-FILE'] || env.CONVEYOR_TOKEN_FILE;
-  if (tokenFile) {
-    addFolder(dirname(resolve(tokenFile)));
-    const r = real(tokenFile);
-    if (r) files.add(r);
-  }
   addFolder(env.RUNNER_TEMP);
   // The embedded mode: every attempt's payload, result, progress and workspace, and the database.
   addFolder(env.CONVEYOR_ATTEMPTS_DIR);

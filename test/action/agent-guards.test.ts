@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
@@ -44,7 +45,7 @@ async function run(payload: StepPayload, options: { ws: string; env?: Record<str
       CONVEYOR_WORKSPACE_ROOT: options.ws,
       ...options.env,
     },
-    getInput: () => '',
+    payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
     ...(options.minuteMs ? { minuteMs: options.minuteMs } : {}),

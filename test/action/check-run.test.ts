@@ -5,15 +5,18 @@
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLOCK_MARGIN_MS, prepareCheckRun, type CheckRunIO } from '../../action/src/report/check-run.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { fixedToken } from '../../action/src/token.ts';
 
 const API = 'https://api.github.com';
 const EXTERNAL_ID = 'acme-web-7:test:2:0';
 
-function io(payload: Record<string, unknown>, env: Record<string, string> = {}): CheckRunIO {
+/** The check run's part of the step process, given the payload as the input `payload` (read leniently: only the attempt matters here). */
+async function io(payload: Record<string, unknown>, env: Record<string, string> = {}): Promise<CheckRunIO> {
+  const text = JSON.stringify({ runId: 'acme-web-7', step: { id: 'test' }, attempt: 2, epoch: 0, ...payload });
   return {
     env: { CONVEYOR_CHECK_RUN_ID: '55', GITHUB_REPOSITORY: 'acme/web', GITHUB_RUN_ID: '9001', GITHUB_SERVER_URL: 'https://github.com', ...env },
-    getInput: (name) => (name === 'payload' ? JSON.stringify({ runId: 'acme-web-7', step: { id: 'test' }, attempt: 2, epoch: 0, ...payload }) : ''),
+    payload: await readPayload({ env: {}, getInput: (name) => (name === 'payload' ? text : '') }),
     token: fixedToken('ghs_action'),
     log: () => undefined,
   };
@@ -42,7 +45,7 @@ describe("the action's check run", () => {
       .patch('/repos/acme/web/check-runs/55', (b: Record<string, unknown>) => patches.push(b) > 0)
       .reply(200, { id: 55, status: 'completed' });
     const before = Date.now();
-    const gate = await prepareCheckRun(io({ currentUntil: inMinutes(9) }));
+    const gate = await prepareCheckRun(await io({ currentUntil: inMinutes(9) }));
     expect(gate.proceed).toBe(true);
     // Nothing was asked of GitHub before the step (nock would refuse a read: it has none).
     expect(patches).toEqual([]);
@@ -70,14 +73,14 @@ describe("the action's check run", () => {
     const read = nock(API)
       .get('/repos/acme/web/check-runs/55')
       .reply(200, { id: 55, status: 'completed', conclusion: 'cancelled', external_id: EXTERNAL_ID, output: {} });
-    const gate = await prepareCheckRun(io(payload, env));
+    const gate = await prepareCheckRun(await io(payload, env));
     expect(read.isDone()).toBe(true);
     expect(gate).toEqual({ proceed: false, reason: 'check run 55 is already completed: this attempt is no longer current' });
   });
 
   it("is read first without a promise, and refuses one that is another attempt's", async () => {
     nock(API).get('/repos/acme/web/check-runs/55').reply(200, { id: 55, status: 'queued', conclusion: null, external_id: 'acme-web-7:test:3:0', output: {} });
-    expect(await prepareCheckRun(io({}))).toEqual({
+    expect(await prepareCheckRun(await io({}))).toEqual({
       proceed: false,
       reason: 'check run 55 belongs to attempt acme-web-7:test:3:0, not acme-web-7:test:2:0: this attempt is no longer current',
     });

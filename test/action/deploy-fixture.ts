@@ -3,6 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import type { PlanStep, ResolvedService } from '../../core/plan/types.ts';
 import { WIRE_VERSION, type Environment, type StepPayload, type StepResult } from '../../core/contract/wire.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
@@ -185,7 +186,7 @@ export function createFixture(): Fixture {
           REC: rec,
           ...env,
         },
-        getInput: () => '',
+        payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
         setSecret: () => undefined,
         log: () => undefined,
         killGraceMs: 200,

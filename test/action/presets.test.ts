@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { configSchema } from '../../core/config/schema.ts';
 import { PRESETS, type PresetName } from '../../core/config/presets.ts';
 import { compilePlan } from '../../core/plan/compile.ts';
@@ -211,7 +212,7 @@ async function run(payload: StepPayload, ws: string, path = `${bin}:${process.en
       CONVEYOR_CACHE_DIR: join(scratch, 'cache'),
       ...RUNNER_SECRETS,
     },
-    getInput: () => '',
+    payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
   });

@@ -118,7 +118,7 @@ describe('the token stays out of everything a step leaves', () => {
   });
 });
 
-describe('the token handed over in a file', () => {
+describe('a token given to the action (the input `token`)', () => {
   // Every process above the agent (the shell, the step process) as the agent can read it: its
   // environment and command line in /proc.
   const dumpAncestors = (out: string) =>
@@ -131,21 +131,18 @@ describe('the token handed over in a file', () => {
       'done',
     ].join('\n');
 
-  it('is deleted once read and is in no environment an agent can read: no process above the agent is visible in its sandbox', () => {
+  it('is in no environment the agent can read: no process above the agent is visible in its sandbox', () => {
     const token = `ghs_${'F1'.repeat(18)}`;
-    const tokenFile = join(scratch, 'conveyor-token');
-    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     // Written in the workspace (kept: CONVEYOR_WORKSPACE_ROOT), the only place the agent may write.
-    const ws1 = join(scratch, 'ws1');
+    const ws = join(scratch, 'ws');
     const run = runAction({
       payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors('"$CONVEYOR_WORKSPACE/ancestors.txt"')}\necho change > change.txt` }),
       dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': tokenFile, CONVEYOR_WORKSPACE_ROOT: ws1 },
+      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: ws },
     });
     expect(run.result?.conclusion, JSON.stringify(run.result?.error) + run.stdout + run.stderr).toBe('success');
     expect(run.result?.sandbox?.mode).toBe('bubblewrap');
-    expect(existsSync(tokenFile)).toBe(false);
-    const seen = readFileSync(join(ws1, 'ancestors.txt'), 'utf8');
+    const seen = readFileSync(join(ws, 'ancestors.txt'), 'utf8');
     expect(seen).toContain('CONVEYOR_RUN_ID=run-1'); // the agent's own shell was read
     // ...but not the step process above it (before the sandbox it was): neither its own variables
     // nor its command line.
@@ -153,22 +150,9 @@ describe('the token handed over in a file', () => {
     expect(seen).not.toContain(actionBundle());
     expect(seen.includes(token)).toBe(false);
     for (const f of allFiles(scratch)) expect(readFileSync(f, 'latin1').includes(token), `${f} holds the token`).toBe(false);
-
-    // The same agent, the token given as the input `token`: it sits in the step process's
-    // environment, which the sandbox keeps out of reach.
-    const ws2 = join(scratch, 'ws2');
-    const again = runAction({
-      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: `${dumpAncestors('"$CONVEYOR_WORKSPACE/ancestors.txt"')}\necho change > change.txt` }),
-      dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, INPUT_TOKEN: token, CONVEYOR_WORKSPACE_ROOT: ws2 },
-    });
-    expect(again.result?.conclusion, again.stdout + again.stderr).toBe('success');
-    const seenAgain = readFileSync(join(ws2, 'ancestors.txt'), 'utf8');
-    expect(seenAgain).toContain('CONVEYOR_RUN_ID=run-1');
-    expect(seenAgain.includes(token)).toBe(false);
   });
 
-  it('without bubblewrap (best-effort), the step says so, and a token given as an input is readable above the agent: what the token file is for', () => {
+  it('without bubblewrap (best-effort), the step says so, and the token is readable above the agent: the sandbox is what hides it', () => {
     const token = `ghs_${'H2'.repeat(18)}`;
     const out = join(scratch, 'ancestors-input.txt');
     const run = runAction({
@@ -184,35 +168,9 @@ describe('the token handed over in a file', () => {
     expect(readFileSync(out, 'utf8')).toContain(`INPUT_TOKEN=${token}`);
   });
 
-  it('a token file that cannot be read or holds more than the token fails the attempt, naming the file and what to do', () => {
-    const missing = join(scratch, 'nowhere', 'conveyor-token');
-    let run = runAction({
-      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }),
-      dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': missing },
-    });
-    expect(run.result).toMatchObject({ conclusion: 'failure', runId: 'run-1', error: { code: 'bad-input' } });
-    expect(run.result?.error?.message).toContain(`the token file ${missing} (input \`token-file\`) cannot be read`);
-
-    const twoWords = join(scratch, 'conveyor-token');
-    writeFileSync(twoWords, 'ghs_one ghs_two\n');
-    run = runAction({
-      payload: makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'true' }),
-      dir: scratch,
-      env: { GITHUB_SERVER_URL: remotes.url, 'INPUT_TOKEN-FILE': twoWords },
-    });
-    expect(run.result?.error?.message).toBe(
-      `the token file ${twoWords} (input \`token-file\`) must hold the installation token alone, on one line; it holds more than one word`,
-    );
-    // Read, so deleted all the same: nothing of it is left for an agent.
-    expect(existsSync(twoWords)).toBe(false);
-  });
-
-  // GitHub mode: the step process reads the file once and uses the token for the check run too.
-  it('on GitHub, one read serves the check run and the step; a bad token file fails the job before any call', async () => {
+  // GitHub mode: the step process takes the token once and uses it for the check run too.
+  it('on GitHub, one token serves the check run and the step', async () => {
     const token = `ghs_${'G7'.repeat(18)}`;
-    const tokenFile = join(scratch, 'conveyor-token');
-    writeFileSync(tokenFile, token);
     const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'echo change > change.txt' });
     writeFileSync(join(scratch, 'payload.json'), JSON.stringify(payload));
     const check: Record<string, unknown> = {
@@ -243,31 +201,20 @@ describe('the token handed over in a file', () => {
       GITHUB_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       GITHUB_SERVER_URL: remotes.url,
       CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws'),
-      'INPUT_TOKEN-FILE': tokenFile,
+      INPUT_TOKEN: token,
     };
-    const bundle = actionBundle();
-    const exec = () =>
-      new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, [bundle], { env });
+    try {
+      const ok = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [actionBundle()], { env });
         let stdout = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
         child.on('close', (code) => resolve({ code, stdout }));
       });
-    try {
-      const ok = await exec();
       expect(ok.code, ok.stdout).toBe(0);
-      expect(existsSync(tokenFile)).toBe(false);
       expect(check).toMatchObject({ status: 'completed', conclusion: 'success' });
       // The check run read once (this payload promises nothing), then written once, when the step completes it.
       expect(calls).toEqual(['GET with the token', 'PATCH with the token']);
       expect(remotes.branches('acme/web')).toContain('conveyor/web-7');
-
-      // The same job again: the file is gone, so the job fails at once, saying why, and calls nothing.
-      const again = await exec();
-      expect(again.code).toBe(1);
-      expect(again.stdout).toContain(`conveyor: the token file ${tokenFile} (input \`token-file\`) cannot be read`);
-      expect(again.stdout).toContain('; cannot report to the check run');
-      expect(calls).toHaveLength(2);
     } finally {
       await new Promise((r) => server.close(r));
     }

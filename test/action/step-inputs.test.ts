@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../action/src/agent.ts';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { gatePath } from '../../action/src/steps/gate-author.ts';
 import { gateRepos } from '../../action/src/steps/gate.ts';
 import { ConveyorError } from '../../core/errors.ts';
@@ -91,7 +92,7 @@ describe('steps the action cannot run', () => {
     const lines: string[] = [];
     const result = await runEntry({
       env: {},
-      getInput: (n) => (n === 'payload' ? JSON.stringify(payload) : ''),
+      payload: await readPayload({ env: {}, getInput: (n) => (n === 'payload' ? JSON.stringify(payload) : '') }),
       setSecret: () => undefined,
       log: (l) => lines.push(l),
     });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processAlive } from '../../lib/process.ts';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { pathWithoutBubblewrap, processesWith } from '../helpers/processes.ts';
@@ -42,15 +43,16 @@ describe('agent timeout', () => {
       ].join('\n');
       const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: agent, agentTimeoutMinutes: 1, agentEnv: { TIMEOUT_MARK: mark } });
       const lines: string[] = [];
+      const payloadPath = await write(payload);
       const result = await runEntry({
         env: {
           PATH: sandboxed ? process.env.PATH : pathWithoutBubblewrap(),
           HOME: process.env.HOME,
           GITHUB_SERVER_URL: remotes.url,
-          CONVEYOR_PAYLOAD_PATH: await write(payload),
+          CONVEYOR_PAYLOAD_PATH: payloadPath,
           CONVEYOR_WORKSPACE_ROOT: ws,
         },
-        getInput: () => '',
+        payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
         setSecret: () => undefined,
         log: (l) => lines.push(l),
         minuteMs: 1500,

@@ -1,10 +1,12 @@
-// Where the step process takes its token from: a token file (read, then deleted) before the input
-// `token`, before CONVEYOR_TOKEN; a bad token file is refused, naming it.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// Where the step process takes its token from: the input `token` when given, else the OIDC
+// exchange (test/action/oidc-token.test.ts). The old workflow template's ways of handing one over
+// (the input `token-file`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN) are not read any more: a file
+// named there is left alone.
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../action/src/context.ts';
-import { takeToken } from '../../action/src/token.ts';
+import { obtainToken } from '../../action/src/token.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 let dir: string;
@@ -14,43 +16,33 @@ beforeEach(() => {
 afterEach(() => removeDir(dir));
 
 const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+const obtain = (env: NodeJS.ProcessEnv, values: Record<string, string>) =>
+  obtainToken({ env, getInput: inputs(values), payload: undefined, log: () => undefined, stopped: () => undefined });
 
-describe('takeToken', () => {
-  it('prefers the token file (deleting it), then the input, then CONVEYOR_TOKEN', () => {
-    const file = join(dir, 'conveyor-token');
-    writeFileSync(file, 'ghs_from_file\n');
-    expect(takeToken({ env: { CONVEYOR_TOKEN: 'ghs_env' }, getInput: inputs({ 'token-file': file, token: 'ghs_input' }) })).toBe('ghs_from_file');
-    expect(existsSync(file)).toBe(false);
-    writeFileSync(file, 'ghs_from_env_file');
-    expect(takeToken({ env: { CONVEYOR_TOKEN_FILE: file }, getInput: inputs({}) })).toBe('ghs_from_env_file');
-    expect(takeToken({ env: { CONVEYOR_TOKEN: 'ghs_env' }, getInput: inputs({ token: 'ghs_input' }) })).toBe('ghs_input');
-    expect(takeToken({ env: { CONVEYOR_TOKEN: 'ghs_env' }, getInput: inputs({}) })).toBe('ghs_env');
-    expect(takeToken({ env: {}, getInput: inputs({}) })).toBeUndefined();
+describe('the given token', () => {
+  it('is the input `token`, as given', async () => {
+    const token = await obtain({}, { token: 'ghs_input' });
+    expect(await token?.current()).toBe('ghs_input');
+    const seen: string[] = [];
+    token?.onToken((t) => seen.push(t));
+    expect(seen).toEqual(['ghs_input']);
   });
 
-  it('refuses a file it cannot read, or that holds anything but one token', () => {
-    const missing = join(dir, 'missing');
-    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': missing }) })).toThrow(
-      `the token file ${missing} (input \`token-file\`) cannot be read`,
-    );
-    const empty = join(dir, 'empty');
-    writeFileSync(empty, '\n');
-    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': empty }) })).toThrow(
-      'must hold the installation token alone, on one line; it holds nothing',
-    );
-    // A folder in place of the file: it cannot be read.
-    const folder = join(dir, 'folder');
-    mkdirSync(folder);
-    expect(() => takeToken({ env: {}, getInput: inputs({ 'token-file': folder }) })).toThrow(/cannot be read/);
+  it("is none from the old template's token file or CONVEYOR_TOKEN: nothing is read, nothing deleted", async () => {
+    const file = join(dir, 'conveyor-token');
+    writeFileSync(file, 'ghs_from_file\n');
+    expect(await obtain({ CONVEYOR_TOKEN: 'ghs_env', CONVEYOR_TOKEN_FILE: file }, { 'token-file': file })).toBeUndefined();
+    expect(existsSync(file)).toBe(true);
   });
 });
 
 describe('a step on GitHub without a token', () => {
-  it('cannot reach the forge, and says which inputs give the token', async () => {
+  it('cannot reach the forge, and says how to get one', async () => {
     const ctx = createContext({ env: { GITHUB_SERVER_URL: 'https://github.com' }, log: () => undefined });
     await expect(ctx.forge()).rejects.toMatchObject({
       code: 'bad-input',
-      message: 'no token to reach https://github.com: give the action input `token-file` (or `token`, CONVEYOR_TOKEN_FILE, CONVEYOR_TOKEN)',
+      message:
+        "no token to reach https://github.com: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input `app-url`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input `token`",
     });
   });
 });

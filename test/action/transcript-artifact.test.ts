@@ -11,6 +11,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { artifactTranscriptStore } from '../../action/src/artifact-store.ts';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { prepareCheckRun } from '../../action/src/report/check-run.ts';
 import { fixedToken } from '../../action/src/token.ts';
 import { transcriptName } from '../../action/src/transcript.ts';
@@ -82,7 +83,9 @@ async function runOnGitHub(payload: StepPayload, retention = '') {
   const payloadPath = join(scratch, 'payload.json');
   writeFileSync(payloadPath, JSON.stringify(payload));
   const checkRunEnv = { ...runner, CONVEYOR_CHECK_RUN_ID: '55', CONVEYOR_PAYLOAD_PATH: payloadPath };
-  const gate = await prepareCheckRun({ env: checkRunEnv, getInput: () => '', token: fixedToken('ghs_action'), log: () => undefined });
+  // Read once, as the step process does, for the check run and the step.
+  const read = await readPayload({ env: checkRunEnv, getInput: () => '' });
+  const gate = await prepareCheckRun({ env: checkRunEnv, payload: read, token: fixedToken('ghs_action'), log: () => undefined });
   if (!gate.proceed || !gate.client) throw new Error(`the check run would not proceed: ${JSON.stringify(gate)}`);
   const client = gate.client;
   const lines: string[] = [];
@@ -98,7 +101,7 @@ async function runOnGitHub(payload: StepPayload, retention = '') {
       CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws'),
       DEPLOY_KEY: SECRET,
     },
-    getInput: () => '',
+    payload: read,
     setSecret: () => undefined,
     log: (l) => lines.push(l),
     checkRunClient: () => client,

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
 import { inputsDigest, verifyReceipt } from '../../core/contract/receipt.ts';
 import { MAX_USD } from '../../core/contract/usage.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
@@ -64,7 +65,7 @@ async function run(payload: StepPayload, bin?: string) {
       CONVEYOR_PAYLOAD_PATH: payloadPath,
       CONVEYOR_WORKSPACE_ROOT: join(scratch, 'ws'),
     },
-    getInput: () => '',
+    payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
   });

@@ -493,4 +493,36 @@ describe('payload size', () => {
     // The attempt is sealed and verified against the cut payload that was sent, not the whole one.
     expect(run.steps.implement!.attempts[0]!.inputs).toBe(inputsDigest(parsed.payload));
   });
+
+  it("is fitted once, where it is built, with room for the app's URL however long: cut a little more, and still dispatched whole", async () => {
+    await h.close();
+    const publicUrl = `https://conveyor.example.com/${'long-path/'.repeat(150)}`;
+    h = await createHarness({ inputsLimit: 6_000, publicUrl });
+    const dispatched: Dispatched[] = [];
+    const big = webhooks.labeled();
+    (big.issue as { body: string }).body = `Start.\n${'Lots of detail. '.repeat(2_000)}\nEnd.`;
+    const scopes = [
+      tokenScope(),
+      configScope(),
+      permissionScope('alice', 'write'),
+      draftPrScope(),
+      dispatchScope('implement', 101, dispatched),
+      nock(API).post('/repos/acme/web/issues/7/comments').reply(201, { id: 900, html_url: 'c' }),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
+        .reply(201, { id: 500, html_url: 'x', status: 'in_progress', output: {} }),
+    ];
+    await h.receive('issues', big);
+    for (const s of scopes) expect(s.isDone()).toBe(true);
+    const inputs = dispatched[0]!.inputs;
+    expect(Object.entries(inputs).reduce((n, [k, v]) => n + k.length + JSON.stringify(v).length, 0)).toBeLessThanOrEqual(6_000);
+    const parsed = parseStepPayload(inputs.payload!);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.payload.app).toEqual({ url: publicUrl });
+    expect(parsed.payload.currentUntil).toBeDefined();
+    expect(parsed.payload.issue.body).toContain("cut to fit GitHub's workflow input limit");
+    const run = await h.conveyor.engine.get('acme-web-7');
+    expect(run.steps.implement!.attempts[0]!.inputs).toBe(inputsDigest(parsed.payload));
+  });
 });

@@ -1,6 +1,6 @@
-// Runs the REAL bundled action entry in a child process, as the embedded mode's dispatcher and
-// GitHub's runner do. The bundle is built from the current sources once per test file, into
-// node_modules/.cache (so its dynamic import of better-sqlite3 resolves like action/dist's does).
+// Runs the REAL bundled action entry in a child process, as GitHub's runner does. The bundle is
+// built from the current sources once per test file, into a folder of node_modules/.cache (so its
+// dynamic import of better-sqlite3 resolves like action/dist's does).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,19 +9,20 @@ import { stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 let bundled: string | undefined;
 
-/** Builds the bundle for this test process (once) and returns its path. */
+/** Builds the bundle for this test process (once) and returns the path of its entry. */
 export function actionBundle(): string {
   if (bundled && existsSync(bundled)) return bundled;
-  const dir = join(ROOT, 'node_modules', '.cache', 'conveyor-action-test');
+  const dir = join(ROOT, 'node_modules', '.cache', 'conveyor-action-test', String(process.pid));
   mkdirSync(dir, { recursive: true });
-  const out = join(dir, `index-${process.pid}.mjs`);
-  execFileSync(process.execPath, ['scripts/bundle.js', out], { cwd: ROOT, stdio: 'pipe' });
-  bundled = out;
-  return out;
+  // Its files and chunks are ES modules, as action/dist's are by the repository's package.json.
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  execFileSync(process.execPath, ['scripts/bundle.js', dir], { cwd: ROOT, stdio: 'pipe' });
+  bundled = join(dir, 'index.js');
+  return bundled;
 }
 
 export function removeActionBundle(): void {
-  if (bundled) rmSync(bundled, { force: true });
+  if (bundled) rmSync(resolve(bundled, '..'), { recursive: true, force: true });
   bundled = undefined;
 }
 

@@ -124,11 +124,7 @@ describe('a command in the sandbox', () => {
     expect(r.output).toContain('wrote tmp');
   });
 
-  it("cannot read the token file's folder, the runner's temp folder, or the credentials in HOME", async () => {
-    const tokens = join(dir, 'tokens');
-    mkdirSync(tokens);
-    writeFileSync(join(tokens, 'conveyor-token'), 'ghs_tokenvalue123');
-    writeFileSync(join(tokens, 'other'), 'other-secret-456');
+  it("cannot read the runner's temp folder, or the credentials in HOME", async () => {
     const runnerTemp = join(dir, 'runner-temp');
     mkdirSync(join(runnerTemp, '_runner_file_commands'), { recursive: true });
     writeFileSync(join(runnerTemp, '_runner_file_commands', 'set_env'), 'runner-temp-789');
@@ -137,11 +133,10 @@ describe('a command in the sandbox', () => {
     writeFileSync(join(home, '.ssh', 'id_ed25519'), 'ssh-key-abc');
     writeFileSync(join(home, '.git-credentials'), 'https://x:git-cred-def@github.com');
     writeFileSync(join(home, 'notes.txt'), 'plain home file');
-    const r = await run(
-      `set +e; cat ${tokens}/conveyor-token ${tokens}/other ${runnerTemp}/_runner_file_commands/set_env ${home}/.ssh/id_ed25519 ${home}/.git-credentials ${home}/notes.txt; ls -a ${tokens}`,
-      { runnerEnv: { 'INPUT_TOKEN-FILE': join(tokens, 'conveyor-token'), RUNNER_TEMP: runnerTemp, HOME: home } },
-    );
-    for (const secret of ['ghs_tokenvalue123', 'other-secret-456', 'runner-temp-789', 'ssh-key-abc', 'git-cred-def']) expect(r.output).not.toContain(secret);
+    const r = await run(`set +e; cat ${runnerTemp}/_runner_file_commands/set_env ${home}/.ssh/id_ed25519 ${home}/.git-credentials ${home}/notes.txt`, {
+      runnerEnv: { RUNNER_TEMP: runnerTemp, HOME: home },
+    });
+    for (const secret of ['runner-temp-789', 'ssh-key-abc', 'git-cred-def']) expect(r.output).not.toContain(secret);
     expect(r.output).toContain('plain home file');
   });
 

@@ -7,7 +7,7 @@
 // `currentUntil`): a first run of the workflow that starts well within that knows its check run is
 // as the app made it, and does not read it back; later, or in a re-run, it reads it first.
 import type { StepToken } from '../token.ts';
-import { readFile } from 'node:fs/promises';
+import type { PayloadRead } from '../payload.ts';
 import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
 import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
@@ -72,7 +72,8 @@ export class CheckRunReporter implements Reporter {
 
 export interface CheckRunIO {
   env: NodeJS.ProcessEnv;
-  getInput(name: string): string;
+  /** The payload, read once by the step process (readPayload): valid or not, it says which attempt this is. */
+  payload: PayloadRead;
   /** The step's token (token.ts): given once, or traded for once and renewed, so never taken here. */
   token: StepToken | undefined;
   log(line: string): void;
@@ -95,23 +96,26 @@ interface PayloadIdentity {
   currentUntil?: number;
 }
 
-async function payloadIdentity(io: CheckRunIO): Promise<PayloadIdentity | undefined> {
-  try {
-    const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, 'utf8') : io.getInput('payload');
-    const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown; currentUntil?: unknown };
-    if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
-    const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
-    return {
-      runId: p.runId,
-      step: p.step.id,
-      attempt: p.attempt,
-      epoch: p.epoch,
-      ...(typeof p.mode === 'string' ? { mode: p.mode } : {}),
-      ...(Number.isFinite(until) ? { currentUntil: until } : {}),
-    };
-  } catch {
-    return undefined;
-  }
+/** The attempt a payload names, read leniently: even one that does not validate says whose check run this is. */
+function payloadIdentity(raw: unknown): PayloadIdentity | undefined {
+  const p = (raw && typeof raw === 'object' ? raw : {}) as {
+    runId?: unknown;
+    step?: { id?: unknown };
+    attempt?: unknown;
+    epoch?: unknown;
+    mode?: unknown;
+    currentUntil?: unknown;
+  };
+  if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
+  const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
+  return {
+    runId: p.runId,
+    step: p.step.id,
+    attempt: p.attempt,
+    epoch: p.epoch,
+    ...(typeof p.mode === 'string' ? { mode: p.mode } : {}),
+    ...(Number.isFinite(until) ? { currentUntil: until } : {}),
+  };
 }
 
 /**
@@ -136,8 +140,10 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const token = io.token;
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token)
-    throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
-  const identity = await payloadIdentity(io);
+    throw new Error(
+      'CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and a token (traded for the OIDC token, or the input `token`) are needed to report to the check run',
+    );
+  const identity = payloadIdentity(io.payload.raw);
   const checks = new CheckRuns(
     createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) }),
   );
@@ -153,10 +159,6 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
         proceed: false,
         reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current`,
       };
-    }
-    // Marked so by an action of an earlier version (which marked its check run in progress).
-    if (current.status === 'in_progress' && runUrl && current.detailsUrl && !current.detailsUrl.startsWith(runUrl)) {
-      return { proceed: false, reason: `check run ${id} is already being worked on by ${current.detailsUrl}` };
     }
   }
   // Set once the watch saw the check run completed by someone else: the attempt's end is theirs to say.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { externalIdOf, parseExternalId, parseResultText, renderResultText } from '../../../core/github/check-run.ts';
-import { fitPayload, sentLength } from '../../../core/contract/payload-fit.ts';
+import { dispatchInputs, fitPayload, inputsLength, payloadLimitOf, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';
 
@@ -78,6 +78,14 @@ describe('fitting a payload into the workflow inputs', () => {
     expect(sentLength(fitted.text)).toBeLessThanOrEqual(8_000);
     expect(fitted.cuts[0]).toBe('issue body');
     expect(fitted.payload.issue.body).toContain('[Conveyor] The issue body was cut');
+  });
+  it("leaves room for what the dispatcher adds: sent with the longest promise and the app's URL, to any check run, it fits the inputs", () => {
+    const big = { ...payload, issue: { ...payload.issue, body: '"quoted"\n'.repeat(5_000) } };
+    const url = `https://conveyor.example.com/${'p/'.repeat(300)}`;
+    const fitted = fitPayload(big, payloadLimitOf(8_000, url));
+    const sent = { ...fitted.payload, currentUntil: new Date(8.64e15).toISOString(), app: { url } };
+    expect(inputsLength(dispatchInputs(sent, JSON.stringify(sent), Number.MAX_SAFE_INTEGER))).toBeLessThanOrEqual(8_000);
+    expect(dispatchInputs(sent, 'x', 12)).toEqual({ payload: 'x', step: 'implement · attempt 1', 'check-run': '12' });
   });
   it('refuses with a clear message when even the plan does not fit', () => {
     expect(() => fitPayload(payload, 100)).toThrow(/too large to dispatch/);

@@ -1,6 +1,6 @@
 // The embedded mode end to end: the real `conveyor` command drives the engine, the SQLite store,
-// the local dispatcher (the action's bundle in child processes) and the local forge over real
-// bare repositories.
+// the local dispatcher (the action in child processes: its sources, this being a clone) and the
+// local forge over real bare repositories.
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

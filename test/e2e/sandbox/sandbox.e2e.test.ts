@@ -1,7 +1,7 @@
 // Agents, gates and their leftovers in the sandbox, through the real `conveyor run` (the embedded
-// mode runs the action's bundle in a child process, as on a runner). An agent tries what an agent
+// mode runs the action in a child process, as on a runner). An agent tries what an agent
 // following injected orders would: reach a host it is not allowed, read its ancestors' environment
-// in /proc, list other processes, write outside its workspace, read the folder of the token file.
+// in /proc, list other processes, write outside its workspace, read the runner's temp folder.
 // Every attempt fails, the blocked connection shows in the status, and the allowed host answers.
 // A gate with the open network reaches the same server; whatever a gate leaves running (setsid)
 // is gone when its step ends, with the sandbox and without one. `sandbox: required` on a runner
@@ -86,32 +86,30 @@ const PROBE = `set +e
   done
   echo "== processes"; ps -e -o comm=
   echo "== outside"; echo planted > "$OUTSIDE" && echo "wrote outside" || echo "write refused"
-  echo "== token folder"; ls -a "$TOKEN_DIR"; cat "$TOKEN_DIR"/*
+  echo "== runner temp"; ls -a "$RUNNER_DIR"; cat "$RUNNER_DIR"/*
 } > probe.txt 2>&1
 echo probed
 `;
 
 describe('the sandbox in the embedded mode', () => {
-  it("an agent cannot reach a host it is not allowed, read its ancestors, see other processes, write outside its workspace or read the token's folder; the status lists the blocked connection", async () => {
+  it("an agent cannot reach a host it is not allowed, read its ancestors, see other processes, write outside its workspace or read the runner's temp folder; the status lists the blocked connection", async () => {
     writeFileSync(join(fleet.dir, 'probe.sh'), PROBE);
     const canary = `canary-${randomUUID()}`;
-    const secrets = join(fleet.dir, 'secrets');
-    mkdirSync(secrets);
-    const token = `ghs_${randomUUID().replaceAll('-', '')}`;
+    // The runner's temp folder (where it keeps the files a step sets the job's environment with).
+    const runnerTemp = join(fleet.dir, 'runner-temp');
+    mkdirSync(runnerTemp);
     const credentials = `runner-credentials-${randomUUID()}`;
-    writeFileSync(join(secrets, 'conveyor-token'), token);
-    writeFileSync(join(secrets, 'runner-credentials'), credentials);
+    writeFileSync(join(runnerTemp, 'runner-credentials'), credentials);
     const outside = join(fleet.dir, 'outside.txt');
     fleet.writeConfig(
-      config('      - { id: implement, kind: code, agent: prober }', { agentEnv: { PORT: String(server.port), OUTSIDE: outside, TOKEN_DIR: secrets } }),
+      config('      - { id: implement, kind: code, agent: prober }', { agentEnv: { PORT: String(server.port), OUTSIDE: outside, RUNNER_DIR: runnerTemp } }),
     );
 
-    // The driving process holds a secret (as a developer's shell would); the step process reads the token file.
+    // The driving process holds a secret (as a developer's shell would), and runs where a runner would.
     const r = await cli(fleet.runArgs('--title', 'Probe', '--issue', '3'), {
-      env: { DEPLOY_API_SECRET: canary, CONVEYOR_TOKEN_FILE: join(secrets, 'conveyor-token') },
+      env: { DEPLOY_API_SECRET: canary, RUNNER_TEMP: runnerTemp },
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(existsSync(join(secrets, 'conveyor-token'))).toBe(false);
 
     const probe = fleet.remotes.show('acme/web', 'conveyor/web-3', 'probe.txt');
     // The allowed host answered; the other name of the same server was refused by the proxy.
@@ -124,11 +122,11 @@ describe('the sandbox in the embedded mode', () => {
     expect(probe).not.toContain(canary);
     expect(probe).not.toContain('CONVEYOR_PAYLOAD_PATH=');
     expect(probe).not.toMatch(/^node$/m);
-    // Nothing written outside, nothing of the token's folder read.
+    // Nothing written outside, nothing of the runner's temp folder read.
     expect(probe).toContain('write refused');
     expect(existsSync(outside)).toBe(false);
     expect(probe).not.toContain(credentials);
-    expect(probe).not.toContain(token);
+    expect(probe).toContain('== runner temp');
 
     const s = await status('web-3');
     const attempt = s.steps.implement!.attempts[0]!;

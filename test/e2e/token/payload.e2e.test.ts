@@ -1,12 +1,10 @@
 // The real action (from source, in a child process, as GitHub's runner starts it) with payloads a
 // writer could dispatch themselves: the runner's OIDC token goes only to the app the workflow names
 // (CONVEYOR_PUBLIC_URL), never to a payload's `app.url`, and a payload that does not validate gets
-// no OIDC token asked for at all. Where a token is given (the old template's token file), a bad
-// payload is still reported on its check run, as before.
+// no OIDC token asked for at all. Where a token is given (the input `token`), a bad payload is
+// still reported on its check run, as before.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeCheckRuns, runActionChild } from '../../app/harness.ts';
 import { startIssuer, type TestIssuer } from '../../helpers/oidc.ts';
@@ -76,14 +74,12 @@ describe("a payload a writer dispatched themselves, on the runner's OIDC", () =>
     expect(out.stdout).toMatch(/the step payload is not valid \(version: .*\), so no OIDC token was asked for; cannot report to the check run \(77\)/);
   }, 60_000);
 
-  it('that does not validate, with the old template’s token file: reported on its check run as before', async () => {
+  it('that does not validate, with a token given: reported on its check run as before', async () => {
     const checks = await fakeCheckRuns();
     try {
       const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 2 };
       checks.checks.set(77, { id: 77, name: 'conveyor / implement', status: 'queued', external_id: 'run-1:implement:1:0' });
-      const tokenFile = join(work, 'token');
-      writeFileSync(tokenFile, 'ghs_action');
-      const out = await runActionChild(runnerEnv(payload, { 'INPUT_TOKEN-FILE': tokenFile, GITHUB_API_URL: checks.url }));
+      const out = await runActionChild(runnerEnv(payload, { INPUT_TOKEN: 'ghs_action', GITHUB_API_URL: checks.url }));
       expect(out.code, out.stdout + out.stderr).toBe(1);
       expect(issuer.idTokenAudiences).toEqual([]);
       expect(checks.checks.get(77)).toMatchObject({ status: 'completed', conclusion: 'failure' });

@@ -1,0 +1,19 @@
+import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
+import {
+  RATE_LIMIT_RETRIES,
+  createGitHubOctokit,
+  logLines,
+  policyOptions,
+  withGitHubPolicy
+} from "./chunk-E3NFZRE2.js";
+import "./chunk-BJ2T3HHK.js";
+import "./chunk-YEZRHRCQ.js";
+import "./chunk-SD7663DA.js";
+export {
+  RATE_LIMIT_RETRIES,
+  createGitHubOctokit,
+  logLines,
+  policyOptions,
+  withGitHubPolicy
+};
+//# sourceMappingURL=octokit-XMHWYOYH.js.map
