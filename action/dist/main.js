@@ -8,15 +8,17 @@ import {
 } from "./chunk-3MRXZG7W.js";
 import {
   CHECK_OUTPUT_MAX,
-  GitHubForge,
   fence,
+  fitCheckOutput,
+  repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-2TF2UYHF.js";
+} from "./chunk-P5ZB7LEI.js";
 import "./chunk-BDDCTM4D.js";
 import {
+  createGitHubOctokit,
   logLines
-} from "./chunk-E3NFZRE2.js";
+} from "./chunk-5YXTGBBD.js";
 import {
   ConveyorError,
   ERROR_CODES
@@ -21626,7 +21628,7 @@ function withUsageReport(result, meter, payload) {
 async function forgeFor(serverUrl, token, env, log) {
   const url2 = new URL(checkServerUrl(serverUrl));
   if (url2.protocol === "file:") {
-    const { LocalForge } = await import("./local-C662FYAS.js");
+    const { LocalForge } = await import("./local-RGMZBBMJ.js");
     return LocalForge.open(decodeURIComponent(url2.pathname));
   }
   if (!token)
@@ -21634,8 +21636,8 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge: GitHubForge2 }, { logLines: logLines2 }] = await Promise.all([import("./github-RCJ5EUDG.js"), import("./octokit-XMHWYOYH.js")]);
-  return new GitHubForge2({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
+  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-VKX4PRNX.js"), import("./octokit-BX3FKQZX.js")]);
+  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
 function createContext(options) {
   const { env, token } = options;
@@ -21767,6 +21769,62 @@ function renderResultText(result, limit = CHECK_OUTPUT_MAX - 200) {
 \u2026(cut to fit GitHub's check run limit)` });
 }
 
+// adapters/github/forge/checks.ts
+function toCheckRun(c) {
+  return {
+    id: c.id,
+    url: c.html_url ?? "",
+    status: c.status,
+    conclusion: c.conclusion ?? null,
+    externalId: c.external_id ?? null,
+    detailsUrl: c.details_url ?? null,
+    startedAt: c.started_at ?? null,
+    output: { summary: c.output?.summary ?? null, text: c.output?.text ?? null }
+  };
+}
+var CheckRuns = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async create(repo, check2) {
+    const { data } = await this.octokit.rest.checks.create({
+      ...repoParams(repo),
+      ...check2,
+      ...check2.output ? { output: fitCheckOutput(check2.output) } : {}
+    });
+    return toCheckRun(data);
+  }
+  async update(repo, id, patch) {
+    const { data } = await this.octokit.rest.checks.update({
+      ...repoParams(repo),
+      check_run_id: id,
+      ...patch,
+      ...patch.output ? { output: fitCheckOutput(patch.output) } : {}
+    });
+    return toCheckRun(data);
+  }
+  async get(repo, id) {
+    const { data } = await this.octokit.rest.checks.get({ ...repoParams(repo), check_run_id: id });
+    return toCheckRun(data);
+  }
+  /** The check run named `name` on `ref` with this external id (looked for before one is created). */
+  async find(repo, ref, name, externalId) {
+    const pages = this.octokit.paginate.iterator(this.octokit.rest.checks.listForRef, {
+      ...repoParams(repo),
+      ref,
+      check_name: name,
+      filter: "all",
+      per_page: 100
+    });
+    for await (const { data } of pages) {
+      const found = data.find((c) => c.external_id === externalId);
+      if (found) return toCheckRun(found);
+    }
+    return void 0;
+  }
+};
+
 // action/src/report/check-run.ts
 var CHECK_RUN_POLL_MS = 6e4;
 function pollIntervalOf(env) {
@@ -21826,13 +21884,15 @@ async function prepareCheckRun(io) {
       "CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and a token (traded for the OIDC token, or the input `token`) are needed to report to the check run"
     );
   const identity = payloadIdentity(io.payload.raw);
-  const github = new GitHubForge({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) });
+  const checks = new CheckRuns(
+    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) })
+  );
   const checkRunId = Number(id);
   const startedAt = /* @__PURE__ */ new Date();
   const server = (io.env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : void 0;
   if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
-    const current = await github.getCheckRun(repo, checkRunId);
+    const current = await checks.get(repo, checkRunId);
     if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
     if (identity && current.externalId !== externalIdOf(identity)) {
       return {
@@ -21848,7 +21908,7 @@ async function prepareCheckRun(io) {
         io.log(`conveyor: check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
         return;
       }
-      await github.updateCheckRun(repo, checkRunId, {
+      await checks.update(repo, checkRunId, {
         status: "completed",
         conclusion: out.conclusion,
         started_at: startedAt.toISOString(),
@@ -21866,7 +21926,7 @@ ${out.summary}
       let stopped = false;
       const tick = async () => {
         try {
-          const now = await github.getCheckRun(repo, checkRunId);
+          const now = await checks.get(repo, checkRunId);
           if (now.status === "completed" && !stopped) {
             completedElsewhere = now.conclusion ?? "no conclusion";
             stopped = true;

@@ -323,14 +323,6 @@ function gitHubErrors(octokit) {
   });
   return {};
 }
-async function unlessAbsent(call) {
-  try {
-    return await call;
-  } catch (e) {
-    if (e instanceof GitHubApiError && e.absent) return void 0;
-    throw e;
-  }
-}
 
 // adapters/github/octokit.ts
 var RATE_LIMIT_RETRIES = 3;
@@ -421,11 +413,10 @@ function createGitHubOctokit(options) {
 
 export {
   GitHubApiError,
-  unlessAbsent,
   RATE_LIMIT_RETRIES,
   policyOptions,
   withGitHubPolicy,
   logLines,
   createGitHubOctokit
 };
-//# sourceMappingURL=chunk-E3NFZRE2.js.map
+//# sourceMappingURL=chunk-5YXTGBBD.js.map

@@ -222,4 +222,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-C662FYAS.js.map
+//# sourceMappingURL=local-RGMZBBMJ.js.map

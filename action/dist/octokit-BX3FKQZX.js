@@ -5,7 +5,7 @@ import {
   logLines,
   policyOptions,
   withGitHubPolicy
-} from "./chunk-E3NFZRE2.js";
+} from "./chunk-5YXTGBBD.js";
 import "./chunk-BJ2T3HHK.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
@@ -16,4 +16,4 @@ export {
   policyOptions,
   withGitHubPolicy
 };
-//# sourceMappingURL=octokit-XMHWYOYH.js.map
+//# sourceMappingURL=octokit-BX3FKQZX.js.map

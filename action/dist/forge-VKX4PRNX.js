@@ -1,0 +1,236 @@
+import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
+import {
+  DEPLOYMENT_DESCRIPTION_MAX,
+  PR_TITLE_MAX,
+  fitComment,
+  repoParams
+} from "./chunk-P5ZB7LEI.js";
+import {
+  MergeRefused,
+  splitRepo
+} from "./chunk-BDDCTM4D.js";
+import {
+  GitHubApiError,
+  createGitHubOctokit
+} from "./chunk-5YXTGBBD.js";
+import "./chunk-BJ2T3HHK.js";
+import "./chunk-YEZRHRCQ.js";
+import "./chunk-SD7663DA.js";
+
+// adapters/github/forge/deployments.ts
+var Deployments = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async create(request) {
+    const { data, status } = await this.octokit.rest.repos.createDeployment({
+      ...repoParams(request.repo),
+      ref: request.ref,
+      environment: request.environment,
+      description: request.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX),
+      transient_environment: request.transient,
+      production_environment: false,
+      // A preview is not a release: no merging of the base into the ref, no required statuses.
+      auto_merge: false,
+      required_contexts: []
+    });
+    const answer = data;
+    const id = answer.id;
+    if (status !== 201 || typeof id !== "number") {
+      const message = typeof answer.message === "string" ? answer.message : "no deployment id in the answer";
+      throw new GitHubApiError(
+        status,
+        "POST /repos/{owner}/{repo}/deployments",
+        `${message} (no deployment of ${request.repo}@${request.ref.slice(0, 12)} was created)`,
+        false
+      );
+    }
+    return { id };
+  }
+  async setStatus(repo, id, status) {
+    await this.octokit.rest.repos.createDeploymentStatus({
+      ...repoParams(repo),
+      deployment_id: id,
+      state: status.state,
+      ...status.environmentUrl ? { environment_url: status.environmentUrl } : {},
+      ...status.description ? { description: status.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX) } : {}
+    });
+  }
+};
+
+// adapters/github/forge/pulls.ts
+function toPullRequest(repo, p) {
+  const mergeable = "mergeable" in p ? p.mergeable : void 0;
+  const mergeableState = "mergeable_state" in p ? p.mergeable_state : void 0;
+  const merged = Boolean("merged" in p && p.merged || p.merged_at);
+  return {
+    repo,
+    number: p.number,
+    url: p.html_url,
+    branch: p.head.ref,
+    head: p.head.sha,
+    base: p.base.ref,
+    title: p.title,
+    body: p.body ?? "",
+    state: merged ? "merged" : p.state === "open" ? "open" : "closed",
+    ...merged && p.merge_commit_sha ? { mergeCommit: p.merge_commit_sha } : {},
+    ...mergeable !== void 0 ? { mergeable } : {},
+    ...mergeableState !== void 0 ? { mergeableState } : {},
+    ...p.draft !== void 0 ? { draft: p.draft } : {},
+    ...p.node_id ? { nodeId: p.node_id } : {}
+  };
+}
+var Pulls = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async find(repo, branch) {
+    const { owner } = splitRepo(repo);
+    const { data } = await this.octokit.rest.pulls.list({ ...repoParams(repo), head: `${owner}:${branch}`, state: "open", per_page: 10 });
+    const found = data.find((p) => p.head.ref === branch);
+    return found ? toPullRequest(repo, found) : void 0;
+  }
+  async open(pr, how = {}) {
+    const { data } = await this.octokit.rest.pulls.create({
+      ...repoParams(pr.repo),
+      head: pr.branch,
+      base: pr.base,
+      title: pr.title.slice(0, PR_TITLE_MAX),
+      body: fitComment(pr.body),
+      ...how.draft ? { draft: true } : {}
+    });
+    return toPullRequest(pr.repo, data);
+  }
+  /**
+   * The run's draft pull request, opened as the run starts so that its check runs live on it from
+   * the first step: an empty commit on the base's head (its tree, the head as parent) through the
+   * Git data API, the work branch at it, and a draft PR. A work branch that exists already (a
+   * restart on the same branch) is kept as it is, and its open PR taken when there is one.
+   */
+  async openDraft(pr) {
+    const at = repoParams(pr.repo);
+    const commit = await this.octokit.rest.git.createCommit({ ...at, message: pr.message, tree: pr.baseCommit.tree, parents: [pr.baseCommit.sha] });
+    try {
+      await this.octokit.rest.git.createRef({ ...at, ref: `refs/heads/${pr.branch}`, sha: commit.data.sha });
+    } catch (e) {
+      if (!(e instanceof GitHubApiError && e.status === 422)) throw e;
+      const open = await this.find(pr.repo, pr.branch);
+      if (open) return open;
+    }
+    return this.open(pr, { draft: true });
+  }
+  /** GraphQL's markPullRequestReadyForReview: REST cannot turn a draft into a PR ready to merge. */
+  async markReadyForReview(pr) {
+    const id = pr.nodeId ?? (await this.get(pr.repo, pr.number)).nodeId;
+    if (!id) throw new Error(`${pr.repo}#${pr.number} has no GraphQL id to mark it ready for review`);
+    await this.octokit.graphql("mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }", { id });
+  }
+  async update(repo, number, change) {
+    const fitted = {
+      ...change.title !== void 0 ? { title: change.title.slice(0, PR_TITLE_MAX) } : {},
+      ...change.body !== void 0 ? { body: fitComment(change.body) } : {}
+    };
+    const { data } = await this.octokit.rest.pulls.update({ ...repoParams(repo), pull_number: number, ...fitted });
+    return toPullRequest(repo, data);
+  }
+  /** Opens a closed PR again; GitHub refuses (422, saying why) when its head branch is gone. */
+  async reopen(repo, number) {
+    await this.octokit.rest.pulls.update({ ...repoParams(repo), pull_number: number, state: "open" });
+  }
+  /** With its mergeability (`mergeable: null` while GitHub computes it). */
+  async get(repo, number) {
+    const { data } = await this.octokit.rest.pulls.get({ ...repoParams(repo), pull_number: number });
+    return toPullRequest(repo, data);
+  }
+  async list(repo, options) {
+    const { owner } = splitRepo(repo);
+    const out = [];
+    for (const branch of options.branches) {
+      const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+        ...repoParams(repo),
+        head: `${owner}:${branch}`,
+        state: options.state ?? "all",
+        per_page: 100
+      });
+      for (const p of pulls) if (p.head.ref === branch) out.push(toPullRequest(repo, p));
+    }
+    return out.sort((a, b) => a.number - b.number);
+  }
+  /**
+   * Not retried on a server error or a lost answer (`retries: 0`): a merge GitHub did whose answer
+   * was lost must be judged again (read), not sent twice. A refusal is a GitHubApiError with its status.
+   */
+  async merge(repo, number, options) {
+    try {
+      const { data } = await this.octokit.rest.pulls.merge({
+        ...repoParams(repo),
+        pull_number: number,
+        merge_method: options.method,
+        commit_title: options.title,
+        ...options.message !== void 0 ? { commit_message: options.message } : {},
+        ...options.expectedHead ? { sha: options.expectedHead } : {},
+        request: { retries: 0 }
+      });
+      return { merged: data.merged, sha: data.sha, ...!data.merged && data.message ? { message: data.message } : {} };
+    } catch (e) {
+      if (e instanceof GitHubApiError && (e.status === 405 || e.status === 409)) throw new MergeRefused(`(HTTP ${e.status}) ${e.githubMessage}`, true);
+      throw e;
+    }
+  }
+  /** A review's inline comments (the first 100: what feedback keeps), each with its file and line. */
+  async reviewComments(repo, number, reviewId) {
+    const { data } = await this.octokit.rest.pulls.listCommentsForReview({ ...repoParams(repo), pull_number: number, review_id: reviewId, per_page: 100 });
+    return data.map((c) => {
+      const line = c.line ?? c.original_line ?? void 0;
+      return { path: c.path, ...typeof line === "number" ? { line } : {}, body: c.body };
+    });
+  }
+};
+
+// adapters/github/forge/forge.ts
+function octokitOf(source) {
+  return "octokit" in source ? source.octokit : createGitHubOctokit(source);
+}
+var GitHubForge = class {
+  pulls;
+  deployments;
+  constructor(source) {
+    const octokit = octokitOf(source);
+    this.pulls = new Pulls(octokit);
+    this.deployments = new Deployments(octokit);
+  }
+  findPullRequest(repo, branch) {
+    return this.pulls.find(repo, branch);
+  }
+  openPullRequest(pr) {
+    return this.pulls.open(pr);
+  }
+  updatePullRequest(repo, number, change) {
+    return this.pulls.update(repo, number, change);
+  }
+  getPullRequest(repo, number) {
+    return this.pulls.get(repo, number);
+  }
+  listPullRequests(repo, options) {
+    return this.pulls.list(repo, options);
+  }
+  mergePullRequest(repo, number, options) {
+    return this.pulls.merge(repo, number, options);
+  }
+  markReadyForReview(pr) {
+    return this.pulls.markReadyForReview(pr);
+  }
+  createDeployment(request) {
+    return this.deployments.create(request);
+  }
+  setDeploymentStatus(repo, id, status) {
+    return this.deployments.setStatus(repo, id, status);
+  }
+};
+export {
+  GitHubForge,
+  octokitOf
+};
+//# sourceMappingURL=forge-VKX4PRNX.js.map
