@@ -96,8 +96,23 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-/** 413, and the connection closed: nothing more of the body is read. */
-function refuseTooLarge(res: ServerResponse, what: string, limit: number): void {
+/** How long a refused client may go on sending (dropped unread) while it reads the answer, before its connection is cut. */
+const LINGER_MS = 2000;
+
+/**
+ * 413, and the connection closed: nothing more of the body is kept. The close lingers: closing a
+ * connection the client is still sending on resets it, and a reset can throw away the answer
+ * before the client read it; so the server stops sending, drops what still arrives, and cuts the
+ * connection once the client closes its end, or after LINGER_MS.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, what: string, limit: number): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    socket.resume();
+    socket.once('end', () => socket.destroy());
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
   sendJson(res, 413, { error: 'body-too-large', message: `${what} is over ${limit} bytes, the most this app accepts` }, { connection: 'close' });
 }
 
@@ -115,7 +130,7 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
         log.warn(
           `conveyor: refused a webhook body over ${webhookLimit} bytes (${body.received ? `${body.received} bytes received` : `declared ${req.headers['content-length']}`}) from ${req.socket.remoteAddress}`,
         );
-        refuseTooLarge(res, 'a webhook body', webhookLimit);
+        refuseTooLarge(req, res, 'a webhook body', webhookLimit);
         return;
       }
       // Probot's middleware takes a body given as a string as the payload, instead of reading the stream.
@@ -128,7 +143,7 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
     if (!options.tokens) return sendJson(res, 404, { error: 'not-found', message: 'this app does not exchange tokens' });
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'method-not-allowed', message: `${TOKEN_EXCHANGE_PATH} takes POST` }, { allow: 'POST' });
     const body = await readBoundedBody(req, TOKEN_BODY_LIMIT);
-    if (!body.ok) return refuseTooLarge(res, 'a token request', TOKEN_BODY_LIMIT);
+    if (!body.ok) return refuseTooLarge(req, res, 'a token request', TOKEN_BODY_LIMIT);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.bytes.toString('utf8'));
