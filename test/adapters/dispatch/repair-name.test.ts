@@ -58,7 +58,14 @@ describe("a repair's check run", () => {
   });
 
   it('is looked for by that name after a crash, and found by its external id', async () => {
-    await h.conveyor.deps.links.saveAttempt({ externalId: `${RUN}:test:2:0`, runId: RUN, repo: 'acme/web', head: WEB_HEAD, at: h.clock.now, state: 'creating-check' });
+    await h.conveyor.deps.links.saveAttempt({
+      externalId: `${RUN}:test:2:0`,
+      runId: RUN,
+      repo: 'acme/web',
+      head: WEB_HEAD,
+      at: h.clock.now,
+      state: 'creating-check',
+    });
     const scopes = [
       nock(API)
         .get(`/repos/acme/web/commits/${WEB_HEAD}/check-runs`)

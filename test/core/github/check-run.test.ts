@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { attemptOutcome, externalIdOf, parseExternalId, parseResultText, renderResultText, repairNumber, stepCheckName } from '../../../core/github/check-run.ts';
+import {
+  attemptOutcome,
+  externalIdOf,
+  parseExternalId,
+  parseResultText,
+  renderResultText,
+  repairNumber,
+  stepCheckName,
+} from '../../../core/github/check-run.ts';
 import { fitPayload, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';

@@ -24,7 +24,7 @@ describe('tracking comment', () => {
     expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 1m 30s |  |');
     // The re-dispatched attempt started at 100 s: 60 s, not the lost one's 10 s or the whole 70 s.
     expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | 1m 0s | [check run](https://c/1) · [workflow run](https://w/2) |');
-    expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running: 1 of 2 steps succeeded' });
+    expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running test: 1 of 2 steps succeeded' });
   });
 
   it('keeps a reason with a pipe or a line break inside its table cell, and a cancelled run completes its check as cancelled', () => {
@@ -33,7 +33,7 @@ describe('tracking comment', () => {
     const check = renderSummaryCheck(run, {}, AT);
     expect(check).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
     expect(check.summary).toContain('⛔ cancelled: cancelled by bob: wrong \\| issue sorry |');
-    expect(check.summary).toContain('**Cancelled:** cancelled by bob: wrong \\| issue sorry');
+    expect(check.summary).toContain('> ⛔ **Cancelled**: cancelled by bob: wrong \\| issue sorry.');
   });
 
   it('shows what agents and commands said as text: no links, markup, mentions or hidden comments of theirs, and environment links only to http(s)', () => {
