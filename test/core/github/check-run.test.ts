@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  updatable,
   attemptOutcome,
   externalIdOf,
   parseExternalId,
@@ -119,5 +120,15 @@ describe('check run names and outcomes of attempts', () => {
     // A run attempt says how the step went.
     expect(attemptOutcome(result)).toEqual({ conclusion: 'failure', title: 'failure: gate-failed' });
     expect(attemptOutcome({ ...result, conclusion: 'success', error: undefined })).toEqual({ conclusion: 'success', title: 'success' });
+  });
+});
+
+describe('which check run states GitHub lets an update reach', () => {
+  it('any from queued or in progress; from completed only the same conclusion (its output may change)', () => {
+    expect(updatable({ status: 'queued' }, { status: 'in_progress' })).toBe(true);
+    expect(updatable({ status: 'in_progress' }, { status: 'completed', conclusion: 'action_required' })).toBe(true);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'completed', conclusion: 'action_required' })).toBe(true);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'in_progress' })).toBe(false);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'completed', conclusion: 'success' })).toBe(false);
   });
 });
