@@ -113,3 +113,20 @@ export function parseResultText(text: string | null | undefined, summary?: strin
   if (result.summary === SUMMARY_ELSEWHERE && summary) result.summary = summary;
   return { ok: true, result };
 }
+
+/** A check run's status and conclusion, as GitHub has it or as Conveyor is about to write it. */
+export interface CheckState {
+  status: string;
+  conclusion?: string | null | undefined;
+}
+
+/**
+ * Whether GitHub lets a check run go from `from` to `to` by an update: once completed, a check
+ * run's status and conclusion never change again (its output may), so a run that goes on after a
+ * completed summary, or an approval decided after its `action_required`, needs a new check run of
+ * the same name on the same head (GitHub shows the newest of a name).
+ */
+export function updatable(from: CheckState, to: CheckState): boolean {
+  if (from.status !== 'completed') return true;
+  return to.status === 'completed' && (to.conclusion ?? null) === (from.conclusion ?? null);
+}
