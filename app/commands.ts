@@ -6,6 +6,7 @@
 // `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
 // tried on the pure reducer first: what it would refuse gets a reply where the command was given
 // and changes nothing; what it accepts is applied and acknowledged with a reaction.
+import { code } from '../core/text.ts';
 import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
 import { primaryRepo } from '../core/run/payload.ts';
 import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
@@ -93,7 +94,7 @@ export async function onRequestedAction(
     actor,
   };
   if (identifier !== 'approve' && identifier !== 'reject') {
-    await replyTo(github, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
+    await replyTo(github, source, `the button ${code(identifier)} is not one Conveyor offers (Approve, Reject). Nothing changed.`);
     return;
   }
   await decideOn(deps, github, source, run, { name: identifier }, step, shown);

@@ -7,6 +7,7 @@
 // takes the rest of its line and every line after it as what to change (code blocks included:
 // people quote code in feedback), so nothing after it is read as a command. Pure: the app decides
 // who may give them.
+import { code } from '../text.ts';
 import { stripHiddenHtml } from '../hidden-html.ts';
 
 export type Command =
@@ -119,7 +120,7 @@ function parseOne(word: string | undefined, rest: string | undefined): Command |
     case 'run':
       return oneName('pipeline', (pipeline) => (pipeline === undefined ? { name } : { name, pipeline }));
     default:
-      return { message: `\`${clip(word)}\` is not a Conveyor command` };
+      return { message: `${code(clip(word))} is not a Conveyor command` };
   }
 }
 
