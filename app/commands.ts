@@ -13,7 +13,10 @@ import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
-import { describeRunUsage, stepUsage } from '../core/run/usage.ts';
+import { stepUsage } from '../core/run/usage.ts';
+import { nextSteps } from '../core/github/next-steps.ts';
+import { usageLine } from '../core/github/tracking.ts';
+import { formatMoment } from '../core/time.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
 import type { GitHubForge } from '../adapters/forge/github.ts';
@@ -311,8 +314,10 @@ function unchangedText(run: Run, event: RunEvent): string {
 
 export function statusText(run: Run, trackingUrl: string | undefined): string {
   const lines = [
-    `Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`,
+    `Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`, started ${formatMoment(run.createdAt, run.updatedAt)}) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`,
     '',
+    // What it waits for and the command that continues it, as the tracking comment says it.
+    ...(run.status === 'waiting' ? [...nextSteps(run), ''] : []),
   ];
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
@@ -321,7 +326,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
       `- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${used ? `, ${used}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`,
     );
   }
-  const total = describeRunUsage(run);
+  const total = usageLine(run);
   if (total) lines.push('', `Usage: ${total}`);
   if (run.prs.length > 0) lines.push('', `PRs: ${run.prs.map((p) => `${p.repo}#${p.number}`).join(', ')}`);
   if (trackingUrl) lines.push('', `Details: ${trackingUrl}`);
