@@ -62,3 +62,10 @@ export function formatMoment(at: string, now?: string): string {
   const time = `${String(t.getUTCHours()).padStart(2, '0')}:${String(t.getUTCMinutes()).padStart(2, '0')}`;
   return `${day}, ${time} UTC`;
 }
+
+/** The time of day of a moment, `10:02 UTC`: where the day is plain from what is around it (a step running now). */
+export function formatClock(at: string): string {
+  const t = new Date(at);
+  if (!Number.isFinite(t.getTime())) return at;
+  return `${String(t.getUTCHours()).padStart(2, '0')}:${String(t.getUTCMinutes()).padStart(2, '0')} UTC`;
+}

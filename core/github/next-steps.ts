@@ -5,7 +5,7 @@
 import { validApprovals } from '../run/draft.ts';
 import type { Run, StepState } from '../run/types.ts';
 import { primaryRepo } from '../run/payload.ts';
-import { durationBetween, formatMoment } from '../time.ts';
+import { durationBetween, formatClock } from '../time.ts';
 import { code, inlineText, safeLinkTarget } from '../text.ts';
 import { repairNumber, stepCheckName } from './check-run.ts';
 
@@ -49,7 +49,12 @@ function running(run: Run): string[] {
     const repair = s.mode === 'repair' ? repairNumber(s, s.attempt) : undefined;
     const since = s.attempts.findLast((a) => a.attempt === s.attempt && a.epoch === s.epoch)?.startedAt;
     const what = s.mode === 'repair' ? `repair${repair ? ` ${repair}` : ''}` : `attempt ${s.attempt}`;
-    return [`${code(p.id)} (${what}${since ? `, since ${formatMoment(since, run.updatedAt)}` : ''})`];
+    // A repair says what it repairs: the failure of the attempt before it.
+    const failed = s.mode === 'repair' ? s.attempts.findLast((a) => a.attempt < s.attempt && a.conclusion === 'failure') : undefined;
+    const why = failed
+      ? ` after attempt ${failed.attempt} failed: ${inlineText((failed.error?.message ?? failed.summary ?? 'no reason given').slice(0, 300))}`
+      : '';
+    return [`${code(p.id)} (${what}${since ? `, since ${formatClock(since)}` : ''})${why}`];
   });
 }
 

@@ -6,7 +6,7 @@ import { code, inlineText, safeLinkTarget } from '../text.ts';
 import type { Run, StepState } from '../run/types.ts';
 import { describeUsage, formatUsd, shortUsage } from '../contract/usage.ts';
 import { describeRunUsage, runUsage, spentUsd, stepUsage } from '../run/usage.ts';
-import { formatDuration, formatMoment } from '../time.ts';
+import { formatClock, formatDuration, formatMoment } from '../time.ts';
 import { repairNumber } from './check-run.ts';
 import { nextSteps, summaryTitle, type StepLinks } from './next-steps.ts';
 
@@ -44,7 +44,7 @@ const link = (text: string, url: string | undefined): string => {
 /** Whether any agent of the run reported usage: only then has the table a usage column. */
 const hasUsage = (run: Run): boolean => runUsage(run) !== undefined;
 
-function stepRows(run: Run, links: RunLinks, now: string): string[] {
+function stepRows(run: Run, links: RunLinks): string[] {
   const usage = hasUsage(run);
   return run.plan.steps.map((p) => {
     const s = run.steps[p.id];
@@ -52,7 +52,12 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
     const record = findRecord(s, s.attempt, s.epoch);
     const repair = s.mode === 'repair' ? ` (repair${repairNumber(s, s.attempt) ? ` ${repairNumber(s, s.attempt)}` : ''})` : '';
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${repair}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
-    const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
+    // A running attempt's time would be frozen at the last write: when it started says what stays true.
+    const duration = !record
+      ? ''
+      : record.finishedAt
+        ? formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt))
+        : `since ${formatClock(record.startedAt)}`;
     const l = links[p.id] ?? {};
     const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : '']
       .filter(Boolean)
@@ -66,12 +71,13 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
 }
 
 /** The table and lists shared by the tracking comment and the summary check run. */
-export function renderRunTable(run: Run, links: RunLinks, now: string): string {
+/** `_now`: the moment it is rendered for (a running step says when it started, which stays true). */
+export function renderRunTable(run: Run, links: RunLinks, _now: string): string {
   const usage = hasUsage(run);
   const lines = [
     `| step | kind | state | attempt | duration |${usage ? ' usage |' : ''} links |`,
     `| --- | --- | --- | --- | --- |${usage ? ' --- |' : ''} --- |`,
-    ...stepRows(run, links, now),
+    ...stepRows(run, links),
   ];
   // The run's tokens and cost (and budget), as its agents reported them: what people look for first.
   const total = usageLine(run);
@@ -95,7 +101,8 @@ export function usageLine(run: Run): string | undefined {
   const spent = spentUsd(run);
   if (budget === undefined || spent < budget) return describeRunUsage(run);
   const over = spent > budget ? `, ${formatUsd(spent - budget)} over` : '';
-  return `${describeUsage(runUsage(run))} · **budget ${formatUsd(budget)} spent${over}: no more agent attempts start**`;
+  const ended = run.status === 'succeeded' || run.status === 'cancelled';
+  return `${describeUsage(runUsage(run))} · **budget ${formatUsd(budget)} spent${over}${ended ? '' : ': no more agent attempts start'}**`;
 }
 
 /** What the tracking comment says under its table when the repository's workflow is the old template. */

@@ -1,6 +1,6 @@
 // Times and durations as people read them (core/time.ts): what GitHub texts and the command line show.
 import { describe, expect, it } from 'vitest';
-import { durationBetween, formatAgo, formatDuration, formatMoment } from '../../core/time.ts';
+import { durationBetween, formatAgo, formatClock, formatDuration, formatMoment } from '../../core/time.ts';
 
 const NOW = '2025-03-01T10:02:30.000Z';
 const before = (seconds: number) => new Date(Date.parse(NOW) - seconds * 1000).toISOString();
@@ -49,5 +49,7 @@ describe('formatMoment', () => {
     expect(formatMoment('2025-03-01T09:05:00+02:00', NOW)).toBe('Mar 1, 07:05 UTC');
     expect(formatMoment('2024-03-01T10:02:30.000Z', NOW)).toBe('Mar 1 2024, 10:02 UTC');
     expect(formatMoment('2024-03-01T10:02:30.000Z')).toBe('Mar 1 2024, 10:02 UTC');
+    expect(formatClock('2025-03-01T09:05:00+02:00')).toBe('07:05 UTC');
+    expect(formatClock('nope')).toBe('nope');
   });
 });

@@ -28,8 +28,11 @@ describe('a running run', () => {
   it('says what runs, names a repair as one, and shows the summary in progress', () => {
     const run = repairing();
     const text = renderTrackingComment(run, {}, run.updatedAt);
-    expect(text).toContain('> 🔄 **Running** `test` (repair 1, since Jan 1, 00:02 UTC). To stop the run, comment `/conveyor cancel`.');
-    expect(text).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) |');
+    expect(text).toContain(
+      '> 🔄 **Running** `test` (repair 1, since 00:02 UTC) after attempt 1 failed: test failure. To stop the run, comment `/conveyor cancel`.',
+    );
+    // A running attempt's time would freeze at the last write: it says when it started.
+    expect(text).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) | since 00:02 UTC |');
     // Times a reader can use: the moment of the last change and of the start, never raw ISO.
     expect(text).toContain('<sub>Updated Jan 1, 00:02 UTC · started Jan 1, 00:00 UTC.');
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT/);
@@ -106,8 +109,15 @@ describe('a run that ended', () => {
 });
 
 describe('usage', () => {
-  const withCost = (budgetUsd: number | undefined, costUsd: number): Run => {
-    let run = start({ ...planOf([{ id: 'implement', kind: 'code' }]), ...(budgetUsd !== undefined ? { budgetUsd } : {}) }).run;
+  /** A run whose code step cost `costUsd`; `more`: a gate follows, so the run goes on. */
+  const withCost = (budgetUsd: number | undefined, costUsd: number, more = false): Run => {
+    const steps = more
+      ? ([
+          { id: 'implement', kind: 'code' },
+          { id: 'test', kind: 'gate' },
+        ] as const)
+      : ([{ id: 'implement', kind: 'code' }] as const);
+    let run = start({ ...planOf([...steps]), ...(budgetUsd !== undefined ? { budgetUsd } : {}) }).run;
     run = step(run, at(current(run, 'implement', 'success', { usage: { costUsd, inputTokens: 12_000, outputTokens: 2_000 } }), 60)).run;
     return run;
   };
@@ -115,7 +125,11 @@ describe('usage', () => {
   it('shows the cost of a finished run with its budget, and a budget spent or overrun in bold, with by how much', () => {
     expect(usageLine(withCost(20, 1.23))).toBe('$1.23 · 12,000 tokens in, 2,000 out · budget $20.00');
     expect(renderRunTable(withCost(undefined, 1.23), {}, AT)).toContain('**Usage:** $1.23 · 12,000 tokens in, 2,000 out');
-    expect(usageLine(withCost(20, 21.3))).toBe('$21.30 · 12,000 tokens in, 2,000 out · **budget $20.00 spent, $1.30 over: no more agent attempts start**');
-    expect(usageLine(withCost(20, 20))).toBe('$20.00 · 12,000 tokens in, 2,000 out · **budget $20.00 spent: no more agent attempts start**');
+    expect(usageLine(withCost(20, 21.3))).toBe('$21.30 · 12,000 tokens in, 2,000 out · **budget $20.00 spent, $1.30 over**');
+    // While the run goes on, what the spent budget means for it.
+    expect(usageLine(withCost(20, 21.3, true))).toBe(
+      '$21.30 · 12,000 tokens in, 2,000 out · **budget $20.00 spent, $1.30 over: no more agent attempts start**',
+    );
+    expect(usageLine(withCost(20, 20, true))).toBe('$20.00 · 12,000 tokens in, 2,000 out · **budget $20.00 spent: no more agent attempts start**');
   });
 });

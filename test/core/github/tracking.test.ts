@@ -16,14 +16,14 @@ describe('tracking comment', () => {
 
   it("shows each step's current attempt: its dispatch, its own duration (not an earlier lost one's) and its links", () => {
     let run = start(plan).run;
-    run = step(run, at(current(run, 'implement', 'success'), 90)).run;
+    run = step(run, at(current(run, 'implement', 'success'), 30)).run;
     const t = run.steps.test!;
     run = step(run, { type: 'step-lost', at: later(100), step: 'test', attempt: t.attempt, epoch: t.epoch, reason: 'runner vanished' }).run;
     const text = renderTrackingComment(run, { test: { checkRunUrl: 'https://c/1', workflowRunUrl: 'https://w/2' } }, later(160));
     expect(text.split('\n')[0]).toBe(trackingMarker(run.id));
-    expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 1m 30s |  |');
-    // The re-dispatched attempt started at 100 s: 60 s, not the lost one's 10 s or the whole 70 s.
-    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | 1m 0s | [check run](https://c/1) · [workflow run](https://w/2) |');
+    expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 30s |  |');
+    // The re-dispatched attempt started at 100 s (not the lost one, at 30 s): it runs since then.
+    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |');
     expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running test: 1 of 2 steps succeeded' });
   });
 
