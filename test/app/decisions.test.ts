@@ -289,6 +289,11 @@ describe('the approval check run', () => {
     expect(decided).toMatchObject({ head_sha: WEB_HEAD, status: 'completed', conclusion: 'success', actions: [], output: { title: 'approved by @carol' } });
     // The step's record names the new one: the old one's buttons count no more.
     expect(await h.conveyor.deps.links.attempt(`${RUN}:approve:0:0`)).toMatchObject({ checkRunId: 601 });
+    const version = (await h.conveyor.engine.get(RUN)).version;
+    h.calls.length = 0;
+    await h.receive('check_run', events.button('reject', 'carol', check));
+    expect(h.calls).toEqual([]);
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(version);
   });
 
   it('Reject fails the approval step; the run waits for a person and the check run says who and why', async () => {
