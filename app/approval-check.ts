@@ -35,7 +35,8 @@ export class ApprovalChecks {
 
   /**
    * `attempts`: the run's attempt links when the caller has read them already; `detailsUrl`: where
-   * the check run's details link goes (the tracking comment). Says whether a check run was made.
+   * the check run's details link goes (the tracking comment). Says whether it made the check run
+   * of an approval that waits (whose buttons the comment links).
    */
   async publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[], detailsUrl?: string): Promise<boolean> {
     const steps = run.plan.steps.filter((p) => p.kind === 'approval');
@@ -79,7 +80,8 @@ export class ApprovalChecks {
       });
       this.remember(out.id, want);
       if (!out.created) continue;
-      made = true;
+      // The tracking comment links the buttons of the approval that waits.
+      if (s.status === 'waiting') made = true;
       await this.links.saveAttempt({
         externalId,
         runId: run.id,

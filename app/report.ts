@@ -6,11 +6,12 @@
 // waits a few seconds (REPORT_COALESCE_MS) and every request meanwhile joins it; it reads the run
 // as it stands then, so a burst of transitions costs one write of the newest state. A writer's
 // writes of one run never overlap, and a request that comes while one is being written schedules
-// the next, so the last state is always written. The two never wait for each other: GitHub paces
-// comments (notifications) three times slower than other writes, and under a burst of runs a
-// comment write waits minutes behind the others' (or fails on a secondary rate limit); the check
-// runs, which say whether a run is done or waits for someone, must not wait behind it (they did:
-// a burst of 60 runs left 19 summaries in progress when the runs had ended).
+// the next, so the last state is always written. The check runs never wait for the comment:
+// GitHub paces comments (notifications) three times slower than other writes, and under a burst
+// of runs a comment write waits minutes behind the others' (or fails on a secondary rate limit);
+// the check runs, which say whether a run is done or waits for someone, must not wait behind it
+// (they did: a burst of 60 runs left 19 summaries in progress when the runs had ended). The
+// comment waits for the check runs' write under way (quick), so it links the check runs it made.
 import { SUMMARY_CHECK_NAME, externalIdOf, type CheckState } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
@@ -30,7 +31,7 @@ export interface RunReporterOptions {
   now?: () => string;
   /**
    * The check runs of approval steps (with their Approve and Reject buttons), kept with the rest;
-   * says whether it made one (the comment then links it).
+   * says whether it made one with buttons (the comment then links them, if written before).
    */
   approvals?: { publish(run: Run, github: GitHubForge, attempts?: readonly AttemptLink[], detailsUrl?: string): Promise<boolean> };
   /** How long a report waits for more changes before it writes (default REPORT_COALESCE_MS; tests shrink it). */
@@ -127,6 +128,11 @@ class Writer<T> {
   pending(): Array<Promise<T>> {
     return [...this.scheduled.values(), ...this.writing.values()];
   }
+
+  /** The run's write waiting or under way, if any. */
+  of(runId: string): Promise<T> | undefined {
+    return this.scheduled.get(runId) ?? this.writing.get(runId);
+  }
 }
 
 export class RunReporter {
@@ -159,7 +165,7 @@ export class RunReporter {
    */
   async report(runId: string): Promise<void> {
     const [checks, comment] = await Promise.allSettled([this.checks.request(runId, () => this.publishChecks(runId)), this.requestComment(runId)]);
-    // A new approval check run: the comment (written meanwhile, maybe before it) links its buttons.
+    // A new approval check run with buttons, made after the comment read the links: the comment links them.
     const relinked = checks.status === 'fulfilled' && checks.value ? await Promise.allSettled([this.requestComment(runId)]) : [];
     for (const r of [checks, comment, ...relinked]) if (r.status === 'rejected') throw r.reason;
   }
@@ -188,9 +194,17 @@ export class RunReporter {
   private async publishComment(runId: string): Promise<void> {
     const loaded = await this.load(runId);
     if (!loaded) return;
-    const { run, github, attempts } = loaded;
+    const { run, github } = loaded;
+    let { attempts } = loaded;
     const { links } = this.options;
     const written = this.remember(runId);
+    // The check runs' write of this run under way first (it is quick, and never waits for this one):
+    // the comment then links the check runs it makes (an approval's, with its buttons).
+    const checks = this.checks.of(runId);
+    if (checks) {
+      await checks.catch(() => undefined);
+      attempts = await links.attemptsOfRun(runId);
+    }
     // Rendered as of the run's last change, so an unchanged run renders the same text.
     // Said once, in the comment: the repository's workflow should be updated to the current template.
     const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt, undefined, ranOnOldTemplate(run, attempts));

@@ -46,10 +46,9 @@ describe('the reporter of a run this process did not start', () => {
           { id: 899, html_url: 'c899', body: 'Someone else' },
           { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900', body: `Conveyor ${trackingMarker(RUN)}` },
         ]),
-      // Edited twice: once as it stands, once more to link the approval check run this report made.
+      // Edited once, after the check runs' write: it links the approval check run that write made.
       nock(API)
         .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => bodies.push(b.body) > 0)
-        .times(2)
         .reply(200, {}),
       nock(API)
         .get(`/repos/acme/web/commits/${WEB_HEAD}/check-runs`)
@@ -98,7 +97,8 @@ describe('the reporter of a run this process did not start', () => {
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
     expect(made.isDone()).toBe(false);
     expect(commented.isDone()).toBe(false);
-    expect(bodies.at(-1)).toContain('press **Approve** on the [`conveyor / approve`](https://github.com/acme/web/runs/600) check run');
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain('press **Approve** on the [`conveyor / approve`](https://github.com/acme/web/runs/600) check run');
 
     // Recorded in the file, for any later process.
     const other = openSqliteStore(join(h.dir, 'app.db'));
