@@ -6,13 +6,17 @@
 // `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
 // tried on the pure reducer first: what it would refuse gets a reply where the command was given
 // and changes nothing; what it accepts is applied and acknowledged with a reaction.
+import { code } from '../core/text.ts';
 import { commandHelp, parseCommands, type Command } from '../core/github/commands.ts';
 import { primaryRepo } from '../core/run/payload.ts';
 import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
-import { describeRunUsage, stepUsage } from '../core/run/usage.ts';
+import { stepUsage } from '../core/run/usage.ts';
+import { nextSteps } from '../core/github/next-steps.ts';
+import { usageLine } from '../core/github/tracking.ts';
+import { formatMoment } from '../core/time.ts';
 import type { PlanStep } from '../core/plan/types.ts';
 import { splitRepo } from '../engine/ports/forge.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
@@ -94,7 +98,7 @@ export async function onRequestedAction(
     actor,
   };
   if (identifier !== 'approve' && identifier !== 'reject') {
-    await replyTo(github, source, `the button \`${identifier}\` is not one Conveyor offers (Approve, Reject). Nothing changed.`);
+    await replyTo(github, source, `the button ${code(identifier)} is not one Conveyor offers (Approve, Reject). Nothing changed.`);
     return;
   }
   await decideOn(deps, github, source, run, { name: identifier }, step, shown);
@@ -311,8 +315,10 @@ function unchangedText(run: Run, event: RunEvent): string {
 
 export function statusText(run: Run, trackingUrl: string | undefined): string {
   const lines = [
-    `Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`,
+    `Conveyor run \`${run.id}\` (pipeline \`${run.plan.pipeline}\`, started ${formatMoment(run.createdAt, run.updatedAt)}) is **${run.status}**${run.waitingFor ? `: ${run.waitingFor}` : run.reason ? `: ${run.reason}` : ''}.`,
     '',
+    // What it waits for and the command that continues it, as the tracking comment says it.
+    ...(run.status === 'waiting' ? [...nextSteps(run), ''] : []),
   ];
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
@@ -321,7 +327,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
       `- \`${p.id}\` (${p.kind}): ${s?.status ?? 'unknown'}${s && s.attempt > 0 ? `, attempt ${s.attempt}` : ''}${used ? `, ${used}` : ''}${s?.reason ? ` — ${s.reason}` : ''}`,
     );
   }
-  const total = describeRunUsage(run);
+  const total = usageLine(run);
   if (total) lines.push('', `Usage: ${total}`);
   if (run.prs.length > 0) lines.push('', `PRs: ${run.prs.map((p) => `${p.repo}#${p.number}`).join(', ')}`);
   if (trackingUrl) lines.push('', `Details: ${trackingUrl}`);

@@ -1,18 +1,27 @@
 // Publishes what people see of a run: the tracking comment on the issue (one, edited in place)
-// and the summary check run `conveyor` on the primary PR's head (created again on a new head).
-// Reports of one run are coalesced: a report waits a few seconds (REPORT_COALESCE_MS) before it
-// writes, and every request meanwhile joins it; the write reads the run as it stands then, so a
-// burst of transitions (an approval, the merge it starts, the run's end) costs one write of the
-// newest state. Writes of one run never overlap, and a request that comes while one is being
-// written schedules the next, so the last state is always written, at most one write per window.
-import { SUMMARY_CHECK_NAME, externalIdOf } from '../core/github/check-run.ts';
+// and the check runs on the primary PR's head: the summary `conveyor` (created again on a new
+// head) and the approval steps' (approval-check.ts).
+//
+// Two writers per run, one for the check runs and one for the comment, each coalesced: a write
+// waits a few seconds (REPORT_COALESCE_MS) and every request meanwhile joins it; it reads the run
+// as it stands then, so a burst of transitions costs one write of the newest state. A writer's
+// writes of one run never overlap, and a request that comes while one is being written schedules
+// the next, so the last state is always written. The check runs never wait for the comment:
+// GitHub paces comments (notifications) three times slower than other writes, and under a burst
+// of runs a comment write waits minutes behind the others' (or fails on a secondary rate limit);
+// the check runs, which say whether a run is done or waits for someone, must not wait behind it
+// (they did: a burst of 60 runs left 19 summaries in progress when the runs had ended). The
+// comment waits for the check runs' write under way (quick), so it links the check runs it made.
+import { SUMMARY_CHECK_NAME, externalIdOf, type CheckState } from '../core/github/check-run.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
+import { safeLinkTarget } from '../core/text.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
+import { writeCheck, type CurrentCheck } from './check-writes.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
@@ -20,26 +29,37 @@ export interface RunReporterOptions {
   heads: Heads;
   github(run: Run): Promise<GitHub>;
   now?: () => string;
-  /** The check runs of approval steps (with their Approve and Reject buttons), kept with the rest. */
-  approvals?: { publish(run: Run, github: Pick<GitHub, 'checks' | 'repos'>, attempts?: readonly AttemptLink[]): Promise<void> };
+  /**
+   * The check runs of approval steps (with their Approve and Reject buttons), kept with the rest;
+   * says whether it made one with buttons (the comment then links them, if written before).
+   */
+  approvals?: { publish(run: Run, github: Pick<GitHub, 'checks' | 'repos'>, attempts?: readonly AttemptLink[], detailsUrl?: string): Promise<boolean> };
   /** How long a report waits for more changes before it writes (default REPORT_COALESCE_MS; tests shrink it). */
   coalesceMs?: number;
   /** How the report waits (default a timer; a test may hold it). */
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** A run's tracking comment and summary check run are written at most once per this many ms. */
+/** A run's tracking comment and check runs are each written at most once per this many ms. */
 export const REPORT_COALESCE_MS = 3_000;
 
 /** The links the tracking comment and summary show, from the run's attempts (read once for the whole run). */
 function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
   const byId = new Map(attempts.map((l) => [l.externalId, l]));
   const out: RunLinks = {};
-  for (const [id, s] of Object.entries(run.steps)) {
-    if (s.attempt === 0) continue;
-    const link = byId.get(externalIdOf({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch }));
+  for (const p of run.plan.steps) {
+    const s = run.steps[p.id];
+    if (!s) continue;
+    // An approval's check run (with its buttons) is one per step, whatever its attempt.
+    const id =
+      p.kind === 'approval'
+        ? externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 })
+        : s.attempt === 0
+          ? undefined
+          : externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+    const link = id ? byId.get(id) : undefined;
     if (!link) continue;
-    out[id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
+    out[p.id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
   }
   return out;
 }
@@ -63,17 +83,61 @@ export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): bo
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
 interface Written {
   comment?: { id: number; url: string; body: string };
-  summary?: { head: string; id: number; text: string; completed: boolean };
+  summary?: { head: string; id: number; text: string } & CheckState;
 }
 
 /** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
 const REMEMBERED_RUNS = 1024;
 
-export class RunReporter {
+/**
+ * The writes of one kind for each run: coalesced (requests while one waits out its window join
+ * it) and one at a time (one asked for while a write is under way makes the next).
+ */
+class Writer<T> {
   /** A write waiting out its window (requests join it), per run. */
-  private readonly scheduled = new Map<string, Promise<void>>();
+  private readonly scheduled = new Map<string, Promise<T>>();
   /** The write under way, per run. */
-  private readonly writing = new Map<string, Promise<void>>();
+  private readonly writing = new Map<string, Promise<T>>();
+
+  constructor(private readonly wait: () => Promise<void>) {}
+
+  /** Resolves once the run as it stands now (or newer) is written by `write`. */
+  request(runId: string, write: () => Promise<T>): Promise<T> {
+    const pending = this.scheduled.get(runId);
+    if (pending) return pending;
+    const before = this.writing.get(runId);
+    const work = (async () => {
+      await this.wait();
+      // One write of a run at a time: the one under way when this was asked finishes first.
+      if (before) await before.catch(() => undefined);
+      // From here on, a request schedules the next write: this one may read the run before its change.
+      this.scheduled.delete(runId);
+      const written = write();
+      this.writing.set(runId, written);
+      try {
+        return await written;
+      } finally {
+        if (this.writing.get(runId) === written) this.writing.delete(runId);
+      }
+    })();
+    this.scheduled.set(runId, work);
+    return work;
+  }
+
+  /** What is waiting or being written now. */
+  pending(): Array<Promise<T>> {
+    return [...this.scheduled.values(), ...this.writing.values()];
+  }
+
+  /** The run's write waiting or under way, if any. */
+  of(runId: string): Promise<T> | undefined {
+    return this.scheduled.get(runId) ?? this.writing.get(runId);
+  }
+}
+
+export class RunReporter {
+  private readonly checks: Writer<boolean>;
+  private readonly comments: Writer<void>;
   private readonly written = new Map<string, Written>();
   /**
    * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
@@ -85,6 +149,9 @@ export class RunReporter {
 
   constructor(private readonly options: RunReporterOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
+    const wait = () => (options.sleep ?? sleep)(options.coalesceMs ?? REPORT_COALESCE_MS);
+    this.checks = new Writer(wait);
+    this.comments = new Writer(wait);
   }
 
   markNew(runId: string): void {
@@ -92,87 +159,101 @@ export class RunReporter {
     if (this.startedHere.size > REMEMBERED_RUNS) this.startedHere.delete(this.startedHere.keys().next().value!);
   }
 
-  /** Resolves once the run as it stands now (or newer) is written. */
-  report(runId: string): Promise<void> {
-    const pending = this.scheduled.get(runId);
-    if (pending) return pending;
-    const before = this.writing.get(runId);
-    const work = (async () => {
-      await (this.options.sleep ?? sleep)(this.options.coalesceMs ?? REPORT_COALESCE_MS);
-      // One write of a run at a time: the one under way when this was asked finishes first.
-      if (before) await before.catch(() => undefined);
-      // From here on, a request schedules the next write: this one may read the run before its change.
-      this.scheduled.delete(runId);
-      const write = this.publish(runId);
-      this.writing.set(runId, write);
-      try {
-        await write;
-      } finally {
-        if (this.writing.get(runId) === write) this.writing.delete(runId);
-      }
-    })();
-    this.scheduled.set(runId, work);
-    return work;
+  /**
+   * Resolves once the run as it stands now (or newer) is written: its check runs and its comment,
+   * each by its own writer (a failure of one does not hold the other back; the first is thrown).
+   */
+  async report(runId: string): Promise<void> {
+    const [checks, comment] = await Promise.allSettled([this.checks.request(runId, () => this.publishChecks(runId)), this.requestComment(runId)]);
+    // A new approval check run with buttons, made after the comment read the links: the comment links them.
+    const relinked = checks.status === 'fulfilled' && checks.value ? await Promise.allSettled([this.requestComment(runId)]) : [];
+    for (const r of [checks, comment, ...relinked]) if (r.status === 'rejected') throw r.reason;
   }
 
   /** Resolves when no report is waiting or being written (its failures are the caller's of report). */
   async idle(): Promise<void> {
     for (;;) {
-      const pending = [...this.scheduled.values(), ...this.writing.values()];
+      const pending = [...this.checks.pending(), ...this.comments.pending()];
       if (pending.length === 0) return;
       await Promise.allSettled(pending);
     }
   }
 
-  private async publish(runId: string): Promise<void> {
-    const { store, links } = this.options;
-    const run = await store.get(runId);
+  private requestComment(runId: string): Promise<void> {
+    return this.comments.request(runId, () => this.publishComment(runId));
+  }
+
+  /** The run, its GitHub adapter and its attempts' links, or undefined when nothing is to be shown. */
+  private async load(runId: string): Promise<{ run: Run; github: GitHub; attempts: AttemptLink[] } | undefined> {
+    const run = await this.options.store.get(runId);
     // A run whose repositories the app lost has nothing left to show there.
-    if (!run || run.unreachable) return;
-    const github = await this.options.github(run);
-    const now = this.now();
-    const attempts = await links.attemptsOfRun(runId);
-    const view = linksOf(run, attempts);
+    if (!run || run.unreachable) return undefined;
+    return { run, github: await this.options.github(run), attempts: await this.options.links.attemptsOfRun(runId) };
+  }
+
+  private async publishComment(runId: string): Promise<void> {
+    const loaded = await this.load(runId);
+    if (!loaded) return;
+    const { run, github } = loaded;
+    let { attempts } = loaded;
+    const { links } = this.options;
     const written = this.remember(runId);
-
-    // Rendered as of the run's last change, so an unchanged run renders the same text.
-    const table = renderRunTable(run, view, run.updatedAt);
-    // Said once, in the comment: the repository's workflow should be updated to the current template.
-    const body = renderTrackingComment(run, view, run.updatedAt, table, ranOnOldTemplate(run, attempts));
-    if (written.comment?.body !== body) {
-      const recorded = written.comment ?? (await links.comment(runId));
-      let comment = recorded;
-      // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
-      if (!comment && !this.startedHere.has(runId)) comment = await github.comments.find(run.issue.repo, run.issue.number, trackingMarker(runId));
-      if (comment) await github.comments.update(run.issue.repo, comment.id, body);
-      else comment = await github.comments.create(run.issue.repo, run.issue.number, body);
-      // Recorded when it is new to the record (created or found), not on every edit.
-      if (recorded?.id !== comment.id) await links.saveComment(runId, { id: comment.id, url: comment.url });
-      written.comment = { id: comment.id, url: comment.url, body };
+    // The check runs' write of this run under way first (it is quick, and never waits for this one):
+    // the comment then links the check runs it makes (an approval's, with its buttons).
+    const checks = this.checks.of(runId);
+    if (checks) {
+      await checks.catch(() => undefined);
+      attempts = await links.attemptsOfRun(runId);
     }
+    // Rendered as of the run's last change, so an unchanged run renders the same text.
+    // Said once, in the comment: the repository's workflow should be updated to the current template.
+    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt, undefined, ranOnOldTemplate(run, attempts));
+    if (written.comment?.body === body) return;
+    const recorded = written.comment ?? (await links.comment(runId));
+    let comment = recorded;
+    // Without a record (lost in a crash, or a lost links file), the comment is found by its marker before a new one is made.
+    if (!comment && !this.startedHere.has(runId)) comment = await github.comments.find(run.issue.repo, run.issue.number, trackingMarker(runId));
+    if (comment) await github.comments.update(run.issue.repo, comment.id, body);
+    else comment = await github.comments.create(run.issue.repo, run.issue.number, body);
+    // Recorded when it is new to the record (created or found), not on every edit.
+    if (recorded?.id !== comment.id) await links.saveComment(runId, { id: comment.id, url: comment.url });
+    written.comment = { id: comment.id, url: comment.url, body };
+  }
 
-    await this.options.approvals?.publish(run, github, attempts);
+  /** The approval check runs and the summary check run; says whether an approval check run was made. */
+  private async publishChecks(runId: string): Promise<boolean> {
+    const loaded = await this.load(runId);
+    if (!loaded) return false;
+    const { run, github } = loaded;
+    let { attempts } = loaded;
+    const { links } = this.options;
+    const now = this.now();
+    const written = this.remember(runId);
+    // Each check run's details link goes to the tracking comment, where the run and its commands are.
+    const detailsUrl = safeLinkTarget(written.comment?.url ?? (await links.comment(runId))?.url);
+
+    const made = (await this.options.approvals?.publish(run, github, attempts, detailsUrl)) ?? false;
+    // The summary links the approval check run it just made.
+    if (made) attempts = await links.attemptsOfRun(runId);
 
     const { repo, head } = await this.options.heads.of(run, payloadRepos(run), github.repos);
-    const check = renderSummaryCheck(run, view, run.updatedAt, table);
-    const text = JSON.stringify(check);
-    if (written.summary?.head === head && written.summary.text === text) return;
+    const view = linksOf(run, attempts);
+    const check = renderSummaryCheck(run, view, run.updatedAt, renderRunTable(run, view, run.updatedAt));
+    const text = JSON.stringify({ check, detailsUrl });
+    if (written.summary?.head === head && written.summary.text === text) return made;
     const output = { title: check.title, summary: check.summary };
-    const state = { status: check.status, ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}) };
-    const recorded = written.summary?.head === head ? written.summary.id : await links.summary(runId, head);
-    // As for the comment: without a record, one this process did not make may exist (external id: the run).
-    const known = recorded ?? (this.startedHere.has(runId) ? undefined : (await github.checks.find(repo, head, SUMMARY_CHECK_NAME, runId))?.id);
-    let id: number;
-    if (known !== undefined) {
-      await github.checks.update(repo, known, { ...state, output });
-      id = known;
-    } else {
-      id = (await github.checks.create(repo, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId, ...state, output })).id;
-    }
-    if (recorded === undefined) await links.saveSummary(runId, head, id);
+    const state = {
+      status: check.status,
+      ...(check.conclusion ? { conclusion: check.conclusion, completed_at: now } : {}),
+      ...(detailsUrl ? { details_url: detailsUrl } : {}),
+    };
+    const known = await this.summaryOf(run, repo, head, github, written);
+    // Where GitHub lets the one on this head take the state, it is updated; else a new one is made (check-writes.ts).
+    const { id } = await writeCheck(github.checks, repo, known, { ...state, output }, { name: SUMMARY_CHECK_NAME, head_sha: head, external_id: runId });
+    if (known?.id !== id || !known.recorded) await links.saveSummary(runId, head, id);
     // The PR's head moved: the summary left on the old head is completed, so nothing the run made stays running there.
     const left = written.summary;
-    if (left && left.head !== head && left.id !== id && !left.completed) {
+    if (left && left.head !== head && left.id !== id && left.status !== 'completed') {
       await github.checks.update(repo, left.id, {
         status: 'completed',
         conclusion: 'neutral',
@@ -180,7 +261,23 @@ export class RunReporter {
         output: { title: 'moved to the new head', summary: `This run's checks moved to ${head.slice(0, 7)}, the pull request's new head.` },
       });
     }
-    written.summary = { head, id, text, completed: check.status === 'completed' };
+    written.summary = { head, id, text, status: check.status, conclusion: check.conclusion ?? null };
+    return made;
+  }
+
+  /**
+   * The summary check run on `head`: what this process wrote (its state known), else the record of
+   * it (its state unknown: writeCheck learns it from GitHub's answer), else, for a run this process
+   * did not start, the one GitHub has with the run's external id. `recorded`: the record names it.
+   */
+  private async summaryOf(run: Run, repo: string, head: string, github: GitHub, written: Written): Promise<(CurrentCheck & { recorded: boolean }) | undefined> {
+    if (written.summary?.head === head) return { id: written.summary.id, recorded: true, state: written.summary };
+    const recorded = await this.options.links.summary(run.id, head);
+    if (recorded !== undefined) return { id: recorded, recorded: true };
+    // As for the comment: without a record, one this process did not make may exist (external id: the run).
+    if (this.startedHere.has(run.id)) return undefined;
+    const found = await github.checks.find(repo, head, SUMMARY_CHECK_NAME, run.id);
+    return found ? { id: found.id, recorded: false, state: { status: found.status, conclusion: found.conclusion } } : undefined;
   }
 
   /** This run's record of what was written, kept among the most recently reported runs. */

@@ -6,6 +6,7 @@
 // The configuration is read from the default branch (never a PR branch); an invalid one gets a
 // comment listing every error, and no run starts. One active run per issue and pipeline (the store
 // enforces it): a second label or a redelivery changes nothing.
+import { code } from '../core/text.ts';
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
 import type { Config } from '../core/config/schema.ts';
@@ -144,15 +145,15 @@ export async function startRun(deps: AppDeps, request: StartRequest): Promise<St
   const comment = (body: string) => github.comments.create(repo, request.issue.number, body);
 
   if (text === undefined) {
-    const message = `There is no \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then start it again (label the issue, or comment \`/conveyor run\`).`;
+    const message = `There is no \`${CONFIG_PATH}\` on ${code(request.defaultBranch)} of ${repo}, so Conveyor has no pipeline to run. Add one (\`conveyor init\` writes a starter file), then start it again (label the issue, or comment \`/conveyor run\`).`;
     if (meantForConveyor(trigger, undefined)) await comment(message);
     return { started: false, why: 'no-config', message };
   }
   const cached = loadCached(text);
   const { loaded } = cached;
   if (!loaded.ok) {
-    const list = loaded.errors.map((e) => `- \`${formatConfigError(e)}\``).join('\n');
-    const message = `Conveyor did not start: \`${CONFIG_PATH}\` on \`${request.defaultBranch}\` has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on \`${request.defaultBranch}\` (\`conveyor validate\` checks the file locally), then start it again (label the issue, or comment \`/conveyor run\`).`;
+    const list = loaded.errors.map((e) => `- ${code(formatConfigError(e))}`).join('\n');
+    const message = `Conveyor did not start: \`${CONFIG_PATH}\` on ${code(request.defaultBranch)} has ${loaded.errors.length} error${loaded.errors.length === 1 ? '' : 's'}:\n\n${list}\n\nFix them on ${code(request.defaultBranch)} (\`conveyor validate\` checks the file locally), then start it again (label the issue, or comment \`/conveyor run\`).`;
     if (!meantForConveyor(trigger, text)) return { started: false, why: 'not-conveyor', message };
     await comment(message);
     return { started: false, why: 'invalid-config', message };

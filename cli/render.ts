@@ -5,6 +5,7 @@ import { stepVerifies } from '../core/run/receipts.ts';
 import type { Run, RunEvent, StepState } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
+import { durationBetween, formatAgo, formatDuration } from '../core/time.ts';
 
 const MARK: Record<StepState['status'], string> = {
   pending: '·',
@@ -75,20 +76,26 @@ function describe(state: StepState): string {
   return parts.join('  ');
 }
 
+/** `1m 12s` from one ISO time to another (core/time.ts), as every time the command line shows. */
 export function duration(from: string, to?: string): string {
-  return to ? formatMs(Date.parse(to) - Date.parse(from)) : '';
+  return to ? durationBetween(from, to) : '';
 }
-
-const formatMs = (ms: number): string => (ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`);
 
 /** Total time a step spent in attempts. */
 function stepDuration(state: StepState): string {
   let ms = 0;
   for (const a of state.attempts) if (a.finishedAt) ms += Date.parse(a.finishedAt) - Date.parse(a.startedAt);
-  return state.attempts.length ? formatMs(ms) : '';
+  return state.attempts.length ? formatDuration(ms) : '';
 }
 
-export function renderRun(run: Run): string {
+/** When the run started (read the moment it is printed: `2 min ago`), and how long it took once it ended. */
+function when(run: Run, now: string): string {
+  const ended = run.status === 'succeeded' || run.status === 'cancelled';
+  return `started ${formatAgo(run.createdAt, now)}${ended ? `, took ${durationBetween(run.createdAt, run.updatedAt)}` : ''}`;
+}
+
+/** `now`: the moment it is printed (tests pass their own). */
+export function renderRun(run: Run, now = new Date().toISOString()): string {
   // A usage column only when an agent of the run reported usage.
   const usage = runUsage(run) !== undefined;
   const rows = run.plan.steps.map((s) => {
@@ -104,7 +111,7 @@ export function renderRun(run: Run): string {
       .join('  ')
       .trimEnd();
   const lines = [
-    `Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title})`,
+    `Run ${run.id}: ${run.status}  (${run.plan.pipeline} on ${run.issue.repo}#${run.issue.number}: ${run.issue.title}; ${when(run, now)})`,
     '',
     fmt(header),
     ...rows.map(fmt),

@@ -74,3 +74,21 @@ export function fence(text: string, lang = 'text'): string {
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${text}\n${ticks}`;
 }
+
+/**
+ * A code span (CommonMark 6.1) that shows `text` exactly, whatever backticks it holds: delimited by
+ * one backtick more than its longest run, padded with a space where it starts or ends with a
+ * backtick (or a space, which the padding would otherwise eat). Line breaks become spaces, as a
+ * code span shows them anyway, so the span stays on its line. `table`: the span sits in a table
+ * cell, where GitHub splits at a `|` even inside code unless it is escaped (and shows `\|` as `|`).
+ * Empty text has no code span: it is said in words.
+ */
+export function code(text: string, options: { table?: boolean } = {}): string {
+  let body = text.replace(/\r\n?|\n/g, ' ');
+  if (options.table) body = body.replace(/\|/g, '\\|');
+  if (body === '') return '(empty)';
+  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(body) && body.trim() !== '' ? ' ' : '';
+  return `${ticks}${pad}${body}${pad}${ticks}`;
+}

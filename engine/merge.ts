@@ -8,6 +8,7 @@
 // repositories first, with the configured method, each commit carrying the run's trailers. A PR
 // merged by an earlier try counts as merged. If a later PR cannot be merged after an earlier one
 // was, the step fails saying exactly which PRs are merged and which are not.
+import { code } from '../core/text.ts';
 import type { Run, RunEffect } from '../core/run/types.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
@@ -146,8 +147,8 @@ async function judge(forge: Forge, pr: PullRequestRef, policy: MergePolicy): Pro
       await wait((policy.baseMs ?? 1000) * 2 ** i);
       continue;
     }
-    if (p.mergeable === false || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with \`${p.base}\`` };
-    if (p.mergeableState === 'behind') return { kind: 'conflict', why: `it is behind \`${p.base}\`, which branch protection requires merged in` };
+    if (p.mergeable === false || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with ${code(p.base)}` };
+    if (p.mergeableState === 'behind') return { kind: 'conflict', why: `it is behind ${code(p.base)}, which branch protection requires merged in` };
     if (p.mergeableState === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
     return { kind: 'ready' };
   }

@@ -18,6 +18,7 @@ import { openExchange, type Exchange } from './exchange.ts';
 import { agentIsolation, agentSetupIsolation, toolsDir } from './sandbox.ts';
 import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
+import { code } from '../../core/text.ts';
 import { openTranscript } from './transcript.ts';
 import { collectUsage, usageSources } from './usage.ts';
 import { identityVariables, reposVariable } from './variables.ts';
@@ -240,8 +241,11 @@ async function runInExchange(
  * here, and the entry links GitHub's copy (a workflow artifact) once the step is done.
  */
 export function agentOutputSection(ctx: StepContext, title: string, outcome: AgentOutcome): string {
-  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== 'true' ? `; full transcript: \`${outcome.transcript}\`` : '';
-  return `${title} output (last lines${where}):\n\n${fenced(tail(outcome.output) || '(no output)')}`;
+  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== 'true' ? `; full transcript: ${code(outcome.transcript)}` : '';
+  const last = tail(outcome.output);
+  // Said in words: an empty block reads as a rendering fault.
+  if (!last.trim()) return `${title} printed nothing${where ? ` (${where.slice(2)})` : ''}.`;
+  return `${title} output (last lines${where}):\n\n${fenced(last)}`;
 }
 
 /** How an agent that ended without a result of its own stopped, for the step's error: the stall guard, the timeout or its exit. */

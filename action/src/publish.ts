@@ -1,6 +1,7 @@
 // After the agent: commit what it left in each repository, check `writes`, push every branch that
 // advanced (leased on the commit the step started from), and open or update one PR per pushed
 // repository, then rewrite every PR body so each links the issue and its siblings.
+import { code } from '../../core/text.ts';
 import { oneLine } from '../../core/prompts/prompt.ts';
 import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts';
 import { ConveyorError } from '../../core/errors.ts';
@@ -82,7 +83,7 @@ export async function commitLeftovers(payload: StepPayload, repo: WorkspaceRepo)
     if (left.length) {
       throw new ConveyorError(
         'conflict-unresolved',
-        `${repo.repo}: the merge of \`${repo.base}\` still has conflict markers in ${left.join('; ')}; nothing was committed. Every conflict must be resolved by editing the file.`,
+        `${repo.repo}: the merge of ${code(repo.base)} still has conflict markers in ${left.join('; ')}; nothing was committed. Every conflict must be resolved by editing the file.`,
       );
     }
   }

@@ -1,6 +1,7 @@
 // How a step isolates its commands (lib/sandbox.ts does the isolating): the policy of each kind of
 // command, whether a sandbox can be made on this runner and what the pipeline's `sandbox` says
 // when it cannot, and what the sandbox blocked, for the step's log, summary and result.
+import { code } from '../../core/text.ts';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
@@ -159,7 +160,9 @@ export function withSandboxReport(result: StepResult, s: StepSandbox, scrub?: (t
   if (report.blocked.length) {
     lines.push(
       `The sandbox blocked ${report.blocked.length === 1 ? 'a connection' : 'connections'} to hosts not in \`network.allow\`:`,
-      ['| host | port | attempts |', '| --- | --- | --- |', ...report.blocked.map((b) => `| \`${b.host}\` | ${b.port} | ${b.count} |`)].join('\n'),
+      ['| host | port | attempts |', '| --- | --- | --- |', ...report.blocked.map((b) => `| ${code(b.host, { table: true })} | ${b.port} | ${b.count} |`)].join(
+        '\n',
+      ),
     );
   }
   const summary = [result.summary, '### Sandbox', ...lines].join('\n\n');

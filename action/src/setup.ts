@@ -2,6 +2,7 @@
 // deploys and teardowns): run before the step's own command, in its own log section and with its
 // own timeout. A setup that fails is `setup-failed`, naming the command: the step's own command
 // never ran, so nothing about the work was judged, and no repair is spent on it.
+import { code } from '../../core/text.ts';
 import { DEFAULT_SETUP_TIMEOUT_MINUTES } from '../../core/config/defaults.ts';
 import { ConveyorError } from '../../core/errors.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
@@ -33,7 +34,7 @@ export async function trySetup(ctx: StepContext, payload: StepPayload, setup: Se
   if (r.exitCode === 0 && !r.timedOut) return undefined;
   const how = r.timedOut ? `ran out of its ${minutes} minute(s) (setup-timeout-minutes) and was stopped` : `exited with ${r.exitCode ?? r.signal}`;
   const last = tail(r.output, 5, 800);
-  return `the setup of ${setup.who}, \`${setup.command.split('\n')[0]}\`, ${how}${last ? ` (last lines: ${JSON.stringify(last)})` : ''}`;
+  return `the setup of ${setup.who}, ${code(setup.command.split('\n')[0] ?? '')}, ${how}${last ? ` (last lines: ${JSON.stringify(last)})` : ''}`;
 }
 
 /** Runs one setup and fails the step (`setup-failed`) when it fails. */

@@ -1,5 +1,6 @@
 // Markdown pieces of a step's summary. Everything that came from a command passes the scrubber
 // before it gets here.
+import { code } from '../../core/text.ts';
 import type { Workspace } from './workspace.ts';
 
 /** A fenced text block no backticks in `text` can close. */
@@ -22,8 +23,8 @@ const BASE_MERGE: Record<string, string> = {
 
 export function workspaceTable(ws: Workspace, extra?: (repo: string) => string): string {
   const rows = ws.repos.map((r) => {
-    const state = r.checkedOut === r.workBranch ? BASE_MERGE[r.baseMerge] : `on base \`${r.base}\` (no work branch yet)`;
-    return `| ${r.repo} | ${r.role} | \`${r.checkedOut}\` | ${state} |${extra ? ` ${extra(r.repo)} |` : ''}`;
+    const state = r.checkedOut === r.workBranch ? BASE_MERGE[r.baseMerge] : `on base ${code(r.base, { table: true })} (no work branch yet)`;
+    return `| ${r.repo} | ${r.role} | ${code(r.checkedOut, { table: true })} | ${state} |${extra ? ` ${extra(r.repo)} |` : ''}`;
   });
   const head = `| repository | role | branch | state |${extra ? ' result |' : ''}`;
   const rule = `| --- | --- | --- | --- |${extra ? ' --- |' : ''}`;

@@ -10,6 +10,7 @@
 // shallow clone of the base's last commit; a work branch to resume comes with the history of the
 // base and work branches, which merges need, in a partial (blobless) clone whose file contents
 // come only as a checkout, merge or diff asks for them.
+import { code } from '../../core/text.ts';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -317,12 +318,12 @@ export async function prepareWorkspace(ctx: WorkspaceContext, repos: readonly Pa
   for (const r of prepared) {
     if (r.baseMerge === 'resolving') {
       notes.push(
-        `${r.repo}: Conveyor has started merging the base branch \`${r.base}\` into \`${r.workBranch}\`, and these files hold git's conflict markers: ${r.conflicts.map((c) => `\`${c}\``).join(', ') || '(none listed)'}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`,
+        `${r.repo}: Conveyor has started merging the base branch ${code(r.base)} into ${code(r.workBranch)}, and these files hold git's conflict markers: ${r.conflicts.map((c) => code(c)).join(', ') || '(none listed)'}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`,
       );
     } else if (r.baseMerge === 'conflict') {
-      notes.push(`${r.repo}: the base branch \`${r.base}\` does not merge cleanly into \`${r.workBranch}\`; it was left unmerged.`);
+      notes.push(`${r.repo}: the base branch ${code(r.base)} does not merge cleanly into ${code(r.workBranch)}; it was left unmerged.`);
     } else if (r.baseMerge === 'merged') {
-      notes.push(`${r.repo}: merged the advanced base \`${r.base}\` into the resumed \`${r.workBranch}\`.`);
+      notes.push(`${r.repo}: merged the advanced base ${code(r.base)} into the resumed ${code(r.workBranch)}.`);
     }
   }
   return { root, gitRoot, repos: prepared, notes };

@@ -1,5 +1,6 @@
-// The workflow dispatcher: one step attempt is a check run `conveyor / <step>` (queued, its
-// external id naming the attempt) on the primary PR's head, then a workflow_dispatch of the
+// The workflow dispatcher: one step attempt is a check run `conveyor / <step>` (a repair's named
+// `conveyor / <step> (repair N)`; queued, its external id naming the attempt) on the primary PR's
+// head, then a workflow_dispatch of the
 // repository's conveyor.yml with the payload as one input. The result comes back later through
 // the check run (check_run.completed), so `run` answers `dispatched`.
 //
@@ -7,7 +8,7 @@
 // that finds one (left by a try that died) looks on GitHub for the check run, then for the
 // workflow run (one the app's bot started), before it makes either.
 import { dispatchInputs } from '../../core/contract/payload-fit.ts';
-import { externalIdOf, parseResultText, stepCheckName } from '../../core/github/check-run.ts';
+import { externalIdOf, parseResultText, repairNumber, stepCheckName } from '../../core/github/check-run.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
@@ -128,7 +129,9 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       // 1. The check run, found where an earlier try may have made it, else made after its record.
       let madeCheck = false;
       if (link.checkRunId === undefined) {
-        const name = stepCheckName(payload.step.id);
+        // A repair is named as one (`conveyor / test (repair 1)`), from the run's records: the same name each try computes.
+        const repair = payload.mode === 'repair' ? repairNumber(run.steps[payload.step.id], payload.attempt) : undefined;
+        const name = stepCheckName(payload.step.id, { mode: payload.mode, ...(repair ? { repair } : {}) });
         const earlier = stored ? await github.checks.find(repo, head, name, externalId) : undefined;
         if (!stored) await save({});
         const check =

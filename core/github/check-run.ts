@@ -3,13 +3,31 @@
 // the external id that names the attempt, and the machine-readable result inside output.text.
 import { describeIssues, stepResultSchema, type StepResult } from '../contract/wire.ts';
 import { CHECK_OUTPUT_MAX } from './limits.ts';
+import type { StepState } from '../run/types.ts';
 
 export const STEP_CHECK_PREFIX = 'conveyor / ';
 /** The summary check run of a whole run. */
 export const SUMMARY_CHECK_NAME = 'conveyor';
 
-export function stepCheckName(step: string): string {
-  return `${STEP_CHECK_PREFIX}${step}`;
+/**
+ * The check run of a step attempt, as the Checks tab lists it: `conveyor / test`; a repair is named
+ * as one, `conveyor / test (repair 1)`, so its green tick never reads as the gate passing; a
+ * teardown `conveyor / preview (teardown)`. The attempt is found by its external id, never by this
+ * name (the dispatcher looks for a check run it may have made by both, computed the same way).
+ */
+export function stepCheckName(step: string, attempt: { mode?: string; repair?: number } = {}): string {
+  const what = attempt.mode === 'repair' ? ` (repair${attempt.repair ? ` ${attempt.repair}` : ''})` : attempt.mode === 'teardown' ? ' (teardown)' : '';
+  return `${STEP_CHECK_PREFIX}${step}${what}`;
+}
+
+/**
+ * Which repair of its step attempt `attempt` is (1 for the first), counted over the step's records
+ * in order (a lost attempt dispatched again is the same repair); undefined when it is no repair.
+ */
+export function repairNumber(step: Pick<StepState, 'attempts'> | undefined, attempt: number): number | undefined {
+  const repairs = [...new Set((step?.attempts ?? []).filter((a) => a.mode === 'repair').map((a) => a.attempt))].sort((a, b) => a - b);
+  const i = repairs.indexOf(attempt);
+  return i < 0 ? undefined : i + 1;
 }
 
 export interface AttemptId {
@@ -36,6 +54,21 @@ export function parseExternalId(text: string | null | undefined): AttemptId | un
   const [runId, step, attempt, epoch] = parts as [string, string, string, string];
   if (!runId || !/^[a-z][a-z0-9_-]*$/.test(step) || !/^\d+$/.test(attempt) || !/^\d+$/.test(epoch)) return undefined;
   return { runId, step, attempt: Number(attempt), epoch: Number(epoch), teardown };
+}
+
+/**
+ * How an attempt's check run ends: its conclusion and title. A run attempt's say how the step went.
+ * A repair is no verdict on the work: one that pushed a fix ends `neutral`, saying what it pushed and
+ * that the step runs again on it (a green tick would read as the gate passing); one that failed
+ * ends `failure`.
+ */
+export function attemptOutcome(result: StepResult): { conclusion: StepResult['conclusion']; title: string } {
+  const failed = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
+  if (result.mode !== 'repair') return { conclusion: result.conclusion, title: failed };
+  if (result.conclusion === 'failure') return { conclusion: 'failure', title: `repair failed${result.error ? `: ${result.error.code}` : ''}` };
+  // The code step's `neutral` is a repair that changed nothing (action/src/steps/code.ts).
+  if (result.conclusion === 'neutral') return { conclusion: 'neutral', title: 'repair changed nothing' };
+  return { conclusion: 'neutral', title: `repair pushed a fix: ${result.stepId} runs again on it (no verdict yet)` };
 }
 
 const MARKER = 'conveyor:result:v1';
@@ -79,4 +112,21 @@ export function parseResultText(text: string | null | undefined, summary?: strin
   const result = parsed.data;
   if (result.summary === SUMMARY_ELSEWHERE && summary) result.summary = summary;
   return { ok: true, result };
+}
+
+/** A check run's status and conclusion, as GitHub has it or as Conveyor is about to write it. */
+export interface CheckState {
+  status: string;
+  conclusion?: string | null | undefined;
+}
+
+/**
+ * Whether GitHub lets a check run go from `from` to `to` by an update: once completed, a check
+ * run's status and conclusion never change again (its output may), so a run that goes on after a
+ * completed summary, or an approval decided after its `action_required`, needs a new check run of
+ * the same name on the same head (GitHub shows the newest of a name).
+ */
+export function updatable(from: CheckState, to: CheckState): boolean {
+  if (from.status !== 'completed') return true;
+  return to.status === 'completed' && (to.conclusion ?? null) === (from.conclusion ?? null);
 }

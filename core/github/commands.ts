@@ -9,6 +9,7 @@
 // command word is case-insensitive. `/conveyor fix` takes the rest of its line and every line after
 // it as what to change (code blocks included: people quote code in feedback), so nothing after it
 // is read as a command. Pure: the app decides who may give them.
+import { code } from '../text.ts';
 import { stripHiddenHtml } from '../hidden-html.ts';
 
 export type Command =
@@ -135,7 +136,7 @@ function parseOne(word: string | undefined, rest: string | undefined): Command |
     case 'run':
       return oneName('pipeline', (pipeline) => (pipeline === undefined ? { name } : { name, pipeline }));
     default:
-      return { message: `\`${clip(word)}\` is not a Conveyor command` };
+      return { message: `${code(clip(word))} is not a Conveyor command` };
   }
 }
 

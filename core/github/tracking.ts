@@ -1,15 +1,16 @@
 // What people see of a run on GitHub: the tracking comment on the issue (one, edited in place) and
-// the summary check run `conveyor` on the primary PR's head. Pure: links come from the caller.
+// the summary check run `conveyor` on the primary PR's head. Both open with where the run stands
+// and, while it waits, the command that continues it (next-steps.ts). Pure: links come from the caller.
 import { findRecord } from '../run/draft.ts';
-import { inlineText, safeLinkTarget } from '../text.ts';
+import { code, inlineText, safeLinkTarget } from '../text.ts';
 import type { Run, StepState } from '../run/types.ts';
-import { shortUsage } from '../contract/usage.ts';
-import { describeRunUsage, runUsage, stepUsage } from '../run/usage.ts';
+import { describeUsage, formatUsd, shortUsage } from '../contract/usage.ts';
+import { describeRunUsage, runUsage, spentUsd, stepUsage } from '../run/usage.ts';
+import { formatClock, formatDuration, formatMoment } from '../time.ts';
+import { repairNumber } from './check-run.ts';
+import { nextSteps, summaryTitle, type StepLinks } from './next-steps.ts';
 
-export interface AttemptLinks {
-  checkRunUrl?: string;
-  workflowRunUrl?: string;
-}
+export type AttemptLinks = StepLinks;
 
 /** Links of each step's current attempt, by step id. */
 export type RunLinks = Record<string, AttemptLinks>;
@@ -34,15 +35,6 @@ const RUN_STATE: Record<Run['status'], string> = {
   cancelled: '⛔ cancelled',
 };
 
-/** `1m 5s`, `42s`, `2h 3m`. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${s % 60}s`;
-  return `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-
 /** A link, when its target is an http(s) URL; else the text alone. */
 const link = (text: string, url: string | undefined): string => {
   const target = safeLinkTarget(url);
@@ -52,35 +44,43 @@ const link = (text: string, url: string | undefined): string => {
 /** Whether any agent of the run reported usage: only then has the table a usage column. */
 const hasUsage = (run: Run): boolean => runUsage(run) !== undefined;
 
-function stepRows(run: Run, links: RunLinks, now: string): string[] {
+function stepRows(run: Run, links: RunLinks): string[] {
   const usage = hasUsage(run);
   return run.plan.steps.map((p) => {
     const s = run.steps[p.id];
     if (!s) return `| ${p.id} | ${p.kind} | ? | | | |${usage ? ' |' : ''}`;
     const record = findRecord(s, s.attempt, s.epoch);
-    const attempt = s.attempt === 0 ? '' : `${s.attempt}${s.mode === 'repair' ? ' (repair)' : ''}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
-    const duration = record ? formatDuration(Date.parse(record.finishedAt ?? now) - Date.parse(record.startedAt)) : '';
+    const repair = s.mode === 'repair' ? ` (repair${repairNumber(s, s.attempt) ? ` ${repairNumber(s, s.attempt)}` : ''})` : '';
+    const attempt = s.attempt === 0 ? '' : `${s.attempt}${repair}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
+    // A running attempt's time would be frozen at the last write: when it started says what stays true.
+    const duration = !record
+      ? ''
+      : record.finishedAt
+        ? formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt))
+        : `since ${formatClock(record.startedAt)}`;
     const l = links[p.id] ?? {};
     const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : '']
       .filter(Boolean)
       .join(' · ');
     // Reasons carry what commands and agents printed: shown as text, never as Markdown.
-    const state = `${STATE_ICON[s.status]}${s.reason ? `: ${inlineText(s.reason.slice(0, 300))}` : ''}`;
+    const icon = s.status === 'queued' && s.mode === 'repair' ? '🔧 repairing' : STATE_ICON[s.status];
+    const state = `${icon}${s.reason ? `: ${inlineText(s.reason.slice(0, 300))}` : ''}`;
     const used = usage ? ` ${shortUsage(stepUsage(s))} |` : '';
-    return `| \`${p.id}\` | ${p.kind} | ${state} | ${attempt} | ${duration} |${used} ${linkText} |`;
+    return `| ${code(p.id, { table: true })} | ${p.kind} | ${state} | ${attempt} | ${duration} |${used} ${linkText} |`;
   });
 }
 
 /** The table and lists shared by the tracking comment and the summary check run. */
-export function renderRunTable(run: Run, links: RunLinks, now: string): string {
+/** `_now`: the moment it is rendered for (a running step says when it started, which stays true). */
+export function renderRunTable(run: Run, links: RunLinks, _now: string): string {
   const usage = hasUsage(run);
   const lines = [
     `| step | kind | state | attempt | duration |${usage ? ' usage |' : ''} links |`,
     `| --- | --- | --- | --- | --- |${usage ? ' --- |' : ''} --- |`,
-    ...stepRows(run, links, now),
+    ...stepRows(run, links),
   ];
   // The run's tokens and cost (and budget), as its agents reported them: what people look for first.
-  const total = describeRunUsage(run);
+  const total = usageLine(run);
   if (total) lines.push('', `**Usage:** ${total}`);
   if (run.prs.length > 0) {
     lines.push('', '**Pull requests:** ' + run.prs.map((p) => link(inlineText(`${p.repo}#${p.number}`), p.url)).join(', '));
@@ -92,9 +92,17 @@ export function renderRunTable(run: Run, links: RunLinks, now: string): string {
       '**Environments:** ' + envs.map((e) => (safeLinkTarget(e.url) ? link(inlineText(e.service), e.url) : `${inlineText(e.service)}: ${e.state}`)).join(', '),
     );
   }
-  if (run.waitingFor) lines.push('', `**Waiting for:** ${inlineText(run.waitingFor)}`);
-  if (run.status === 'cancelled' && run.reason) lines.push('', `**Cancelled:** ${inlineText(run.reason)}`);
   return lines.join('\n');
+}
+
+/** The run's usage and budget; a budget spent or overrun in bold, with by how much (the run stopped starting agents). */
+export function usageLine(run: Run): string | undefined {
+  const budget = run.plan.budgetUsd;
+  const spent = spentUsd(run);
+  if (budget === undefined || spent < budget) return describeRunUsage(run);
+  const over = spent > budget ? `, ${formatUsd(spent - budget)} over` : '';
+  const ended = run.status === 'succeeded' || run.status === 'cancelled';
+  return `${describeUsage(runUsage(run))} · **budget ${formatUsd(budget)} spent${over}${ended ? '' : ': no more agent attempts start'}**`;
 }
 
 /** What the tracking comment says under its table when the repository's workflow is the old template. */
@@ -106,29 +114,49 @@ export const OLD_TEMPLATE_NOTE =
  * too); `oldTemplate`: a step of the run ran on the old workflow template (said once, here).
  */
 export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now), oldTemplate = false): string {
+  const started = run.createdAt !== now ? ` · started ${formatMoment(run.createdAt, now)}` : '';
+  const commands = ['/conveyor status', '/conveyor retry [step]', '/conveyor cancel'].map((c) => code(c)).join(', ');
   return [
     trackingMarker(run.id),
-    `### Conveyor run \`${run.id}\` — pipeline \`${run.plan.pipeline}\`: ${RUN_STATE[run.status]}`,
+    `### Conveyor run ${code(run.id)} — pipeline ${code(run.plan.pipeline)}: ${RUN_STATE[run.status]}`,
+    '',
+    ...nextSteps(run, links),
     '',
     table,
     ...(oldTemplate ? ['', OLD_TEMPLATE_NOTE] : []),
     '',
-    `<sub>Updated ${now}. Commands: \`/conveyor status\`, \`/conveyor retry [step]\`, \`/conveyor cancel\`.</sub>`,
+    `<sub>Updated ${formatMoment(now, now)}${started}. Commands (on this issue or a pull request of the run): ${commands}.</sub>`,
   ].join('\n');
 }
 
 export interface SummaryCheck {
   status: 'in_progress' | 'completed';
-  conclusion?: 'success' | 'cancelled';
+  conclusion?: 'success' | 'failure' | 'cancelled' | 'action_required';
   title: string;
   summary: string;
 }
 
+/**
+ * The summary check run: in progress only while steps run. While the run waits for a person (an
+ * approval, a retry of a failed step) it is completed as `action_required`, so the pull request
+ * shows that someone must act, and its title says the command; a run that succeeded is `success`;
+ * a cancelled one `failure` when a step had failed, else `cancelled`. GitHub never lets a completed
+ * check run change its conclusion again: the reporter makes a new one when the run goes on.
+ */
 export function renderSummaryCheck(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): SummaryCheck {
   const done = Object.values(run.steps).filter((s) => s.status === 'succeeded').length;
-  const title = run.waitingFor ? `waiting: ${run.waitingFor}`.slice(0, 200) : `${run.status}: ${done} of ${run.plan.steps.length} steps succeeded`;
-  const summary = table;
-  if (run.status === 'succeeded') return { status: 'completed', conclusion: 'success', title, summary };
-  if (run.status === 'cancelled') return { status: 'completed', conclusion: 'cancelled', title, summary };
-  return { status: 'in_progress', title, summary };
+  const title = summaryTitle(run, done);
+  const summary = [...nextSteps(run, links), '', table].join('\n');
+  switch (run.status) {
+    case 'succeeded':
+      return { status: 'completed', conclusion: 'success', title, summary };
+    case 'cancelled': {
+      const failed = Object.values(run.steps).some((s) => s.status === 'failed');
+      return { status: 'completed', conclusion: failed ? 'failure' : 'cancelled', title, summary };
+    }
+    case 'waiting':
+      return { status: 'completed', conclusion: 'action_required', title, summary };
+    case 'running':
+      return { status: 'in_progress', title, summary };
+  }
 }

@@ -1,6 +1,7 @@
 // What a repair agent gets from a failed gate: the lines of each repository's output that report
 // failures and errors, plus the last lines (where most tools print their verdict), bounded in size
 // so a noisy test suite cannot flood the prompt. Pure: the caller scrubs secrets first.
+import { code, fence } from '../text.ts';
 
 /** Lines that look like a failure or an error report in common test runners and compilers. */
 const FAILURE_LINE =
@@ -145,7 +146,9 @@ export interface GateOutcome {
 
 /**
  * Markdown findings of a failed gate: one section per failing repository naming it, its command
- * and exit, and its failing lines; the byte budget is shared evenly between failing repositories.
+ * and exit, and its failing lines in a block no backticks of theirs can close (a gate that printed
+ * nothing says so in words: an empty block reads as a rendering fault); the byte budget is shared
+ * evenly between failing repositories.
  */
 export function gateFindings(outcomes: readonly GateOutcome[], maxBytes = 8192): string {
   const failed = outcomes.filter((o) => o.exitCode !== 0);
@@ -153,10 +156,17 @@ export function gateFindings(outcomes: readonly GateOutcome[], maxBytes = 8192):
   const share = Math.floor(maxBytes / failed.length);
   const sections = failed.map((o) => {
     const how = o.timedOut ? 'timed out' : `exit ${o.exitCode ?? 'signal'}`;
-    const head = `### ${o.repo}: \`${o.command.split('\n')[0]}\` (${how})\n\`\`\`\n`;
-    const foot = '\n```\n';
-    const room = Math.max(0, share - bytes(head) - bytes(foot) - 1);
-    return `${head}${failingLines(o.output, { maxBytes: room })}${foot}`;
+    const head = `### ${o.repo}: ${code(o.command.split('\n')[0] ?? '')} (${how})\n`;
+    // The fence's length depends on the backticks inside: cut again by what it took past the share.
+    let room = Math.max(0, share - bytes(head) - 16);
+    for (;;) {
+      const lines = failingLines(o.output, { maxBytes: room });
+      if (!lines.trim()) return `${head}It printed nothing.\n`;
+      const section = `${head}${fence(lines)}\n`;
+      const over = bytes(section) + 1 - share;
+      if (over <= 0 || room === 0) return section;
+      room = Math.max(0, room - over);
+    }
   });
   return truncateBytes(sections.join('\n'), maxBytes);
 }

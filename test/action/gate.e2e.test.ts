@@ -75,6 +75,20 @@ describe('gate step', () => {
     expect(run.resultText).not.toContain(token);
   });
 
+  it('says in words when a failing command printed nothing: no empty code block, and its command whole in its code span', () => {
+    const run = runAction({
+      payload: makePayload({ repos: [{ repo: 'acme/web' }], step: gateStep({ run: "test -f 'missing`1`.txt'" }) }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url },
+    });
+    expect(run.result?.conclusion, run.stdout + run.stderr).toBe('failure');
+    const summary = run.result?.summary ?? '';
+    expect(run.result?.findings).toBe("### acme/web: ``test -f 'missing`1`.txt'`` (exit 1)\nIt printed nothing.\n");
+    expect(summary).toContain('It printed nothing.');
+    expect(summary).not.toMatch(/```[a-z]*\n\s*```/);
+    expect(summary).toMatch(/\| acme\/web \| ``test -f 'missing`1`\.txt'`` \| \*\*failed\*\* \(exit 1\) \| (<1s|\d+s) \|/);
+  });
+
   it('runs each service gate in the `in` services only', () => {
     const payload = makePayload({
       repos: REPOS,

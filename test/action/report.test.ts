@@ -47,6 +47,20 @@ describe('reporters', () => {
     expect(chooseReporters({ env: {} }).map((r) => r.name)).toEqual(['log']);
   });
 
+  it("completes a repair's check run as what it did: neutral when it pushed a fix, never a success that reads as the gate passing", () => {
+    const repaired = { ...result, mode: 'repair' as const, conclusion: 'success' as const, error: undefined, summary: 'Repaired 1 of 1 repositories.' };
+    expect(checkRunOutput(repaired)).toMatchObject({
+      name: 'conveyor / test (repair)',
+      conclusion: 'neutral',
+      title: 'repair pushed a fix: test runs again on it (no verdict yet)',
+      externalId: 'r1:test:2:1',
+    });
+    expect(checkRunOutput({ ...repaired, conclusion: 'failure', error: { code: 'agent-failed', message: 'exit 1' } })).toMatchObject({
+      conclusion: 'failure',
+      title: 'repair failed: agent-failed',
+    });
+  });
+
   it("leaves a long summary whole: the GitHub layer fits it to GitHub's limit once (test/adapters/github/forge/github.test.ts)", () => {
     expect(checkRunOutput(result).summary).toBe(result.summary);
     expect(checkRunOutput(result).summary.length).toBeGreaterThan(65_535);

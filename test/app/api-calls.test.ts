@@ -63,8 +63,11 @@ describe('one pipeline on GitHub', () => {
     expect(steps.map((c) => [c.name, c.external_id, c.status, c.conclusion])).toEqual([
       ['conveyor / implement', `${RUN_ID}:implement:1:0`, 'completed', 'success'],
       ['conveyor / test', `${RUN_ID}:test:1:0`, 'completed', 'failure'],
-      ['conveyor / test', `${RUN_ID}:test:2:0`, 'completed', 'success'], // the repair
+      // The repair is named as one, and its pushed fix is no verdict: neutral, not a green tick.
+      ['conveyor / test (repair 1)', `${RUN_ID}:test:2:0`, 'completed', 'neutral'],
       ['conveyor / test', `${RUN_ID}:test:3:0`, 'completed', 'success'],
+      // The approval waited as action required, with its buttons; its decision is a check run of its own (GitHub keeps a completed one's conclusion).
+      ['conveyor / approve', `${RUN_ID}:approve:0:0`, 'completed', 'action_required'],
       ['conveyor / approve', `${RUN_ID}:approve:0:0`, 'completed', 'success'],
     ]);
     // Those the action completed: their result, when they started, and the workflow run that ran them.
@@ -73,8 +76,9 @@ describe('one pipeline on GitHub', () => {
       expect(parseResultText(check.output.text, check.output.summary).ok, check.name).toBe(true);
       expect(check.started_at).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(check.details_url).toMatch(/\/acme\/web\/actions\/runs\/\d+$/);
-      expect(d.code === 0 ? 'success' : 'failure').toBe(check.conclusion);
+      expect(d.code === 0 ? (check.name.includes('(repair') ? 'neutral' : 'success') : 'failure').toBe(check.conclusion);
     }
+    expect(steps.at(-2)!.actions?.map((a) => (a as { identifier: string }).identifier)).toEqual(['approve', 'reject']);
     const approval = steps.at(-1)!;
     expect(approval.actions).toEqual([]);
     // Every check run of the run is on the primary PR, from its first step: on one of the heads it
@@ -91,8 +95,12 @@ describe('one pipeline on GitHub', () => {
     expect(subjects.length).toBeGreaterThan(2);
     // The summary check run on the PR's last head shows the finished pipeline.
     const webHead = outcome.fake.pulls.find((p) => p.repo === 'acme/web')!.sha;
+    // It waited for the approval as action required; the run went on, so a new one shows its end.
     const summary = checks.filter((c) => c.name === 'conveyor' && c.head_sha === webHead);
-    expect(summary.map((c) => [c.status, c.conclusion])).toEqual([['completed', 'success']]);
+    expect(summary.map((c) => [c.status, c.conclusion])).toEqual([
+      ['completed', 'action_required'],
+      ['completed', 'success'],
+    ]);
   });
 
   it('leaves the tracking comment at the end of the run, both PRs merged and linking each other, and the approval acknowledged', () => {

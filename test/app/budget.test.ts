@@ -57,7 +57,9 @@ describe('a run with a budget', () => {
     expect(comment).toContain('❌ failed: budget-exhausted: the run has spent $0.60 of its $0.50 budget \\("implement" $0.60\\)');
     expect(comment).toContain('| step | kind | state | attempt | duration | usage | links |');
     expect(comment).toMatch(/\| `implement` \| code \| ✅ succeeded \| 1 \| \S+ \| \$0\.60 · 1\.0k tokens \|/);
-    expect(comment).toContain('**Usage:** $0.60 · 1,000 tokens in · 4 turns · budget $0.50');
+    // Spent past its budget: in bold, with by how much; and the command that goes on once it is raised.
+    expect(comment).toContain('**Usage:** $0.60 · 1,000 tokens in · 4 turns · **budget $0.50 spent, $0.10 over: no more agent attempts start**');
+    expect(comment).toContain('comment `/conveyor retry review`');
 
     // 2. Someone raises the budget on the default branch and retries: the review is dispatched,
     //    told what the run has spent and its new budget.

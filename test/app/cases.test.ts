@@ -31,7 +31,7 @@ async function redeliveredChangesNothing(name: string, payload: unknown, id: str
 describe('starting', () => {
   it('comments every error of an invalid configuration with its line, and starts nothing', async () => {
     const bad =
-      'version: 1\nagents:\n  coder: { run: x }\nservices:\n  web: { repo: acme/web }\npipelines:\n  default:\n    steps:\n      - { id: a, kind: code, agent: codr }\n      - { id: b, kind: gate }\n';
+      'version: 1\nagents:\n  coder: { run: x }\n  idle: {}\nservices:\n  web: { repo: acme/web }\npipelines:\n  default:\n    steps:\n      - { id: a, kind: code, agent: codr }\n      - { id: b, kind: gate }\n';
     let body = '';
     const scopes = [
       tokenScope(),
@@ -42,9 +42,18 @@ describe('starting', () => {
     ];
     await h.receive('issues', webhooks.labeled());
     for (const s of scopes) expect(s.isDone()).toBe(true);
-    expect(body).toMatch(/has 2 errors/);
-    expect(body).toMatch(/\.github\/conveyor\.yml:9:\d+ pipelines\.default\.steps\[0\]\.agent: .*codr.*coder/);
-    expect(body).toMatch(/\.github\/conveyor\.yml:10:\d+ pipelines\.default\.steps\[1\]/);
+    expect(body).toMatch(/has 3 errors/);
+    expect(body).toMatch(/\.github\/conveyor\.yml:10:\d+ pipelines\.default\.steps\[0\]\.agent: .*codr.*coder/);
+    expect(body).toMatch(/\.github\/conveyor\.yml:11:\d+ pipelines\.default\.steps\[1\]/);
+    expect(body).toContain('give it `preset`');
+    // Each error in a code span its own backticks cannot break (the messages quote keys in backticks).
+    const items = body.split('\n').filter((l) => l.startsWith('- '));
+    expect(items).toHaveLength(3);
+    for (const item of items) {
+      const ticks = /^- (`+)/.exec(item)![1]!;
+      expect(item.endsWith(ticks)).toBe(true);
+      expect(item.slice(2 + ticks.length, -ticks.length)).not.toContain(ticks);
+    }
     expect(await h.conveyor.deps.store.list()).toEqual([]);
   });
 

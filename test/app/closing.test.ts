@@ -122,6 +122,7 @@ describe('closing', () => {
     // The teardown is the deploy step's teardown mode, which marks the GitHub Deployments inactive.
     const payload = parseStepPayload(dispatched[0]!.inputs.payload!);
     expect(payload.ok && payload.payload.mode).toBe('teardown');
+    expect(dispatched[0]?.name).toBe('conveyor / preview (teardown)');
     expect(payload.ok && payload.payload.environments).toEqual([readyEnv]);
     expect(dispatched[0]!.externalId).toMatch(/:preview:\d+:0:teardown$/);
 

@@ -100,21 +100,46 @@ export async function seed(
   return await h.conveyor.engine.get(RUN);
 }
 
-/** The reports every transition makes (tracking comment, summary check), persisted; their bodies collected. */
-export function reportScopes(): { comments: string[]; approvalChecks: ApprovalPatch[]; scopes: nock.Scope[] } {
+/**
+ * The reports every transition makes (tracking comment, summary check), persisted; their bodies
+ * collected. A summary check run completed while the run waited is made anew when it goes on
+ * (GitHub never reopens a completed one): those are 510, 511, … on `head` (the seeded PR's).
+ */
+export function reportScopes(head = WEB_HEAD): { comments: string[]; approvalChecks: ApprovalPatch[]; summaries: SummaryWrite[]; scopes: nock.Scope[] } {
   const comments: string[] = [];
   const approvalChecks: ApprovalPatch[] = [];
+  const summaries: SummaryWrite[] = [];
+  let next = 510;
+  // Not among the scopes a test asserts done: a run that never waits makes none.
+  nock(API)
+    .persist()
+    .post(
+      '/repos/acme/web/check-runs',
+      (b: SummaryWrite & { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === head && summaries.push(b) > 0,
+    )
+    .reply(201, () => ({ id: next++, html_url: `https://github.com/acme/web/runs/${next - 1}`, status: 'in_progress', output: {} }));
   return {
     comments,
     approvalChecks,
+    summaries,
     scopes: [
       nock(API)
         .persist()
         .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
         .reply(200, {}),
-      nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {}),
+      nock(API)
+        .persist()
+        .patch(/^\/repos\/acme\/web\/check-runs\/(500|51\d)$/, (b: SummaryWrite) => summaries.push(b) > 0)
+        .reply(200, {}),
     ],
   };
+}
+
+/** A write of the summary check run `conveyor`. */
+export interface SummaryWrite {
+  status?: string;
+  conclusion?: string;
+  output?: { title: string; summary: string };
 }
 
 export interface ApprovalPatch {

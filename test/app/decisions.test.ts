@@ -219,7 +219,8 @@ describe('pushes after an approval', () => {
     expect(run.steps.approve?.reason).toBe(
       `waiting for approvals: 0 of 2 (approvals are stale: mallory pushed ${NEW_HEAD.slice(0, 7)} to acme/web after the approval)`,
     );
-    expect(created).toMatchObject({ head_sha: NEW_HEAD, status: 'in_progress' });
+    // Completed as action_required (the run waits for a person), its buttons there to press.
+    expect(created).toMatchObject({ head_sha: NEW_HEAD, status: 'completed', conclusion: 'action_required' });
     expect(created.actions?.map((a) => a.identifier)).toEqual(['approve', 'reject']);
   });
 
@@ -257,7 +258,7 @@ describe('the approval check run', () => {
     const result = sealedFor(await h.conveyor.engine.get(RUN), resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } }));
     await h.receive('check_run', events.checkCompleted(102, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(result)));
     allDone([waits]);
-    expect(created).toMatchObject({ head_sha: WEB_HEAD, status: 'in_progress', external_id: `${RUN}:approve:0:0` });
+    expect(created).toMatchObject({ head_sha: WEB_HEAD, status: 'completed', conclusion: 'action_required', external_id: `${RUN}:approve:0:0` });
     expect(created.actions).toEqual([
       { label: 'Approve', description: 'Approve the current heads of the PRs', identifier: 'approve' },
       { label: 'Reject', description: 'Reject: the run waits for a person', identifier: 'reject' },
@@ -270,10 +271,13 @@ describe('the approval check run', () => {
     allDone(refused);
     expect(replies[0]).toMatch(/^@mallory only people with write permission on acme\/web can `approve`/);
 
-    const checks: ApprovalPatch[] = [];
+    // Approved: GitHub keeps a completed check run's conclusion, so the decision is a new check run on the head.
+    let decided: ApprovalPatch & { name?: string; head_sha?: string } = {};
     const ok = [
       permissionScope('carol', 'write'),
-      approvalCheckScope(checks),
+      nock(API)
+        .post('/repos/acme/web/check-runs', (b: typeof decided) => ((decided = b), b.name === 'conveyor / approve'))
+        .reply(201, { id: 601, html_url: 'https://github.com/acme/web/runs/601', status: 'completed', output: {} }),
       pullOk(),
       nock(API)
         .put('/repos/acme/web/pulls/1/merge')
@@ -282,7 +286,14 @@ describe('the approval check run', () => {
     await h.receive('check_run', events.button('approve', 'carol', check));
     allDone(ok);
     expect((await h.conveyor.engine.get(RUN)).status).toBe('succeeded');
-    expect(checks.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'approved by @carol' } });
+    expect(decided).toMatchObject({ head_sha: WEB_HEAD, status: 'completed', conclusion: 'success', actions: [], output: { title: 'approved by @carol' } });
+    // The step's record names the new one: the old one's buttons count no more.
+    expect(await h.conveyor.deps.links.attempt(`${RUN}:approve:0:0`)).toMatchObject({ checkRunId: 601 });
+    const version = (await h.conveyor.engine.get(RUN)).version;
+    h.calls.length = 0;
+    await h.receive('check_run', events.button('reject', 'carol', check));
+    expect(h.calls).toEqual([]);
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(version);
   });
 
   it('Reject fails the approval step; the run waits for a person and the check run says who and why', async () => {
@@ -344,7 +355,11 @@ describe('approvals only where one is due', () => {
     const run = await h.conveyor.engine.get(RUN);
     expect(run.approvals).toEqual([]);
     expect(run.steps.approve).toMatchObject({ status: 'waiting', reason: 'waiting for approvals: 0 of 1' });
-    expect(checks.at(-1)).toMatchObject({ status: 'in_progress', output: { summary: expect.stringContaining('Approvals: 0 of 1.') } });
+    expect(checks.at(-1)).toMatchObject({
+      status: 'completed',
+      conclusion: 'action_required',
+      output: { summary: expect.stringContaining('Approvals: 0 of 1.') },
+    });
   });
 
   it("the Approve button of an older head's check run is refused: the approval is for the head the button was on", async () => {

@@ -1,7 +1,8 @@
 // GitHub's REST API for many runs at once, mocked with nock at the HTTP boundary and keeping state
 // as GitHub does: check runs (listed by commit and name, as the dispatcher and the reporter look
-// for them), issue comments, and every workflow_dispatch, so that a test can count what was done
-// on GitHub per attempt, whichever app replica did it.
+// for them; a completed one keeps its status and conclusion), issue comments, and every
+// workflow_dispatch, so that a test can count what was done on GitHub per attempt, whichever app
+// replica did it.
 import nock from 'nock';
 import { API, INSTALLATION } from './harness.ts';
 import { BASE_SHA, BASE_TREE } from './scopes.ts';
@@ -102,7 +103,10 @@ export function fakeGitHub(config: string): FakeGitHub {
   api.patch(/^\/repos\/acme\/web\/check-runs\/\d+$/).reply((uri, body) => {
     const check = checkRuns.find((c) => c.id === Number(uri.split('/').pop()));
     if (!check) return [404, { message: 'Not Found' }];
-    Object.assign(check, body as object);
+    const patch = { ...(body as Record<string, unknown>) };
+    // As GitHub: a completed check run's status and conclusion never change again (its output may).
+    if (check.status === 'completed') for (const k of ['status', 'conclusion', 'completed_at']) delete patch[k];
+    Object.assign(check, patch);
     return [200, checkRunJson(check)];
   });
   api.get(/^\/repos\/acme\/web\/check-runs\/\d+$/).reply((uri) => {

@@ -64,6 +64,8 @@ describe('/conveyor fix', () => {
     expect(run.approvals[0]?.stale).toEqual({ kind: 'feedback', by: 'carol' });
     const payload = payloadOf(dispatched[0]);
     expect(payload.mode).toBe('repair');
+    // Its check run is named as a repair: its tick is not the code step's first verdict.
+    expect(dispatched[0]?.name).toBe('conveyor / implement (repair 1)');
     expect(payload.findings).toContain('### From @carol, in a `/conveyor fix` comment (https://github.com/acme/web/pull/1#issuecomment-4242)');
     expect(payload.findings).toContain('```text\nrename `getThing` to `fetchThing`\nand keep the old name as an alias.\n```');
     // The approval no longer waits (its buttons go): it waits again once the gate has run.

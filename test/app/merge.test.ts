@@ -265,7 +265,8 @@ describe('merging on GitHub', () => {
     expect(run.steps.ship?.reason).toContain(
       'not merging: acme/web#1: it is a draft (mark it ready for review, then `/conveyor retry`). Merged: none. Not merged: acme/lib#3, acme/api#2, acme/web#1.',
     );
-    expect(report.comments.at(-1)).toMatch(/Waiting for:.*acme\/web#1: it is a draft .*mark it ready for review, then .*\/conveyor retry/);
+    expect(report.comments.at(-1)).toMatch(/> ❌ \*\*`ship` failed\*\*: .*acme\/web#1: it is a draft .*mark it ready for review/);
+    expect(report.comments.at(-1)).toContain('comment `/conveyor retry ship`');
 
     // They mark it ready and retry: it merges.
     const merged = [

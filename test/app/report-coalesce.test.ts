@@ -1,7 +1,9 @@
 // What people see of a run is written at most once per window, always ending with the newest
 // state: reports asked for while one waits out its window join it, one asked for while a write is
-// under way makes the next, and ConveyorApp.idle() waits for that last write. The window is held
-// by the test (a sleep it releases), so nothing here depends on how fast the machine is.
+// under way makes the next, and ConveyorApp.idle() waits for that last write. The comment and the
+// check runs are written by writers of their own (each with its window), so neither waits for the
+// other. The window is held by the test (a sleep it releases), so nothing here depends on how fast
+// the machine is.
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, createHarness, tokenScope, type Harness } from './harness.ts';
@@ -33,6 +35,9 @@ function writes() {
   ];
   return { comments, summaries, scopes };
 }
+
+/** What a tracking comment says the run waits for. */
+const waitingFor = (body: string) => /> ✋ \*\*Waiting\*\*: (.*)\./.exec(body)?.[1];
 
 let h: Harness;
 let held: ReturnType<typeof heldSleep>;
@@ -74,13 +79,13 @@ describe('coalesced reports', () => {
     const second = reporter.report(RUN);
     await waitFor('third');
     const third = reporter.report(RUN);
-    // One window is being waited out, for the configured time; nothing was written yet.
-    expect(held.waiting.map((w) => w.ms)).toEqual([3000]);
+    // One window per writer (the comment's, the check runs') is being waited out, for the configured time; nothing was written yet.
+    expect(held.waiting.map((w) => w.ms)).toEqual([3000, 3000]);
     expect(comments).toEqual([]);
     held.releaseAll();
     await Promise.all([first, second, third]);
     expect(comments).toHaveLength(1);
-    expect(comments[0]).toContain('**Waiting for:** third');
+    expect(comments[0]).toContain('> ✋ **Waiting**: third.');
     expect(summaries.map((s) => s.output?.title)).toEqual(['waiting: third']);
   });
 
@@ -95,12 +100,12 @@ describe('coalesced reports', () => {
     await waitFor('during the write');
     const second = reporter.report(RUN);
     await first;
-    expect(comments.map((c) => /\*\*Waiting for:\*\* (.*)/.exec(c)?.[1])).toEqual(['before the write']);
-    // The second waits out a window of its own before writing.
-    expect(held.waiting).toHaveLength(1);
+    expect(comments.map(waitingFor)).toEqual(['before the write']);
+    // The second waits out a window of its own (for each writer) before writing.
+    expect(held.waiting).toHaveLength(2);
     held.releaseAll();
     await second;
-    expect(comments.map((c) => /\*\*Waiting for:\*\* (.*)/.exec(c)?.[1])).toEqual(['before the write', 'during the write']);
+    expect(comments.map(waitingFor)).toEqual(['before the write', 'during the write']);
   });
 
   it("is waited for by ConveyorApp.idle(): a delivery's trailing write is done when idle resolves", async () => {

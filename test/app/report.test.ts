@@ -37,6 +37,7 @@ afterEach(async () => {
 
 describe('the reporter of a run this process did not start', () => {
   it('finds its tracking comment and summary check run on GitHub, edits them, makes neither again, and records them', async () => {
+    const bodies: string[] = [];
     const scopes = [
       nock(API)
         .get('/repos/acme/web/issues/7/comments')
@@ -45,7 +46,10 @@ describe('the reporter of a run this process did not start', () => {
           { id: 899, html_url: 'c899', body: 'Someone else' },
           { id: 900, html_url: 'https://github.com/acme/web/issues/7#issuecomment-900', body: `Conveyor ${trackingMarker(RUN)}` },
         ]),
-      nock(API).patch('/repos/acme/web/issues/comments/900').reply(200, {}),
+      // Edited once, after the check runs' write: it links the approval check run that write made.
+      nock(API)
+        .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => bodies.push(b.body) > 0)
+        .reply(200, {}),
       nock(API)
         .get(`/repos/acme/web/commits/${WEB_HEAD}/check-runs`)
         .query({ check_name: 'conveyor', filter: 'all', per_page: '100' })
@@ -76,11 +80,14 @@ describe('the reporter of a run this process did not start', () => {
             },
           ],
         }),
-      nock(API).patch('/repos/acme/web/check-runs/500').reply(200, {}),
+      // The run waits for an approval: its summary is completed as action_required.
+      nock(API)
+        .patch('/repos/acme/web/check-runs/500', (b: { status: string; conclusion: string }) => b.status === 'completed' && b.conclusion === 'action_required')
+        .reply(200, {}),
       // The approval step's check run: no record of it was seeded, so it is made.
       nock(API)
         .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve')
-        .reply(201, { id: 600, html_url: 'x', status: 'in_progress', output: {} }),
+        .reply(201, { id: 600, html_url: 'https://github.com/acme/web/runs/600', status: 'completed', output: {} }),
     ];
     const made = nock(API)
       .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor')
@@ -90,6 +97,8 @@ describe('the reporter of a run this process did not start', () => {
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
     expect(made.isDone()).toBe(false);
     expect(commented.isDone()).toBe(false);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain('press **Approve** on the [`conveyor / approve`](https://github.com/acme/web/runs/600) check run');
 
     // Recorded in the file, for any later process.
     const other = await openSqliteStore(join(h.dir, 'app.db'));

@@ -85,6 +85,8 @@ export interface Dispatched {
   externalId: string;
   inputs: Record<string, string>;
   headSha: string;
+  /** The check run's name: `conveyor / <step>`, a repair's `conveyor / <step> (repair N)`, a teardown's `(teardown)`. */
+  name: string;
 }
 
 /**
@@ -118,7 +120,8 @@ export function dispatchScope(step: string, checkRunId: number, into: Dispatched
   const d: Partial<Dispatched> = { checkRunId };
   return nock(API)
     .post('/repos/acme/web/check-runs', (b: { name: string; status: string; external_id: string; head_sha: string }) => {
-      if (b.name !== `conveyor / ${step}`) return false;
+      if (b.name !== `conveyor / ${step}` && !b.name.startsWith(`conveyor / ${step} (`)) return false;
+      d.name = b.name;
       d.externalId = b.external_id;
       d.headSha = b.head_sha;
       return b.status === 'queued';

@@ -36,7 +36,11 @@ describe('`/conveyor status`', () => {
     await h.receive('issue_comment', events.prComment('/conveyor status', 'bob', 'acme/lib', 3));
     for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
     expect(replies).toHaveLength(1);
-    expect(replies[0]).toMatch(new RegExp(`^@bob Conveyor run \`${RUN}\` \\(pipeline \`default\`\\) is \\*\\*waiting\\*\\*`));
+    expect(replies[0]).toMatch(new RegExp(`^@bob Conveyor run \`${RUN}\` \\(pipeline \`default\`, started Mar 1, 09:00 UTC\\) is \\*\\*waiting\\*\\*`));
+    // What it waits for and the command that continues it, as the tracking comment says it.
+    expect(replies[0]).toContain(
+      "> To approve what the pull requests hold now, comment `/conveyor approve` on this issue or on one of the run's pull requests",
+    );
     expect(replies[0]).toContain('- `approve` (approval): waiting');
     expect(replies[0]).toContain('PRs: acme/web#1, acme/api#2, acme/lib#3');
     expect(replies[0]).toContain('Details: https://github.com/acme/web/issues/7#issuecomment-900');

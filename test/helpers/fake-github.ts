@@ -457,7 +457,13 @@ export class FakeGitHub {
 
   private writeCheck(check: FakeCheckRun, body: Record<string, unknown>): void {
     const was = check.status;
-    const { output, ...rest } = body as { output?: Partial<FakeCheckRun['output']> };
+    const { output, ...rest } = body as { output?: Partial<FakeCheckRun['output']>; status?: unknown; conclusion?: unknown; completed_at?: unknown };
+    // As GitHub: a completed check run's status and conclusion never change again (its output may).
+    if (was === 'completed') {
+      delete rest.status;
+      delete rest.conclusion;
+      delete rest.completed_at;
+    }
     Object.assign(check, rest);
     if (output) check.output = { title: output.title ?? null, summary: output.summary ?? null, text: output.text ?? null };
     if (check.status === 'completed' && was !== 'completed') {

@@ -8,7 +8,7 @@
 // as the app made it, and does not read it back; later, or in a re-run, it reads it first.
 import type { StepToken } from '../token.ts';
 import type { PayloadRead } from '../payload.ts';
-import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
+import { attemptOutcome, externalIdOf, renderResultText, stepCheckName } from '../../../core/github/check-run.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
 import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
@@ -49,10 +49,12 @@ export function pollIntervalOf(env: NodeJS.ProcessEnv): number {
 }
 
 export function checkRunOutput(result: StepResult): CheckRunOutput {
-  const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
+  // A repair's check run says what the repair did, not that the step passed (core/github/check-run.ts).
+  const { conclusion, title } = attemptOutcome(result);
   return {
-    name: `conveyor / ${result.stepId}`,
-    conclusion: result.conclusion,
+    // For the job summary's heading: the check run keeps the name the app gave it (a repair's with its number).
+    name: stepCheckName(result.stepId, { mode: result.mode }),
+    conclusion,
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,

@@ -3,6 +3,7 @@
 // file as one shell-quoted argument, must FAIL on a clean checkout of the base branch with only that
 // file added. A test that already passes there cannot tell whether the issue is done. The file is
 // then committed to the work branch and pushed, so the code step that follows sees it.
+import { code } from '../../../core/text.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ConveyorError } from '../../../core/errors.ts';
@@ -120,11 +121,15 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       // Best effort: a failure here must not hide how the gate went.
       await check.remove().catch(() => undefined);
     }
-    const baseOutput = `Output on base \`${repo.base}\` (last lines):\n\n${fenced(tail(onBase.output) || '(no output)')}`;
+    // Said in words when it printed nothing: an empty block reads as a rendering fault.
+    const baseTail = tail(onBase.output);
+    const baseOutput = baseTail.trim()
+      ? `Output on base ${code(repo.base)} (last lines):\n\n${fenced(baseTail)}`
+      : `On base ${code(repo.base)} it printed nothing.`;
     if (onBase.exitCode === 0 && !onBase.timedOut) {
       return fail(
         'gate-not-discriminating',
-        `The acceptance test \`${path}\` already passes on the base branch \`${repo.base}\` of ${repo.repo}, before any change: \`${command}\` exited 0 there. A test that passes without the change cannot tell whether the issue is done, so it does not count; nothing was pushed.`,
+        `The acceptance test ${code(path)} already passes on the base branch ${code(repo.base)} of ${repo.repo}, before any change: ${code(command)} exited 0 there. A test that passes without the change cannot tell whether the issue is done, so it does not count; nothing was pushed.`,
         [baseOutput],
       );
     }
@@ -143,7 +148,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     }
     const how = onBase.timedOut ? 'timed out' : `exited ${onBase.exitCode ?? onBase.signal}`;
     const summary = [
-      `Acceptance test \`${path}\` by \`${agent.name}\` fails on the base branch \`${repo.base}\` as it must (\`${command}\` ${how}); ${advanced ? `committed to \`${repo.workBranch}\`` : `already on \`${repo.workBranch}\``}.`,
+      `Acceptance test ${code(path)} by \`${agent.name}\` fails on the base branch ${code(repo.base)} as it must (${code(command)} ${how}); ${advanced ? `committed to ${code(repo.workBranch)}` : `already on ${code(repo.workBranch)}`}.`,
       baseOutput,
       ...sections,
       agentTail,

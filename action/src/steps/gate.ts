@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import { gateFindings, type GateOutcome } from '../../../core/steps/failing-lines.ts';
 import { ConveyorError } from '../../../core/errors.ts';
+import { code } from '../../../core/text.ts';
+import { formatDuration } from '../../../core/time.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { identityVariables, reposVariable } from '../variables.ts';
@@ -11,7 +13,7 @@ import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironm
 import { serviceIsolation } from '../sandbox.ts';
 import { runSetup } from '../setup.ts';
 import { baseResult } from '../result.ts';
-import { fenced, workspaceTable } from '../summary.ts';
+import { workspaceTable } from '../summary.ts';
 import type { Workspace, WorkspaceRepo } from '../workspace.ts';
 
 type GateStep = Extract<PlanStep, { kind: 'gate' }>;
@@ -135,7 +137,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     const failed = outcomes.filter((o) => o.exitCode !== 0);
     const rows = outcomes.map((o) => {
       const verdict = o.exitCode === 0 ? 'passed' : o.timedOut ? '**timed out**' : `**failed** (exit ${o.exitCode ?? 'signal'})`;
-      return `| ${o.repo} | \`${o.command.split('\n')[0]}\` | ${verdict} | ${(o.durationMs / 1000).toFixed(1)} s |`;
+      return `| ${o.repo} | ${code(o.command.split('\n')[0] ?? '', { table: true })} | ${verdict} | ${formatDuration(o.durationMs)} |`;
     });
     const table = ['| repository | command | result | time |', '| --- | --- | --- | --- |', ...rows].join('\n');
     if (failed.length === 0) {
@@ -156,7 +158,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
         workspaceTable(ws),
         table,
         '### Failing lines',
-        findings || fenced('(no output)'),
+        findings || 'The failing commands printed nothing.',
       ].join('\n\n'),
       commits,
       findings,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { externalIdOf, parseExternalId, parseResultText, renderResultText } from '../../../core/github/check-run.ts';
+import {
+  updatable,
+  attemptOutcome,
+  externalIdOf,
+  parseExternalId,
+  parseResultText,
+  renderResultText,
+  repairNumber,
+  stepCheckName,
+} from '../../../core/github/check-run.ts';
 import { dispatchInputs, fitPayload, inputsLength, payloadLimitOf, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';
@@ -89,5 +98,45 @@ describe('fitting a payload into the workflow inputs', () => {
   });
   it('refuses with a clear message when even the plan does not fit', () => {
     expect(() => fitPayload(payload, 100)).toThrow(/too large to dispatch/);
+  });
+});
+
+describe('check run names and outcomes of attempts', () => {
+  it('names a repair as one, numbered among the repairs of its step, and a teardown as one', () => {
+    expect(stepCheckName('test')).toBe('conveyor / test');
+    expect(stepCheckName('test', { mode: 'run' })).toBe('conveyor / test');
+    expect(stepCheckName('test', { mode: 'repair', repair: 1 })).toBe('conveyor / test (repair 1)');
+    expect(stepCheckName('test', { mode: 'repair' })).toBe('conveyor / test (repair)');
+    expect(stepCheckName('preview', { mode: 'teardown' })).toBe('conveyor / preview (teardown)');
+    const record = (attempt: number, mode: 'run' | 'repair', epoch = 0) => ({ attempt, epoch, mode, startedAt: '2025-01-01T00:00:00Z' });
+    // run 1 fails, repair 2 (lost once, dispatched again), run 3 fails, repair 4.
+    const step = { attempts: [record(1, 'run'), record(2, 'repair'), record(2, 'repair', 1), record(3, 'run'), record(4, 'repair')] };
+    expect(repairNumber(step, 2)).toBe(1);
+    expect(repairNumber(step, 4)).toBe(2);
+    expect(repairNumber(step, 3)).toBeUndefined();
+    expect(repairNumber(undefined, 2)).toBeUndefined();
+  });
+
+  it('ends a repair that pushed a fix neutral, saying the step runs again: never a green tick that reads as passing', () => {
+    const repair = { ...result, mode: 'repair' as const, conclusion: 'success' as const, error: undefined };
+    expect(attemptOutcome(repair)).toEqual({ conclusion: 'neutral', title: 'repair pushed a fix: test runs again on it (no verdict yet)' });
+    expect(attemptOutcome({ ...repair, conclusion: 'neutral' })).toEqual({ conclusion: 'neutral', title: 'repair changed nothing' });
+    expect(attemptOutcome({ ...repair, conclusion: 'failure', error: { code: 'agent-failed', message: 'x' } })).toEqual({
+      conclusion: 'failure',
+      title: 'repair failed: agent-failed',
+    });
+    // A run attempt says how the step went.
+    expect(attemptOutcome(result)).toEqual({ conclusion: 'failure', title: 'failure: gate-failed' });
+    expect(attemptOutcome({ ...result, conclusion: 'success', error: undefined })).toEqual({ conclusion: 'success', title: 'success' });
+  });
+});
+
+describe('which check run states GitHub lets an update reach', () => {
+  it('any from queued or in progress; from completed only the same conclusion (its output may change)', () => {
+    expect(updatable({ status: 'queued' }, { status: 'in_progress' })).toBe(true);
+    expect(updatable({ status: 'in_progress' }, { status: 'completed', conclusion: 'action_required' })).toBe(true);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'completed', conclusion: 'action_required' })).toBe(true);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'in_progress' })).toBe(false);
+    expect(updatable({ status: 'completed', conclusion: 'action_required' }, { status: 'completed', conclusion: 'success' })).toBe(false);
   });
 });

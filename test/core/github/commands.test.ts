@@ -98,6 +98,8 @@ describe('parseCommands', () => {
       [4, '`/conveyor approve` takes nothing after it (got "now")'],
       [5, '`/conveyor run` takes one pipeline name (letters, digits, `-`, `_`), not "../x"'],
     ]);
+    // The word is shown whole in its code span, whatever backticks it holds.
+    expect(parseCommands('/conveyor ap`prove`').unknown.map((u) => u.message)).toEqual(['`` ap`prove` `` is not a Conveyor command']);
   });
 
   it('`/conveyor fix` takes the rest of its line and every line after it, code blocks included, and nothing after it is a command', () => {

@@ -16,15 +16,15 @@ describe('tracking comment', () => {
 
   it("shows each step's current attempt: its dispatch, its own duration (not an earlier lost one's) and its links", () => {
     let run = start(plan).run;
-    run = step(run, at(current(run, 'implement', 'success'), 90)).run;
+    run = step(run, at(current(run, 'implement', 'success'), 30)).run;
     const t = run.steps.test!;
     run = step(run, { type: 'step-lost', at: later(100), step: 'test', attempt: t.attempt, epoch: t.epoch, reason: 'runner vanished' }).run;
     const text = renderTrackingComment(run, { test: { checkRunUrl: 'https://c/1', workflowRunUrl: 'https://w/2' } }, later(160));
     expect(text.split('\n')[0]).toBe(trackingMarker(run.id));
-    expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 1m 30s |  |');
-    // The re-dispatched attempt started at 100 s: 60 s, not the lost one's 10 s or the whole 70 s.
-    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | 1m 0s | [check run](https://c/1) · [workflow run](https://w/2) |');
-    expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running: 1 of 2 steps succeeded' });
+    expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 30s |  |');
+    // The re-dispatched attempt started at 100 s (not the lost one, at 30 s): it runs since then.
+    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |');
+    expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running test: 1 of 2 steps succeeded' });
   });
 
   it('keeps a reason with a pipe or a line break inside its table cell, and a cancelled run completes its check as cancelled', () => {
@@ -33,7 +33,7 @@ describe('tracking comment', () => {
     const check = renderSummaryCheck(run, {}, AT);
     expect(check).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
     expect(check.summary).toContain('⛔ cancelled: cancelled by bob: wrong \\| issue sorry |');
-    expect(check.summary).toContain('**Cancelled:** cancelled by bob: wrong \\| issue sorry');
+    expect(check.summary).toContain('> ⛔ **Cancelled**: cancelled by bob: wrong \\| issue sorry.');
   });
 
   it('shows what agents and commands said as text: no links, markup, mentions or hidden comments of theirs, and environment links only to http(s)', () => {

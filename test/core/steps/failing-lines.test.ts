@@ -90,4 +90,20 @@ describe('gateFindings', () => {
     expect(text).not.toContain('acme/api');
     expect(gateFindings([{ repo: 'a/b', command: 'x', exitCode: 0, output: '' }])).toBe('');
   });
+
+  it('says in words that a gate printed nothing, and keeps code spans and blocks whole whatever backticks they hold', () => {
+    expect(gateFindings([{ repo: 'acme/web', command: 'test -f feature.txt', exitCode: 1, output: '  \n' }])).toBe(
+      '### acme/web: `test -f feature.txt` (exit 1)\nIt printed nothing.\n',
+    );
+    const text = gateFindings([{ repo: 'acme/web', command: 'echo `date` && false', exitCode: 1, output: 'error: a ``` fence\nFAIL' }]);
+    expect(text).toBe('### acme/web: ``echo `date` && false`` (exit 1)\n````text\nerror: a ``` fence\nFAIL\n````\n');
+    // A block that its backticks make longer still fits the share.
+    const ticks = Array.from({ length: 400 }, () => `error ${'`'.repeat(60)}`).join('\n');
+    expect(Buffer.byteLength(gateFindings([{ repo: 'a/b', command: 'x', exitCode: 1, output: ticks }], 2048))).toBeLessThanOrEqual(2048);
+    expect(
+      gateFindings([{ repo: 'a/b', command: 'x', exitCode: 1, output: ticks }], 2048)
+        .trimEnd()
+        .endsWith('`'.repeat(61)),
+    ).toBe(true);
+  });
 });

@@ -1,0 +1,33 @@
+// What `conveyor status` and `conveyor run` print of a run: times as people read them (core/time.ts),
+// `2 min ago` for the start (printed the moment it is read) and `1m 12s` for each step's time.
+import { describe, expect, it } from 'vitest';
+import { renderRun } from '../../cli/render.ts';
+import type { RunEvent } from '../../core/run/types.ts';
+import { planOf } from '../helpers/plans.ts';
+import { AT, current, start, step } from '../core/run/drive.ts';
+
+const later = (seconds: number): string => new Date(Date.parse(AT) + seconds * 1000).toISOString();
+const at = (event: RunEvent, seconds: number): RunEvent => ({ ...event, at: later(seconds) });
+
+describe('the command line status of a run', () => {
+  const plan = planOf([
+    { id: 'implement', kind: 'code' },
+    { id: 'test', kind: 'gate' },
+  ]);
+
+  it('says when a running run started, and each finished step its time', () => {
+    let run = start(plan).run;
+    run = step(run, at(current(run, 'implement', 'success'), 72)).run;
+    const text = renderRun(run, later(150));
+    expect(text.split('\n')[0]).toBe('Run r1: running  (default on acme/web#7: Add a thing; started 2 min ago)');
+    expect(text).toMatch(/^implement +code +succeeded +1 +1m 12s/m);
+    expect(text).not.toMatch(/\d+ms\b/);
+  });
+
+  it('says how long a finished run took', () => {
+    let run = start(plan).run;
+    run = step(run, at(current(run, 'implement', 'success'), 72)).run;
+    run = step(run, at(current(run, 'test', 'success'), 3600 + 180)).run;
+    expect(renderRun(run, later(4000)).split('\n')[0]).toBe('Run r1: succeeded  (default on acme/web#7: Add a thing; started 1 hour ago, took 1h 3m)');
+  });
+});
