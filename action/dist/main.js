@@ -8,12 +8,13 @@ import {
 } from "./chunk-3MRXZG7W.js";
 import {
   CHECK_OUTPUT_MAX,
+  code,
   fence,
   fitCheckOutput,
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-P5ZB7LEI.js";
+} from "./chunk-I3WPW4NZ.js";
 import "./chunk-BDDCTM4D.js";
 import {
   createGitHubOctokit,
@@ -149,8 +150,8 @@ function runCommand(options) {
       exit = { code: null, signal: null };
       finish();
     });
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
+    child.on("exit", (code2, signal) => {
+      exit = { code: code2, signal };
       if (stallTimer) clearInterval(stallTimer);
       if (child.pid) running.delete(child.pid);
       if (!options.keepGroup) killGroup(child.pid, "SIGKILL");
@@ -3335,12 +3336,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
   for (let i = 4; i < len; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   for (let i = 0; i < 4; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -13286,12 +13287,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code = doc.content.join("\n");
+  const code2 = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code}` : code : "";
+${code2}` : code2 : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code}
+${code2}
 }`;
   let fn;
   try {
@@ -21130,7 +21131,9 @@ function withSandboxReport(result, s, scrub) {
   if (report.blocked.length) {
     lines.push(
       `The sandbox blocked ${report.blocked.length === 1 ? "a connection" : "connections"} to hosts not in \`network.allow\`:`,
-      ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b) => `| \`${b.host}\` | ${b.port} | ${b.count} |`)].join("\n")
+      ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b) => `| ${code(b.host, { table: true })} | ${b.port} | ${b.count} |`)].join(
+        "\n"
+      )
     );
   }
   const summary2 = [result.summary, "### Sandbox", ...lines].join("\n\n");
@@ -21312,12 +21315,12 @@ async function prepareWorkspace(ctx, repos, options) {
   for (const r of prepared) {
     if (r.baseMerge === "resolving") {
       notes.push(
-        `${r.repo}: Conveyor has started merging the base branch \`${r.base}\` into \`${r.workBranch}\`, and these files hold git's conflict markers: ${r.conflicts.map((c) => `\`${c}\``).join(", ") || "(none listed)"}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`
+        `${r.repo}: Conveyor has started merging the base branch ${code(r.base)} into ${code(r.workBranch)}, and these files hold git's conflict markers: ${r.conflicts.map((c) => code(c)).join(", ") || "(none listed)"}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`
       );
     } else if (r.baseMerge === "conflict") {
-      notes.push(`${r.repo}: the base branch \`${r.base}\` does not merge cleanly into \`${r.workBranch}\`; it was left unmerged.`);
+      notes.push(`${r.repo}: the base branch ${code(r.base)} does not merge cleanly into ${code(r.workBranch)}; it was left unmerged.`);
     } else if (r.baseMerge === "merged") {
-      notes.push(`${r.repo}: merged the advanced base \`${r.base}\` into the resumed \`${r.workBranch}\`.`);
+      notes.push(`${r.repo}: merged the advanced base ${code(r.base)} into the resumed ${code(r.workBranch)}.`);
     }
   }
   return { root, gitRoot, repos: prepared, notes };
@@ -21345,10 +21348,10 @@ async function readUntrusted(path, options) {
   try {
     handle = await open2(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT") return void 0;
-    if (code === "ELOOP" || code === "EMLINK") throw refuse2("is a symbolic link");
-    throw refuse2(`cannot be opened (${code ?? e.message})`);
+    const code2 = e.code;
+    if (code2 === "ENOENT") return void 0;
+    if (code2 === "ELOOP" || code2 === "EMLINK") throw refuse2("is a symbolic link");
+    throw refuse2(`cannot be opened (${code2 ?? e.message})`);
   }
   try {
     const info2 = await handle.stat();
@@ -21636,7 +21639,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-VKX4PRNX.js"), import("./octokit-BX3FKQZX.js")]);
+  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-CKR6M7W5.js"), import("./octokit-BX3FKQZX.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
 function createContext(options) {
@@ -21752,8 +21755,20 @@ async function runUserCommand(ctx, options) {
 }
 
 // core/github/check-run.ts
+var STEP_CHECK_PREFIX = "conveyor / ";
+function stepCheckName(step, attempt = {}) {
+  const what = attempt.mode === "repair" ? ` (repair${attempt.repair ? ` ${attempt.repair}` : ""})` : attempt.mode === "teardown" ? " (teardown)" : "";
+  return `${STEP_CHECK_PREFIX}${step}${what}`;
+}
 function externalIdOf(a) {
   return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
+}
+function attemptOutcome(result) {
+  const failed = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
+  if (result.mode !== "repair") return { conclusion: result.conclusion, title: failed };
+  if (result.conclusion === "failure") return { conclusion: "failure", title: `repair failed${result.error ? `: ${result.error.code}` : ""}` };
+  if (result.conclusion === "neutral") return { conclusion: "neutral", title: "repair changed nothing" };
+  return { conclusion: "neutral", title: `repair pushed a fix: ${result.stepId} runs again on it (no verdict yet)` };
 }
 var MARKER = "conveyor:result:v1";
 var SUMMARY_ELSEWHERE = "(see the check run summary)";
@@ -21834,10 +21849,11 @@ function pollIntervalOf(env) {
   return Number(raw) * 1e3;
 }
 function checkRunOutput(result) {
-  const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
+  const { conclusion, title } = attemptOutcome(result);
   return {
-    name: `conveyor / ${result.stepId}`,
-    conclusion: result.conclusion,
+    // For the job summary's heading: the check run keeps the name the app gave it (a repair's with its number).
+    name: stepCheckName(result.stepId, { mode: result.mode }),
+    conclusion,
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,
@@ -22035,14 +22051,14 @@ function identityOf(raw) {
   };
 }
 function failureResult(identity, error62, scrub) {
-  const code = error62 instanceof ConveyorError ? error62.code : "internal";
+  const code2 = error62 instanceof ConveyorError ? error62.code : "internal";
   const raw = error62 instanceof Error ? error62.message : String(error62);
   const message = scrub(raw);
   return {
     ...identity,
     conclusion: "failure",
-    summary: `**Step failed (${code}):** ${message}`,
-    error: { code, message }
+    summary: `**Step failed (${code2}):** ${message}`,
+    error: { code: code2, message }
   };
 }
 
@@ -22260,8 +22276,8 @@ var BASE_MERGE = {
 };
 function workspaceTable(ws, extra) {
   const rows = ws.repos.map((r) => {
-    const state = r.checkedOut === r.workBranch ? BASE_MERGE[r.baseMerge] : `on base \`${r.base}\` (no work branch yet)`;
-    return `| ${r.repo} | ${r.role} | \`${r.checkedOut}\` | ${state} |${extra ? ` ${extra(r.repo)} |` : ""}`;
+    const state = r.checkedOut === r.workBranch ? BASE_MERGE[r.baseMerge] : `on base ${code(r.base, { table: true })} (no work branch yet)`;
+    return `| ${r.repo} | ${r.role} | ${code(r.checkedOut, { table: true })} | ${state} |${extra ? ` ${extra(r.repo)} |` : ""}`;
   });
   const head = `| repository | role | branch | state |${extra ? " result |" : ""}`;
   const rule = `| --- | --- | --- | --- |${extra ? " --- |" : ""}`;
@@ -22279,7 +22295,7 @@ async function trySetup(ctx, payload, setup) {
   if (r.exitCode === 0 && !r.timedOut) return void 0;
   const how = r.timedOut ? `ran out of its ${minutes} minute(s) (setup-timeout-minutes) and was stopped` : `exited with ${r.exitCode ?? r.signal}`;
   const last = tail(r.output, 5, 800);
-  return `the setup of ${setup.who}, \`${setup.command.split("\n")[0]}\`, ${how}${last ? ` (last lines: ${JSON.stringify(last)})` : ""}`;
+  return `the setup of ${setup.who}, ${code(setup.command.split("\n")[0] ?? "")}, ${how}${last ? ` (last lines: ${JSON.stringify(last)})` : ""}`;
 }
 async function runSetup(ctx, payload, setup) {
   const failed = await trySetup(ctx, payload, setup);
@@ -22457,10 +22473,12 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
   };
 }
 function agentOutputSection(ctx, title, outcome) {
-  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== "true" ? `; full transcript: \`${outcome.transcript}\`` : "";
+  const where = outcome.transcript && ctx.env.GITHUB_ACTIONS !== "true" ? `; full transcript: ${code(outcome.transcript)}` : "";
+  const last = tail(outcome.output);
+  if (!last.trim()) return `${title} printed nothing${where ? ` (${where.slice(2)})` : ""}.`;
   return `${title} output (last lines${where}):
 
-${fence(tail(outcome.output) || "(no output)")}`;
+${fence(last)}`;
 }
 function agentStopped(outcome, agent, who) {
   if (outcome.stalled) {
@@ -22578,7 +22596,7 @@ async function commitLeftovers(payload, repo) {
     if (left.length) {
       throw new ConveyorError(
         "conflict-unresolved",
-        `${repo.repo}: the merge of \`${repo.base}\` still has conflict markers in ${left.join("; ")}; nothing was committed. Every conflict must be resolved by editing the file.`
+        `${repo.repo}: the merge of ${code(repo.base)} still has conflict markers in ${left.join("; ")}; nothing was committed. Every conflict must be resolved by editing the file.`
       );
     }
   }
@@ -22687,11 +22705,11 @@ async function runCodeWork(ctx, payload, work) {
     const sections = [workspaceTable(ws)];
     if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join("\n"));
     const agentTail = agentOutputSection(ctx, `Agent \`${agent.name}\``, outcome);
-    const fail = (code, message) => ({
+    const fail = (code2, message) => ({
       ...baseResult(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...sections, agentTail].join("\n\n"),
-      error: { code, message }
+      error: { code: code2, message }
     });
     const stopped = agentStopped(outcome, agent, "The agent");
     if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
@@ -22735,8 +22753,8 @@ ${list}`;
     if (rejected.length) {
       const first = rejected[0];
       const message = rejected.map((e) => e instanceof Error ? e.message : String(e)).join("\n");
-      const code = first instanceof ConveyorError ? first.code : "push-rejected";
-      return { ...fail(code, message), prs, commits };
+      const code2 = first instanceof ConveyorError ? first.code : "push-rejected";
+      return { ...fail(code2, message), prs, commits };
     }
     const byRepo = new Map(changes.map((c) => [c.repo.repo, c]));
     const prOf = new Map(prs.map((p) => [p.repo, p]));
@@ -22870,14 +22888,35 @@ function gateFindings(outcomes, maxBytes = 8192) {
   const share = Math.floor(maxBytes / failed.length);
   const sections = failed.map((o) => {
     const how = o.timedOut ? "timed out" : `exit ${o.exitCode ?? "signal"}`;
-    const head = `### ${o.repo}: \`${o.command.split("\n")[0]}\` (${how})
-\`\`\`
+    const head = `### ${o.repo}: ${code(o.command.split("\n")[0] ?? "")} (${how})
 `;
-    const foot = "\n```\n";
-    const room = Math.max(0, share - bytes(head) - bytes(foot) - 1);
-    return `${head}${failingLines(o.output, { maxBytes: room })}${foot}`;
+    let room = Math.max(0, share - bytes(head) - 16);
+    for (; ; ) {
+      const lines = failingLines(o.output, { maxBytes: room });
+      if (!lines.trim()) return `${head}It printed nothing.
+`;
+      const section = `${head}${fence(lines)}
+`;
+      const over = bytes(section) + 1 - share;
+      if (over <= 0 || room === 0) return section;
+      room = Math.max(0, room - over);
+    }
   });
   return truncateBytes(sections.join("\n"), maxBytes);
+}
+
+// core/time.ts
+var MINUTE = 60;
+var HOUR = 60 * MINUTE;
+var DAY = 24 * HOUR;
+function formatDuration(ms) {
+  if (!Number.isFinite(ms) || ms < 0) return "0s";
+  if (ms > 0 && ms < 1e3) return "<1s";
+  const s = Math.round(ms / 1e3);
+  if (s < MINUTE) return `${s}s`;
+  if (s < HOUR) return `${Math.floor(s / MINUTE)}m ${s % MINUTE}s`;
+  if (s < DAY) return `${Math.floor(s / HOUR)}h ${Math.floor(s % HOUR / MINUTE)}m`;
+  return `${Math.floor(s / DAY)}d ${Math.floor(s % DAY / HOUR)}h`;
 }
 
 // action/src/steps/gate.ts
@@ -22968,7 +23007,7 @@ async function runGate(ctx, payload) {
     const failed = outcomes.filter((o) => o.exitCode !== 0);
     const rows = outcomes.map((o) => {
       const verdict = o.exitCode === 0 ? "passed" : o.timedOut ? "**timed out**" : `**failed** (exit ${o.exitCode ?? "signal"})`;
-      return `| ${o.repo} | \`${o.command.split("\n")[0]}\` | ${verdict} | ${(o.durationMs / 1e3).toFixed(1)} s |`;
+      return `| ${o.repo} | ${code(o.command.split("\n")[0] ?? "", { table: true })} | ${verdict} | ${formatDuration(o.durationMs)} |`;
     });
     const table = ["| repository | command | result | time |", "| --- | --- | --- | --- |", ...rows].join("\n");
     if (failed.length === 0) {
@@ -22989,7 +23028,7 @@ async function runGate(ctx, payload) {
         workspaceTable(ws),
         table,
         "### Failing lines",
-        findings || fence("(no output)")
+        findings || "The failing commands printed nothing."
       ].join("\n\n"),
       commits,
       findings,
@@ -23148,11 +23187,11 @@ async function runAuthorGate(ctx, payload) {
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: "author" });
     const sections = [workspaceTable(ws)];
     const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
-    const fail = (code, message, extra = []) => ({
+    const fail = (code2, message, extra = []) => ({
       ...baseResult(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...extra, ...sections, agentTail].join("\n\n"),
-      error: { code, message }
+      error: { code: code2, message }
     });
     const stopped = agentStopped(outcome, agent, "The author");
     if (stopped) return fail(stopped.code, `${stopped.message} Nothing was pushed.`);
@@ -23196,13 +23235,14 @@ async function runAuthorGate(ctx, payload) {
     } finally {
       await check2.remove().catch(() => void 0);
     }
-    const baseOutput = `Output on base \`${repo.base}\` (last lines):
+    const baseTail = tail(onBase.output);
+    const baseOutput = baseTail.trim() ? `Output on base ${code(repo.base)} (last lines):
 
-${fence(tail(onBase.output) || "(no output)")}`;
+${fence(baseTail)}` : `On base ${code(repo.base)} it printed nothing.`;
     if (onBase.exitCode === 0 && !onBase.timedOut) {
       return fail(
         "gate-not-discriminating",
-        `The acceptance test \`${path}\` already passes on the base branch \`${repo.base}\` of ${repo.repo}, before any change: \`${command}\` exited 0 there. A test that passes without the change cannot tell whether the issue is done, so it does not count; nothing was pushed.`,
+        `The acceptance test ${code(path)} already passes on the base branch ${code(repo.base)} of ${repo.repo}, before any change: ${code(command)} exited 0 there. A test that passes without the change cannot tell whether the issue is done, so it does not count; nothing was pushed.`,
         [baseOutput]
       );
     }
@@ -23220,7 +23260,7 @@ ${fence(tail(onBase.output) || "(no output)")}`;
     }
     const how = onBase.timedOut ? "timed out" : `exited ${onBase.exitCode ?? onBase.signal}`;
     const summary2 = [
-      `Acceptance test \`${path}\` by \`${agent.name}\` fails on the base branch \`${repo.base}\` as it must (\`${command}\` ${how}); ${advanced ? `committed to \`${repo.workBranch}\`` : `already on \`${repo.workBranch}\``}.`,
+      `Acceptance test ${code(path)} by \`${agent.name}\` fails on the base branch ${code(repo.base)} as it must (${code(command)} ${how}); ${advanced ? `committed to ${code(repo.workBranch)}` : `already on ${code(repo.workBranch)}`}.`,
       baseOutput,
       ...sections,
       agentTail
@@ -23320,12 +23360,12 @@ ${r.diff}`).join("\n")
     const changedRepos = reviewed.filter((r) => r.diff.trim()).length;
     const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
     const agentTail = agentOutputSection(ctx, `Reviewer \`${agent.name}\``, outcome);
-    const fail = (code, message) => ({
+    const fail = (code2, message) => ({
       ...baseResult(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...sections, agentTail].join("\n\n"),
       commits,
-      error: { code, message }
+      error: { code: code2, message }
     });
     const stopped = agentStopped(outcome, agent, "The reviewer");
     if (stopped) return fail(stopped.code, stopped.message);

@@ -4,7 +4,7 @@ import {
   PR_TITLE_MAX,
   fitComment,
   repoParams
-} from "./chunk-P5ZB7LEI.js";
+} from "./chunk-I3WPW4NZ.js";
 import {
   MergeRefused,
   splitRepo
@@ -233,4 +233,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-VKX4PRNX.js.map
+//# sourceMappingURL=forge-CKR6M7W5.js.map

@@ -664,17 +664,17 @@ function hiddenHtmlRanges(text) {
     if (s.mode === "lost") return [loose(s)];
     if (s.mode === "fence") {
       const fence2 = s.fence;
-      const code = (state) => ({ state, segments: [{ from: start, to: end, rule: "code" }] });
+      const code2 = (state) => ({ state, segments: [{ from: start, to: end, rule: "code" }] });
       const after = { mode: "normal", para: fence2.column ? "unknown" : "none", container: fence2.column > 0, blank: false };
-      if (/^[ \t]*$/.test(line)) return [code(s)];
+      if (/^[ \t]*$/.test(line)) return [code2(s)];
       const { cols: cols2, offset: offset2 } = indentation(line);
       if (cols2 < fence2.column) {
         const ended = advance(after, li);
-        return fence2.exact || cols2 < fence2.column - 3 ? ended : [code(s), ...ended];
+        return fence2.exact || cols2 < fence2.column - 3 ? ended : [code2(s), ...ended];
       }
       const closing = new RegExp(`^\\${fence2.char}{${fence2.size},}[ \\t]*$`);
-      if (cols2 > fence2.column + 3 || !closing.test(line.slice(offset2))) return [code(s)];
-      return fence2.exact || cols2 === fence2.column ? [code(after)] : [code(after), code(s)];
+      if (cols2 > fence2.column + 3 || !closing.test(line.slice(offset2))) return [code2(s)];
+      return fence2.exact || cols2 === fence2.column ? [code2(after)] : [code2(after), code2(s)];
     }
     if (s.mode === "html") {
       const done = { mode: "normal", para: "none", container: false, blank: false };
@@ -753,9 +753,9 @@ function hiddenHtmlRanges(text) {
         push([i, n]);
         break;
       }
-      let code;
+      let code2;
       const readings = segments.filter(
-        (seg) => seg.rule !== "code" && seg.from <= i && i < seg.to && !(seg.rule.kind === "paragraph" && (code ??= surelyInCodeSpan(doc, i)))
+        (seg) => seg.rule !== "code" && seg.from <= i && i < seg.to && !(seg.rule.kind === "paragraph" && (code2 ??= surelyInCodeSpan(doc, i)))
       );
       const form = hiddenFormAt(text, i);
       if (!form) {
@@ -831,6 +831,15 @@ function fence(text, lang = "text") {
 ${text}
 ${ticks}`;
 }
+function code(text, options = {}) {
+  let body = text.replace(/\r\n?|\n/g, " ");
+  if (options.table) body = body.replace(/\|/g, "\\|");
+  if (body === "") return "(empty)";
+  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(body) && body.trim() !== "" ? " " : "";
+  return `${ticks}${pad}${body}${pad}${ticks}`;
+}
 
 // core/github/limits.ts
 var COMMENT_MAX = 65536;
@@ -861,6 +870,7 @@ export {
   safeLinkTarget,
   sanitizeIssueText,
   fence,
+  code,
   CHECK_OUTPUT_MAX,
   DEPLOYMENT_DESCRIPTION_MAX,
   PR_TITLE_MAX,
@@ -868,4 +878,4 @@ export {
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-P5ZB7LEI.js.map
+//# sourceMappingURL=chunk-I3WPW4NZ.js.map
