@@ -21823,7 +21823,11 @@ var CheckRuns = class {
     const { data } = await this.octokit.rest.checks.get({ ...repoParams(repo), check_run_id: id });
     return toCheckRun(data);
   }
-  /** The check run named `name` on `ref` with this external id (looked for before one is created). */
+  /**
+   * The check run named `name` on `ref` with this external id (looked for before one is created):
+   * the newest, where there are several (a completed check run cannot change its state, so the app
+   * makes a new one of the same name; GitHub lists them in no documented order, ids grow with time).
+   */
   async find(repo, ref, name, externalId) {
     const pages = this.octokit.paginate.iterator(this.octokit.rest.checks.listForRef, {
       ...repoParams(repo),
@@ -21832,11 +21836,11 @@ var CheckRuns = class {
       filter: "all",
       per_page: 100
     });
+    let newest;
     for await (const { data } of pages) {
-      const found = data.find((c) => c.external_id === externalId);
-      if (found) return toCheckRun(found);
+      for (const c of data) if (c.external_id === externalId && (!newest || c.id > newest.id)) newest = c;
     }
-    return void 0;
+    return newest && toCheckRun(newest);
   }
 };
 

@@ -73,7 +73,11 @@ export class CheckRuns {
     return toCheckRun(data);
   }
 
-  /** The check run named `name` on `ref` with this external id (looked for before one is created). */
+  /**
+   * The check run named `name` on `ref` with this external id (looked for before one is created):
+   * the newest, where there are several (a completed check run cannot change its state, so the app
+   * makes a new one of the same name; GitHub lists them in no documented order, ids grow with time).
+   */
   async find(repo: string, ref: string, name: string, externalId: string): Promise<CheckRun | undefined> {
     const pages = this.octokit.paginate.iterator(this.octokit.rest.checks.listForRef, {
       ...repoParams(repo),
@@ -82,10 +86,10 @@ export class CheckRuns {
       filter: 'all',
       per_page: 100,
     });
+    let newest: ApiCheckRun | undefined;
     for await (const { data } of pages) {
-      const found = data.find((c) => c.external_id === externalId);
-      if (found) return toCheckRun(found);
+      for (const c of data) if (c.external_id === externalId && (!newest || c.id > newest.id)) newest = c;
     }
-    return undefined;
+    return newest && toCheckRun(newest);
   }
 }

@@ -34,4 +34,18 @@ describe('check runs', () => {
     });
     scope.done();
   });
+
+  it('finds the newest of several with the same name and external id, whatever order GitHub lists them in (a completed one is followed by a new one)', async () => {
+    for (const order of [
+      [3, 7],
+      [7, 3],
+    ]) {
+      const scope = nock(API)
+        .get(`/repos/acme/web/commits/${'b'.repeat(40)}/check-runs`)
+        .query({ check_name: 'conveyor', filter: 'all', per_page: '100' })
+        .reply(200, { total_count: 3, check_runs: [apiCheck(order[0]!, 'run-1'), apiCheck(5, 'run-2'), apiCheck(order[1]!, 'run-1')] });
+      expect((await quick().checks.find('acme/web', 'b'.repeat(40), 'conveyor', 'run-1'))?.id).toBe(7);
+      scope.done();
+    }
+  });
 });
