@@ -10,6 +10,7 @@ import { register as registerTeardown } from './commands/teardown.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerRestart } from './commands/restart.ts';
 import { register as registerFix } from './commands/fix.ts';
+import { register as registerPr } from './commands/pr.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = createProgram(version);
@@ -23,6 +24,7 @@ for (const register of [
   registerTeardown,
   registerRestart,
   registerFix,
+  registerPr,
 ] as Array<(p: typeof program) => void>)
   register(program);
 await runProgram(program, process.argv);

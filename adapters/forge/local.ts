@@ -1,6 +1,6 @@
 // The local forge of the embedded mode: bare repositories `<remotes>/<owner>/<name>.git` and pull
-// request records in `<remotes>/.conveyor-forge.db` (SQLite, WAL), so the engine process and the
-// step processes see the same PRs. better-sqlite3 is loaded by dynamic import only: the action
+// request records (with their reviews, local-reviews.ts) in `<remotes>/.conveyor-forge.db` (SQLite,
+// WAL), so the engine process and the step processes see the same PRs. better-sqlite3 is loaded by dynamic import only: the action
 // bundle runs on GitHub's runners, which have no native module, and never takes this path there.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,9 +9,10 @@ import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
 import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
-import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState } from '../../engine/ports/forge.ts';
+import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState, Review, ReviewRequest } from '../../engine/ports/forge.ts';
 import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
+import { LocalReviews, REVIEWS_SCHEMA } from './local-reviews.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
 /** Tries of one merge while other runs move the same base. */
@@ -48,11 +49,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
 `;
 
 export class LocalForge implements Forge {
+  private readonly reviews: LocalReviews;
+
   private constructor(
     private readonly db: BetterSqlite3.Database,
     readonly remotesDir: string,
     private readonly serverUrl: string,
-  ) {}
+  ) {
+    this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
+  }
 
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
   static async open(folder: string): Promise<LocalForge> {
@@ -63,6 +68,7 @@ export class LocalForge implements Forge {
     const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15_000 });
     useWal(db, 15_000);
     db.exec(SCHEMA);
+    db.exec(REVIEWS_SCHEMA);
     return new LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, '')}`);
   }
 
@@ -84,7 +90,7 @@ export class LocalForge implements Forge {
     return {
       repo: row.repo,
       number: row.number,
-      url: `${this.serverUrl}/${row.repo}/pull/${row.number}`,
+      url: this.pullUrl(row.repo, row.number),
       branch: row.branch,
       head,
       base: row.base,
@@ -93,6 +99,10 @@ export class LocalForge implements Forge {
       state: row.state,
       ...(row.merge_commit ? { mergeCommit: row.merge_commit } : {}),
     };
+  }
+
+  private pullUrl(repo: string, number: number): string {
+    return `${this.serverUrl}/${repo}/pull/${number}`;
   }
 
   private row(repo: string, number: number): Row {
@@ -148,6 +158,24 @@ export class LocalForge implements Forge {
     const state = options.state ?? 'all';
     const wanted = rows.filter((r) => options.branches.includes(r.branch) && (state === 'all' || (state === 'open' ? r.state === 'open' : r.state !== 'open')));
     return Promise.all(wanted.map((r) => this.toPullRequest(r)));
+  }
+
+  async createReview(request: ReviewRequest): Promise<Review> {
+    this.row(request.repo, request.number);
+    return this.reviews.create(request);
+  }
+
+  async listReviews(repo: string, number: number): Promise<Review[]> {
+    this.row(repo, number);
+    return this.reviews.list(repo, number);
+  }
+
+  async dismissReview(repo: string, number: number, id: number, message: string): Promise<void> {
+    this.reviews.dismiss(repo, number, id, message);
+  }
+
+  async editReview(repo: string, number: number, id: number, body: string): Promise<void> {
+    this.reviews.edit(repo, number, id, body);
   }
 
   /** A real merge into the bare repository's base, done in a temporary clone. */

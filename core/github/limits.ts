@@ -13,6 +13,15 @@ export const CHECK_TITLE_MAX = 1_000;
 export const DEPLOYMENT_DESCRIPTION_MAX = 140;
 /** A pull request's title. */
 export const PR_TITLE_MAX = 256;
+/** A pull request review's body, and each of its review comments' (GitHub keeps them as it keeps comments). */
+export const REVIEW_BODY_MAX = COMMENT_MAX;
+/**
+ * Review comments Conveyor sends in one pull request review. GitHub documents no number, but a
+ * review is one request whose comments GitHub checks and notifies about at once: tools that sent
+ * about a hundred saw the request refused or time out (a 502 on GitHub Enterprise Server), and
+ * creating content fast trips GitHub's secondary rate limits. Past this, findings go in the body.
+ */
+export const REVIEW_COMMENTS_MAX = 50;
 
 /** A comment (or PR body) that fits; the cut says where the rest is. */
 export function fitComment(body: string): string {

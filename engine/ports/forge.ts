@@ -1,7 +1,7 @@
 // The Forge port: what Conveyor needs from a code host to open, link and merge pull requests.
 // Two adapters: GitHub (adapters/github/forge/forge.ts, on Octokit) and Local (bare repositories
-// plus a SQLite file of PRs). The action opens PRs and deployments through it, and the embedded
-// mode merges through it; what only GitHub has (check runs, comments, permissions, workflow
+// plus a SQLite file of PRs). The action opens PRs, deployments and reviews through it, and the
+// embedded mode merges through it; what only GitHub has (check runs, comments, permissions, workflow
 // dispatch) the app calls on GitHub's modules themselves (adapters/github/forge/github.ts).
 
 export type PullRequestState = 'open' | 'closed' | 'merged';
@@ -89,6 +89,57 @@ export interface DeploymentStatus {
   description?: string;
 }
 
+export type ReviewEvent = 'COMMENT' | 'REQUEST_CHANGES';
+/** GitHub's states of a submitted review (`PENDING` is one not submitted yet). */
+export type ReviewState = 'COMMENTED' | 'CHANGES_REQUESTED' | 'APPROVED' | 'DISMISSED' | 'PENDING';
+
+/** A review comment on a line of the PR's diff, on its new side (GitHub's `side: RIGHT`). */
+export interface ReviewLineComment {
+  path: string;
+  line: number;
+  body: string;
+}
+
+/** A pull request review to post. Conveyor never approves: approving is for people. */
+export interface ReviewRequest {
+  repo: string;
+  number: number;
+  /** The commit reviewed: its diff is what the comments' lines are on. */
+  commit: string;
+  event: ReviewEvent;
+  body: string;
+  comments: ReviewLineComment[];
+}
+
+export interface Review {
+  id: number;
+  url: string;
+  state: ReviewState;
+  body: string;
+  /** Who posted it (a login; the app's bot on GitHub). */
+  author: string;
+  commit?: string;
+  /** Its comments on lines, where the forge gives them with the review (the local one). */
+  comments?: ReviewLineComment[];
+  /** Why it was dismissed, where the forge keeps it with the review (the local one). */
+  dismissal?: string;
+}
+
+/**
+ * A review the forge refused for a reason the poster can do something about: `own-pull-request`
+ * (GitHub lets no one request changes on a PR they opened: post it as a comment), `lines` (a
+ * comment's line is not in the diff as the forge sees it: put the findings in the body).
+ */
+export class ReviewRefused extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'own-pull-request' | 'lines',
+  ) {
+    super(message);
+    this.name = 'ReviewRefused';
+  }
+}
+
 export interface Forge {
   /** The open pull request whose head is `branch` in `repo`, if any. */
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined>;
@@ -103,6 +154,14 @@ export interface Forge {
    * step pushed the run's change into its draft PR. Forges without drafts (local) leave it out.
    */
   markReadyForReview?(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void>;
+  /** Posts a submitted review; a ReviewRefused when the forge refused it for its event or its lines. */
+  createReview(request: ReviewRequest): Promise<Review>;
+  /** Every review of the PR, oldest first. */
+  listReviews(repo: string, number: number): Promise<Review[]>;
+  /** Dismisses a review that requests changes (or approves); forges refuse it for a comment. */
+  dismissReview(repo: string, number: number, id: number, message: string): Promise<void>;
+  /** Replaces a review's body (its comments on lines stay). */
+  editReview(repo: string, number: number, id: number, body: string): Promise<void>;
   /** Deployments show preview environments on the PR; forges without them (local) leave these out. */
   createDeployment?(request: DeploymentRequest): Promise<{ id: number }>;
   setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;

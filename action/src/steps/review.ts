@@ -3,7 +3,8 @@
 // A reviewer that crashes or gives no valid verdict fails the step as `reviewer-no-verdict`:
 // nothing was judged, so nobody is sent to repair. It is read-only: any change it leaves in
 // a checkout, tracked or untracked, fails the step. The result says whether the review was
-// independent of the coder (core/independence.ts).
+// independent of the coder (core/independence.ts). A verdict is posted on each of the run's PRs as a
+// pull request review (pr-review.ts), replacing the step's earlier ones; posting never fails it.
 import { ConveyorError } from '../../../core/errors.ts';
 import { judgeIndependence } from '../../../core/steps/independence.ts';
 import { buildReviewPrompt, quoteWritten, readVerdict, type ReviewedRepo } from '../../../core/prompts/role-prompts.ts';
@@ -11,6 +12,7 @@ import { renderFindings } from '../../../core/run/draft.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { openExchange } from '../exchange.ts';
+import { postPullReviews } from '../pr-review.ts';
 import type { VerdictSource } from '../../../core/config/presets.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
@@ -134,7 +136,24 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       verdict.verdict === 'pass'
         ? `Review \`${step.id}\` passed (${verdict.findings.length} finding(s)).`
         : `**Review \`${step.id}\` failed with ${verdict.findings.length} finding(s).**`;
-    result.summary = [head, who, scores, ...(findings ? ['### Findings', findings] : []), ...sections, agentTail].join('\n\n');
+    const onPulls = await postPullReviews(ctx, {
+      runId: payload.runId,
+      step: step.id,
+      attempt: payload.attempt,
+      verdict,
+      reviewer: { agent: agent.name, model: agent.model },
+      independence,
+      // What the reviewer judged: each repository's diff and head as the step had them, before the reviewer ran.
+      repos: ws.repos.map((r, i) => ({
+        repo: r.repo,
+        role: r.role,
+        prefixes: [r.dir, `../${r.folder}`, r.folder],
+        diff: reviewed[i]!.diff,
+        commit: before[i]!.head,
+        ...(r.pr ? { pr: { number: r.pr.number, url: r.pr.url } } : {}),
+      })),
+    });
+    result.summary = [head, who, scores, ...(findings ? ['### Findings', findings] : []), onPulls, ...sections, agentTail].join('\n\n');
     if (verdict.verdict === 'fail') result.findings = findings || 'The reviewer failed the change without findings.';
     return result;
   } finally {

@@ -1,11 +1,22 @@
 // The Forge port on GitHub (engine/ports/forge.ts): what the engine's merge policy and the action's
-// steps ask of a code host, carried out by the pull-request and deployment modules over one
+// steps ask of a code host, carried out by the pull-request, review and deployment modules over one
 // Octokit. What only GitHub has (check runs, comments, people, workflow runs) is not the port's:
 // the app and the action reach it through those modules themselves (github.ts).
-import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../../engine/ports/forge.ts';
+import type {
+  DeploymentRequest,
+  DeploymentStatus,
+  Forge,
+  MergeOptions,
+  MergeResult,
+  OpenPullRequest,
+  PullRequest,
+  Review,
+  ReviewRequest,
+} from '../../../engine/ports/forge.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../octokit.ts';
 import { Deployments } from './deployments.ts';
 import { Pulls } from './pulls.ts';
+import { Reviews } from './reviews.ts';
 
 /** An Octokit of adapters/github/octokit.ts (the app's installation Octokit), or a token for one (the action's). */
 export type GitHubSource = { octokit: GitHubOctokit } | GitHubOctokitOptions;
@@ -17,11 +28,13 @@ export function octokitOf(source: GitHubSource): GitHubOctokit {
 export class GitHubForge implements Forge {
   readonly pulls: Pulls;
   readonly deployments: Deployments;
+  readonly reviews: Reviews;
 
   constructor(source: GitHubSource) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
+    this.reviews = new Reviews(octokit);
   }
 
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {
@@ -50,6 +63,22 @@ export class GitHubForge implements Forge {
 
   markReadyForReview(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void> {
     return this.pulls.markReadyForReview(pr);
+  }
+
+  createReview(request: ReviewRequest): Promise<Review> {
+    return this.reviews.create(request);
+  }
+
+  listReviews(repo: string, number: number): Promise<Review[]> {
+    return this.reviews.list(repo, number);
+  }
+
+  dismissReview(repo: string, number: number, id: number, message: string): Promise<void> {
+    return this.reviews.dismiss(repo, number, id, message);
+  }
+
+  editReview(repo: string, number: number, id: number, body: string): Promise<void> {
+    return this.reviews.edit(repo, number, id, body);
   }
 
   createDeployment(request: DeploymentRequest): Promise<{ id: number }> {
