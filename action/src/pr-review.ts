@@ -5,12 +5,21 @@
 // Conveyor opened cannot have changes requested by Conveyor (posted as a comment, said so), and
 // lines GitHub's diff does not have move the findings into the body. Nothing here fails the step:
 // what could not be posted or replaced is said in the check run's summary and the log.
-import { dismissalMessage, outdatedReviewBody, planPullReviews, renderPullReview, reviewOf, type PullReviewPlan, type ReviewInput } from '../../core/github/review.ts';
-import { inlineText, safeLinkTarget } from '../../core/text.ts';
+import {
+  dismissalMessage,
+  outdatedReviewBody,
+  planPullReviews,
+  renderPullReview,
+  reviewOf,
+  type PullReviewPlan,
+  type ReviewInput,
+} from '../../core/github/review.ts';
+import { code, safeLinkTarget } from '../../core/text.ts';
 import { ReviewRefused, type Forge, type Review } from '../../engine/ports/forge.ts';
 import type { StepContext } from './context.ts';
 
-const why = (e: unknown): string => inlineText(e instanceof Error ? e.message : String(e));
+// Exactly as GitHub or the forge said it, in a code span: no markup of its own.
+const why = (e: unknown): string => code(e instanceof Error ? e.message : String(e));
 const linked = (text: string, url: string): string => {
   const target = safeLinkTarget(url);
   return target ? `[${text}](${target})` : text;
@@ -45,7 +54,7 @@ async function post(ctx: StepContext, forge: Forge, input: ReviewInput, plan: Pu
         notes.push('posted as a comment: GitHub lets no one request changes on a pull request they opened, and Conveyor opened it');
         how = { ...how, ownPullRequest: true };
       } else if (e instanceof ReviewRefused && e.reason === 'lines' && how.lines !== false) {
-        notes.push(`GitHub refused the comments on lines (${inlineText(e.message)}): every finding is in the body`);
+        notes.push(`GitHub refused the comments on lines (${why(e)}): every finding is in the body`);
         how = { ...how, lines: false, linesRefused: e.message };
       } else {
         throw e;
@@ -59,7 +68,13 @@ async function replaceEarlier(forge: Forge, input: ReviewInput, plan: PullReview
   const by = { attempt: input.attempt, url: posted.url };
   const earlier = (await forge.listReviews(plan.repo, plan.number)).filter((r) => {
     const of = reviewOf(r.body);
-    return r.id !== posted.id && r.author === posted.author && of?.step === input.step && !of.outdated && (r.state === 'CHANGES_REQUESTED' || r.state === 'COMMENTED' || r.state === 'APPROVED');
+    return (
+      r.id !== posted.id &&
+      r.author === posted.author &&
+      of?.step === input.step &&
+      !of.outdated &&
+      (r.state === 'CHANGES_REQUESTED' || r.state === 'COMMENTED' || r.state === 'APPROVED')
+    );
   });
   const done: string[] = [];
   for (const r of earlier) {

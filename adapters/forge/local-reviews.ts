@@ -77,7 +77,14 @@ export class LocalReviews {
           .prepare('SELECT c.* FROM review_comments c JOIN reviews r ON r.id = c.review_id WHERE r.repo = ? AND r.number = ? ORDER BY c.review_id, c.position')
           .all(repo, number),
       );
-    return rows.map((r) => this.toReview(repo, number, r, comments.filter((c) => c.review_id === r.id)));
+    return rows.map((r) =>
+      this.toReview(
+        repo,
+        number,
+        r,
+        comments.filter((c) => c.review_id === r.id),
+      ),
+    );
   }
 
   dismiss(repo: string, number: number, id: number, message: string): void {
@@ -89,9 +96,7 @@ export class LocalReviews {
         `review ${id} of ${repo}#${number} is ${review.state}: only a review that requests changes can be dismissed (edit a comment instead)`,
       );
     }
-    this.db
-      .prepare("UPDATE reviews SET state = 'DISMISSED', dismissal = ?, updated_at = ? WHERE id = ?")
-      .run(message, new Date().toISOString(), id);
+    this.db.prepare("UPDATE reviews SET state = 'DISMISSED', dismissal = ?, updated_at = ? WHERE id = ?").run(message, new Date().toISOString(), id);
   }
 
   edit(repo: string, number: number, id: number, body: string): void {

@@ -124,9 +124,17 @@ export function planPullReviews(input: ReviewInput): PullReviewPlan[] {
     const at = locate(f.path, input.repos, lines);
     return { ...f, repo: at.repo, path: at.path, place: f.line === undefined ? at.path : `${at.path}:${f.line}` };
   });
-  const plans = withPr.map(
-    (r): PullReviewPlan => ({ repo: r.repo, number: r.pr.number, url: r.pr.url, commit: r.commit, onLines: [], overLimit: [], elsewhere: [], general: [], others: [] }),
-  );
+  const plans = withPr.map((r): PullReviewPlan => ({
+    repo: r.repo,
+    number: r.pr.number,
+    url: r.pr.url,
+    commit: r.commit,
+    onLines: [],
+    overLimit: [],
+    elsewhere: [],
+    general: [],
+    others: [],
+  }));
   const planOf = (repo: string) => plans.find((p) => p.repo === repo);
   for (const f of placed) {
     const { repo, ...finding } = f;
@@ -206,7 +214,7 @@ export function renderPullReview(
     });
     out.push(`Findings on the other pull requests of this change: ${list.join(', ')}.`);
   }
-  if (how.linesRefused) out.push(`> GitHub refused the comments on lines (${inlineText(how.linesRefused)}): every finding is in this body.`);
+  if (how.linesRefused) out.push(`> GitHub refused the comments on lines (${code(how.linesRefused)}): every finding is in this body.`);
   if (failed && how.ownPullRequest) {
     out.push(
       `> GitHub lets no one request changes on a pull request they opened, and Conveyor opened this one: this review only comments. The check run ${code(stepCheckName(input.step))} failed, and that is what holds the merge.`,

@@ -131,3 +131,62 @@ describe('LocalForge', () => {
     }
   });
 });
+
+describe('LocalForge reviews', () => {
+  it('records a review with its comments on lines, seen by another connection, oldest first', async () => {
+    const a = await open();
+    const b = await open();
+    try {
+      const pr = await a.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
+      const first = await a.createReview({
+        repo: 'acme/web',
+        number: pr.number,
+        commit: pr.head,
+        event: 'REQUEST_CHANGES',
+        body: 'fix it',
+        comments: [
+          { path: 'feature.txt', line: 1, body: 'why feature?' },
+          { path: 'feature2.txt', line: 1, body: 'and this' },
+        ],
+      });
+      expect(first).toMatchObject({ state: 'CHANGES_REQUESTED', author: 'conveyor', commit: pr.head, url: `${pr.url}#review-${first.id}` });
+      const second = await b.createReview({ repo: 'acme/web', number: pr.number, commit: pr.head, event: 'COMMENT', body: 'fine now', comments: [] });
+      const listed = await b.listReviews('acme/web', pr.number);
+      expect(listed.map((r) => [r.id, r.state, r.body])).toEqual([
+        [first.id, 'CHANGES_REQUESTED', 'fix it'],
+        [second.id, 'COMMENTED', 'fine now'],
+      ]);
+      expect(listed[0]!.comments).toEqual([
+        { path: 'feature.txt', line: 1, body: 'why feature?' },
+        { path: 'feature2.txt', line: 1, body: 'and this' },
+      ]);
+      await expect(a.createReview({ repo: 'acme/web', number: 99, commit: pr.head, event: 'COMMENT', body: 'x', comments: [] })).rejects.toThrow(
+        /pull request acme\/web#99 does not exist/,
+      );
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('dismisses a review that requests changes, keeping why; refuses to dismiss a comment, which is edited instead', async () => {
+    const forge = await open();
+    try {
+      const pr = await forge.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
+      const changes = await forge.createReview({ repo: 'acme/web', number: pr.number, commit: pr.head, event: 'REQUEST_CHANGES', body: 'no', comments: [] });
+      const comment = await forge.createReview({ repo: 'acme/web', number: pr.number, commit: pr.head, event: 'COMMENT', body: 'hm', comments: [] });
+      await forge.dismissReview('acme/web', pr.number, changes.id, 'replaced by a later review');
+      await expect(forge.dismissReview('acme/web', pr.number, comment.id, 'x')).rejects.toThrow(
+        /is COMMENTED: only a review that requests changes can be dismissed \(edit a comment instead\)/,
+      );
+      await forge.editReview('acme/web', pr.number, comment.id, 'outdated');
+      await expect(forge.editReview('acme/web', pr.number, 999, 'x')).rejects.toThrow(/has no review 999/);
+      const [dismissed, edited] = await forge.listReviews('acme/web', pr.number);
+      expect(dismissed).toMatchObject({ state: 'DISMISSED', body: 'no', dismissal: 'replaced by a later review' });
+      expect(edited).toMatchObject({ state: 'COMMENTED', body: 'outdated' });
+      expect(edited).not.toHaveProperty('dismissal');
+    } finally {
+      forge.close();
+    }
+  });
+});

@@ -14,12 +14,26 @@ import {
   type ReviewedRepository,
 } from '../../../core/github/review.ts';
 
-const WEB_DIFF = ['diff --git a/lib.js b/lib.js', '--- a/lib.js', '+++ b/lib.js', '@@ -1,3 +1,4 @@', ' export function greet() {', "-  return 'hi';", "+  return 'hello';", '+  // polite', ' }'].join(
-  '\n',
-);
-const API_DIFF = ['diff --git a/src/price.ts b/src/price.ts', '--- a/src/price.ts', '+++ b/src/price.ts', '@@ -10,2 +10,2 @@', ' const a = 1;', '-const b = 2;', '+const b = 3;'].join(
-  '\n',
-);
+const WEB_DIFF = [
+  'diff --git a/lib.js b/lib.js',
+  '--- a/lib.js',
+  '+++ b/lib.js',
+  '@@ -1,3 +1,4 @@',
+  ' export function greet() {',
+  "-  return 'hi';",
+  "+  return 'hello';",
+  '+  // polite',
+  ' }',
+].join('\n');
+const API_DIFF = [
+  'diff --git a/src/price.ts b/src/price.ts',
+  '--- a/src/price.ts',
+  '+++ b/src/price.ts',
+  '@@ -10,2 +10,2 @@',
+  ' const a = 1;',
+  '-const b = 2;',
+  '+const b = 3;',
+].join('\n');
 
 const web: ReviewedRepository = {
   repo: 'acme/web',
@@ -127,7 +141,7 @@ describe('planPullReviews and renderPullReview', () => {
     const request = renderPullReview(i, planPullReviews(i)[0]!, { lines: false, linesRefused: 'Line could not be resolved' });
     expect(request.comments).toEqual([]);
     expect(request.body).toContain('- `lib.js:3`: on a line');
-    expect(request.body).toContain('GitHub refused the comments on lines (Line could not be resolved): every finding is in this body.');
+    expect(request.body).toContain('GitHub refused the comments on lines (`Line could not be resolved`): every finding is in this body.');
   });
 
   it(`keeps to ${REVIEW_COMMENTS_MAX} comments a review, the rest in the body, and to GitHub's body limit`, () => {

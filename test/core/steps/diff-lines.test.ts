@@ -76,7 +76,14 @@ describe('diffLines', () => {
   it('unquotes the paths git quotes (special and non-ASCII characters)', () => {
     expect(unquoteGitPath('"b/caf\\303\\251 \\"x\\".txt"')).toBe('b/café "x".txt');
     expect(unquoteGitPath('b/plain.txt')).toBe('b/plain.txt');
-    const diff = ['diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"', '--- "a/caf\\303\\251.txt"', '+++ "b/caf\\303\\251.txt"', '@@ -1 +1 @@', '-a', '+b'].join('\n');
+    const diff = [
+      'diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"',
+      '--- "a/caf\\303\\251.txt"',
+      '+++ "b/caf\\303\\251.txt"',
+      '@@ -1 +1 @@',
+      '-a',
+      '+b',
+    ].join('\n');
     expect(lines(diff)).toEqual({ 'café.txt': [1] });
   });
 

@@ -1,4 +1,5 @@
-// The review step end to end: a verdict or nothing, a failing review repaired, and independence.
+// The review step end to end: a verdict or nothing, a failing review repaired, independence, and the
+// reviews it posts on the local PR (`conveyor pr RUN` shows them).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configOf, createOrg, HELLO_CODER, statusOf, type Org } from './setup.ts';
 
@@ -101,5 +102,50 @@ writeFileSync('lib.js', '// greets politely\\n' + readFileSync('lib.js', 'utf8')
     expect(trailers[1]).toMatch(/^Tested-by: conveyor gate test \(sha256:[0-9a-f]{64}\)$/);
     expect(trailers.some((t) => t.startsWith('Reviewed-by'))).toBe(false);
     expect(trailers).toHaveLength(2);
+  });
+
+  it('posts each verdict on the local PR as a review, its finding on a line of the diff as a comment there; the later one replaces the earlier', async () => {
+    org.script(
+      'reviewer',
+      `import { readFileSync, writeFileSync } from 'node:fs';
+const ok = readFileSync('lib.js', 'utf8').includes('// greets politely');
+const findings = ok ? [] : [{ file: 'lib.js', line: 2, message: 'add the header comment "// greets politely"' }, { file: 'lib.js', line: 50, message: 'nothing past the end' }, 'keep it short'];
+writeFileSync(process.env.CONVEYOR_RESULT_FILE, JSON.stringify({ verdict: ok ? 'pass' : 'fail', findings, scores: { complexity: 0.1, risk: 0.2, impact: 0.3 } }));
+`,
+    );
+    org.script(
+      'fixer',
+      `import { readFileSync, writeFileSync } from 'node:fs';\nwriteFileSync('lib.js', '// greets politely\\n' + readFileSync('lib.js', 'utf8'));\n`,
+    );
+    org.writeConfig(
+      configOf(org, {
+        agents: { coder: {}, reviewer: {}, fixer: {} },
+        steps:
+          '      - { id: implement, kind: code, agent: coder }\n      - { id: review, kind: review, agent: reviewer, repair: { agent: fixer, max-attempts: 1 } }',
+      }),
+    );
+    const r = await run('5');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const pr = await org.conveyor('pr', 'web-5');
+    expect(pr.code, pr.stderr).toBe(0);
+    const out = pr.stdout;
+    expect(out).toMatch(/^acme\/web#1 \(open\) conveyor\/web-5 -> main {2}file:\/\/\S+\/acme\/web\/pull\/1$/m);
+    // The failing review of attempt 1, dismissed by the passing one of attempt 3 (after the repair, attempt 2).
+    expect(out).toMatch(
+      /^ {2}review 1 \(dismissed on [0-9a-f]{12}\) by conveyor: Replaced by the review of attempt 3 of step review: file:\/\/\S+\/acme\/web\/pull\/1#review-2$/m,
+    );
+    expect(out).toContain('    **Conveyor review `review`, attempt 1: ❌ changes requested**');
+    expect(out).toContain('    3 finding(s): 1 on the lines of this diff, 2 below.');
+    expect(out).toContain('    - `lib.js:50` (not a line of this diff): nothing past the end');
+    expect(out).toContain('    - keep it short');
+    expect(out).toContain('    lib.js:2  **`review`**: add the header comment "// greets politely"');
+    expect(out).toMatch(/^ {2}review 2 \(comment on [0-9a-f]{12}\) by conveyor$/m);
+    expect(out).toContain('    **Conveyor review `review`, attempt 3: ✅ passed**');
+    expect(out).toContain('    No findings.');
+    // The check run's summary (the step's result) says where the review went.
+    const json = JSON.parse((await org.conveyor('status', 'web-5', '--json')).stdout) as { steps: { review: { result?: { summary?: string } } } };
+    expect(json.steps.review.result?.summary).toMatch(
+      /### On the pull requests\n\n- acme\/web#1: review commenting; 0 comment\(s\) on lines; 0 finding\(s\) in its body; an earlier review dismissed\n/,
+    );
   });
 });
