@@ -54,6 +54,7 @@ export function buildReviewPrompt(input: {
     '',
     'Say `fail` only for what must change before merging; the findings go to the agent that repairs the change.',
     '',
+    ...placeInstructions(input.repos),
     '## The change',
     '',
   );
@@ -73,6 +74,16 @@ export function buildReviewPrompt(input: {
   }
   out.push(...issueSection(input.issue));
   return out.join('\n');
+}
+
+/** How to name a finding's place so that the review step can put it on that line of its PR. */
+function placeInstructions(repos: readonly ReviewedRepo[]): string[] {
+  const other = repos.find((r) => r.dir !== '.');
+  const example = other ? ` (another repository's through its folder, e.g. \`${other.dir}/src/a.ts\`)` : '';
+  return [
+    `A finding with a \`file\` and a \`line\` becomes a review comment on that line of its pull request: give \`file\` as a path from your current folder${example} and \`line\` as its line number in the file as it is on the branch.`,
+    '',
+  ];
 }
 
 function verdictInstructions(by: 'file' | 'answer' | 'reply'): string[] {

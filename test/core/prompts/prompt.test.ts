@@ -93,15 +93,19 @@ describe('the prompts of the reviewer and the gate author', () => {
 
   it('fence each diff that fits the budget and point to the diff file for the rest', () => {
     const repos = [
-      { repo: 'acme/web', dir: 'acme__web', base: 'main', branch: 'conveyor/web-7', diff: '+small change\n' },
-      { repo: 'acme/api', dir: 'acme__api', base: 'main', branch: 'conveyor/web-7', diff: `+${'x'.repeat(PROMPT_DIFF_BUDGET)}\n` },
-      { repo: 'acme/docs', dir: 'acme__docs', base: 'main', branch: 'main', diff: '' },
+      { repo: 'acme/web', dir: '.', base: 'main', branch: 'conveyor/web-7', diff: '+small change\n' },
+      { repo: 'acme/api', dir: '../acme__api', base: 'main', branch: 'conveyor/web-7', diff: `+${'x'.repeat(PROMPT_DIFF_BUDGET)}\n` },
+      { repo: 'acme/docs', dir: '../acme__docs', base: 'main', branch: 'main', diff: '' },
     ];
     const p = buildReviewPrompt({ issue, step: 'review', attempt: 2, repos, diffFile: '/w/.conveyor/diffs.patch' });
     expect(p).toContain('```diff\n+small change\n```');
     expect(p).toContain('### acme/api: `git diff main...conveyor/web-7`\n\n(too long for this prompt: read it in `/w/.conveyor/diffs.patch`)');
-    expect(p).toContain('| `acme__docs` | acme/docs | `main` (`main`) | no |');
+    expect(p).toContain('| `../acme__docs` | acme/docs | `main` (`main`) | no |');
     expect(p).not.toContain('### acme/docs');
+    // Where a finding with a place lands, so the reviewer names it so that it can.
+    expect(p).toContain(
+      'A finding with a `file` and a `line` becomes a review comment on that line of its pull request: give `file` as a path from your current folder (another repository\'s through its folder, e.g. `../acme__api/src/a.ts`) and `line` as its line number in the file as it is on the branch.',
+    );
   });
 
   it('read a verdict, or say what is wrong with what the reviewer wrote', () => {
