@@ -3,6 +3,7 @@
 // state, its body and its comments on lines.
 import type { Command } from 'commander';
 import { openLocalForge } from '../../adapters/forge/local.ts';
+import { UsageError } from '../../core/errors.ts';
 import type { Review } from '../../engine/ports/forge.ts';
 import { say } from '../../lib/terminal.ts';
 import { DEFAULT_STATE, loadRun, runOptions } from '../embedded.ts';
@@ -41,7 +42,11 @@ export function register(program: Command): void {
     .action(
       action(async (runId: string, o: { state: string; remotes?: string; json: boolean }) => {
         const run = await loadRun(o.state, runId);
-        const forge = await openLocalForge(o.remotes ?? runOptions(run).remotes);
+        const remotes = o.remotes ?? runOptions(run).remotes;
+        // A folder that moved since the run (or a mistyped --remotes) is the user's to fix, not a crash.
+        const forge = await openLocalForge(remotes).catch((e: unknown) => {
+          throw new UsageError(`--remotes ${remotes}: ${e instanceof Error ? e.message : String(e)}`);
+        });
         try {
           const pulls = [];
           for (const ref of run.prs) {

@@ -29,7 +29,7 @@ export const structuredVerdictSchema = z.strictObject({
   verdict: z.enum(['pass', 'fail']),
   findings: z.array(
     z.strictObject({
-      file: z.string().nullable().describe('Path relative to its repository folder, or null.'),
+      file: z.string().nullable().describe("Path from the reviewer's folder (another repository's through its folder, as ../acme__api/src/a.ts), or null."),
       line: z.number().nullable().describe('Line number, or null.'),
       message: z.string().describe('What must change.'),
     }),

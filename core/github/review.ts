@@ -74,9 +74,10 @@ export interface PullReviewRequest {
   comments: Array<{ path: string; line: number; body: string }>;
 }
 
+// A place of another shape (a number for a file, `true` for a line) is no place: the finding keeps its words.
 const loose = z.looseObject({
-  file: z.string().nullish(),
-  line: z.union([z.number(), z.string()]).nullish(),
+  file: z.string().nullish().catch(undefined),
+  line: z.union([z.number(), z.string()]).nullish().catch(undefined),
   message: z.unknown().optional(),
   text: z.unknown().optional(),
   title: z.unknown().optional(),

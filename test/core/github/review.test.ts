@@ -167,6 +167,22 @@ describe('planPullReviews and renderPullReview', () => {
     expect(body).toContain('&#64;octocat');
   });
 
+  it('reads a finding as the verdict allows it: its words under any of their keys, a place of another shape as none', () => {
+    const i = input([
+      { file: 'lib.js', line: '3', text: 'a line as text' },
+      { file: 7, line: 3, title: 'a file as a number' },
+      { file: 'lib.js', line: true, description: 'a line as a boolean' },
+      { file: '', line: 0, message: 'no place at all' },
+      { severity: 'high' },
+    ]);
+    const request = renderPullReview(i, planPullReviews(i)[0]!);
+    expect(request.comments).toEqual([{ path: 'lib.js', line: 3, body: '**`review`**: a line as text' }]);
+    expect(request.body).toContain('- a file as a number');
+    expect(request.body).toContain('- `lib.js` (no line given): a line as a boolean');
+    expect(request.body).toContain('- no place at all');
+    expect(request.body).toContain('- \\{"severity":"high"\\}');
+  });
+
   it('posts nowhere when the run has no PR', () => {
     const { pr: _pr, ...noPr } = web;
     expect(planPullReviews(input(['x'], { repos: [noPr] }))).toEqual([]);

@@ -104,7 +104,7 @@ describe('the prompts of the reviewer and the gate author', () => {
     expect(p).not.toContain('### acme/docs');
     // Where a finding with a place lands, so the reviewer names it so that it can.
     expect(p).toContain(
-      'A finding with a `file` and a `line` becomes a review comment on that line of its pull request: give `file` as a path from your current folder (another repository\'s through its folder, e.g. `../acme__api/src/a.ts`) and `line` as its line number in the file as it is on the branch.',
+      "A finding with a `file` and a `line` becomes a review comment on that line of its pull request: give `file` as a path from your current folder (another repository's through its folder, e.g. `../acme__api/src/a.ts`) and `line` as its line number in the file as it is on the branch.",
     );
   });
 

@@ -143,6 +143,9 @@ writeFileSync(process.env.CONVEYOR_RESULT_FILE, JSON.stringify({ verdict: ok ? '
     expect(out).toContain('    **Conveyor review `review`, attempt 3: ✅ passed**');
     expect(out).toContain('    No findings.');
     // The check run's summary (the step's result) says where the review went.
+    const moved = await org.conveyor('pr', 'web-5', '--remotes', `${org.dir}/nowhere`);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toMatch(/--remotes \S+\/nowhere: remotes folder \S+\/nowhere does not exist/);
     const json = JSON.parse((await org.conveyor('status', 'web-5', '--json')).stdout) as { steps: { review: { result?: { summary?: string } } } };
     expect(json.steps.review.result?.summary).toMatch(
       /### On the pull requests\n\n- acme\/web#1: review commenting; 0 comment\(s\) on lines; 0 finding\(s\) in its body; an earlier review dismissed\n/,
