@@ -2,13 +2,16 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   DEPLOYMENT_DESCRIPTION_MAX,
   PR_TITLE_MAX,
+  REVIEW_BODY_MAX,
   fitComment,
+  fitText,
   repoParams
-} from "./chunk-I3WPW4NZ.js";
+} from "./chunk-RA4KV4AV.js";
 import {
   MergeRefused,
+  ReviewRefused,
   splitRepo
-} from "./chunk-BDDCTM4D.js";
+} from "./chunk-6WZJCEXF.js";
 import {
   GitHubApiError,
   createGitHubOctokit
@@ -189,6 +192,49 @@ var Pulls = class {
   }
 };
 
+// adapters/github/forge/reviews.ts
+var STATES = ["COMMENTED", "CHANGES_REQUESTED", "APPROVED", "DISMISSED", "PENDING"];
+function toReview(r) {
+  const state = STATES.find((s) => s === r.state) ?? "COMMENTED";
+  return { id: r.id, url: r.html_url, state, body: r.body ?? "", author: r.user?.login ?? "", ...r.commit_id ? { commit: r.commit_id } : {} };
+}
+var fit = (body) => fitText(body, REVIEW_BODY_MAX, "the whole review is in the step's check run");
+var Reviews = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async create(request) {
+    try {
+      const { data } = await this.octokit.rest.pulls.createReview({
+        ...repoParams(request.repo),
+        pull_number: request.number,
+        commit_id: request.commit,
+        event: request.event,
+        body: fit(request.body),
+        comments: request.comments.map((c) => ({ path: c.path, line: c.line, side: "RIGHT", body: fit(c.body) }))
+      });
+      return toReview(data);
+    } catch (e) {
+      if (e instanceof GitHubApiError && e.status === 422) {
+        if (/own pull request/i.test(e.githubMessage)) throw new ReviewRefused(e.githubMessage, "own-pull-request");
+        if (request.comments.length > 0) throw new ReviewRefused(e.githubMessage, "lines");
+      }
+      throw e;
+    }
+  }
+  async list(repo, number) {
+    const reviews = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, { ...repoParams(repo), pull_number: number, per_page: 100 });
+    return reviews.map(toReview);
+  }
+  async dismiss(repo, number, id, message) {
+    await this.octokit.rest.pulls.dismissReview({ ...repoParams(repo), pull_number: number, review_id: id, message, event: "DISMISS" });
+  }
+  async edit(repo, number, id, body) {
+    await this.octokit.rest.pulls.updateReview({ ...repoParams(repo), pull_number: number, review_id: id, body: fit(body) });
+  }
+};
+
 // adapters/github/forge/forge.ts
 function octokitOf(source) {
   return "octokit" in source ? source.octokit : createGitHubOctokit(source);
@@ -196,10 +242,12 @@ function octokitOf(source) {
 var GitHubForge = class {
   pulls;
   deployments;
+  reviews;
   constructor(source) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
+    this.reviews = new Reviews(octokit);
   }
   findPullRequest(repo, branch) {
     return this.pulls.find(repo, branch);
@@ -222,6 +270,18 @@ var GitHubForge = class {
   markReadyForReview(pr) {
     return this.pulls.markReadyForReview(pr);
   }
+  createReview(request) {
+    return this.reviews.create(request);
+  }
+  listReviews(repo, number) {
+    return this.reviews.list(repo, number);
+  }
+  dismissReview(repo, number, id, message) {
+    return this.reviews.dismiss(repo, number, id, message);
+  }
+  editReview(repo, number, id, body) {
+    return this.reviews.edit(repo, number, id, body);
+  }
   createDeployment(request) {
     return this.deployments.create(request);
   }
@@ -233,4 +293,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-CKR6M7W5.js.map
+//# sourceMappingURL=forge-6GXZT7WJ.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   splitRepo
-} from "./chunk-BDDCTM4D.js";
+} from "./chunk-6WZJCEXF.js";
 
 // core/hidden-doc.ts
 var MARKERS = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))*[ \t]*/;
@@ -802,6 +802,9 @@ function stripHiddenHtml(text) {
 }
 
 // core/text.ts
+function inlineText(text) {
+  return text.replace(/\r\n?|\n/g, " ").replace(/[\\`*_{}[\]()|~]/g, (c) => `\\${c}`).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/@/g, "&#64;");
+}
 function safeLinkTarget(url) {
   if (!url) return void 0;
   let parsed;
@@ -847,6 +850,8 @@ var CHECK_OUTPUT_MAX = 65535;
 var CHECK_TITLE_MAX = 1e3;
 var DEPLOYMENT_DESCRIPTION_MAX = 140;
 var PR_TITLE_MAX = 256;
+var REVIEW_BODY_MAX = COMMENT_MAX;
+var REVIEW_COMMENTS_MAX = 50;
 function fitComment(body) {
   return fitText(body, COMMENT_MAX, "the whole text is in the run (`/conveyor status`, `conveyor status`) and the step logs");
 }
@@ -867,15 +872,19 @@ function repoParams(repo) {
 }
 
 export {
+  inlineText,
   safeLinkTarget,
+  fitText,
   sanitizeIssueText,
   fence,
   code,
   CHECK_OUTPUT_MAX,
   DEPLOYMENT_DESCRIPTION_MAX,
   PR_TITLE_MAX,
+  REVIEW_BODY_MAX,
+  REVIEW_COMMENTS_MAX,
   fitComment,
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-I3WPW4NZ.js.map
+//# sourceMappingURL=chunk-RA4KV4AV.js.map

@@ -1,11 +1,12 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
-  GitRepo
-} from "./chunk-3MRXZG7W.js";
+  GitRepo,
+  external_exports
+} from "./chunk-HZ4S6ZLG.js";
 import {
   MergeRefused,
   splitRepo
-} from "./chunk-BDDCTM4D.js";
+} from "./chunk-6WZJCEXF.js";
 import {
   ConveyorError
 } from "./chunk-BJ2T3HHK.js";
@@ -40,6 +41,107 @@ function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+// adapters/forge/local-reviews.ts
+var REVIEWS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS reviews (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  commit_sha TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('COMMENTED', 'CHANGES_REQUESTED', 'DISMISSED')),
+  body TEXT NOT NULL,
+  author TEXT NOT NULL,
+  dismissal TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reviews_of_pull ON reviews (repo, number, id);
+CREATE TABLE IF NOT EXISTS review_comments (
+  review_id INTEGER NOT NULL REFERENCES reviews (id),
+  position INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (review_id, position)
+);
+`;
+var LOCAL_REVIEWER = "conveyor";
+var reviewRow = external_exports.object({
+  id: external_exports.number().int(),
+  commit_sha: external_exports.string(),
+  state: external_exports.enum(["COMMENTED", "CHANGES_REQUESTED", "DISMISSED"]),
+  body: external_exports.string(),
+  author: external_exports.string(),
+  dismissal: external_exports.string().nullable()
+});
+var commentRow = external_exports.object({ review_id: external_exports.number().int(), path: external_exports.string(), line: external_exports.number().int(), body: external_exports.string() });
+var LocalReviews = class {
+  constructor(db, pullUrl) {
+    this.db = db;
+    this.pullUrl = pullUrl;
+  }
+  db;
+  pullUrl;
+  create(request) {
+    const now = (/* @__PURE__ */ new Date()).toISOString();
+    const state = request.event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED";
+    const insert = this.db.transaction(() => {
+      const { lastInsertRowid } = this.db.prepare("INSERT INTO reviews (repo, number, commit_sha, state, body, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(request.repo, request.number, request.commit, state, request.body, LOCAL_REVIEWER, now, now);
+      const id2 = Number(lastInsertRowid);
+      const add = this.db.prepare("INSERT INTO review_comments (review_id, position, path, line, body) VALUES (?, ?, ?, ?, ?)");
+      request.comments.forEach((c, i) => add.run(id2, i, c.path, c.line, c.body));
+      return id2;
+    });
+    const id = insert.immediate();
+    return this.get(request.repo, request.number, id);
+  }
+  list(repo, number) {
+    const rows = external_exports.array(reviewRow).parse(this.db.prepare("SELECT * FROM reviews WHERE repo = ? AND number = ? ORDER BY id").all(repo, number));
+    const comments = external_exports.array(commentRow).parse(
+      this.db.prepare("SELECT c.* FROM review_comments c JOIN reviews r ON r.id = c.review_id WHERE r.repo = ? AND r.number = ? ORDER BY c.review_id, c.position").all(repo, number)
+    );
+    return rows.map(
+      (r) => this.toReview(
+        repo,
+        number,
+        r,
+        comments.filter((c) => c.review_id === r.id)
+      )
+    );
+  }
+  dismiss(repo, number, id, message) {
+    const review = this.get(repo, number, id);
+    if (review.state !== "CHANGES_REQUESTED") {
+      throw new ConveyorError(
+        "forge-failed",
+        `review ${id} of ${repo}#${number} is ${review.state}: only a review that requests changes can be dismissed (edit a comment instead)`
+      );
+    }
+    this.db.prepare("UPDATE reviews SET state = 'DISMISSED', dismissal = ?, updated_at = ? WHERE id = ?").run(message, (/* @__PURE__ */ new Date()).toISOString(), id);
+  }
+  edit(repo, number, id, body) {
+    this.get(repo, number, id);
+    this.db.prepare("UPDATE reviews SET body = ?, updated_at = ? WHERE id = ?").run(body, (/* @__PURE__ */ new Date()).toISOString(), id);
+  }
+  get(repo, number, id) {
+    const found = this.list(repo, number).find((r) => r.id === id);
+    if (!found) throw new ConveyorError("forge-failed", `pull request ${repo}#${number} has no review ${id}`);
+    return found;
+  }
+  toReview(repo, number, r, comments) {
+    return {
+      id: r.id,
+      url: `${this.pullUrl(repo, number)}#review-${r.id}`,
+      state: r.state,
+      body: r.body,
+      author: r.author,
+      commit: r.commit_sha,
+      comments: comments.map((c) => ({ path: c.path, line: c.line, body: c.body })),
+      ...r.dismissal !== null ? { dismissal: r.dismissal } : {}
+    };
+  }
+};
+
 // adapters/forge/local.ts
 var LOCAL_FORGE_DB = ".conveyor-forge.db";
 var MERGE_TRIES = 5;
@@ -65,10 +167,12 @@ var LocalForge = class _LocalForge {
     this.db = db;
     this.remotesDir = remotesDir;
     this.serverUrl = serverUrl;
+    this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
   }
   db;
   remotesDir;
   serverUrl;
+  reviews;
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
   static async open(folder) {
     const remotesDir = resolve(folder);
@@ -77,6 +181,7 @@ var LocalForge = class _LocalForge {
     const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
     useWal(db, 15e3);
     db.exec(SCHEMA);
+    db.exec(REVIEWS_SCHEMA);
     return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
   }
   close() {
@@ -94,7 +199,7 @@ var LocalForge = class _LocalForge {
     return {
       repo: row.repo,
       number: row.number,
-      url: `${this.serverUrl}/${row.repo}/pull/${row.number}`,
+      url: this.pullUrl(row.repo, row.number),
       branch: row.branch,
       head,
       base: row.base,
@@ -103,6 +208,9 @@ var LocalForge = class _LocalForge {
       state: row.state,
       ...row.merge_commit ? { mergeCommit: row.merge_commit } : {}
     };
+  }
+  pullUrl(repo, number) {
+    return `${this.serverUrl}/${repo}/pull/${number}`;
   }
   row(repo, number) {
     const row = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? AND number = ?").get(repo, number);
@@ -146,6 +254,20 @@ var LocalForge = class _LocalForge {
     const state = options.state ?? "all";
     const wanted = rows.filter((r) => options.branches.includes(r.branch) && (state === "all" || (state === "open" ? r.state === "open" : r.state !== "open")));
     return Promise.all(wanted.map((r) => this.toPullRequest(r)));
+  }
+  async createReview(request) {
+    this.row(request.repo, request.number);
+    return this.reviews.create(request);
+  }
+  async listReviews(repo, number) {
+    this.row(repo, number);
+    return this.reviews.list(repo, number);
+  }
+  async dismissReview(repo, number, id, message) {
+    this.reviews.dismiss(repo, number, id, message);
+  }
+  async editReview(repo, number, id, body) {
+    this.reviews.edit(repo, number, id, body);
   }
   /** A real merge into the bare repository's base, done in a temporary clone. */
   async mergePullRequest(repo, number, options) {
@@ -222,4 +344,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-RGMZBBMJ.js.map
+//# sourceMappingURL=local-LJXP7IUB.js.map

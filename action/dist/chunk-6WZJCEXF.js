@@ -9,6 +9,14 @@ var MergeRefused = class extends Error {
   }
   conflict;
 };
+var ReviewRefused = class extends Error {
+  constructor(message, reason) {
+    super(message);
+    this.reason = reason;
+    this.name = "ReviewRefused";
+  }
+  reason;
+};
 function splitRepo(repo) {
   const [owner, name] = repo.split("/");
   if (!owner || !name) throw new Error(`repository "${repo}" is not "owner/name"`);
@@ -17,6 +25,7 @@ function splitRepo(repo) {
 
 export {
   MergeRefused,
+  ReviewRefused,
   splitRepo
 };
-//# sourceMappingURL=chunk-BDDCTM4D.js.map
+//# sourceMappingURL=chunk-6WZJCEXF.js.map
