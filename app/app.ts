@@ -5,7 +5,8 @@
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
 import type { ApplicationFunctionOptions, Probot } from 'probot';
-import { STEP_CHECK_PREFIX, parseExternalId } from '../core/github/check-run.ts';
+import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
+import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
 import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
@@ -228,7 +229,7 @@ export class ConveyorApp {
       if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !(await this.once(context.id))) return;
       // Only the approval check run the app made for that run, in that repository.
       const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
-      const id = parseExternalId(link?.externalId);
+      const id = parseAttemptKey(link?.externalId);
       const run = id ? await deps.store.get(id.runId) : undefined;
       if (!id || !run) return;
       // The head that check run is on is what the person pressing its button saw.
@@ -240,7 +241,7 @@ export class ConveyorApp {
       const { check_run: check, repository } = webhookPayload('check_run.completed', context);
       if (check.app?.id !== deps.appId) return;
       // A teardown's result has no attempt to retire: its delivery is recorded (see once).
-      if (parseExternalId(check.external_id)?.teardown && !(await this.once(context.id))) return;
+      if (parseAttemptKey(check.external_id)?.mode === 'teardown' && !(await this.once(context.id))) return;
       await onCheckRunCompleted(deps, repository.full_name, check);
     });
 

@@ -1,7 +1,8 @@
 // The check run of an approval step, `conveyor / <step>`, on the primary PR's head: in progress
 // with the buttons Approve and Reject while the step waits, completed once it is decided. A push
 // moves it: the check on the old head is closed as superseded, a new one is made on the new head.
-import { externalIdOf, stepCheckName } from '../core/github/check-run.ts';
+import { stepCheckName } from '../core/github/check-run.ts';
+import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
@@ -37,7 +38,7 @@ export class ApprovalChecks {
     for (const p of steps) {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
-      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 });
+      const externalId = attemptKey({ runId: run.id, step: p.id, attempt: 0, epoch: 0, mode: 'run' });
       const link = attempts ? attempts.find((l) => l.externalId === externalId) : await this.links.attempt(externalId);
       const want = this.state(run, p.id, p.minApprovals, s.status, s.reason);
       if (link?.checkRunId !== undefined && link.head !== head) {

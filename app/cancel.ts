@@ -3,7 +3,7 @@
 // what people see, and what the action watches for while it runs (it then stops its agent and
 // writes nothing over it); 2. its workflow run is cancelled on GitHub, so the runner stops too. An
 // attempt whose workflow run already ended (409) or is gone (404) is fine: nothing is left to stop.
-import { externalIdOf } from '../core/github/check-run.ts';
+import { attemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import { findAttemptRun } from '../adapters/dispatch/workflow.ts';
 import { findRecord } from '../core/run/draft.ts';
@@ -16,7 +16,7 @@ export async function stopAttempts(deps: AppDeps, before: Run, after: Run): Prom
   for (const step of Object.values(before.steps)) {
     if (step.status !== 'queued' || step.attempt === 0) continue;
     // A merge runs in the app: only its conflict repairs (and every other kind's attempts) have a record here.
-    const link = await deps.links.attempt(externalIdOf({ runId: before.id, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode }));
+    const link = await deps.links.attempt(attemptKey({ runId: before.id, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode }));
     if (link?.checkRunId === undefined) continue;
     try {
       await github.checks.update(link.repo, link.checkRunId, {

@@ -6,7 +6,8 @@
 // repository it dispatched to (never by its external id or title alone: anyone with an app can
 // make a check run that names any attempt, and any workflow can put any text in its title); its
 // result counts only when its receipt verifies (the reducer checks it).
-import { STEP_CHECK_PREFIX, parseExternalId, type AttemptId } from '../core/github/check-run.ts';
+import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
+import { attemptKey, isCurrent, parseAttemptKey, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
@@ -15,18 +16,11 @@ import { isBot, notAWriter } from './deciders.ts';
 import { currentBudget } from './start.ts';
 import type { AttemptLink } from '../adapters/github/links.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
-import { externalIdOf } from '../core/github/check-run.ts';
 import type { WebhookActor, WebhookCheckRun, WebhookWorkflowRun } from './webhooks.ts';
-
-/** Whether the attempt is the current one of its step (queued, same attempt and epoch), and not a teardown. */
-export function currentAttempt(run: Run | undefined, id: AttemptId): boolean {
-  const s = run?.steps[id.step];
-  return !!s && !id.teardown && s.status === 'queued' && s.attempt === id.attempt && s.epoch === id.epoch;
-}
 
 /** Feeds a result read from a check run to the engine (the reducer ignores any but the current attempt). */
 export async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
-  if (externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
+  if (attemptKey({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
     deps.log(
       `conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`,
     );
@@ -48,12 +42,12 @@ export async function feed(deps: AppDeps, run: Run, externalId: string, result: 
 export async function loseAttempt(
   deps: AppDeps,
   run: Run,
-  id: AttemptId,
+  id: AttemptRef,
   link: AttemptLink | undefined,
   reason: string,
   conclusion: 'cancelled' | 'timed_out',
 ): Promise<boolean> {
-  if (!currentAttempt(await deps.store.get(run.id), id)) return false;
+  if (id.mode === 'teardown' || !isCurrent(await deps.store.get(run.id), id)) return false;
   const after = await deps.engine.apply(run.id, { type: 'step-lost', at: deps.now(), step: id.step, attempt: id.attempt, epoch: id.epoch, reason });
   // The reducer ignores a loss of an attempt that settled meanwhile: only this loss closes the check run.
   const record = after.steps[id.step]?.attempts.findLast((r) => r.attempt === id.attempt && r.epoch === id.epoch);
@@ -73,15 +67,15 @@ export async function loseAttempt(
 }
 
 /** The attempt whose check run this is, as the app recorded it in this repository: never the check run's own word. */
-async function attemptOfCheckRun(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<{ link: AttemptLink; id: AttemptId; run: Run } | undefined> {
+async function attemptOfCheckRun(deps: AppDeps, repo: string, check: WebhookCheckRun): Promise<{ link: AttemptLink; id: AttemptRef; run: Run } | undefined> {
   if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
   const link = await deps.links.attemptByCheckRun(repo, check.id);
   if (!link || link.externalId !== check.external_id) {
-    if (check.external_id && parseExternalId(check.external_id))
+    if (check.external_id && parseAttemptKey(check.external_id))
       deps.log(`conveyor: ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`);
     return undefined;
   }
-  const id = parseExternalId(link.externalId);
+  const id = parseAttemptKey(link.externalId);
   const run = id ? await deps.store.get(id.runId) : undefined;
   return id && run ? { link, id, run } : undefined;
 }
@@ -146,10 +140,10 @@ export async function onWorkflowRunCompleted(deps: AppDeps, repo: string, wr: We
   if (wr.path !== `.github/workflows/${WORKFLOW_FILE}`) return;
   const link = (await deps.links.attemptByWorkflowRun(repo, wr.id)) ?? (await undeclaredRun(deps, repo, wr));
   if (!link?.checkRunId) return;
-  const id = parseExternalId(link.externalId);
+  const id = parseAttemptKey(link.externalId);
   const run = id ? await deps.store.get(id.runId) : undefined;
   if (!id || !run) return;
-  if (!currentAttempt(run, id)) return;
+  if (id.mode === 'teardown' || !isCurrent(run, id)) return;
   const github = await deps.githubOf(run);
   const check = await github.checks.get(link.repo, link.checkRunId);
   if (check.status === 'completed') {

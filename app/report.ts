@@ -5,7 +5,8 @@
 // burst of transitions (an approval, the merge it starts, the run's end) costs one write of the
 // newest state. Writes of one run never overlap, and a request that comes while one is being
 // written schedules the next, so the last state is always written, at most one write per window.
-import { SUMMARY_CHECK_NAME, externalIdOf } from '../core/github/check-run.ts';
+import { SUMMARY_CHECK_NAME } from '../core/github/check-run.ts';
+import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
@@ -37,7 +38,7 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
   const out: RunLinks = {};
   for (const [id, s] of Object.entries(run.steps)) {
     if (s.attempt === 0) continue;
-    const link = byId.get(externalIdOf({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch }));
+    const link = byId.get(attemptKey({ runId: run.id, step: id, attempt: s.attempt, epoch: s.epoch, mode: s.mode }));
     if (!link) continue;
     out[id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
   }
@@ -54,7 +55,7 @@ export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): bo
     Object.values(run.steps).flatMap((s) =>
       s.attempts
         .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
-        .map((a) => externalIdOf({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
+        .map((a) => attemptKey({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
     ),
   );
   return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));

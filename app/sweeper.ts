@@ -5,7 +5,7 @@
 // it), the workflow run, which says whether a runner started the attempt and when. An attempt
 // seen running is read again only at its deadline or after another queued window, whichever
 // comes first: its end arrives by webhook.
-import { externalIdOf } from '../core/github/check-run.ts';
+import { attemptKey, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import { completedOutcome, findAttemptRun } from '../adapters/dispatch/workflow.ts';
 import type { Workflows, WorkflowRun } from '../adapters/github/forge/workflows.ts';
 import type { AttemptLink } from '../adapters/github/links.ts';
@@ -75,15 +75,15 @@ export async function sweep(deps: AppDeps, options: SweepOptions = {}, memory: S
       if (p.kind === 'merge' && s.mode !== 'repair') continue;
       const record = findRecord(s, s.attempt, s.epoch);
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
-      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+      const ref: AttemptRef = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
+      const externalId = attemptKey(ref);
       if ((memory.get(externalId) ?? 0) > now) continue;
       report.judged++;
-      const id = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, teardown: false };
       const link = await deps.links.attempt(externalId);
       const judged = run;
       // Counted only when lost here (loseAttempt judges again after the read of GitHub).
       const lose = async (reason: string, conclusion: 'cancelled' | 'timed_out' = 'cancelled') => {
-        if (await loseAttempt(deps, judged, id, link, reason, conclusion)) report.lost.push(externalId);
+        if (await loseAttempt(deps, judged, ref, link, reason, conclusion)) report.lost.push(externalId);
       };
       if (link?.checkRunId === undefined) {
         await lose(`it was not dispatched within ${minutes} minutes`);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { buildPayload } from '../core/run/payload.ts';
+import { isCurrent } from '../core/contract/attempt-ref.ts';
 import { sealResult } from '../core/contract/receipt.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
@@ -229,7 +230,7 @@ export class Engine {
     switch (effect.type) {
       case 'dispatch': {
         // An effect for an attempt that is no longer current (settled by recovery) is moot.
-        if (!this.current(run, effect)) return;
+        if (!isCurrent(run, { runId: run.id, ...effect })) return;
         // The payload the reducer fitted and recorded (effects stored by an older version carry none).
         const payload = effect.payload ?? buildPayload(run, effect);
         const outcome = await this.options.dispatcher
@@ -253,7 +254,7 @@ export class Engine {
       }
       case 'merge': {
         // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
-        if (!this.current(run, effect)) return;
+        if (!isCurrent(run, { runId: run.id, ...effect, mode: 'run' })) return;
         const result = await this.options.merge(run, effect);
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
         const inputs = mergeInputsDigest(run, effect);
@@ -267,11 +268,6 @@ export class Engine {
       case 'reply':
         return this.options.reply?.(run, effect.text);
     }
-  }
-
-  private current(run: Run, effect: { step: string; attempt: number; epoch: number }): boolean {
-    const step = run.steps[effect.step];
-    return !!step && step.status === 'queued' && step.attempt === effect.attempt && step.epoch === effect.epoch;
   }
 
   private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {

@@ -11,7 +11,8 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { ConveyorError } from '../../core/errors.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
-import { appUrlOf, attemptOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
+import { appUrlOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
+import { refOf } from '../../core/contract/attempt-ref.ts';
 
 export interface TokenInputs {
   env: NodeJS.ProcessEnv;
@@ -62,7 +63,7 @@ export async function obtainToken(
   const seen: string[] = [];
   const source = await startTokenSource({
     appUrl,
-    attempt: attemptOf(p),
+    attempt: refOf(p),
     onToken: (token) => {
       seen.push(token);
       for (const l of listeners) l(token);

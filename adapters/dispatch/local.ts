@@ -7,10 +7,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
+import { environmentSchema, stepResultSchema, describeIssues, type Environment } from '../../core/contract/wire.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import { isSecretName } from '../../lib/secrets.ts';
 import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
+import { attemptFolder, refOf } from '../../core/contract/attempt-ref.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
 
@@ -26,8 +27,9 @@ export interface LocalDispatcherOptions {
   actionEntry?: string;
 }
 
-export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'step' | 'mode' | 'attempt' | 'epoch'>): string {
-  return join(stateDir, 'attempts', p.runId, `${p.step.id}.${p.mode}.${p.attempt}.${p.epoch}`);
+/** Where the state keeps every attempt's folder (attemptFolder); the sandbox hides it from the step's commands. */
+function attemptsDir(stateDir: string): string {
+  return join(stateDir, 'attempts');
 }
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
@@ -36,7 +38,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
   const running = new Set<number>();
   return {
     async run(payload, hooks) {
-      const dir = attemptDir(options.stateDir, payload);
+      const dir = join(attemptsDir(options.stateDir), attemptFolder(refOf(payload)));
       const known = readResult(dir);
       if (known) return known;
       mkdirSync(dir, { recursive: true });
@@ -64,7 +66,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
         // What the sandbox hides from the step's commands: every attempt's files and the database.
-        CONVEYOR_ATTEMPTS_DIR: join(options.stateDir, 'attempts'),
+        CONVEYOR_ATTEMPTS_DIR: attemptsDir(options.stateDir),
         ...(options.statePath ? { CONVEYOR_STATE_DB: options.statePath } : {}),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
@@ -89,7 +91,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       );
     },
     async recover(payload) {
-      const dir = attemptDir(options.stateDir, payload);
+      const dir = join(attemptsDir(options.stateDir), attemptFolder(refOf(payload)));
       if (!existsSync(dir)) return undefined;
       const known = readResult(dir);
       if (known) return known;

@@ -7,7 +7,8 @@
 // that finds one (left by a try that died) looks on GitHub for the check run, then for the
 // workflow run (one the app's bot started), before it makes either.
 import { sentLength } from '../../core/contract/payload-fit.ts';
-import { externalIdOf, parseResultText, stepCheckName } from '../../core/github/check-run.ts';
+import { parseResultText, stepCheckName } from '../../core/github/check-run.ts';
+import { attemptKey, refOf } from '../../core/contract/attempt-ref.ts';
 import type { Run } from '../../core/run/types.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
@@ -119,7 +120,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
     async run(payload) {
       const run = await runOf(payload);
       const github = await options.github(run);
-      const externalId = externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode });
+      const externalId = attemptKey(refOf(payload));
       // What an earlier try of this attempt recorded: it may have made the check run, or even the workflow run.
       const stored = await links.attempt(externalId);
       const { repo, head } = stored?.head ? { repo: stored.repo, head: stored.head } : await options.heads.of(run, payload.repos, github.repos);
@@ -186,9 +187,7 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
 
     /** A late result is kept; an attempt still queued or running is left to the sweeper's clock. */
     async recover(payload): Promise<AttemptOutcome | undefined> {
-      const link = await links.attempt(
-        externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode }),
-      );
+      const link = await links.attempt(attemptKey(refOf(payload)));
       if (link?.checkRunId === undefined) return undefined;
       const github = await options.github(await runOf(payload));
       const check = await github.checks.get(link.repo, link.checkRunId);

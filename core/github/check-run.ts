@@ -1,6 +1,7 @@
 // How a step attempt appears as a GitHub check run, shared by the app (which creates the check run
-// and reads results back) and the action (which reads its check run and completes it): the names,
-// the external id that names the attempt, and the machine-readable result inside output.text.
+// and reads results back) and the action (which reads its check run and completes it): the names
+// and the machine-readable result inside output.text. The external id that names the attempt is
+// its key (core/contract/attempt-ref.ts).
 import { describeIssues, stepResultSchema, type StepResult } from '../contract/wire.ts';
 import { CHECK_OUTPUT_MAX } from './limits.ts';
 
@@ -10,32 +11,6 @@ export const SUMMARY_CHECK_NAME = 'conveyor';
 
 export function stepCheckName(step: string): string {
   return `${STEP_CHECK_PREFIX}${step}`;
-}
-
-export interface AttemptId {
-  runId: string;
-  step: string;
-  attempt: number;
-  epoch: number;
-  /** Teardown attempts number themselves apart from the step's own attempts. */
-  teardown: boolean;
-}
-
-/** `run:step:attempt:epoch` (`…:teardown` for a teardown): unique per attempt, stable across retries. */
-export function externalIdOf(a: { runId: string; step: string; attempt: number; epoch: number; mode?: string }): string {
-  return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === 'teardown' ? ':teardown' : ''}`;
-}
-
-/** Parses an external id; run ids may not contain `:`, step ids never do. */
-export function parseExternalId(text: string | null | undefined): AttemptId | undefined {
-  if (!text) return undefined;
-  const parts = text.split(':');
-  const teardown = parts[parts.length - 1] === 'teardown';
-  if (teardown) parts.pop();
-  if (parts.length !== 4) return undefined;
-  const [runId, step, attempt, epoch] = parts as [string, string, string, string];
-  if (!runId || !/^[a-z][a-z0-9_-]*$/.test(step) || !/^\d+$/.test(attempt) || !/^\d+$/.test(epoch)) return undefined;
-  return { runId, step, attempt: Number(attempt), epoch: Number(epoch), teardown };
 }
 
 const MARKER = 'conveyor:result:v1';

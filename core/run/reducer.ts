@@ -32,7 +32,7 @@ import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
 
-export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, dispatchKey, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
+export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
 export function createRun(input: {
   id: string;

@@ -7,7 +7,7 @@
 // last change, which comes after GitHub made the run.
 import { describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { dispatchKey } from '../../core/run/draft.ts';
+import { attemptKeyFor } from '../../core/contract/attempt-ref.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
@@ -116,7 +116,14 @@ describe('a dispatch interrupted by a crash', () => {
       at: h.clock.now,
     });
     await h.conveyor.deps.store.commit(run, [
-      { type: 'dispatch', key: dispatchKey(RUN, 'check', 1, 0, 'dispatch'), step: 'check', attempt: 1, epoch: 0, mode: 'run' },
+      {
+        type: 'dispatch',
+        key: attemptKeyFor({ runId: RUN, step: 'check', attempt: 1, epoch: 0, mode: 'run' }, 'dispatch'),
+        step: 'check',
+        attempt: 1,
+        epoch: 0,
+        mode: 'run',
+      },
     ]);
     const inputs: Array<Record<string, string>> = [];
     const scopes = [

@@ -8,7 +8,8 @@
 // as the app made it, and does not read it back; later, or in a re-run, it reads it first.
 import type { StepToken } from '../token.ts';
 import { readFile } from 'node:fs/promises';
-import { externalIdOf, renderResultText } from '../../../core/github/check-run.ts';
+import { renderResultText } from '../../../core/github/check-run.ts';
+import { attemptKey, attemptRefSchema, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
 import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
@@ -56,7 +57,7 @@ export function checkRunOutput(result: StepResult): CheckRunOutput {
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,
-    externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    externalId: attemptKey({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
     text: renderResultText(result),
   };
 }
@@ -85,30 +86,21 @@ export type CheckRunGate = { proceed: true; client?: CheckRunClient } | { procee
 /** Margin for the runner's clock against the app's, when trusting `currentUntil`. */
 export const CLOCK_MARGIN_MS = 2 * 60_000;
 
-interface PayloadIdentity {
-  runId: string;
-  step: string;
-  attempt: number;
-  epoch: number;
-  mode?: string;
-  /** The payload's `currentUntil`, in ms since the epoch. */
+/** The attempt a payload names, and until when the app keeps it current (`currentUntil`, ms since the epoch). */
+interface PayloadAttempt {
+  ref: AttemptRef;
   currentUntil?: number;
 }
 
-async function payloadIdentity(io: CheckRunIO): Promise<PayloadIdentity | undefined> {
+/** Read leniently (the payload is parsed whole when the step runs): undefined when it names no attempt. */
+async function payloadAttempt(io: CheckRunIO): Promise<PayloadAttempt | undefined> {
   try {
     const text = io.env.CONVEYOR_PAYLOAD_PATH ? await readFile(io.env.CONVEYOR_PAYLOAD_PATH, 'utf8') : io.getInput('payload');
-    const p = JSON.parse(text) as { runId?: unknown; step?: { id?: unknown }; attempt?: unknown; epoch?: unknown; mode?: unknown; currentUntil?: unknown };
-    if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
+    const p = JSON.parse(text) as { step?: { id?: unknown }; mode?: unknown; currentUntil?: unknown };
+    const ref = attemptRefSchema.safeParse({ ...p, step: p.step?.id, mode: p.mode ?? 'run' });
+    if (!ref.success) return undefined;
     const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
-    return {
-      runId: p.runId,
-      step: p.step.id,
-      attempt: p.attempt,
-      epoch: p.epoch,
-      ...(typeof p.mode === 'string' ? { mode: p.mode } : {}),
-      ...(Number.isFinite(until) ? { currentUntil: until } : {}),
-    };
+    return { ref: ref.data, ...(Number.isFinite(until) ? { currentUntil: until } : {}) };
   } catch {
     return undefined;
   }
@@ -119,9 +111,9 @@ async function payloadIdentity(io: CheckRunIO): Promise<PayloadIdentity | undefi
  * re-run may come after the attempt ended), starting before `currentUntil` with a margin for the
  * clocks. Anything else reads the check run.
  */
-export function promisedCurrent(identity: PayloadIdentity | undefined, env: NodeJS.ProcessEnv, now: number): boolean {
+export function promisedCurrent(attempt: PayloadAttempt | undefined, env: NodeJS.ProcessEnv, now: number): boolean {
   const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === '1';
-  return firstRun && identity?.currentUntil !== undefined && now < identity.currentUntil - CLOCK_MARGIN_MS;
+  return firstRun && attempt?.currentUntil !== undefined && now < attempt.currentUntil - CLOCK_MARGIN_MS;
 }
 
 /**
@@ -137,7 +129,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   if (!/^\d+$/.test(id)) throw new Error(`CONVEYOR_CHECK_RUN_ID must be a check run id (digits), not "${id}"`);
   if (!repo || !token)
     throw new Error('CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and the input `token-file` (or `token`) are needed to report to the check run');
-  const identity = await payloadIdentity(io);
+  const attempt = await payloadAttempt(io);
   const checks = new CheckRuns(
     createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) }),
   );
@@ -145,13 +137,13 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const startedAt = new Date();
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
-  if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
+  if (!promisedCurrent(attempt, io.env, startedAt.getTime())) {
     const current = await checks.get(repo, checkRunId);
     if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-    if (identity && current.externalId !== externalIdOf(identity)) {
+    if (attempt && current.externalId !== attemptKey(attempt.ref)) {
       return {
         proceed: false,
-        reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current`,
+        reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${attemptKey(attempt.ref)}: this attempt is no longer current`,
       };
     }
     // Marked so by an action of an earlier version (which marked its check run in progress).

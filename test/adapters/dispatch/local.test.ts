@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attemptDir, createLocalDispatcher } from '../../../adapters/dispatch/local.ts';
+import { createLocalDispatcher } from '../../../adapters/dispatch/local.ts';
+import { attemptFolder, refOf } from '../../../core/contract/attempt-ref.ts';
 import type { StepPayload } from '../../../core/contract/wire.ts';
 import { codeStep, makePayload } from '../../helpers/payload.ts';
 import { removeDir, tempDir } from '../../helpers/repos.ts';
@@ -52,7 +53,7 @@ async function dispatch(p: StepPayload): Promise<{ env: Record<string, string>; 
   const dispatcher = createLocalDispatcher({ stateDir: join(dir, 'state'), remotes: join(dir, 'remotes'), actionEntry: join(dir, 'entry.mjs') });
   const outcome = await dispatcher.run(p);
   expect(outcome.kind).toBe('lost'); // the stand-in entry reports no result
-  return JSON.parse(await readFile(join(attemptDir(join(dir, 'state'), p), 'seen.json'), 'utf8')) as never;
+  return JSON.parse(await readFile(join(dir, 'state', 'attempts', attemptFolder(refOf(p)), 'seen.json'), 'utf8')) as never;
 }
 
 describe('the local dispatcher', () => {
@@ -63,7 +64,7 @@ describe('the local dispatcher', () => {
     for (const name of ['DEPLOY_TOKEN', 'OTHER_ROUTE', 'GITHUB_TOKEN', 'DB_PASSWORD']) expect(seen.env[name], name).toBeUndefined();
     expect(seen.masks?.sort()).toEqual(['deploy-token-222222', 'other-route-333333']);
     expect(seen.mode).toBe('600');
-    expect(seen.env.CONVEYOR_TRANSCRIPT_PATH).toBe(join(attemptDir(join(dir, 'state'), p), 'transcript.log'));
+    expect(seen.env.CONVEYOR_TRANSCRIPT_PATH).toBe(join(dir, 'state', 'attempts', attemptFolder(refOf(p)), 'transcript.log'));
   });
 
   it("passes a deploy attempt its services' secrets only", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { externalIdOf, parseExternalId, parseResultText, renderResultText } from '../../../core/github/check-run.ts';
+import { parseResultText, renderResultText } from '../../../core/github/check-run.ts';
 import { fitPayload, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';
@@ -20,19 +20,7 @@ const result: StepResult = {
   error: { code: 'gate-failed', message: '<x>' },
 };
 
-describe('check run external ids and results', () => {
-  it('round-trips an attempt id, teardown included, and rejects malformed ones', () => {
-    expect(parseExternalId(externalIdOf({ runId: 'acme-web-7', step: 'test', attempt: 2, epoch: 1 }))).toEqual({
-      runId: 'acme-web-7',
-      step: 'test',
-      attempt: 2,
-      epoch: 1,
-      teardown: false,
-    });
-    expect(parseExternalId('r:preview:9:0:teardown')?.teardown).toBe(true);
-    for (const bad of ['', 'r:test:2', 'r:Test:1:0', 'r:test:x:0', 'a:b:c:1:0']) expect(parseExternalId(bad)).toBeUndefined();
-  });
-
+describe('check run results', () => {
   it('round-trips a result whose text holds comment delimiters', () => {
     const text = `Some markdown\n${renderResultText(result)}\nmore`;
     expect(text.split('-->').length).toBe(2);
