@@ -7,7 +7,7 @@
 // make a check run that names any attempt, and any workflow can put any text in its title); its
 // result counts only when its receipt verifies (the reducer checks it).
 import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
-import { attemptKey, isCurrent, parseAttemptKey, type AttemptRef } from '../core/contract/attempt-ref.ts';
+import { attemptKey, isCurrent, parseAttemptKey, refOf, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import type { StepResult } from '../core/contract/wire.ts';
 import { completedOutcome, parseWorkflowRunMarker, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
@@ -20,10 +20,8 @@ import type { WebhookActor, WebhookCheckRun, WebhookWorkflowRun } from './webhoo
 
 /** Feeds a result read from a check run to the engine (the reducer ignores any but the current attempt). */
 export async function feed(deps: AppDeps, run: Run, externalId: string, result: StepResult): Promise<void> {
-  if (attemptKey({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }) !== externalId) {
-    deps.log(
-      `conveyor: check run ${externalId} holds the result of another attempt (${result.runId}:${result.stepId}:${result.attempt}:${result.epoch}); ignored`,
-    );
+  if (attemptKey(refOf(result)) !== externalId) {
+    deps.log(`conveyor: check run ${externalId} holds the result of another attempt (${attemptKey(refOf(result))}); ignored`);
     return;
   }
   if (result.mode === 'teardown') {

@@ -52,10 +52,10 @@ const RESOLVE =
 export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
   const step = run.plan.steps.find((s) => s.id === effect.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
-  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
+  const base: Pick<StepResult, 'version' | 'runId' | 'step' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
     version: WIRE_VERSION,
     runId: run.id,
-    stepId: effect.step,
+    step: effect.step,
     mode: 'run',
     attempt: effect.attempt,
     epoch: effect.epoch,

@@ -9,7 +9,7 @@ import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
-import { failureResult, identityOf } from './result.ts';
+import { attemptOfRaw, baseResult, failureResult } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
 import { fixedToken, takeToken, type StepToken } from './token.ts';
@@ -91,7 +91,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     masksError = e;
   }
   const log = (line: string) => io.log(scrubber.scrub(line));
-  let identity = identityOf(undefined);
+  let identity = baseResult(attemptOfRaw(undefined));
   let result: StepResult;
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
   let inputs: unknown;
@@ -100,7 +100,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   try {
     const text = await payloadText(io);
     inputs = lenientJson(text);
-    identity = identityOf(inputs);
+    identity = baseResult(attemptOfRaw(inputs));
     const parsed = parseStepPayload(text);
     if (!parsed.ok) throw new ConveyorError('bad-payload', `the step payload is not valid: ${parsed.message}`);
     payload = parsed.payload;

@@ -4,11 +4,9 @@
 // in the embedded mode, a transcript's artifact) takes it from here, so that the app, the
 // dispatchers, the command line and the action agree on one identity and one string form of it.
 import { z } from 'zod';
-import type { StepPayload } from './wire.ts';
 
 /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments. */
 export const ATTEMPT_MODES = ['run', 'repair', 'teardown'] as const;
-export type AttemptMode = (typeof ATTEMPT_MODES)[number];
 
 /** A step id as plans have them (core/config's schema): lowercase letters, digits, - and _. */
 export const STEP_ID = /^[a-z][a-z0-9_-]*$/;
@@ -24,7 +22,7 @@ export const attemptRefSchema = z.object({
 export type AttemptRef = z.infer<typeof attemptRefSchema>;
 
 /** The ref of a payload (its step is the plan's step) or of anything carrying a ref's fields (a result): those fields alone. */
-export function refOf(x: Pick<StepPayload, 'runId' | 'step' | 'attempt' | 'epoch' | 'mode'> | AttemptRef): AttemptRef {
+export function refOf(x: Omit<AttemptRef, 'step'> & { step: string | { id: string } }): AttemptRef {
   return { runId: x.runId, step: typeof x.step === 'string' ? x.step : x.step.id, attempt: x.attempt, epoch: x.epoch, mode: x.mode };
 }
 

@@ -181,7 +181,7 @@ function started(run: Run, at: string): Transition {
 
 function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }>, at: string): Transition {
   const result = event.result;
-  const s = run.steps[result.stepId];
+  const s = run.steps[result.step];
   if (result.runId !== run.id || !s || s.status !== 'queued') return unchanged(run);
   if (result.attempt !== s.attempt || result.epoch !== s.epoch || result.mode !== s.mode) return unchanged(run);
   const p = planStep(run, s.id);

@@ -9,7 +9,7 @@
 import type { StepToken } from '../token.ts';
 import { readFile } from 'node:fs/promises';
 import { renderResultText } from '../../../core/github/check-run.ts';
-import { attemptKey, attemptRefSchema, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
+import { attemptKey, attemptRefSchema, refOf, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
 import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
@@ -52,12 +52,12 @@ export function pollIntervalOf(env: NodeJS.ProcessEnv): number {
 export function checkRunOutput(result: StepResult): CheckRunOutput {
   const title = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
   return {
-    name: `conveyor / ${result.stepId}`,
+    name: `conveyor / ${result.step}`,
     conclusion: result.conclusion,
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,
-    externalId: attemptKey({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    externalId: attemptKey(refOf(result)),
     text: renderResultText(result),
   };
 }

@@ -7,7 +7,7 @@ import { makePayload } from '../../helpers/payload.ts';
 const result: StepResult = {
   version: WIRE_VERSION,
   runId: 'acme-web-7',
-  stepId: 'test',
+  step: 'test',
   mode: 'run',
   attempt: 2,
   epoch: 1,
@@ -48,7 +48,7 @@ describe('check run results', () => {
 
   it('says why a text holds no result', () => {
     expect(parseResultText(null)).toMatchObject({ ok: false, message: 'the check run has no output text' });
-    expect(parseResultText('<!-- conveyor:result:v1 {"version":1} -->')).toMatchObject({ ok: false, message: expect.stringMatching(/wire contract: runId/) });
+    expect(parseResultText('<!-- conveyor:result:v1 {"version":2} -->')).toMatchObject({ ok: false, message: expect.stringMatching(/wire contract: runId/) });
     expect(parseResultText('<!-- conveyor:result:v1 {oops -->')).toMatchObject({ ok: false, message: expect.stringMatching(/not JSON/) });
   });
 });

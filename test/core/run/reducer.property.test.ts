@@ -92,7 +92,7 @@ class Checker {
     if (event.type === 'step-completed' || event.type === 'step-lost') {
       const id =
         event.type === 'step-completed'
-          ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}`
+          ? `${event.result.step}:${event.result.attempt}:${event.result.epoch}`
           : `${event.step}:${event.attempt}:${event.epoch}`;
       expect(this.accepted.has(id), `attempt ${id} completed twice`).toBe(false);
       this.accepted.add(id);
@@ -114,7 +114,7 @@ class Checker {
     if (event.type === 'retry' || event.type === 'pr-pushed') return;
     // People's feedback taken in this transition runs every step after the code step again.
     if (tookFeedback(prev, next)) return;
-    const own = (event.type === 'step-completed' && event.result.stepId === id) || (event.type === 'step-lost' && event.step === id);
+    const own = (event.type === 'step-completed' && event.result.step === id) || (event.type === 'step-lost' && event.step === id);
     const needs = this.plan.steps.find((s) => s.id === id)!.needs;
     expect(own && needs.some((n) => prev.steps[n]?.status !== 'succeeded'), `${id} went back to pending on ${event.type}`).toBe(true);
   }
