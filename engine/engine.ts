@@ -230,9 +230,9 @@ export class Engine {
     switch (effect.type) {
       case 'dispatch': {
         // An effect for an attempt that is no longer current (settled by recovery) is moot.
-        if (!isCurrent(run, { runId: run.id, ...effect })) return;
+        if (!isCurrent(run, effect.ref)) return;
         // The payload the reducer fitted and recorded (effects stored by an older version carry none).
-        const payload = effect.payload ?? buildPayload(run, effect);
+        const payload = effect.payload ?? buildPayload(run, effect.ref);
         const outcome = await this.options.dispatcher
           .run(payload, {
             // A deploy's environments are recorded as they settle, not only with its result.
@@ -241,23 +241,23 @@ export class Engine {
                 this.apply(run.id, {
                   type: 'environments-settled',
                   at: this.now(),
-                  step: effect.step,
-                  attempt: effect.attempt,
-                  epoch: effect.epoch,
+                  step: effect.ref.step,
+                  attempt: effect.ref.attempt,
+                  epoch: effect.ref.epoch,
                   environments,
                 }),
               ),
           })
           .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }));
-        if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
+        if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.ref.step, effect.ref.attempt, effect.ref.epoch));
         return;
       }
       case 'merge': {
         // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
-        if (!isCurrent(run, { runId: run.id, ...effect, mode: 'run' })) return;
+        if (!isCurrent(run, effect.ref)) return;
         const result = await this.options.merge(run, effect);
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
-        const inputs = mergeInputsDigest(run, effect);
+        const inputs = mergeInputsDigest(run, effect.ref);
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
         return;
       }

@@ -224,17 +224,11 @@ export class Draft {
     if (findings !== undefined) record.findings = findings;
     s.attempts.push(record);
     const kind = planStep(this.run, id)?.kind;
+    const ref = { runId: this.run.id, step: id, attempt, epoch, mode };
     if (kind === 'merge' && mode === 'run') {
-      this.effects.push({ type: 'merge', key: attemptKeyFor({ runId: this.run.id, step: id, attempt, epoch, mode }, 'merge'), step: id, attempt, epoch });
+      this.effects.push({ type: 'merge', key: attemptKeyFor(ref, 'merge'), ref: { ...ref, mode } });
     } else {
-      const effect: RunEffect = {
-        type: 'dispatch',
-        key: attemptKeyFor({ runId: this.run.id, step: id, attempt, epoch, mode }, 'dispatch'),
-        step: id,
-        attempt,
-        epoch,
-        mode,
-      };
+      const effect: RunEffect = { type: 'dispatch', key: attemptKeyFor(ref, 'dispatch'), ref };
       if (findings !== undefined) effect.findings = findings;
       this.effects.push(effect);
     }

@@ -115,13 +115,14 @@ function withPayloads(t: Transition): Transition {
   const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;
   const effects = t.effects.map((e) => {
     if (e.type !== 'dispatch') return e;
-    const built = buildPayload(t.run, e);
+    const { ref } = e;
+    const built = buildPayload(t.run, ref);
     const payload = limit === undefined ? built : fitPayload(built, limit).payload;
-    const s = t.run.steps[e.step]!;
+    const s = t.run.steps[ref.step]!;
     const inputs = inputsDigest(payload);
-    t.run.steps[e.step] = {
+    t.run.steps[ref.step] = {
       ...s,
-      attempts: s.attempts.map((r) => (r.attempt === e.attempt && r.epoch === e.epoch && r.mode === e.mode ? { ...r, inputs } : r)),
+      attempts: s.attempts.map((r) => (r.attempt === ref.attempt && r.epoch === ref.epoch && r.mode === ref.mode ? { ...r, inputs } : r)),
     };
     return { ...e, payload };
   });

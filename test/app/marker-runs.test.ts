@@ -105,6 +105,7 @@ describe('a dispatch interrupted by a crash', () => {
       { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
       { leaveQueued: 'check' },
     );
+    const CHECK = { runId: RUN, step: 'check', attempt: 1, epoch: 0, mode: 'run' } as const;
     const externalId = `${RUN}:check:1:0`;
     await h.conveyor.deps.links.saveAttempt({
       externalId,
@@ -115,16 +116,7 @@ describe('a dispatch interrupted by a crash', () => {
       checkRunId: 102,
       at: h.clock.now,
     });
-    await h.conveyor.deps.store.commit(run, [
-      {
-        type: 'dispatch',
-        key: attemptKeyFor({ runId: RUN, step: 'check', attempt: 1, epoch: 0, mode: 'run' }, 'dispatch'),
-        step: 'check',
-        attempt: 1,
-        epoch: 0,
-        mode: 'run',
-      },
-    ]);
+    await h.conveyor.deps.store.commit(run, [{ type: 'dispatch', key: attemptKeyFor(CHECK, 'dispatch'), ref: CHECK }]);
     const inputs: Array<Record<string, string>> = [];
     const scopes = [
       tokenScope(),

@@ -56,7 +56,7 @@ describe('the engine over a real store', () => {
         recover: () => Promise.resolve(undefined),
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
       report: (run) => void reports.push(run.version),
     });
     await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
@@ -125,7 +125,7 @@ describe('the engine over a real store', () => {
         },
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
     });
     await engine.recover('web-7');
     await engine.idle();
@@ -160,7 +160,7 @@ describe('the engine over a real store', () => {
         recover: () => Promise.resolve(undefined),
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
     });
     // A is alive: well past its claims' time, it keeps renewing them while its dispatch is under way.
     await sleep(400);

@@ -100,7 +100,11 @@ export function storeContract(name: string, driver: StoreDriver): void {
     it('stores an effect key once, keeps commit order, and marks effects done from any handle', async () => {
       await store.create(runOf('r1'), []);
       await store.create(runOf('r2', 8), [report('x')]);
-      const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+      const effect: RunEffect = {
+        type: 'dispatch',
+        key: 'r1:implement:1:0:dispatch',
+        ref: { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' },
+      };
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
       expect(await store.pendingEffects('r1')).toEqual([

@@ -11,6 +11,7 @@ import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
 import { sealResult } from '../../../core/contract/receipt.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
+import { attemptKey } from '../../../core/contract/attempt-ref.ts';
 import type { StepSpec } from '../../helpers/plans.ts';
 import { AT, newRun } from './drive.ts';
 
@@ -171,26 +172,29 @@ class Checker {
       this.keys.add(e.key);
     }
     if (e.type !== 'dispatch' && e.type !== 'merge') return;
-    const p = this.plan.steps.find((s) => s.id === e.step)!;
+    const r = e.ref;
+    expect(r.runId).toBe(next.id);
+    expect(e.key).toBe(`${attemptKey(r)}:${e.type}`);
+    const p = this.plan.steps.find((s) => s.id === r.step)!;
     // A merge step merges (a merge effect); only its conflict repairs are dispatched, as code attempts.
-    if (p.kind === 'merge') expect(e.type === 'merge' || e.mode === 'repair', `merge step ${e.step} dispatched a run attempt`).toBe(true);
+    if (p.kind === 'merge') expect(e.type === 'merge' || r.mode === 'repair', `merge step ${r.step} dispatched a run attempt`).toBe(true);
     else expect(e.type).toBe('dispatch');
     expect(p.kind).not.toBe('approval');
-    for (const n of p.needs) expect(next.steps[n]?.status, `${e.step} dispatched before ${n} succeeded`).toBe('succeeded');
-    expect(next.steps[e.step]).toMatchObject({ status: 'queued', attempt: e.attempt, epoch: e.epoch });
-    const mode = e.type === 'dispatch' ? e.mode : 'run';
+    for (const n of p.needs) expect(next.steps[n]?.status, `${r.step} dispatched before ${n} succeeded`).toBe('succeeded');
+    expect(next.steps[r.step]).toMatchObject({ status: 'queued', attempt: r.attempt, epoch: r.epoch });
+    const mode = r.mode;
     // A code step repairs only with people's feedback, which this transition took for that attempt.
     if (p.kind === 'code' && mode === 'repair') {
       expect(
-        next.feedback?.some((f) => f.taken?.step === e.step && f.taken.attempt === e.attempt),
-        `code step ${e.step} repaired without feedback`,
+        next.feedback?.some((f) => f.taken?.step === r.step && f.taken.attempt === r.attempt),
+        `code step ${r.step} repaired without feedback`,
       ).toBe(true);
-    } else if (mode === 'repair' && e.epoch === 0) {
-      const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
-      this.repairsSinceReset.set(e.step, used);
-      expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(this.maxRepairs(e.step));
+    } else if (mode === 'repair' && r.epoch === 0) {
+      const used = (this.repairsSinceReset.get(r.step) ?? 0) + 1;
+      this.repairsSinceReset.set(r.step, used);
+      expect(used, `repairs of ${r.step}`).toBeLessThanOrEqual(this.maxRepairs(r.step));
     }
-    this.attempts.push({ step: e.step, attempt: e.attempt, epoch: e.epoch, mode });
+    this.attempts.push({ step: r.step, attempt: r.attempt, epoch: r.epoch, mode });
   }
 
   private checkStep(prev: Run, next: Run, id: string): void {
