@@ -21,7 +21,6 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
-import { stopAttempts } from './cancel.ts';
 
 export interface CommandSource {
   kind: 'comment' | 'review' | 'button';
@@ -117,7 +116,7 @@ async function handle(deps: AppDeps, github: GitHub, source: CommandSource, comm
       sender: source.actor,
       trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
     });
-    if (outcome.started) await react(github, source, 'rocket');
+    if (outcome.started) await react(deps, github, source, 'rocket');
     return;
   }
 
@@ -217,9 +216,9 @@ async function decideOn(
     await reply(`${refusal && 'text' in refusal ? refusal.text : unchangedText(run, event)} Nothing changed.`);
     return;
   }
+  // A cancel stops what is under way by its own effects (the reducer's `stop`), whatever follows here.
   const after = await deps.engine.apply(run.id, event);
-  await react(github, source, command.name === 'retry' ? 'rocket' : '+1');
-  await stopAttempts(deps, run, after);
+  await react(deps, github, source, command.name === 'retry' ? 'rocket' : '+1');
   if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
     await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
   }
@@ -332,7 +331,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
 async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run: Run): Promise<void> {
   const login = source.actor.login;
   if (run.status === 'running' || run.status === 'waiting') {
-    await stopAttempts(deps, run, await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' }));
+    await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
   }
   const outcome = await startRun(deps, {
     installationId: installationOf(run),
@@ -342,18 +341,22 @@ async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run
     requester: login,
     trigger: { kind: 'command', pipeline: run.plan.pipeline },
   });
-  if (outcome.started) await react(github, source, 'rocket');
+  if (outcome.started) await react(deps, github, source, 'rocket');
   else await replyTo(github, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
 }
 
-async function react(github: GitHub, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
+/**
+ * Acknowledges a command that took effect. Only an acknowledgement: one that fails is logged, and
+ * what follows the command (its cancel's comments on the PRs) still happens; failing the delivery
+ * would have GitHub's redelivery give the command again, to a run that has moved on.
+ */
+async function react(deps: AppDeps, github: GitHub, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
   if (source.kind === 'button') return; // the check run itself shows the decision
-  if (source.commentId === undefined) {
+  try {
     // A review has no reactions: a one-line answer says the command was taken.
-    await replyTo(github, source, `done: Conveyor took the command of your review.`);
-    return;
+    if (source.commentId === undefined) await replyTo(github, source, `done: Conveyor took the command of your review.`);
+    else await github.comments.react(source.repo, source.commentId, content);
+  } catch (e) {
+    deps.log(`conveyor: could not acknowledge the command of @${source.actor.login} on ${source.repo}#${source.number}: ${(e as Error).message}`);
   }
-  await github.comments.react(source.repo, source.commentId, content);
-  // (A reaction that fails fails the delivery's handling after the command took effect; the
-  // redelivery is then ignored by its id, so nothing happens twice.)
 }

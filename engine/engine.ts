@@ -186,25 +186,36 @@ export class Engine {
    * Starts each effect this engine holds the claim of (not awaited: attempts run concurrently and
    * report through `apply`), given the run as committed with them (or as stored now, for effects
    * left by a crash), renews their claims while they are carried out, and marks each done once
-   * carried out. A reply is not idempotent: it is marked done before it is sent. An effect that
-   * fails keeps its claim until it runs out; then it is taken and tried again.
+   * carried out. Stops go first, and the rest once they are done: a cancel's teardown must not race
+   * a deploy attempt still standing an environment up. A reply is not idempotent: it is marked done
+   * before it is sent. An effect that fails keeps its claim until it runs out; then it is taken and
+   * tried again.
    */
   private carryOut(run: Run, effects: readonly RunEffect[]): void {
     if (this.closed) return;
-    for (const effect of effects) {
-      const id = workKey(run.id, effect.key);
-      if (this.working.has(id)) continue;
-      this.working.set(id, { runId: run.id, key: effect.key });
-      this.renewing();
-      const done = () => this.options.store.markEffectDone(run.id, effect.key);
-      const work = effect.type === 'reply' ? done().then(() => this.options.reply?.(run, effect.text)) : this.effect(run, effect).then(done);
-      this.track(
-        work.finally(() => {
-          this.working.delete(id);
-          if (this.working.size === 0) this.stopRenewing();
-        }),
-      );
-    }
+    // All of them are this engine's at once, so that another look at the pending effects meanwhile does not start one twice.
+    const mine = effects.filter((e) => !this.working.has(workKey(run.id, e.key)));
+    if (mine.length === 0) return;
+    for (const e of mine) this.working.set(workKey(run.id, e.key), { runId: run.id, key: e.key });
+    this.renewing();
+    const stops = mine.filter((e) => e.type === 'stop').map((e) => this.carryOutOne(run, e));
+    const stopped = Promise.allSettled(stops);
+    for (const p of stops) this.track(p);
+    for (const e of mine) if (e.type !== 'stop') this.track(stops.length ? stopped.then(() => this.carryOutOne(run, e)) : this.carryOutOne(run, e));
+  }
+
+  private carryOutOne(run: Run, effect: RunEffect): Promise<void> {
+    const done = () => this.options.store.markEffectDone(run.id, effect.key);
+    // Closed meanwhile (while stops went first): left to whoever takes the claim once it runs out.
+    const work = this.closed
+      ? Promise.resolve()
+      : effect.type === 'reply'
+        ? done().then(() => this.options.reply?.(run, effect.text))
+        : this.effect(run, effect).then(done);
+    return work.finally(() => {
+      this.working.delete(workKey(run.id, effect.key));
+      if (this.working.size === 0) this.stopRenewing();
+    });
   }
 
   /** While effects are being carried out, their claims are renewed every third of their time. */
@@ -261,6 +272,8 @@ export class Engine {
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
         return;
       }
+      case 'stop':
+        return this.options.dispatcher.stop(effect.ref, effect.reason);
       case 'teardown':
         return this.tearDown(run, effect);
       case 'report':

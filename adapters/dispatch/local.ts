@@ -11,7 +11,7 @@ import { environmentSchema, stepResultSchema, describeIssues, type Environment }
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import { isSecretName } from '../../lib/secrets.ts';
 import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
-import { attemptFolder, refOf } from '../../core/contract/attempt-ref.ts';
+import { attemptFolder, refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
 
@@ -34,11 +34,10 @@ function attemptsDir(stateDir: string): string {
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
   const entry = options.actionEntry ?? ACTION_ENTRY;
-  /** Step processes running now, by pid (each the leader of its own process group). */
-  const running = new Set<number>();
+  const dirOf = (ref: AttemptRef) => join(attemptsDir(options.stateDir), attemptFolder(ref));
   return {
     async run(payload, hooks) {
-      const dir = join(attemptsDir(options.stateDir), attemptFolder(refOf(payload)));
+      const dir = dirOf(refOf(payload));
       const known = readResult(dir);
       if (known) return known;
       mkdirSync(dir, { recursive: true });
@@ -73,14 +72,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       // Its own process group, so that a later `conveyor` can stop a leftover attempt whole.
       const child = spawn(process.execPath, [entry], { env, detached: true, stdio: ['ignore', log, log] });
       closeSync(log);
+      // Whichever `conveyor` process carries out a stop of the attempt finds it here.
       writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
-      if (child.pid) running.add(child.pid);
       const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
       const code = await new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
         child.on('exit', (c, signal) => resolve(signal ? null : c));
       });
-      if (child.pid) running.delete(child.pid);
       watch?.stop();
       return (
         readResult(dir) ?? {
@@ -91,7 +89,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       );
     },
     async recover(payload) {
-      const dir = join(attemptsDir(options.stateDir), attemptFolder(refOf(payload)));
+      const dir = dirOf(refOf(payload));
       if (!existsSync(dir)) return undefined;
       const known = readResult(dir);
       if (known) return known;
@@ -106,9 +104,11 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       }
       return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
     },
-    async stop() {
-      // Each attempt's `run` then ends as lost, with what it had settled.
-      await Promise.all([...running].map((pid) => stopStepProcess(pid)));
+    /** By the pid its folder keeps: the process that started it may be another (a cancel by another command). */
+    async stop(ref) {
+      const pid = Number(readText(join(dirOf(ref), 'pid')));
+      // Its `run` then ends as lost, with what it had settled.
+      if (pid > 0 && processAlive(pid)) await stopStepProcess(pid);
     },
   };
 }

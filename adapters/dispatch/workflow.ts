@@ -110,15 +110,15 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
   const limit = options.inputsLimit ?? DISPATCH_INPUTS_LIMIT;
   const { links } = options;
 
-  const runOf = async (payload: StepPayload): Promise<Run> => {
-    const run = await options.store.get(payload.runId);
-    if (!run) throw new Error(`no run ${payload.runId} in the store`);
+  const runOf = async (runId: string): Promise<Run> => {
+    const run = await options.store.get(runId);
+    if (!run) throw new Error(`no run ${runId} in the store`);
     return run;
   };
 
   return {
     async run(payload) {
-      const run = await runOf(payload);
+      const run = await runOf(payload.runId);
       const github = await options.github(run);
       const externalId = attemptKey(refOf(payload));
       // What an earlier try of this attempt recorded: it may have made the check run, or even the workflow run.
@@ -185,11 +185,48 @@ export function createWorkflowDispatcher(options: WorkflowDispatcherOptions): Di
       return { kind: 'dispatched' };
     },
 
+    /**
+     * 1. Its check run is completed as cancelled, saying why: what people see, and what the action
+     * watches for while it runs (it then stops its agent and writes nothing over it); 2. its
+     * workflow run is cancelled, so the runner stops too. A workflow run that already ended (409)
+     * or is gone (404) is fine: nothing is left to stop. Both are tried; a failure of either fails
+     * the effect, which is tried again.
+     */
+    async stop(ref, reason) {
+      const link = await links.attempt(attemptKey(ref));
+      if (link?.checkRunId === undefined) return;
+      const run = await runOf(ref.runId);
+      const github = await options.github(run);
+      const problems: string[] = [];
+      try {
+        await github.checks.update(link.repo, link.checkRunId, {
+          status: 'completed',
+          conclusion: 'cancelled',
+          completed_at: now(),
+          output: { title: 'cancelled', summary: `This attempt was stopped: its run was cancelled (${reason}).` },
+        });
+      } catch (e) {
+        problems.push(`its check run ${link.checkRunId}: ${(e as Error).message}`);
+      }
+      try {
+        // Only the app's bot's run: a writer's run named for this check run is not the attempt's to cancel.
+        const dispatchedAt = run.steps[ref.step]?.attempts.findLast((a) => a.attempt === ref.attempt && a.epoch === ref.epoch)?.startedAt ?? link.at;
+        const workflowRun =
+          link.workflowRunId ??
+          (await findAttemptRun(github.workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt }, await options.botLogin(), workflow))?.id;
+        if (workflowRun !== undefined && (await github.workflows.cancel(link.repo, workflowRun)))
+          options.log?.(`conveyor: run ${ref.runId} cancelled: asked GitHub to cancel workflow run ${workflowRun} of step ${ref.step} in ${link.repo}`);
+      } catch (e) {
+        problems.push(`its workflow run: ${(e as Error).message}`);
+      }
+      if (problems.length > 0) throw new Error(`could not stop step ${ref.step} of cancelled run ${ref.runId} in ${link.repo}: ${problems.join('; ')}`);
+    },
+
     /** A late result is kept; an attempt still queued or running is left to the sweeper's clock. */
     async recover(payload): Promise<AttemptOutcome | undefined> {
       const link = await links.attempt(attemptKey(refOf(payload)));
       if (link?.checkRunId === undefined) return undefined;
-      const github = await options.github(await runOf(payload));
+      const github = await options.github(await runOf(payload.runId));
       const check = await github.checks.get(link.repo, link.checkRunId);
       return check.status === 'completed' ? completedOutcome(check) : undefined;
     },

@@ -4,7 +4,8 @@
 // - a step attempt is (step, attempt, epoch); a result or loss for any other attempt is ignored;
 // - an event that changes nothing returns the input run object itself and no effects (the engine
 //   can skip the write: `transition.run === run`); a refusal returns the input run and one `reply`;
-// - every transition that changes the run ends with a `report` effect keyed by the new version.
+// - every transition that changes the run ends with a `report` effect keyed by the new version;
+// - a cancel stops every attempt it leaves behind (a `stop` effect each, before its teardown).
 // Environments that were torn down leave run.environments and are kept in run.removedEnvironments.
 import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../contract/wire.ts';
@@ -31,6 +32,7 @@ import { boundedFeedback } from './feedback.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
+import { attemptKeyFor } from '../contract/attempt-ref.ts';
 
 export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
@@ -412,9 +414,16 @@ function cancel(run: Run, at: string, why: string, unreachable = false): Transit
   d.run.waitingFor = undefined;
   d.run.reason = reason;
   if (unreachable) {
-    // Nothing can be torn down where nothing can be reached: the environments stay recorded as they are.
+    // Nothing can be stopped or torn down where nothing can be reached: the environments stay recorded as they are.
     d.run.unreachable = reason;
     return { run: d.run, effects: [] };
+  }
+  // What was dispatched is stopped where it runs (a merge runs in the engine, which checks first).
+  for (const p of run.plan.steps) {
+    const s = run.steps[p.id];
+    if (s?.status !== 'queued' || (p.kind === 'merge' && s.mode === 'run')) continue;
+    const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
+    d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }
   d.teardown();
   return d.finish();

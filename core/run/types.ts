@@ -200,6 +200,13 @@ export type RunEffect =
       payload?: StepPayload;
     }
   | { type: 'merge'; key: string; ref: AttemptRef & { mode: 'run' } }
+  /**
+   * Stops an attempt under way that the run no longer waits for (it was cancelled): where it runs
+   * (a workflow run, a step process) it is stopped, and its check run says why (`reason`). Before
+   * anything else of its transition is carried out (engine/engine.ts): a teardown must not race a
+   * deploy still standing an environment up.
+   */
+  | { type: 'stop'; key: string; ref: AttemptRef & { mode: AttemptMode }; reason: string }
   | { type: 'teardown'; key: string; environments: Environment[] }
   | { type: 'report'; key: string }
   | { type: 'reply'; key: string; text: string };

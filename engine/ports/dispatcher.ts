@@ -1,6 +1,7 @@
 // The Dispatcher port: start one step attempt somewhere (a child process here, a workflow run on
 // GitHub) and learn how it ended.
 import type { Environment, StepPayload, StepResult } from '../../core/contract/wire.ts';
+import type { AttemptRef } from '../../core/contract/attempt-ref.ts';
 
 export type AttemptOutcome =
   | { kind: 'result'; result: StepResult }
@@ -28,8 +29,10 @@ export interface Dispatcher {
    */
   recover(payload: StepPayload): Promise<AttemptOutcome | undefined>;
   /**
-   * Optional: stops every attempt this dispatcher is running here (the run was cancelled by
-   * another process); each one's `run` then ends as lost.
+   * Carries out a `stop` effect: stops the attempt where it runs, whichever process started it
+   * (the run no longer waits for it: it was cancelled), and says why where people look (`reason`).
+   * An attempt that already ended, or never started, is left as it is; asking twice stops once.
+   * Its `run`, wherever it is awaited, then ends as lost.
    */
-  stop?(): Promise<void>;
+  stop(ref: AttemptRef, reason: string): Promise<void>;
 }

@@ -11,7 +11,7 @@ import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
 import { sealResult } from '../../../core/contract/receipt.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
-import { attemptKey } from '../../../core/contract/attempt-ref.ts';
+import { attemptKey, isCurrent } from '../../../core/contract/attempt-ref.ts';
 import type { StepSpec } from '../../helpers/plans.ts';
 import { AT, newRun } from './drive.ts';
 
@@ -101,7 +101,8 @@ class Checker {
     if (event.type === 'pr-pushed') this.checkPush(prev, next, event);
     if (event.type === 'decision') this.checkDecision(prev, next, event);
     if (event.type === 'pr-closed' && !event.merged && !isTerminal(prev)) expect(next.status).toBe('cancelled');
-    for (const e of t.effects) this.checkEffect(next, e);
+    for (const e of t.effects) this.checkEffect(prev, next, e);
+    this.checkStops(prev, next, t.effects);
     for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
     this.checkStatus(next);
     this.run = next;
@@ -166,11 +167,12 @@ class Checker {
     }
   }
 
-  private checkEffect(next: Run, e: RunEffect): void {
+  private checkEffect(prev: Run, next: Run, e: RunEffect): void {
     if (e.type !== 'reply') {
       expect(this.keys.has(e.key), `effect key ${e.key} emitted twice`).toBe(false);
       this.keys.add(e.key);
     }
+    if (e.type === 'stop') return this.checkStop(prev, next, e);
     if (e.type !== 'dispatch' && e.type !== 'merge') return;
     const r = e.ref;
     expect(r.runId).toBe(next.id);
@@ -195,6 +197,33 @@ class Checker {
       expect(used, `repairs of ${r.step}`).toBeLessThanOrEqual(this.maxRepairs(r.step));
     }
     this.attempts.push({ step: r.step, attempt: r.attempt, epoch: r.epoch, mode });
+  }
+
+  /** A stop names an attempt the run waited for until this transition, as it was dispatched, and no longer waits for. */
+  private checkStop(prev: Run, next: Run, e: Extract<RunEffect, { type: 'stop' }>): void {
+    const s = prev.steps[e.ref.step]!;
+    expect(e.ref).toEqual({ runId: prev.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode });
+    expect(isCurrent(prev, e.ref), `stopped ${attemptKey(e.ref)}, which was not under way`).toBe(true);
+    expect(isCurrent(next, e.ref), `stopped ${attemptKey(e.ref)}, which is still current`).toBe(false);
+    expect(e.key).toBe(`${attemptKey(e.ref)}:stop`);
+    expect(e.reason).toBe(next.reason);
+  }
+
+  /**
+   * A run cancelled by this transition stops every attempt it had dispatched and not heard back
+   * from (a merge the engine carries out itself has none), before its teardown; no other
+   * transition stops anything, so a duplicate cancel, a late result or a retry stops nothing.
+   */
+  private checkStops(prev: Run, next: Run, effects: RunEffect[]): void {
+    const stops = effects.filter((e) => e.type === 'stop');
+    if (next.status !== 'cancelled' || isTerminal(prev)) {
+      expect(stops, 'a stop without a cancel').toEqual([]);
+      return;
+    }
+    const underWay = this.plan.steps.filter((p) => prev.steps[p.id]!.status === 'queued' && !(p.kind === 'merge' && prev.steps[p.id]!.mode === 'run'));
+    expect(stops.map((e) => e.ref.step)).toEqual(underWay.map((p) => p.id));
+    const teardown = effects.findIndex((e) => e.type === 'teardown');
+    if (teardown >= 0) expect(effects.findLastIndex((e) => e.type === 'stop')).toBeLessThan(teardown);
   }
 
   private checkStep(prev: Run, next: Run, id: string): void {
