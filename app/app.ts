@@ -1,7 +1,8 @@
-// The Conveyor GitHub App (Probot): webhook handlers that start runs, feed step results from
-// check runs to the engine and mark lost attempts; the engine with the workflow dispatcher, the
-// GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
-// the sweeper. The default export is the Probot application function `conveyor serve` loads.
+// The Conveyor GitHub App (Probot): webhook handlers that start runs and steer them, and hand the
+// workflow dispatcher's word on how an attempt ended (its check run or workflow run completed, the
+// sweeper's judgement) to the engine's one entry for it (Engine.settle); the engine with the
+// workflow dispatcher, the GitHub forge for merges, and the reporter of the tracking comment and
+// summary check run. The default export is the Probot application function `conveyor serve` loads.
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
 import type { ApplicationFunctionOptions, Probot } from 'probot';
@@ -9,12 +10,18 @@ import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
 import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
-import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
+import {
+  createWorkflowDispatcher,
+  QUEUED_MINUTES,
+  type SweepMemory,
+  type SweepOptions,
+  type SweepReport,
+  type WorkflowDispatcher,
+} from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { gitHub, type GitHub } from '../adapters/github/forge/github.ts';
-import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
-import { onChangesRequested, onCommandText, onRequestedAction, type CommandSource } from './commands.ts';
+import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
@@ -23,7 +30,6 @@ import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
-import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
@@ -63,6 +69,7 @@ export const SWEEPER_LEASE = 'sweeper';
 
 export class ConveyorApp {
   readonly engine: Engine;
+  readonly dispatcher: WorkflowDispatcher;
   readonly deps: AppDeps;
   private readonly installations = new Map<number, Promise<GitHub>>();
   private readonly inflight = new Set<Promise<unknown>>();
@@ -84,25 +91,27 @@ export class ConveyorApp {
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
     const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
+    this.dispatcher = createWorkflowDispatcher({
+      store: options.store,
+      links: options.links,
+      heads,
+      github: githubOf,
+      botLogin: () => this.ownLogin(),
+      appId: options.appId,
+      now,
+      log,
+      ...(options.workflow ? { workflow: options.workflow } : {}),
+      ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
+      ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
+      // The sweeper judges a queued attempt lost only after this window: until then it is current.
+      keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
+    });
     this.engine = new Engine({
       store: options.store,
       holder: options.replica ?? holderName(),
       ...(options.claimTtlMs !== undefined ? { claimTtlMs: options.claimTtlMs } : {}),
       now,
-      dispatcher: createWorkflowDispatcher({
-        store: options.store,
-        links: options.links,
-        heads,
-        github: githubOf,
-        botLogin: () => this.ownLogin(),
-        now,
-        log,
-        ...(options.workflow ? { workflow: options.workflow } : {}),
-        ...(options.inputsLimit ? { inputsLimit: options.inputsLimit } : {}),
-        ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
-        // The sweeper judges a queued attempt lost only after this window: until then it is current.
-        keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
-      }),
+      dispatcher: this.dispatcher,
       merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, options.merge),
       reply: async (run, text) => {
         await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);
@@ -118,6 +127,7 @@ export class ConveyorApp {
       store: options.store,
       links: options.links,
       engine: this.engine,
+      dispatcher: this.dispatcher,
       reporter,
       heads,
       github,
@@ -242,19 +252,21 @@ export class ConveyorApp {
       if (check.app?.id !== deps.appId) return;
       // A teardown's result has no attempt to retire: its delivery is recorded (see once).
       if (parseAttemptKey(check.external_id)?.mode === 'teardown' && !(await this.once(context.id))) return;
-      await onCheckRunCompleted(deps, repository.full_name, check);
+      const ended = await this.dispatcher.checkRunCompleted(repository.full_name, check);
+      if (ended) await this.engine.settle(ended.ref, ended.outcome);
     });
 
     probot.on('check_run.rerequested', async (context) => {
       const { check_run: check, repository, sender } = webhookPayload('check_run.rerequested', context);
       if (check.app?.id !== deps.appId || !(await this.once(context.id))) return;
-      await onCheckRunRerequested(deps, repository.full_name, check, sender);
+      await onRerunRequested(deps, repository.full_name, check, sender);
     });
 
     probot.on('workflow_run.completed', async (context) => {
       // Acts only on a current attempt, and retires it (see once).
       const { workflow_run: run, repository } = webhookPayload('workflow_run.completed', context);
-      await onWorkflowRunCompleted(deps, repository.full_name, run);
+      const ended = await this.dispatcher.workflowRunCompleted(repository.full_name, run);
+      if (ended) await this.engine.settle(ended.ref, ended.outcome);
     });
 
     probot.on('pull_request.synchronize', async (context) => {
@@ -312,7 +324,7 @@ export class ConveyorApp {
     const lease = await this.options.store.acquireLease(SWEEPER_LEASE, holder, this.sweeperLeaseMs);
     if (lease.holder !== holder) return { judged: 0, lost: [], completed: [], heldBy: lease.holder };
     const taken = await this.engine.carryOutAbandoned();
-    const report = await sweep(this.deps, this.options.sweep, this.sweepMemory);
+    const report = await this.dispatcher.sweep((ref, outcome) => this.engine.settle(ref, outcome), this.options.sweep, this.sweepMemory);
     return taken.length > 0 ? { ...report, taken } : report;
   }
 

@@ -11,7 +11,7 @@
 import { attemptKey, isCurrent } from '../core/contract/attempt-ref.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
-import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
+import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { AttemptAuthority, AttemptFacts } from './token-broker.ts';
 
@@ -38,7 +38,7 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
         // The same judgement as for its results and losses.
         current: isCurrent(run, ref),
         repo: link.repo,
-        // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow.ts).
+        // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow/dispatch.ts).
         defaultBranch:
           typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
         dispatch: link.state,

@@ -1,6 +1,6 @@
 // People steering runs from GitHub: `/conveyor …` commands in issue comments, PR comments and PR
-// review bodies, reviews requesting changes, and the Approve / Reject buttons of an approval
-// step's check run. Every command passes the same checks before it becomes an event (or, for
+// review bodies, reviews requesting changes, the Approve / Reject buttons of an approval step's
+// check run, and the Checks tab's Re-run of a step's check run (a retry of that step). Every command passes the same checks before it becomes an event (or, for
 // `status`, an answer): not a bot; `write` or higher on the run's primary repository, wherever it
 // was given (deciders.ts); for approvals, one of the step's approvers (users, or active members of
 // `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
@@ -21,6 +21,7 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
+import type { WebhookActor, WebhookCheckRun } from './webhooks.ts';
 
 export interface CommandSource {
   kind: 'comment' | 'review' | 'button';
@@ -97,6 +98,24 @@ export async function onRequestedAction(
     return;
   }
   await decideOn(deps, github, source, run, { name: identifier }, step, shown);
+}
+
+/** The Checks tab's Re-run of a step's check run: a retry of that step, by a person with write permission. */
+export async function onRerunRequested(deps: AppDeps, repo: string, check: WebhookCheckRun, sender: WebhookActor): Promise<void> {
+  const found = await deps.dispatcher.attemptOfCheckRun(repo, check);
+  if (!found || isBot(sender)) return;
+  const { ref, run } = found;
+  const github = await deps.githubOf(run);
+  const denied = await notAWriter(github.people, run, sender.login);
+  if (denied) {
+    await github.comments.create(
+      run.issue.repo,
+      run.issue.number,
+      `@${sender.login} asked to re-run step \`${ref.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
+    );
+    return;
+  }
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: ref.step, by: sender.login, ...(await currentBudget(github.repos, run)) });
 }
 
 async function handle(deps: AppDeps, github: GitHub, source: CommandSource, command: Command): Promise<void> {

@@ -30,7 +30,7 @@ import type { PlanStep } from '../core/plan/types.ts';
 import { tokenRequestSchema, type TokenGrant, type TokenRefusal } from '../core/contract/token-exchange.ts';
 import { describeAttempt, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import { describeIssues } from '../core/contract/wire.ts';
-import { WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
+import { WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { DispatchState } from '../adapters/github/links.ts';
 import { OidcRefusal, type GitHubOidcClaims, type OidcVerifier } from './oidc.ts';
 import { createRefusalLimit, type RefusalLimitOptions } from './refusal-limit.ts';
