@@ -219,12 +219,16 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect(await store.commit({ ...mine, version: 1 }, [])).toBe(false);
     });
 
-    it('remembers delivery ids, across handles', async () => {
-      expect(await store.seenDelivery('d-1')).toBe(false);
-      expect(await store.seenDelivery('d-1')).toBe(true);
+    it('remembers the delivery ids recorded as handled, across handles', async () => {
+      expect(await store.deliveryHandled('d-1')).toBe(false);
+      // Asking records nothing: a delivery counts as handled only once it is recorded.
+      expect(await store.deliveryHandled('d-1')).toBe(false);
+      await store.recordDelivery('d-1');
+      expect(await store.deliveryHandled('d-1')).toBe(true);
+      await store.recordDelivery('d-1');
       const other = await another();
-      expect(await other.seenDelivery('d-1')).toBe(true);
-      expect(await other.seenDelivery('d-2')).toBe(false);
+      expect(await other.deliveryHandled('d-1')).toBe(true);
+      expect(await other.deliveryHandled('d-2')).toBe(false);
     });
 
     it('leases: one holder at a time; renewed by its holder; taken over once expired; released only by its holder', async () => {
