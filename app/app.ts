@@ -1,19 +1,27 @@
-// The Conveyor GitHub App (Probot): webhook handlers that start runs, feed step results from
-// check runs to the engine and mark lost attempts; the engine with the workflow dispatcher, the
-// GitHub forge for merges, and the reporter of the tracking comment and summary check run; and
-// the sweeper. The default export is the Probot application function `conveyor serve` loads.
+// The Conveyor GitHub App (Probot): webhook handlers that start runs and steer them, and hand the
+// workflow dispatcher's word on how an attempt ended (its check run or workflow run completed, the
+// sweeper's judgement) to the engine's one entry for it (Engine.settle); the engine with the
+// workflow dispatcher, the GitHub forge for merges, and the reporter of the tracking comment and
+// summary check run. The default export is the Probot application function `conveyor serve` loads.
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
 import type { ApplicationFunctionOptions, Probot } from 'probot';
-import { STEP_CHECK_PREFIX, parseExternalId } from '../core/github/check-run.ts';
+import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
+import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
-import { createWorkflowDispatcher } from '../adapters/dispatch/workflow.ts';
+import {
+  createWorkflowDispatcher,
+  QUEUED_MINUTES,
+  type SweepMemory,
+  type SweepOptions,
+  type SweepReport,
+  type WorkflowDispatcher,
+} from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { gitHub, type GitHub } from '../adapters/github/forge/github.ts';
-import { onCheckRunCompleted, onCheckRunRerequested, onWorkflowRunCompleted } from './checks.ts';
 import { ApprovalChecks } from './approval-check.ts';
-import { onChangesRequested, onCommandText, onRequestedAction, type CommandSource } from './commands.ts';
+import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
@@ -22,7 +30,6 @@ import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
-import { QUEUED_MINUTES, sweep, type SweepMemory, type SweepOptions, type SweepReport } from './sweeper.ts';
 import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
@@ -61,6 +68,7 @@ export const SWEEPER_LEASE = 'sweeper';
 
 export class ConveyorApp {
   readonly engine: Engine;
+  readonly dispatcher: WorkflowDispatcher;
   readonly deps: AppDeps;
   private readonly installations = new Map<number, Promise<GitHub>>();
   private readonly inflight = new Set<Promise<unknown>>();
@@ -82,24 +90,26 @@ export class ConveyorApp {
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
     const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
+    this.dispatcher = createWorkflowDispatcher({
+      store: options.store,
+      links: options.links,
+      heads,
+      github: githubOf,
+      botLogin: () => this.ownLogin(),
+      appId: options.appId,
+      now,
+      log,
+      ...(options.workflow ? { workflow: options.workflow } : {}),
+      ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
+      // The sweeper judges a queued attempt lost only after this window: until then it is current.
+      keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
+    });
     this.engine = new Engine({
       store: options.store,
       holder: options.replica ?? holderName(),
       ...(options.claimTtlMs !== undefined ? { claimTtlMs: options.claimTtlMs } : {}),
       now,
-      dispatcher: createWorkflowDispatcher({
-        store: options.store,
-        links: options.links,
-        heads,
-        github: githubOf,
-        botLogin: () => this.ownLogin(),
-        now,
-        log,
-        ...(options.workflow ? { workflow: options.workflow } : {}),
-        ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
-        // The sweeper judges a queued attempt lost only after this window: until then it is current.
-        keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
-      }),
+      dispatcher: this.dispatcher,
       merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, options.merge),
       reply: async (run, text) => {
         await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);
@@ -116,6 +126,7 @@ export class ConveyorApp {
       store: options.store,
       links: options.links,
       engine: this.engine,
+      dispatcher: this.dispatcher,
       reporter,
       heads,
       github,
@@ -146,15 +157,21 @@ export class ConveyorApp {
   }
 
   /**
-   * Each delivery is handled once: a redelivered id changes nothing. Its id is recorded before
-   * anything is done, except for a completed step check run or workflow run: those act only on
-   * their attempt while it is current, and acting retires it (the reducer ignores the result of an
+   * Handles a delivery once: an id recorded as handled changes nothing. It is recorded only once
+   * its handler succeeded, so that GitHub's redelivery of one that failed (GitHub down for a
+   * moment, the store busy) runs it again; what the first try did counts once all the same, since
+   * every handler acts through the reducer, which takes an event that already counted as nothing (a
+   * second start finds the active run, an approval, feedback or a push the same twice), and replies
+   * are keyed by their event. A completed step check run or workflow run is not recorded: it acts
+   * only on its attempt while current, and acting retires it (the reducer ignores the result of an
    * attempt that is not current, and records only environments it does not know: it is
    * property-tested with exact duplicates), so a redelivery finds nothing to do, and the record
    * (a read and a write on every step's completion) would add nothing.
    */
-  private async once(id: string): Promise<boolean> {
-    return !(await this.options.store.seenDelivery(id));
+  private async once(id: string, handle: () => Promise<unknown>): Promise<void> {
+    if (await this.options.store.deliveryHandled(id)) return;
+    await handle();
+    await this.options.store.recordDelivery(id);
   }
 
   private register(): void {
@@ -163,48 +180,52 @@ export class ConveyorApp {
     const probot = meteredWebhooks(this.probot, this.options.metrics);
     probot.on('issues.labeled', async (context) => {
       const { issue, label, repository, installation, sender } = webhookPayload('issues.labeled', context);
-      if (!label || !installation || !(await this.once(context.id))) return;
-      await startFromLabel(
-        deps,
-        {
-          installationId: installation.id,
-          repo: repository.full_name,
-          defaultBranch: repository.default_branch,
-          issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
-          requester: sender.login,
-          trigger: { kind: 'label', label: label.name },
-        },
-        { login: sender.login, type: sender.type ?? null },
+      if (!label || !installation) return;
+      await this.once(context.id, () =>
+        startFromLabel(
+          deps,
+          {
+            installationId: installation.id,
+            repo: repository.full_name,
+            defaultBranch: repository.default_branch,
+            issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+            requester: sender.login,
+            trigger: { kind: 'label', label: label.name },
+          },
+          { login: sender.login, type: sender.type ?? null },
+        ),
       );
     });
 
     probot.on('issue_comment.created', async (context) => {
       const { issue, comment, repository, installation } = webhookPayload('issue_comment.created', context);
-      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '') || !(await this.once(context.id))) return;
+      if (!installation || !/\/conveyor\b/i.test(comment.body ?? '')) return;
       const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
-      if (await this.deps.isSelf(actor)) return; // our own replies quote commands
-      await onCommandText(
-        deps,
-        {
-          kind: 'comment',
-          installationId: installation.id,
-          repo: repository.full_name,
-          number: issue.number,
-          pullRequest: !!issue.pull_request,
-          commentId: comment.id,
-          url: comment.html_url,
-          actor,
-          issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
-        },
-        comment.body ?? '',
-      );
+      await this.once(context.id, async () => {
+        if (await this.deps.isSelf(actor)) return; // our own replies quote commands
+        await onCommandText(
+          deps,
+          {
+            kind: 'comment',
+            installationId: installation.id,
+            repo: repository.full_name,
+            number: issue.number,
+            pullRequest: !!issue.pull_request,
+            commentId: comment.id,
+            url: comment.html_url,
+            actor,
+            issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
+          },
+          comment.body ?? '',
+        );
+      });
     });
 
     probot.on('pull_request_review.submitted', async (context) => {
       const { review, pull_request: pr, repository, installation } = webhookPayload('pull_request_review.submitted', context);
       const changesRequested = review.state === 'changes_requested';
       const commands = /\/conveyor\b/i.test(review.body ?? '');
-      if (!installation || !(changesRequested || commands) || !(await this.once(context.id))) return;
+      if (!installation || !(changesRequested || commands)) return;
       const actor = { login: review.user?.login ?? '', type: review.user?.type ?? null };
       const source: CommandSource = {
         kind: 'review',
@@ -218,67 +239,71 @@ export class ConveyorApp {
         // A review requesting changes goes to the coder whole, its `/conveyor fix` included.
         feedbackTaken: changesRequested,
       };
-      if (changesRequested) await onChangesRequested(deps, source, review.body ?? '');
-      if (commands) await onCommandText(deps, source, review.body ?? '');
+      await this.once(context.id, async () => {
+        if (changesRequested) await onChangesRequested(deps, source, review.body ?? '');
+        if (commands) await onCommandText(deps, source, review.body ?? '');
+      });
     });
 
     probot.on('check_run.requested_action', async (context) => {
       const { check_run: check, requested_action: action, sender, repository } = webhookPayload('check_run.requested_action', context);
-      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX) || !(await this.once(context.id))) return;
-      // Only the approval check run the app made for that run, in that repository.
-      const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
-      const id = parseExternalId(link?.externalId);
-      const run = id ? await deps.store.get(id.runId) : undefined;
-      if (!id || !run) return;
-      // The head that check run is on is what the person pressing its button saw.
-      const shown = link?.head ? { repo: link.repo, head: link.head } : undefined;
-      await onRequestedAction(deps, run, id.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null }, shown);
+      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
+      await this.once(context.id, async () => {
+        // Only the approval check run the app made for that run, in that repository.
+        const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
+        const ref = parseAttemptKey(link?.externalId);
+        const run = ref ? await deps.store.get(ref.runId) : undefined;
+        if (!ref || !run) return;
+        // The head that check run is on is what the person pressing its button saw.
+        const shown = link?.head ? { repo: link.repo, head: link.head } : undefined;
+        await onRequestedAction(deps, run, ref.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null }, shown);
+      });
     });
 
     probot.on('check_run.completed', async (context) => {
       const { check_run: check, repository } = webhookPayload('check_run.completed', context);
       if (check.app?.id !== deps.appId) return;
+      const settle = async () => {
+        const ended = await this.dispatcher.checkRunCompleted(repository.full_name, check);
+        if (ended) await this.engine.settle(ended.ref, ended.outcome);
+      };
       // A teardown's result has no attempt to retire: its delivery is recorded (see once).
-      if (parseExternalId(check.external_id)?.teardown && !(await this.once(context.id))) return;
-      await onCheckRunCompleted(deps, repository.full_name, check);
+      await (parseAttemptKey(check.external_id)?.mode === 'teardown' ? this.once(context.id, settle) : settle());
     });
 
     probot.on('check_run.rerequested', async (context) => {
       const { check_run: check, repository, sender } = webhookPayload('check_run.rerequested', context);
-      if (check.app?.id !== deps.appId || !(await this.once(context.id))) return;
-      await onCheckRunRerequested(deps, repository.full_name, check, sender);
+      if (check.app?.id !== deps.appId) return;
+      await this.once(context.id, () => onRerunRequested(deps, repository.full_name, check, sender));
     });
 
     probot.on('workflow_run.completed', async (context) => {
       // Acts only on a current attempt, and retires it (see once).
       const { workflow_run: run, repository } = webhookPayload('workflow_run.completed', context);
-      await onWorkflowRunCompleted(deps, repository.full_name, run);
+      const ended = await this.dispatcher.workflowRunCompleted(repository.full_name, run);
+      if (ended) await this.engine.settle(ended.ref, ended.outcome);
     });
 
     probot.on('pull_request.synchronize', async (context) => {
       const { pull_request: pr, repository, sender } = webhookPayload('pull_request.synchronize', context);
-      if (!(await this.once(context.id))) return;
-      await onPullRequestSynchronize(deps, repository.full_name, pr, sender);
+      await this.once(context.id, () => onPullRequestSynchronize(deps, repository.full_name, pr, sender));
     });
 
     probot.on('pull_request.closed', async (context) => {
       const { pull_request: pr, repository, sender } = webhookPayload('pull_request.closed', context);
-      if (!(await this.once(context.id))) return;
-      await onPullRequestClosed(deps, repository.full_name, pr, sender);
+      await this.once(context.id, () => onPullRequestClosed(deps, repository.full_name, pr, sender));
     });
 
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
       const { installation } = webhookPayload('installation.deleted', context);
-      if (!(await this.once(context.id))) return;
       const owner = installation.account?.login ?? 'its account';
-      await onInstallationGone(deps, installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`);
+      await this.once(context.id, () => onInstallationGone(deps, installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`));
     });
     probot.on('installation_repositories.removed', async (context) => {
       const { installation, repositories_removed } = webhookPayload('installation_repositories.removed', context);
-      if (!(await this.once(context.id))) return;
       const removed = repositories_removed.map((r) => r.full_name);
-      await onInstallationGone(deps, installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`);
+      await this.once(context.id, () => onInstallationGone(deps, installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`));
     });
   }
 
@@ -310,7 +335,7 @@ export class ConveyorApp {
     const lease = await this.options.store.acquireLease(SWEEPER_LEASE, holder, this.sweeperLeaseMs);
     if (lease.holder !== holder) return { judged: 0, lost: [], completed: [], heldBy: lease.holder };
     const taken = await this.engine.carryOutAbandoned();
-    const report = await sweep(this.deps, this.options.sweep, this.sweepMemory);
+    const report = await this.dispatcher.sweep((ref, outcome) => this.engine.settle(ref, outcome), this.options.sweep, this.sweepMemory);
     return taken.length > 0 ? { ...report, taken } : report;
   }
 

@@ -5,7 +5,8 @@
 // completed one is a new check run of the same name on the head (check-writes.ts), and the step's
 // record points at it (the buttons of the old one count no more). A push moves it: the check on the
 // old head is closed as superseded, a new one is made on the new head.
-import { externalIdOf, stepCheckName, type CheckState } from '../core/github/check-run.ts';
+import { stepCheckName, type CheckState } from '../core/github/check-run.ts';
+import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
 import type { Run } from '../core/run/types.ts';
@@ -46,7 +47,7 @@ export class ApprovalChecks {
     for (const p of steps) {
       const s = run.steps[p.id];
       if (!s || p.kind !== 'approval') continue;
-      const externalId = externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 });
+      const externalId = attemptKey({ runId: run.id, step: p.id, attempt: 0, epoch: 0, mode: 'run' });
       const link = attempts ? attempts.find((l) => l.externalId === externalId) : await this.links.attempt(externalId);
       const want = { ...this.state(run, p.id, p.minApprovals, s.status, s.reason), ...(detailsUrl ? { details_url: detailsUrl } : {}) };
       if (link?.checkRunId !== undefined && link.head !== head) {

@@ -8,12 +8,11 @@
 // is looked for as the sweeper looks for it, by the marker `[check run N]` in its name, but only
 // among the runs the app's own bot started: anyone who may dispatch the workflow can name their
 // run the same. The run found is recorded in the link, as the dispatch would have.
-import { externalIdOf, parseExternalId } from '../core/github/check-run.ts';
+import { attemptKey, isCurrent } from '../core/contract/attempt-ref.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
-import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
+import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import { currentAttempt } from './checks.ts';
 import type { AttemptAuthority, AttemptFacts } from './token-broker.ts';
 
 export interface AttemptAuthorityDeps {
@@ -29,21 +28,17 @@ export interface AttemptAuthorityDeps {
 export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthority {
   const workflow = deps.workflow ?? WORKFLOW_FILE;
   const authority: AttemptAuthority = {
-    async lookup(id) {
-      const externalId = externalIdOf(id);
-      const attemptId = parseExternalId(externalId);
-      const [run, link] = await Promise.all([deps.store.get(id.runId), deps.links.attempt(externalId)]);
-      if (!attemptId || !run || !link || link.runId !== run.id) return undefined;
-      const step = run.plan.steps.find((s) => s.id === id.step);
+    async lookup(ref) {
+      const [run, link] = await Promise.all([deps.store.get(ref.runId), deps.links.attempt(attemptKey(ref))]);
+      if (!run || !link || link.runId !== run.id) return undefined;
+      const step = run.plan.steps.find((s) => s.id === ref.step);
       const installationId = run.options.installationId;
       if (!step || typeof installationId !== 'number') return undefined;
-      // A teardown is current while it has environments left to remove; a step's attempt while
-      // it is the step's queued attempt (the same judgement as for its results: checks.ts).
-      const current = attemptId.teardown ? step.kind === 'deploy' && run.environments.some((e) => e.state === 'ready') : currentAttempt(run, attemptId);
       const facts: AttemptFacts = {
-        current,
+        // The same judgement as for its results and losses.
+        current: isCurrent(run, ref),
         repo: link.repo,
-        // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow.ts).
+        // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow/dispatch.ts).
         defaultBranch:
           typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
         dispatch: link.state,
@@ -54,15 +49,15 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
       };
       return facts;
     },
-    async exchanged(id) {
-      const link = await deps.links.attempt(externalIdOf(id));
+    async exchanged(ref) {
+      const link = await deps.links.attempt(attemptKey(ref));
       if (link && !link.exchanged) await deps.links.saveAttempt({ ...link, exchanged: true });
     },
   };
   const { github, botLogin } = deps;
   if (github && botLogin) {
-    authority.findWorkflowRun = async (id, facts) => {
-      const link = await deps.links.attempt(externalIdOf(id));
+    authority.findWorkflowRun = async (ref, facts) => {
+      const link = await deps.links.attempt(attemptKey(ref));
       if (!link || link.checkRunId === undefined) return undefined;
       if (link.workflowRunId !== undefined) return link.workflowRunId;
       // The link last changed when the dispatch was recorded (findAttemptRun allows for clocks apart).

@@ -1,6 +1,6 @@
 // People steering runs from GitHub: `/conveyor …` commands in issue comments, PR comments and PR
-// review bodies, reviews requesting changes, and the Approve / Reject buttons of an approval
-// step's check run. Every command passes the same checks before it becomes an event (or, for
+// review bodies, reviews requesting changes, the Approve / Reject buttons of an approval step's
+// check run, and the Checks tab's Re-run of a step's check run (a retry of that step). Every command passes the same checks before it becomes an event (or, for
 // `status`, an answer): not a bot; `write` or higher on the run's primary repository, wherever it
 // was given (deciders.ts); for approvals, one of the step's approvers (users, or active members of
 // `@org/team`s), and only while an approval waits, for the heads shown then. The event is then
@@ -25,7 +25,7 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
-import { stopAttempts } from './cancel.ts';
+import type { WebhookActor, WebhookCheckRun } from './webhooks.ts';
 
 export interface CommandSource {
   kind: 'comment' | 'review' | 'button';
@@ -104,6 +104,24 @@ export async function onRequestedAction(
   await decideOn(deps, github, source, run, { name: identifier }, step, shown);
 }
 
+/** The Checks tab's Re-run of a step's check run: a retry of that step, by a person with write permission. */
+export async function onRerunRequested(deps: AppDeps, repo: string, check: WebhookCheckRun, sender: WebhookActor): Promise<void> {
+  const found = await deps.dispatcher.attemptOfCheckRun(repo, check);
+  if (!found || isBot(sender)) return;
+  const { ref, run } = found;
+  const github = await deps.githubOf(run);
+  const denied = await notAWriter(github.people, run, sender.login);
+  if (denied) {
+    await github.comments.create(
+      run.issue.repo,
+      run.issue.number,
+      `@${sender.login} asked to re-run step \`${ref.step}\` of run \`${run.id}\`, but only people with write permission on ${denied.repo} can (they have ${denied.permission}). Nothing changed.`,
+    );
+    return;
+  }
+  await deps.engine.apply(run.id, { type: 'retry', at: deps.now(), step: ref.step, by: sender.login, ...(await currentBudget(github.repos, run)) });
+}
+
 async function handle(deps: AppDeps, github: GitHub, source: CommandSource, command: Command): Promise<void> {
   const reply = (text: string) => replyTo(github, source, text);
   if (isBot(source.actor)) return void (await reply(`bots cannot give Conveyor commands (\`/conveyor ${command.name}\`). Nothing changed.`));
@@ -121,7 +139,7 @@ async function handle(deps: AppDeps, github: GitHub, source: CommandSource, comm
       sender: source.actor,
       trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
     });
-    if (outcome.started) await react(github, source, 'rocket');
+    if (outcome.started) await react(deps, github, source, 'rocket');
     return;
   }
 
@@ -221,9 +239,9 @@ async function decideOn(
     await reply(`${refusal && 'text' in refusal ? refusal.text : unchangedText(run, event)} Nothing changed.`);
     return;
   }
+  // A cancel stops what is under way by its own effects (the reducer's `stop`), whatever follows here.
   const after = await deps.engine.apply(run.id, event);
-  await react(github, source, command.name === 'retry' ? 'rocket' : '+1');
-  await stopAttempts(deps, run, after);
+  await react(deps, github, source, command.name === 'retry' ? 'rocket' : '+1');
   if (command.name === 'cancel' && after.status === 'cancelled' && run.status !== 'cancelled') {
     await leaveOpen(deps, after, undefined, `Conveyor run \`${run.id}\` was cancelled by @${login}${command.reason ? `: ${command.reason}` : ''}.`);
   }
@@ -338,7 +356,7 @@ export function statusText(run: Run, trackingUrl: string | undefined): string {
 async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run: Run): Promise<void> {
   const login = source.actor.login;
   if (run.status === 'running' || run.status === 'waiting') {
-    await stopAttempts(deps, run, await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' }));
+    await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: login, reason: 'restarted' });
   }
   const outcome = await startRun(deps, {
     installationId: installationOf(run),
@@ -348,18 +366,22 @@ async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run
     requester: login,
     trigger: { kind: 'command', pipeline: run.plan.pipeline },
   });
-  if (outcome.started) await react(github, source, 'rocket');
+  if (outcome.started) await react(deps, github, source, 'rocket');
   else await replyTo(github, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
 }
 
-async function react(github: GitHub, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
+/**
+ * Acknowledges a command that took effect. Only an acknowledgement: one that fails is logged, and
+ * what follows the command (its cancel's comments on the PRs) still happens; failing the delivery
+ * would have GitHub's redelivery give the command again, to a run that has moved on.
+ */
+async function react(deps: AppDeps, github: GitHub, source: CommandSource, content: '+1' | 'rocket'): Promise<void> {
   if (source.kind === 'button') return; // the check run itself shows the decision
-  if (source.commentId === undefined) {
+  try {
     // A review has no reactions: a one-line answer says the command was taken.
-    await replyTo(github, source, `done: Conveyor took the command of your review.`);
-    return;
+    if (source.commentId === undefined) await replyTo(github, source, `done: Conveyor took the command of your review.`);
+    else await github.comments.react(source.repo, source.commentId, content);
+  } catch (e) {
+    deps.log(`conveyor: could not acknowledge the command of @${source.actor.login} on ${source.repo}#${source.number}: ${(e as Error).message}`);
   }
-  await github.comments.react(source.repo, source.commentId, content);
-  // (A reaction that fails fails the delivery's handling after the command took effect; the
-  // redelivery is then ignored by its id, so nothing happens twice.)
 }

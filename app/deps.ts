@@ -1,10 +1,11 @@
-// What the webhook handlers and the sweeper share: the store, the engine and GitHub (adapters/github/forge).
+// What the webhook handlers share: the store, the engine, the workflow dispatcher and GitHub (adapters/github/forge).
 import type { Run } from '../core/run/types.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
+import type { WorkflowDispatcher } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunReporter } from './report.ts';
 
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   store: RunStore;
   links: LinkStore;
   engine: Engine;
+  /** The workflow dispatcher: which attempt a check run of the app's is. */
+  dispatcher: WorkflowDispatcher;
   reporter: RunReporter;
   heads: Heads;
   /** GitHub as an installation sees it (each concern on its installation Octokit). */

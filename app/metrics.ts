@@ -160,7 +160,7 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
     observe(run, event) {
       if (event.type === 'step-completed' || event.type === 'step-lost') {
         const [step, attempt, epoch] =
-          event.type === 'step-completed' ? [event.result.stepId, event.result.attempt, event.result.epoch] : [event.step, event.attempt, event.epoch];
+          event.type === 'step-completed' ? [event.result.step, event.result.attempt, event.result.epoch] : [event.step, event.attempt, event.epoch];
         // Counted once it is recorded (the reducer ignores a result of an attempt that is not current).
         const record = run.steps[step]?.attempts.findLast((r) => r.attempt === attempt && r.epoch === epoch);
         if (record?.conclusion && firstTime(countedAttempts, `${run.id}\u0000${step}\u0000${attempt}\u0000${epoch}`, record.conclusion)) {

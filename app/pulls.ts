@@ -7,7 +7,6 @@
 // cannot, and the run goes on.
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
-import { stopAttempts } from './cancel.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { primaryRepo } from '../core/run/payload.ts';
 import type { WebhookActor as Sender, WebhookPullRequest } from './webhooks.ts';
@@ -34,8 +33,8 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: Webho
       kept ??= { run, why };
       continue;
     }
+    // What the cancel leaves under way is stopped by its own effects (the reducer's `stop`).
     const after = await deps.engine.apply(run.id, { type: 'pr-closed', at: deps.now(), repo, merged: false });
-    await stopAttempts(deps, run, after);
     // `run` is active (runsOf): cancelled now means this close cancelled it.
     if (after.status === 'cancelled') {
       await leaveOpen(deps, after, repo, `Conveyor run \`${run.id}\` was cancelled: @${sender.login} closed ${repo}#${pr.number} without merging it.`);

@@ -12,7 +12,8 @@
 // the check runs, which say whether a run is done or waits for someone, must not wait behind it
 // (they did: a burst of 60 runs left 19 summaries in progress when the runs had ended). The
 // comment waits for the check runs' write under way (quick), so it links the check runs it made.
-import { SUMMARY_CHECK_NAME, externalIdOf, type CheckState } from '../core/github/check-run.ts';
+import { SUMMARY_CHECK_NAME, type CheckState } from '../core/github/check-run.ts';
+import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
@@ -53,10 +54,10 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
     // An approval's check run (with its buttons) is one per step, whatever its attempt.
     const id =
       p.kind === 'approval'
-        ? externalIdOf({ runId: run.id, step: p.id, attempt: 0, epoch: 0 })
+        ? attemptKey({ runId: run.id, step: p.id, attempt: 0, epoch: 0, mode: 'run' })
         : s.attempt === 0
           ? undefined
-          : externalIdOf({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch });
+          : attemptKey({ runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode });
     const link = id ? byId.get(id) : undefined;
     if (!link) continue;
     out[p.id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
@@ -74,7 +75,7 @@ export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): bo
     Object.values(run.steps).flatMap((s) =>
       s.attempts
         .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
-        .map((a) => externalIdOf({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
+        .map((a) => attemptKey({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
     ),
   );
   return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));

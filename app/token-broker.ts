@@ -27,9 +27,10 @@
 // Never a token otherwise, never a stack trace: every refusal is `{ error, message }`, and logged.
 import type { Probot } from 'probot';
 import type { PlanStep } from '../core/plan/types.ts';
-import { tokenRequestSchema, type TokenGrant, type TokenRefusal, type TokenRequest } from '../core/contract/token-exchange.ts';
+import { tokenRequestSchema, type TokenGrant, type TokenRefusal } from '../core/contract/token-exchange.ts';
+import { describeAttempt, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import { describeIssues } from '../core/contract/wire.ts';
-import { WORKFLOW_FILE } from '../adapters/dispatch/workflow.ts';
+import { WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { DispatchState } from '../adapters/github/links.ts';
 import { OidcRefusal, type GitHubOidcClaims, type OidcVerifier } from './oidc.ts';
 import { createRefusalLimit, type RefusalLimitOptions } from './refusal-limit.ts';
@@ -52,26 +53,18 @@ export interface AttemptFacts {
   stepKind: PlanStep['kind'];
 }
 
-export interface AttemptIdentity {
-  runId: string;
-  step: string;
-  attempt: number;
-  epoch: number;
-  mode: TokenRequest['mode'];
-}
-
 /** The broker's one question to the app's state. Async: the store behind it may be remote. */
 export interface AttemptAuthority {
-  lookup(id: AttemptIdentity): Promise<AttemptFacts | undefined>;
+  lookup(ref: AttemptRef): Promise<AttemptFacts | undefined>;
   /**
    * The workflow run of a dispatched attempt whose dispatch did not say which it started (GitHub
    * Enterprise Server): the one whose name carries the attempt's marker among the runs the app's
    * bot started, recorded for the next request; undefined while there is none. Without this, such
    * an attempt gets no token.
    */
-  findWorkflowRun?(id: AttemptIdentity, facts: AttemptFacts): Promise<number | undefined>;
+  findWorkflowRun?(ref: AttemptRef, facts: AttemptFacts): Promise<number | undefined>;
   /** The attempt got a token from the broker: its workflow is the current template (the old one passes a token itself). */
-  exchanged?(id: AttemptIdentity): Promise<void>;
+  exchanged?(ref: AttemptRef): Promise<void>;
 }
 
 export type TokenPermissions = Partial<Record<'contents' | 'pull_requests' | 'checks' | 'actions' | 'deployments', 'read' | 'write'>>;
@@ -211,8 +204,8 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       // 1. The request.
       const parsed = tokenRequestSchema.safeParse(body);
       if (!parsed.success) return refuse(400, 'bad-request', `the token request is not valid: ${describeIssues(parsed.error)}`);
-      const { token, ...id } = parsed.data;
-      const who = `run ${id.runId} step ${id.step} attempt ${id.attempt} dispatch ${id.epoch + 1}${id.mode === 'teardown' ? ' (teardown)' : ''}`;
+      const { token, ...ref } = parsed.data;
+      const who = describeAttempt(ref);
       /** Logs a refusal, and counts it against the repository of a token GitHub signed. */
       const refusedFrom =
         (repository: string | undefined) =>
@@ -265,7 +258,7 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       // 5. The attempt.
       let facts: AttemptFacts | undefined;
       try {
-        facts = await options.attempts.lookup(id);
+        facts = await options.attempts.lookup(ref);
       } catch (e) {
         return refused(refuse(503, 'state-unavailable', `the app cannot read its state to judge the request: ${(e as Error).message}`));
       }
@@ -274,7 +267,7 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       // 6. Its repository and workflow, 7. its workflow run, 8. still current.
       const mismatch = claimsMismatch(claims, facts, options.workflow);
       if (mismatch) return refused(mismatch);
-      const run = await runOf(options.attempts, id, facts, bot);
+      const run = await runOf(options.attempts, ref, facts, bot);
       if ('refusal' in run) return refused(run.refusal);
       if (claims.run_id !== String(run.id)) {
         return refused(
@@ -293,7 +286,7 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
         const grant = await options.mint({ installationId: facts.installationId, repositories: repos.names, permissions: permissionsFor(facts.stepKind) });
         log('info', `conveyor: token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
         await options.attempts
-          .exchanged?.(id)
+          .exchanged?.(ref)
           .catch((e: unknown) => log('warn', `conveyor: could not record that ${who} exchanged its token: ${(e as Error).message}`));
         return { status: 200, body: grant };
       } catch (e) {
@@ -307,7 +300,7 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
 }
 
 /** Step 7: the workflow run the attempt's dispatch started, as recorded or found; else why there is none to compare with. */
-async function runOf(attempts: AttemptAuthority, id: AttemptIdentity, facts: AttemptFacts, bot: string): Promise<{ id: number } | { refusal: BrokerAnswer }> {
+async function runOf(attempts: AttemptAuthority, ref: AttemptRef, facts: AttemptFacts, bot: string): Promise<{ id: number } | { refusal: BrokerAnswer }> {
   if (facts.dispatch === 'creating-check') {
     return {
       refusal: refuse(
@@ -326,7 +319,7 @@ async function runOf(attempts: AttemptAuthority, id: AttemptIdentity, facts: Att
   }
   let found: number | undefined;
   try {
-    found = await attempts.findWorkflowRun(id, facts);
+    found = await attempts.findWorkflowRun(ref, facts);
   } catch (e) {
     return { refusal: refuse(503, 'github-unavailable', `the app cannot list the workflow's runs to find this attempt's: ${(e as Error).message}`) };
   }

@@ -23,7 +23,7 @@ const findings = Array.from({ length: 1500 }, (_, i) => ({
 const result: StepResult = {
   version: WIRE_VERSION,
   runId: 'web-42',
-  stepId: 'review',
+  step: 'review',
   mode: 'run',
   attempt: 3,
   epoch: 0,

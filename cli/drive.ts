@@ -230,20 +230,19 @@ export async function cancelTakenOver(session: Session, stored: Run, cancel: Run
 
 /**
  * Lets the run go until it ends or waits for a person (approving on the way with --approve), while
- * keeping its lease: a cancel by another command stops the step's processes, and what that cancel
- * committed (its teardown) is carried out here before this process exits.
+ * keeping its lease: what a cancel by another command committed for this driver (its stops, its
+ * teardown, its report) is carried out here before this process exits.
  */
 async function drive(session: Session, lease: RunLease, runId: string, options: EmbeddedOptions, wanted?: Run['status'], quiet = false): Promise<number> {
-  // A cancel by another command stops the step's processes once. Never after this driver has
-  // begun the cancel's teardown (or when it was started to cancel): the heartbeat would kill the
-  // teardown it is carrying out. `disarmed` is read right before stopping, after the store's answer.
-  let disarmed = wanted === 'cancelled';
+  // The heartbeat looks for a cancel by another command and carries out what it left, once: its
+  // `stop` effects stop the step processes under way (each its own attempt's, never the cancel's
+  // teardown), which ends the wait below; the engine carries the teardown out after them.
   let stopping: Promise<void> | undefined;
   lease.keep(
     async () => {
-      if (disarmed || stopping) return;
+      if (stopping) return;
       const cancelled = (await session.store.get(runId))?.status === 'cancelled';
-      if (cancelled && !disarmed && !stopping) await (stopping = session.stopAttempts());
+      if (cancelled) await (stopping ??= session.engine.carryOutPending(runId));
     },
     (by) => warn(`run ${runId} was taken over by ${describeHolder(by)}`),
   );
@@ -251,9 +250,8 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     await session.engine.idle();
     let run = await session.engine.get(runId);
     if (run.status === 'cancelled') {
-      // Another command cancelled it: its teardown (and report) were left for this driver, once
-      // the step's processes are stopped.
-      disarmed = true;
+      // Cancelled, by another command or by this one: what is still pending of it is carried out
+      // (the heartbeat may not have looked yet), and waited for.
       await stopping;
       await session.engine.carryOutPending(runId);
       await session.engine.idle();

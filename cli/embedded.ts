@@ -64,8 +64,6 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
-  /** Stops every step attempt this session is running (its run was cancelled by another command). */
-  stopAttempts(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,7 +88,6 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
-    stopAttempts: async () => dispatcher.stop?.(),
     async close() {
       progress.done();
       forge.close?.();

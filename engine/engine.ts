@@ -7,14 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { buildPayload } from '../core/run/payload.ts';
+import { isCurrent, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import { sealResult } from '../core/contract/receipt.ts';
-import type { StepResult } from '../core/contract/wire.ts';
+import type { Environment, StepResult } from '../core/contract/wire.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
-import type { AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
+import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
 
 /**
@@ -105,6 +106,49 @@ export class Engine {
   }
 
   /**
+   * How an attempt ended, whoever learned it: the dispatcher's answer to a dispatch or a recovery,
+   * a webhook, the sweeper. The one way an end reaches its run: a result is its step's completion
+   * (a teardown's says what it removed of `targets`, by default the run's ready environments), a
+   * loss its step's loss; the reducer judges whether it counts (a result only for the current
+   * attempt, and only when its receipt verifies). A loss that counted and may still look open where
+   * the attempt ran (`close`) is closed there by the dispatcher. Says whether it counted.
+   */
+  async settle(ref: AttemptRef, outcome: AttemptEnd, targets?: readonly Environment[]): Promise<boolean> {
+    if (ref.mode === 'teardown') {
+      const run = await this.get(ref.runId);
+      const asked = targets ?? run.environments.filter((e) => e.state === 'ready');
+      const removed = outcome.kind === 'result' ? outcome.result.environments : [];
+      const why = outcome.kind === 'result' ? (outcome.result.error?.message ?? outcome.result.summary) : outcome.reason;
+      return (await this.apply(run.id, tornDownEvent(asked, removed, why, this.now()))).version > run.version;
+    }
+    const at = this.now();
+    const event: RunEvent =
+      outcome.kind === 'result'
+        ? { type: 'step-completed', at, result: outcome.result }
+        : {
+            type: 'step-lost',
+            at,
+            step: ref.step,
+            attempt: ref.attempt,
+            epoch: ref.epoch,
+            reason: outcome.reason,
+            ...(outcome.environments?.length ? { environments: outcome.environments } : {}),
+          };
+    // Judged on the latest run: what told of the end awaited GitHub, and the attempt's result (or
+    // the same end told by another handler) may have settled it meanwhile. Applied whatever the
+    // judgement: the reducer records what a late deploy settled even of an attempt it no longer waits for.
+    const current = isCurrent(await this.options.store.get(ref.runId), ref);
+    const after = await this.apply(ref.runId, event);
+    const record = after.steps[ref.step]?.attempts.findLast((r) => r.attempt === ref.attempt && r.epoch === ref.epoch);
+    if (!current) return false;
+    if (outcome.kind === 'result') return record?.receipt !== undefined && record.receipt === outcome.result.receipt;
+    // The reducer ignores a loss of an attempt that settled meanwhile: only this loss closes it.
+    const counted = record?.conclusion === 'lost' && record.summary === outcome.reason;
+    if (counted && outcome.close) await this.options.dispatcher.closeLost?.(ref, outcome, after);
+    return counted;
+  }
+
+  /**
    * Takes over a run another process was driving: every attempt it left queued is settled from
    * what that attempt left behind (a late result is kept; otherwise it is lost and dispatched again
    * with the next epoch), then the pending effects are carried out.
@@ -119,9 +163,9 @@ export class Engine {
       // merge's conflict repair is an attempt dispatched elsewhere.
       const merge = run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge';
       if (step.status !== 'queued' || (merge && step.mode !== 'repair')) continue;
-      const payload = buildPayload(run, { step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode });
-      const outcome = await this.options.dispatcher.recover(payload);
-      if (outcome && outcome.kind !== 'dispatched') await this.apply(runId, this.eventOf(outcome, step.id, step.attempt, step.epoch));
+      const ref = { runId, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode };
+      const outcome = await this.options.dispatcher.recover(buildPayload(run, ref));
+      if (outcome && outcome.kind !== 'dispatched') await this.settle(ref, outcome);
     }
     await this.carryOutPending(runId);
   }
@@ -185,25 +229,36 @@ export class Engine {
    * Starts each effect this engine holds the claim of (not awaited: attempts run concurrently and
    * report through `apply`), given the run as committed with them (or as stored now, for effects
    * left by a crash), renews their claims while they are carried out, and marks each done once
-   * carried out. A reply is not idempotent: it is marked done before it is sent. An effect that
-   * fails keeps its claim until it runs out; then it is taken and tried again.
+   * carried out. Stops go first, and the rest once they are done: a cancel's teardown must not race
+   * a deploy attempt still standing an environment up. A reply is not idempotent: it is marked done
+   * before it is sent. An effect that fails keeps its claim until it runs out; then it is taken and
+   * tried again.
    */
   private carryOut(run: Run, effects: readonly RunEffect[]): void {
     if (this.closed) return;
-    for (const effect of effects) {
-      const id = workKey(run.id, effect.key);
-      if (this.working.has(id)) continue;
-      this.working.set(id, { runId: run.id, key: effect.key });
-      this.renewing();
-      const done = () => this.options.store.markEffectDone(run.id, effect.key);
-      const work = effect.type === 'reply' ? done().then(() => this.options.reply?.(run, effect.text)) : this.effect(run, effect).then(done);
-      this.track(
-        work.finally(() => {
-          this.working.delete(id);
-          if (this.working.size === 0) this.stopRenewing();
-        }),
-      );
-    }
+    // All of them are this engine's at once, so that another look at the pending effects meanwhile does not start one twice.
+    const mine = effects.filter((e) => !this.working.has(workKey(run.id, e.key)));
+    if (mine.length === 0) return;
+    for (const e of mine) this.working.set(workKey(run.id, e.key), { runId: run.id, key: e.key });
+    this.renewing();
+    const stops = mine.filter((e) => e.type === 'stop').map((e) => this.carryOutOne(run, e));
+    const stopped = Promise.allSettled(stops);
+    for (const p of stops) this.track(p);
+    for (const e of mine) if (e.type !== 'stop') this.track(stops.length ? stopped.then(() => this.carryOutOne(run, e)) : this.carryOutOne(run, e));
+  }
+
+  private carryOutOne(run: Run, effect: RunEffect): Promise<void> {
+    const done = () => this.options.store.markEffectDone(run.id, effect.key);
+    // Closed meanwhile (while stops went first): left to whoever takes the claim once it runs out.
+    const work = this.closed
+      ? Promise.resolve()
+      : effect.type === 'reply'
+        ? done().then(() => this.options.reply?.(run, effect.text))
+        : this.effect(run, effect).then(done);
+    return work.finally(() => {
+      this.working.delete(workKey(run.id, effect.key));
+      if (this.working.size === 0) this.stopRenewing();
+    });
   }
 
   /** While effects are being carried out, their claims are renewed every third of their time. */
@@ -229,9 +284,9 @@ export class Engine {
     switch (effect.type) {
       case 'dispatch': {
         // An effect for an attempt that is no longer current (settled by recovery) is moot.
-        if (!this.current(run, effect)) return;
+        if (!isCurrent(run, effect.ref)) return;
         // The payload the reducer fitted and recorded (effects stored by an older version carry none).
-        const payload = effect.payload ?? buildPayload(run, effect);
+        const payload = effect.payload ?? buildPayload(run, effect.ref);
         const outcome = await this.options.dispatcher
           .run(payload, {
             // A deploy's environments are recorded as they settle, not only with its result.
@@ -240,26 +295,28 @@ export class Engine {
                 this.apply(run.id, {
                   type: 'environments-settled',
                   at: this.now(),
-                  step: effect.step,
-                  attempt: effect.attempt,
-                  epoch: effect.epoch,
+                  step: effect.ref.step,
+                  attempt: effect.ref.attempt,
+                  epoch: effect.ref.epoch,
                   environments,
                 }),
               ),
           })
           .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }));
-        if (outcome.kind !== 'dispatched') await this.apply(run.id, this.eventOf(outcome, effect.step, effect.attempt, effect.epoch));
+        if (outcome.kind !== 'dispatched') await this.settle(effect.ref, outcome);
         return;
       }
       case 'merge': {
         // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
-        if (!this.current(run, effect)) return;
+        if (!isCurrent(run, effect.ref)) return;
         const result = await this.options.merge(run, effect);
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
-        const inputs = mergeInputsDigest(run, effect);
+        const inputs = mergeInputsDigest(run, effect.ref);
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
         return;
       }
+      case 'stop':
+        return this.options.dispatcher.stop(effect.ref, effect.reason);
       case 'teardown':
         return this.tearDown(run, effect);
       case 'report':
@@ -269,42 +326,13 @@ export class Engine {
     }
   }
 
-  private current(run: Run, effect: { step: string; attempt: number; epoch: number }): boolean {
-    const step = run.steps[effect.step];
-    return !!step && step.status === 'queued' && step.attempt === effect.attempt && step.epoch === effect.epoch;
-  }
-
   private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {
     const deployStep = run.plan.steps.find((s) => s.kind === 'deploy');
     if (!deployStep || effect.environments.length === 0) return;
     // Each teardown is its own attempt: the run's version at the time names it uniquely.
-    const payload = buildPayload(run, {
-      step: deployStep.id,
-      attempt: Math.max(1, run.version),
-      epoch: 0,
-      mode: 'teardown',
-      environments: effect.environments,
-    });
-    const outcome = await this.options.dispatcher.run(payload);
-    if (outcome.kind === 'dispatched') return;
-    const removed = outcome.kind === 'result' ? outcome.result.environments : [];
-    const why = outcome.kind === 'result' ? (outcome.result.error?.message ?? outcome.result.summary) : outcome.reason;
-    await this.apply(run.id, tornDownEvent(effect.environments, removed, why, this.now()));
-  }
-
-  /** The event for how an attempt ended (the reducer judges whether its result may count). */
-  private eventOf(outcome: Exclude<AttemptOutcome, { kind: 'dispatched' }>, step: string, attempt: number, epoch: number): RunEvent {
-    return outcome.kind === 'result'
-      ? { type: 'step-completed', at: this.now(), result: outcome.result }
-      : {
-          type: 'step-lost',
-          at: this.now(),
-          step,
-          attempt,
-          epoch,
-          reason: outcome.reason,
-          ...(outcome.environments?.length ? { environments: outcome.environments } : {}),
-        };
+    const ref: AttemptRef = { runId: run.id, step: deployStep.id, attempt: Math.max(1, run.version), epoch: 0, mode: 'teardown' };
+    const outcome = await this.options.dispatcher.run(buildPayload(run, { ...ref, environments: effect.environments }));
+    if (outcome.kind !== 'dispatched') await this.settle(ref, outcome, effect.environments);
   }
 
   private track(work: Promise<unknown>): void {

@@ -51,15 +51,16 @@ const RESOLVE =
 
 /** 1. judge every PR, 2. stop on a conflict (repaired) or a block (a person decides), 3. merge in order. */
 export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect, { type: 'merge' }>, policy: MergePolicy = {}): Promise<StepResult> {
-  const step = run.plan.steps.find((s) => s.id === effect.step);
+  const { ref } = effect;
+  const step = run.plan.steps.find((s) => s.id === ref.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
-  const base: Pick<StepResult, 'version' | 'runId' | 'stepId' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
+  const base: Pick<StepResult, 'version' | 'runId' | 'step' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
     version: WIRE_VERSION,
     runId: run.id,
-    stepId: effect.step,
+    step: ref.step,
     mode: 'run',
-    attempt: effect.attempt,
-    epoch: effect.epoch,
+    attempt: ref.attempt,
+    epoch: ref.epoch,
     environments: [],
   };
   const prs = mergeOrder(run);

@@ -617,8 +617,28 @@ function describeUsage(u) {
   return parts.join(" \xB7 ");
 }
 
+// core/contract/attempt-ref.ts
+var ATTEMPT_MODES = ["run", "repair", "teardown"];
+var STEP_ID = /^[a-z][a-z0-9_-]*$/;
+var attemptRefSchema = external_exports.object({
+  runId: external_exports.string().min(1),
+  step: external_exports.string().regex(STEP_ID, { error: "must be a step id (lowercase letters, digits, - and _)" }),
+  attempt: external_exports.number().int().positive(),
+  epoch: external_exports.number().int().nonnegative(),
+  mode: external_exports.enum(ATTEMPT_MODES)
+});
+function refOf(x) {
+  return { runId: x.runId, step: typeof x.step === "string" ? x.step : x.step.id, attempt: x.attempt, epoch: x.epoch, mode: x.mode };
+}
+function attemptKey(ref) {
+  return `${ref.runId}:${ref.step}:${ref.attempt}:${ref.epoch}${ref.mode === "teardown" ? ":teardown" : ""}`;
+}
+function attemptName(ref, prefix) {
+  return `${prefix}-${ref.runId}-${ref.step}.${ref.mode}.${ref.attempt}.${ref.epoch}`.replace(/[":<>|*?\\/\r\n]/g, "-");
+}
+
 // core/contract/wire.ts
-var WIRE_VERSION = 1;
+var WIRE_VERSION = 2;
 var pullRequestRefSchema = external_exports.object({
   repo: external_exports.string(),
   number: external_exports.number().int().positive(),
@@ -667,8 +687,8 @@ var stepPayloadSchema = external_exports.object({
   requester: external_exports.string().optional(),
   /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
   service: external_exports.string().optional(),
-  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments. */
-  mode: external_exports.enum(["run", "repair", "teardown"]),
+  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments (core/contract/attempt-ref.ts). */
+  mode: external_exports.enum(ATTEMPT_MODES),
   step: planStepSchema,
   attempt: external_exports.number().int().positive(),
   epoch: external_exports.number().int().nonnegative(),
@@ -726,8 +746,8 @@ var reviewVerdictSchema = external_exports.object({
 var stepResultSchema = external_exports.object({
   version: external_exports.literal(WIRE_VERSION),
   runId: external_exports.string(),
-  stepId: external_exports.string(),
-  mode: external_exports.enum(["run", "repair", "teardown"]),
+  step: external_exports.string(),
+  mode: external_exports.enum(ATTEMPT_MODES),
   attempt: external_exports.number().int().positive(),
   epoch: external_exports.number().int().nonnegative(),
   conclusion: external_exports.enum(["success", "failure", "neutral"]),
@@ -2048,15 +2068,12 @@ function stepCheckName(step, attempt = {}) {
   const what = attempt.mode === "repair" ? ` (repair${attempt.repair ? ` ${attempt.repair}` : ""})` : attempt.mode === "teardown" ? " (teardown)" : "";
   return `${STEP_CHECK_PREFIX}${step}${what}`;
 }
-function externalIdOf(a) {
-  return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === "teardown" ? ":teardown" : ""}`;
-}
 function attemptOutcome(result) {
   const failed = result.error ? `${result.conclusion}: ${result.error.code}` : result.conclusion;
   if (result.mode !== "repair") return { conclusion: result.conclusion, title: failed };
   if (result.conclusion === "failure") return { conclusion: "failure", title: `repair failed${result.error ? `: ${result.error.code}` : ""}` };
   if (result.conclusion === "neutral") return { conclusion: "neutral", title: "repair changed nothing" };
-  return { conclusion: "neutral", title: `repair pushed a fix: ${result.stepId} runs again on it (no verdict yet)` };
+  return { conclusion: "neutral", title: `repair pushed a fix: ${result.step} runs again on it (no verdict yet)` };
 }
 var MARKER = "conveyor:result:v1";
 var SUMMARY_ELSEWHERE = "(see the check run summary)";
@@ -2144,12 +2161,12 @@ function checkRunOutput(result) {
   const { conclusion, title } = attemptOutcome(result);
   return {
     // For the job summary's heading: the check run keeps the name the app gave it (a repair's with its number).
-    name: stepCheckName(result.stepId, { mode: result.mode }),
+    name: stepCheckName(result.step, { mode: result.mode }),
     conclusion,
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,
-    externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    externalId: attemptKey(refOf(result)),
     text: renderResultText(result)
   };
 }
@@ -2164,22 +2181,16 @@ var CheckRunReporter = class {
   }
 };
 var CLOCK_MARGIN_MS = 2 * 6e4;
-function payloadIdentity(raw) {
+function payloadAttempt(raw) {
   const p = raw && typeof raw === "object" ? raw : {};
-  if (typeof p.runId !== "string" || typeof p.step?.id !== "string" || typeof p.attempt !== "number" || typeof p.epoch !== "number") return void 0;
+  const ref = attemptRefSchema.safeParse({ ...p, step: p.step?.id, mode: p.mode ?? "run" });
+  if (!ref.success) return void 0;
   const until = typeof p.currentUntil === "string" ? Date.parse(p.currentUntil) : NaN;
-  return {
-    runId: p.runId,
-    step: p.step.id,
-    attempt: p.attempt,
-    epoch: p.epoch,
-    ...typeof p.mode === "string" ? { mode: p.mode } : {},
-    ...Number.isFinite(until) ? { currentUntil: until } : {}
-  };
+  return { ref: ref.data, ...Number.isFinite(until) ? { currentUntil: until } : {} };
 }
-function promisedCurrent(identity, env, now) {
+function promisedCurrent(attempt, env, now) {
   const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === "1";
-  return firstRun && identity?.currentUntil !== void 0 && now < identity.currentUntil - CLOCK_MARGIN_MS;
+  return firstRun && attempt?.currentUntil !== void 0 && now < attempt.currentUntil - CLOCK_MARGIN_MS;
 }
 async function prepareCheckRun(io) {
   const id = io.env.CONVEYOR_CHECK_RUN_ID?.trim();
@@ -2191,7 +2202,7 @@ async function prepareCheckRun(io) {
     throw new Error(
       "CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and a token (traded for the OIDC token, or the input `token`) are needed to report to the check run"
     );
-  const identity = payloadIdentity(io.payload.raw);
+  const attempt = payloadAttempt(io.payload.raw);
   const checks = new CheckRuns(
     createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) })
   );
@@ -2199,13 +2210,13 @@ async function prepareCheckRun(io) {
   const startedAt = /* @__PURE__ */ new Date();
   const server = (io.env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : void 0;
-  if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
+  if (!promisedCurrent(attempt, io.env, startedAt.getTime())) {
     const current = await checks.get(repo, checkRunId);
     if (current.status === "completed") return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-    if (identity && current.externalId !== externalIdOf(identity)) {
+    if (attempt && current.externalId !== attemptKey(attempt.ref)) {
       return {
         proceed: false,
-        reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${externalIdOf(identity)}: this attempt is no longer current`
+        reason: `check run ${id} belongs to attempt ${current.externalId ?? "(none)"}, not ${attemptKey(attempt.ref)}: this attempt is no longer current`
       };
     }
   }
@@ -2292,7 +2303,7 @@ var LogReporter = class {
   name = "log";
   async report(result) {
     const error = result.error ? ` [${result.error.code}] ${result.error.message}` : "";
-    this.log(`conveyor: step ${result.stepId || "?"} attempt ${result.attempt}: ${result.conclusion}${error}`);
+    this.log(`conveyor: step ${result.step || "?"} attempt ${result.attempt}: ${result.conclusion}${error}`);
     this.setOutput?.("conclusion", result.conclusion);
     this.setOutput?.("result", JSON.stringify(result));
   }
@@ -2312,42 +2323,26 @@ async function reportAll(reporters, result) {
 }
 
 // action/src/result.ts
-function baseResult(payload) {
-  return {
-    version: WIRE_VERSION,
-    runId: payload.runId,
-    stepId: payload.step.id,
-    mode: payload.mode,
-    attempt: payload.attempt,
-    epoch: payload.epoch,
-    prs: [],
-    commits: {},
-    environments: []
-  };
+function baseResult(attempt) {
+  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
 }
-function identityOf(raw) {
+function attemptOfRaw(raw) {
   const o = raw && typeof raw === "object" ? raw : {};
   const step = o.step && typeof o.step === "object" ? o.step : {};
-  const posInt = (v, d) => typeof v === "number" && Number.isInteger(v) && v > 0 ? v : d;
-  const mode = o.mode === "repair" || o.mode === "teardown" ? o.mode : "run";
   return {
-    version: WIRE_VERSION,
     runId: typeof o.runId === "string" ? o.runId : "",
-    stepId: typeof step.id === "string" ? step.id : "",
-    mode,
-    attempt: posInt(o.attempt, 1),
-    epoch: typeof o.epoch === "number" && Number.isInteger(o.epoch) && o.epoch >= 0 ? o.epoch : 0,
-    prs: [],
-    commits: {},
-    environments: []
+    step: typeof step.id === "string" ? step.id : "",
+    mode: o.mode === "repair" || o.mode === "teardown" ? o.mode : "run",
+    attempt: typeof o.attempt === "number" && Number.isInteger(o.attempt) && o.attempt > 0 ? o.attempt : 1,
+    epoch: typeof o.epoch === "number" && Number.isInteger(o.epoch) && o.epoch >= 0 ? o.epoch : 0
   };
 }
-function failureResult(identity, error, scrub) {
+function failureResult(base, error, scrub) {
   const code2 = error instanceof ConveyorError ? error.code : "internal";
   const raw = error instanceof Error ? error.message : String(error);
   const message = scrub(raw);
   return {
-    ...identity,
+    ...base,
     conclusion: "failure",
     summary: `**Step failed (${code2}):** ${message}`,
     error: { code: code2, message }
@@ -2597,13 +2592,13 @@ async function runSetup(ctx, payload, setup) {
 // action/src/transcript.ts
 import { appendFileSync, existsSync as existsSync2, mkdirSync as mkdirSync2 } from "node:fs";
 import { dirname as dirname3, join as join9 } from "node:path";
-function transcriptPath(env, payload) {
+function pathOf(env, payload) {
   if (env.CONVEYOR_TRANSCRIPT_PATH) return env.CONVEYOR_TRANSCRIPT_PATH;
   if (!env.RUNNER_TEMP) return void 0;
-  return join9(env.RUNNER_TEMP, "conveyor", `transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}.log`);
+  return join9(env.RUNNER_TEMP, "conveyor", `${attemptName(refOf(payload), "transcript")}.log`);
 }
 function openTranscript(env, payload, header) {
-  const path = transcriptPath(env, payload);
+  const path = pathOf(env, payload);
   if (!path) return void 0;
   mkdirSync2(dirname3(path), { recursive: true });
   const write = (line) => appendFileSync(path, `${line}
@@ -2611,14 +2606,10 @@ function openTranscript(env, payload, header) {
   write(header);
   return { path, write };
 }
-function transcriptName(payload) {
-  const name = `conveyor-transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}`;
-  return name.replace(/[":<>|*?\\/\r\n]/g, "-");
-}
 async function keepTranscript(store, env, payload, log) {
-  const path = transcriptPath(env, payload);
+  const path = pathOf(env, payload);
   if (!store || !path || !existsSync2(path)) return void 0;
-  const name = transcriptName(payload);
+  const name = attemptName(refOf(payload), "conveyor-transcript");
   try {
     const { url } = await store.keep(name, path);
     log(`conveyor: transcript uploaded as ${store.kind} ${name}: ${url}`);
@@ -4712,7 +4703,7 @@ async function runEntry(io) {
   }
   const log = (line) => io.log(scrubber.scrub(line));
   const read = io.payload;
-  const identity = identityOf(read.raw);
+  const identity = baseResult(attemptOfRaw(read.raw));
   const inputs = read.ok ? read.payload : read.raw;
   const valid = read.ok ? read.payload : void 0;
   let result;
@@ -4848,15 +4839,12 @@ function artifactTranscriptStore(env, retentionInput = "") {
 // core/contract/token-exchange.ts
 var TOKEN_EXCHANGE_PATH = "/conveyor/token";
 var OIDC_AUDIENCE = "conveyor";
-var tokenRequestSchema = external_exports.object({
+var tokenRequestSchema = attemptRefSchema.extend({
   /** The runner's OIDC token (a JWT), audience `conveyor`. */
   token: external_exports.string().min(1).max(16384),
-  runId: external_exports.string().min(1).max(200),
-  step: external_exports.string().regex(/^[a-z][a-z0-9_-]*$/, { error: "must be a step id (lowercase letters, digits, - and _)" }),
-  attempt: external_exports.number().int().positive(),
-  epoch: external_exports.number().int().nonnegative(),
+  runId: attemptRefSchema.shape.runId.max(200),
   /** The payload's mode: a teardown attempt is named apart from the step's own attempts. */
-  mode: external_exports.enum(["run", "repair", "teardown"]).default("run")
+  mode: attemptRefSchema.shape.mode.default("run")
 });
 var tokenGrantSchema = external_exports.object({
   token: external_exports.string().min(1),
@@ -4904,9 +4892,6 @@ var TokenExchangeError = class extends ConveyorError {
     return this.status !== void 0 && NOT_NOW.has(this.status);
   }
 };
-function attemptOf(payload) {
-  return { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode };
-}
 function appUrlOf(env, getInput2 = () => "") {
   const input = getInput2("app-url").trim();
   const [url, from] = input ? [input, "the input `app-url`"] : [env.CONVEYOR_PUBLIC_URL?.trim() ?? "", "CONVEYOR_PUBLIC_URL"];
@@ -5063,7 +5048,7 @@ async function obtainToken(io) {
   const seen = [];
   const source = await startTokenSource({
     appUrl,
-    attempt: attemptOf(p),
+    attempt: refOf(p),
     onToken: (token) => {
       seen.push(token);
       for (const l of listeners) l(token);

@@ -8,7 +8,7 @@ import { byNameOf } from '../../core/contract/attempt.ts';
 import { createContext, type StepContext } from './context.ts';
 import { requireSandbox, withSandboxReport } from './sandbox.ts';
 import { chooseReporters, reportAll, type ReporterOptions } from './report/reporter.ts';
-import { failureResult, identityOf } from './result.ts';
+import { attemptOfRaw, baseResult, failureResult } from './result.ts';
 import { runStep } from './run-step.ts';
 import { Scrubber } from '../../lib/secrets.ts';
 import type { StepToken } from './token.ts';
@@ -69,7 +69,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   const log = (line: string) => io.log(scrubber.scrub(line));
   const read = io.payload;
   // Which attempt a failure belongs to, read leniently even from a bad payload.
-  const identity = identityOf(read.raw);
+  const identity = baseResult(attemptOfRaw(read.raw));
   // What the receipt seals as the inputs: the payload as parsed, else whatever JSON arrived.
   const inputs = read.ok ? read.payload : read.raw;
   const valid: StepPayload | undefined = read.ok ? read.payload : undefined;

@@ -25,7 +25,7 @@ import {
   type TokenGrant,
   type TokenRequest,
 } from '../../core/contract/token-exchange.ts';
-import type { StepPayload } from '../../core/contract/wire.ts';
+import type { AttemptRef } from '../../core/contract/attempt-ref.ts';
 
 /** The app's "not now": the dispatch is still being recorded (425), or the repository had too many refusals lately (429). */
 const NOT_NOW = new Set([425, 429]);
@@ -61,12 +61,6 @@ export class TokenExchangeError extends ConveyorError {
   }
 }
 
-export type AttemptIdentity = Omit<TokenRequest, 'token'>;
-
-export function attemptOf(payload: StepPayload): AttemptIdentity {
-  return { runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch, mode: payload.mode };
-}
-
 /**
  * Where the app is, as the workflow says: the input `app-url`, else CONVEYOR_PUBLIC_URL in the
  * step's environment (the template fills it from the repository or organisation variable);
@@ -97,7 +91,8 @@ export function noAppUrl(): ConveyorError {
 export interface TokenSourceOptions {
   /** The app's public URL (appUrlOf). */
   appUrl: string;
-  attempt: AttemptIdentity;
+  /** The attempt the token is for: the app gives one only to the workflow run it dispatched for it. */
+  attempt: AttemptRef;
   /** The runner's OIDC token for an audience (default @actions/core's getIDToken). */
   getIdToken?: (audience: string) => Promise<string>;
   /** Milliseconds before expiry at which the token is renewed (default 5 minutes). */

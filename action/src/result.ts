@@ -1,48 +1,39 @@
-// The identity part of a step result, and the failure result the error boundary reports.
+// A result's first fields (the wire version and the attempt's ref, nothing done yet), and the
+// failure result the error boundary reports.
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import { WIRE_VERSION } from '../../core/contract/wire.ts';
+import { refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { ConveyorError } from '../../core/errors.ts';
 
-export function baseResult(payload: StepPayload): Omit<StepResult, 'conclusion' | 'summary'> {
-  return {
-    version: WIRE_VERSION,
-    runId: payload.runId,
-    stepId: payload.step.id,
-    mode: payload.mode,
-    attempt: payload.attempt,
-    epoch: payload.epoch,
-    prs: [],
-    commits: {},
-    environments: [],
-  };
+export type ResultBase = Omit<StepResult, 'conclusion' | 'summary'>;
+
+export function baseResult(attempt: StepPayload | AttemptRef): ResultBase {
+  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
 }
 
-/** Identity read leniently from whatever the payload was, so even a bad payload's failure says
- * which attempt it belongs to when it can. */
-export function identityOf(raw: unknown): Omit<StepResult, 'conclusion' | 'summary'> {
+/**
+ * The attempt whatever arrived as the payload names, read leniently, so that even a bad payload's
+ * failure says which attempt it belongs to where it can: what it lacks is empty (run, step),
+ * attempt 1, epoch 0, mode `run`. The app counts such a result only for the attempt it names.
+ */
+export function attemptOfRaw(raw: unknown): AttemptRef {
   const o = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const step = (o.step && typeof o.step === 'object' ? o.step : {}) as Record<string, unknown>;
-  const posInt = (v: unknown, d: number) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : d);
-  const mode = o.mode === 'repair' || o.mode === 'teardown' ? o.mode : 'run';
   return {
-    version: WIRE_VERSION,
     runId: typeof o.runId === 'string' ? o.runId : '',
-    stepId: typeof step.id === 'string' ? step.id : '',
-    mode,
-    attempt: posInt(o.attempt, 1),
+    step: typeof step.id === 'string' ? step.id : '',
+    mode: o.mode === 'repair' || o.mode === 'teardown' ? o.mode : 'run',
+    attempt: typeof o.attempt === 'number' && Number.isInteger(o.attempt) && o.attempt > 0 ? o.attempt : 1,
     epoch: typeof o.epoch === 'number' && Number.isInteger(o.epoch) && o.epoch >= 0 ? o.epoch : 0,
-    prs: [],
-    commits: {},
-    environments: [],
   };
 }
 
-export function failureResult(identity: Omit<StepResult, 'conclusion' | 'summary'>, error: unknown, scrub: (t: string) => string): StepResult {
+export function failureResult(base: ResultBase, error: unknown, scrub: (t: string) => string): StepResult {
   const code = error instanceof ConveyorError ? error.code : 'internal';
   const raw = error instanceof Error ? error.message : String(error);
   const message = scrub(raw);
   return {
-    ...identity,
+    ...base,
     conclusion: 'failure',
     summary: `**Step failed (${code}):** ${message}`,
     error: { code, message },

@@ -5,7 +5,8 @@
 // process's environment (INPUT_TOKEN): never in a command's own, but readable in /proc by a
 // command that runs without the sandbox (which hides the processes above a command).
 import type { StepPayload } from '../../core/contract/wire.ts';
-import { appUrlOf, attemptOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
+import { appUrlOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
+import { refOf } from '../../core/contract/attempt-ref.ts';
 
 export interface TokenInputs {
   env: NodeJS.ProcessEnv;
@@ -56,7 +57,7 @@ export async function obtainToken(
   const seen: string[] = [];
   const source = await startTokenSource({
     appUrl,
-    attempt: attemptOf(p),
+    attempt: refOf(p),
     onToken: (token) => {
       seen.push(token);
       for (const l of listeners) l(token);

@@ -7,6 +7,7 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { StepPayload } from '../../core/contract/wire.ts';
+import { attemptName, refOf } from '../../core/contract/attempt-ref.ts';
 
 export interface Transcript {
   path: string;
@@ -21,15 +22,16 @@ export interface TranscriptStore {
   keep(name: string, path: string): Promise<{ url: string }>;
 }
 
-export function transcriptPath(env: NodeJS.ProcessEnv, payload: StepPayload): string | undefined {
+/** Where the attempt's transcript is written: the attempt folder's file in the embedded mode, else one under the runner's temp folder. */
+function pathOf(env: NodeJS.ProcessEnv, payload: StepPayload): string | undefined {
   if (env.CONVEYOR_TRANSCRIPT_PATH) return env.CONVEYOR_TRANSCRIPT_PATH;
   if (!env.RUNNER_TEMP) return undefined;
-  return join(env.RUNNER_TEMP, 'conveyor', `transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}.log`);
+  return join(env.RUNNER_TEMP, 'conveyor', `${attemptName(refOf(payload), 'transcript')}.log`);
 }
 
 /** Opens (appends to) the transcript, starting with `header`; undefined where there is nowhere to keep it. */
 export function openTranscript(env: NodeJS.ProcessEnv, payload: StepPayload, header: string): Transcript | undefined {
-  const path = transcriptPath(env, payload);
+  const path = pathOf(env, payload);
   if (!path) return undefined;
   mkdirSync(dirname(path), { recursive: true });
   // Appended a line at a time, synchronously: what an agent printed before the step process was
@@ -37,17 +39,6 @@ export function openTranscript(env: NodeJS.ProcessEnv, payload: StepPayload, hea
   const write = (line: string) => appendFileSync(path, `${line}\n`);
   write(header);
   return { path, write };
-}
-
-/**
- * The name a transcript is kept under: one per run, step, mode, attempt and epoch, since a workflow
- * run's artifact names must differ (a re-dispatched attempt runs in a workflow run of its own, but
- * a name that says all of it can never clash). Characters GitHub refuses in artifact names
- * (`" : < > | * ? \ /`, line breaks) become `-`; the run id is the only part that could hold one.
- */
-export function transcriptName(payload: Pick<StepPayload, 'runId' | 'mode' | 'attempt' | 'epoch'> & { step: { id: string } }): string {
-  const name = `conveyor-transcript-${payload.runId}-${payload.step.id}.${payload.mode}.${payload.attempt}.${payload.epoch}`;
-  return name.replace(/[":<>|*?\\/\r\n]/g, '-');
 }
 
 /**
@@ -61,9 +52,10 @@ export async function keepTranscript(
   payload: StepPayload,
   log: (line: string) => void,
 ): Promise<string | undefined> {
-  const path = transcriptPath(env, payload);
+  const path = pathOf(env, payload);
   if (!store || !path || !existsSync(path)) return undefined;
-  const name = transcriptName(payload);
+  // One artifact per attempt: a workflow run's artifact names must differ (core/contract/attempt-ref.ts).
+  const name = attemptName(refOf(payload), 'conveyor-transcript');
   try {
     const { url } = await store.keep(name, path);
     log(`conveyor: transcript uploaded as ${store.kind} ${name}: ${url}`);

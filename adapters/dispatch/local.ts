@@ -9,10 +9,11 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
+import { environmentSchema, stepResultSchema, describeIssues, type Environment } from '../../core/contract/wire.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
 import { isSecretName } from '../../lib/secrets.ts';
 import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
+import { attemptFolder, refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
 
@@ -64,17 +65,17 @@ export interface LocalDispatcherOptions {
   actionEntry?: string;
 }
 
-export function attemptDir(stateDir: string, p: Pick<StepPayload, 'runId' | 'step' | 'mode' | 'attempt' | 'epoch'>): string {
-  return join(stateDir, 'attempts', p.runId, `${p.step.id}.${p.mode}.${p.attempt}.${p.epoch}`);
+/** Where the state keeps every attempt's folder (attemptFolder); the sandbox hides it from the step's commands. */
+function attemptsDir(stateDir: string): string {
+  return join(stateDir, 'attempts');
 }
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
   const command: ActionCommand = options.actionEntry ? { from: 'bundle', args: [options.actionEntry] } : actionCommand(options.packageRoot);
-  /** Step processes running now, by pid (each the leader of its own process group). */
-  const running = new Set<number>();
+  const dirOf = (ref: AttemptRef) => join(attemptsDir(options.stateDir), attemptFolder(ref));
   return {
     async run(payload, hooks) {
-      const dir = attemptDir(options.stateDir, payload);
+      const dir = dirOf(refOf(payload));
       const known = readResult(dir);
       if (known) return known;
       mkdirSync(dir, { recursive: true });
@@ -102,7 +103,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
         // What the sandbox hides from the step's commands: every attempt's files and the database.
-        CONVEYOR_ATTEMPTS_DIR: join(options.stateDir, 'attempts'),
+        CONVEYOR_ATTEMPTS_DIR: attemptsDir(options.stateDir),
         ...(options.statePath ? { CONVEYOR_STATE_DB: options.statePath } : {}),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
@@ -114,14 +115,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         ...(command.cwd ? { cwd: command.cwd } : {}),
       });
       closeSync(log);
+      // Whichever `conveyor` process carries out a stop of the attempt finds it here.
       writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
-      if (child.pid) running.add(child.pid);
       const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
       const code = await new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
         child.on('exit', (c, signal) => resolve(signal ? null : c));
       });
-      if (child.pid) running.delete(child.pid);
       watch?.stop();
       return (
         readResult(dir) ?? {
@@ -132,7 +132,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       );
     },
     async recover(payload) {
-      const dir = attemptDir(options.stateDir, payload);
+      const dir = dirOf(refOf(payload));
       if (!existsSync(dir)) return undefined;
       const known = readResult(dir);
       if (known) return known;
@@ -147,9 +147,11 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
       }
       return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
     },
-    async stop() {
-      // Each attempt's `run` then ends as lost, with what it had settled.
-      await Promise.all([...running].map((pid) => stopStepProcess(pid)));
+    /** By the pid its folder keeps: the process that started it may be another (a cancel by another command). */
+    async stop(ref) {
+      const pid = Number(readText(join(dirOf(ref), 'pid')));
+      // Its `run` then ends as lost, with what it had settled.
+      if (pid > 0 && processAlive(pid)) await stopStepProcess(pid);
     },
   };
 }

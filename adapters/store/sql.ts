@@ -198,15 +198,19 @@ export class SqlRunStore implements SqlStore {
     await this.guard(() => this.db.updateTable('effects').set({ done: 1 }).where('run_id', '=', runId).where('key', '=', key).execute());
   }
 
-  async seenDelivery(id: string): Promise<boolean> {
-    const inserted = await this.guard(() =>
+  async deliveryHandled(id: string): Promise<boolean> {
+    const row = await this.guard(() => this.db.selectFrom('deliveries').select('id').where('id', '=', id).executeTakeFirst());
+    return row !== undefined;
+  }
+
+  async recordDelivery(id: string): Promise<void> {
+    await this.guard(() =>
       this.db
         .insertInto('deliveries')
         .values({ id, seen_at: new Date().toISOString() })
         .onConflict((oc) => oc.doNothing())
-        .executeTakeFirst(),
+        .execute(),
     );
-    return inserted.numInsertedOrUpdatedRows === 0n;
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<Lease> {

@@ -3,6 +3,7 @@
 // token scoped to the attempt's change set, or refuses with a code and a message saying what did
 // not match. Both sides parse with these schemas.
 import { z } from 'zod';
+import { attemptRefSchema } from './attempt-ref.ts';
 
 /** The path the app serves the exchange on, below its public URL. */
 export const TOKEN_EXCHANGE_PATH = '/conveyor/token';
@@ -10,15 +11,13 @@ export const TOKEN_EXCHANGE_PATH = '/conveyor/token';
 /** The audience the action asks the runner's OIDC token for, and the only one the app accepts. */
 export const OIDC_AUDIENCE = 'conveyor';
 
-export const tokenRequestSchema = z.object({
+/** The runner's OIDC token and the attempt it asks for (core/contract/attempt-ref.ts). */
+export const tokenRequestSchema = attemptRefSchema.extend({
   /** The runner's OIDC token (a JWT), audience `conveyor`. */
   token: z.string().min(1).max(16_384),
-  runId: z.string().min(1).max(200),
-  step: z.string().regex(/^[a-z][a-z0-9_-]*$/, { error: 'must be a step id (lowercase letters, digits, - and _)' }),
-  attempt: z.number().int().positive(),
-  epoch: z.number().int().nonnegative(),
+  runId: attemptRefSchema.shape.runId.max(200),
   /** The payload's mode: a teardown attempt is named apart from the step's own attempts. */
-  mode: z.enum(['run', 'repair', 'teardown']).default('run'),
+  mode: attemptRefSchema.shape.mode.default('run'),
 });
 
 export const tokenGrantSchema = z.object({

@@ -6,8 +6,10 @@ import { planStepSchema, resolvedAgentSchema, resolvedServiceSchema } from '../p
 import { REPO_NAME } from '../repo-name.ts';
 import { ERROR_CODES } from '../errors.ts';
 import { usageSchema } from './usage.ts';
+import { ATTEMPT_MODES } from './attempt-ref.ts';
 
-export const WIRE_VERSION = 1;
+/** 2: a result names its step `step`, as the attempt's ref does (1 said `stepId`). */
+export const WIRE_VERSION = 2;
 
 export { ERROR_CODES, type ErrorCode } from '../errors.ts';
 
@@ -62,8 +64,8 @@ export const stepPayloadSchema = z.object({
   requester: z.string().optional(),
   /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
   service: z.string().optional(),
-  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments. */
-  mode: z.enum(['run', 'repair', 'teardown']),
+  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments (core/contract/attempt-ref.ts). */
+  mode: z.enum(ATTEMPT_MODES),
   step: planStepSchema,
   attempt: z.number().int().positive(),
   epoch: z.number().int().nonnegative(),
@@ -120,11 +122,12 @@ export const reviewVerdictSchema = z.object({
   }),
 });
 
+/** A result names its attempt with the fields of its ref (core/contract/attempt-ref.ts), read leniently: a bad payload's failure says what it can. */
 export const stepResultSchema = z.object({
   version: z.literal(WIRE_VERSION),
   runId: z.string(),
-  stepId: z.string(),
-  mode: z.enum(['run', 'repair', 'teardown']),
+  step: z.string(),
+  mode: z.enum(ATTEMPT_MODES),
   attempt: z.number().int().positive(),
   epoch: z.number().int().nonnegative(),
   conclusion: z.enum(['success', 'failure', 'neutral']),

@@ -1,6 +1,7 @@
 // How a step attempt appears as a GitHub check run, shared by the app (which creates the check run
-// and reads results back) and the action (which reads its check run and completes it): the names,
-// the external id that names the attempt, and the machine-readable result inside output.text.
+// and reads results back) and the action (which reads its check run and completes it): the names
+// and the machine-readable result inside output.text. The external id that names the attempt is
+// its key (core/contract/attempt-ref.ts).
 import { describeIssues, stepResultSchema, type StepResult } from '../contract/wire.ts';
 import { CHECK_OUTPUT_MAX } from './limits.ts';
 import type { StepState } from '../run/types.ts';
@@ -30,32 +31,6 @@ export function repairNumber(step: Pick<StepState, 'attempts'> | undefined, atte
   return i < 0 ? undefined : i + 1;
 }
 
-export interface AttemptId {
-  runId: string;
-  step: string;
-  attempt: number;
-  epoch: number;
-  /** Teardown attempts number themselves apart from the step's own attempts. */
-  teardown: boolean;
-}
-
-/** `run:step:attempt:epoch` (`…:teardown` for a teardown): unique per attempt, stable across retries. */
-export function externalIdOf(a: { runId: string; step: string; attempt: number; epoch: number; mode?: string }): string {
-  return `${a.runId}:${a.step}:${a.attempt}:${a.epoch}${a.mode === 'teardown' ? ':teardown' : ''}`;
-}
-
-/** Parses an external id; run ids may not contain `:`, step ids never do. */
-export function parseExternalId(text: string | null | undefined): AttemptId | undefined {
-  if (!text) return undefined;
-  const parts = text.split(':');
-  const teardown = parts[parts.length - 1] === 'teardown';
-  if (teardown) parts.pop();
-  if (parts.length !== 4) return undefined;
-  const [runId, step, attempt, epoch] = parts as [string, string, string, string];
-  if (!runId || !/^[a-z][a-z0-9_-]*$/.test(step) || !/^\d+$/.test(attempt) || !/^\d+$/.test(epoch)) return undefined;
-  return { runId, step, attempt: Number(attempt), epoch: Number(epoch), teardown };
-}
-
 /**
  * How an attempt's check run ends: its conclusion and title. A run attempt's say how the step went.
  * A repair is no verdict on the work: one that pushed a fix ends `neutral`, saying what it pushed and
@@ -68,7 +43,7 @@ export function attemptOutcome(result: StepResult): { conclusion: StepResult['co
   if (result.conclusion === 'failure') return { conclusion: 'failure', title: `repair failed${result.error ? `: ${result.error.code}` : ''}` };
   // The code step's `neutral` is a repair that changed nothing (action/src/steps/code.ts).
   if (result.conclusion === 'neutral') return { conclusion: 'neutral', title: 'repair changed nothing' };
-  return { conclusion: 'neutral', title: `repair pushed a fix: ${result.stepId} runs again on it (no verdict yet)` };
+  return { conclusion: 'neutral', title: `repair pushed a fix: ${result.step} runs again on it (no verdict yet)` };
 }
 
 const MARKER = 'conveyor:result:v1';

@@ -2,6 +2,7 @@
 // reducer never mutates its input, and copying only what changes keeps a transition cheap), wave
 // dispatch, and the run status derived from its steps.
 import { digest } from '../canonical.ts';
+import { attemptKeyFor } from '../contract/attempt-ref.ts';
 import { DEFAULT_SETUP_TIMEOUT_MINUTES } from '../config/defaults.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
@@ -61,10 +62,6 @@ export function nextWave(run: Run): string[] {
 /** Approvals of a step that still count. */
 export function validApprovals(run: Run, stepId: string): Run['approvals'] {
   return run.approvals.filter((a) => a.step === stepId && !a.stale);
-}
-
-export function dispatchKey(runId: string, step: string, attempt: number, epoch: number, type: string): string {
-  return `${runId}:${step}:${attempt}:${epoch}:${type}`;
 }
 
 /** Markdown findings for a repair: the result's own, else the review's findings, else its summary. */
@@ -227,17 +224,11 @@ export class Draft {
     if (findings !== undefined) record.findings = findings;
     s.attempts.push(record);
     const kind = planStep(this.run, id)?.kind;
+    const ref = { runId: this.run.id, step: id, attempt, epoch, mode };
     if (kind === 'merge' && mode === 'run') {
-      this.effects.push({ type: 'merge', key: dispatchKey(this.run.id, id, attempt, epoch, 'merge'), step: id, attempt, epoch });
+      this.effects.push({ type: 'merge', key: attemptKeyFor(ref, 'merge'), ref: { ...ref, mode } });
     } else {
-      const effect: RunEffect = {
-        type: 'dispatch',
-        key: dispatchKey(this.run.id, id, attempt, epoch, 'dispatch'),
-        step: id,
-        attempt,
-        epoch,
-        mode,
-      };
+      const effect: RunEffect = { type: 'dispatch', key: attemptKeyFor(ref, 'dispatch'), ref };
       if (findings !== undefined) effect.findings = findings;
       this.effects.push(effect);
     }

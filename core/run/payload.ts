@@ -1,7 +1,8 @@
 // What the app sends to the action for one step attempt, derived from the run alone, so that a
 // re-dispatch after a crash sends exactly what the first dispatch would have sent.
 import type { Plan } from '../plan/types.ts';
-import type { Run, AttemptMode } from './types.ts';
+import type { Run } from './types.ts';
+import type { AttemptRef } from '../contract/attempt-ref.ts';
 import { findRecord } from './draft.ts';
 import { usageSoFar } from './usage.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from '../contract/wire.ts';
@@ -47,14 +48,8 @@ export function primaryRepo(plan: Plan): string {
   return primary.repo;
 }
 
-export interface PayloadRequest {
-  step: string;
-  attempt: number;
-  epoch: number;
-  mode: AttemptMode | 'teardown';
-  /** Only for teardown: the environments to remove. */
-  environments?: Environment[];
-}
+/** The attempt (its run is the one the payload is built from), and for a teardown the environments to remove. */
+export type PayloadRequest = Omit<AttemptRef, 'runId'> & { environments?: Environment[] };
 
 export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
   const plan = run.plan;

@@ -4,7 +4,8 @@
 // - a step attempt is (step, attempt, epoch); a result or loss for any other attempt is ignored;
 // - an event that changes nothing returns the input run object itself and no effects (the engine
 //   can skip the write: `transition.run === run`); a refusal returns the input run and one `reply`;
-// - every transition that changes the run ends with a `report` effect keyed by the new version.
+// - every transition that changes the run ends with a `report` effect keyed by the new version;
+// - a cancel stops every attempt it leaves behind (a `stop` effect each, before its teardown).
 // Environments that were torn down leave run.environments and are kept in run.removedEnvironments.
 import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../contract/wire.ts';
@@ -31,8 +32,9 @@ import { boundedFeedback } from './feedback.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
+import { attemptKeyFor } from '../contract/attempt-ref.ts';
 
-export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, dispatchKey, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
+export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
 export function createRun(input: {
   id: string;
@@ -116,13 +118,14 @@ function withPayloads(t: Transition): Transition {
   const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;
   const effects = t.effects.map((e) => {
     if (e.type !== 'dispatch') return e;
-    const built = buildPayload(t.run, e);
+    const { ref } = e;
+    const built = buildPayload(t.run, ref);
     const payload = limit === undefined ? built : fitPayload(built, limit).payload;
-    const s = t.run.steps[e.step]!;
+    const s = t.run.steps[ref.step]!;
     const inputs = inputsDigest(payload);
-    t.run.steps[e.step] = {
+    t.run.steps[ref.step] = {
       ...s,
-      attempts: s.attempts.map((r) => (r.attempt === e.attempt && r.epoch === e.epoch && r.mode === e.mode ? { ...r, inputs } : r)),
+      attempts: s.attempts.map((r) => (r.attempt === ref.attempt && r.epoch === ref.epoch && r.mode === ref.mode ? { ...r, inputs } : r)),
     };
     return { ...e, payload };
   });
@@ -182,7 +185,7 @@ function started(run: Run, at: string): Transition {
 
 function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }>, at: string): Transition {
   const result = event.result;
-  const s = run.steps[result.stepId];
+  const s = run.steps[result.step];
   if (result.runId !== run.id || !s || s.status !== 'queued') return unchanged(run);
   if (result.attempt !== s.attempt || result.epoch !== s.epoch || result.mode !== s.mode) return unchanged(run);
   const p = planStep(run, s.id);
@@ -412,9 +415,16 @@ function cancel(run: Run, at: string, why: string, unreachable = false): Transit
   d.run.waitingFor = undefined;
   d.run.reason = reason;
   if (unreachable) {
-    // Nothing can be torn down where nothing can be reached: the environments stay recorded as they are.
+    // Nothing can be stopped or torn down where nothing can be reached: the environments stay recorded as they are.
     d.run.unreachable = reason;
     return { run: d.run, effects: [] };
+  }
+  // What was dispatched is stopped where it runs (a merge runs in the engine, which checks first).
+  for (const p of run.plan.steps) {
+    const s = run.steps[p.id];
+    if (s?.status !== 'queued' || (p.kind === 'merge' && s.mode === 'run')) continue;
+    const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
+    d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }
   d.teardown();
   return d.finish();

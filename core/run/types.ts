@@ -3,6 +3,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
 import type { Usage } from '../contract/usage.ts';
+import type { AttemptRef } from '../contract/attempt-ref.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -179,15 +180,16 @@ export type RunEvent =
   /** `environments`: removed; `failed`: still up after the teardown tried (each with its `error`). */
   | { type: 'torn-down'; at: string; environments: Environment[]; failed?: Environment[] };
 
-/** Effects are keyed so that carrying one out twice does nothing the second time. */
+/**
+ * Effects are keyed so that carrying one out twice does nothing the second time; those for one
+ * attempt carry its ref, and their keys are its key's (core/contract/attempt-ref.ts).
+ */
 export type RunEffect =
   | {
       type: 'dispatch';
       key: string;
-      step: string;
-      attempt: number;
-      epoch: number;
-      mode: AttemptMode;
+      /** A step's attempt (a teardown is a `teardown` effect). */
+      ref: AttemptRef & { mode: AttemptMode };
       /** Repairs only: what the repair agent should address (the payload's `findings`). */
       findings?: string;
       /**
@@ -197,7 +199,14 @@ export type RunEffect =
        */
       payload?: StepPayload;
     }
-  | { type: 'merge'; key: string; step: string; attempt: number; epoch: number }
+  | { type: 'merge'; key: string; ref: AttemptRef & { mode: 'run' } }
+  /**
+   * Stops an attempt under way that the run no longer waits for (it was cancelled): where it runs
+   * (a workflow run, a step process) it is stopped, and its check run says why (`reason`). Before
+   * anything else of its transition is carried out (engine/engine.ts): a teardown must not race a
+   * deploy still standing an environment up.
+   */
+  | { type: 'stop'; key: string; ref: AttemptRef & { mode: AttemptMode }; reason: string }
   | { type: 'teardown'; key: string; environments: Environment[] }
   | { type: 'report'; key: string }
   | { type: 'reply'; key: string; text: string };

@@ -1,6 +1,6 @@
 // The store port: runs with a version number (every write is compare-and-swap on it), the
 // pending effects of each write (the outbox, written in the same transaction) and who has claimed
-// each to carry it out, the webhook delivery ids already seen, and leases (one holder of a name at
+// each to carry it out, the webhook delivery ids already handled, and leases (one holder of a name at
 // a time: the driver of a run, the sweeper among replicas). Asynchronous, so that a database
 // server can sit behind it.
 import type { Run, RunEffect, RunStatus } from '../../core/run/types.ts';
@@ -79,8 +79,10 @@ export interface RunStore {
   renewClaims(claim: EffectClaim, effects: ReadonlyArray<{ runId: string; key: string }>): Promise<void>;
   /** Marks one effect done (a key that is not stored, or already done, changes nothing). */
   markEffectDone(runId: string, key: string): Promise<void>;
-  /** Records a delivery id; true if it had been seen before (atomic). */
-  seenDelivery(id: string): Promise<boolean>;
+  /** Whether a webhook delivery id was recorded as handled. */
+  deliveryHandled(id: string): Promise<boolean>;
+  /** Records a delivery id as handled, once its handler succeeded (recording it again changes nothing). */
+  recordDelivery(id: string): Promise<void>;
   /**
    * Takes or renews the lease `name` for `holder` until now + ttlMs, when it is free, expired or
    * already the holder's. Returns the lease as it stands after the call: the holder's on success,

@@ -275,11 +275,11 @@ describe('bad inputs get a failure result naming what is wrong', () => {
     expect(run.result?.error?.code).toBe('bad-payload');
     expect(run.result?.error?.message).toContain('repos[1].repo');
     expect(run.result?.runId).toBe('run-1');
-    expect(run.result?.stepId).toBe('implement');
+    expect(run.result?.step).toBe('implement');
   });
 
   it('reports a payload that is not JSON, and one that is missing', () => {
-    const run = runAction({ payload: '{"version": 1,', dir: scratch, env: env() });
+    const run = runAction({ payload: '{"version": 2,', dir: scratch, env: env() });
     expect(run.result?.error?.code).toBe('bad-payload');
     expect(run.result?.error?.message).toMatch(/not JSON/);
     const missing = runAction({ payload: '', dir: scratch, env: env({ CONVEYOR_PAYLOAD_PATH: join(scratch, 'nope.json') }) });

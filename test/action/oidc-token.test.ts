@@ -8,7 +8,8 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appUrlOf, startTokenSource, TokenExchangeError, type AttemptIdentity, type TokenSourceOptions } from '../../action/src/oidc-token.ts';
+import { appUrlOf, startTokenSource, TokenExchangeError, type TokenSourceOptions } from '../../action/src/oidc-token.ts';
+import type { AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { obtainToken } from '../../action/src/token.ts';
 import type { AttemptFacts } from '../../app/token-broker.ts';
 import { ConveyorError } from '../../core/errors.ts';
@@ -17,7 +18,7 @@ import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { INSTALLATION } from '../app/harness.ts';
 import { makePayload } from '../helpers/payload.ts';
 
-const ATTEMPT: AttemptIdentity = { runId: 'acme-web-7', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+const ATTEMPT: AttemptRef = { runId: 'acme-web-7', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
 const MINUTE = 60_000;
 
 let issuer: TestIssuer;

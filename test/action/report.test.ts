@@ -15,7 +15,7 @@ afterEach(() => removeDir(dir));
 const result: StepResult = {
   version: WIRE_VERSION,
   runId: 'r1',
-  stepId: 'test',
+  step: 'test',
   mode: 'run',
   attempt: 2,
   epoch: 1,

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { externalIdOf } from '../../core/github/check-run.ts';
+import { attemptKey, refOf } from '../../core/contract/attempt-ref.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { actionBundle, removeActionBundle, runAction } from '../helpers/action.ts';
@@ -176,7 +176,7 @@ describe('a token given to the action (the input `token`)', () => {
     const check: Record<string, unknown> = {
       id: 5,
       status: 'queued',
-      external_id: externalIdOf({ runId: payload.runId, step: payload.step.id, attempt: payload.attempt, epoch: payload.epoch }),
+      external_id: attemptKey(refOf(payload)),
       details_url: null,
     };
     const calls: string[] = [];

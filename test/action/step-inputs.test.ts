@@ -104,7 +104,7 @@ describe('steps the action cannot run', () => {
   it.each([merge, approval])('refuses a dispatched $kind step as a bad payload, naming it', async (step) => {
     const { result } = await entry(makePayload({ repos: REPOS, step }));
     expect(result.conclusion).toBe('failure');
-    expect(result.stepId).toBe(step.id);
+    expect(result.step).toBe(step.id);
     expect(result.error).toEqual({
       code: 'bad-payload',
       message: `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`,

@@ -14,7 +14,6 @@ import { runEntry } from '../../action/src/entry.ts';
 import { readPayload } from '../../action/src/payload.ts';
 import { prepareCheckRun } from '../../action/src/report/check-run.ts';
 import { fixedToken } from '../../action/src/token.ts';
-import { transcriptName } from '../../action/src/transcript.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
@@ -270,13 +269,6 @@ describe('the artifact store', () => {
     expect(artifactTranscriptStore({})).toBeUndefined();
     expect(artifactTranscriptStore({ ...runner, GITHUB_ACTIONS: 'false' })).toBeUndefined();
     expect(artifactTranscriptStore(runner)).toBeDefined();
-  });
-
-  it('names each attempt apart, without a character GitHub refuses in an artifact name', () => {
-    const base = { runId: 'acme-web-7', step: { id: 'implement' }, mode: 'run', attempt: 1, epoch: 0 } as const;
-    expect(transcriptName(base)).toBe(NAME);
-    expect(transcriptName({ ...base, mode: 'repair', attempt: 2, epoch: 1 })).toBe('conveyor-transcript-acme-web-7-implement.repair.2.1');
-    expect(transcriptName({ ...base, runId: 'acme/web:7 "x" <a|b*?>\\' })).toBe('conveyor-transcript-acme-web-7 -x- -a-b-----implement.run.1.0');
   });
 
   it('says why when a name is refused by the library (nothing reaches GitHub)', async () => {

@@ -93,3 +93,38 @@ describe('cancelling a run with an attempt in flight', () => {
     for (const s of loose) s.persist(false);
   });
 });
+
+describe('cancelling whatever the acknowledgement does', () => {
+  it('a cancel whose reaction fails (and whose tracking comment update fails) still completes the check run and cancels the workflow run', async () => {
+    const dispatched: Dispatched[] = [];
+    await startIssue7(h, dispatched);
+    const patched: Array<Record<string, unknown>> = [];
+    const scopes = [
+      permissionScope('alice', 'write'),
+      cancelledCheckScope(101, patched),
+      workflowRunsScope([{ checkRun: 101, status: 'in_progress' }]),
+      nock(API).post('/repos/acme/web/actions/runs/700/cancel').reply(202, {}),
+    ];
+    // GitHub fails the reaction on the comment and the update of the tracking comment (each try the retry policy makes).
+    const failing = [
+      nock(API)
+        .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+        .times(4)
+        .reply(500, { message: 'Server Error' }),
+      nock(API).patch('/repos/acme/web/issues/comments/900').times(4).reply(500, { message: 'Server Error' }),
+    ];
+    // The rest of the cancel goes on: its draft PR is left open, saying why.
+    const leftOpen = nock(API)
+      .post('/repos/acme/web/issues/1/comments', (b: { body: string }) => b.body.includes('This pull request is left open'))
+      .reply(201, { id: 901, html_url: 'c' });
+    const summary = nock(API).persist().patch('/repos/acme/web/check-runs/500').reply(200, {});
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach'));
+    for (const s of [...scopes, ...failing, leftOpen]) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+    expect((await h.conveyor.engine.get('acme-web-7')).status).toBe('cancelled');
+    expect(patched).toEqual([expect.objectContaining({ status: 'completed', conclusion: 'cancelled' })]);
+    expect(h.logged.filter((l) => l.startsWith('conveyor: could not acknowledge'))).toEqual([
+      expect.stringContaining('could not acknowledge the command of @alice on acme/web#7'),
+    ]);
+    summary.persist(false);
+  });
+});

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
-import { parseStepPayload } from '../../core/contract/wire.ts';
+import { WIRE_VERSION, parseStepPayload } from '../../core/contract/wire.ts';
 import { inputsDigest } from '../../core/contract/receipt.ts';
 import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
@@ -141,7 +141,7 @@ describe('attempts', () => {
     const fake = await fakeCheckRuns();
     const work = tempDir('conveyor-stale-');
     try {
-      const payload = { version: 1, runId: 'acme-web-7', step: { id: 'implement' }, attempt: 1, epoch: 0, mode: 'run' };
+      const payload = { version: WIRE_VERSION, runId: 'acme-web-7', step: { id: 'implement' }, attempt: 1, epoch: 0, mode: 'run' };
       fake.checks.set(5, { id: 5, name: 'conveyor / implement', status: 'queued', external_id: 'acme-web-7:implement:1:1' });
       fake.checks.set(6, { id: 6, name: 'conveyor / implement', status: 'completed', external_id: 'acme-web-7:implement:1:0' });
       for (const id of [5, 6]) {

@@ -7,7 +7,7 @@
 // last change, which comes after GitHub made the run.
 import { describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { dispatchKey } from '../../core/run/draft.ts';
+import { attemptKeyFor } from '../../core/contract/attempt-ref.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
@@ -105,6 +105,7 @@ describe('a dispatch interrupted by a crash', () => {
       { implement: { prs: [pr('acme/web', 1, WEB_HEAD)] } },
       { leaveQueued: 'check' },
     );
+    const CHECK = { runId: RUN, step: 'check', attempt: 1, epoch: 0, mode: 'run' } as const;
     const externalId = `${RUN}:check:1:0`;
     await h.conveyor.deps.links.saveAttempt({
       externalId,
@@ -115,9 +116,7 @@ describe('a dispatch interrupted by a crash', () => {
       checkRunId: 102,
       at: h.clock.now,
     });
-    await h.conveyor.deps.store.commit(run, [
-      { type: 'dispatch', key: dispatchKey(RUN, 'check', 1, 0, 'dispatch'), step: 'check', attempt: 1, epoch: 0, mode: 'run' },
-    ]);
+    await h.conveyor.deps.store.commit(run, [{ type: 'dispatch', key: attemptKeyFor(CHECK, 'dispatch'), ref: CHECK }]);
     const inputs: Array<Record<string, string>> = [];
     const scopes = [
       tokenScope(),

@@ -42,7 +42,7 @@ describe('the app store', () => {
       const path = join(dir, 'app.db');
       const store = await openAppStore({ CONVEYOR_DATABASE_URL: `sqlite:${path}` });
       await store.links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
-      expect(await store.seenDelivery('d-1')).toBe(false);
+      await store.recordDelivery('d-1');
       await store.close();
       const plain = new Database(path, { readonly: true });
       const tables = plain.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
@@ -75,8 +75,8 @@ describe('the app store on PostgreSQL', () => {
     const second = await openAppStore({ CONVEYOR_DATABASE_URL: url.replace(/^postgres:/, 'postgresql:') });
     try {
       await first.links.saveComment('acme-web-7', { id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
-      expect(await first.seenDelivery('d-1')).toBe(false);
-      expect(await second.seenDelivery('d-1')).toBe(true);
+      await first.recordDelivery('d-1');
+      expect(await second.deliveryHandled('d-1')).toBe(true);
       expect(await second.links.comment('acme-web-7')).toEqual({ id: 3, url: 'https://github.com/acme/web/issues/7#issuecomment-3' });
     } finally {
       await first.close();

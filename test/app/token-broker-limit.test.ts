@@ -5,7 +5,7 @@
 // not count against the repository they name (anyone could forge that claim).
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { externalIdOf } from '../../core/github/check-run.ts';
+import { attemptKey } from '../../core/contract/attempt-ref.ts';
 import type { AttemptFacts } from '../../app/token-broker.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
@@ -42,7 +42,7 @@ beforeAll(async () => {
     {
       lookup: async (id) => {
         lookups++;
-        return facts.get(externalIdOf(id));
+        return facts.get(attemptKey(id));
       },
     },
     { refusals: { capacity: 3, refillMs: MINUTE }, now: () => clock },
@@ -60,8 +60,8 @@ beforeEach(() => {
   clock = (clock ?? Date.now()) + 60 * MINUTE;
   lookups = 0;
   facts.clear();
-  facts.set(externalIdOf(WEB), factsOf('acme/web', 9001));
-  facts.set(externalIdOf(API_ATTEMPT), factsOf('acme/api', 7001));
+  facts.set(attemptKey({ ...WEB, mode: 'run' }), factsOf('acme/web', 9001));
+  facts.set(attemptKey({ ...API_ATTEMPT, mode: 'run' }), factsOf('acme/api', 7001));
 });
 afterEach(() => {
   nock.cleanAll();
@@ -106,10 +106,10 @@ describe('refusals from one repository', () => {
     const forged = await issuer.sign(jobClaims(), { key: await issuer.strayKey() });
     for (let i = 0; i < 5; i++) expectRefusal(await broker.exchange({ token: forged, ...WEB }), 401, 'token-signature', /signature/);
     // A genuine job whose attempt the app retired asks again on every renewal: that is no attack.
-    facts.set(externalIdOf(WEB), { ...factsOf('acme/web', 9001), current: false });
+    facts.set(attemptKey({ ...WEB, mode: 'run' }), { ...factsOf('acme/web', 9001), current: false });
     const genuine = await issuer.sign(jobClaims());
     for (let i = 0; i < 5; i++) expectRefusal(await broker.exchange({ token: genuine, ...WEB }), 409, 'attempt-retired', /no longer current/);
-    facts.set(externalIdOf(WEB), factsOf('acme/web', 9001));
+    facts.set(attemptKey({ ...WEB, mode: 'run' }), factsOf('acme/web', 9001));
     const scope = tokenEndpoint(['web'], CODE_PERMISSIONS);
     expect((await broker.exchange({ token: genuine, ...WEB })).status).toBe(200);
     expect(scope.isDone()).toBe(true);

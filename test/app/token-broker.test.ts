@@ -7,8 +7,8 @@
 // app's bot), and a repository whose workflows keep being refused is answered 429 for a while.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { externalIdOf } from '../../core/github/check-run.ts';
-import type { AttemptFacts, AttemptIdentity } from '../../app/token-broker.ts';
+import { attemptKey, type AttemptRef } from '../../core/contract/attempt-ref.ts';
+import type { AttemptFacts } from '../../app/token-broker.ts';
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
 import { API, INSTALLATION } from './harness.ts';
@@ -35,13 +35,16 @@ function factsOf(over: Partial<AttemptFacts> = {}): AttemptFacts {
   };
 }
 
-function know(id: Partial<AttemptIdentity> & { runId: string; step: string; attempt: number; epoch: number }, f: AttemptFacts): void {
-  facts.set(externalIdOf(id), f);
+/** An attempt as a token request names it: its mode is `run` unless it says otherwise. */
+const keyOf = (ref: Omit<AttemptRef, 'mode'> & Partial<Pick<AttemptRef, 'mode'>>) => attemptKey({ mode: 'run', ...ref });
+
+function know(ref: Parameters<typeof keyOf>[0], f: AttemptFacts): void {
+  facts.set(keyOf(ref), f);
 }
 
 beforeAll(async () => {
   issuer = await startIssuer();
-  broker = await startBroker(issuer, { lookup: async (id) => facts.get(externalIdOf(id)) });
+  broker = await startBroker(issuer, { lookup: async (ref) => facts.get(attemptKey(ref)) });
 });
 
 afterAll(async () => {
@@ -149,9 +152,9 @@ describe('POST /conveyor/token', () => {
       const looked: string[] = [];
       beforeAll(async () => {
         ghes = await startBroker(issuer, {
-          lookup: async (id) => facts.get(externalIdOf(id)),
-          findWorkflowRun: async (id) => {
-            looked.push(externalIdOf(id));
+          lookup: async (ref) => facts.get(attemptKey(ref)),
+          findWorkflowRun: async (ref) => {
+            looked.push(attemptKey(ref));
             return found;
           },
         });

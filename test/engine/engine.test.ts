@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../engine/ports/dispatcher.ts';
 import { Engine } from '../../engine/engine.ts';
+import { attemptKey } from '../../core/contract/attempt-ref.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
 import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
@@ -54,9 +55,10 @@ describe('the engine over a real store', () => {
           return Promise.resolve({ kind: 'result', result: successFor(payload) });
         },
         recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
       report: (run) => void reports.push(run.version),
     });
     await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
@@ -75,7 +77,11 @@ describe('the engine over a real store', () => {
     const ran: string[] = [];
     const engine = new Engine({
       store,
-      dispatcher: { run: (p) => (ran.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})), recover: () => Promise.resolve(undefined) },
+      dispatcher: {
+        run: (p) => (ran.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})),
+        recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
+      },
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
     });
@@ -98,6 +104,7 @@ describe('the engine over a real store', () => {
           return new Promise<AttemptOutcome>(() => {});
         },
         recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
       },
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
@@ -123,9 +130,10 @@ describe('the engine over a real store', () => {
           recovered.push(attemptOf(payload));
           return Promise.resolve({ kind: 'result', result: successFor(payload) });
         },
+        stop: () => Promise.resolve(),
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
     });
     await engine.recover('web-7');
     await engine.idle();
@@ -145,7 +153,11 @@ describe('the engine over a real store', () => {
       store: await open(),
       holder: 'replica A',
       claimTtlMs: 150,
-      dispatcher: { run: (p) => (ranA.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})), recover: () => Promise.resolve(undefined) },
+      dispatcher: {
+        run: (p) => (ranA.push(attemptOf(p)), new Promise<AttemptOutcome>(() => {})),
+        recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
+      },
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
     });
@@ -158,9 +170,10 @@ describe('the engine over a real store', () => {
       dispatcher: {
         run: (p) => (ranB.push(attemptOf(p)), Promise.resolve({ kind: 'result', result: successFor(p) })),
         recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
       },
       now: () => AT,
-      merge: (run, effect) => Promise.resolve(resultOf(run.id, effect.step, effect.attempt, effect.epoch, 'success')),
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
     });
     // A is alive: well past its claims' time, it keeps renewing them while its dispatch is under way.
     await sleep(400);
@@ -180,5 +193,49 @@ describe('the engine over a real store', () => {
     expect(ranB.sort()).toEqual(['implement#1.0', 'review#1.0', 'test#1.0']);
     expect((await b.get('web-7')).status).toBe('succeeded');
     expect(await handles[1]!.pendingEffects()).toEqual([]);
+  });
+
+  it("carries a cancel's stops out first, each for its attempt and with the cancel's reason, and the rest of the cancel once they are done", async () => {
+    const store = await open();
+    const stops: Array<{ key: string; reason: string }> = [];
+    let stopped!: () => void;
+    const stopping = new Promise<void>((resolve) => (stopped = resolve));
+    const reports: string[] = [];
+    const engine = new Engine({
+      store,
+      dispatcher: {
+        // Every attempt runs until it is stopped.
+        run: () => new Promise<AttemptOutcome>(() => {}),
+        recover: () => Promise.resolve(undefined),
+        stop: (ref, reason) => {
+          stops.push({ key: attemptKey(ref), reason });
+          return stopping;
+        },
+      },
+      now: () => AT,
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
+      report: (run) => void reports.push(run.status),
+    });
+    // Two gates under way at once, and a merge the engine would carry out itself.
+    const parallel = planOf([
+      { id: 'unit', kind: 'gate', needs: [] },
+      { id: 'lint', kind: 'gate', needs: [] },
+      { id: 'ship', kind: 'merge', needs: ['unit', 'lint'] },
+    ]);
+    await engine.start({ id: 'web-7', plan: parallel, issue, options: {} });
+    await engine.apply('web-7', { type: 'cancel', at: AT, by: 'alice', reason: 'wrong approach' });
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = 'cancelled by alice: wrong approach';
+    expect(stops).toEqual([
+      { key: 'web-7:unit:1:0', reason },
+      { key: 'web-7:lint:1:0', reason },
+    ]);
+    // The cancel's report waits for its stops.
+    expect(reports).not.toContain('cancelled');
+    expect((await store.pendingEffects('web-7')).map((e) => e.key)).toContain('web-7:unit:1:0:stop');
+    stopped();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reports).toContain('cancelled');
+    expect((await store.pendingEffects('web-7')).map((e) => e.key).filter((k) => k.endsWith(':stop') || k.includes(':report:'))).toEqual([]);
   });
 });

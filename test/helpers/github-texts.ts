@@ -93,7 +93,7 @@ function checksOf(run: Run, summary: SummaryCheck): CheckRow[] {
         rows.push({ name, status: 'in_progress', title: `attempt ${a.attempt}` });
         continue;
       }
-      const outcome = attemptOutcome({ stepId: p.id, mode: a.mode, conclusion: a.conclusion, ...(a.error ? { error: a.error } : {}) } as StepResult);
+      const outcome = attemptOutcome({ step: p.id, mode: a.mode, conclusion: a.conclusion, ...(a.error ? { error: a.error } : {}) } as StepResult);
       rows.push({ name, status: 'completed', conclusion: outcome.conclusion, title: outcome.title });
     }
   }

@@ -102,7 +102,7 @@ export function resultOf(
   return {
     version: WIRE_VERSION,
     runId,
-    stepId,
+    step: stepId,
     mode: 'run',
     attempt,
     epoch,
@@ -129,7 +129,7 @@ export function successFor(payload: StepPayload, extra: Partial<StepResult> = {}
  * (the reducer trusts nothing else). A result of an attempt the run never dispatched stays unsealed.
  */
 export function sealedFor(run: Run, result: StepResult): StepResult {
-  const record = run.steps[result.stepId]?.attempts.findLast((a) => a.attempt === result.attempt && a.epoch === result.epoch);
+  const record = run.steps[result.step]?.attempts.findLast((a) => a.attempt === result.attempt && a.epoch === result.epoch);
   return record?.inputs ? sealResult(result, record.inputs) : result;
 }
 

@@ -8,7 +8,8 @@
 // as the app made it, and does not read it back; later, or in a re-run, it reads it first.
 import type { StepToken } from '../token.ts';
 import type { PayloadRead } from '../payload.ts';
-import { attemptOutcome, externalIdOf, renderResultText, stepCheckName } from '../../../core/github/check-run.ts';
+import { attemptOutcome, renderResultText, stepCheckName } from '../../../core/github/check-run.ts';
+import { attemptKey, attemptRefSchema, refOf, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
 import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
@@ -53,12 +54,12 @@ export function checkRunOutput(result: StepResult): CheckRunOutput {
   const { conclusion, title } = attemptOutcome(result);
   return {
     // For the job summary's heading: the check run keeps the name the app gave it (a repair's with its number).
-    name: stepCheckName(result.stepId, { mode: result.mode }),
+    name: stepCheckName(result.step, { mode: result.mode }),
     conclusion,
     title,
     // Fitted to GitHub's limits once, by the GitHub layer (core/github/limits.ts), on the way out.
     summary: result.summary,
-    externalId: externalIdOf({ runId: result.runId, step: result.stepId, attempt: result.attempt, epoch: result.epoch, mode: result.mode }),
+    externalId: attemptKey(refOf(result)),
     text: renderResultText(result),
   };
 }
@@ -88,36 +89,19 @@ export type CheckRunGate = { proceed: true; client?: CheckRunClient } | { procee
 /** Margin for the runner's clock against the app's, when trusting `currentUntil`. */
 export const CLOCK_MARGIN_MS = 2 * 60_000;
 
-interface PayloadIdentity {
-  runId: string;
-  step: string;
-  attempt: number;
-  epoch: number;
-  mode?: string;
-  /** The payload's `currentUntil`, in ms since the epoch. */
+/** The attempt a payload names, and until when the app keeps it current (`currentUntil`, ms since the epoch). */
+interface PayloadAttempt {
+  ref: AttemptRef;
   currentUntil?: number;
 }
 
 /** The attempt a payload names, read leniently: even one that does not validate says whose check run this is. */
-function payloadIdentity(raw: unknown): PayloadIdentity | undefined {
-  const p = (raw && typeof raw === 'object' ? raw : {}) as {
-    runId?: unknown;
-    step?: { id?: unknown };
-    attempt?: unknown;
-    epoch?: unknown;
-    mode?: unknown;
-    currentUntil?: unknown;
-  };
-  if (typeof p.runId !== 'string' || typeof p.step?.id !== 'string' || typeof p.attempt !== 'number' || typeof p.epoch !== 'number') return undefined;
+function payloadAttempt(raw: unknown): PayloadAttempt | undefined {
+  const p = (raw && typeof raw === 'object' ? raw : {}) as { step?: { id?: unknown }; mode?: unknown; currentUntil?: unknown };
+  const ref = attemptRefSchema.safeParse({ ...p, step: p.step?.id, mode: p.mode ?? 'run' });
+  if (!ref.success) return undefined;
   const until = typeof p.currentUntil === 'string' ? Date.parse(p.currentUntil) : NaN;
-  return {
-    runId: p.runId,
-    step: p.step.id,
-    attempt: p.attempt,
-    epoch: p.epoch,
-    ...(typeof p.mode === 'string' ? { mode: p.mode } : {}),
-    ...(Number.isFinite(until) ? { currentUntil: until } : {}),
-  };
+  return { ref: ref.data, ...(Number.isFinite(until) ? { currentUntil: until } : {}) };
 }
 
 /**
@@ -125,9 +109,9 @@ function payloadIdentity(raw: unknown): PayloadIdentity | undefined {
  * re-run may come after the attempt ended), starting before `currentUntil` with a margin for the
  * clocks. Anything else reads the check run.
  */
-export function promisedCurrent(identity: PayloadIdentity | undefined, env: NodeJS.ProcessEnv, now: number): boolean {
+export function promisedCurrent(attempt: PayloadAttempt | undefined, env: NodeJS.ProcessEnv, now: number): boolean {
   const firstRun = !env.GITHUB_RUN_ATTEMPT || env.GITHUB_RUN_ATTEMPT === '1';
-  return firstRun && identity?.currentUntil !== undefined && now < identity.currentUntil - CLOCK_MARGIN_MS;
+  return firstRun && attempt?.currentUntil !== undefined && now < attempt.currentUntil - CLOCK_MARGIN_MS;
 }
 
 /**
@@ -145,7 +129,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
     throw new Error(
       'CONVEYOR_CHECK_RUN_ID is set, so GITHUB_REPOSITORY and a token (traded for the OIDC token, or the input `token`) are needed to report to the check run',
     );
-  const identity = payloadIdentity(io.payload.raw);
+  const attempt = payloadAttempt(io.payload.raw);
   const checks = new CheckRuns(
     createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) }),
   );
@@ -153,13 +137,13 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const startedAt = new Date();
   const server = (io.env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
   const runUrl = io.env.GITHUB_RUN_ID ? `${server}/${repo}/actions/runs/${io.env.GITHUB_RUN_ID}` : undefined;
-  if (!promisedCurrent(identity, io.env, startedAt.getTime())) {
+  if (!promisedCurrent(attempt, io.env, startedAt.getTime())) {
     const current = await checks.get(repo, checkRunId);
     if (current.status === 'completed') return { proceed: false, reason: `check run ${id} is already completed: this attempt is no longer current` };
-    if (identity && current.externalId !== externalIdOf(identity)) {
+    if (attempt && current.externalId !== attemptKey(attempt.ref)) {
       return {
         proceed: false,
-        reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${externalIdOf(identity)}: this attempt is no longer current`,
+        reason: `check run ${id} belongs to attempt ${current.externalId ?? '(none)'}, not ${attemptKey(attempt.ref)}: this attempt is no longer current`,
       };
     }
   }

@@ -13,7 +13,7 @@ export class LogReporter implements Reporter {
 
   async report(result: StepResult): Promise<void> {
     const error = result.error ? ` [${result.error.code}] ${result.error.message}` : '';
-    this.log(`conveyor: step ${result.stepId || '?'} attempt ${result.attempt}: ${result.conclusion}${error}`);
+    this.log(`conveyor: step ${result.step || '?'} attempt ${result.attempt}: ${result.conclusion}${error}`);
     this.setOutput?.('conclusion', result.conclusion);
     this.setOutput?.('result', JSON.stringify(result));
   }

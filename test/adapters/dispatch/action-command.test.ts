@@ -6,7 +6,8 @@
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actionCommand, attemptDir, createLocalDispatcher, PACKAGE_ROOT } from '../../../adapters/dispatch/local.ts';
+import { actionCommand, createLocalDispatcher, PACKAGE_ROOT } from '../../../adapters/dispatch/local.ts';
+import { attemptFolder, refOf } from '../../../core/contract/attempt-ref.ts';
 import { bundleAction } from '../../../scripts/action-build.ts';
 import { gateStep, makePayload } from '../../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../../helpers/repos.ts';
@@ -58,7 +59,7 @@ async function ranIn(root: string): Promise<string> {
   const state = join(dir, `state-${root.split('/').pop()}`);
   const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
   expect(outcome.kind).toBe('lost'); // a stand-in reports no result
-  return readFileSync(join(attemptDir(state, payload), 'ran.txt'), 'utf8');
+  return readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'ran.txt'), 'utf8');
 }
 
 describe('the action a step process runs', () => {
@@ -92,7 +93,7 @@ describe('the real action through the local dispatcher', () => {
     expect(actionCommand(root).from).toBe('bundle');
     const state = join(dir, 'state');
     const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
-    expect(outcome, readFileSync(join(attemptDir(state, payload), 'output.log'), 'utf8')).toMatchObject({
+    expect(outcome, readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'output.log'), 'utf8')).toMatchObject({
       kind: 'result',
       result: { conclusion: 'success', stepId: 'test' },
     });
@@ -108,7 +109,7 @@ describe('the real action through the local dispatcher', () => {
     writeFileSync(join(root, 'action/dist/index.js'), 'process.exit(97);\n');
     const state = join(dir, 'state');
     const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
-    expect(outcome, readFileSync(join(attemptDir(state, payload), 'output.log'), 'utf8')).toMatchObject({
+    expect(outcome, readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'output.log'), 'utf8')).toMatchObject({
       kind: 'result',
       result: { conclusion: 'success', stepId: 'test' },
     });

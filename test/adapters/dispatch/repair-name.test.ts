@@ -3,7 +3,7 @@
 // finds it by its external id. Real store, GitHub mocked with nock.
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkflowDispatcher } from '../../../adapters/dispatch/workflow.ts';
+import { createWorkflowDispatcher } from '../../../adapters/dispatch/workflow/dispatcher.ts';
 import { buildPayload } from '../../../core/run/payload.ts';
 import { reduce } from '../../../core/run/reducer.ts';
 import type { RunEvent } from '../../../core/run/types.ts';

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { buildPayload } from '../../../core/run/payload.ts';
-import { createWorkflowDispatcher } from '../../../adapters/dispatch/workflow.ts';
+import { createWorkflowDispatcher } from '../../../adapters/dispatch/workflow/dispatcher.ts';
 import type { Dispatcher } from '../../../engine/ports/dispatcher.ts';
 import { join } from 'node:path';
 import type { AttemptLink } from '../../../adapters/github/links.ts';

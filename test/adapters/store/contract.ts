@@ -100,7 +100,11 @@ export function storeContract(name: string, driver: StoreDriver): void {
     it('stores an effect key once, keeps commit order, and marks effects done from any handle', async () => {
       await store.create(runOf('r1'), []);
       await store.create(runOf('r2', 8), [report('x')]);
-      const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
+      const effect: RunEffect = {
+        type: 'dispatch',
+        key: 'r1:implement:1:0:dispatch',
+        ref: { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' },
+      };
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
       expect(await store.pendingEffects('r1')).toEqual([
@@ -215,12 +219,16 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect(await store.commit({ ...mine, version: 1 }, [])).toBe(false);
     });
 
-    it('remembers delivery ids, across handles', async () => {
-      expect(await store.seenDelivery('d-1')).toBe(false);
-      expect(await store.seenDelivery('d-1')).toBe(true);
+    it('remembers the delivery ids recorded as handled, across handles', async () => {
+      expect(await store.deliveryHandled('d-1')).toBe(false);
+      // Asking records nothing: a delivery counts as handled only once it is recorded.
+      expect(await store.deliveryHandled('d-1')).toBe(false);
+      await store.recordDelivery('d-1');
+      expect(await store.deliveryHandled('d-1')).toBe(true);
+      await store.recordDelivery('d-1');
       const other = await another();
-      expect(await other.seenDelivery('d-1')).toBe(true);
-      expect(await other.seenDelivery('d-2')).toBe(false);
+      expect(await other.deliveryHandled('d-1')).toBe(true);
+      expect(await other.deliveryHandled('d-2')).toBe(false);
     });
 
     it('leases: one holder at a time; renewed by its holder; taken over once expired; released only by its holder', async () => {

@@ -69,7 +69,7 @@ describe('postgres store: migrations', () => {
     const again = await openPostgresStore(url);
     try {
       expect((await again.get('r1'))?.version).toBe(1);
-      expect(await again.seenDelivery(`delivery-${children[0]!.pid}`)).toBe(true);
+      expect(await again.deliveryHandled(`delivery-${children[0]!.pid}`)).toBe(true);
     } finally {
       await again.close();
     }
@@ -172,7 +172,7 @@ describe('postgres store: a server that is not there', () => {
       await store.create(runOf('r1'), []);
       server.down();
       const where = `database "outage" on 127.0.0.1:${server.port} (user conveyor)`;
-      for (const call of [() => store.get('r1'), () => store.commit({ ...runOf('r1'), version: 1 }, [report('k')]), () => store.seenDelivery('d')]) {
+      for (const call of [() => store.get('r1'), () => store.commit({ ...runOf('r1'), version: 1 }, [report('k')]), () => store.recordDelivery('d')]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(StoreError);
         expect(error).toMatchObject({ code: 'unavailable' });

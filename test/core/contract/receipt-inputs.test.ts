@@ -10,7 +10,7 @@ import { buildPayload } from '../../../core/run/payload.ts';
 import { inputsDigest } from '../../../core/contract/receipt.ts';
 import { createRun } from '../../../core/run/reducer.ts';
 import type { Run } from '../../../core/run/types.ts';
-import { stepPayloadSchema } from '../../../core/contract/wire.ts';
+import { WIRE_VERSION, stepPayloadSchema } from '../../../core/contract/wire.ts';
 import { planOf } from '../../helpers/plans.ts';
 
 /** The action's path, written out independently: JSON text, JSON.parse, the wire schema, no agent env. */
@@ -65,9 +65,9 @@ const runs = fc
     const environments = g.environments.map((e) => put({ service: e.service, envId: e.envId, state: e.state }, 'url', e.url));
     const failed = put(
       {
-        version: 1,
+        version: WIRE_VERSION,
         runId: 'web-7',
-        stepId: 'test',
+        step: 'test',
         mode: 'run',
         attempt: 1,
         epoch: 0,

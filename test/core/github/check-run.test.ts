@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  updatable,
-  attemptOutcome,
-  externalIdOf,
-  parseExternalId,
-  parseResultText,
-  renderResultText,
-  repairNumber,
-  stepCheckName,
-} from '../../../core/github/check-run.ts';
+import { updatable, attemptOutcome, parseResultText, renderResultText, repairNumber, stepCheckName } from '../../../core/github/check-run.ts';
 import { dispatchInputs, fitPayload, inputsLength, payloadLimitOf, sentLength } from '../../../core/contract/payload-fit.ts';
 import { WIRE_VERSION, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { makePayload } from '../../helpers/payload.ts';
@@ -16,7 +7,7 @@ import { makePayload } from '../../helpers/payload.ts';
 const result: StepResult = {
   version: WIRE_VERSION,
   runId: 'acme-web-7',
-  stepId: 'test',
+  step: 'test',
   mode: 'run',
   attempt: 2,
   epoch: 1,
@@ -29,19 +20,7 @@ const result: StepResult = {
   error: { code: 'gate-failed', message: '<x>' },
 };
 
-describe('check run external ids and results', () => {
-  it('round-trips an attempt id, teardown included, and rejects malformed ones', () => {
-    expect(parseExternalId(externalIdOf({ runId: 'acme-web-7', step: 'test', attempt: 2, epoch: 1 }))).toEqual({
-      runId: 'acme-web-7',
-      step: 'test',
-      attempt: 2,
-      epoch: 1,
-      teardown: false,
-    });
-    expect(parseExternalId('r:preview:9:0:teardown')?.teardown).toBe(true);
-    for (const bad of ['', 'r:test:2', 'r:Test:1:0', 'r:test:x:0', 'a:b:c:1:0']) expect(parseExternalId(bad)).toBeUndefined();
-  });
-
+describe('check run results', () => {
   it('round-trips a result whose text holds comment delimiters', () => {
     const text = `Some markdown\n${renderResultText(result)}\nmore`;
     expect(text.split('-->').length).toBe(2);
@@ -69,7 +48,7 @@ describe('check run external ids and results', () => {
 
   it('says why a text holds no result', () => {
     expect(parseResultText(null)).toMatchObject({ ok: false, message: 'the check run has no output text' });
-    expect(parseResultText('<!-- conveyor:result:v1 {"version":1} -->')).toMatchObject({ ok: false, message: expect.stringMatching(/wire contract: runId/) });
+    expect(parseResultText('<!-- conveyor:result:v1 {"version":2} -->')).toMatchObject({ ok: false, message: expect.stringMatching(/wire contract: runId/) });
     expect(parseResultText('<!-- conveyor:result:v1 {oops -->')).toMatchObject({ ok: false, message: expect.stringMatching(/not JSON/) });
   });
 });

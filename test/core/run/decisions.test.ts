@@ -266,6 +266,49 @@ describe('cancel, closed PRs, teardown, terminal runs', () => {
     ]);
   });
 
+  it('cancel stops each attempt under way, as dispatched, before its teardown; an unreachable run has nothing stopped', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'preview', kind: 'deploy', needs: ['implement'] },
+      { id: 'test', kind: 'gate', needs: ['implement'], repair: 1 },
+      { id: 'ship', kind: 'merge', needs: ['preview', 'test'] },
+    ]);
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1')] })).run;
+    // The gate fails into its repair (attempt 2), lost once (epoch 1); the deploy has settled an environment and goes on.
+    run = step(run, current(run, 'test', 'failure')).run;
+    run = step(run, { type: 'step-lost', at: AT, step: 'test', attempt: 2, epoch: 0, reason: 'gone' }).run;
+    run = step(run, { type: 'environments-settled', at: AT, step: 'preview', attempt: 1, epoch: 0, environments: [env] }).run;
+    const t = step(run, { type: 'cancel', at: AT, by: 'bob', reason: 'wrong issue' });
+    const reason = 'cancelled by bob: wrong issue';
+    expect(t.effects).toEqual([
+      { type: 'stop', key: 'r1:preview:1:0:stop', ref: { runId: 'r1', step: 'preview', attempt: 1, epoch: 0, mode: 'run' }, reason },
+      { type: 'stop', key: 'r1:test:2:1:stop', ref: { runId: 'r1', step: 'test', attempt: 2, epoch: 1, mode: 'repair' }, reason },
+      { type: 'teardown', key: `r1:teardown:${run.version + 1}`, environments: [env] },
+      { type: 'report', key: `r1:report:${run.version + 1}` },
+    ]);
+    // A second cancel, a retry or a late result of the stopped attempts stop nothing more.
+    for (const e of [{ type: 'cancel', at: AT } as RunEvent, { type: 'retry', at: AT } as RunEvent, current(run, 'preview', 'success')]) {
+      expect(reduce(t.run, e).effects.filter((x) => x.type === 'stop')).toEqual([]);
+    }
+    // Where GitHub can no longer be reached, nothing is asked of it.
+    expect(step(run, { type: 'cancel', at: AT, by: 'GitHub', reason: 'uninstalled', unreachable: true }).effects).toEqual([]);
+  });
+
+  it('a merge the engine carries out itself has nothing to stop; its conflict repair, dispatched, is stopped', () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    let run = start(plan).run;
+    run = step(run, current(run, 'implement', 'success', { prs: [pr('acme/web', 'a1')] })).run;
+    expect(types(step(run, { type: 'cancel', at: AT }).effects)).toEqual(['report']);
+    const conflict = { error: { code: 'merge-conflict' as const, message: 'conflicts' }, findings: 'resolve it' };
+    run = step(run, current(run, 'ship', 'failure', conflict)).run;
+    expect(run.steps.ship).toMatchObject({ status: 'queued', mode: 'repair', attempt: 2 });
+    expect(types(step(run, { type: 'cancel', at: AT }).effects)).toEqual(['stop', 'report']);
+  });
+
   it('a PR closed unmerged cancels; merged or unknown PRs change nothing', () => {
     const run = withEnv();
     const t = step(run, { type: 'pr-closed', at: AT, repo: 'acme/web', merged: false });

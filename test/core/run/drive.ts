@@ -45,9 +45,7 @@ export function succeed(run: Run, ...stepIds: string[]): Run {
 
 export const types = (effects: RunEffect[]): string[] =>
   effects.map((e) =>
-    e.type === 'dispatch' || e.type === 'merge'
-      ? `${e.type}:${e.step}:${e.attempt}:${e.epoch}${e.type === 'dispatch' && e.mode === 'repair' ? ':repair' : ''}`
-      : e.type,
+    e.type === 'dispatch' || e.type === 'merge' ? `${e.type}:${e.ref.step}:${e.ref.attempt}:${e.ref.epoch}${e.ref.mode === 'repair' ? ':repair' : ''}` : e.type,
   );
 
 export const statuses = (run: Run): Record<string, string> => Object.fromEntries(run.plan.steps.map((p) => [p.id, run.steps[p.id]?.status ?? '?']));

@@ -82,7 +82,7 @@ describe('an agent that stalled', () => {
     run = step(run, current(run, 'test', 'failure', { error: { code: 'gate-failed', message: '1 failing' }, findings: 'F' })).run;
     expect(run.steps.test).toMatchObject({ mode: 'repair', attempt: 2, repairs: 1 });
     const t = step(run, current(run, 'test', 'failure', stalled));
-    expect(t.effects[0]).toMatchObject({ type: 'dispatch', mode: 'repair', attempt: 2, epoch: 1, findings: 'F' });
+    expect(t.effects[0]).toMatchObject({ type: 'dispatch', ref: { mode: 'repair', attempt: 2, epoch: 1 }, findings: 'F' });
     expect(t.run.steps.test).toMatchObject({ repairs: 1, losses: 1 });
   });
 

@@ -28,17 +28,17 @@ describe('buildPayload', () => {
     let run = succeed(start(plan).run, 'implement');
     const failed = step(run, current(run, 'review', 'failure', { review }));
     const effect = dispatched(failed.effects);
-    const payload = buildPayload(failed.run, effect);
+    const payload = buildPayload(failed.run, effect.ref);
     expect(payload.mode).toBe('repair');
     expect(payload.findings).toBe('- a.ts:3: null deref');
     expect(payload.findings).toBe(effect.findings);
     // Agents of the repair: the review's own and its repair agent.
     expect(Object.keys(payload.agents).sort()).toEqual(['coder', 'reviewer']);
 
-    const lost = step(failed.run, { type: 'step-lost', at: AT, step: 'review', attempt: effect.attempt, epoch: effect.epoch, reason: 'gone' });
+    const lost = step(failed.run, { type: 'step-lost', at: AT, step: 'review', attempt: effect.ref.attempt, epoch: effect.ref.epoch, reason: 'gone' });
     const again = dispatched(lost.effects);
-    expect(again.epoch).toBe(1);
-    expect(buildPayload(lost.run, again).findings).toBe('- a.ts:3: null deref');
+    expect(again.ref.epoch).toBe(1);
+    expect(buildPayload(lost.run, again.ref).findings).toBe('- a.ts:3: null deref');
 
     run = succeed(lost.run, 'review'); // the repair finished: the review runs again
     const next = run.steps.review!;

@@ -11,6 +11,7 @@ import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
 import { sealResult } from '../../../core/contract/receipt.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
+import { attemptKey, isCurrent } from '../../../core/contract/attempt-ref.ts';
 import type { StepSpec } from '../../helpers/plans.ts';
 import { AT, newRun } from './drive.ts';
 
@@ -92,7 +93,7 @@ class Checker {
     if (event.type === 'step-completed' || event.type === 'step-lost') {
       const id =
         event.type === 'step-completed'
-          ? `${event.result.stepId}:${event.result.attempt}:${event.result.epoch}`
+          ? `${event.result.step}:${event.result.attempt}:${event.result.epoch}`
           : `${event.step}:${event.attempt}:${event.epoch}`;
       expect(this.accepted.has(id), `attempt ${id} completed twice`).toBe(false);
       this.accepted.add(id);
@@ -100,7 +101,8 @@ class Checker {
     if (event.type === 'pr-pushed') this.checkPush(prev, next, event);
     if (event.type === 'decision') this.checkDecision(prev, next, event);
     if (event.type === 'pr-closed' && !event.merged && !isTerminal(prev)) expect(next.status).toBe('cancelled');
-    for (const e of t.effects) this.checkEffect(next, e);
+    for (const e of t.effects) this.checkEffect(prev, next, e);
+    this.checkStops(prev, next, t.effects);
     for (const p of this.plan.steps) this.checkStep(prev, next, p.id);
     this.checkStatus(next);
     this.run = next;
@@ -114,7 +116,7 @@ class Checker {
     if (event.type === 'retry' || event.type === 'pr-pushed') return;
     // People's feedback taken in this transition runs every step after the code step again.
     if (tookFeedback(prev, next)) return;
-    const own = (event.type === 'step-completed' && event.result.stepId === id) || (event.type === 'step-lost' && event.step === id);
+    const own = (event.type === 'step-completed' && event.result.step === id) || (event.type === 'step-lost' && event.step === id);
     const needs = this.plan.steps.find((s) => s.id === id)!.needs;
     expect(own && needs.some((n) => prev.steps[n]?.status !== 'succeeded'), `${id} went back to pending on ${event.type}`).toBe(true);
   }
@@ -165,32 +167,63 @@ class Checker {
     }
   }
 
-  private checkEffect(next: Run, e: RunEffect): void {
+  private checkEffect(prev: Run, next: Run, e: RunEffect): void {
     if (e.type !== 'reply') {
       expect(this.keys.has(e.key), `effect key ${e.key} emitted twice`).toBe(false);
       this.keys.add(e.key);
     }
+    if (e.type === 'stop') return this.checkStop(prev, next, e);
     if (e.type !== 'dispatch' && e.type !== 'merge') return;
-    const p = this.plan.steps.find((s) => s.id === e.step)!;
+    const r = e.ref;
+    expect(r.runId).toBe(next.id);
+    expect(e.key).toBe(`${attemptKey(r)}:${e.type}`);
+    const p = this.plan.steps.find((s) => s.id === r.step)!;
     // A merge step merges (a merge effect); only its conflict repairs are dispatched, as code attempts.
-    if (p.kind === 'merge') expect(e.type === 'merge' || e.mode === 'repair', `merge step ${e.step} dispatched a run attempt`).toBe(true);
+    if (p.kind === 'merge') expect(e.type === 'merge' || r.mode === 'repair', `merge step ${r.step} dispatched a run attempt`).toBe(true);
     else expect(e.type).toBe('dispatch');
     expect(p.kind).not.toBe('approval');
-    for (const n of p.needs) expect(next.steps[n]?.status, `${e.step} dispatched before ${n} succeeded`).toBe('succeeded');
-    expect(next.steps[e.step]).toMatchObject({ status: 'queued', attempt: e.attempt, epoch: e.epoch });
-    const mode = e.type === 'dispatch' ? e.mode : 'run';
+    for (const n of p.needs) expect(next.steps[n]?.status, `${r.step} dispatched before ${n} succeeded`).toBe('succeeded');
+    expect(next.steps[r.step]).toMatchObject({ status: 'queued', attempt: r.attempt, epoch: r.epoch });
+    const mode = r.mode;
     // A code step repairs only with people's feedback, which this transition took for that attempt.
     if (p.kind === 'code' && mode === 'repair') {
       expect(
-        next.feedback?.some((f) => f.taken?.step === e.step && f.taken.attempt === e.attempt),
-        `code step ${e.step} repaired without feedback`,
+        next.feedback?.some((f) => f.taken?.step === r.step && f.taken.attempt === r.attempt),
+        `code step ${r.step} repaired without feedback`,
       ).toBe(true);
-    } else if (mode === 'repair' && e.epoch === 0) {
-      const used = (this.repairsSinceReset.get(e.step) ?? 0) + 1;
-      this.repairsSinceReset.set(e.step, used);
-      expect(used, `repairs of ${e.step}`).toBeLessThanOrEqual(this.maxRepairs(e.step));
+    } else if (mode === 'repair' && r.epoch === 0) {
+      const used = (this.repairsSinceReset.get(r.step) ?? 0) + 1;
+      this.repairsSinceReset.set(r.step, used);
+      expect(used, `repairs of ${r.step}`).toBeLessThanOrEqual(this.maxRepairs(r.step));
     }
-    this.attempts.push({ step: e.step, attempt: e.attempt, epoch: e.epoch, mode });
+    this.attempts.push({ step: r.step, attempt: r.attempt, epoch: r.epoch, mode });
+  }
+
+  /** A stop names an attempt the run waited for until this transition, as it was dispatched, and no longer waits for. */
+  private checkStop(prev: Run, next: Run, e: Extract<RunEffect, { type: 'stop' }>): void {
+    const s = prev.steps[e.ref.step]!;
+    expect(e.ref).toEqual({ runId: prev.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode });
+    expect(isCurrent(prev, e.ref), `stopped ${attemptKey(e.ref)}, which was not under way`).toBe(true);
+    expect(isCurrent(next, e.ref), `stopped ${attemptKey(e.ref)}, which is still current`).toBe(false);
+    expect(e.key).toBe(`${attemptKey(e.ref)}:stop`);
+    expect(e.reason).toBe(next.reason);
+  }
+
+  /**
+   * A run cancelled by this transition stops every attempt it had dispatched and not heard back
+   * from (a merge the engine carries out itself has none), before its teardown; no other
+   * transition stops anything, so a duplicate cancel, a late result or a retry stops nothing.
+   */
+  private checkStops(prev: Run, next: Run, effects: RunEffect[]): void {
+    const stops = effects.filter((e) => e.type === 'stop');
+    if (next.status !== 'cancelled' || isTerminal(prev)) {
+      expect(stops, 'a stop without a cancel').toEqual([]);
+      return;
+    }
+    const underWay = this.plan.steps.filter((p) => prev.steps[p.id]!.status === 'queued' && !(p.kind === 'merge' && prev.steps[p.id]!.mode === 'run'));
+    expect(stops.map((e) => e.ref.step)).toEqual(underWay.map((p) => p.id));
+    const teardown = effects.findIndex((e) => e.type === 'teardown');
+    if (teardown >= 0) expect(effects.findLastIndex((e) => e.type === 'stop')).toBeLessThan(teardown);
   }
 
   private checkStep(prev: Run, next: Run, id: string): void {

@@ -179,7 +179,7 @@ describe('repairs', () => {
     let run = succeed(start(plan).run, 'implement');
     let t = step(run, current(run, 'test', 'failure', { findings: 'FAIL a.test.js' }));
     expect(types(t.effects)).toEqual(['dispatch:test:2:0:repair', 'report']);
-    expect(t.effects[0]).toMatchObject({ mode: 'repair', findings: 'FAIL a.test.js' });
+    expect(t.effects[0]).toMatchObject({ ref: { mode: 'repair' }, findings: 'FAIL a.test.js' });
     expect(t.run.steps.test).toMatchObject({ status: 'queued', mode: 'repair', repairs: 1 });
     expect(t.run.steps.test?.result?.conclusion).toBe('failure');
     run = t.run;
@@ -208,7 +208,7 @@ describe('repairs', () => {
       independent: true,
     };
     const t = step(run, current(run, 'review', 'failure', { review }));
-    expect(t.effects[0]).toMatchObject({ mode: 'repair', findings: '- naming is off\n- a.ts:3: null deref\n- {"other":1}' });
+    expect(t.effects[0]).toMatchObject({ ref: { mode: 'repair' }, findings: '- naming is off\n- a.ts:3: null deref\n- {"other":1}' });
     expect(t.run.steps.review?.attempts[1]?.findings).toContain('null deref');
     run = t.run;
     run = step(run, current(run, 'review', 'failure', { error: { code: 'agent-failed', message: 'boom' } })).run;
@@ -250,7 +250,7 @@ describe('lost attempts', () => {
     let run = start(plan).run;
     run = step(run, current(run, 'test', 'failure', { findings: 'F' })).run;
     const t = step(run, lost(run, 'test', 2, 0));
-    expect(t.effects[0]).toMatchObject({ type: 'dispatch', mode: 'repair', attempt: 2, epoch: 1, findings: 'F' });
+    expect(t.effects[0]).toMatchObject({ type: 'dispatch', ref: { mode: 'repair', attempt: 2, epoch: 1 }, findings: 'F' });
     run = succeed(succeed(t.run, 'test'), 'test');
     const m = step(run, lost(run, 'ship', 1, 0));
     expect(types(m.effects)).toEqual(['merge:ship:1:1', 'report']);

@@ -66,7 +66,7 @@ describe("a payload a writer dispatched themselves, on the runner's OIDC", () =>
   }, 60_000);
 
   it('that does not validate: no OIDC token is asked for, even with the app named, and the job says why', async () => {
-    const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 2 };
+    const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 99 };
     const out = await runActionChild(runnerEnv(payload, { CONVEYOR_PUBLIC_URL: app.url }));
     expect(out.code).toBe(1);
     expect(issuer.idTokenAudiences).toEqual([]);
@@ -77,7 +77,7 @@ describe("a payload a writer dispatched themselves, on the runner's OIDC", () =>
   it('that does not validate, with a token given: reported on its check run as before', async () => {
     const checks = await fakeCheckRuns();
     try {
-      const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 2 };
+      const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 99 };
       checks.checks.set(77, { id: 77, name: 'conveyor / implement', status: 'queued', external_id: 'run-1:implement:1:0' });
       const out = await runActionChild(runnerEnv(payload, { INPUT_TOKEN: 'ghs_action', GITHUB_API_URL: checks.url }));
       expect(out.code, out.stdout + out.stderr).toBe(1);
