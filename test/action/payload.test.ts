@@ -35,8 +35,8 @@ describe('the payload as read', () => {
   });
 
   it('says why it cannot be had, as a bad-payload error, keeping whatever JSON came for the attempt it names', async () => {
-    const invalid = await fromInput(JSON.stringify({ ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 2 }));
-    expect(invalid).toMatchObject({ ok: false, reason: expect.stringMatching(/^version: /), raw: { runId: 'run-1', version: 2 } });
+    const invalid = await fromInput(JSON.stringify({ ...makePayload({ repos: [{ repo: 'acme/web' }] }), version: 1 }));
+    expect(invalid).toMatchObject({ ok: false, reason: expect.stringMatching(/^version: /), raw: { runId: 'run-1', version: 1 } });
     if (invalid.ok) return;
     expect(invalid.error).toBeInstanceOf(ConveyorError);
     expect(invalid.error).toMatchObject({ code: 'bad-payload', message: `the step payload is not valid: ${invalid.reason}` });
@@ -62,6 +62,6 @@ describe('the payload as read', () => {
     const run = await runActionAsync({ payload: '', dir: scratch, env: { GITHUB_SERVER_URL: remotes.url, CONVEYOR_PAYLOAD_PATH: pipe }, timeoutMs: 30_000 });
     expect(run).not.toBe('hung');
     if (run === 'hung') return;
-    expect(run.result, run.stdout + run.stderr).toMatchObject({ conclusion: 'success', runId: 'run-1', stepId: 'test' });
+    expect(run.result, run.stdout + run.stderr).toMatchObject({ conclusion: 'success', runId: 'run-1', step: 'test' });
   }, 90_000);
 });

@@ -59,7 +59,7 @@ async function ranIn(root: string): Promise<string> {
   const state = join(dir, `state-${root.split('/').pop()}`);
   const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
   expect(outcome.kind).toBe('lost'); // a stand-in reports no result
-  return readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'ran.txt'), 'utf8');
+  return readFileSync(join(state, 'attempts', attemptFolder(refOf(payload)), 'ran.txt'), 'utf8');
 }
 
 describe('the action a step process runs', () => {
@@ -93,9 +93,9 @@ describe('the real action through the local dispatcher', () => {
     expect(actionCommand(root).from).toBe('bundle');
     const state = join(dir, 'state');
     const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
-    expect(outcome, readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'output.log'), 'utf8')).toMatchObject({
+    expect(outcome, readFileSync(join(state, 'attempts', attemptFolder(refOf(payload)), 'output.log'), 'utf8')).toMatchObject({
       kind: 'result',
-      result: { conclusion: 'success', stepId: 'test' },
+      result: { conclusion: 'success', step: 'test' },
     });
   }, 120_000);
 
@@ -109,9 +109,9 @@ describe('the real action through the local dispatcher', () => {
     writeFileSync(join(root, 'action/dist/index.js'), 'process.exit(97);\n');
     const state = join(dir, 'state');
     const outcome = await createLocalDispatcher({ stateDir: state, remotes: remotes.dir, packageRoot: root }).run(payload);
-    expect(outcome, readFileSync(join(join(state, 'attempts', attemptFolder(refOf(payload))), 'output.log'), 'utf8')).toMatchObject({
+    expect(outcome, readFileSync(join(state, 'attempts', attemptFolder(refOf(payload)), 'output.log'), 'utf8')).toMatchObject({
       kind: 'result',
-      result: { conclusion: 'success', stepId: 'test' },
+      result: { conclusion: 'success', step: 'test' },
     });
   }, 120_000);
 });
