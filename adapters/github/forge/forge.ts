@@ -5,6 +5,7 @@
 import type { DeploymentRequest, DeploymentStatus, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../../engine/ports/forge.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../octokit.ts';
 import { Deployments } from './deployments.ts';
+import { GitHubGitData } from './git-data.ts';
 import { Pulls } from './pulls.ts';
 
 /** An Octokit of adapters/github/octokit.ts (the app's installation Octokit), or a token for one (the action's). */
@@ -17,11 +18,13 @@ export function octokitOf(source: GitHubSource): GitHubOctokit {
 export class GitHubForge implements Forge {
   readonly pulls: Pulls;
   readonly deployments: Deployments;
+  readonly gitData: GitHubGitData;
 
   constructor(source: GitHubSource) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
+    this.gitData = new GitHubGitData(octokit);
   }
 
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {
