@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
+import { runAuthorGate } from '../../action/src/steps/gate-author.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
 import { logLines } from '../../adapters/github/octokit.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { GitDataOnBare } from '../helpers/git-data.ts';
-import { makePayload } from '../helpers/payload.ts';
+import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 const API = 'https://api.github.com';
@@ -238,3 +239,122 @@ describe('a change made through GitHub’s Git data API', () => {
 function execBytes(rev: string): Buffer {
   return execFileSync('git', ['cat-file', 'blob', rev], { cwd: remotes.bare('acme/web') });
 }
+
+describe('merge commits made through the API', () => {
+  it('sends the base merged in before the agent as a merge of both parents, and the change on the merge GitHub made', async () => {
+    git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
+    const start = remotes.commit('acme/web', BRANCH, { 'work.txt': 'earlier work\n' }, 'earlier attempt');
+    const base = remotes.commit('acme/web', 'main', { 'base.txt': 'base moved\n' }, 'base moves on');
+    const scope = gitDataScope({ trees: 2, commits: 2 });
+    const result = await runCodeWork(githubContext(), payloadFor('echo more > more.txt'), { ...work, mode: 'repair' });
+    expect(result.conclusion, result.summary).toBe('success');
+    scope.done();
+    const [merge, change] = gh.bodies.commits as Array<{ parents: string[]; message: string; tree: string }>;
+    // The merge keeps both parents in order; its tree is made on the parent it differs least from.
+    expect(merge!.parents).toEqual([start, base]);
+    expect(merge!.message).toMatch(/^Merge /);
+    const head = remotes.head('acme/web', BRANCH)!;
+    const madeMerge = git(remotes.bare('acme/web'), 'rev-parse', `${head}^`);
+    expect(change!.parents).toEqual([madeMerge]);
+    expect(git(remotes.bare('acme/web'), 'rev-list', '--parents', '-1', madeMerge).split(' ').slice(1)).toEqual([start, base]);
+    // Both of the merge's paths are held by one of its parents as they are: sent by their ids, nothing inline.
+    const mergeTree = gh.bodies.trees[0] as { tree: Array<Record<string, unknown>> };
+    expect(mergeTree.tree.every((e) => typeof e.sha === 'string')).toBe(true);
+    expect((gh.bodies.trees[1] as { tree: unknown[] }).tree).toEqual([{ path: 'more.txt', mode: '100644', type: 'blob', content: 'more\n' }]);
+    expect(remotes.show('acme/web', BRANCH, 'base.txt')).toBe('base moved');
+    expect(remotes.show('acme/web', BRANCH, 'work.txt')).toBe('earlier work');
+    expect(result.commits['acme/web']).toBe(head);
+  });
+
+  it("sends a conflict repair's merge with both parents, only the resolved file inline", async () => {
+    git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
+    const start = remotes.commit('acme/web', BRANCH, { 'README.md': 'web, the work\n', 'work.txt': 'work\n' }, 'the work');
+    const base = remotes.commit('acme/web', 'main', { 'README.md': 'web, the base\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, 'the base');
+    const scope = gitDataScope();
+    const result = await runCodeWork(githubContext(), payloadFor('printf "web, both\\n" > README.md'), { ...work, mode: 'repair', resolveConflicts: true });
+    expect(result.conclusion, result.summary).toBe('success');
+    scope.done();
+    const [merge] = gh.bodies.commits as Array<{ parents: string[]; message: string }>;
+    expect(merge!.parents).toEqual([start, base]);
+    expect(merge!.message).toMatch(/^Merge main into conveyor\/web-7 \(acme\/web#7\)\n\nIts conflicts resolved by the repair agent/);
+    expect(merge!.message).toContain('Co-authored-by: octocat <583231+octocat@users.noreply.github.com>');
+    // Made on the base's tree (it differs least from it): the resolution inline, the work's file by its id.
+    const tree = gh.bodies.trees[0] as { base_tree: string; tree: unknown[] };
+    expect(tree.base_tree).toBe(git(remotes.bare('acme/web'), 'rev-parse', `${base}^{tree}`));
+    expect(tree.tree).toEqual([
+      { path: 'README.md', mode: '100644', type: 'blob', content: 'web, both\n' },
+      { path: 'work.txt', mode: '100644', type: 'blob', sha: git(remotes.bare('acme/web'), 'rev-parse', `${start}:work.txt`) },
+    ]);
+    expect(gh.bodies.blobs).toEqual([]);
+    expect(remotes.show('acme/web', BRANCH, 'README.md')).toBe('web, both');
+    expect(remotes.show('acme/web', BRANCH, 'c.txt')).toBe('c');
+  });
+});
+
+describe('a new work branch made through the API', () => {
+  it("is created where none exists: the gate author's file, committed by GitHub", async () => {
+    const scope = gitDataScope({ update: 0 }).post('/repos/acme/web/git/refs').reply((_u, b) => gh.createRef(b as Body));
+    const payload = {
+      ...payloadFor('mkdir -p test && echo "exit 1" > test/accept.sh', { pr: false }),
+      step: gateStep({ author: 'coder', path: 'test/accept.sh', run: 'sh {path}' }),
+    };
+    const result = await runAuthorGate(githubContext(), payload);
+    expect(result.conclusion, result.summary).toBe('success');
+    scope.done();
+    const head = remotes.head('acme/web', BRANCH)!;
+    expect(gh.bodies.refs).toEqual([{ ref: `refs/heads/${BRANCH}`, sha: head }]);
+    expect(gh.bodies.commits[0]).toMatchObject({ parents: [remotes.head('acme/web', 'main')] });
+    expect(result.commits).toEqual({ 'acme/web': head });
+    expect(remotes.show('acme/web', BRANCH, 'test/accept.sh')).toBe('exit 1');
+  });
+
+  it('is refused when someone made the branch meanwhile (GitHub: "Reference already exists"), reported as a rejected push', async () => {
+    const scope = nock(API)
+      .post('/repos/acme/web/git/trees')
+      .reply((_u, b) => {
+        remotes.commit('acme/web', BRANCH, { 'theirs.txt': 'theirs\n' }, 'their branch');
+        return gh.tree(b as Body);
+      })
+      .post('/repos/acme/web/git/commits')
+      .reply((_u, b) => gh.commit(b as Body))
+      .post('/repos/acme/web/git/refs')
+      .reply((_u, b) => gh.createRef(b as Body))
+      .get((path) => decodeURIComponent(path) === `/repos/acme/web/git/ref/heads/${BRANCH}`)
+      .reply(() => [200, { ref: `refs/heads/${BRANCH}`, object: { sha: remotes.head('acme/web', BRANCH), type: 'commit' } }]);
+    const result = await runCodeWork(githubContext(), payloadFor('echo mine > mine.txt', { pr: false }), work);
+    scope.done();
+    expect(result.error?.code).toBe('push-rejected');
+    expect(result.error?.message).toMatch(/started from nothing\?\): Reference already exists \(HTTP 422; the branch is at [0-9a-f]{12}\)$/);
+    expect(remotes.show('acme/web', BRANCH, 'theirs.txt')).toBe('theirs');
+  });
+});
+
+describe('git instead of the API', () => {
+  it('pushes with git, and asks nothing of GitHub, when the pipeline says `commits: git`', async () => {
+    git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
+    const result = await runCodeWork(githubContext(), { ...payloadFor('echo hi > hi.txt'), commits: 'git' }, work);
+    expect(result.conclusion, result.summary).toBe('success');
+    const head = remotes.head('acme/web', BRANCH)!;
+    // Conveyor's own git commit, as it was made in the workspace: nothing of GitHub's.
+    expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an|%B', head)).toMatch(/^Conveyor\|[\s\S]*Co-authored-by: octocat <583231\+octocat@users\.noreply\.github\.com>$/);
+    expect(result.summary).toContain('pushed 1 changed file(s),');
+    expect(result.summary).not.toContain("GitHub's API");
+  });
+
+  it('pushes with git in the embedded mode, whatever `commits` says: the local forge makes no commits', async () => {
+    git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
+    const ctx = createContext({
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, 'embedded') },
+      log: () => undefined,
+    });
+    try {
+      expect((await ctx.forge()).gitData).toBeUndefined();
+      const result = await runCodeWork(ctx, { ...payloadFor('echo hi > hi.txt'), commits: 'verified' }, work);
+      expect(result.conclusion, result.summary).toBe('success');
+      expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an', BRANCH)).toBe('Conveyor');
+      expect(result.commits['acme/web']).toBe(remotes.head('acme/web', BRANCH));
+    } finally {
+      (await ctx.forge()).close?.();
+    }
+  });
+});
