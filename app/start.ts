@@ -268,7 +268,14 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
   };
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
   const { author } = request.issue;
-  const issue = { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url, ...(author ? { author } : {}) };
+  const issue = {
+    repo: request.repo,
+    number: request.issue.number,
+    title: request.issue.title,
+    body: request.issue.body,
+    url: request.issue.url,
+    ...(author ? { author } : {}),
+  };
   // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
   let draft: PullRequestRef;
   try {

@@ -54,7 +54,8 @@ function treeMode(mode: string): TreeMode {
  */
 async function planCommit(objects: GitObjects, repo: string, commit: StoredCommit): Promise<PlannedCommit> {
   // Every commit a step makes descends from the base it was cloned at; one with no parent came from elsewhere.
-  if (commit.parents.length === 0) throw new ConveyorError('internal', `${repo}: commit ${commit.sha.slice(0, 12)} has no parent; nothing was sent to the branch.`);
+  if (commit.parents.length === 0)
+    throw new ConveyorError('internal', `${repo}: commit ${commit.sha.slice(0, 12)} has no parent; nothing was sent to the branch.`);
   const byParent = await Promise.all(commit.parents.map(async (p) => ({ parent: p, changes: await objects.changes(p, commit.sha) })));
   const chosen = byParent.reduce((best, p) => (p.changes.length < best.changes.length ? p : best));
   const elsewhere = byParent.filter((p) => p !== chosen).map((p) => new Set(p.changes.map((c) => c.path)));
@@ -75,7 +76,10 @@ const isRemoval = (e: Planned) => 'sha' in e && e.sha === null;
 /** Fills in the size of every file to send, and refuses the change when one is over the limit (before anything is written). */
 async function checkSizes(objects: GitObjects, repo: string, planned: PlannedCommit, limits: ApiCommitLimits): Promise<void> {
   const files = planned.entries.filter((e): e is Extract<Planned, { blob: string }> => 'blob' in e);
-  const sizes = await objects.sizes(planned.commit.sha, files.map((f) => f.path));
+  const sizes = await objects.sizes(
+    planned.commit.sha,
+    files.map((f) => f.path),
+  );
   const over: string[] = [];
   for (const f of files) {
     f.size = sizes.get(f.path) ?? 0;
@@ -140,7 +144,8 @@ async function sendBlob(gitData: GitData, repo: string, path: string, content: B
     throw e;
   }
   count.blobs++;
-  if (made !== sha) throw new ConveyorError('forge-failed', `${repo}: GitHub stored ${code(path)} as blob ${made}, not ${sha} as git has it; nothing was sent to the branch.`);
+  if (made !== sha)
+    throw new ConveyorError('forge-failed', `${repo}: GitHub stored ${code(path)} as blob ${made}, not ${sha} as git has it; nothing was sent to the branch.`);
   return made;
 }
 

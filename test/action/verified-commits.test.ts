@@ -68,9 +68,21 @@ type Body = Record<string, unknown>;
 /** GitHub's Git data API on acme/web, each route answered from the bare repository; `times` calls of each expected. */
 function gitDataScope(times: { blobs?: number; trees?: number; commits?: number; update?: number } = {}) {
   const scope = nock(API, { reqheaders: { authorization: 'token ghs_test' } });
-  if (times.blobs) scope.post('/repos/acme/web/git/blobs').times(times.blobs).reply((_u, b) => gh.blob(b as Body));
-  if (times.trees !== 0) scope.post('/repos/acme/web/git/trees').times(times.trees ?? 1).reply((_u, b) => gh.tree(b as Body));
-  if (times.commits !== 0) scope.post('/repos/acme/web/git/commits').times(times.commits ?? 1).reply((_u, b) => gh.commit(b as Body));
+  if (times.blobs)
+    scope
+      .post('/repos/acme/web/git/blobs')
+      .times(times.blobs)
+      .reply((_u, b) => gh.blob(b as Body));
+  if (times.trees !== 0)
+    scope
+      .post('/repos/acme/web/git/trees')
+      .times(times.trees ?? 1)
+      .reply((_u, b) => gh.tree(b as Body));
+  if (times.commits !== 0)
+    scope
+      .post('/repos/acme/web/git/commits')
+      .times(times.commits ?? 1)
+      .reply((_u, b) => gh.commit(b as Body));
   if (times.update !== 0) scope.patch(refPath(BRANCH)).reply((u, b) => gh.updateRef(decodeURIComponent(u).split('/git/refs/')[1]!, b as Body));
   return scope;
 }
@@ -163,7 +175,9 @@ describe('a change made through GitHub’s Git data API', () => {
     if (how === 'someone else pushed') scope.patch(refPath(BRANCH)).reply((u, b) => gh.updateRef(decodeURIComponent(u).split('/git/refs/')[1]!, b as Body));
     else scope.patch(refPath(BRANCH)).reply(409, { message: 'Reference update failed' });
     // The refusal is read back once: the branch is not at the commit made (a retried call that landed would be).
-    scope.get((path) => decodeURIComponent(path) === `/repos/acme/web/git/ref/heads/${BRANCH}`).reply(() => [200, { ref: `refs/heads/${BRANCH}`, object: { sha: remotes.head('acme/web', BRANCH), type: 'commit' } }]);
+    scope
+      .get((path) => decodeURIComponent(path) === `/repos/acme/web/git/ref/heads/${BRANCH}`)
+      .reply(() => [200, { ref: `refs/heads/${BRANCH}`, object: { sha: remotes.head('acme/web', BRANCH), type: 'commit' } }]);
     const before = remotes.head('acme/web', BRANCH);
     const result = await runCodeWork(githubContext(), payloadFor('echo mine > mine.txt'), work);
     scope.done();
@@ -214,7 +228,9 @@ describe('a change made through GitHub’s Git data API', () => {
     expect(result.conclusion).toBe('failure');
     expect(result.error).toEqual({
       code: 'change-too-large',
-      message: expect.stringContaining('acme/web: GitHub takes no file over 100 MiB (104857600 bytes), and the change holds `data/huge.bin` (104857601 bytes); nothing was sent to the branch.'),
+      message: expect.stringContaining(
+        'acme/web: GitHub takes no file over 100 MiB (104857600 bytes), and the change holds `data/huge.bin` (104857601 bytes); nothing was sent to the branch.',
+      ),
     });
     expect(nock.pendingMocks()).toEqual([]);
     expect(remotes.head('acme/web', BRANCH)).toBe(before);
@@ -224,12 +240,16 @@ describe('a change made through GitHub’s Git data API', () => {
     const before = remotes.head('acme/web', BRANCH);
     const scope = nock(API)
       .post('/repos/acme/web/git/blobs')
-      .reply(422, { message: 'Sorry, your input was too large to process. Consider creating the blob in a local clone of the repository and then pushing it to GitHub.' });
+      .reply(422, {
+        message: 'Sorry, your input was too large to process. Consider creating the blob in a local clone of the repository and then pushing it to GitHub.',
+      });
     const result = await runCodeWork(githubContext(), payloadFor('head -c 300000 /dev/urandom > blob.bin'), work);
     scope.done();
     expect(result.conclusion).toBe('failure');
     expect(result.error?.code).toBe('change-too-large');
-    expect(result.error?.message).toMatch(/^acme\/web: GitHub's API did not take `blob\.bin` \(293 KiB\); nothing was sent to the branch\. GitHub refused a file of 300000 bytes in acme\/web \(HTTP 422\): Sorry, your input was too large/);
+    expect(result.error?.message).toMatch(
+      /^acme\/web: GitHub's API did not take `blob\.bin` \(293 KiB\); nothing was sent to the branch\. GitHub refused a file of 300000 bytes in acme\/web \(HTTP 422\): Sorry, your input was too large/,
+    );
     expect(result.error?.message).toContain('push with git (`commits: git`) where the branch does not require signed commits');
     expect(remotes.head('acme/web', BRANCH)).toBe(before);
   });
@@ -293,7 +313,9 @@ describe('merge commits made through the API', () => {
 
 describe('a new work branch made through the API', () => {
   it("is created where none exists: the gate author's file, committed by GitHub", async () => {
-    const scope = gitDataScope({ update: 0 }).post('/repos/acme/web/git/refs').reply((_u, b) => gh.createRef(b as Body));
+    const scope = gitDataScope({ update: 0 })
+      .post('/repos/acme/web/git/refs')
+      .reply((_u, b) => gh.createRef(b as Body));
     const payload = {
       ...payloadFor('mkdir -p test && echo "exit 1" > test/accept.sh', { pr: false }),
       step: gateStep({ author: 'coder', path: 'test/accept.sh', run: 'sh {path}' }),
@@ -336,7 +358,9 @@ describe('git instead of the API', () => {
     expect(result.conclusion, result.summary).toBe('success');
     const head = remotes.head('acme/web', BRANCH)!;
     // Conveyor's own git commit, as it was made in the workspace: nothing of GitHub's.
-    expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an|%B', head)).toMatch(/^Conveyor\|[\s\S]*Co-authored-by: octocat <583231\+octocat@users\.noreply\.github\.com>$/);
+    expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an|%B', head)).toMatch(
+      /^Conveyor\|[\s\S]*Co-authored-by: octocat <583231\+octocat@users\.noreply\.github\.com>$/,
+    );
     expect(result.summary).toContain('pushed 1 changed file(s),');
     expect(result.summary).not.toContain("GitHub's API");
   });

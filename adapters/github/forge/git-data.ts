@@ -46,7 +46,12 @@ export class GitHubGitData implements GitData {
   }
 
   async createCommit(repo: string, commit: { message: string; tree: string; parents: readonly string[] }): Promise<MadeCommit> {
-    const { data } = await this.octokit.rest.git.createCommit({ ...repoParams(repo), message: commit.message, tree: commit.tree, parents: [...commit.parents] });
+    const { data } = await this.octokit.rest.git.createCommit({
+      ...repoParams(repo),
+      message: commit.message,
+      tree: commit.tree,
+      parents: [...commit.parents],
+    });
     const verification = data.verification;
     return { sha: data.sha, verified: verification?.verified === true, ...(verification?.reason ? { reason: verification.reason } : {}) };
   }

@@ -81,6 +81,8 @@ describe('merge trailers', () => {
 describe('coAuthoredBy', () => {
   it("credits an account by GitHub's no-reply address, its id first (people and apps alike)", () => {
     expect(coAuthoredBy({ login: 'octocat', id: 583231 })).toBe('Co-authored-by: octocat <583231+octocat@users.noreply.github.com>');
-    expect(coAuthoredBy({ login: 'dependabot[bot]', id: 49699333 })).toBe('Co-authored-by: dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>');
+    expect(coAuthoredBy({ login: 'dependabot[bot]', id: 49699333 })).toBe(
+      'Co-authored-by: dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>',
+    );
   });
 });

@@ -286,7 +286,7 @@ pipelines:
     expect(plan.hash).not.toBe(compiled('').hash);
     expect(planSchema.parse(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
     expect(formatPlan(plan)).toContain('Commits  git: pushed as plain git commits');
-    expect(formatPlan(compiled(''))).toContain("Commits  verified: made by GitHub through its API, which signs them (git in the embedded mode)");
+    expect(formatPlan(compiled(''))).toContain('Commits  verified: made by GitHub through its API, which signs them (git in the embedded mode)');
   });
 });
 

@@ -74,7 +74,7 @@ describe('buildPayload: the sandbox', () => {
   });
 });
 
-describe('buildPayload: commits and the issue\'s author', () => {
+describe("buildPayload: commits and the issue's author", () => {
   it("carries the pipeline's `commits: git` (nothing for verified, the default) and the issue's author", () => {
     const run = start(plan).run;
     const request = { step: 'implement', attempt: 1, epoch: 0, mode: 'run' as const };

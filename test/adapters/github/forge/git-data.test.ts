@@ -43,7 +43,10 @@ describe('GitHubGitData', () => {
       updated: false,
       message: 'Reference already exists (HTTP 422; the branch is at bbbbbbbbbbbb)',
     });
-    expect(await data().advanceBranch('acme/web', 'conveyor/web-7', SHA)).toEqual({ updated: false, message: 'Reference does not exist (HTTP 422; the branch is gone)' });
+    expect(await data().advanceBranch('acme/web', 'conveyor/web-7', SHA)).toEqual({
+      updated: false,
+      message: 'Reference does not exist (HTTP 422; the branch is gone)',
+    });
     scope.done();
   });
 
