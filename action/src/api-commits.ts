@@ -137,7 +137,7 @@ async function sendBlob(gitData: GitData, repo: string, path: string, content: B
     if (e instanceof ConveyorError && e.code === 'change-too-large') {
       throw new ConveyorError(
         'change-too-large',
-        `${repo}: GitHub's API did not take ${code(path)} (${humanBytes(content.length)}); nothing was sent to the branch. ${e.message}. Keep the file out of the repository, or push with git (\`commits: git\`) where the branch does not require signed commits.`,
+        `${repo}: GitHub's API did not take ${code(path)} (${humanBytes(content.length)}); nothing was sent to the branch. ${e.message.replace(/\.+$/, '')}. Keep the file out of the repository, or push with git (\`commits: git\`) where the branch does not require signed commits.`,
         { cause: e },
       );
     }

@@ -238,11 +238,9 @@ describe('a change made through GitHub’s Git data API', () => {
 
   it("fails the step naming the file when GitHub's API does not take its blob, and makes no tree, commit or branch update", async () => {
     const before = remotes.head('acme/web', BRANCH);
-    const scope = nock(API)
-      .post('/repos/acme/web/git/blobs')
-      .reply(422, {
-        message: 'Sorry, your input was too large to process. Consider creating the blob in a local clone of the repository and then pushing it to GitHub.',
-      });
+    const scope = nock(API).post('/repos/acme/web/git/blobs').reply(422, {
+      message: 'Sorry, your input was too large to process. Consider creating the blob in a local clone of the repository and then pushing it to GitHub.',
+    });
     const result = await runCodeWork(githubContext(), payloadFor('head -c 300000 /dev/urandom > blob.bin'), work);
     scope.done();
     expect(result.conclusion).toBe('failure');
@@ -250,7 +248,9 @@ describe('a change made through GitHub’s Git data API', () => {
     expect(result.error?.message).toMatch(
       /^acme\/web: GitHub's API did not take `blob\.bin` \(293 KiB\); nothing was sent to the branch\. GitHub refused a file of 300000 bytes in acme\/web \(HTTP 422\): Sorry, your input was too large/,
     );
-    expect(result.error?.message).toContain('push with git (`commits: git`) where the branch does not require signed commits');
+    expect(result.error?.message).toContain(
+      'then pushing it to GitHub. Keep the file out of the repository, or push with git (`commits: git`) where the branch does not require signed commits.',
+    );
     expect(remotes.head('acme/web', BRANCH)).toBe(before);
   });
 });
