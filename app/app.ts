@@ -29,7 +29,7 @@ import { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
-import { startFromLabel } from './start.ts';
+import { authorOf, startFromLabel } from './start.ts';
 import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
@@ -188,7 +188,7 @@ export class ConveyorApp {
             installationId: installation.id,
             repo: repository.full_name,
             defaultBranch: repository.default_branch,
-            issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url },
+            issue: { number: issue.number, title: issue.title, body: issue.body ?? '', url: issue.html_url, ...authorOf(issue.user) },
             requester: sender.login,
             trigger: { kind: 'label', label: label.name },
           },
@@ -214,7 +214,7 @@ export class ConveyorApp {
             commentId: comment.id,
             url: comment.html_url,
             actor,
-            issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch },
+            issue: { title: issue.title, body: issue.body ?? '', url: issue.html_url, defaultBranch: repository.default_branch, ...authorOf(issue.user) },
           },
           comment.body ?? '',
         );

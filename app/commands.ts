@@ -12,6 +12,7 @@ import { primaryRepo } from '../core/run/payload.ts';
 import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
+import type { IssueAuthor } from '../core/contract/wire.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { stepUsage } from '../core/run/usage.ts';
 import { nextSteps } from '../core/github/next-steps.ts';
@@ -43,7 +44,7 @@ export interface CommandSource {
   feedbackTaken?: boolean;
   actor: { login: string; type?: string | null };
   /** Only for `run` on an issue. */
-  issue?: { title: string; body: string; url: string; defaultBranch: string };
+  issue?: { title: string; body: string; url: string; defaultBranch: string; author?: IssueAuthor };
 }
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
@@ -134,7 +135,13 @@ async function handle(deps: AppDeps, github: GitHub, source: CommandSource, comm
       installationId: source.installationId,
       repo: source.repo,
       defaultBranch: source.issue.defaultBranch,
-      issue: { number: source.number, title: source.issue.title, body: source.issue.body, url: source.issue.url },
+      issue: {
+        number: source.number,
+        title: source.issue.title,
+        body: source.issue.body,
+        url: source.issue.url,
+        ...(source.issue.author ? { author: source.issue.author } : {}),
+      },
       requester: source.actor.login,
       sender: source.actor,
       trigger: { kind: 'command', ...(command.pipeline ? { pipeline: command.pipeline } : {}) },
@@ -362,7 +369,13 @@ async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run
     installationId: installationOf(run),
     repo: run.issue.repo,
     defaultBranch: typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main',
-    issue: { number: run.issue.number, title: run.issue.title, body: run.issue.body, url: run.issue.url ?? '' },
+    issue: {
+      number: run.issue.number,
+      title: run.issue.title,
+      body: run.issue.body,
+      url: run.issue.url ?? '',
+      ...(run.issue.author ? { author: run.issue.author } : {}),
+    },
     requester: login,
     trigger: { kind: 'command', pipeline: run.plan.pipeline },
   });

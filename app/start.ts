@@ -17,7 +17,7 @@ import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Repos } from '../adapters/github/forge/repos.ts';
 import { StoreError } from '../engine/ports/store.ts';
-import type { PullRequestRef } from '../core/contract/wire.ts';
+import { issueAuthorSchema, type IssueAuthor, type PullRequestRef } from '../core/contract/wire.ts';
 import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
 import { primaryRepo, workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
@@ -29,12 +29,21 @@ export interface StartRequest {
   installationId: number;
   repo: string;
   defaultBranch: string;
-  issue: { number: number; title: string; body: string; url: string };
+  issue: { number: number; title: string; body: string; url: string; author?: IssueAuthor };
   requester: string;
   /** Whoever labeled or commented; `type` as GitHub gives it (`Bot` for apps). */
   sender?: { login: string; type?: string | null };
   /** A label that was added, or the pipeline a command named (undefined: the default one). */
   trigger: { kind: 'label'; label: string } | { kind: 'command'; pipeline?: string };
+}
+
+/**
+ * The issue's author as a webhook names it (`issue.user`), for the co-author trailer of the run's
+ * commits; nothing when the webhook names none or names it oddly (a run then credits no one).
+ */
+export function authorOf(user: { login?: string; id?: number } | null | undefined): { author?: IssueAuthor } {
+  const parsed = issueAuthorSchema.safeParse({ login: user?.login, id: user?.id });
+  return parsed.success ? { author: parsed.data } : {};
 }
 
 export type StartOutcome =
@@ -258,7 +267,15 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
     return { started: false, why: 'active', message };
   };
   const id = await runIdFor(store, request.repo, request.issue.number, plan.pipeline);
-  const issue = { repo: request.repo, number: request.issue.number, title: request.issue.title, body: request.issue.body, url: request.issue.url };
+  const { author } = request.issue;
+  const issue = {
+    repo: request.repo,
+    number: request.issue.number,
+    title: request.issue.title,
+    body: request.issue.body,
+    url: request.issue.url,
+    ...(author ? { author } : {}),
+  };
   // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
   let draft: PullRequestRef;
   try {

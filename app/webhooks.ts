@@ -42,7 +42,8 @@ const workflowRun = z.object({
 
 const pullRequest = z.object({ number: z.number(), merged: z.boolean().nullish(), head: z.object({ sha: z.string() }) });
 
-const issue = z.object({ number: z.number(), title: z.string(), body: z.string().nullish(), html_url: z.string() });
+// `user`: who opened it, the co-author of the run's commits (optional: a run starts without one).
+const issue = z.object({ number: z.number(), title: z.string(), body: z.string().nullish(), html_url: z.string(), user: actor.nullish() });
 
 const pullRequestEvent = z.object({ pull_request: pullRequest, repository, sender: actor });
 const checkRunEvent = z.object({ check_run: checkRun, repository });

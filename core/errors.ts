@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'conflict-unresolved',
   /** A command left a git repository inside a checkout: Conveyor's git would run its configuration's programs, so nothing was committed. */
   'nested-repository',
+  /** A file of the change is larger than GitHub takes (through its API, or at all): nothing was sent to the branch. */
+  'change-too-large',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -15,6 +15,7 @@ import { simpleGit } from 'simple-git';
 import { ConveyorError, type ErrorCode } from '../core/errors.ts';
 import { ALLOWED_UNSAFE, gitBinary, gitConfig, gitEnvironment, OUTSIDE_ANY_REPOSITORY, type GitIdentity } from './git-safety.ts';
 import { OwnedGitDir } from './git-owned.ts';
+import { GitObjects } from './git-objects.ts';
 import { makePrivateTemp } from './private-temp.ts';
 
 /** The token and the http(s) server it is for. */
@@ -58,13 +59,20 @@ interface RunOptions {
   index?: string;
   /** Exit codes other than 0 that are an answer, not a failure. */
   answers?: number[];
+  /** `cat-file` whose output is bytes (a blob), kept as they are in `bytes`. */
+  bytes?: boolean;
 }
 
-interface Output {
+export interface Output {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** The output as bytes (RunOptions.bytes). */
+  bytes?: Buffer;
 }
+
+/** A command of the git layer, for the readers that live beside it (git-objects.ts). */
+export type GitRun = (args: string[], how?: Pick<RunOptions, 'reach' | 'bytes'>) => Promise<Output>;
 
 export type MergeOutcome = { merged: true } | { merged: false; conflicts: string[]; output: string };
 export type PushOutcome = { pushed: true } | { pushed: false; output: string };
@@ -418,6 +426,11 @@ export class GitRepo {
     }
   }
 
+  /** What a commit made here is made of, read from the object database: to send it through an API (git-objects.ts). */
+  objects(): GitObjects {
+    return new GitObjects((args, how) => this.run(args, how));
+  }
+
   /** Keeps files matching `patterns` out of every commit (the git folder's info/exclude, where no command can write). */
   async exclude(patterns: readonly string[]): Promise<void> {
     if (patterns.length === 0) return;
@@ -449,13 +462,15 @@ export class GitRepo {
     if (this.owned && !how.outside) await this.owned.reclaim();
     try {
       const named = this.owned && !how.outside && !how.standalone;
+      // simple-git's cat-file for bytes puts `cat-file` first: the folders go by the environment then.
+      if (named && how.bytes) return await this.spawn(args, how, { GIT_DIR: this.owned!.gitDir, GIT_WORK_TREE: this.dir });
       return await this.spawn(named ? [`--git-dir=${this.owned!.gitDir}`, `--work-tree=${how.workTree ?? this.dir}`, ...args] : args, how);
     } finally {
       if (this.owned && !how.outside) await this.owned.record();
     }
   }
 
-  private async spawn(args: string[], how: RunOptions): Promise<Output> {
+  private async spawn(args: string[], how: RunOptions, folders: Record<string, string> = {}): Promise<Output> {
     const reach = how.reach ?? 'local';
     const auth = reach === 'server' || (reach === 'contents' && this.options.partial) ? this.options.auth : undefined;
     const scrub = this.options.scrub ?? ((t: string) => t);
@@ -470,8 +485,10 @@ export class GitRepo {
       ...gitEnvironment(token, this.options.identity),
       ...(how.outside ? OUTSIDE_ANY_REPOSITORY : {}),
       ...(how.index ? { GIT_INDEX_FILE: how.index } : {}),
+      ...folders,
     };
     let stdout: string;
+    let bytes: Buffer | undefined;
     try {
       const git = simpleGit({
         baseDir: cwd,
@@ -483,7 +500,10 @@ export class GitRepo {
           return undefined;
         },
       }).env(env);
-      stdout = await git.raw(args);
+      if (how.bytes && args[0] === 'cat-file') {
+        bytes = await git.binaryCatFile(args.slice(1));
+        stdout = '';
+      } else stdout = await git.raw(args);
     } catch (e) {
       const said = result?.stderr.trim() || (e instanceof Error ? e.message : String(e));
       throw new ConveyorError(this.options.code ?? 'internal', scrub(`${what} could not run in ${this.dir}: ${said}`), { cause: e });
@@ -493,7 +513,7 @@ export class GitRepo {
     if (exitCode !== 0 && !how.answers?.includes(exitCode)) {
       throw new ConveyorError(this.options.code ?? 'internal', scrub(`${what} failed (exit ${exitCode}) in ${this.dir}: ${stderr.trim() || stdout.trim()}`));
     }
-    return { exitCode, stdout, stderr };
+    return { exitCode, stdout, stderr, ...(bytes ? { bytes } : {}) };
   }
 }
 

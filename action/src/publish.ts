@@ -5,6 +5,7 @@ import { code } from '../../core/text.ts';
 import { oneLine } from '../../core/prompts/prompt.ts';
 import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts';
 import { ConveyorError } from '../../core/errors.ts';
+import { coAuthoredBy } from '../../core/github/trailers.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
 import { conflictMarkerLines } from '../../core/steps/conflicts.ts';
@@ -14,6 +15,7 @@ import type { Forge } from '../../engine/ports/forge.ts';
 import type { StepContext } from './context.ts';
 import type { Workspace, WorkspaceRepo } from './workspace.ts';
 import { readHandedBack } from './exchange.ts';
+import { sendThroughApi } from './api-commits.ts';
 
 export interface RepoChange {
   repo: WorkspaceRepo;
@@ -28,6 +30,15 @@ export interface RepoChange {
   advanced: boolean;
 }
 
+/**
+ * The trailer block of a commit Conveyor makes for the issue: the run, and the issue's author as
+ * co-author where GitHub named them (the commit itself is Conveyor's, or the app's when GitHub
+ * makes it: a commit GitHub signs names no other author).
+ */
+export function commitTrailers(payload: StepPayload): string[] {
+  return [`Conveyor-Run: ${payload.runId}`, ...(payload.issue.author ? [coAuthoredBy(payload.issue.author)] : [])];
+}
+
 export function commitMessage(payload: StepPayload): string {
   const { issue } = payload;
   return [
@@ -35,7 +46,7 @@ export function commitMessage(payload: StepPayload): string {
     '',
     `Changes left by the ${payload.mode === 'repair' ? 'repair agent' : 'agent'} of step ${payload.step.id}, attempt ${payload.attempt}.`,
     '',
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     '',
   ].join('\n');
 }
@@ -46,7 +57,7 @@ function mergeMessage(payload: StepPayload, repo: WorkspaceRepo): string {
     '',
     `Its conflicts resolved by the repair agent of step ${payload.step.id}, attempt ${payload.attempt}.`,
     '',
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     '',
   ].join('\n');
 }
@@ -105,9 +116,43 @@ export function writesViolations(changes: readonly RepoChange[], writes: readonl
   return changes.flatMap((c) => writesOutside(c.pushedPaths, writes).map((p) => `${c.repo.repo}: ${p}`));
 }
 
-/** Pushes the commit Conveyor made (by its id: whatever HEAD names now), leased on where the branch was when the step started. */
-export async function pushBranch(change: Pick<RepoChange, 'repo' | 'head'>): Promise<void> {
+/** Where a branch went: the commit it is at now (GitHub's, when GitHub made the commits), and how it got there. */
+export interface Pushed {
+  head: string;
+  through: 'git' | 'api';
+  /** Made through the API: whether GitHub signed every commit it made (Verified), and why not where it did not. */
+  verified?: boolean;
+  unverified?: string;
+}
+
+/** How a branch went, for the step's summary: nothing said for git; GitHub's signature for its API. */
+export function throughApi(p: Pushed): string {
+  if (p.through === 'git') return '';
+  return p.verified ? ", committed by GitHub's API (Verified)" : `, committed by GitHub's API, not signed (${p.unverified ?? 'unsigned'})`;
+}
+
+/**
+ * Sends the commit Conveyor made (by its id: whatever HEAD names now) to the work branch, leased on
+ * where the branch was when the step started: made by GitHub through its API where the forge has
+ * one and the pipeline did not ask for git (`commits`), which GitHub signs; else pushed with git.
+ */
+export async function pushBranch(ctx: StepContext, payload: StepPayload, change: Pick<RepoChange, 'repo' | 'head'>): Promise<Pushed> {
   const r = change.repo;
+  const gitData = payload.commits === 'git' ? undefined : (await ctx.forge()).gitData;
+  if (gitData) {
+    const sent = await sendThroughApi(gitData, r, change.head);
+    const unsigned = sent.made.filter((m) => !m.verified);
+    const what = `${sent.made.length} commit(s) through GitHub's API (${sent.requests.trees} tree request(s), ${sent.requests.blobs} blob(s))`;
+    ctx.log(
+      `conveyor: ${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? 'unsigned'})`).join(', ')}` : ''}`,
+    );
+    return {
+      head: sent.head,
+      through: 'api',
+      verified: unsigned.length === 0,
+      ...(unsigned.length ? { unverified: [...new Set(unsigned.map((m) => m.reason ?? 'unsigned'))].join(', ') } : {}),
+    };
+  }
   const pushed = await r.git.push({ to: r.url, ref: change.head, branch: r.workBranch, lease: r.startCommit });
   if (!pushed.pushed) {
     throw new ConveyorError(
@@ -115,6 +160,7 @@ export async function pushBranch(change: Pick<RepoChange, 'repo' | 'head'>): Pro
       `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || 'nothing'}?): ${pushed.output}`,
     );
   }
+  return { head: change.head, through: 'git' };
 }
 
 function toRef(pr: PullRequestRef): PullRequestRef {
@@ -175,8 +221,8 @@ export async function publishPullRequests(
   ctx: StepContext,
   payload: StepPayload,
   ws: Workspace,
-  pushed: ReadonlySet<string>,
-  holding: ReadonlySet<string> = pushed,
+  pushed: ReadonlyMap<string, string>,
+  holding: ReadonlySet<string> = new Set(pushed.keys()),
 ): Promise<PullRequestRef[]> {
   const forge = await ctx.forge();
   const prs: Known[] = [];
@@ -193,7 +239,7 @@ export async function publishPullRequests(
       ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
-      known = { pr: { ...known.pr, head: await r.git.currentCommit() } };
+      known = { pr: { ...known.pr, head: pushed.get(r.repo)! } };
     }
     if (known && r.pr && holding.has(r.repo)) known = { ...known, pr: await markReady(ctx, forge, known.pr) };
     if (known) prs.push(known);

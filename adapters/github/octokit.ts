@@ -97,8 +97,9 @@ export function policyOptions(policy: GitHubPolicy = {}): { throttle: Throttling
       ...(policy.paceWrites === false ? { write: UNPACED, notifications: UNPACED } : {}),
     },
     // 409 is GitHub's word on the state of the thing (a completed workflow run cannot be cancelled,
-    // a merge's head moved): asking again the same moment gets the same answer.
-    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451] },
+    // a merge's head moved): asking again the same moment gets the same answer. 413: a body too
+    // large (a blob of a big file) is as large the next time.
+    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 409, 410, 413, 422, 429, 451] },
   };
 }
 

@@ -219,6 +219,12 @@ export const pipelineSchema = z.strictObject({
     .describe(
       'US dollars a run may spend on agents (as they report it): once spent, the run stops before its next agent attempt (budget-exhausted); raise it and retry to go on.',
     ),
+  commits: z
+    .enum(['verified', 'git'])
+    .optional()
+    .describe(
+      "How steps put their commits on GitHub: `verified` (default) makes them through GitHub's Git data API, which signs them (a branch that requires signed commits takes them); `git` pushes plain git commits. The embedded mode always uses git.",
+    ),
 });
 
 export const configSchema = z.strictObject({

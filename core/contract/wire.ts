@@ -34,6 +34,12 @@ export const payloadRepoSchema = z.object({
   pr: pullRequestRefSchema.optional(),
 });
 
+/** A GitHub account as its webhooks name it: the login (a person's, or an app's `name[bot]`) and its id. */
+export const issueAuthorSchema = z.object({
+  login: z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,38})(?:\[bot\])?$/, 'must be a GitHub login'),
+  id: z.number().int().positive(),
+});
+
 export const environmentSchema = z.object({
   service: z.string(),
   envId: z.string(),
@@ -60,6 +66,8 @@ export const stepPayloadSchema = z.object({
     title: z.string(),
     body: z.string(),
     url: z.string().optional(),
+    /** Who opened the issue on GitHub: the co-author of the commits made for it (absent in the embedded mode). */
+    author: issueAuthorSchema.optional(),
   }),
   requester: z.string().optional(),
   /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
@@ -99,6 +107,12 @@ export const stepPayloadSchema = z.object({
   currentUntil: z.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: z.enum(['required', 'best-effort']).optional(),
+  /**
+   * The pipeline's `commits`: `git` pushes plain git commits. Absent or `verified`: where the forge
+   * makes commits itself (GitHub's Git data API, which signs them), they are made there; the local
+   * forge has none, so the embedded mode pushes with git.
+   */
+  commits: z.enum(['verified', 'git']).optional(),
   /**
    * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
    * preset's credentials): masked, and kept from every command that does not list it, including
@@ -159,6 +173,7 @@ export type StepPayloadInput = z.input<typeof stepPayloadSchema>;
 export type PayloadRepo = z.infer<typeof payloadRepoSchema>;
 export type PullRequestRef = z.infer<typeof pullRequestRefSchema>;
 export type Environment = z.infer<typeof environmentSchema>;
+export type IssueAuthor = z.infer<typeof issueAuthorSchema>;
 export type StepResult = z.infer<typeof stepResultSchema>;
 export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
 export type SandboxReport = NonNullable<StepResult['sandbox']>;

@@ -39,3 +39,12 @@ export function trailerLines(run: Run, pr: PullRequestRef): string[] {
   if (cost !== undefined) trailers.push(`Conveyor-Cost: $${cost.toFixed(2)}`);
   return [...new Set(trailers)];
 }
+
+/**
+ * The trailer crediting a GitHub account as a commit's co-author, with the no-reply address GitHub
+ * gives every account (`ID+login@users.noreply.github.com`): GitHub links it to the account by
+ * that address, and no one's real address is written into the history.
+ */
+export function coAuthoredBy(author: { login: string; id: number }): string {
+  return `Co-authored-by: ${oneLine(author.login)} <${author.id}+${oneLine(author.login)}@users.noreply.github.com>`;
+}

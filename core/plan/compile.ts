@@ -119,6 +119,7 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     deployWaves: deployWavesOf(changeSetServices, services),
     // Written only when required, so that plans (and their hashes) from before the key stay the same.
     ...(pipeline.sandbox === 'required' && { sandbox: 'required' as const }),
+    ...(pipeline.commits === 'git' && { commits: 'git' as const }),
     ...(pipeline['budget-usd'] !== undefined && { budgetUsd: pipeline['budget-usd'] }),
   };
   return { ...plan, hash: hashPlan(plan) };

@@ -65,6 +65,11 @@ export function formatPlan(plan: Plan): string {
   );
   out.push('');
 
+  out.push(
+    `Commits  ${plan.commits === 'git' ? 'git: pushed as plain git commits' : 'verified: made by GitHub through its API, which signs them (git in the embedded mode)'}`,
+  );
+  out.push('');
+
   out.push(`Plan hash  ${plan.hash}`);
   return `${out.join('\n')}\n`;
 }

@@ -116,6 +116,8 @@ export const planSchema = z.object({
   deployWaves: z.array(z.array(z.string())),
   /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
   sandbox: z.literal('required').optional(),
+  /** `git`: steps push plain git commits. Absent: verified (made through GitHub's API, which signs them; git in the embedded mode). */
+  commits: z.literal('git').optional(),
   /**
    * The pipeline's `budget-usd`: the run stops before an agent attempt once its agents have spent
    * it. Outside the hash (core/plan/hash.ts): raising it does not change what runs, and a retry

@@ -80,6 +80,7 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     environments: request.environments ?? (step.kind === 'deploy' ? run.environments : []),
     coder: coderOf(plan),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
+    ...(plan.commits ? { commits: plan.commits } : {}),
     ...byNameOf(plan),
     // For its check run to show beside its own usage (a teardown runs no agent).
     ...(request.mode === 'teardown' ? {} : usageSoFar(run, step.id)),

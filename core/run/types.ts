@@ -113,6 +113,8 @@ export interface RunIssue {
   title: string;
   body: string;
   url?: string;
+  /** Who opened the issue (GitHub's login and id): the co-author of the commits made for it. */
+  author?: { login: string; id: number };
 }
 
 export interface Run {

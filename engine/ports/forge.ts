@@ -140,6 +140,43 @@ export class ReviewRefused extends Error {
   }
 }
 
+/** A file of a tree as git records it: a file, an executable file, a symbolic link, a submodule's commit. */
+export type TreeMode = '100644' | '100755' | '120000' | '160000';
+
+/**
+ * One path of a tree the forge makes on top of another (`base`): its object by id (one the forge
+ * holds), its text inline (the forge writes the blob), or `null`, which removes the path.
+ */
+export type TreeEntry = { path: string; mode: TreeMode } & ({ sha: string } | { content: string } | { sha: null });
+
+/** A commit the forge made: its id and whether the forge signed it (GitHub's `verification`). */
+export interface MadeCommit {
+  sha: string;
+  verified: boolean;
+  /** The forge's word on the signature (GitHub's `verification.reason`: `valid`, `unsigned`...). */
+  reason?: string;
+}
+
+/** A branch update the forge refused, in its words: someone else moved (or made) the branch. */
+export type BranchUpdate = { updated: true } | { updated: false; message: string };
+
+/**
+ * Commits made by the forge itself (GitHub's Git data API: blobs, trees, commits, refs), which
+ * the forge signs: what a branch that requires signed commits takes. The local forge has none.
+ */
+export interface GitData {
+  /** Writes a file's bytes as a blob; returns its id. */
+  createBlob(repo: string, content: Buffer): Promise<string>;
+  /** The tree `base` with `entries` applied; returns its id. */
+  createTree(repo: string, base: string, entries: readonly TreeEntry[]): Promise<string>;
+  /** A commit of `tree` on `parents`, authored and committed by the token's own account (so the forge may sign it). */
+  createCommit(repo: string, commit: { message: string; tree: string; parents: readonly string[] }): Promise<MadeCommit>;
+  /** Creates `branch` at `sha`; refused when it exists. */
+  createBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate>;
+  /** Moves `branch` to `sha` only as a fast-forward: refused when the branch holds anything `sha` does not. */
+  advanceBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate>;
+}
+
 export interface Forge {
   /** The open pull request whose head is `branch` in `repo`, if any. */
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined>;
@@ -165,6 +202,8 @@ export interface Forge {
   /** Deployments show preview environments on the PR; forges without them (local) leave these out. */
   createDeployment?(request: DeploymentRequest): Promise<{ id: number }>;
   setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;
+  /** Commits made by the forge itself, which it signs (GitHub); forges without them (local) leave it out: steps push with git. */
+  gitData?: GitData;
   /** Releases what the adapter holds open (the local forge's database). */
   close?(): void;
 }

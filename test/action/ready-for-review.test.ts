@@ -55,10 +55,14 @@ const DRAFT: PullRequestRef = {
   nodeId: 'PR_kwDOweb12',
 };
 
-/** acme/web (its PR `pr` as the run knows it) and acme/api (no PR); the agent runs `agentRun` over both. */
+/**
+ * acme/web (its PR `pr` as the run knows it) and acme/api (no PR); the agent runs `agentRun` over
+ * both. Pushed with git (`commits: git`), so that GitHub is asked for the draft alone here; the
+ * commits GitHub makes itself are verified-commits.test.ts's.
+ */
 function payloadWith(pr: PullRequestRef, agentRun: string): StepPayload {
   const payload = makePayload({ repos: [{ repo: 'acme/web' }, { repo: 'acme/api' }], agentRun });
-  return { ...payload, repos: payload.repos.map((r) => (r.repo === 'acme/web' ? { ...r, pr } : r)) };
+  return { ...payload, commits: 'git', repos: payload.repos.map((r) => (r.repo === 'acme/web' ? { ...r, pr } : r)) };
 }
 
 const readyScope = (id: string) =>

@@ -1,6 +1,6 @@
 // The REST calls of a whole pipeline, app and action together (the scenario of
 // bench/api-calls.bench.ts: code over two repositories, a gate repaired once, an approval, the
-// merge), stay within 45 (40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
+// merge), stay within 57 (45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
 // 53: every attempt's check run completed with its result, when it started and its workflow run;
 // the approval's check run decided; the summary check run and the tracking comment at the run's
 // end; both PRs linking each other, merged; the approver's command acknowledged.
@@ -29,7 +29,7 @@ describe('one pipeline on GitHub', () => {
     ]);
   });
 
-  it('makes at most 45 REST calls, app and action together, none refused', () => {
+  it('makes at most 57 REST calls, app and action together, none refused', () => {
     const calls = outcome.fake.installationCalls();
     expect(calls.filter((c) => c.status >= 400)).toEqual([]);
     // 40 before the run's draft PR from its first minute (issue #16 item 8), which costs 5 more,
@@ -39,11 +39,15 @@ describe('one pipeline on GitHub', () => {
     // after its push, with the GraphQL id the run kept from the PR's opening: no read), and
     // completing the summary check run left on each head the PR moved from (two pushes here):
     // nothing the run makes may stay running on an old head. The merge reads each PR once: it no
-    // longer marks a draft ready and reads it again.
-    expect(calls.length).toBeLessThanOrEqual(45);
+    // longer marks a draft ready and reads it again. 12 more for verified commits (issue #29 item
+    // 2): each of the four pushes (web and api, by the code step and by the repair) is a tree, a
+    // commit and a branch update (the new api branch's creation) made by GitHub's Git data API.
+    expect(calls.length).toBeLessThanOrEqual(57);
     for (const [route, n] of [
-      ['/repos/{owner}/{repo}/git/commits', 1],
-      ['/repos/{owner}/{repo}/git/refs', 1],
+      ['/repos/{owner}/{repo}/git/commits', 5],
+      ['/repos/{owner}/{repo}/git/trees', 4],
+      ['/repos/{owner}/{repo}/git/refs', 2],
+      ['/repos/{owner}/{repo}/git/refs/{ref}', 3],
       ['/graphql', 1],
       ['/repos/{owner}/{repo}/pulls/{pull_number}', 4],
     ] as const)
@@ -101,6 +105,20 @@ describe('one pipeline on GitHub', () => {
       ['completed', 'action_required'],
       ['completed', 'success'],
     ]);
+  });
+
+  it("has GitHub make the work's commits (signed: the app's), each co-authored by the issue's author", () => {
+    for (const [repo, branch] of [
+      ['acme/web', 'conveyor/web-7'],
+      ['acme/api', 'conveyor/web-7'],
+    ] as const) {
+      // The code step's commit and the repair's, newest first, made by the Git data API (the fake commits as GitHub's bot).
+      const work = outcome.fake.branchLog(repo, branch, '%an|%(trailers:key=Co-authored-by,valueonly,separator=%x2C)').slice(0, 2);
+      expect(work, repo).toEqual([
+        'conveyor[bot]|Codertocat <21031067+Codertocat@users.noreply.github.com>',
+        'conveyor[bot]|Codertocat <21031067+Codertocat@users.noreply.github.com>',
+      ]);
+    }
   });
 
   it('leaves the tracking comment at the end of the run, both PRs merged and linking each other, and the approval acknowledged', () => {

@@ -468,6 +468,18 @@ describe("the app's public URL", () => {
   });
 });
 
+describe("the issue's author", () => {
+  it('goes with the run into every payload (login and id, as the webhook names them): the co-author of the commits made for it', async () => {
+    const dispatched: Dispatched[] = [];
+    await started(dispatched);
+    const parsed = parseStepPayload(dispatched[0]!.inputs.payload!);
+    // The issue of the fixture was opened by Codertocat; alice labeled it.
+    expect(parsed.ok && parsed.payload.issue.author).toEqual({ login: 'Codertocat', id: 21031067 });
+    expect(parsed.ok && parsed.payload.requester).toBe('alice');
+    expect((await h.conveyor.engine.get('acme-web-7')).issue.author).toEqual({ login: 'Codertocat', id: 21031067 });
+  });
+});
+
 describe('payload size', () => {
   it('cuts the issue body of a payload over the input limit, with a note, and still dispatches', async () => {
     await h.close();

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GitDataOnBare } from './git-data.ts';
 import { gitHttpHandler } from './git-http.ts';
 import type { Remotes } from './repos.ts';
 import { fixture } from './webhook-fixtures.ts';
@@ -101,6 +102,9 @@ const ROUTES: Array<[method: string, route: string]> = [
   ['GET', '/repos/{owner}/{repo}/branches/{branch}'],
   ['POST', '/repos/{owner}/{repo}/git/commits'],
   ['POST', '/repos/{owner}/{repo}/git/refs'],
+  ['POST', '/repos/{owner}/{repo}/git/blobs'],
+  ['POST', '/repos/{owner}/{repo}/git/trees'],
+  ['PATCH', '/repos/{owner}/{repo}/git/refs/{ref}'],
   ['POST', '/graphql'],
   ['GET', '/repos/{owner}/{repo}/contents/{path}'],
   ['GET', '/repos/{owner}/{repo}/git/ref/{ref}'],
@@ -151,7 +155,12 @@ export class FakeGitHub {
 
   /** The subjects of a branch's commits, newest first. */
   branchSubjects(repo: string, branch: string): string[] {
-    return execFileSync('git', ['log', '--format=%s', branch], { cwd: this.options.remotes.bare(repo) })
+    return this.branchLog(repo, branch, '%s');
+  }
+
+  /** A branch's commits as `git log --format` writes them, one line each, newest first. */
+  branchLog(repo: string, branch: string, format: string): string[] {
+    return execFileSync('git', ['log', `--format=${format}`, branch], { cwd: this.options.remotes.bare(repo) })
       .toString()
       .trim()
       .split('\n');
@@ -166,9 +175,10 @@ export class FakeGitHub {
     const git = gitHttpHandler(this.options.remotes.dir, { onDone: (req) => req.url?.includes('git-receive-pack') && req.method === 'POST' && this.pushed() });
     this.server = createServer((req, res) => {
       if (/^\/[^/]+\/[^/]+\.git\//.test(req.url ?? '')) return git(req, res);
-      let text = '';
-      req.on('data', (c: Buffer) => (text += c.toString()));
-      req.on('end', () => this.rest(req, res, text));
+      // Decoded whole: a chunk may end inside a character of the inline content of a tree.
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => this.rest(req, res, Buffer.concat(chunks).toString('utf8')));
     });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -284,28 +294,17 @@ export class FakeGitHub {
         .trim();
       return [200, { name: params.branch, commit: { sha, commit: { tree: { sha: tree } } } }];
     },
-    'POST /repos/{owner}/{repo}/git/commits': ({ params, body }) => {
-      const parents = (body.parents as string[]).flatMap((p) => ['-p', p]);
-      const sha = execFileSync('git', ['commit-tree', String(body.tree), ...parents, '-m', String(body.message)], {
-        cwd: this.options.remotes.bare(`${params.owner}/${params.repo}`),
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 'conveyor',
-          GIT_AUTHOR_EMAIL: 'c@example.com',
-          GIT_COMMITTER_NAME: 'conveyor',
-          GIT_COMMITTER_EMAIL: 'c@example.com',
-        },
-      })
-        .toString()
-        .trim();
-      return [201, { sha }];
-    },
-    'POST /repos/{owner}/{repo}/git/refs': ({ params, body }) => {
-      const full = `${params.owner}/${params.repo}`;
-      const ref = String(body.ref);
-      if (this.options.remotes.head(full, ref.replace(/^refs\/heads\//, ''))) return [422, { message: 'Reference already exists' }];
-      execFileSync('git', ['update-ref', ref, String(body.sha)], { cwd: this.options.remotes.bare(full) });
-      return [201, { ref, object: { sha: body.sha, type: 'commit' } }];
+    // The app's draft commit and the action's, made by GitHub (its bot's, signed) on the bare repositories.
+    'POST /repos/{owner}/{repo}/git/commits': ({ params, body }) => this.gitData(params).commit(body),
+    'POST /repos/{owner}/{repo}/git/refs': ({ params, body }) => this.gitData(params).createRef(body),
+    // The commits the action makes through the Git data API (`commits: verified`), on the bare repositories.
+    'POST /repos/{owner}/{repo}/git/blobs': ({ params, body }) => this.gitData(params).blob(body),
+    'POST /repos/{owner}/{repo}/git/trees': ({ params, body }) => this.gitData(params).tree(body),
+    'PATCH /repos/{owner}/{repo}/git/refs/{ref}': ({ params, body }) => {
+      const answer = this.gitData(params).updateRef(params.ref!, body);
+      // A branch moved by the API is a push to GitHub: its open PR is synchronized.
+      if (answer[0] === 200) this.pushed();
+      return answer;
     },
     'POST /graphql': ({ body }) => {
       const id = (body.variables as { id?: string } | undefined)?.id;
@@ -538,6 +537,10 @@ export class FakeGitHub {
       head: { ref: p.head, sha: p.sha },
       base: { ref: p.base },
     };
+  }
+
+  private gitData(params: Record<string, string>): GitDataOnBare {
+    return new GitDataOnBare(this.options.remotes.bare(`${params.owner}/${params.repo}`));
   }
 
   /** After a push: each open PR whose branch moved is synchronized (pushed with an installation token: the bot). */

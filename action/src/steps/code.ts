@@ -4,7 +4,7 @@ import { ConveyorError } from '../../../core/errors.ts';
 import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
-import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
+import { commitLeftovers, publishPullRequests, pushBranch, throughApi, writesViolations, type Pushed, type RepoChange } from '../publish.ts';
 import { workspaceTable } from '../summary.ts';
 import type { WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
@@ -64,7 +64,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       const message = `The agent changed paths outside \`writes\` (${work.writes.join(', ')}); nothing was pushed:\n${list}`;
       return fail('writes-violation', message);
     }
-    const commits = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
+    const commits: Record<string, string> = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
     if (!changes.some((c) => c.changed)) {
       const message = 'The agent changed nothing in any repository.';
       if (work.mode === 'repair') {
@@ -74,7 +74,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs = await publishPullRequests(ctx, payload, ws, new Set(), new Set(held));
+        const prs = await publishPullRequests(ctx, payload, ws, new Map(), new Set(held));
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
         return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits };
       }
@@ -82,10 +82,19 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     }
 
     const toPush = changes.filter((c) => c.advanced);
-    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(c)));
+    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(ctx, payload, c)));
     const rejected = pushes.flatMap((p) => (p.status === 'rejected' ? [p.reason as unknown] : []));
-    const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === 'fulfilled').map((c) => c.repo.repo));
-    for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
+    // Each branch's head as it is now on the forge: GitHub's own commit where GitHub made it.
+    const sent = new Map<string, Pushed>();
+    toPush.forEach((c, i) => {
+      const p = pushes[i];
+      if (p?.status === 'fulfilled') sent.set(c.repo.repo, p.value);
+    });
+    const pushed = new Map([...sent].map(([repo, p]) => [repo, p.head]));
+    for (const [repo, p] of sent) {
+      commits[repo] = p.head;
+      ctx.log(`conveyor: pushed ${repo}`);
+    }
     const prs = await publishPullRequests(ctx, payload, ws, pushed);
     if (rejected.length) {
       const first = rejected[0];
@@ -98,7 +107,8 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     const table = workspaceTable(ws, (repo) => {
       const c = byRepo.get(repo);
       const pr = prOf.get(repo);
-      const what = pushed.has(repo) ? `pushed ${c?.paths.length ?? 0} changed file(s)` : 'unchanged';
+      const p = sent.get(repo);
+      const what = p ? `pushed ${c?.paths.length ?? 0} changed file(s)${throughApi(p)}` : 'unchanged';
       return pr ? `${what}, [#${pr.number}](${pr.url})` : what;
     });
     const summary = [

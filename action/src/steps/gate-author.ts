@@ -14,7 +14,7 @@ import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/
 import { agentOutputSection, agentStopped, resolveAgent, runAgentWithPrompt } from '../agent.ts';
 import { openExchange, readHandedBack } from '../exchange.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepContext } from '../context.ts';
-import { pushBranch } from '../publish.ts';
+import { commitTrailers, pushBranch } from '../publish.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
@@ -41,7 +41,7 @@ function commitMessage(payload: StepPayload, path: string): string {
     '',
     `Written by the author agent of step ${payload.step.id}, attempt ${payload.attempt}; it fails on the base branch.`,
     '',
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     '',
   ].join('\n');
 }
@@ -143,7 +143,8 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     }
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
-      await pushBranch({ repo, head });
+      // The branch's head as the forge has it now (GitHub's own commit, where GitHub made it).
+      head = (await pushBranch(ctx, payload, { repo, head })).head;
       ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
     }
     const how = onBase.timedOut ? 'timed out' : `exited ${onBase.exitCode ?? onBase.signal}`;

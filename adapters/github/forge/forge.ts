@@ -15,6 +15,7 @@ import type {
 } from '../../../engine/ports/forge.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../octokit.ts';
 import { Deployments } from './deployments.ts';
+import { GitHubGitData } from './git-data.ts';
 import { Pulls } from './pulls.ts';
 import { Reviews } from './reviews.ts';
 
@@ -29,12 +30,14 @@ export class GitHubForge implements Forge {
   readonly pulls: Pulls;
   readonly deployments: Deployments;
   readonly reviews: Reviews;
+  readonly gitData: GitHubGitData;
 
   constructor(source: GitHubSource) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
     this.reviews = new Reviews(octokit);
+    this.gitData = new GitHubGitData(octokit);
   }
 
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../../core/run/types.ts';
-import { mergeTrailers, trailerLines } from '../../../core/github/trailers.ts';
+import { coAuthoredBy, mergeTrailers, trailerLines } from '../../../core/github/trailers.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { AT, current, start, step } from '../run/drive.ts';
@@ -75,5 +75,14 @@ describe('merge trailers', () => {
         .split('\n')
         .filter((l) => l.startsWith('Reviewed-by')),
     ).toHaveLength(1);
+  });
+});
+
+describe('coAuthoredBy', () => {
+  it("credits an account by GitHub's no-reply address, its id first (people and apps alike)", () => {
+    expect(coAuthoredBy({ login: 'octocat', id: 583231 })).toBe('Co-authored-by: octocat <583231+octocat@users.noreply.github.com>');
+    expect(coAuthoredBy({ login: 'dependabot[bot]', id: 49699333 })).toBe(
+      'Co-authored-by: dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>',
+    );
   });
 });

@@ -262,6 +262,34 @@ pipelines:
   });
 });
 
+describe('compilePlan: commits', () => {
+  const text = (pipeline: string) => `
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services: { web: { gate: npm test } }
+pipelines:
+  default:${pipeline}
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+  const compiled = (pipeline: string) => compilePlan(configOf(text(pipeline)), 'default', { primaryRepo: 'acme/web' });
+
+  it('writes nothing for verified, the default, so plans from before the key keep their hash', () => {
+    const plan = compiled('');
+    expect(plan).not.toHaveProperty('commits');
+    expect(compiled('\n    commits: verified').hash).toBe(plan.hash);
+  });
+
+  it('carries `commits: git` into the plan and its hash (it changes how every step commits), and says so in the plan', () => {
+    const plan = compiled('\n    commits: git');
+    expect(plan.commits).toBe('git');
+    expect(plan.hash).not.toBe(compiled('').hash);
+    expect(planSchema.parse(JSON.parse(JSON.stringify(plan)))).toEqual(plan);
+    expect(formatPlan(plan)).toContain('Commits  git: pushed as plain git commits');
+    expect(formatPlan(compiled(''))).toContain('Commits  verified: made by GitHub through its API, which signs them (git in the embedded mode)');
+  });
+});
+
 describe('compilePlan: runs-on', () => {
   const text = (pipeline: string, steps: Record<string, string> = {}) => `
 version: 1

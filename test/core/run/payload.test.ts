@@ -2,6 +2,7 @@
 // rendering of them, kept on the attempt), also after a loss re-dispatches it; other attempts none.
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../../../core/run/payload.ts';
+import { stepPayloadSchema } from '../../../core/contract/wire.ts';
 import type { RunEffect } from '../../../core/run/types.ts';
 import { planOf } from '../../helpers/plans.ts';
 import { AT, current, start, step, succeed } from './drive.ts';
@@ -70,5 +71,20 @@ describe('buildPayload: the sandbox', () => {
     const request = { step: 'implement', attempt: 1, epoch: 0, mode: 'run' as const };
     expect(buildPayload(run, request)).not.toHaveProperty('sandbox');
     expect(buildPayload({ ...run, plan: { ...run.plan, sandbox: 'required' } }, request).sandbox).toBe('required');
+  });
+});
+
+describe("buildPayload: commits and the issue's author", () => {
+  it("carries the pipeline's `commits: git` (nothing for verified, the default) and the issue's author", () => {
+    const run = start(plan).run;
+    const request = { step: 'implement', attempt: 1, epoch: 0, mode: 'run' as const };
+    expect(buildPayload(run, request)).not.toHaveProperty('commits');
+    expect(buildPayload({ ...run, plan: { ...run.plan, commits: 'git' } }, request).commits).toBe('git');
+    const author = { login: 'octocat', id: 583231 };
+    const payload = buildPayload({ ...run, issue: { ...run.issue, author } }, request);
+    expect(payload.issue.author).toEqual(author);
+    // What the action parses: the author survives the wire; a login that is not one does not pass.
+    expect(stepPayloadSchema.parse(JSON.parse(JSON.stringify(payload))).issue.author).toEqual(author);
+    expect(stepPayloadSchema.safeParse({ ...payload, issue: { ...payload.issue, author: { login: 'x>\nCo-authored-by: y', id: 1 } } }).success).toBe(false);
   });
 });

@@ -137,7 +137,8 @@ afterEach(async () => {
 
 describe('a step that outlives its first token', () => {
   it('renews it from the app and still pushes, opens its pull request and completes its check run', async () => {
-    const payload = makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'sleep 4 && echo renewed > renewed.txt' });
+    // Pushed with git (`commits: git`): the renewed token must reach git's credential helper too.
+    const payload = { ...makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'sleep 4 && echo renewed > renewed.txt' }), commits: 'git' as const };
     const out = await runActionChild({
       INPUT_PAYLOAD: JSON.stringify(payload),
       // The template's `vars.CONVEYOR_PUBLIC_URL`: where the runner's OIDC token may go.
