@@ -143,9 +143,30 @@ export function renderRun(run: Run, now = new Date().toISOString()): string {
   }
   const total = describeRunUsage(run);
   if (total) lines.push('', `Usage: ${total}`);
+  lines.push(...modelLines(run));
   lines.push(...sandboxLines(run));
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');
+}
+
+/**
+ * The models each attempt's agents reported using (their CLIs' own reports, or the agents' usage
+ * files), beside the configured `model` of the step's agent where that is not among them.
+ */
+function modelLines(run: Run): string[] {
+  const out: string[] = [];
+  for (const step of run.plan.steps) {
+    for (const a of run.steps[step.id]?.attempts ?? []) {
+      const models = a.usage?.models;
+      if (!models?.length) continue;
+      const agent = a.mode === 'repair' && 'repair' in step ? step.repair?.agent : 'agent' in step ? step.agent : undefined;
+      const configured = agent ? run.plan.agents[agent]?.model : undefined;
+      const named = configured?.slice(configured.lastIndexOf('/') + 1);
+      const note = configured && named !== undefined && !models.includes(named) && !models.includes(configured) ? `  (configured: ${configured})` : '';
+      out.push(`  ${step.id} ${a.mode === 'repair' ? 'repair' : 'attempt'} ${a.attempt}  ${models.join(', ')}${note}`);
+    }
+  }
+  return out.length ? ['', 'Models (as the agents reported them):', ...out] : [];
 }
 
 /** Attempts whose commands ran without a sandbox, and each connection a sandbox blocked. */

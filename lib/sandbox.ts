@@ -20,8 +20,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConveyorError } from '../core/errors.ts';
 import { killMarked, runCommand, type CommandOptions, type CommandResult } from './process.ts';
 import { hiddenPlaces, isInside, type HiddenPlaces } from './sandbox/hidden.ts';
+import { homeVariables, seedHome } from './sandbox/home.ts';
 import { startProxy, type Blocked, type Proxy } from './sandbox/proxy.ts';
 import { privateTemp, socketFolder } from './private-temp.ts';
 import { which } from './which.ts';
@@ -41,6 +43,20 @@ export interface SandboxPolicy {
   caches?: Readonly<Record<string, string>>;
   /** The host's Docker socket stays reachable: a service that says `docker: true` (Docker is root on the runner). */
   docker?: boolean;
+  /**
+   * Files written into its private HOME before it starts (a path relative to HOME, and the text):
+   * the settings a CLI reads from there. Folders are made 0700 and files 0600, HOME itself 0700
+   * (a CLI may refuse settings others could write).
+   */
+  homeFiles?: Readonly<Record<string, string>>;
+  /** Variables set to a folder of its private HOME (a path relative to HOME, `.` for HOME itself), e.g. CODEX_HOME. */
+  homeVariables?: Readonly<Record<string, string>>;
+  /**
+   * Services of the step process the command reaches at 127.0.0.1:<port> inside its sandbox, each
+   * a unix socket outside it bridged by socat (the key forwarder, lib/sandbox/forwarder.ts). Only
+   * with an allow-list network: the command's loopback is then its own.
+   */
+  bridges?: ReadonlyArray<{ port: number; socket: string }>;
 }
 
 export type SandboxAvailability = { available: true; bwrap: string; socat: string; bash: string } | { available: false; reason: string };
@@ -49,6 +65,8 @@ export type SandboxAvailability = { available: true; bwrap: string; socat: strin
 export const MARK_VARIABLE = 'CONVEYOR_PROCESS_MARK';
 /** Where the proxy is reached inside the sandbox. */
 export const PROXY_PORT = 3128;
+/** Where the key forwarder of an agent is reached inside its sandbox. */
+export const FORWARDER_PORT = 3129;
 
 export { which } from './which.ts';
 
@@ -141,11 +159,11 @@ export interface IsolatedResult extends CommandResult {
 export async function runIsolated(sandbox: SandboxAvailability, options: IsolatedOptions): Promise<IsolatedResult> {
   const mark = randomUUID();
   const env = { ...options.env, [MARK_VARIABLE]: mark };
-  if (!sandbox.available) {
-    const result = await runCommand({ ...options, env, ...(options.keep ? { keepGroup: true, drainMs: 250 } : {}) });
-    if (!options.keep) killMarked(MARK_VARIABLE, mark);
-    return { ...result, sandbox: 'none', blocked: [], mark };
+  const bridges = options.policy.bridges ?? [];
+  if (bridges.length && options.policy.network === 'open') {
+    throw new ConveyorError('internal', "a bridge into the sandbox needs an allow-list network: with the host's, its port would be the host's");
   }
+  if (!sandbox.available) return runUnsandboxed(options, env, mark);
   const dir = privateDir(mark);
   let proxy: Proxy | undefined;
   try {
@@ -156,9 +174,14 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
     if (allow) proxy = await startProxy({ socketPath: socket, allow, ...(options.onBlocked ? { onBlocked: options.onBlocked } : {}) });
     const home = join(dir, 'home');
     const tmp = join(dir, 'tmp');
-    await Promise.all([mkdir(home), mkdir(tmp)]);
+    await Promise.all([mkdir(home, { mode: 0o700 }), mkdir(tmp)]);
+    await seedHome(home, options.policy);
     for (const host of Object.values(options.policy.caches ?? {})) await mkdir(host, { recursive: true });
-    const inner: Record<string, string> = { ...privateEnvironment(env, home), ...(allow ? proxyVariables() : {}) };
+    const inner: Record<string, string> = {
+      ...privateEnvironment(env, home),
+      ...homeVariables(home, options.policy),
+      ...(allow ? proxyVariables(bridges.length > 0) : {}),
+    };
     const runnerEnv = options.runnerEnv ?? process.env;
     const argv = bwrapArgv(sandbox, {
       command: options.command,
@@ -168,6 +191,7 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
       home,
       tmp,
       socket: allow ? socket : undefined,
+      bridges,
       keep: Boolean(options.keep),
       dockerHost: runnerEnv.DOCKER_HOST,
     });
@@ -179,6 +203,31 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
     await proxy?.close();
     // A kept deploy lives on in its HOME and /tmp: they go with its environment (endMarked).
     if (!options.keep) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Without a sandbox the command keeps the runner's HOME, except when files must be seeded into one
+ * (a CLI's settings): never into the runner's own, so it gets a private HOME (0700) for this
+ * command, removed after it.
+ */
+async function runUnsandboxed(options: IsolatedOptions, env: Record<string, string>, mark: string): Promise<IsolatedResult> {
+  const seeded = Object.keys(options.policy.homeFiles ?? {}).length > 0 || Object.keys(options.policy.homeVariables ?? {}).length > 0;
+  const dir = privateDir(mark);
+  try {
+    let withHome = env;
+    if (seeded) {
+      const home = join(dir, 'home');
+      await mkdir(dir, { mode: 0o700 });
+      await mkdir(home, { mode: 0o700 });
+      await seedHome(home, options.policy);
+      withHome = { ...env, HOME: home, ...homeVariables(home, options.policy) };
+    }
+    const result = await runCommand({ ...options, env: withHome, ...(options.keep ? { keepGroup: true, drainMs: 250 } : {}) });
+    if (!options.keep) killMarked(MARK_VARIABLE, mark);
+    return { ...result, sandbox: 'none', blocked: [], mark };
+  } finally {
+    if (seeded && !options.keep) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -208,28 +257,37 @@ function privateEnvironment(env: Record<string, string>, home: string): Record<s
   return out;
 }
 
-/** Every spelling of the proxy variables that HTTP clients read; nothing bypasses it. */
-function proxyVariables(): Record<string, string> {
+/**
+ * Every spelling of the proxy variables that HTTP clients read; nothing bypasses it, except, with
+ * bridges, the command's own loopback (its network namespace's), where the bridges listen.
+ */
+function proxyVariables(bridged: boolean): Record<string, string> {
   const url = `http://127.0.0.1:${PROXY_PORT}`;
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
+  const direct = bridged ? '127.0.0.1,localhost,::1' : '';
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: direct, no_proxy: direct };
 }
 
 /**
- * The script bwrap runs: start the bridge to the proxy and wait until it listens, run the
- * command, stop the bridge, exit with the command's status. `$1` is the command, `$2` the port,
- * `$3` the socket (empty without a proxy).
+ * The script bwrap runs: start each bridge (the proxy's, the forwarder's) and wait until it
+ * listens, run the command, stop the bridges, exit with the command's status. `$1` is the command,
+ * then pairs of a port and the socket it leads to (none without a proxy).
  */
 const WRAPPER = [
-  'if [ -n "$3" ]; then',
-  '  socat "TCP-LISTEN:$2,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$3" </dev/null >/dev/null 2>&1 &',
-  '  bridge=$!',
+  'command=$1',
+  'shift',
+  'bridges=',
+  'while [ "$#" -ge 2 ]; do',
+  '  socat "TCP-LISTEN:$1,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$2" </dev/null >/dev/null 2>&1 &',
+  '  bridges="$bridges $!"',
   // Listening shows in /proc/net/tcp as 127.0.0.1:<port in hex> with state 0A; no test connection needed.
-  '  hex=$(printf "%04X" "$2")',
+  '  hex=$(printf "%04X" "$1")',
   '  for _ in $(seq 1 1000); do grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break; sleep 0.01; done',
-  'fi',
-  'bash -eo pipefail -c "$1"',
+  '  shift 2',
+  'done',
+  'bash -eo pipefail -c "$command"',
   'status=$?',
-  '[ -z "${bridge:-}" ] || kill "$bridge" 2>/dev/null',
+  // Word splitting on purpose: one pid per word.
+  '[ -z "$bridges" ] || kill $bridges 2>/dev/null',
   'exit $status',
 ].join('\n');
 
@@ -242,6 +300,8 @@ export interface BwrapPlan {
   home: string;
   tmp: string;
   socket: string | undefined;
+  /** Further ports bridged to sockets of the step process (only with `socket`: an allow-list network). */
+  bridges?: ReadonlyArray<{ port: number; socket: string }>;
   keep: boolean;
   /** The runner's DOCKER_HOST: its socket is the Docker socket a `docker: true` service keeps. */
   dockerHost?: string;
@@ -321,8 +381,9 @@ export function bwrapArgv(sandbox: Extract<SandboxAvailability, { available: tru
   for (const [inHome, host] of Object.entries(plan.policy.caches ?? {})) args.push('--bind', host, join(plan.home, inHome));
   for (const folder of plan.policy.readOnly ?? []) if (existsSync(folder)) args.push('--ro-bind', folder, folder);
   for (const socket of docker) args.push('--bind', socket, socket);
-  if (plan.socket) args.push('--ro-bind', plan.socket, plan.socket);
-  args.push('--chdir', plan.cwd, '--', sandbox.bash, '-c', WRAPPER, 'conveyor-sandbox', plan.command, String(PROXY_PORT), plan.socket ?? '');
+  const bridges = plan.socket ? [{ port: PROXY_PORT, socket: plan.socket }, ...(plan.bridges ?? [])] : [];
+  for (const b of bridges) args.push('--ro-bind', b.socket, b.socket);
+  args.push('--chdir', plan.cwd, '--', sandbox.bash, '-c', WRAPPER, 'conveyor-sandbox', plan.command, ...bridges.flatMap((b) => [String(b.port), b.socket]));
   return args;
 }
 

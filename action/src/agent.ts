@@ -20,7 +20,8 @@ import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
 import { code } from '../../core/text.ts';
 import { openTranscript } from './transcript.ts';
-import { collectUsage, usageSources } from './usage.ts';
+import { collectUsage, usageSources, type UsageSources } from './usage.ts';
+import { openModelRoute, type ModelRoute } from './model-route.ts';
 import { identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -32,6 +33,8 @@ export interface AgentOutcome extends CommandResult {
   resultText?: string;
   /** Where its full transcript is kept, when it is. */
   transcript?: string;
+  /** The models it reported using (its CLI's events or usage file, or its own usage file), the main one first. */
+  models?: string[];
   stallMinutes: number;
 }
 
@@ -64,8 +67,10 @@ function agentEnvironment(
   ws: Workspace,
   agent: ResolvedAgent,
   command: AgentCommand,
-  files: { promptFile: string; resultFile: string; usageFile: string; PATH: string },
+  files: { promptFile: string; resultFile: string; usageFile: string; PATH: string; cliUsageFile?: string; schemaFile?: string },
+  given: { secrets: Record<string, string>; route?: Record<string, string> },
 ): Record<string, string> {
+  const preset = agent.preset ? PRESETS[agent.preset] : undefined;
   return safeEnvironment(ctx, {
     // Commits made by the agent need an identity on runners that have none.
     GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || 'Conveyor',
@@ -73,12 +78,19 @@ function agentEnvironment(
     GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || 'Conveyor',
     GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || 'conveyor@users.noreply.github.com',
     ...command.env,
+    // Only when Conveyor's sandbox is the guard: without it nothing else is.
+    ...(preset && ctx.sandbox.availability.available ? preset.sandboxedEnv : {}),
     ...agent.env,
-    ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
+    ...given.secrets,
+    // Last: the placeholders of the keys Conveyor keeps, and where the CLI finds its forwarder.
+    ...given.route,
     PATH: files.PATH,
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
     CONVEYOR_USAGE_FILE: files.usageFile,
+    // For a `run` that calls its preset's CLI itself: where that CLI writes its usage, and the verdict's schema.
+    ...(files.cliUsageFile ? { CONVEYOR_CLI_USAGE_FILE: files.cliUsageFile } : {}),
+    ...(files.schemaFile ? { CONVEYOR_VERDICT_SCHEMA_FILE: files.schemaFile } : {}),
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...(agent.model ? { CONVEYOR_MODEL: agent.model } : {}),
@@ -191,8 +203,59 @@ async function runInExchange(
   if (options.role === 'reviewer') await exchange.write('verdict.schema.json', JSON.stringify(structuredVerdictJsonSchema()));
   for (const r of ws.repos) await r.git.exclude(command.leaves);
 
-  // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come).
-  const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile, ...toolsPath });
+  // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come),
+  // its model's keys kept in the step process where its CLI allows (model-route.ts).
+  const secrets = secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`);
+  const route = await openModelRoute(ctx, agent, secrets, label);
+  try {
+    return await runCommandOf(ctx, payload, ws, agent, exchange, {
+      label,
+      command,
+      cwd,
+      usage,
+      prefix,
+      env: agentEnvironment(
+        ctx,
+        payload,
+        ws,
+        agent,
+        command,
+        {
+          ...files,
+          usageFile: usage.usageFile,
+          ...toolsPath,
+          ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
+          ...(options.role === 'reviewer' ? { schemaFile } : {}),
+        },
+        { secrets, ...(route ? { route: route.env } : {}) },
+      ),
+      routePolicy: route?.policy ?? {},
+      files,
+    });
+  } finally {
+    await route?.close();
+  }
+}
+
+/** Runs the agent's command and reads back what it used and what it wrote. */
+async function runCommandOf(
+  ctx: StepContext,
+  payload: StepPayload,
+  ws: Workspace,
+  agent: ResolvedAgent,
+  exchange: Exchange,
+  run: {
+    label: string;
+    command: AgentCommand;
+    cwd: string;
+    usage: UsageSources;
+    prefix: string;
+    env: Record<string, string>;
+    routePolicy: ModelRoute['policy'];
+    files: { promptFile: string; resultFile: string };
+  },
+): Promise<AgentOutcome> {
+  const { label, command, cwd, usage, prefix, env, files } = run;
   if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
@@ -207,7 +270,7 @@ async function runInExchange(
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws, agent, exchange.dir),
+    sandbox: agentIsolation(ws, agent, exchange.dir, run.routePolicy),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
     onLine: (line) => {
@@ -219,7 +282,7 @@ async function runInExchange(
 
   // 4. What it used (whatever became of it), and what it wrote or the verdict its CLI gave: kept
   // in memory, never written back where the agent could have put a link.
-  await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log);
+  const used = await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log, agent.model);
   const written = await exchange.read(`${prefix}result.json`, `what ${label} left at $CONVEYOR_RESULT_FILE`);
   const given =
     command.verdict === 'structured-output' ? structured : command.verdict === 'reply' && written === undefined ? replyVerdictOf(result.output) : undefined;
@@ -230,6 +293,7 @@ async function runInExchange(
     cwd,
     ...files,
     stallMinutes,
+    ...(used?.models ? { models: used.models } : {}),
     ...(resultText !== undefined ? { resultText } : {}),
     ...(transcript ? { transcript: transcript.path } : {}),
   };

@@ -36,7 +36,10 @@ export function agentCommand(agent: ResolvedAgent, place: CommandPlace): AgentCo
   const leaves = [...(preset?.leaves ?? [])];
   if (agent.run !== undefined || !preset) {
     const note = agent.maxUsd !== undefined ? `max-usd ${agent.maxUsd} is given to its own \`run\` as $CONVEYOR_MAX_USD only` : undefined;
-    return { command: agent.run ?? 'false', verdict: 'agent-writes-file', env, leaves, ...(note ? { maxUsdNote: note } : {}) };
+    // `run` replaces the command line only: a preset's reviewer still gives its verdict the preset's
+    // way (its structured output, its reply), and $CONVEYOR_RESULT_FILE still counts when written.
+    const verdict = preset && place.role === 'reviewer' ? preset.reviewer.verdict : 'agent-writes-file';
+    return { command: agent.run ?? 'false', verdict, env, leaves, ...(note ? { maxUsdNote: note } : {}) };
   }
   const budget = agent.maxUsd !== undefined && 'flag' in preset.maxUsd ? [preset.maxUsd.flag, String(agent.maxUsd)] : [];
   const args: PresetArg[] = [

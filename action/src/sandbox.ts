@@ -71,9 +71,17 @@ function gitFolders(ws: Workspace): string[] {
   return [ws.gitRoot];
 }
 
-/** An agent writes only in the workspace and the folder it hands files back in, and reaches only its allowed hosts. */
-export function agentIsolation(ws: Workspace, agent: ResolvedAgent, exchange: string): Isolation {
-  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange], readOnly: gitFolders(ws) } };
+/**
+ * An agent writes only in the workspace and the folder it hands files back in, and reaches only its
+ * allowed hosts, and its key forwarder when it has one (`route`: the bridge, its CLI's settings in its HOME).
+ */
+export function agentIsolation(
+  ws: Workspace,
+  agent: ResolvedAgent,
+  exchange: string,
+  route: Pick<SandboxPolicy, 'homeFiles' | 'homeVariables' | 'bridges'> = {},
+): Isolation {
+  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange], readOnly: gitFolders(ws), ...route } };
 }
 
 /**

@@ -6,6 +6,7 @@
 // differs from what the CLI said. A usage file that is not the contract's shape is said in the log
 // and on the check run, and ignored: usage is bookkeeping, never a reason for a step to fail.
 import { join } from 'node:path';
+import { code } from '../../core/text.ts';
 import { readHandedBack } from './exchange.ts';
 import { PRESETS } from '../../core/config/presets.ts';
 import { describeDisputes, describeSources, recordedUsage, type RecordedUsage } from '../../core/contract/usage-record.ts';
@@ -20,6 +21,8 @@ export interface AgentUsage {
   usage: Usage;
   /** Where the figures came from. */
   from: RecordedUsage['from'];
+  /** Its configured `model`, shown beside the models it reported. */
+  configured?: string;
   /** Each figure the agent's file and its CLI gave differently: what each said and which counted. */
   disputes: string[];
 }
@@ -52,8 +55,9 @@ export interface UsageSources {
  */
 export function usageSources(agent: ResolvedAgent, dir: string, prefix: string): UsageSources {
   const usageFile = join(dir, `${prefix}usage.json`);
-  // A preset's command line only: an agent's own `run` prints whatever it likes.
-  const preset = agent.run === undefined && agent.preset ? PRESETS[agent.preset] : undefined;
+  // A preset's CLI is read whether the preset's command line runs it or the agent's own `run` does
+  // (which may wrap it): what the CLI reports counts as the CLI's, and the agent's file cannot lower it.
+  const preset = agent.preset ? PRESETS[agent.preset] : undefined;
   const cliUsageFile = preset?.usage.from === 'file' ? join(dir, `${prefix}cli-usage.json`) : undefined;
   const reader = preset?.usage.from === 'events' ? usageReaderFor(preset.name) : undefined;
   return { dir, usageFile, ...(cliUsageFile ? { cliUsageFile } : {}), ...(reader ? { reader } : {}) };
@@ -76,7 +80,8 @@ export async function collectUsage(
   sources: UsageSources,
   scrub: (t: string) => string,
   log: (line: string) => void,
-): Promise<void> {
+  configured?: string,
+): Promise<Usage | undefined> {
   const written = await readText(sources.usageFile, sources.dir);
   let claimed: Usage | undefined;
   if (written !== undefined) {
@@ -93,12 +98,28 @@ export async function collectUsage(
   const record = recordedUsage(fromCli, claimed);
   if (!record) {
     if (written === undefined) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
-    return;
+    return undefined;
   }
   const disputes = describeDisputes(record);
-  meter.runs.push({ who, usage: record.usage, from: record.from, disputes });
+  meter.runs.push({ who, usage: record.usage, from: record.from, disputes, ...(configured ? { configured } : {}) });
   log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
   for (const d of disputes) log(`conveyor: ${who}: ${d}`);
+  return record.usage;
+}
+
+/**
+ * The models an agent run reported using, and its configured `model` where that is not among them
+ * (a CLI may run another model than it was given).
+ */
+function modelCell(r: AgentUsage): string {
+  // A model's name is what the agent or its CLI said: shown as code, never as Markdown.
+  const name = (m: string) => code(m, { table: true });
+  const reported = r.usage.models ?? [];
+  const configured = r.configured;
+  if (!reported.length) return configured ? `${name(configured)} (configured; none reported)` : 'none reported';
+  const named = configured?.slice(configured.lastIndexOf('/') + 1);
+  const differs = configured !== undefined && named !== undefined && !reported.includes(named) && !reported.includes(configured);
+  return `${reported.map(name).join(', ')}${differs ? ` (configured: ${name(configured)})` : ''}`;
 }
 
 /**
@@ -112,10 +133,8 @@ export function withUsageReport(result: StepResult, meter: UsageMeter, payload: 
   const total = meter.total();
   const lines: string[] = [];
   if (meter.runs.length > 0) {
-    const rows = meter.runs.map(
-      (r) => `| ${r.who} | ${describeUsage(r.usage)}${r.usage.models?.length ? ` (${r.usage.models.join(', ')})` : ''} | ${r.from} |`,
-    );
-    lines.push(['| agent run | usage | reported by |', '| --- | --- | --- |', ...rows].join('\n'));
+    const rows = meter.runs.map((r) => `| ${r.who} | ${modelCell(r)} | ${describeUsage(r.usage)} | ${r.from} |`);
+    lines.push(['| agent run | model | usage | reported by |', '| --- | --- | --- | --- |', ...rows].join('\n'));
     if (meter.runs.length > 1) lines.push(`This attempt: ${describeUsage(total)}.`);
   }
   const before = payload?.usageSoFar;

@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { action, EXIT } from '../program.ts';
 import { DEFAULT_CONFIG_PATH, formatConfigErrors, loadConfigFile } from '../config-file.ts';
 import { say, warnRaw } from '../../lib/terminal.ts';
+import { modelApiOf } from '../../core/config/model-api.ts';
+import type { Config } from '../../core/config/schema.ts';
 
 export function register(program: Command): void {
   program
@@ -29,6 +31,7 @@ export function register(program: Command): void {
           count(Object.keys(config.agents ?? {}).length, 'agent'),
         ];
         say(`✓ ${opts.config}: ${parts.join(', ')}${warnings.length ? ` (${count(warnings.length, 'warning')})` : ''}`);
+        for (const line of endpointLines(config)) say(line);
         return EXIT.ok;
       }),
     );
@@ -36,4 +39,19 @@ export function register(program: Command): void {
 
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Each agent pointed at an endpoint of its own: where it goes, and which of its keys Conveyor keeps. */
+export function endpointLines(config: Config): string[] {
+  const lines: string[] = [];
+  for (const [name, agent] of Object.entries(config.agents ?? {})) {
+    if (agent.endpoint === undefined && agent.provider === undefined) continue;
+    const api = modelApiOf({ preset: agent.preset, model: agent.model, endpoint: agent.endpoint, provider: agent.provider, wireApi: agent['wire-api'] });
+    if (!api) continue;
+    const keys = api.keys.map((k) => k.variable).join(', ');
+    lines.push(
+      `  agent "${name}" talks to ${api.endpoint}${agent.provider ? ` (Copilot CLI's ${agent.provider} provider)` : ''}; ${keys} kept by Conveyor's key forwarder`,
+    );
+  }
+  return lines;
 }

@@ -1,7 +1,7 @@
 // Every default of `.github/conveyor.yml` in one place: the validator and the plan compiler must
 // agree on them, and the plan hash depends on them.
 import type { AgentConfig, StepConfig, StepKind } from './schema.ts';
-import { PRESETS } from './presets.ts';
+import { presetHosts } from './model-api.ts';
 
 export const DEFAULT_LABEL = 'conveyor';
 export const DEFAULT_PIPELINE = 'default';
@@ -25,7 +25,7 @@ export const DEFAULT_SANDBOX = 'best-effort' as const;
  * model vendor's API, its own update host where it insists). A plain `run` needs nothing.
  */
 export function defaultAgentHosts(agent: AgentConfig): string[] {
-  return agent.preset ? [...PRESETS[agent.preset].hosts] : [];
+  return agent.preset ? presetHosts(agent.preset, agent.provider) : [];
 }
 
 /** Step timeouts by kind, in minutes. An approval waits for people and is never timed out by

@@ -45,6 +45,8 @@ export interface Preset {
   hosts: string[];
   /** Fixed variables that keep the CLI quiet and unattended (no auto-update, no telemetry). */
   env: Record<string, string>;
+  /** Variables that tell the CLI an outer sandbox guards it, given only when Conveyor's sandbox runs it. */
+  sandboxedEnv: Record<string, string>;
   /** Arguments after the executable, every role. */
   args: PresetArg[];
   /** Extra arguments when the agent runs outside a git repository (the coder of several repositories runs at the workspace root). */
@@ -80,7 +82,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     install: NPM_GLOBAL('@anthropic-ai/claude-code'),
     credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
     hosts: ['api.anthropic.com'],
-    env: { DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
+    env: { DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: '1' },
+    // It refuses bypassPermissions as root ("… cannot be used with root/sudo privileges") unless told a sandbox guards it.
+    sandboxedEnv: { IS_SANDBOX: '1' },
     // stream-json prints each event as it happens (the stall guard sees an agent that works); with
     // --print it needs --verbose. The sandbox is the guard, so nothing asks for permission.
     args: ['--print', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--add-dir', { env: 'CONVEYOR_WORKSPACE' }],
@@ -105,6 +110,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     credentials: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
     hosts: ['api.openai.com'],
     env: {},
+    sandboxedEnv: {},
     // Conveyor's sandbox is the external one the flag's help asks for; Codex's own would nest in it.
     args: ['exec', '--json', '--color', 'never', '--dangerously-bypass-approvals-and-sandbox'],
     outsideRepoArgs: ['--skip-git-repo-check'],
@@ -127,6 +133,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     hosts: ['generativelanguage.googleapis.com'],
     env: { GEMINI_SANDBOX: 'false' },
+    sandboxedEnv: {},
     // --prompt makes it headless and is appended to the prompt read from standard input.
     args: [
       '--output-format',
@@ -161,6 +168,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     credentials: ['COPILOT_GITHUB_TOKEN'],
     hosts: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
     env: {},
+    sandboxedEnv: {},
     // It takes the prompt as --prompt's value only: the file's text goes there (up to 128 KiB, the
     // system's limit on one argument).
     args: ['--allow-all', '--no-ask-user', '--no-auto-update', '--output-format', 'json'],
@@ -185,6 +193,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
     hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'api.deepseek.com', 'openrouter.ai'],
     env: {},
+    sandboxedEnv: {},
     // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
     // the commits; Aider must neither commit nor edit .gitignore.
     args: [

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { REPO_NAME } from '../repo-name.ts';
 import { PRESET_NAMES } from './presets.ts';
+import { COPILOT_PROVIDERS, WIRE_APIS } from './model-api.ts';
 import { VARIABLE_NAME } from './secret-names.ts';
 
 const name = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
@@ -33,6 +34,25 @@ const dollars = z
   .number({ error: 'must be a number of US dollars, e.g. 20 or 2.5' })
   .positive('must be more than 0 US dollars')
   .max(100_000, 'must be at most 100000 US dollars');
+/** A model API's base URL: http(s), no credentials in it (keys go in `secrets`), no query or fragment (the CLI appends its paths). */
+const endpointUrl = z.string().superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://gateway.example.com/v1' });
+    return;
+  }
+  const problem =
+    url.protocol !== 'https:' && url.protocol !== 'http:'
+      ? `must be an https URL (http for a model server on this machine), not ${url.protocol}`
+      : url.username || url.password
+        ? 'must not hold credentials: list the key in `secrets`, where it is masked and kept from the agent'
+        : url.search || url.hash || text.includes('?') || text.includes('#')
+          ? 'must be a base URL without a query or fragment: the CLI appends its own paths'
+          : undefined;
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 const runnerLabel = z.string().trim().min(1, 'must not be empty');
 /** Passed to the workflow's job as its `runs-on` (GitHub's `jobs.<id>.runs-on`: one label, or labels a runner must all have). */
 const runsOnSchema = z
@@ -55,6 +75,21 @@ export const agentSchema = z.strictObject({
     .min(1)
     .optional()
     .describe("Model passed to the agent (as $CONVEYOR_MODEL, and to a preset's CLI); also used to judge whether a review is independent."),
+  endpoint: endpointUrl
+    .optional()
+    .describe(
+      "The model API the preset's CLI talks to (a gateway, a regional or enterprise endpoint, a local model server); default: its vendor's. Its host joins `network.allow`.",
+    ),
+  provider: z
+    .enum(COPILOT_PROVIDERS)
+    .optional()
+    .describe(
+      'Copilot CLI only: its bring-your-own-key mode with this provider (no GitHub sign-in; COPILOT_PROVIDER_API_KEY is the key); azure needs `endpoint`.',
+    ),
+  'wire-api': z
+    .enum(WIRE_APIS)
+    .optional()
+    .describe("Copilot CLI with `provider` openai or azure: the provider's wire API, Chat Completions (default) or Responses (GPT-5 models)."),
   secrets: secretsSchema.optional(),
   setup: command.optional().describe('Runs before the agent, e.g. to install its CLI; default for a preset: install its CLI unless it is on PATH.'),
   'setup-timeout-minutes': setupTimeout,

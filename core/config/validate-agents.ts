@@ -3,8 +3,9 @@
 import type { ConfigProblem } from './issues.ts';
 import type { PathSegment } from './locate.ts';
 import type { Obj } from './names.ts';
-import { obj, strings } from './names.ts';
-import { PRESET_NAMES } from './presets.ts';
+import { obj, str, strings } from './names.ts';
+import { isPresetName, PRESET_NAMES } from './presets.ts';
+import { COPILOT_PROVIDERS, endpointProblem, WIRE_APIS, type CopilotProvider } from './model-api.ts';
 import { secretNameProblem } from './secret-names.ts';
 
 export function validateAgents(agents: Obj, problems: ConfigProblem[]): void {
@@ -20,6 +21,43 @@ export function validateAgents(agents: Obj, problems: ConfigProblem[]): void {
       });
     }
     validateSecrets(agent.secrets, [...at, 'secrets'], problems);
+    validateModelApi(agent, at, problems);
+  }
+}
+
+/** `endpoint`, `provider` and `wire-api`: what the agent's preset can be pointed with. Wrong types are the schema's business. */
+function validateModelApi(agent: Obj, at: PathSegment[], problems: ConfigProblem[]): void {
+  const preset = isPresetName(agent.preset) ? agent.preset : undefined;
+  const provider = (COPILOT_PROVIDERS as readonly unknown[]).includes(agent.provider) ? (agent.provider as CopilotProvider) : undefined;
+  const wire = (WIRE_APIS as readonly unknown[]).includes(agent['wire-api']);
+  if ('provider' in agent && preset !== 'copilot') {
+    problems.push({
+      path: [...at, 'provider'],
+      at: 'key',
+      message: "`provider` chooses Copilot CLI's bring-your-own-key mode; this agent's preset is not `copilot`",
+    });
+  }
+  if ('wire-api' in agent && wire) {
+    if (!provider)
+      problems.push({ path: [...at, 'wire-api'], at: 'key', message: '`wire-api` is the wire API of a Copilot CLI `provider`: set `provider` too' });
+    else if (provider === 'anthropic') {
+      problems.push({
+        path: [...at, 'wire-api'],
+        at: 'key',
+        message: 'the anthropic provider speaks the Messages API only; `wire-api` is for openai and azure',
+      });
+    }
+  }
+  if (preset === 'copilot' && provider === 'azure' && !('endpoint' in agent)) {
+    problems.push({
+      path: [...at, 'provider'],
+      message: 'the azure provider has no endpoint of its own: set `endpoint` to your Azure OpenAI resource (https://<name>.openai.azure.com)',
+    });
+  }
+  const endpoint = str(agent.endpoint);
+  if (endpoint !== undefined) {
+    const problem = endpointProblem({ preset, model: str(agent.model), endpoint, provider });
+    if (problem) problems.push({ path: [...at, 'endpoint'], at: 'key', message: problem });
   }
 }
 

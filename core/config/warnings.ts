@@ -2,6 +2,7 @@
 // likely not work where it runs. Pure: the caller says which variables its environment sets.
 import type { ConfigProblem } from './issues.ts';
 import { PRESETS } from './presets.ts';
+import { isLoopbackHost, presetCredentials } from './model-api.ts';
 import type { Config } from './schema.ts';
 
 /**
@@ -13,16 +14,34 @@ export function credentialWarnings(config: Config, isSet: (name: string) => bool
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
     if (!agent.preset) continue;
     const preset = PRESETS[agent.preset];
+    const credentials = presetCredentials(agent.preset, agent.provider);
     const listed = new Set(agent.secrets ?? []);
-    if (preset.credentials.some((c) => listed.has(c) || isSet(c))) continue;
-    const first = preset.credentials[0]!;
-    const which = preset.credentials.length === 1 ? first : `one of ${preset.credentials.join(', ')}`;
+    if (credentials.some((c) => listed.has(c) || isSet(c))) continue;
+    // A model server on this machine usually takes no key.
+    if (agent.endpoint !== undefined && isLoopbackHost(new URL(agent.endpoint).hostname)) continue;
+    const first = credentials[0]!;
+    const which = credentials.length === 1 ? first : `one of ${credentials.join(', ')}`;
     warnings.push({
       path: ['agents', name, 'preset'],
       message:
         `agent "${name}" (${preset.title}) will find no credential: its CLI reads ${which}, and none is listed in \`secrets\` or set in this shell. ` +
         `On GitHub, give it in the action step's \`env:\` (e.g. \`${first}: \${{ secrets.${first} }}\`, see the workflow template) and list it in \`secrets\`; ` +
         "ignore this if the agent signs in another way (e.g. a cloud provider's credentials listed in `secrets`)",
+    });
+  }
+  return warnings;
+}
+
+/** Agents whose `endpoint` is plain http to another machine: their key (set by Conveyor's forwarder) would cross the network unencrypted. */
+export function endpointWarnings(config: Config): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  for (const [name, agent] of Object.entries(config.agents ?? {})) {
+    if (agent.endpoint === undefined) continue;
+    const url = new URL(agent.endpoint);
+    if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) continue;
+    warnings.push({
+      path: ['agents', name, 'endpoint'],
+      message: `agent "${name}" talks to ${url.host} over plain http: its key and every prompt cross the network unencrypted and unauthenticated; use https unless the network between them is yours alone`,
     });
   }
   return warnings;

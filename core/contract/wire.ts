@@ -89,7 +89,15 @@ export const stepPayloadSchema = z.object({
    * The code step's agent and its `writes` (path prefixes): review independence judges against the
    * agent, and every repair of the run (a gate's, a review's, a merge conflict's) keeps to `writes`.
    */
-  coder: z.object({ agent: z.string(), model: z.string().optional(), writes: z.array(z.string()).optional() }).optional(),
+  coder: z
+    .object({
+      agent: z.string(),
+      model: z.string().optional(),
+      /** The models the code step's attempts reported using (absent while none did). */
+      models: z.array(z.string().max(200)).max(20).optional(),
+      writes: z.array(z.string()).optional(),
+    })
+    .optional(),
   /**
    * The app's public URL (CONVEYOR_PUBLIC_URL on the app), for the record and for actions of
    * earlier versions. The action never sends a token there: whoever may dispatch the workflow

@@ -7,6 +7,7 @@ import { hashPlan } from './hash.ts';
 import { topologicalWaves } from '../graph.ts';
 import { agentsOfStep, servicesOfStep } from './steps.ts';
 import { PRESETS, presetSetup } from '../config/presets.ts';
+import { endpointHost, isLoopbackHost, presetCredentials } from '../config/model-api.ts';
 import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
 import {
   DEFAULT_AGENT_TIMEOUT_MINUTES,
@@ -198,17 +199,28 @@ function resolveAgent(config: Config, name: string): ResolvedAgent {
   // The agent's own setup replaces its preset's install.
   const setup = agent.setup ?? (preset ? presetSetup(preset) : undefined);
   const stall = agent['stall-minutes'] ?? DEFAULT_STALL_MINUTES;
+  const endpoint = endpointHost({ preset: agent.preset, model: agent.model, endpoint: agent.endpoint, provider: agent.provider });
+  // Never a loopback host: the proxy would open every port of the runner's loopback to the agent,
+  // and the key forwarder (in the step process) is what reaches a model server there.
+  const host = endpoint !== undefined && !isLoopbackHost(endpoint) ? endpoint : undefined;
   return {
     name,
     ...(agent.run !== undefined && { run: agent.run }),
     ...(agent.preset !== undefined && { preset: agent.preset }),
     ...(agent.model !== undefined && { model: agent.model }),
+    // Written only when given: plans (and hashes) from before these keys stay the same.
+    ...(agent.endpoint !== undefined && { endpoint: agent.endpoint }),
+    ...(agent.provider !== undefined && { provider: agent.provider }),
+    ...(agent['wire-api'] !== undefined && { wireApi: agent['wire-api'] }),
     timeoutMinutes: agent['timeout-minutes'] ?? DEFAULT_AGENT_TIMEOUT_MINUTES,
     ...(stall !== DEFAULT_STALL_MINUTES && { stallMinutes: stall }),
     env: sortedRecord(agent.env ?? {}),
-    ...secretsOf([...(agent.secrets ?? []), ...(preset?.credentials ?? [])]),
+    ...secretsOf([...(agent.secrets ?? []), ...(preset ? presetCredentials(preset.name, agent.provider) : [])]),
     ...setupOf(setup, agent['setup-timeout-minutes']),
-    ...networkOf(agent.network?.allow ?? defaultAgentHosts(agent)),
+    // The endpoint's host joins whatever the agent may reach, as its vendor's host does by default:
+    // the preset points its CLI at the key forwarder, but an own `run` may call the CLI with
+    // settings of its own that go there directly.
+    ...networkOf([...(agent.network?.allow ?? defaultAgentHosts(agent)), ...(host ? [host] : [])]),
     ...(agent['max-usd'] !== undefined && { maxUsd: agent['max-usd'] }),
   };
 }

@@ -1,7 +1,8 @@
 // A compiled plan as text a person reads: what runs in which order, where repairs loop back,
 // which repositories change, what deploys first, and the hash a run is pinned to.
-import type { Plan, PlanStep } from './types.ts';
+import type { Plan, PlanStep, ResolvedAgent } from './types.ts';
 import { DEFAULT_RUNS_ON } from '../config/defaults.ts';
+import { modelApiOf } from '../config/model-api.ts';
 
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
@@ -51,6 +52,14 @@ export function formatPlan(plan: Plan): string {
     out.push(`  ${i + 1}  ${names.join(', ')}`);
   });
   out.push('');
+
+  const agents = Object.values(plan.agents);
+  if (agents.length) {
+    out.push('Agents');
+    const nameWidth = Math.max(...agents.map((a) => a.name.length));
+    for (const a of agents) out.push(`  ${a.name.padEnd(nameWidth)}  ${describeAgent(a).join('; ')}`);
+    out.push('');
+  }
 
   out.push(
     `Sandbox  ${plan.sandbox === 'required' ? 'required: a step fails where none can be made' : 'best-effort: where none can be made, commands run without and say so'}`,
@@ -116,4 +125,24 @@ function describeStep(step: PlanStep): string {
 function duration(minutes: number): string {
   if (minutes < 60 || minutes % 60 !== 0) return `${minutes}m`;
   return `${minutes / 60}h`;
+}
+
+/**
+ * An agent for people: what runs, its model, the model API it talks to and how its keys travel
+ * (kept by Conveyor's forwarder, or passed by name), and the hosts its sandbox reaches.
+ */
+export function describeAgent(a: ResolvedAgent): string[] {
+  const parts = [a.preset ? `preset ${a.preset}${a.run !== undefined ? ' with its own `run`' : ''}` : 'its own `run`'];
+  if (a.model) parts.push(`model ${a.model}`);
+  if (a.provider) parts.push(`provider ${a.provider}${a.wireApi ? ` (${a.wireApi})` : ''}`);
+  const api = modelApiOf(a);
+  if (api) {
+    parts.push(`endpoint ${api.endpoint}${a.endpoint === undefined ? " (its vendor's)" : ''}`);
+    const kept = api.keys.map((k) => k.variable);
+    const byName = (a.secrets ?? []).filter((s) => !kept.includes(s));
+    parts.push(`${kept.join(', ')} kept by Conveyor's key forwarder (the agent holds a placeholder)`);
+    if (byName.length) parts.push(`passed by name: ${byName.join(', ')}`);
+  } else if (a.secrets?.length) parts.push(`passed by name: ${a.secrets.join(', ')}`);
+  parts.push(a.network?.allow.length ? `network ${a.network.allow.join(', ')}` : 'no network');
+  return parts;
 }

@@ -3,6 +3,7 @@
 // by zod schemas (the action parses it back at the boundary).
 import { z } from 'zod';
 import { PRESET_NAMES } from '../config/presets.ts';
+import { COPILOT_PROVIDERS, WIRE_APIS } from '../config/model-api.ts';
 
 // Keys added after plans were first stored are written only when they say something (not their
 // default), so that a plan, and its hash, from before them stays the same.
@@ -12,6 +13,11 @@ export const resolvedAgentSchema = z.object({
   run: z.string().optional(),
   preset: z.enum(PRESET_NAMES).optional(),
   model: z.string().optional(),
+  /** The model API its preset's CLI is pointed at; absent: its vendor's. */
+  endpoint: z.string().optional(),
+  /** Copilot CLI's bring-your-own-key provider, and its wire API. */
+  provider: z.enum(COPILOT_PROVIDERS).optional(),
+  wireApi: z.enum(WIRE_APIS).optional(),
   timeoutMinutes: z.number().int(),
   /** Minutes without output or workspace change before the agent is stopped; absent: DEFAULT_STALL_MINUTES. */
   stallMinutes: z.number().int().optional(),

@@ -4,7 +4,7 @@ import type { Plan } from '../plan/types.ts';
 import type { Run } from './types.ts';
 import type { AttemptRef } from '../contract/attempt-ref.ts';
 import { findRecord } from './draft.ts';
-import { usageSoFar } from './usage.ts';
+import { stepUsage, usageSoFar } from './usage.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from '../contract/wire.ts';
 
 /** The branch the run works on in every repository of its change set. */
@@ -27,11 +27,21 @@ function agentsOf(plan: Plan, stepId: string): string[] {
   return names;
 }
 
-/** The code step's agent (the first code step in plan order): review independence judges against it, and it repairs a merge conflict. */
-function coderOf(plan: Plan): StepPayload['coder'] {
+/**
+ * The code step's agent (the first code step in plan order): review independence judges against it
+ * (its configured model and, with a run, the models its attempts reported using), and it repairs a
+ * merge conflict.
+ */
+function coderOf(plan: Plan, run?: Run): StepPayload['coder'] {
   const code = plan.steps.find((s) => s.kind === 'code');
   if (!code || code.kind !== 'code') return undefined;
-  return { agent: code.agent, model: plan.agents[code.agent]?.model, ...(code.writes.length > 0 ? { writes: code.writes } : {}) };
+  const models = run ? stepUsage(run.steps[code.id])?.models : undefined;
+  return {
+    agent: code.agent,
+    model: plan.agents[code.agent]?.model,
+    ...(models?.length ? { models } : {}),
+    ...(code.writes.length > 0 ? { writes: code.writes } : {}),
+  };
 }
 
 export function payloadRepos(run: Run): PayloadRepo[] {
@@ -78,7 +88,7 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     ...(findings ? { findings } : {}),
     // A deploy resumes from the outcomes already settled; a teardown names what to remove.
     environments: request.environments ?? (step.kind === 'deploy' ? run.environments : []),
-    coder: coderOf(plan),
+    coder: coderOf(plan, run),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
     ...(plan.commits ? { commits: plan.commits } : {}),
     ...byNameOf(plan),

@@ -1,5 +1,8 @@
 // Whether a review was independent of the code it judged: a different agent AND a different model
-// family. Two versions or snapshots of one model are one family: they share blind spots.
+// family. Two versions or snapshots of one model are one family: they share blind spots. The
+// families are those of the configured models and of every model the agents' CLIs reported using
+// (the code step's attempts, the reviewer's run): a report can only find them the same family,
+// never make up for a `model` left out.
 //
 // A model's family is its id lower-cased, without the provider prefix (everything up to the last
 // `/`: `anthropic/claude-sonnet-4-5` and `bedrock/claude-sonnet-4-5` are the same model served by
@@ -25,7 +28,10 @@ export function modelFamily(model: string): string {
 
 export interface Author {
   agent: string;
+  /** The configured `model`. */
   model?: string | undefined;
+  /** The models its CLI (or its usage file) reported using: they can make a review less independent, never more. */
+  models?: readonly string[] | undefined;
 }
 
 export interface Independence {
@@ -51,5 +57,19 @@ export function judgeIndependence(coder: Author | undefined, reviewer: Author): 
       reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\``,
     };
   }
-  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`)` };
+  // What ran, as reported, beside what was configured: a CLI may run another model than it was
+  // given (a newer one, an "auto" choice), and then the configured names say nothing.
+  const ran = (who: Author) => [who.model!, ...(who.models ?? [])];
+  const reviewerFamilies = new Map(ran(reviewer).map((m) => [modelFamily(m), m]));
+  for (const m of ran(coder)) {
+    const same = reviewerFamilies.get(modelFamily(m));
+    if (same === undefined) continue;
+    const said = (who: Author, name: string) => (name === who.model ? `is configured with ${name}` : `reported using ${name}`);
+    return {
+      independent: false,
+      reason: `coder \`${coder.agent}\` ${said(coder, m)} and reviewer \`${reviewer.agent}\` ${said(reviewer, same)}: the same model family \`${modelFamily(m)}\``,
+    };
+  }
+  const reported = (coder.models?.length ?? 0) + (reviewer.models?.length ?? 0) > 0 ? ', configured and as reported' : '';
+  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`${reported})` };
 }

@@ -2,13 +2,21 @@
 // $CONVEYOR_USAGE_FILE itself (core/config/presets.ts, `usage`). Each reader takes the CLI's JSON
 // lines as they come and keeps only what its documented events say; anything else is not usage.
 //
-// - Claude Code (`--output-format stream-json`): its last event, `{"type": "result"}`, carries
-//   `total_cost_usd`, `num_turns`, `usage` (input tokens split into uncached, cache writes and
-//   cache reads, all three counted as input here) and `modelUsage` keyed by model.
+// - Claude Code (`--output-format stream-json`): its first event, `{"type": "system", "subtype":
+//   "init"}`, names the model it runs (which may not be the one configured); its last, `{"type":
+//   "result"}`, carries `total_cost_usd`, `num_turns`, `usage` (the main model's: input tokens
+//   split into uncached, cache writes and cache reads, all three counted as input here) and
+//   `modelUsage` keyed by model (every model, side requests included, in the same split). The
+//   tokens counted are the larger of the two sums: a run stopped by --max-budget-usd has 0 in
+//   `usage` and its figures in `modelUsage`, and side requests appear only there.
 // - Codex (`exec --json`): each `{"type": "turn.completed"}` carries that turn's `usage`
 //   (`input_tokens`, cached ones included, and `output_tokens`); no cost, no model.
-// - Gemini CLI (`--output-format stream-json`): its last event, `{"type": "result"}`, carries
-//   `stats` with `input_tokens`, `output_tokens` and `models` keyed by model; no cost.
+// - Gemini CLI (`--output-format stream-json`): its first event, `{"type": "init"}`, names the
+//   model; its last, `{"type": "result"}`, carries `stats` with `input_tokens`, `output_tokens`
+//   and `models` keyed by model; no cost.
+//
+// The models a CLI names are recorded with the attempt (the main one first) and judge a review's
+// independence beside the configured `model` (core/steps/independence.ts).
 // - Copilot CLI: its JSON events carry no tokens; `--usage-output-file` writes `modelMetrics`
 //   keyed by model, each with `usage.inputTokens` and `usage.outputTokens`. It bills in premium
 //   requests and AI credits, not dollars: no cost.
@@ -17,7 +25,7 @@
 // one is not usage, and figures added up here stop at the ceiling, as every sum of usage does.
 import { z } from 'zod';
 import type { PresetName } from '../config/presets.ts';
-import { addCounts, compact, isEmptyUsage, sumUsage, usdSchema, type Usage } from '../contract/usage.ts';
+import { addCounts, compact, isEmptyUsage, joinModels, sumUsage, usdSchema, type Usage } from '../contract/usage.ts';
 
 // z.int() stops at Number.MAX_SAFE_INTEGER, the ceiling of a count.
 const count = z.int().nonnegative();
@@ -34,8 +42,23 @@ const claudeResult = z.object({
       output_tokens: count.optional(),
     })
     .optional(),
-  modelUsage: z.record(z.string(), z.unknown()).optional(),
+  modelUsage: z
+    .record(
+      z.string(),
+      z.looseObject({
+        inputTokens: count.optional(),
+        outputTokens: count.optional(),
+        cacheReadInputTokens: count.optional(),
+        cacheCreationInputTokens: count.optional(),
+      }),
+    )
+    .optional(),
 });
+
+/** A model's name as a CLI gives it (the result carries at most 200 characters of one). */
+const modelName = z.string().trim().min(1).max(200);
+const claudeInit = z.object({ type: z.literal('system'), subtype: z.literal('init'), model: modelName });
+const geminiInit = z.object({ type: z.literal('init'), model: modelName });
 
 const codexTurn = z.object({
   type: z.literal('turn.completed'),
@@ -70,27 +93,46 @@ function jsonLine(text: string): unknown {
 
 const present = (u: Usage): Usage | undefined => (isEmptyUsage(u) ? undefined : u);
 
-/** The last event of a kind wins (each run ends with one). */
-function lastOf<T>(schema: z.ZodType<T>, toUsage: (event: T) => Usage): UsageReader {
+/**
+ * The last event of a kind wins (each run ends with one); the model its `init` event named comes
+ * first among the models, and stands alone when the run ended before its result.
+ */
+function lastOf<T>(schema: z.ZodType<T>, toUsage: (event: T) => Usage, init?: z.ZodType<{ model: string }>): UsageReader {
   let found: Usage | undefined;
+  let model: string | undefined;
   return {
     line(text) {
-      const parsed = schema.safeParse(jsonLine(text));
+      const event = jsonLine(text);
+      const started = init?.safeParse(event);
+      if (started?.success) model = started.data.model;
+      const parsed = schema.safeParse(event);
       if (parsed.success) found = present(toUsage(parsed.data));
     },
-    usage: () => found,
+    usage: () => {
+      const models = joinModels(model !== undefined ? [model] : undefined, found?.models);
+      return found || models ? compact({ ...found, models }) : undefined;
+    },
   };
 }
 
 function claudeReader(): UsageReader {
-  return lastOf(claudeResult, (e) =>
-    compact({
-      inputTokens: addCounts(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
-      outputTokens: e.usage?.output_tokens,
-      costUsd: e.total_cost_usd,
-      turns: e.num_turns,
-      models: modelsOf(e.modelUsage),
-    }),
+  return lastOf(
+    claudeResult,
+    (e) => {
+      const byModel = Object.values(e.modelUsage ?? {});
+      const larger = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+      return compact({
+        inputTokens: larger(
+          addCounts(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
+          addCounts(...byModel.flatMap((m) => [m.inputTokens, m.cacheCreationInputTokens, m.cacheReadInputTokens])),
+        ),
+        outputTokens: larger(e.usage?.output_tokens, addCounts(...byModel.map((m) => m.outputTokens))),
+        costUsd: e.total_cost_usd,
+        turns: e.num_turns,
+        models: modelsOf(e.modelUsage),
+      });
+    },
+    claudeInit,
   );
 }
 
@@ -107,11 +149,17 @@ function codexReader(): UsageReader {
 }
 
 function geminiReader(): UsageReader {
-  return lastOf(geminiResult, (e) => compact({ inputTokens: e.stats.input_tokens, outputTokens: e.stats.output_tokens, models: modelsOf(e.stats.models) }));
+  return lastOf(
+    geminiResult,
+    (e) => compact({ inputTokens: e.stats.input_tokens, outputTokens: e.stats.output_tokens, models: modelsOf(e.stats.models) }),
+    geminiInit,
+  );
 }
 
 function modelsOf(byModel: Record<string, unknown> | undefined): string[] | undefined {
-  const names = Object.keys(byModel ?? {}).slice(0, 20);
+  const names = Object.keys(byModel ?? {})
+    .filter((n) => n.length <= 200)
+    .slice(0, 20);
   return names.length ? names : undefined;
 }
 

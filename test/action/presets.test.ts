@@ -3,22 +3,16 @@
 // the prompt, the model and exactly the credentials the agent lists (its own and its preset's)
 // arrive; no other secret-named variable, nor another command's secret, nor a GitHub token does.
 // The coder works at the root of two repositories, the reviewer inside the primary one.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { runEntry } from '../../action/src/entry.ts';
-import { readPayload } from '../../action/src/payload.ts';
-import { configSchema } from '../../core/config/schema.ts';
 import { PRESETS, type PresetName } from '../../core/config/presets.ts';
-import { compilePlan } from '../../core/plan/compile.ts';
+import { modelApiOf } from '../../core/config/model-api.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import type { Usage } from '../../core/contract/usage.ts';
 import { isSecretName } from '../../lib/secrets.ts';
-import { makePayload } from '../helpers/payload.ts';
-import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
-
-const STAND_IN = resolve(import.meta.dirname, '../fixtures/agents/stand-in.mjs');
+import { git } from '../helpers/repos.ts';
+import { createBench, type Bench, type StandInRecord } from './preset-fixture.ts';
 
 /** What the runner's environment holds: every preset's credentials, others' secrets, and tokens. */
 const RUNNER_SECRETS: Record<string, string> = {
@@ -119,41 +113,26 @@ function expectedArgv(preset: PresetName, role: 'coder' | 'reviewer', ws: string
   }
 }
 
-interface Record_ {
-  argv: string[];
-  stdin: string;
-  env: Record<string, string>;
-  cwd: string;
-  /** What its $CONVEYOR_PROMPT_FILE held. */
-  prompt?: string;
-}
-
 /** The folder of a run's own files (its prompt, result, usage), made for that run outside the workspace. */
-const filesOf = (rec: Record_): string => dirname(rec.env.CONVEYOR_PROMPT_FILE!);
+const filesOf = (rec: StandInRecord): string => dirname(rec.env.CONVEYOR_PROMPT_FILE!);
 
-let remotes: Remotes;
+let bench: Bench;
 let scratch: string;
-let bin: string;
+let remotes: Bench['remotes'];
 
 beforeEach(() => {
-  remotes = createRemotes();
-  scratch = tempDir('conveyor-presets-');
-  bin = join(scratch, 'bin');
-  mkdirSync(bin);
-  remotes.create('acme/web', { 'README.md': 'web\n' });
-  remotes.create('acme/api', { 'README.md': 'api\n' });
+  bench = createBench();
+  scratch = bench.scratch;
+  remotes = bench.remotes;
 });
-afterEach(() => {
-  remotes.cleanup();
-  removeDir(scratch);
-});
+afterEach(() => bench.cleanup());
 
-function standIn(name: string): void {
-  writeFileSync(join(bin, name), readFileSync(STAND_IN), { mode: 0o755 });
-}
+const standIn = (name: string) => bench.standIn(name);
+const recordOf = (ws: string, cli: string) => bench.recordOf(ws, cli);
 
-function planFor(preset: PresetName) {
-  const yaml = `
+function payloadFor(preset: PresetName, step: 'implement' | 'review'): StepPayload {
+  return bench.payloadFrom(
+    `
 version: 1
 agents:
   coder: { preset: ${preset}, model: ${MODELS[preset].model}, secrets: [TEAM_MODEL_ROUTE], max-usd: 2.5 }
@@ -168,58 +147,15 @@ pipelines:
     steps:
       - { id: implement, kind: code, agent: coder }
       - { id: review, kind: review, agent: reviewer }
-`;
-  return compilePlan(configSchema.parse(parse(yaml)), 'default');
+`,
+    step,
+  );
 }
 
-function payloadFor(preset: PresetName, step: 'implement' | 'review'): StepPayload {
-  const plan = planFor(preset);
-  const base = makePayload({
-    repos: [
-      { repo: 'acme/web', services: ['web'] },
-      { repo: 'acme/api', services: ['api'] },
-    ],
-  });
-  // As buildPayload carries them: the step's agents, every service, and every name passed by name.
-  const agent = step === 'implement' ? 'coder' : 'reviewer';
-  return {
-    ...base,
-    step: plan.steps.find((s) => s.id === step)!,
-    agents: { [agent]: plan.agents[agent]! },
-    services: plan.services,
-    byName: [
-      ...new Set(
-        Object.values(plan.agents)
-          .flatMap((a) => a.secrets ?? [])
-          .concat(plan.services.web!.secrets!),
-      ),
-    ].sort(),
-  };
-}
+const run = (payload: StepPayload, ws: string, path?: string) => bench.run(payload, ws, { env: RUNNER_SECRETS, ...(path ? { path } : {}) });
 
-async function run(payload: StepPayload, ws: string, path = `${bin}:${process.env.PATH}`) {
-  const payloadPath = join(scratch, `payload-${payload.step.id}.json`);
-  writeFileSync(payloadPath, JSON.stringify(payload));
-  const lines: string[] = [];
-  const result = await runEntry({
-    env: {
-      PATH: path,
-      HOME: process.env.HOME,
-      GITHUB_SERVER_URL: remotes.url,
-      CONVEYOR_PAYLOAD_PATH: payloadPath,
-      CONVEYOR_WORKSPACE_ROOT: ws,
-      // Its own tools folder: a CLI an earlier test installed there is not on this one's PATH.
-      CONVEYOR_CACHE_DIR: join(scratch, 'cache'),
-      ...RUNNER_SECRETS,
-    },
-    payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
-    setSecret: () => undefined,
-    log: (l) => lines.push(l),
-  });
-  return { result, log: lines.join('\n') };
-}
-
-const recordOf = (ws: string, cli: string): Record_ => JSON.parse(readFileSync(join(ws, `stand-in-${cli}.json`), 'utf8')) as Record_;
+/** The credentials of the preset's coder that Conveyor's key forwarder keeps from it. */
+const keptKeys = (preset: PresetName): string[] => modelApiOf({ preset, model: MODELS[preset].model })?.keys.map((k) => k.variable) ?? [];
 
 /** The names in an environment that are secrets of this test or look like one. */
 const secretNames = (env: Record<string, string>): string[] =>
@@ -259,10 +195,18 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
     expect(rec.env.CONVEYOR_MODEL).toBe(MODELS[name].model);
     for (const [k, v] of Object.entries(preset.env)) expect(rec.env[k]).toBe(v);
 
-    // Exactly its preset's credentials and its own listed secret, with their values.
+    // Exactly its preset's credentials and its own listed secret: with their values where they
+    // pass by name, a placeholder where Conveyor's key forwarder keeps the key (model-route.test.ts).
     const wanted = [...preset.credentials, 'TEAM_MODEL_ROUTE'].sort();
     expect(secretNames(rec.env)).toEqual(wanted);
-    for (const k of wanted) expect(rec.env[k]).toBe(RUNNER_SECRETS[k]);
+    const kept = keptKeys(name);
+    for (const k of wanted) {
+      if (kept.includes(k)) expect(rec.env[k]).toMatch(/^conveyor-placeholder-[0-9a-f]{32}$/);
+      else expect(rec.env[k]).toBe(RUNNER_SECRETS[k]);
+    }
+    expect(JSON.stringify(rec)).not.toContain(RUNNER_SECRETS[kept[0] ?? 'none'] ?? 'no kept key');
+    // Conveyor's sandbox is the guard, and the CLI is told so where it asks.
+    for (const [k, v] of Object.entries(preset.sandboxedEnv)) expect(rec.env[k]).toBe(v);
     // The CLI was on PATH: its install did not run.
     expect(existsSync(join(ws, 'stand-in-npm.json'))).toBe(false);
     expect(log).toContain(`agent "coder" gets ${wanted.join(', ')}`);
@@ -306,7 +250,7 @@ describe('a preset whose CLI is not installed', () => {
     const { result, log } = await run(
       payloadFor('claude-code', 'implement'),
       ws,
-      `${bin}:${process.env
+      `${bench.bin}:${process.env
         .PATH!.split(':')
         .filter((d) => !existsSync(join(d, 'claude')))
         .join(':')}`,

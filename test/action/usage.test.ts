@@ -85,7 +85,7 @@ describe("an agent's usage", () => {
     expect(result.usage).toEqual({ inputTokens: 12000, outputTokens: 3400, costUsd: 0.42, turns: 7, models: ['claude-sonnet-4-5'] });
     expect(log).toContain('conveyor: agent "coder" used $0.42 · 12,000 tokens in, 3,400 out · 7 turns (its $CONVEYOR_USAGE_FILE)');
     expect(result.summary).toContain('### Usage');
-    expect(result.summary).toContain('| agent "coder" | $0.42 · 12,000 tokens in, 3,400 out · 7 turns (claude-sonnet-4-5) | the agent |');
+    expect(result.summary).toContain('| agent "coder" | `claude-sonnet-4-5` | $0.42 · 12,000 tokens in, 3,400 out · 7 turns | the agent |');
     expect(sealedFor(result, payload)).toBe(true);
     // The receipt covers the cost: the same result claiming less does not verify.
     expect(sealedFor({ ...result, usage: { ...result.usage, costUsd: 0.01 } }, payload)).toBe(false);
@@ -127,7 +127,7 @@ describe("an agent's usage", () => {
     const { result, log } = await run(payload);
     expect(result.error?.code, `${result.summary}\n${log}`).toBe('gate-not-discriminating');
     expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10, costUsd: 0.05 });
-    expect(result.summary).toContain('| author agent "coder" | $0.05 · 100 tokens in, 10 out | the agent |');
+    expect(result.summary).toContain('| author agent "coder" | none reported | $0.05 · 100 tokens in, 10 out | the agent |');
     expect(sealedFor(result, payload)).toBe(true);
   });
 
@@ -166,7 +166,7 @@ describe("an agent's usage", () => {
     expect(log).toContain(`conveyor: ${who} used $42.50 · 120,000 tokens in, 9,000 out · 31 turns (from its CLI's output)`);
     expect(log).toContain(`conveyor: ${who}: cost: its CLI said $42.50, the agent's $CONVEYOR_USAGE_FILE claimed $0.00; the CLI's $42.50 counted`);
     expect(log).toContain(`conveyor: ${who}: turns: its CLI said 31, the agent's $CONVEYOR_USAGE_FILE claimed 0; the CLI's 31 counted`);
-    expect(result.summary).toContain(`| ${who} | $42.50 · 120,000 tokens in, 9,000 out · 31 turns (claude-sonnet-4-5) | its CLI |`);
+    expect(result.summary).toContain(`| ${who} | \`claude-sonnet-4-5\` | $42.50 · 120,000 tokens in, 9,000 out · 31 turns | its CLI |`);
     expect(result.summary).toContain(
       `> Usage differs: ${who}: cost: its CLI said $42.50, the agent's $CONVEYOR_USAGE_FILE claimed $0.00; the CLI's $42.50 counted.`,
     );
@@ -181,7 +181,7 @@ describe("an agent's usage", () => {
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
     expect(result.usage).toEqual({ inputTokens: 500, outputTokens: 20, costUsd: 0.07 });
     expect(log).toContain("used $0.07 · 500 tokens in, 20 out (from its CLI's output, with cost from its $CONVEYOR_USAGE_FILE)");
-    expect(result.summary).toContain('| agent "coder" (Claude Code) | $0.07 · 500 tokens in, 20 out | its CLI and the agent |');
+    expect(result.summary).toContain('| agent "coder" (Claude Code) | none reported | $0.07 · 500 tokens in, 20 out | its CLI and the agent |');
     expect(result.summary).not.toContain('Usage differs');
 
     removeDir(join(scratch, 'ws'));

@@ -24,6 +24,14 @@ describe('the command line status of a run', () => {
     expect(text).not.toMatch(/\d+ms\b/);
   });
 
+  it('shows the models each attempt reported, beside the configured one where that is not among them', () => {
+    let run = start(plan).run;
+    run = step(run, at(current(run, 'implement', 'success', { usage: { inputTokens: 5, models: ['claude-opus-4-8'] } }), 72)).run;
+    const text = renderRun(run, later(150));
+    expect(text).toContain('Models (as the agents reported them):\n  implement attempt 1  claude-opus-4-8  (configured: anthropic/claude)');
+    expect(renderRun(start(plan).run, later(1))).not.toContain('Models');
+  });
+
   it('says how long a finished run took', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;

@@ -33,6 +33,13 @@ pipelines:
       - { id: b, kind: gate, needs: [c] }
 `,
     'broken.yml': 'version: 1\nservices: [\n',
+    'endpoint.yml': `version: 1
+agents:
+  coder: { preset: codex, endpoint: "https://gateway.example.com/v1", secrets: [OPENAI_API_KEY] }
+services: { web: { repo: acme/web } }
+pipelines:
+  default: { steps: [ { id: a, kind: code, agent: coder } ] }
+`,
     'preset.yml': `version: 1
 agents:
   coder: { preset: claude-code }
@@ -90,6 +97,14 @@ describe('conveyor validate', () => {
     );
     const set = cliSync(['validate', '-c', 'preset.yml'], { cwd: dir, env: { ANTHROPIC_API_KEY: '', CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-1' } });
     expect(set).toMatchObject({ code: 0, stderr: '', stdout: '✓ preset.yml: 1 pipeline, 1 service, 1 agent\n' });
+  });
+
+  it('says where an agent with an endpoint goes, and which of its keys Conveyor keeps from it', () => {
+    const r = cliSync(['validate', '-c', 'endpoint.yml'], { cwd: dir });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      '✓ endpoint.yml: 1 pipeline, 1 service, 1 agent\n  agent "coder" talks to https://gateway.example.com/v1; CODEX_API_KEY, OPENAI_API_KEY kept by Conveyor\'s key forwarder\n',
+    );
   });
 
   it('exits 2 on bad usage', () => {

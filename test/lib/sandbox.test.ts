@@ -285,6 +285,64 @@ describe('a command in the sandbox', () => {
   });
 });
 
+describe("what a command finds in its HOME, and the bridges to the step process's services", () => {
+  const seed = {
+    homeFiles: { '.codex/config.toml': 'openai_base_url = "http://127.0.0.1:3129/v1"\n', '.gemini/settings.json': '{"security":{}}\n' },
+    homeVariables: { CODEX_HOME: '.codex', GEMINI_CLI_HOME: '.' },
+  };
+  const show =
+    'cat "$CODEX_HOME/config.toml" "$GEMINI_CLI_HOME/.gemini/settings.json"; stat -c "%a %n" "$HOME" "$HOME/.codex" "$HOME/.codex/config.toml"; echo "home=$HOME"';
+
+  it('has the files its caller seeded, private to it (HOME and folders 0700, files 0600), in the sandbox and without one', async () => {
+    for (const on of [sandbox, none]) {
+      const r = await run(show, { policy: { network: { allow: [] }, writable: [ws], ...seed } }, on);
+      expect(r.exitCode, r.output).toBe(0);
+      expect(r.output).toContain('openai_base_url = "http://127.0.0.1:3129/v1"');
+      expect(r.output).toContain('{"security":{}}');
+      const home = /home=(\S+)/.exec(r.output)![1]!;
+      expect(r.output).toContain(`700 ${home}\n700 ${home}/.codex\n600 ${home}/.codex/config.toml`);
+      // Never the runner's own HOME; and gone with the command.
+      expect(home).not.toBe(process.env.HOME);
+      expect(existsSync(home)).toBe(false);
+    }
+  });
+
+  it('refuses a seeded path that leaves its HOME', async () => {
+    await expect(run('true', { policy: { network: { allow: [] }, writable: [ws], homeFiles: { '../escaped': 'x' } } })).rejects.toThrow(/not a path inside/);
+  });
+
+  it("reaches a bridged socket at 127.0.0.1:<port> inside, past the proxy (its loopback is its own), and nothing of the host's loopback", async () => {
+    const socket = join(dir, 'svc.sock');
+    // Reads what arrives (a paused socket would never see its end, and close() would wait for it).
+    const svc = createNetServer((c) => c.resume().end('HTTP/1.1 200 OK\r\ncontent-length: 16\r\nconnection: close\r\n\r\nbridged-service\n'));
+    await new Promise<void>((resolve) => svc.listen(socket, resolve));
+    try {
+      const r = await run(
+        [
+          'set +e',
+          'echo "no_proxy=$NO_PROXY"',
+          // curl honours the proxy variables: the bridge answers only because loopback bypasses the proxy.
+          'curl -s --max-time 20 http://127.0.0.1:3129/v1/x',
+          `curl -s --max-time 5 --noproxy "*" http://127.0.0.1:${server.port}/host-loopback || echo "host loopback unreachable"`,
+        ].join('\n'),
+        { policy: { network: { allow: [] }, writable: [ws], bridges: [{ port: 3129, socket }] } },
+      );
+      expect(r.output).toContain('no_proxy=127.0.0.1,localhost,::1');
+      expect(r.output).toContain('bridged-service');
+      expect(r.output).toContain('host loopback unreachable');
+      expect(server.hits.some((h) => h.endsWith('/host-loopback'))).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => svc.close(() => resolve()));
+    }
+  });
+
+  it("refuses a bridge where the command keeps the host's network", async () => {
+    await expect(run('true', { policy: { network: 'open', writable: [ws], bridges: [{ port: 3129, socket: join(dir, 'x.sock') }] } })).rejects.toThrow(
+      /allow-list network/,
+    );
+  });
+});
+
 describe('without a sandbox', () => {
   it('runs the command as before and still ends every process it started (checked by pid)', async () => {
     const mark = randomUUID();

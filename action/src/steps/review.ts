@@ -126,7 +126,7 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       );
     }
     const verdict = reading.verdict;
-    const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });
+    const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model, models: outcome.models });
     const review = { ...verdict, agent: agent.name, ...(agent.model ? { model: agent.model } : {}), independent: independence.independent };
     const scores = `| complexity | risk | impact |\n| --- | --- | --- |\n| ${verdict.scores.complexity} | ${verdict.scores.risk} | ${verdict.scores.impact} |`;
     const who = `${independence.independent ? 'Independent' : '**Not independent**'} review: ${independence.reason}.`;

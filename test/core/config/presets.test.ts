@@ -2,7 +2,9 @@
 // default network, its credentials its secrets, its install its setup (unless the agent has its
 // own); configurations without the new keys compile to the plans, and hashes, they had before.
 import { describe, expect, it } from 'vitest';
-import { credentialWarnings } from '../../../core/config/warnings.ts';
+import { credentialWarnings, endpointWarnings } from '../../../core/config/warnings.ts';
+import { formatPlan } from '../../../core/plan/format.ts';
+import { endpointLines } from '../../../cli/commands/validate.ts';
 import { PRESET_NAMES, PRESETS, presetFlags, presetModel, presetSetup } from '../../../core/config/presets.ts';
 import { HOST_PATTERN } from '../../../core/config/schema.ts';
 import { isGitHubTokenName, secretNameProblem } from '../../../core/config/secret-names.ts';
@@ -114,5 +116,77 @@ describe('credential warnings', () => {
     );
     expect(warnings[0]!.message).toContain('`ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}`');
     expect(credentialWarnings(config(agents), (n) => n === 'CLAUDE_CODE_OAUTH_TOKEN')).toEqual([]);
+  });
+});
+
+describe('an endpoint of its own', () => {
+  // Every agent in a step: a plan resolves only the agents its steps use.
+  const everyAgent = (agents: string) =>
+    configOf(`version: 1
+agents:
+${agents}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+${['reviewer', 'local', 'byok', 'lan'].map((a) => `      - { id: review-${a}, kind: review, agent: ${a}, needs: [implement] }`).join('\n')}
+`);
+  const agents = [
+    '  coder: { preset: codex, model: openai/gpt-5, endpoint: "https://Gateway.Example.com/v1" }',
+    '  reviewer: { preset: copilot, provider: openai, wire-api: responses, endpoint: "https://models.example.net/v1", network: { allow: [registry.npmjs.org] } }',
+    '  local: { preset: claude-code, endpoint: "http://127.0.0.1:8080" }',
+    '  byok: { preset: copilot, provider: anthropic }',
+    '  lan: { preset: gemini, endpoint: "http://10.0.0.5:9000", secrets: [GEMINI_API_KEY] }',
+  ].join('\n');
+
+  it("joins the agent's network, beside its preset's hosts or its own allow-list; Copilot offline reaches only its provider", () => {
+    const plan = compilePlan(everyAgent(agents), 'default');
+    expect(plan.agents.coder).toMatchObject({ endpoint: 'https://Gateway.Example.com/v1', network: { allow: ['api.openai.com', 'gateway.example.com'] } });
+    expect(plan.agents.reviewer).toMatchObject({ provider: 'openai', wireApi: 'responses', network: { allow: ['models.example.net', 'registry.npmjs.org'] } });
+    // Its provider's own endpoint, and none of GitHub's hosts: it signs in to nothing.
+    expect(plan.agents.byok?.network).toEqual({ allow: ['api.anthropic.com'] });
+    // Its key is the provider's, not a GitHub token.
+    expect(plan.agents.byok?.secrets).toEqual(['COPILOT_PROVIDER_API_KEY']);
+    // Not a loopback host: the proxy would open all of the runner's loopback; the forwarder reaches it.
+    expect(plan.agents.local?.network).toEqual({ allow: ['api.anthropic.com'] });
+  });
+
+  it('is shown in the plan: where each agent goes, and which keys Conveyor keeps or passes by name', () => {
+    const text = formatPlan(compilePlan(everyAgent(agents), 'default'));
+    expect(text).toContain(
+      "  coder     preset codex; model openai/gpt-5; endpoint https://Gateway.Example.com/v1; CODEX_API_KEY, OPENAI_API_KEY kept by Conveyor's key forwarder (the agent holds a placeholder); network api.openai.com, gateway.example.com",
+    );
+    expect(text).toContain("  byok      preset copilot; provider anthropic; endpoint https://api.anthropic.com (its vendor's); COPILOT_PROVIDER_API_KEY kept");
+    const signedIn = formatPlan(compilePlan(config('  coder: { preset: copilot }'), 'default'));
+    expect(signedIn).toContain('  coder  preset copilot; passed by name: COPILOT_GITHUB_TOKEN; network ');
+  });
+
+  it('warns of plain http to another machine, and takes no key for a model server on this one', () => {
+    const isSet = () => false;
+    expect(endpointWarnings(everyAgent(agents)).map((w) => [w.path.join('.'), w.message])).toEqual([
+      [
+        'agents.lan.endpoint',
+        'agent "lan" talks to 10.0.0.5:9000 over plain http: its key and every prompt cross the network unencrypted and unauthenticated; use https unless the network between them is yours alone',
+      ],
+    ]);
+    // `local` needs no key; the others do (byok and reviewer their provider's).
+    expect(credentialWarnings(everyAgent(agents), isSet).map((w) => w.path.join('.'))).toEqual([
+      'agents.coder.preset',
+      'agents.reviewer.preset',
+      'agents.byok.preset',
+    ]);
+    expect(credentialWarnings(everyAgent(agents), (n) => n === 'COPILOT_PROVIDER_API_KEY' || n === 'OPENAI_API_KEY')).toEqual([]);
+  });
+
+  it('is said by `validate`, with the keys Conveyor keeps', () => {
+    expect(endpointLines(everyAgent(agents))).toEqual([
+      '  agent "coder" talks to https://Gateway.Example.com/v1; CODEX_API_KEY, OPENAI_API_KEY kept by Conveyor\'s key forwarder',
+      '  agent "reviewer" talks to https://models.example.net/v1 (Copilot CLI\'s openai provider); COPILOT_PROVIDER_API_KEY kept by Conveyor\'s key forwarder',
+      '  agent "local" talks to http://127.0.0.1:8080; ANTHROPIC_API_KEY kept by Conveyor\'s key forwarder',
+      '  agent "byok" talks to https://api.anthropic.com (Copilot CLI\'s anthropic provider); COPILOT_PROVIDER_API_KEY kept by Conveyor\'s key forwarder',
+      '  agent "lan" talks to http://10.0.0.5:9000; GEMINI_API_KEY, GOOGLE_API_KEY kept by Conveyor\'s key forwarder',
+    ]);
   });
 });

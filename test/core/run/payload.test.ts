@@ -59,6 +59,21 @@ describe('buildPayload', () => {
     expect(buildPayload(start(withMerge).run, { step: 'review', attempt: 1, epoch: 0, mode: 'run' }).agents).not.toHaveProperty('coder');
   });
 
+  it("carries the models the code step's attempts reported using, for the review's independence", () => {
+    const plan = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'review', kind: 'review' },
+    ]);
+    let run = start(plan).run;
+    expect(buildPayload(run, { step: 'review', attempt: 1, epoch: 0, mode: 'run' }).coder).toEqual({ agent: 'coder', model: 'anthropic/claude' });
+    run = step(run, current(run, 'implement', 'success', { usage: { inputTokens: 5, models: ['claude-opus-4-8', 'claude-haiku-4-5'] } })).run;
+    expect(buildPayload(run, { step: 'review', attempt: 1, epoch: 0, mode: 'run' }).coder).toEqual({
+      agent: 'coder',
+      model: 'anthropic/claude',
+      models: ['claude-opus-4-8', 'claude-haiku-4-5'],
+    });
+  });
+
   it('names the run and the step it does not know', () => {
     const run = start(plan).run;
     expect(() => buildPayload(run, { step: 'nope', attempt: 1, epoch: 0, mode: 'run' })).toThrow('run r1 has no step nope');

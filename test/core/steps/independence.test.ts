@@ -38,4 +38,24 @@ describe('judgeIndependence', () => {
     expect(judgeIndependence({ agent: 'coder' }, { agent: 'reviewer', model: 'x' }).independent).toBe(false);
     expect(judgeIndependence(undefined, { agent: 'reviewer' }).independent).toBe(true);
   });
+
+  it('judges on the models the CLIs reported too: a report can make a review not independent, never independent', () => {
+    // The coder's CLI ran another model than configured, of the reviewer's family.
+    const ranOther = judgeIndependence({ ...coder, models: ['gpt-5-2025-08-07'] }, { agent: 'reviewer', model: 'openai/gpt-5' });
+    expect(ranOther).toEqual({
+      independent: false,
+      reason: 'coder `coder` reported using gpt-5-2025-08-07 and reviewer `reviewer` is configured with openai/gpt-5: the same model family `gpt`',
+    });
+    // The reviewer's CLI picked the coder's family ("auto").
+    expect(judgeIndependence(coder, { agent: 'reviewer', model: 'github/gpt-5', models: ['claude-sonnet-4.5'] }).independent).toBe(false);
+    // Reports of other families leave it independent, and say it was judged on them.
+    const both = judgeIndependence(
+      { ...coder, models: ['claude-sonnet-4-5', 'claude-haiku-4-5'] },
+      { agent: 'reviewer', model: 'openai/gpt-5', models: ['gpt-5'] },
+    );
+    expect(both).toMatchObject({ independent: true });
+    expect(both.reason).toContain('configured and as reported');
+    // A reviewer that declares no model is not made independent by what it reports.
+    expect(judgeIndependence(coder, { agent: 'reviewer', models: ['gpt-5'] }).independent).toBe(false);
+  });
 });

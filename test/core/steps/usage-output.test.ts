@@ -36,6 +36,48 @@ describe('usage from a CLI’s output', () => {
     expect(feed('claude-code', ['{"type": "assistant"}', 'done'])).toBeUndefined();
   });
 
+  it('Claude Code: tokens from modelUsage too, the larger sum counting (a run stopped by --max-budget-usd has 0 in usage)', () => {
+    const stopped = JSON.stringify({
+      type: 'result',
+      subtype: 'error_max_budget_usd',
+      total_cost_usd: 0.31,
+      num_turns: 2,
+      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+      modelUsage: {
+        'claude-opus-4-8': { inputTokens: 1200, outputTokens: 50, cacheReadInputTokens: 300, cacheCreationInputTokens: 100, costUSD: 0.3 },
+        // A side request (a title, a summary) the main model's `usage` does not count.
+        'claude-haiku-4-5': { inputTokens: 40, outputTokens: 10, costUSD: 0.01 },
+      },
+    });
+    expect(feed('claude-code', [stopped])).toEqual({
+      inputTokens: 1640,
+      outputTokens: 60,
+      costUsd: 0.31,
+      turns: 2,
+      models: ['claude-opus-4-8', 'claude-haiku-4-5'],
+    });
+    // Where `usage` says more (modelUsage without figures, as older versions wrote it), `usage` counts.
+    const usageOnly = JSON.stringify({
+      type: 'result',
+      usage: { input_tokens: 900, output_tokens: 90 },
+      modelUsage: { m: { inputTokens: 10, outputTokens: 1 } },
+    });
+    expect(feed('claude-code', [usageOnly])).toEqual({ inputTokens: 900, outputTokens: 90, models: ['m'] });
+    // A figure of modelUsage that is not a count makes the event not usage, as any other such figure does.
+    expect(feed('claude-code', [JSON.stringify({ type: 'result', total_cost_usd: 1, modelUsage: { m: { inputTokens: -5 } } })])).toBeUndefined();
+  });
+
+  it('Claude Code and Gemini CLI: the model their init event names comes first, and alone when the run ended before its result', () => {
+    const init = JSON.stringify({ type: 'system', subtype: 'init', model: 'claude-opus-4-8', tools: [] });
+    const result = JSON.stringify({ type: 'result', total_cost_usd: 0.5, modelUsage: { 'claude-haiku-4-5': {}, 'claude-opus-4-8': {} } });
+    expect(feed('claude-code', [init, result])).toEqual({ costUsd: 0.5, models: ['claude-opus-4-8', 'claude-haiku-4-5'] });
+    expect(feed('claude-code', [init, 'then it crashed'])).toEqual({ models: ['claude-opus-4-8'] });
+    const geminiInit = JSON.stringify({ type: 'init', session_id: 's', model: 'gemini-3-pro-preview' });
+    const geminiResult = JSON.stringify({ type: 'result', stats: { input_tokens: 5, output_tokens: 1, models: { 'gemini-2.5-flash': {} } } });
+    expect(feed('gemini', [geminiInit, geminiResult])).toEqual({ inputTokens: 5, outputTokens: 1, models: ['gemini-3-pro-preview', 'gemini-2.5-flash'] });
+    expect(feed('claude-code', [JSON.stringify({ type: 'system', subtype: 'init', model: 'x'.repeat(201) })])).toBeUndefined();
+  });
+
   it('Codex: every turn.completed summed, one turn each', () => {
     const turn = (i: number, o: number) => JSON.stringify({ type: 'turn.completed', usage: { input_tokens: i, cached_input_tokens: 0, output_tokens: o } });
     expect(feed('codex', [turn(100, 10), '{"type": "item.completed"}', turn(50, 5)])).toEqual({ inputTokens: 150, outputTokens: 15, turns: 2 });

@@ -62,13 +62,17 @@ describe('usage and budgets (embedded mode)', () => {
       ['run', undefined],
     ]);
     expect(s.steps.implement?.result?.usage).toEqual({ inputTokens: 12000, outputTokens: 3400, costUsd: 0.42, turns: 7, models: ['scripted-1'] });
-    expect(s.steps.implement?.result?.summary).toContain('| agent "coder" | $0.42 · 12,000 tokens in, 3,400 out · 7 turns (scripted-1) | the agent |');
+    expect(s.steps.implement?.result?.summary).toContain(
+      '| agent "coder" | `scripted-1` (configured: `test/scripted-coder-1`) | $0.42 · 12,000 tokens in, 3,400 out · 7 turns | the agent |',
+    );
 
     const shown = await cli(['status', 'web-3', '--state', fleet.state]);
     expect(shown.stdout).toMatch(/^step\s+kind\s+status\s+attempts\s+time\s+usage\s+receipt\s+note$/m);
     expect(shown.stdout).toMatch(/^implement\s+code\s+succeeded\s+1\s+\S+\s+\$0\.42 · 15\.4k tokens\s+sha256:[0-9a-f]{12}$/m);
     expect(shown.stdout).toMatch(/^test\s+gate\s+succeeded\s+3\s+\S+\s+\$0\.18 · 3\.6k tokens\s+sha256:[0-9a-f]{12}$/m);
     expect(shown.stdout).toContain('Usage: $0.60 · 15,000 tokens in, 4,000 out · 9 turns');
+    // The model the agent said it ran, beside the configured one.
+    expect(shown.stdout).toContain('Models (as the agents reported them):\n  implement attempt 1  scripted-1  (configured: test/scripted-coder-1)');
     expect(git(fleet.remotes.bare('acme/web'), 'log', '-1', '--format=%B', 'main')).toContain('Conveyor-Cost: $0.60');
 
     // Someone lowers the code step's stored cost: its receipt no longer verifies.

@@ -1,0 +1,112 @@
+// What the presets' tests share: two local repositories (acme/web, acme/api), a bin folder for the
+// stand-ins of the CLIs (test/fixtures/agents/stand-in.mjs), a payload compiled from a
+// configuration as buildPayload would carry it, and one step run through the action's entry.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { runEntry } from '../../action/src/entry.ts';
+import { readPayload } from '../../action/src/payload.ts';
+import { configSchema } from '../../core/config/schema.ts';
+import { compilePlan } from '../../core/plan/compile.ts';
+import type { StepPayload } from '../../core/contract/wire.ts';
+import { makePayload } from '../helpers/payload.ts';
+import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+
+export const STAND_IN = resolve(import.meta.dirname, '../fixtures/agents/stand-in.mjs');
+
+/** What a stand-in recorded of how it was called (and, asked to, of its HOME and its call to its model's API). */
+export interface StandInRecord {
+  argv: string[];
+  stdin: string;
+  env: Record<string, string>;
+  cwd: string;
+  /** What its $CONVEYOR_PROMPT_FILE held. */
+  prompt?: string;
+  /** Every file of its HOME (path relative to HOME → text), and HOME's mode, with STAND_IN_API. */
+  home?: Record<string, string>;
+  homeMode?: string;
+  /** Its request to its model's API, as its CLI makes it, with STAND_IN_API. */
+  api?: { url: string; status: number; body: string; error?: string };
+}
+
+export interface Bench {
+  remotes: Remotes;
+  scratch: string;
+  bin: string;
+  /** Puts the stand-in on the bench's PATH under the CLI's name. */
+  standIn(name: string): void;
+  /** The payload of `step` in the pipeline `default` of `yaml`, as buildPayload carries it. */
+  payloadFrom(yaml: string, step: string): StepPayload;
+  /** Runs one step through the action's entry in workspace `ws`, with the runner's variables `env`. */
+  run(payload: StepPayload, ws: string, options: { env: Record<string, string>; path?: string }): ReturnType<typeof runStep>;
+  recordOf(ws: string, cli: string): StandInRecord;
+  cleanup(): void;
+}
+
+async function runStep(
+  bench: { remotes: Remotes; scratch: string; bin: string },
+  payload: StepPayload,
+  ws: string,
+  options: { env: Record<string, string>; path?: string },
+) {
+  const payloadPath = join(bench.scratch, `payload-${payload.step.id}.json`);
+  writeFileSync(payloadPath, JSON.stringify(payload));
+  const lines: string[] = [];
+  const result = await runEntry({
+    env: {
+      PATH: options.path ?? `${bench.bin}:${process.env.PATH}`,
+      HOME: process.env.HOME,
+      GITHUB_SERVER_URL: bench.remotes.url,
+      CONVEYOR_PAYLOAD_PATH: payloadPath,
+      CONVEYOR_WORKSPACE_ROOT: ws,
+      // Its own tools folder: a CLI an earlier test installed there is not on this one's PATH.
+      CONVEYOR_CACHE_DIR: join(bench.scratch, 'cache'),
+      ...options.env,
+    },
+    payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
+    setSecret: () => undefined,
+    log: (l) => lines.push(l),
+  });
+  return { result, log: lines.join('\n') };
+}
+
+export function createBench(): Bench {
+  const remotes = createRemotes();
+  const scratch = tempDir('conveyor-presets-');
+  const bin = join(scratch, 'bin');
+  mkdirSync(bin);
+  remotes.create('acme/web', { 'README.md': 'web\n' });
+  remotes.create('acme/api', { 'README.md': 'api\n' });
+  const bench = { remotes, scratch, bin };
+  return {
+    ...bench,
+    standIn: (name) => writeFileSync(join(bin, name), readFileSync(STAND_IN), { mode: 0o755 }),
+    payloadFrom(yaml, step) {
+      const plan = compilePlan(configSchema.parse(parse(yaml)), 'default');
+      const planStep = plan.steps.find((s) => s.id === step)!;
+      const base = makePayload({
+        repos: [
+          { repo: 'acme/web', services: ['web'] },
+          { repo: 'acme/api', services: ['api'] },
+        ],
+      });
+      // As buildPayload carries them: the step's agents, every service, and every name passed by name.
+      const names = new Set(['agent' in planStep ? planStep.agent : undefined, 'repair' in planStep ? planStep.repair?.agent : undefined]);
+      const code = plan.steps.find((s) => s.kind === 'code');
+      return {
+        ...base,
+        ...(code?.kind === 'code' ? { coder: { agent: code.agent, model: plan.agents[code.agent]?.model } } : {}),
+        step: planStep,
+        agents: Object.fromEntries(Object.entries(plan.agents).filter(([n]) => names.has(n))),
+        services: plan.services,
+        byName: [...new Set([...Object.values(plan.agents), ...Object.values(plan.services)].flatMap((a) => a.secrets ?? []))].sort(),
+      };
+    },
+    run: (payload, ws, options) => runStep(bench, payload, ws, options),
+    recordOf: (ws, cli) => JSON.parse(readFileSync(join(ws, `stand-in-${cli}.json`), 'utf8')) as StandInRecord,
+    cleanup() {
+      remotes.cleanup();
+      removeDir(scratch);
+    },
+  };
+}
