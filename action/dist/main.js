@@ -6,7 +6,7 @@ import {
   privateTemp,
   socketFolder,
   which
-} from "./chunk-HZ4S6ZLG.js";
+} from "./chunk-QGVN2ZHU.js";
 import {
   CHECK_OUTPUT_MAX,
   REVIEW_BODY_MAX,
@@ -19,18 +19,18 @@ import {
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-RA4KV4AV.js";
+} from "./chunk-PZ74EIWI.js";
 import {
   ReviewRefused
-} from "./chunk-6WZJCEXF.js";
+} from "./chunk-S6CAQBKA.js";
 import {
   createGitHubOctokit,
   logLines
-} from "./chunk-5YXTGBBD.js";
+} from "./chunk-MW3IM5PH.js";
 import {
   ConveyorError,
   ERROR_CODES
-} from "./chunk-BJ2T3HHK.js";
+} from "./chunk-6Q76G6DM.js";
 import {
   getIDToken,
   getInput,
@@ -253,7 +253,10 @@ var PRESETS = {
     install: NPM_GLOBAL("@anthropic-ai/claude-code"),
     credentials: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
     hosts: ["api.anthropic.com"],
-    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
+    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: "1" },
+    // It refuses bypassPermissions as root ("… cannot be used with root/sudo privileges") unless told a sandbox guards it.
+    sandboxedEnv: { IS_SANDBOX: "1" },
     // stream-json prints each event as it happens (the stall guard sees an agent that works); with
     // --print it needs --verbose. The sandbox is the guard, so nothing asks for permission.
     args: ["--print", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", "--add-dir", { env: "CONVEYOR_WORKSPACE" }],
@@ -278,6 +281,7 @@ var PRESETS = {
     credentials: ["CODEX_API_KEY", "OPENAI_API_KEY"],
     hosts: ["api.openai.com"],
     env: {},
+    sandboxedEnv: {},
     // Conveyor's sandbox is the external one the flag's help asks for; Codex's own would nest in it.
     args: ["exec", "--json", "--color", "never", "--dangerously-bypass-approvals-and-sandbox"],
     outsideRepoArgs: ["--skip-git-repo-check"],
@@ -300,6 +304,7 @@ var PRESETS = {
     credentials: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     hosts: ["generativelanguage.googleapis.com"],
     env: { GEMINI_SANDBOX: "false" },
+    sandboxedEnv: {},
     // --prompt makes it headless and is appended to the prompt read from standard input.
     args: [
       "--output-format",
@@ -334,6 +339,7 @@ var PRESETS = {
     credentials: ["COPILOT_GITHUB_TOKEN"],
     hosts: ["api.githubcopilot.com", "*.githubcopilot.com", "api.github.com"],
     env: {},
+    sandboxedEnv: {},
     // It takes the prompt as --prompt's value only: the file's text goes there (up to 128 KiB, the
     // system's limit on one argument).
     args: ["--allow-all", "--no-ask-user", "--no-auto-update", "--output-format", "json"],
@@ -358,6 +364,7 @@ var PRESETS = {
     credentials: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"],
     hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "api.deepseek.com", "openrouter.ai"],
     env: {},
+    sandboxedEnv: {},
     // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
     // the commits; Aider must neither commit nor edit .gitignore.
     args: [
@@ -388,6 +395,96 @@ function presetModel(preset, model) {
   return preset.model.provider === "keep" ? model : model.slice(model.lastIndexOf("/") + 1);
 }
 
+// core/config/model-api.ts
+var COPILOT_PROVIDERS = ["openai", "azure", "anthropic"];
+var WIRE_APIS = ["completions", "responses"];
+var OPENAI = "https://api.openai.com/v1";
+var ANTHROPIC = "https://api.anthropic.com";
+var GEMINI = "https://generativelanguage.googleapis.com";
+var COPILOT_DEFAULT = { openai: OPENAI, anthropic: ANTHROPIC, azure: void 0 };
+var COPILOT_HEADER = { openai: "bearer", anthropic: "x-api-key", azure: "api-key" };
+var pointing = (p) => ({ env: p.env ?? {}, homeFiles: p.homeFiles ?? {}, homeVariables: p.homeVariables ?? {} });
+function aiderRoute(model) {
+  if (model?.startsWith("anthropic/")) return "anthropic";
+  if (model?.startsWith("openai/")) return "openai";
+  return void 0;
+}
+function modelApiOf(agent) {
+  const configured = agent.endpoint !== void 0;
+  const api = (endpoint, keys, point, always = configured) => ({
+    endpoint: agent.endpoint ?? endpoint,
+    pointAlways: always,
+    keys,
+    point
+  });
+  switch (agent.preset) {
+    case "claude-code":
+      return api(ANTHROPIC, [{ variable: "ANTHROPIC_API_KEY", header: "x-api-key" }], (url) => pointing({ env: { ANTHROPIC_BASE_URL: url } }));
+    case "codex":
+      return api(
+        OPENAI,
+        [
+          { variable: "CODEX_API_KEY", header: "bearer" },
+          { variable: "OPENAI_API_KEY", header: "bearer" }
+        ],
+        (url) => pointing({ homeFiles: { ".codex/config.toml": `openai_base_url = ${JSON.stringify(url)}
+` }, homeVariables: { CODEX_HOME: ".codex" } })
+      );
+    case "gemini":
+      return api(
+        GEMINI,
+        [
+          { variable: "GEMINI_API_KEY", header: "x-goog-api-key" },
+          { variable: "GOOGLE_API_KEY", header: "x-goog-api-key" }
+        ],
+        (url) => pointing({
+          env: { GOOGLE_GEMINI_BASE_URL: url },
+          homeFiles: { ".gemini/settings.json": `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2)}
+` },
+          homeVariables: { GEMINI_CLI_HOME: "." }
+        })
+      );
+    case "copilot": {
+      const provider = agent.provider;
+      if (!provider) return void 0;
+      const fallback = COPILOT_DEFAULT[provider];
+      if (agent.endpoint === void 0 && fallback === void 0) return void 0;
+      return api(
+        fallback ?? "",
+        [{ variable: "COPILOT_PROVIDER_API_KEY", header: COPILOT_HEADER[provider] }],
+        (url) => pointing({
+          env: {
+            COPILOT_PROVIDER_BASE_URL: url,
+            COPILOT_PROVIDER_TYPE: provider,
+            ...agent.wireApi ? { COPILOT_PROVIDER_WIRE_API: agent.wireApi } : {},
+            // Nothing of GitHub's: no sign-in, no telemetry, no GitHub MCP server, no update check.
+            COPILOT_OFFLINE: "true"
+          }
+        }),
+        true
+      );
+    }
+    case "aider": {
+      const route = aiderRoute(agent.model);
+      if (route === "anthropic") {
+        return api(
+          ANTHROPIC,
+          [{ variable: "ANTHROPIC_API_KEY", header: "x-api-key" }],
+          (url) => pointing({ env: { ANTHROPIC_API_BASE: url, ANTHROPIC_BASE_URL: url } })
+        );
+      }
+      if (route === "openai") return api(OPENAI, [{ variable: "OPENAI_API_KEY", header: "bearer" }], (url) => pointing({ env: { OPENAI_API_BASE: url } }));
+      return void 0;
+    }
+    case void 0:
+      return void 0;
+  }
+}
+function presetCredentials(preset, provider) {
+  if (preset === "copilot" && provider) return ["COPILOT_PROVIDER_API_KEY"];
+  return [...PRESETS[preset].credentials];
+}
+
 // core/plan/types.ts
 var resolvedAgentSchema = external_exports.object({
   name: external_exports.string(),
@@ -395,6 +492,11 @@ var resolvedAgentSchema = external_exports.object({
   run: external_exports.string().optional(),
   preset: external_exports.enum(PRESET_NAMES).optional(),
   model: external_exports.string().optional(),
+  /** The model API its preset's CLI is pointed at; absent: its vendor's. */
+  endpoint: external_exports.string().optional(),
+  /** Copilot CLI's bring-your-own-key provider, and its wire API. */
+  provider: external_exports.enum(COPILOT_PROVIDERS).optional(),
+  wireApi: external_exports.enum(WIRE_APIS).optional(),
   timeoutMinutes: external_exports.number().int(),
   /** Minutes without output or workspace change before the agent is stopped; absent: DEFAULT_STALL_MINUTES. */
   stallMinutes: external_exports.number().int().optional(),
@@ -491,6 +593,8 @@ var planSchema = external_exports.object({
   deployWaves: external_exports.array(external_exports.array(external_exports.string())),
   /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
   sandbox: external_exports.literal("required").optional(),
+  /** `git`: steps push plain git commits. Absent: verified (made through GitHub's API, which signs them; git in the embedded mode). */
+  commits: external_exports.literal("git").optional(),
   /**
    * The pipeline's `budget-usd`: the run stops before an agent attempt once its agents have spent
    * it. Outside the hash (core/plan/hash.ts): raising it does not change what runs, and a retry
@@ -658,6 +762,10 @@ var payloadRepoSchema = external_exports.object({
   workBranch: external_exports.string().min(1),
   pr: pullRequestRefSchema.optional()
 });
+var issueAuthorSchema = external_exports.object({
+  login: external_exports.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,38})(?:\[bot\])?$/, "must be a GitHub login"),
+  id: external_exports.number().int().positive()
+});
 var environmentSchema = external_exports.object({
   service: external_exports.string(),
   envId: external_exports.string(),
@@ -682,7 +790,9 @@ var stepPayloadSchema = external_exports.object({
     number: external_exports.number().int().positive(),
     title: external_exports.string(),
     body: external_exports.string(),
-    url: external_exports.string().optional()
+    url: external_exports.string().optional(),
+    /** Who opened the issue on GitHub: the co-author of the commits made for it (absent in the embedded mode). */
+    author: issueAuthorSchema.optional()
   }),
   requester: external_exports.string().optional(),
   /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
@@ -704,7 +814,13 @@ var stepPayloadSchema = external_exports.object({
    * The code step's agent and its `writes` (path prefixes): review independence judges against the
    * agent, and every repair of the run (a gate's, a review's, a merge conflict's) keeps to `writes`.
    */
-  coder: external_exports.object({ agent: external_exports.string(), model: external_exports.string().optional(), writes: external_exports.array(external_exports.string()).optional() }).optional(),
+  coder: external_exports.object({
+    agent: external_exports.string(),
+    model: external_exports.string().optional(),
+    /** The models the code step's attempts reported using (absent while none did). */
+    models: external_exports.array(external_exports.string().max(200)).max(20).optional(),
+    writes: external_exports.array(external_exports.string()).optional()
+  }).optional(),
   /**
    * The app's public URL (CONVEYOR_PUBLIC_URL on the app), for the record and for actions of
    * earlier versions. The action never sends a token there: whoever may dispatch the workflow
@@ -722,6 +838,12 @@ var stepPayloadSchema = external_exports.object({
   currentUntil: external_exports.iso.datetime({ offset: true }).optional(),
   /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
   sandbox: external_exports.enum(["required", "best-effort"]).optional(),
+  /**
+   * The pipeline's `commits`: `git` pushes plain git commits. Absent or `verified`: where the forge
+   * makes commits itself (GitHub's Git data API, which signs them), they are made there; the local
+   * forge has none, so the embedded mode pushes with git.
+   */
+  commits: external_exports.enum(["verified", "git"]).optional(),
   /**
    * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
    * preset's credentials): masked, and kept from every command that does not list it, including
@@ -887,8 +1009,8 @@ async function latestChange(root, limit = 5e4) {
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync as readFileSync3, realpathSync as realpathSync2, rmSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
-import { join as join3 } from "node:path";
+import { mkdir as mkdir2, rm } from "node:fs/promises";
+import { join as join4 } from "node:path";
 
 // lib/sandbox/hidden.ts
 import { readFileSync as readFileSync2, readlinkSync, realpathSync, statSync } from "node:fs";
@@ -963,6 +1085,29 @@ function hiddenPlaces(env) {
   return { folders: outer, files: [...files].filter((f) => !outer.some((o) => isInside(f, o))) };
 }
 
+// lib/sandbox/home.ts
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { dirname as dirname2, isAbsolute, join as join3, normalize } from "node:path";
+function inHome(home, relative) {
+  const clean = normalize(relative);
+  if (isAbsolute(clean) || clean === ".." || clean.startsWith("../")) {
+    throw new ConveyorError("internal", `${relative} is not a path inside the command's HOME`);
+  }
+  return join3(home, clean);
+}
+async function seedHome(home, policy) {
+  for (const [relative, text] of Object.entries(policy.homeFiles ?? {})) {
+    const path = inHome(home, relative);
+    await mkdir(dirname2(path), { recursive: true, mode: 448 });
+    await writeFile(path, text, { mode: 384, flag: "wx" });
+  }
+  for (const relative of Object.values(policy.homeVariables ?? {})) await mkdir(inHome(home, relative), { recursive: true, mode: 448 });
+  await chmod(home, 448);
+}
+function homeVariables(home, policy) {
+  return Object.fromEntries(Object.entries(policy.homeVariables ?? {}).map(([name, relative]) => [name, inHome(home, relative)]));
+}
+
 // lib/sandbox/proxy.ts
 import { createServer, request as httpRequest } from "node:http";
 import { connect } from "node:net";
@@ -996,7 +1141,7 @@ async function startProxy(options) {
     s.on("close", () => sockets.delete(s));
     s.on("error", () => s.destroy());
   };
-  const refuse2 = (host, port) => {
+  const refuse3 = (host, port) => {
     const key = `${normalizeHost(host)}:${port}`;
     const entry = counts.get(key);
     if (entry) entry.count++;
@@ -1021,7 +1166,7 @@ async function startProxy(options) {
     }
     const port = Number(url.port || 80);
     if (!hostAllowed(url.hostname, options.allow)) {
-      refuse2(url.hostname, port);
+      refuse3(url.hostname, port);
       res.writeHead(403, { "content-type": "text/plain" }).end(`conveyor sandbox: ${normalizeHost(url.hostname)}:${port} is not in this command's network.allow
 `);
       return;
@@ -1063,7 +1208,7 @@ async function startProxy(options) {
       return;
     }
     if (!hostAllowed(target.hostname, options.allow)) {
-      refuse2(target.hostname, port);
+      refuse3(target.hostname, port);
       client.end(FORBIDDEN);
       return;
     }
@@ -1096,6 +1241,7 @@ async function startProxy(options) {
 // lib/sandbox.ts
 var MARK_VARIABLE = "CONVEYOR_PROCESS_MARK";
 var PROXY_PORT = 3128;
+var FORWARDER_PORT = 3129;
 var probed = /* @__PURE__ */ new Map();
 function detectSandbox(env) {
   const key = env.PATH ?? "";
@@ -1139,33 +1285,38 @@ function restrictedUserNamespaces() {
   }
 }
 function privateBase() {
-  const base = join3(privateTemp(), "sandboxes");
+  const base = join4(privateTemp(), "sandboxes");
   mkdirSync(base, { recursive: true, mode: 448 });
   return base;
 }
 function privateDir(mark) {
-  return join3(privateBase(), `cmd-${mark}`);
+  return join4(privateBase(), `cmd-${mark}`);
 }
 async function runIsolated(sandbox, options) {
   const mark = randomUUID();
   const env = { ...options.env, [MARK_VARIABLE]: mark };
-  if (!sandbox.available) {
-    const result = await runCommand({ ...options, env, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
-    if (!options.keep) killMarked(MARK_VARIABLE, mark);
-    return { ...result, sandbox: "none", blocked: [], mark };
+  const bridges = options.policy.bridges ?? [];
+  if (bridges.length && options.policy.network === "open") {
+    throw new ConveyorError("internal", "a bridge into the sandbox needs an allow-list network: with the host's, its port would be the host's");
   }
+  if (!sandbox.available) return runUnsandboxed(options, env, mark);
   const dir = privateDir(mark);
   let proxy;
   try {
-    await mkdir(dir, { mode: 448 });
+    await mkdir2(dir, { mode: 448 });
     const allow = options.policy.network === "open" ? void 0 : options.policy.network.allow;
-    const socket = join3(socketFolder(), `${mark.slice(0, 13)}.sock`);
+    const socket = join4(socketFolder(), `${mark.slice(0, 13)}.sock`);
     if (allow) proxy = await startProxy({ socketPath: socket, allow, ...options.onBlocked ? { onBlocked: options.onBlocked } : {} });
-    const home = join3(dir, "home");
-    const tmp = join3(dir, "tmp");
-    await Promise.all([mkdir(home), mkdir(tmp)]);
-    for (const host of Object.values(options.policy.caches ?? {})) await mkdir(host, { recursive: true });
-    const inner = { ...privateEnvironment(env, home), ...allow ? proxyVariables() : {} };
+    const home = join4(dir, "home");
+    const tmp = join4(dir, "tmp");
+    await Promise.all([mkdir2(home, { mode: 448 }), mkdir2(tmp)]);
+    await seedHome(home, options.policy);
+    for (const host of Object.values(options.policy.caches ?? {})) await mkdir2(host, { recursive: true });
+    const inner = {
+      ...privateEnvironment(env, home),
+      ...homeVariables(home, options.policy),
+      ...allow ? proxyVariables(bridges.length > 0) : {}
+    };
     const runnerEnv = options.runnerEnv ?? process.env;
     const argv = bwrapArgv(sandbox, {
       command: options.command,
@@ -1175,6 +1326,7 @@ async function runIsolated(sandbox, options) {
       home,
       tmp,
       socket: allow ? socket : void 0,
+      bridges,
       keep: Boolean(options.keep),
       dockerHost: runnerEnv.DOCKER_HOST
     });
@@ -1186,6 +1338,25 @@ async function runIsolated(sandbox, options) {
     if (!options.keep) await rm(dir, { recursive: true, force: true }).catch(() => void 0);
   }
 }
+async function runUnsandboxed(options, env, mark) {
+  const seeded = Object.keys(options.policy.homeFiles ?? {}).length > 0 || Object.keys(options.policy.homeVariables ?? {}).length > 0;
+  const dir = privateDir(mark);
+  try {
+    let withHome = env;
+    if (seeded) {
+      const home = join4(dir, "home");
+      await mkdir2(dir, { mode: 448 });
+      await mkdir2(home, { mode: 448 });
+      await seedHome(home, options.policy);
+      withHome = { ...env, HOME: home, ...homeVariables(home, options.policy) };
+    }
+    const result = await runCommand({ ...options, env: withHome, ...options.keep ? { keepGroup: true, drainMs: 250 } : {} });
+    if (!options.keep) killMarked(MARK_VARIABLE, mark);
+    return { ...result, sandbox: "none", blocked: [], mark };
+  } finally {
+    if (seeded && !options.keep) await rm(dir, { recursive: true, force: true }).catch(() => void 0);
+  }
+}
 function privateEnvironment(env, home) {
   const out = {
     ...env,
@@ -1193,33 +1364,39 @@ function privateEnvironment(env, home) {
     TMPDIR: "/tmp",
     TMP: "/tmp",
     TEMP: "/tmp",
-    XDG_CACHE_HOME: join3(home, ".cache"),
-    XDG_CONFIG_HOME: join3(home, ".config"),
-    XDG_DATA_HOME: join3(home, ".local", "share"),
-    XDG_STATE_HOME: join3(home, ".local", "state"),
-    npm_config_cache: join3(home, ".npm")
+    XDG_CACHE_HOME: join4(home, ".cache"),
+    XDG_CONFIG_HOME: join4(home, ".config"),
+    XDG_DATA_HOME: join4(home, ".local", "share"),
+    XDG_STATE_HOME: join4(home, ".local", "state"),
+    npm_config_cache: join4(home, ".npm")
   };
   delete out.XDG_RUNTIME_DIR;
   delete out.NPM_CONFIG_CACHE;
   const realHome = env.HOME;
-  if (!out.RUSTUP_HOME && realHome && existsSync(join3(realHome, ".rustup"))) out.RUSTUP_HOME = join3(realHome, ".rustup");
+  if (!out.RUSTUP_HOME && realHome && existsSync(join4(realHome, ".rustup"))) out.RUSTUP_HOME = join4(realHome, ".rustup");
   return out;
 }
-function proxyVariables() {
+function proxyVariables(bridged) {
   const url = `http://127.0.0.1:${PROXY_PORT}`;
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: "", no_proxy: "" };
+  const direct = bridged ? "127.0.0.1,localhost,::1" : "";
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: direct, no_proxy: direct };
 }
 var WRAPPER = [
-  'if [ -n "$3" ]; then',
-  '  socat "TCP-LISTEN:$2,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$3" </dev/null >/dev/null 2>&1 &',
-  "  bridge=$!",
+  "command=$1",
+  "shift",
+  "bridges=",
+  'while [ "$#" -ge 2 ]; do',
+  '  socat "TCP-LISTEN:$1,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$2" </dev/null >/dev/null 2>&1 &',
+  '  bridges="$bridges $!"',
   // Listening shows in /proc/net/tcp as 127.0.0.1:<port in hex> with state 0A; no test connection needed.
-  '  hex=$(printf "%04X" "$2")',
+  '  hex=$(printf "%04X" "$1")',
   '  for _ in $(seq 1 1000); do grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break; sleep 0.01; done',
-  "fi",
-  'bash -eo pipefail -c "$1"',
+  "  shift 2",
+  "done",
+  'bash -eo pipefail -c "$command"',
   "status=$?",
-  '[ -z "${bridge:-}" ] || kill "$bridge" 2>/dev/null',
+  // Word splitting on purpose: one pid per word.
+  '[ -z "$bridges" ] || kill $bridges 2>/dev/null',
   "exit $status"
 ].join("\n");
 function runFolders() {
@@ -1275,11 +1452,12 @@ function bwrapArgv(sandbox, plan, sockets = hostSockets()) {
   for (const socket of sockets) if (!covered(socket) && !docker.includes(socket)) args.push("--ro-bind", "/dev/null", socket);
   for (const folder of writable) args.push("--bind", folder, folder);
   args.push("--bind", plan.home, plan.home);
-  for (const [inHome, host] of Object.entries(plan.policy.caches ?? {})) args.push("--bind", host, join3(plan.home, inHome));
+  for (const [inHome2, host] of Object.entries(plan.policy.caches ?? {})) args.push("--bind", host, join4(plan.home, inHome2));
   for (const folder of plan.policy.readOnly ?? []) if (existsSync(folder)) args.push("--ro-bind", folder, folder);
   for (const socket of docker) args.push("--bind", socket, socket);
-  if (plan.socket) args.push("--ro-bind", plan.socket, plan.socket);
-  args.push("--chdir", plan.cwd, "--", sandbox.bash, "-c", WRAPPER, "conveyor-sandbox", plan.command, String(PROXY_PORT), plan.socket ?? "");
+  const bridges = plan.socket ? [{ port: PROXY_PORT, socket: plan.socket }, ...plan.bridges ?? []] : [];
+  for (const b of bridges) args.push("--ro-bind", b.socket, b.socket);
+  args.push("--chdir", plan.cwd, "--", sandbox.bash, "-c", WRAPPER, "conveyor-sandbox", plan.command, ...bridges.flatMap((b) => [String(b.port), b.socket]));
   return args;
 }
 function endMarked(mark) {
@@ -1354,7 +1532,7 @@ function commandEnvironment(base, scrubber, extra = {}, byName = /* @__PURE__ */
 
 // action/src/sandbox.ts
 import { homedir as homedir2 } from "node:os";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 function createStepSandbox(env, mode) {
   return { availability: detectSandbox(env), required: mode === "required", used: false, warned: false, blocked: /* @__PURE__ */ new Map() };
 }
@@ -1370,21 +1548,21 @@ var CACHES = {
 };
 function cacheRoot(env) {
   if (env.CONVEYOR_CACHE_DIR) return env.CONVEYOR_CACHE_DIR;
-  if (env.RUNNER_TOOL_CACHE) return join4(env.RUNNER_TOOL_CACHE, "conveyor");
-  return join4(env.HOME || homedir2(), ".cache", "conveyor");
+  if (env.RUNNER_TOOL_CACHE) return join5(env.RUNNER_TOOL_CACHE, "conveyor");
+  return join5(env.HOME || homedir2(), ".cache", "conveyor");
 }
 function caches(env) {
   const root = cacheRoot(env);
-  return Object.fromEntries(Object.entries(CACHES).map(([inHome, name]) => [inHome, join4(root, name)]));
+  return Object.fromEntries(Object.entries(CACHES).map(([inHome2, name]) => [inHome2, join5(root, name)]));
 }
 function toolsDir(env) {
-  return join4(cacheRoot(env), "tools");
+  return join5(cacheRoot(env), "tools");
 }
 function gitFolders(ws) {
   return [ws.gitRoot];
 }
-function agentIsolation(ws, agent, exchange2) {
-  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange2], readOnly: gitFolders(ws) } };
+function agentIsolation(ws, agent, exchange2, route = {}) {
+  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange2], readOnly: gitFolders(ws), ...route } };
 }
 function agentSetupIsolation(ws, env) {
   return { policy: { network: "open", writable: [ws.root, toolsDir(env)], readOnly: gitFolders(ws), caches: caches(env) } };
@@ -1449,8 +1627,8 @@ function withSandboxReport(result, s, scrub) {
 }
 
 // action/src/workspace.ts
-import { lstat as lstat2, mkdir as mkdir2, readdir as readdir2, realpath, rm as rm2 } from "node:fs/promises";
-import { join as join5, resolve as resolve2 } from "node:path";
+import { lstat as lstat2, mkdir as mkdir3, readdir as readdir2, realpath, rm as rm2 } from "node:fs/promises";
+import { join as join6, resolve as resolve2 } from "node:path";
 import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
@@ -1490,8 +1668,8 @@ function assertCloneTarget(target, serverUrl) {
   } catch {
     return refuse(`clone target "${target}" is not a URL under ${base}`);
   }
-  const basePath = b.pathname.replace(/\/+$/, "");
-  const inside = target.startsWith(`${base}/`) && t.protocol === b.protocol && t.host === b.host && !t.username && !t.password && t.pathname.startsWith(`${basePath}/`) && !decodeURIComponent(t.pathname).split("/").includes("..");
+  const basePath2 = b.pathname.replace(/\/+$/, "");
+  const inside = target.startsWith(`${base}/`) && t.protocol === b.protocol && t.host === b.host && !t.username && !t.password && t.pathname.startsWith(`${basePath2}/`) && !decodeURIComponent(t.pathname).split("/").includes("..");
   if (!inside) refuse(`clone target "${target}" is not on ${base}; Conveyor clones and pushes only there`);
 }
 function cloneUrl(serverUrl, repo) {
@@ -1544,10 +1722,10 @@ async function fetchRemote(git, url, base, work, fresh) {
 async function prepareRepo(ctx, ws, repo, options) {
   const { mode } = options;
   const folder = repoFolder(repo.repo);
-  const dir = join5(ws.root, folder);
-  const gitDir = join5(ws.gitRoot, folder);
+  const dir = join6(ws.root, folder);
+  const gitDir = join6(ws.gitRoot, folder);
   const url = cloneUrl(ctx.serverUrl, repo.repo);
-  await mkdir2(dir, { recursive: true });
+  await mkdir3(dir, { recursive: true });
   if ((await readdir2(dir)).length > 0) {
     throw new ConveyorError("bad-input", `workspace folder ${dir} for ${repo.repo} is not empty; give an empty CONVEYOR_WORKSPACE_ROOT`);
   }
@@ -1611,10 +1789,10 @@ async function prepareWorkspace(ctx, repos, options) {
     folders.set(f, r.repo);
   }
   const asked = options.root ? resolve2(options.root) : await makePrivateTemp("ws-");
-  await mkdir2(asked, { recursive: true });
+  await mkdir3(asked, { recursive: true });
   const root = await realpath(asked);
   const gitRoot = `${root}.git`;
-  await mkdir2(gitRoot, { recursive: true });
+  await mkdir3(gitRoot, { recursive: true });
   if (!(await lstat2(gitRoot)).isDirectory()) {
     throw new ConveyorError("bad-input", `${gitRoot}, where the checkouts' git folders go, is not a folder (a link?); remove it`);
   }
@@ -1635,11 +1813,11 @@ async function prepareWorkspace(ctx, repos, options) {
 }
 
 // action/src/usage.ts
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // action/src/exchange.ts
-import { rm as rm3, writeFile } from "node:fs/promises";
-import { join as join6 } from "node:path";
+import { rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
+import { join as join7 } from "node:path";
 
 // lib/untrusted-file.ts
 import { constants } from "node:fs";
@@ -1651,31 +1829,31 @@ var UntrustedFileRefused = class extends Error {
   }
 };
 async function readUntrusted(path, options) {
-  const refuse2 = (why2) => new UntrustedFileRefused(`${options.what} (${path}) ${why2}; it was not read`);
+  const refuse3 = (why2) => new UntrustedFileRefused(`${options.what} (${path}) ${why2}; it was not read`);
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
     const code2 = e.code;
     if (code2 === "ENOENT") return void 0;
-    if (code2 === "ELOOP" || code2 === "EMLINK") throw refuse2("is a symbolic link");
-    throw refuse2(`cannot be opened (${code2 ?? e.message})`);
+    if (code2 === "ELOOP" || code2 === "EMLINK") throw refuse3("is a symbolic link");
+    throw refuse3(`cannot be opened (${code2 ?? e.message})`);
   }
   try {
     const info2 = await handle.stat();
-    if (!info2.isFile()) throw refuse2("is not a regular file");
-    if (info2.nlink > 1) throw refuse2("is a second name (a hard link) of another file");
+    if (!info2.isFile()) throw refuse3("is not a regular file");
+    if (info2.nlink > 1) throw refuse3("is a second name (a hard link) of another file");
     const real2 = await realPathOf(handle.fd, path);
     const root = await realpath2(options.within).catch(() => options.within);
-    if (!isInside(real2, root)) throw refuse2(`lies outside ${options.within} (it is ${real2})`);
-    if (info2.size > options.maxBytes) throw refuse2(`is ${info2.size} bytes, more than the ${options.maxBytes} a file of its kind may have`);
+    if (!isInside(real2, root)) throw refuse3(`lies outside ${options.within} (it is ${real2})`);
+    if (info2.size > options.maxBytes) throw refuse3(`is ${info2.size} bytes, more than the ${options.maxBytes} a file of its kind may have`);
     const buffer = Buffer.alloc(options.maxBytes + 1);
     let length = 0;
     for (; ; ) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > options.maxBytes) throw refuse2(`grew past the ${options.maxBytes} bytes a file of its kind may have`);
+      if (length > options.maxBytes) throw refuse3(`grew past the ${options.maxBytes} bytes a file of its kind may have`);
     }
     return buffer.subarray(0, length).toString("utf8");
   } finally {
@@ -1696,13 +1874,13 @@ async function openExchange(label) {
   const dir = await makePrivateTemp(`${label}-`);
   return {
     dir,
-    path: (name) => join6(dir, name),
+    path: (name) => join7(dir, name),
     async write(name, text) {
-      const path = join6(dir, name);
-      await writeFile(path, text, { flag: "wx" });
+      const path = join7(dir, name);
+      await writeFile2(path, text, { flag: "wx" });
       return path;
     },
-    read: (name, what) => readHandedBack(join6(dir, name), dir, what),
+    read: (name, what) => readHandedBack(join7(dir, name), dir, what),
     remove: () => rm3(dir, { recursive: true, force: true })
   };
 }
@@ -1769,8 +1947,19 @@ var claudeResult = external_exports.object({
     cache_read_input_tokens: count.optional(),
     output_tokens: count.optional()
   }).optional(),
-  modelUsage: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
+  modelUsage: external_exports.record(
+    external_exports.string(),
+    external_exports.looseObject({
+      inputTokens: count.optional(),
+      outputTokens: count.optional(),
+      cacheReadInputTokens: count.optional(),
+      cacheCreationInputTokens: count.optional()
+    })
+  ).optional()
 });
+var modelName = external_exports.string().trim().min(1).max(200);
+var claudeInit = external_exports.object({ type: external_exports.literal("system"), subtype: external_exports.literal("init"), model: modelName });
+var geminiInit = external_exports.object({ type: external_exports.literal("init"), model: modelName });
 var codexTurn = external_exports.object({
   type: external_exports.literal("turn.completed"),
   usage: external_exports.object({ input_tokens: count.optional(), output_tokens: count.optional() })
@@ -1792,26 +1981,41 @@ function jsonLine(text) {
   }
 }
 var present = (u) => isEmptyUsage(u) ? void 0 : u;
-function lastOf(schema, toUsage) {
+function lastOf(schema, toUsage, init) {
   let found;
+  let model;
   return {
     line(text) {
-      const parsed = schema.safeParse(jsonLine(text));
+      const event = jsonLine(text);
+      const started = init?.safeParse(event);
+      if (started?.success) model = started.data.model;
+      const parsed = schema.safeParse(event);
       if (parsed.success) found = present(toUsage(parsed.data));
     },
-    usage: () => found
+    usage: () => {
+      const models = joinModels(model !== void 0 ? [model] : void 0, found?.models);
+      return found || models ? compact({ ...found, models }) : void 0;
+    }
   };
 }
 function claudeReader() {
   return lastOf(
     claudeResult,
-    (e) => compact({
-      inputTokens: addCounts(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
-      outputTokens: e.usage?.output_tokens,
-      costUsd: e.total_cost_usd,
-      turns: e.num_turns,
-      models: modelsOf(e.modelUsage)
-    })
+    (e) => {
+      const byModel = Object.values(e.modelUsage ?? {});
+      const larger = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
+      return compact({
+        inputTokens: larger(
+          addCounts(e.usage?.input_tokens, e.usage?.cache_creation_input_tokens, e.usage?.cache_read_input_tokens),
+          addCounts(...byModel.flatMap((m) => [m.inputTokens, m.cacheCreationInputTokens, m.cacheReadInputTokens]))
+        ),
+        outputTokens: larger(e.usage?.output_tokens, addCounts(...byModel.map((m) => m.outputTokens))),
+        costUsd: e.total_cost_usd,
+        turns: e.num_turns,
+        models: modelsOf(e.modelUsage)
+      });
+    },
+    claudeInit
   );
 }
 function codexReader() {
@@ -1826,10 +2030,14 @@ function codexReader() {
   };
 }
 function geminiReader() {
-  return lastOf(geminiResult, (e) => compact({ inputTokens: e.stats.input_tokens, outputTokens: e.stats.output_tokens, models: modelsOf(e.stats.models) }));
+  return lastOf(
+    geminiResult,
+    (e) => compact({ inputTokens: e.stats.input_tokens, outputTokens: e.stats.output_tokens, models: modelsOf(e.stats.models) }),
+    geminiInit
+  );
 }
 function modelsOf(byModel) {
-  const names = Object.keys(byModel ?? {}).slice(0, 20);
+  const names = Object.keys(byModel ?? {}).filter((n) => n.length <= 200).slice(0, 20);
   return names.length ? names : void 0;
 }
 function usageReaderFor(preset) {
@@ -1867,9 +2075,9 @@ var UsageMeter = class {
   }
 };
 function usageSources(agent, dir, prefix) {
-  const usageFile = join7(dir, `${prefix}usage.json`);
-  const preset = agent.run === void 0 && agent.preset ? PRESETS[agent.preset] : void 0;
-  const cliUsageFile = preset?.usage.from === "file" ? join7(dir, `${prefix}cli-usage.json`) : void 0;
+  const usageFile = join8(dir, `${prefix}usage.json`);
+  const preset = agent.preset ? PRESETS[agent.preset] : void 0;
+  const cliUsageFile = preset?.usage.from === "file" ? join8(dir, `${prefix}cli-usage.json`) : void 0;
   const reader = preset?.usage.from === "events" ? usageReaderFor(preset.name) : void 0;
   return { dir, usageFile, ...cliUsageFile ? { cliUsageFile } : {}, ...reader ? { reader } : {} };
 }
@@ -1877,7 +2085,7 @@ async function readText(path, within) {
   if (!path) return void 0;
   return readHandedBack(path, within, `the usage file ${path}`);
 }
-async function collectUsage(meter, who, sources, scrub, log) {
+async function collectUsage(meter, who, sources, scrub, log, configured) {
   const written = await readText(sources.usageFile, sources.dir);
   let claimed;
   if (written !== void 0) {
@@ -1894,22 +2102,30 @@ async function collectUsage(meter, who, sources, scrub, log) {
   const record = recordedUsage(fromCli, claimed);
   if (!record) {
     if (written === void 0) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
-    return;
+    return void 0;
   }
   const disputes = describeDisputes(record);
-  meter.runs.push({ who, usage: record.usage, from: record.from, disputes });
+  meter.runs.push({ who, usage: record.usage, from: record.from, disputes, ...configured ? { configured } : {} });
   log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
   for (const d of disputes) log(`conveyor: ${who}: ${d}`);
+  return record.usage;
+}
+function modelCell(r) {
+  const name = (m) => code(m, { table: true });
+  const reported = r.usage.models ?? [];
+  const configured = r.configured;
+  if (!reported.length) return configured ? `${name(configured)} (configured; none reported)` : "none reported";
+  const named = configured?.slice(configured.lastIndexOf("/") + 1);
+  const differs = configured !== void 0 && named !== void 0 && !reported.includes(named) && !reported.includes(configured);
+  return `${reported.map(name).join(", ")}${differs ? ` (configured: ${name(configured)})` : ""}`;
 }
 function withUsageReport(result, meter, payload) {
   if (meter.runs.length === 0 && meter.problems.length === 0) return result;
   const total = meter.total();
   const lines = [];
   if (meter.runs.length > 0) {
-    const rows = meter.runs.map(
-      (r) => `| ${r.who} | ${describeUsage(r.usage)}${r.usage.models?.length ? ` (${r.usage.models.join(", ")})` : ""} | ${r.from} |`
-    );
-    lines.push(["| agent run | usage | reported by |", "| --- | --- | --- |", ...rows].join("\n"));
+    const rows = meter.runs.map((r) => `| ${r.who} | ${modelCell(r)} | ${describeUsage(r.usage)} | ${r.from} |`);
+    lines.push(["| agent run | model | usage | reported by |", "| --- | --- | --- | --- |", ...rows].join("\n"));
     if (meter.runs.length > 1) lines.push(`This attempt: ${describeUsage(total)}.`);
   }
   const before = payload?.usageSoFar;
@@ -1939,7 +2155,7 @@ function withUsageReport(result, meter, payload) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-LJXP7IUB.js");
+    const { LocalForge } = await import("./local-2QGD564Y.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -1947,7 +2163,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-6GXZT7WJ.js"), import("./octokit-BX3FKQZX.js")]);
+  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-2FI57AKU.js"), import("./octokit-4SGCFMNK.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
 }
 function createContext(options) {
@@ -1996,16 +2212,16 @@ function secretsFor(ctx, names, who) {
   const missing = [];
   for (const name of names) {
     const value = ctx.env[name];
-    const refuse2 = (why2) => new ConveyorError(
+    const refuse3 = (why2) => new ConveyorError(
       "bad-input",
       `${who} lists ${name} in its secrets, and ${why2}; Conveyor never gives a command a GitHub token. Give ${name} a credential of its own.`
     );
-    if (isGitHubTokenName(name)) throw refuse2(`${name} names a GitHub token`);
+    if (isGitHubTokenName(name)) throw refuse3(`${name} names a GitHub token`);
     if (!value) {
       missing.push(name);
       continue;
     }
-    if (tokens.has(value) || value.startsWith("ghs_")) throw refuse2("its value is a GitHub token (an installation or workflow token)");
+    if (tokens.has(value) || value.startsWith("ghs_")) throw refuse3("its value is a GitHub token (an installation or workflow token)");
     out[name] = value;
   }
   const given = Object.keys(out);
@@ -2274,8 +2490,8 @@ ${out.summary}
 }
 
 // action/src/report/file.ts
-import { mkdir as mkdir3, rename, writeFile as writeFile2 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname2, join as join8 } from "node:path";
+import { mkdir as mkdir4, rename, writeFile as writeFile3 } from "node:fs/promises";
+import { basename as basename3, dirname as dirname3, join as join9 } from "node:path";
 var FileReporter = class {
   constructor(path) {
     this.path = path;
@@ -2283,10 +2499,10 @@ var FileReporter = class {
   path;
   name = "result file";
   async report(result) {
-    const dir = dirname2(this.path);
-    await mkdir3(dir, { recursive: true });
-    const temp = join8(dir, `.${basename3(this.path)}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile2(temp, `${JSON.stringify(result, null, 2)}
+    const dir = dirname3(this.path);
+    await mkdir4(dir, { recursive: true });
+    const temp = join9(dir, `.${basename3(this.path)}.${process.pid}.${Date.now()}.tmp`);
+    await writeFile3(temp, `${JSON.stringify(result, null, 2)}
 `);
     await rename(temp, this.path);
   }
@@ -2350,8 +2566,8 @@ function failureResult(base, error, scrub) {
 }
 
 // action/src/agent.ts
-import { mkdir as mkdir4 } from "node:fs/promises";
-import { delimiter, join as join10 } from "node:path";
+import { mkdir as mkdir5 } from "node:fs/promises";
+import { delimiter, join as join12 } from "node:path";
 
 // core/config/defaults.ts
 var DEFAULT_STALL_MINUTES = 15;
@@ -2486,7 +2702,8 @@ function agentCommand(agent, place) {
   const leaves = [...preset?.leaves ?? []];
   if (agent.run !== void 0 || !preset) {
     const note2 = agent.maxUsd !== void 0 ? `max-usd ${agent.maxUsd} is given to its own \`run\` as $CONVEYOR_MAX_USD only` : void 0;
-    return { command: agent.run ?? "false", verdict: "agent-writes-file", env, leaves, ...note2 ? { maxUsdNote: note2 } : {} };
+    const verdict = preset && place.role === "reviewer" ? preset.reviewer.verdict : "agent-writes-file";
+    return { command: agent.run ?? "false", verdict, env, leaves, ...note2 ? { maxUsdNote: note2 } : {} };
   }
   const budget = agent.maxUsd !== void 0 && "flag" in preset.maxUsd ? [preset.maxUsd.flag, String(agent.maxUsd)] : [];
   const args = [
@@ -2591,16 +2808,16 @@ async function runSetup(ctx, payload, setup) {
 
 // action/src/transcript.ts
 import { appendFileSync, existsSync as existsSync2, mkdirSync as mkdirSync2 } from "node:fs";
-import { dirname as dirname3, join as join9 } from "node:path";
+import { dirname as dirname4, join as join10 } from "node:path";
 function pathOf(env, payload) {
   if (env.CONVEYOR_TRANSCRIPT_PATH) return env.CONVEYOR_TRANSCRIPT_PATH;
   if (!env.RUNNER_TEMP) return void 0;
-  return join9(env.RUNNER_TEMP, "conveyor", `${attemptName(refOf(payload), "transcript")}.log`);
+  return join10(env.RUNNER_TEMP, "conveyor", `${attemptName(refOf(payload), "transcript")}.log`);
 }
 function openTranscript(env, payload, header) {
   const path = pathOf(env, payload);
   if (!path) return void 0;
-  mkdirSync2(dirname3(path), { recursive: true });
+  mkdirSync2(dirname4(path), { recursive: true });
   const write = (line) => appendFileSync(path, `${line}
 `);
   write(header);
@@ -2621,6 +2838,175 @@ async function keepTranscript(store, env, payload, log) {
   }
 }
 
+// action/src/model-route.ts
+import { randomBytes } from "node:crypto";
+import { join as join11 } from "node:path";
+
+// lib/sandbox/forwarder.ts
+import { timingSafeEqual } from "node:crypto";
+import { Agent as HttpAgent, createServer as createServer2, request as httpRequest2 } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+var CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"];
+var HOP_BY_HOP2 = /* @__PURE__ */ new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
+function basePath(url) {
+  return url.pathname.replace(/\/+$/, "");
+}
+function credentialValue(c) {
+  return c.header === "bearer" ? ["authorization", `Bearer ${c.value}`] : [c.header, c.value];
+}
+function sameText(a, b) {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+function carries(headers, search, placeholder) {
+  const given = CREDENTIAL_HEADERS.flatMap((h) => {
+    const v = headers[h];
+    return typeof v === "string" ? [v.replace(/^Bearer\s+/i, "")] : [];
+  });
+  const key = search.get("key");
+  if (key !== null) given.push(key);
+  return given.some((g) => sameText(g.trim(), placeholder));
+}
+function refuse2(res, status, message) {
+  res.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify({ error: { type: "conveyor_forwarder", message } })}
+`);
+}
+async function startForwarder(options) {
+  const upstream = new URL(options.upstream);
+  if (upstream.protocol !== "https:" && upstream.protocol !== "http:") {
+    throw new ConveyorError("internal", `the key forwarder forwards to an http(s) endpoint, not ${upstream.protocol}`);
+  }
+  const secure = upstream.protocol === "https:";
+  const prefix = basePath(upstream);
+  const agent = secure ? new HttpsAgent({ keepAlive: true, ...options.ca ? { ca: options.ca } : {} }) : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest2;
+  const sockets = /* @__PURE__ */ new Set();
+  const told = /* @__PURE__ */ new Set();
+  const problem = (message) => {
+    if (told.has(message)) return;
+    told.add(message);
+    options.onProblem?.(message);
+  };
+  let count2 = 0;
+  const server = createServer2((req, res) => {
+    const target = req.url ?? "";
+    if (!target.startsWith("/")) {
+      refuse2(res, 400, `Conveyor's key forwarder sends requests to ${upstream.origin} only; send a path, not ${JSON.stringify(target.slice(0, 100))}`);
+      return;
+    }
+    const url = new URL(target, upstream.origin);
+    if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+      refuse2(res, 404, `Conveyor's key forwarder forwards only paths under ${prefix}/ of ${upstream.origin}`);
+      return;
+    }
+    if (options.placeholder !== void 0 && !carries(req.headers, url.searchParams, options.placeholder)) {
+      refuse2(res, 401, "this request does not carry the key Conveyor gave the agent; only the agent's CLI may use Conveyor's key forwarder");
+      return;
+    }
+    const headers = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k)) headers[k] = v;
+    if (options.credential) {
+      for (const h of CREDENTIAL_HEADERS) delete headers[h];
+      url.searchParams.delete("key");
+      const [name, value] = credentialValue(options.credential);
+      headers[name] = value;
+    }
+    headers.host = upstream.host;
+    count2++;
+    const out = send(
+      {
+        protocol: upstream.protocol,
+        hostname: upstream.hostname.replace(/^\[(.*)\]$/, "$1"),
+        port: upstream.port || void 0,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent
+      },
+      (answer) => {
+        const back = {};
+        for (const [k, v] of Object.entries(answer.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k)) back[k] = v;
+        const status = answer.statusCode ?? 502;
+        if (answer.statusMessage) res.writeHead(status, answer.statusMessage, back);
+        else res.writeHead(status, back);
+        res.flushHeaders();
+        answer.pipe(res);
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
+      }
+    );
+    out.on("error", (e) => {
+      const message = `the endpoint ${upstream.origin} could not be reached: ${e.message}`;
+      problem(message);
+      if (res.headersSent) res.destroy();
+      else refuse2(res, 502, `Conveyor's key forwarder: ${message}`);
+    });
+    res.on("close", () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    req.pipe(out);
+  });
+  server.on("connection", (s) => {
+    s.setNoDelay(true);
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.on("clientError", (_e, s) => s.destroy());
+  await new Promise((resolve3, reject) => {
+    server.once("error", reject);
+    if ("socketPath" in options.listen) server.listen(options.listen.socketPath, () => resolve3());
+    else server.listen(0, "127.0.0.1", () => resolve3());
+  });
+  const address = server.address();
+  return {
+    ...typeof address === "object" && address ? { port: address.port } : {},
+    forwarded: () => count2,
+    close: () => new Promise((resolve3) => {
+      for (const s of sockets) s.destroy();
+      agent.destroy();
+      server.close(() => resolve3());
+    })
+  };
+}
+
+// action/src/model-route.ts
+async function openModelRoute(ctx, agent, secrets, label) {
+  const api = modelApiOf(agent);
+  if (!api) return void 0;
+  const kept = api.keys.filter((k) => secrets[k.variable] !== void 0);
+  const real2 = kept[0];
+  if (!real2 && !api.pointAlways) return void 0;
+  const placeholder = `conveyor-placeholder-${randomBytes(16).toString("hex")}`;
+  const sandboxed = ctx.sandbox.availability.available;
+  const socket = sandboxed ? join11(socketFolder(), `f-${randomBytes(6).toString("hex")}.sock`) : void 0;
+  const forwarder = await startForwarder({
+    listen: socket ? { socketPath: socket } : { loopback: true },
+    upstream: api.endpoint,
+    ...real2 ? { credential: { header: real2.header, value: secrets[real2.variable] } } : {},
+    ...real2 && !socket ? { placeholder } : {},
+    onProblem: (message) => ctx.log(`conveyor: ${label}: Conveyor's key forwarder: ${message}`)
+  });
+  const port = socket ? FORWARDER_PORT : forwarder.port;
+  const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;
+  const pointing2 = api.point(url);
+  const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== void 0) : false;
+  const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder]);
+  ctx.log(
+    `conveyor: ${label} talks to ${api.endpoint} through Conveyor's key forwarder` + (real2 ? `: ${real2.variable} stays in the step process, and the agent holds a placeholder` : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are")
+  );
+  return {
+    env: { ...Object.fromEntries(placeholders), ...pointing2.env },
+    policy: {
+      homeFiles: pointing2.homeFiles,
+      homeVariables: pointing2.homeVariables,
+      ...socket ? { bridges: [{ port: FORWARDER_PORT, socket }] } : {}
+    },
+    close: () => forwarder.close()
+  };
+}
+
 // action/src/agent.ts
 var AGENT_LINE_LIMIT = 1024 * 1024;
 function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agent`) {
@@ -2633,7 +3019,8 @@ function resolveAgent(payload, name, usedBy = `step ${payload.step.id} uses agen
     throw new ConveyorError("bad-payload", `agents.${name}: has neither \`run\` nor \`preset\`; there is no command to run`);
   return agent;
 }
-function agentEnvironment(ctx, payload, ws, agent, command, files) {
+function agentEnvironment(ctx, payload, ws, agent, command, files, given) {
+  const preset = agent.preset ? PRESETS[agent.preset] : void 0;
   return safeEnvironment(ctx, {
     // Commits made by the agent need an identity on runners that have none.
     GIT_AUTHOR_NAME: ctx.env.GIT_AUTHOR_NAME || "Conveyor",
@@ -2641,12 +3028,19 @@ function agentEnvironment(ctx, payload, ws, agent, command, files) {
     GIT_COMMITTER_NAME: ctx.env.GIT_COMMITTER_NAME || "Conveyor",
     GIT_COMMITTER_EMAIL: ctx.env.GIT_COMMITTER_EMAIL || "conveyor@users.noreply.github.com",
     ...command.env,
+    // Only when Conveyor's sandbox is the guard: without it nothing else is.
+    ...preset && ctx.sandbox.availability.available ? preset.sandboxedEnv : {},
     ...agent.env,
-    ...secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`),
+    ...given.secrets,
+    // Last: the placeholders of the keys Conveyor keeps, and where the CLI finds its forwarder.
+    ...given.route,
     PATH: files.PATH,
     CONVEYOR_PROMPT_FILE: files.promptFile,
     CONVEYOR_RESULT_FILE: files.resultFile,
     CONVEYOR_USAGE_FILE: files.usageFile,
+    // For a `run` that calls its preset's CLI itself: where that CLI writes its usage, and the verdict's schema.
+    ...files.cliUsageFile ? { CONVEYOR_CLI_USAGE_FILE: files.cliUsageFile } : {},
+    ...files.schemaFile ? { CONVEYOR_VERDICT_SCHEMA_FILE: files.schemaFile } : {},
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...agent.model ? { CONVEYOR_MODEL: agent.model } : {},
@@ -2700,9 +3094,9 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
   });
   const label = `${options.role === "coder" ? "" : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ""}`;
   const tools = toolsDir(ctx.env);
-  const toolsPath = { PATH: [join10(tools, "bin"), ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
+  const toolsPath = { PATH: [join12(tools, "bin"), ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
   if (agent.setup !== void 0) {
-    await mkdir4(join10(tools, "bin"), { recursive: true });
+    await mkdir5(join12(tools, "bin"), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
       command: agent.setup,
@@ -2710,14 +3104,46 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
       cwd: ws.root,
       workspace: ws.root,
       isolation: agentSetupIsolation(ws, ctx.env),
-      extra: { ...toolsPath, npm_config_prefix: tools, PIPX_HOME: join10(tools, "pipx"), PIPX_BIN_DIR: join10(tools, "bin") }
+      extra: { ...toolsPath, npm_config_prefix: tools, PIPX_HOME: join12(tools, "pipx"), PIPX_BIN_DIR: join12(tools, "bin") }
     });
   }
   const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(command.verdict);
   await exchange2.write(`${prefix}prompt.md`, ctx.scrubber.scrub(prompt));
   if (options.role === "reviewer") await exchange2.write("verdict.schema.json", JSON.stringify(structuredVerdictJsonSchema()));
   for (const r of ws.repos) await r.git.exclude(command.leaves);
-  const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile, ...toolsPath });
+  const secrets = secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`);
+  const route = await openModelRoute(ctx, agent, secrets, label);
+  try {
+    return await runCommandOf(ctx, payload, ws, agent, exchange2, {
+      label,
+      command,
+      cwd,
+      usage,
+      prefix,
+      env: agentEnvironment(
+        ctx,
+        payload,
+        ws,
+        agent,
+        command,
+        {
+          ...files,
+          usageFile: usage.usageFile,
+          ...toolsPath,
+          ...usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {},
+          ...options.role === "reviewer" ? { schemaFile } : {}
+        },
+        { secrets, ...route ? { route: route.env } : {} }
+      ),
+      routePolicy: route?.policy ?? {},
+      files
+    });
+  } finally {
+    await route?.close();
+  }
+}
+async function runCommandOf(ctx, payload, ws, agent, exchange2, run) {
+  const { label, command, cwd, usage, prefix, env, files } = run;
   if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
@@ -2732,7 +3158,7 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws, agent, exchange2.dir),
+    sandbox: agentIsolation(ws, agent, exchange2.dir, run.routePolicy),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
     onLine: (line) => {
@@ -2741,7 +3167,7 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
       if (command.verdict === "structured-output") structured = structuredOutputOf(line) ?? structured;
     }
   });
-  await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log);
+  const used = await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log, agent.model);
   const written = await exchange2.read(`${prefix}result.json`, `what ${label} left at $CONVEYOR_RESULT_FILE`);
   const given = command.verdict === "structured-output" ? structured : command.verdict === "reply" && written === void 0 ? replyVerdictOf(result.output) : void 0;
   const text = given !== void 0 && result.exitCode === 0 ? JSON.stringify(given) : written;
@@ -2751,6 +3177,7 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
     cwd,
     ...files,
     stallMinutes,
+    ...used?.models ? { models: used.models } : {},
     ...resultText !== void 0 ? { resultText } : {},
     ...transcript ? { transcript: transcript.path } : {}
   };
@@ -2802,15 +3229,21 @@ function pullRequestBody(input) {
   return lines.join("\n");
 }
 
+// core/github/trailers.ts
+var oneLine2 = (text) => text.replace(/[\r\n]+/g, " ").trim();
+function coAuthoredBy(author) {
+  return `Co-authored-by: ${oneLine2(author.login)} <${author.id}+${oneLine2(author.login)}@users.noreply.github.com>`;
+}
+
 // core/steps/writes.ts
-function normalize(prefix) {
+function normalize2(prefix) {
   return prefix.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 }
 function isAllowedWrite(path, prefixes) {
   if (prefixes.length === 0) return true;
-  const p = normalize(path);
+  const p = normalize2(path);
   return prefixes.some((raw) => {
-    const prefix = normalize(raw);
+    const prefix = normalize2(raw);
     if (prefix === "" || prefix === ".") return true;
     return p === prefix || p.startsWith(`${prefix}/`);
   });
@@ -2836,7 +3269,156 @@ function conflictMarkerLines(text) {
 
 // action/src/publish.ts
 import { lstat as lstat3 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join13 } from "node:path";
+
+// core/steps/api-commits.ts
+var GITHUB_LIMITS = {
+  maxFileBytes: 100 * 1024 * 1024,
+  inlineFileBytes: 256 * 1024,
+  inlineRequestBytes: 1024 * 1024,
+  entriesPerRequest: 500
+};
+var utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function inlineText2(bytes2) {
+  if (bytes2.includes(0)) return void 0;
+  try {
+    return utf8.decode(bytes2);
+  } catch {
+    return void 0;
+  }
+}
+function inlineWeight(content) {
+  return content === void 0 ? 0 : Buffer.byteLength(JSON.stringify(content));
+}
+function fitsRequest(request, weight, limits) {
+  if (request.entries === 0) return true;
+  return request.entries < limits.entriesPerRequest && request.bytes + weight <= limits.inlineRequestBytes;
+}
+function humanBytes(n) {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} B`;
+}
+
+// action/src/api-commits.ts
+var FILE_MODES = /* @__PURE__ */ new Set(["100644", "100755", "120000", "160000"]);
+function treeMode(mode) {
+  return FILE_MODES.has(mode) ? mode : "100644";
+}
+async function planCommit(objects, repo, commit) {
+  if (commit.parents.length === 0)
+    throw new ConveyorError("internal", `${repo}: commit ${commit.sha.slice(0, 12)} has no parent; nothing was sent to the branch.`);
+  const byParent = await Promise.all(commit.parents.map(async (p) => ({ parent: p, changes: await objects.changes(p, commit.sha) })));
+  const chosen = byParent.reduce((best, p) => p.changes.length < best.changes.length ? p : best);
+  const elsewhere = byParent.filter((p) => p !== chosen).map((p) => new Set(p.changes.map((c) => c.path)));
+  const plan = (c) => {
+    if (c.sha === void 0) return { path: c.path, mode: treeMode(c.oldMode), sha: null };
+    const mode = treeMode(c.mode);
+    if (mode === "160000" || c.oldSha === c.sha || elsewhere.some((changed) => !changed.has(c.path))) return { path: c.path, mode, sha: c.sha };
+    return { path: c.path, mode, blob: c.sha, size: 0 };
+  };
+  const entries = chosen.changes.map(plan).sort((a, b) => Number(isRemoval(b)) - Number(isRemoval(a)));
+  return { commit, base: chosen.parent, entries };
+}
+var isRemoval = (e) => "sha" in e && e.sha === null;
+async function checkSizes(objects, repo, planned, limits) {
+  const files = planned.entries.filter((e) => "blob" in e);
+  const sizes = await objects.sizes(
+    planned.commit.sha,
+    files.map((f) => f.path)
+  );
+  const over = [];
+  for (const f of files) {
+    f.size = sizes.get(f.path) ?? 0;
+    if (f.size > limits.maxFileBytes) over.push(`${code(f.path)} (${f.size} bytes)`);
+  }
+  if (over.length) {
+    throw new ConveyorError(
+      "change-too-large",
+      `${repo}: GitHub takes no file over ${humanBytes(limits.maxFileBytes)} (${limits.maxFileBytes} bytes), and the change holds ${over.join(", ")}; nothing was sent to the branch. Keep such files out of the repository (Git LFS, a release asset, or a download at build time).`
+    );
+  }
+}
+async function sendTree(gitData, objects, repo, planned, limits, count2) {
+  let tree = await objects.treeOf(planned.base);
+  let batch = [];
+  let bytes2 = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    tree = await gitData.createTree(repo, tree, batch);
+    count2.trees++;
+    batch = [];
+    bytes2 = 0;
+  };
+  for (const e of planned.entries) {
+    let entry;
+    if ("blob" in e) {
+      const content = await objects.blob(e.blob);
+      const text = content.length <= limits.inlineFileBytes ? inlineText2(content) : void 0;
+      if (text !== void 0) entry = { path: e.path, mode: e.mode, content: text };
+      else entry = { path: e.path, mode: e.mode, sha: await sendBlob(gitData, repo, e.path, content, e.blob, count2) };
+    } else entry = { path: e.path, mode: e.mode, sha: e.sha };
+    const weight = inlineWeight("content" in entry ? entry.content : void 0);
+    if (!fitsRequest({ entries: batch.length, bytes: bytes2 }, weight, limits)) await flush();
+    batch.push(entry);
+    bytes2 += weight;
+  }
+  await flush();
+  return tree;
+}
+async function sendBlob(gitData, repo, path, content, sha, count2) {
+  let made;
+  try {
+    made = await gitData.createBlob(repo, content);
+  } catch (e) {
+    if (e instanceof ConveyorError && e.code === "change-too-large") {
+      throw new ConveyorError(
+        "change-too-large",
+        `${repo}: GitHub's API did not take ${code(path)} (${humanBytes(content.length)}); nothing was sent to the branch. ${e.message.replace(/\.+$/, "")}. Keep the file out of the repository, or push with git (\`commits: git\`) where the branch does not require signed commits.`,
+        { cause: e }
+      );
+    }
+    throw e;
+  }
+  count2.blobs++;
+  if (made !== sha)
+    throw new ConveyorError("forge-failed", `${repo}: GitHub stored ${code(path)} as blob ${made}, not ${sha} as git has it; nothing was sent to the branch.`);
+  return made;
+}
+async function sendThroughApi(gitData, repo, head, limits = GITHUB_LIMITS) {
+  const objects = repo.git.objects();
+  const commits = await objects.commitsToSend(head, [repo.startCommit, repo.baseCommit]);
+  const plans = [];
+  for (const c of commits) plans.push(await planCommit(objects, repo.repo, c));
+  for (const p of plans) await checkSizes(objects, repo.repo, p, limits);
+  const made = /* @__PURE__ */ new Map();
+  const requests = { trees: 0, blobs: 0 };
+  for (const p of plans) {
+    const tree = await sendTree(gitData, objects, repo.repo, p, limits, requests);
+    if (tree !== p.commit.tree) {
+      throw new ConveyorError(
+        "forge-failed",
+        `${repo.repo}: GitHub made tree ${tree} of commit ${p.commit.sha.slice(0, 12)}, whose tree is ${p.commit.tree}; nothing was sent to the branch.`
+      );
+    }
+    const parents = p.commit.parents.map((parent) => made.get(parent)?.sha ?? parent);
+    made.set(p.commit.sha, await gitData.createCommit(repo.repo, { message: p.commit.message, tree, parents }));
+  }
+  const sent = made.get(head)?.sha ?? head;
+  const update = repo.startCommit ? await gitData.advanceBranch(repo.repo, repo.workBranch, sent) : await gitData.createBranch(repo.repo, repo.workBranch, sent);
+  if (!update.updated) {
+    throw new ConveyorError(
+      "push-rejected",
+      `update of ${repo.workBranch} in ${repo.repo} through GitHub's API was refused (someone else pushed since the step started from ${repo.startCommit.slice(0, 12) || "nothing"}?): ${update.message}`
+    );
+  }
+  return { head: sent, made: [...made.values()], requests };
+}
+
+// action/src/publish.ts
+function commitTrailers(payload) {
+  return [`Conveyor-Run: ${payload.runId}`, ...payload.issue.author ? [coAuthoredBy(payload.issue.author)] : []];
+}
 function commitMessage(payload) {
   const { issue } = payload;
   return [
@@ -2844,7 +3426,7 @@ function commitMessage(payload) {
     "",
     `Changes left by the ${payload.mode === "repair" ? "repair agent" : "agent"} of step ${payload.step.id}, attempt ${payload.attempt}.`,
     "",
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     ""
   ].join("\n");
 }
@@ -2854,7 +3436,7 @@ function mergeMessage(payload, repo) {
     "",
     `Its conflicts resolved by the repair agent of step ${payload.step.id}, attempt ${payload.attempt}.`,
     "",
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     ""
   ].join("\n");
 }
@@ -2862,7 +3444,7 @@ var MAX_RESOLVED_FILE = 32 * 1024 * 1024;
 async function unresolved(repo) {
   const left = [];
   for (const path of repo.conflicts) {
-    const file = join11(repo.dir, path);
+    const file = join13(repo.dir, path);
     const info2 = await lstat3(file).catch(() => void 0);
     if (!info2?.isFile()) continue;
     const text = await readHandedBack(file, repo.dir, `the conflicted file ${path} of ${repo.repo}`, MAX_RESOLVED_FILE);
@@ -2898,8 +3480,27 @@ function writesViolations(changes, writes) {
   if (writes.length === 0) return [];
   return changes.flatMap((c) => writesOutside(c.pushedPaths, writes).map((p) => `${c.repo.repo}: ${p}`));
 }
-async function pushBranch(change) {
+function throughApi(p) {
+  if (p.through === "git") return "";
+  return p.verified ? ", committed by GitHub's API (Verified)" : `, committed by GitHub's API, not signed (${p.unverified ?? "unsigned"})`;
+}
+async function pushBranch(ctx, payload, change) {
   const r = change.repo;
+  const gitData = payload.commits === "git" ? void 0 : (await ctx.forge()).gitData;
+  if (gitData) {
+    const sent = await sendThroughApi(gitData, r, change.head);
+    const unsigned = sent.made.filter((m) => !m.verified);
+    const what = `${sent.made.length} commit(s) through GitHub's API (${sent.requests.trees} tree request(s), ${sent.requests.blobs} blob(s))`;
+    ctx.log(
+      `conveyor: ${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? "unsigned"})`).join(", ")}` : ""}`
+    );
+    return {
+      head: sent.head,
+      through: "api",
+      verified: unsigned.length === 0,
+      ...unsigned.length ? { unverified: [...new Set(unsigned.map((m) => m.reason ?? "unsigned"))].join(", ") } : {}
+    };
+  }
   const pushed = await r.git.push({ to: r.url, ref: change.head, branch: r.workBranch, lease: r.startCommit });
   if (!pushed.pushed) {
     throw new ConveyorError(
@@ -2907,6 +3508,7 @@ async function pushBranch(change) {
       `push of ${r.workBranch} to ${r.repo} was rejected (someone else pushed since the step started from ${r.startCommit.slice(0, 12) || "nothing"}?): ${pushed.output}`
     );
   }
+  return { head: change.head, through: "git" };
 }
 function toRef(pr) {
   return {
@@ -2937,7 +3539,7 @@ async function knownPr(forge, r) {
   const found = await forge.findPullRequest(r.repo, r.workBranch);
   return found ? { pr: found, body: found.body } : void 0;
 }
-async function publishPullRequests(ctx, payload, ws, pushed, holding = pushed) {
+async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(pushed.keys())) {
   const forge = await ctx.forge();
   const prs = [];
   for (const r of ws.repos) {
@@ -2953,7 +3555,7 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = pushed) {
       ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
-      known = { pr: { ...known.pr, head: await r.git.currentCommit() } };
+      known = { pr: { ...known.pr, head: pushed.get(r.repo) } };
     }
     if (known && r.pr && holding.has(r.repo)) known = { ...known, pr: await markReady(ctx, forge, known.pr) };
     if (known) prs.push(known);
@@ -3021,17 +3623,25 @@ ${list}`;
       }
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs2 = await publishPullRequests(ctx, payload, ws, /* @__PURE__ */ new Set(), new Set(held));
+        const prs2 = await publishPullRequests(ctx, payload, ws, /* @__PURE__ */ new Map(), new Set(held));
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(", ")}; they are kept.`;
         return { ...baseResult(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits };
       }
       return { ...fail("no-changes", message), commits };
     }
     const toPush = changes.filter((c) => c.advanced);
-    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(c)));
+    const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(ctx, payload, c)));
     const rejected = pushes.flatMap((p) => p.status === "rejected" ? [p.reason] : []);
-    const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === "fulfilled").map((c) => c.repo.repo));
-    for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
+    const sent = /* @__PURE__ */ new Map();
+    toPush.forEach((c, i) => {
+      const p = pushes[i];
+      if (p?.status === "fulfilled") sent.set(c.repo.repo, p.value);
+    });
+    const pushed = new Map([...sent].map(([repo, p]) => [repo, p.head]));
+    for (const [repo, p] of sent) {
+      commits[repo] = p.head;
+      ctx.log(`conveyor: pushed ${repo}`);
+    }
     const prs = await publishPullRequests(ctx, payload, ws, pushed);
     if (rejected.length) {
       const first = rejected[0];
@@ -3044,7 +3654,8 @@ ${list}`;
     const table = workspaceTable(ws, (repo) => {
       const c = byRepo.get(repo);
       const pr = prOf.get(repo);
-      const what = pushed.has(repo) ? `pushed ${c?.paths.length ?? 0} changed file(s)` : "unchanged";
+      const p = sent.get(repo);
+      const what = p ? `pushed ${c?.paths.length ?? 0} changed file(s)${throughApi(p)}` : "unchanged";
       return pr ? `${what}, [#${pr.number}](${pr.url})` : what;
     });
     const summary2 = [
@@ -3068,7 +3679,7 @@ async function reposHoldingWork(repos) {
 }
 
 // action/src/steps/gate.ts
-import { join as join12 } from "node:path";
+import { join as join14 } from "node:path";
 
 // core/steps/failing-lines.ts
 var FAILURE_LINE = /\b(fail(s|ed|ure|ures|ing)?|errors?|exception|panic(ked)?|fatal|assert(ion)?(error)?|traceback|not ok|expected|received|undefined reference|segmentation fault)\b|[✗✕✘×]|^\s*E\s{2,}|^\s*at .+:\d+:\d+\)?$/i;
@@ -3227,7 +3838,7 @@ function commandsFor(payload, step, repo) {
   return services.flatMap((s) => {
     const svc = payload.services[s];
     if (!svc?.gate) return [];
-    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join12(repo.dir, svc.path) : repo.dir, service: s }];
+    return [{ repo, label: `${repo.repo} (${s})`, command: svc.gate, cwd: svc.path ? join14(repo.dir, svc.path) : repo.dir, service: s }];
   });
 }
 function servicesToSetUp(payload, step, repos) {
@@ -3235,7 +3846,7 @@ function servicesToSetUp(payload, step, repos) {
     (r) => (step.in.length ? r.services.filter((s) => step.in.includes(s)) : r.services).flatMap((service) => {
       const svc = payload.services[service];
       if (!svc?.setup) return [];
-      return [{ service, repo: r.repo, cwd: svc.path ? join12(r.dir, svc.path) : r.dir, setup: svc.setup, timeoutMinutes: svc.setupTimeoutMinutes }];
+      return [{ service, repo: r.repo, cwd: svc.path ? join14(r.dir, svc.path) : r.dir, setup: svc.setup, timeoutMinutes: svc.setupTimeoutMinutes }];
     })
   );
 }
@@ -3323,8 +3934,8 @@ async function runGate(ctx, payload) {
 }
 
 // action/src/steps/gate-author.ts
-import { mkdir as mkdir5, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname4, isAbsolute, join as join13, normalize as normalize2 } from "node:path";
+import { mkdir as mkdir6, writeFile as writeFile4 } from "node:fs/promises";
+import { dirname as dirname5, isAbsolute as isAbsolute2, join as join15, normalize as normalize3 } from "node:path";
 
 // core/prompts/role-prompts.ts
 var PROMPT_DIFF_BUDGET = 200 * 1024;
@@ -3445,8 +4056,8 @@ function gatePath(path, stepId) {
     `step.path: gate ${stepId} has path "${path ?? ""}", which ${why2}; give a file path relative to the repository, such as test/accept.test.js`
   );
   if (!path || !path.trim()) throw bad("is empty");
-  if (isAbsolute(path)) throw bad("is absolute");
-  const n = normalize2(path);
+  if (isAbsolute2(path)) throw bad("is absolute");
+  const n = normalize3(path);
   if (n.startsWith("..") || n === "." || n.split("/").includes(".git")) throw bad("leaves the repository or points into .git");
   return n;
 }
@@ -3457,7 +4068,7 @@ function commitMessage2(payload, path) {
     "",
     `Written by the author agent of step ${payload.step.id}, attempt ${payload.attempt}; it fails on the base branch.`,
     "",
-    `Conveyor-Run: ${payload.runId}`,
+    ...commitTrailers(payload),
     ""
   ].join("\n");
 }
@@ -3490,7 +4101,7 @@ async function runAuthorGate(ctx, payload) {
     if (outcome.exitCode !== 0) return fail("agent-failed", `The author exited with ${outcome.exitCode ?? outcome.signal}; nothing was pushed.`);
     let content;
     try {
-      content = await readHandedBack(join13(repo.dir, path), repo.dir, `the gate file \`${path}\` the author \`${agent.name}\` wrote`, MAX_GATE_FILE);
+      content = await readHandedBack(join15(repo.dir, path), repo.dir, `the gate file \`${path}\` the author \`${agent.name}\` wrote`, MAX_GATE_FILE);
     } catch (e) {
       if (e instanceof ConveyorError && e.code === "output-refused") return fail("output-refused", `${e.message}; nothing was pushed.`);
       throw e;
@@ -3510,11 +4121,11 @@ async function runAuthorGate(ctx, payload) {
     const check = await openExchange("base-check");
     let onBase;
     try {
-      const baseDir = join13(check.dir, repo.folder);
-      await mkdir5(baseDir);
+      const baseDir = join15(check.dir, repo.folder);
+      await mkdir6(baseDir);
       await git.exportTree(repo.baseCommit, baseDir);
-      await mkdir5(dirname4(join13(baseDir, path)), { recursive: true });
-      await writeFile3(join13(baseDir, path), content);
+      await mkdir6(dirname5(join15(baseDir, path)), { recursive: true });
+      await writeFile4(join15(baseDir, path), content);
       await setUpServices(ctx, payload, step, ws, [{ repo: repo.repo, dir: baseDir, services: repo.services }], " (on the base branch)", [check.dir]);
       ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, {
@@ -3547,7 +4158,7 @@ ${fence(baseTail)}` : `On base ${code(repo.base)} it printed nothing.`;
     }
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
-      await pushBranch({ repo, head });
+      head = (await pushBranch(ctx, payload, { repo, head })).head;
       ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
     }
     const how = onBase.timedOut ? "timed out" : `exited ${onBase.exitCode ?? onBase.signal}`;
@@ -3592,7 +4203,19 @@ function judgeIndependence(coder, reviewer) {
       reason: `coder \`${coder.agent}\` (${coder.model}) and reviewer \`${reviewer.agent}\` (${reviewer.model}) are the same model family \`${a}\``
     };
   }
-  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`)` };
+  const ran = (who) => [who.model, ...who.models ?? []];
+  const reviewerFamilies = new Map(ran(reviewer).map((m) => [modelFamily(m), m]));
+  for (const m of ran(coder)) {
+    const same = reviewerFamilies.get(modelFamily(m));
+    if (same === void 0) continue;
+    const said = (who, name) => name === who.model ? `is configured with ${name}` : `reported using ${name}`;
+    return {
+      independent: false,
+      reason: `coder \`${coder.agent}\` ${said(coder, m)} and reviewer \`${reviewer.agent}\` ${said(reviewer, same)}: the same model family \`${modelFamily(m)}\``
+    };
+  }
+  const reported = (coder.models?.length ?? 0) + (reviewer.models?.length ?? 0) > 0 ? ", configured and as reported" : "";
+  return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`${reported})` };
 }
 
 // core/run/draft.ts
@@ -4004,7 +4627,7 @@ ${list}${touched.length > 20 ? `
       );
     }
     const verdict = reading.verdict;
-    const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model });
+    const independence = judgeIndependence(payload.coder, { agent: agent.name, model: agent.model, models: outcome.models });
     const review = { ...verdict, agent: agent.name, ...agent.model ? { model: agent.model } : {}, independent: independence.independent };
     const scores = `| complexity | risk | impact |
 | --- | --- | --- |
@@ -4042,7 +4665,7 @@ ${list}${touched.length > 20 ? `
 // action/src/steps/deploy.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { appendFile } from "node:fs/promises";
-import { join as join14 } from "node:path";
+import { join as join16 } from "node:path";
 
 // core/graph.ts
 function findCycle(nodes, deps) {
@@ -4278,7 +4901,7 @@ function ownService(payload) {
 function serviceDir(ws, repo, path) {
   const r = ws.repos.find((x) => x.repo === repo);
   if (!r) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
-  const dir = path ? join14(r.dir, path) : r.dir;
+  const dir = path ? join16(r.dir, path) : r.dir;
   if (!existsSync3(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
   return { repo: r, dir };
 }
@@ -4803,23 +5426,23 @@ async function readPayload(io) {
 }
 
 // action/src/artifact-store.ts
-import { dirname as dirname5 } from "node:path";
+import { dirname as dirname6 } from "node:path";
 var retentionDays = external_exports.coerce.number().int().min(1);
 function artifactTranscriptStore(env, retentionInput = "") {
   if (env.GITHUB_ACTIONS !== "true") return void 0;
-  const refuse2 = (why2) => ({
+  const refuse3 = (why2) => ({
     kind: "workflow artifact",
     keep: () => Promise.reject(new Error(why2))
   });
   if (!env.ACTIONS_RUNTIME_TOKEN || !env.ACTIONS_RESULTS_URL) {
-    return refuse2("this runner gives the action no artifact runtime (ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set)");
+    return refuse3("this runner gives the action no artifact runtime (ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set)");
   }
-  if (!env.GITHUB_REPOSITORY || !env.GITHUB_RUN_ID) return refuse2("GITHUB_REPOSITORY and GITHUB_RUN_ID are needed to link the artifact");
+  if (!env.GITHUB_REPOSITORY || !env.GITHUB_RUN_ID) return refuse3("GITHUB_REPOSITORY and GITHUB_RUN_ID are needed to link the artifact");
   let days;
   if (retentionInput.trim()) {
     const parsed = retentionDays.safeParse(retentionInput.trim());
     if (!parsed.success) {
-      return refuse2(`the action input \`transcript-retention-days\` must be a whole number of days, 1 or more, not "${retentionInput}"`);
+      return refuse3(`the action input \`transcript-retention-days\` must be a whole number of days, 1 or more, not "${retentionInput}"`);
     }
     days = parsed.data;
   }
@@ -4829,7 +5452,7 @@ function artifactTranscriptStore(env, retentionInput = "") {
     kind: "workflow artifact",
     async keep(name, path) {
       const { DefaultArtifactClient } = await import("./artifact-DBHI3WPC.js");
-      const { id } = await new DefaultArtifactClient().uploadArtifact(name, [path], dirname5(path), days ? { retentionDays: days } : {});
+      const { id } = await new DefaultArtifactClient().uploadArtifact(name, [path], dirname6(path), days ? { retentionDays: days } : {});
       if (id === void 0) throw new Error(`GitHub gave no id for the artifact ${name}, so it cannot be linked`);
       return { url: `${runUrl}/artifacts/${id}` };
     }

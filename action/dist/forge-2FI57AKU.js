@@ -6,17 +6,20 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-RA4KV4AV.js";
+} from "./chunk-PZ74EIWI.js";
 import {
   MergeRefused,
   ReviewRefused,
   splitRepo
-} from "./chunk-6WZJCEXF.js";
+} from "./chunk-S6CAQBKA.js";
 import {
   GitHubApiError,
-  createGitHubOctokit
-} from "./chunk-5YXTGBBD.js";
-import "./chunk-BJ2T3HHK.js";
+  createGitHubOctokit,
+  unlessAbsent
+} from "./chunk-MW3IM5PH.js";
+import {
+  ConveyorError
+} from "./chunk-6Q76G6DM.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 
@@ -59,6 +62,67 @@ var Deployments = class {
       ...status.environmentUrl ? { environment_url: status.environmentUrl } : {},
       ...status.description ? { description: status.description.slice(0, DEPLOYMENT_DESCRIPTION_MAX) } : {}
     });
+  }
+};
+
+// adapters/github/forge/git-data.ts
+var REFUSED = /* @__PURE__ */ new Set([409, 422]);
+var TOO_LARGE = /too large|too big/i;
+var GitHubGitData = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async createBlob(repo, content) {
+    try {
+      const { data } = await this.octokit.rest.git.createBlob({ ...repoParams(repo), content: content.toString("base64"), encoding: "base64" });
+      return data.sha;
+    } catch (e) {
+      if (e instanceof GitHubApiError && (e.status === 413 || e.status === 422 && TOO_LARGE.test(e.githubMessage))) {
+        throw new ConveyorError("change-too-large", `GitHub refused a file of ${content.length} bytes in ${repo} (HTTP ${e.status}): ${e.githubMessage}`, {
+          cause: e
+        });
+      }
+      throw e;
+    }
+  }
+  async createTree(repo, base, entries) {
+    const tree = entries.map((e) => ({
+      path: e.path,
+      mode: e.mode,
+      type: e.mode === "160000" ? "commit" : "blob",
+      ..."content" in e ? { content: e.content } : { sha: e.sha }
+    }));
+    const { data } = await this.octokit.rest.git.createTree({ ...repoParams(repo), base_tree: base, tree });
+    return data.sha;
+  }
+  async createCommit(repo, commit) {
+    const { data } = await this.octokit.rest.git.createCommit({
+      ...repoParams(repo),
+      message: commit.message,
+      tree: commit.tree,
+      parents: [...commit.parents]
+    });
+    const verification = data.verification;
+    return { sha: data.sha, verified: verification?.verified === true, ...verification?.reason ? { reason: verification.reason } : {} };
+  }
+  async createBranch(repo, branch, sha) {
+    return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.createRef({ ...repoParams(repo), ref: `refs/heads/${branch}`, sha }));
+  }
+  async advanceBranch(repo, branch, sha) {
+    return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.updateRef({ ...repoParams(repo), ref: `heads/${branch}`, sha, force: false }));
+  }
+  /** Runs a branch update; a refusal counts only when the branch is not at `sha` after all. */
+  async refusalOf(repo, branch, sha, update) {
+    try {
+      await update();
+      return { updated: true };
+    } catch (e) {
+      if (!(e instanceof GitHubApiError && e.status !== void 0 && REFUSED.has(e.status))) throw e;
+      const now = await unlessAbsent(this.octokit.rest.git.getRef({ ...repoParams(repo), ref: `heads/${branch}` }));
+      if (now?.data.object.sha === sha) return { updated: true };
+      return { updated: false, message: `${e.githubMessage} (HTTP ${e.status}; the branch is ${now ? `at ${now.data.object.sha.slice(0, 12)}` : "gone"})` };
+    }
   }
 };
 
@@ -243,11 +307,13 @@ var GitHubForge = class {
   pulls;
   deployments;
   reviews;
+  gitData;
   constructor(source) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
     this.reviews = new Reviews(octokit);
+    this.gitData = new GitHubGitData(octokit);
   }
   findPullRequest(repo, branch) {
     return this.pulls.find(repo, branch);
@@ -293,4 +359,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-6GXZT7WJ.js.map
+//# sourceMappingURL=forge-2FI57AKU.js.map

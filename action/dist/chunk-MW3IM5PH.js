@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   ConveyorError
-} from "./chunk-BJ2T3HHK.js";
+} from "./chunk-6Q76G6DM.js";
 import {
   Octokit,
   legacyRestEndpointMethods,
@@ -323,6 +323,14 @@ function gitHubErrors(octokit) {
   });
   return {};
 }
+async function unlessAbsent(call) {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof GitHubApiError && e.absent) return void 0;
+    throw e;
+  }
+}
 
 // adapters/github/octokit.ts
 var RATE_LIMIT_RETRIES = 3;
@@ -348,8 +356,9 @@ function policyOptions(policy = {}) {
       ...policy.paceWrites === false ? { write: UNPACED, notifications: UNPACED } : {}
     },
     // 409 is GitHub's word on the state of the thing (a completed workflow run cannot be cancelled,
-    // a merge's head moved): asking again the same moment gets the same answer.
-    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451] }
+    // a merge's head moved): asking again the same moment gets the same answer. 413: a body too
+    // large (a blob of a big file) is as large the next time.
+    retry: { retryAfterBaseValue: msPerSecond, doNotRetry: [400, 401, 403, 404, 409, 410, 413, 422, 429, 451] }
   };
 }
 function withPolicyOptions(options, policy) {
@@ -413,10 +422,11 @@ function createGitHubOctokit(options) {
 
 export {
   GitHubApiError,
+  unlessAbsent,
   RATE_LIMIT_RETRIES,
   policyOptions,
   withGitHubPolicy,
   logLines,
   createGitHubOctokit
 };
-//# sourceMappingURL=chunk-5YXTGBBD.js.map
+//# sourceMappingURL=chunk-MW3IM5PH.js.map

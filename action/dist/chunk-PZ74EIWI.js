@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   splitRepo
-} from "./chunk-6WZJCEXF.js";
+} from "./chunk-S6CAQBKA.js";
 
 // core/hidden-doc.ts
 var MARKERS = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))*[ \t]*/;
@@ -887,4 +887,4 @@ export {
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-RA4KV4AV.js.map
+//# sourceMappingURL=chunk-PZ74EIWI.js.map

@@ -35,6 +35,8 @@ var ERROR_CODES = [
   "conflict-unresolved",
   /** A command left a git repository inside a checkout: Conveyor's git would run its configuration's programs, so nothing was committed. */
   "nested-repository",
+  /** A file of the change is larger than GitHub takes (through its API, or at all): nothing was sent to the branch. */
+  "change-too-large",
   "internal"
 ];
 var ConveyorError = class extends Error {
@@ -50,4 +52,4 @@ export {
   ERROR_CODES,
   ConveyorError
 };
-//# sourceMappingURL=chunk-BJ2T3HHK.js.map
+//# sourceMappingURL=chunk-6Q76G6DM.js.map

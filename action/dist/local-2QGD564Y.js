@@ -2,14 +2,14 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   GitRepo,
   external_exports
-} from "./chunk-HZ4S6ZLG.js";
+} from "./chunk-QGVN2ZHU.js";
 import {
   MergeRefused,
   splitRepo
-} from "./chunk-6WZJCEXF.js";
+} from "./chunk-S6CAQBKA.js";
 import {
   ConveyorError
-} from "./chunk-BJ2T3HHK.js";
+} from "./chunk-6Q76G6DM.js";
 import "./chunk-HRZ2MPDI.js";
 import "./chunk-SD7663DA.js";
 
@@ -344,4 +344,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-LJXP7IUB.js.map
+//# sourceMappingURL=local-2QGD564Y.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   ConveyorError
-} from "./chunk-BJ2T3HHK.js";
+} from "./chunk-6Q76G6DM.js";
 import {
   require_src
 } from "./chunk-HRZ2MPDI.js";
@@ -5318,6 +5318,70 @@ var OwnedGitDir = class {
   }
 };
 
+// lib/git-objects.ts
+var ZERO = /^0+$/;
+var PATHS_PER_LISTING = 500;
+var GitObjects = class {
+  constructor(run) {
+    this.run = run;
+  }
+  run;
+  /**
+   * The commits reachable from `head` and from none of `known`, parents before children (what a
+   * push of `head` sends, replace refs and grafts ignored as by every command of the layer).
+   */
+  async commitsToSend(head, known) {
+    const out = await this.run(["rev-list", "--topo-order", "--reverse", head, "--not", ...known.filter(Boolean), "--"]);
+    const commits = [];
+    for (const sha of out.stdout.split("\n").filter(Boolean)) commits.push(await this.commit(sha));
+    return commits;
+  }
+  /** A commit's tree, parents and message, as stored (`cat-file commit`: the message byte for byte). */
+  async commit(sha) {
+    const text = (await this.run(["cat-file", "commit", sha])).stdout;
+    const split = text.indexOf("\n\n");
+    const headers = (split < 0 ? text : text.slice(0, split)).split("\n");
+    const tree = headers.find((h2) => h2.startsWith("tree "))?.slice(5) ?? "";
+    const parents = headers.filter((h2) => h2.startsWith("parent ")).map((h2) => h2.slice(7));
+    return { sha, tree, parents, message: split < 0 ? "" : text.slice(split + 2) };
+  }
+  /** Every path (files, links, submodules: no folders) that differs between two commits, renames unpaired. */
+  async changes(from, to) {
+    const fields = (await this.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", from, to])).stdout.split("\0");
+    const changes = [];
+    for (let i2 = 0; i2 + 1 < fields.length; i2 += 2) {
+      const [oldMode, mode, oldSha, sha] = fields[i2].replace(/^:/, "").split(" ");
+      const path = fields[i2 + 1];
+      if (!oldMode || !mode || !oldSha || !sha) continue;
+      changes.push({ path, mode, sha: ZERO.test(sha) ? void 0 : sha, oldMode, oldSha: ZERO.test(oldSha) ? void 0 : oldSha });
+    }
+    return changes;
+  }
+  /** The size in bytes of each blob at `paths` in `commit` (a submodule's entry has none). */
+  async sizes(commit, paths) {
+    const sizes = /* @__PURE__ */ new Map();
+    for (let i2 = 0; i2 < paths.length; i2 += PATHS_PER_LISTING) {
+      const chunk = paths.slice(i2, i2 + PATHS_PER_LISTING);
+      const out = await this.run(["--literal-pathspecs", "ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", ...chunk]);
+      for (const entry of out.stdout.split("\0").filter(Boolean)) {
+        const tab = entry.indexOf("	");
+        const size = Number(entry.slice(0, tab).trim().split(/\s+/)[3]);
+        if (Number.isFinite(size)) sizes.set(entry.slice(tab + 1), size);
+      }
+    }
+    return sizes;
+  }
+  /** A blob's bytes exactly. */
+  async blob(sha) {
+    const out = await this.run(["cat-file", "blob", sha], { reach: "contents", bytes: true });
+    return out.bytes ?? Buffer.alloc(0);
+  }
+  /** A commit's tree. */
+  async treeOf(commit) {
+    return (await this.run(["rev-parse", "--verify", "--end-of-options", `${commit}^{tree}`])).stdout.trim();
+  }
+};
+
 // lib/git.ts
 var GitRepo = class _GitRepo {
   constructor(dir, options = {}, owned = options.gitDir ? new OwnedGitDir(options.gitDir, dir) : void 0) {
@@ -5604,6 +5668,10 @@ var GitRepo = class _GitRepo {
       await rm2(scratch, { recursive: true, force: true });
     }
   }
+  /** What a commit made here is made of, read from the object database: to send it through an API (git-objects.ts). */
+  objects() {
+    return new GitObjects((args, how) => this.run(args, how));
+  }
   /** Keeps files matching `patterns` out of every commit (the git folder's info/exclude, where no command can write). */
   async exclude(patterns) {
     if (patterns.length === 0) return;
@@ -5632,12 +5700,13 @@ ${patterns.join("\n")}
     if (this.owned && !how.outside) await this.owned.reclaim();
     try {
       const named = this.owned && !how.outside && !how.standalone;
+      if (named && how.bytes) return await this.spawn(args, how, { GIT_DIR: this.owned.gitDir, GIT_WORK_TREE: this.dir });
       return await this.spawn(named ? [`--git-dir=${this.owned.gitDir}`, `--work-tree=${how.workTree ?? this.dir}`, ...args] : args, how);
     } finally {
       if (this.owned && !how.outside) await this.owned.record();
     }
   }
-  async spawn(args, how) {
+  async spawn(args, how, folders = {}) {
     const reach = how.reach ?? "local";
     const auth = reach === "server" || reach === "contents" && this.options.partial ? this.options.auth : void 0;
     const scrub = this.options.scrub ?? ((t2) => t2);
@@ -5648,9 +5717,11 @@ ${patterns.join("\n")}
     const env = {
       ...gitEnvironment(token, this.options.identity),
       ...how.outside ? OUTSIDE_ANY_REPOSITORY : {},
-      ...how.index ? { GIT_INDEX_FILE: how.index } : {}
+      ...how.index ? { GIT_INDEX_FILE: how.index } : {},
+      ...folders
     };
     let stdout;
+    let bytes;
     try {
       const git = simpleGit({
         baseDir: cwd,
@@ -5662,7 +5733,10 @@ ${patterns.join("\n")}
           return void 0;
         }
       }).env(env);
-      stdout = await git.raw(args);
+      if (how.bytes && args[0] === "cat-file") {
+        bytes = await git.binaryCatFile(args.slice(1));
+        stdout = "";
+      } else stdout = await git.raw(args);
     } catch (e) {
       const said = result?.stderr.trim() || (e instanceof Error ? e.message : String(e));
       throw new ConveyorError(this.options.code ?? "internal", scrub(`${what} could not run in ${this.dir}: ${said}`), { cause: e });
@@ -5672,7 +5746,7 @@ ${patterns.join("\n")}
     if (exitCode !== 0 && !how.answers?.includes(exitCode)) {
       throw new ConveyorError(this.options.code ?? "internal", scrub(`${what} failed (exit ${exitCode}) in ${this.dir}: ${stderr.trim() || stdout.trim()}`));
     }
-    return { exitCode, stdout, stderr };
+    return { exitCode, stdout, stderr, ...bytes ? { bytes } : {} };
   }
 };
 function headsOf(lines, prefix, branches) {
@@ -25420,4 +25494,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-HZ4S6ZLG.js.map
+//# sourceMappingURL=chunk-QGVN2ZHU.js.map

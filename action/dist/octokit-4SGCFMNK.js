@@ -5,8 +5,8 @@ import {
   logLines,
   policyOptions,
   withGitHubPolicy
-} from "./chunk-5YXTGBBD.js";
-import "./chunk-BJ2T3HHK.js";
+} from "./chunk-MW3IM5PH.js";
+import "./chunk-6Q76G6DM.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 export {
@@ -16,4 +16,4 @@ export {
   policyOptions,
   withGitHubPolicy
 };
-//# sourceMappingURL=octokit-BX3FKQZX.js.map
+//# sourceMappingURL=octokit-4SGCFMNK.js.map

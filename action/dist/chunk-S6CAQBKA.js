@@ -28,4 +28,4 @@ export {
   ReviewRefused,
   splitRepo
 };
-//# sourceMappingURL=chunk-6WZJCEXF.js.map
+//# sourceMappingURL=chunk-S6CAQBKA.js.map
