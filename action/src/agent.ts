@@ -193,9 +193,9 @@ async function runInExchange(
 
   // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come).
   const env = agentEnvironment(ctx, payload, ws, agent, command, { ...files, usageFile: usage.usageFile, ...toolsPath });
-  if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
+  if (command.maxUsdNote) ctx.log.info(`${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
-  ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
+  ctx.log.info(`running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
   const transcript = openTranscript(
     ctx.env,
     payload,

@@ -142,10 +142,10 @@ async function markReady(ctx: StepContext, forge: Forge, pr: PullRequestRef): Pr
   try {
     await forge.markReadyForReview(pr);
   } catch (e) {
-    ctx.log(`conveyor: could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
+    ctx.log.warn(`could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
     return pr;
   }
-  ctx.log(`conveyor: marked ${pr.repo}#${pr.number} ready for review`);
+  ctx.log.info(`marked ${pr.repo}#${pr.number} ready for review`);
   const { draft: _draft, ...ready } = pr;
   return ready;
 }
@@ -190,7 +190,7 @@ export async function publishPullRequests(
         title: pullRequestTitle(payload.issue),
         body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
       });
-      ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
+      ctx.log.info(`opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
       known = { pr: { ...known.pr, head: await r.git.currentCommit() } };

@@ -13,6 +13,7 @@ import { cappedFigures, describeUsage, formatUsd, MAX_COUNT, MAX_USD, parseUsage
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import { copilotUsageOf, usageReaderFor, type UsageReader } from '../../core/steps/usage-output.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface AgentUsage {
   /** Who ran, for people: `agent "coder"`, `reviewer agent "reviewer"`. */
@@ -70,13 +71,7 @@ async function readText(path: string | undefined, within: string): Promise<strin
  * the agent wrote, put together by recordedUsage; a usage file that is not the contract's shape is
  * reported and ignored. `scrub` masks secrets in what the agent wrote (a model name is free text).
  */
-export async function collectUsage(
-  meter: UsageMeter,
-  who: string,
-  sources: UsageSources,
-  scrub: (t: string) => string,
-  log: (line: string) => void,
-): Promise<void> {
+export async function collectUsage(meter: UsageMeter, who: string, sources: UsageSources, scrub: (t: string) => string, log: Logger): Promise<void> {
   const written = await readText(sources.usageFile, sources.dir);
   let claimed: Usage | undefined;
   if (written !== undefined) {
@@ -85,20 +80,20 @@ export async function collectUsage(
     else {
       const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
       meter.problems.push(problem);
-      log(`conveyor: ${problem}`);
+      log.warn(problem);
     }
   }
   const cliText = await readText(sources.cliUsageFile, sources.dir);
   const fromCli = sources.reader?.usage() ?? (cliText !== undefined ? copilotUsageOf(scrub(cliText)) : undefined);
   const record = recordedUsage(fromCli, claimed);
   if (!record) {
-    if (written === undefined) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+    if (written === undefined) log.info(`${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
     return;
   }
   const disputes = describeDisputes(record);
   meter.runs.push({ who, usage: record.usage, from: record.from, disputes });
-  log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
-  for (const d of disputes) log(`conveyor: ${who}: ${d}`);
+  log.info(`${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
+  for (const d of disputes) log.warn(`${who}: ${d}`);
 }
 
 /**

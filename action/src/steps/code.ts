@@ -29,7 +29,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     ...(work.resolveConflicts ? { resolveConflicts: true } : {}),
   });
   try {
-    for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
+    for (const r of ws.repos) ctx.log.info(`${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
       mode: work.mode,
       writes: work.writes,
@@ -85,7 +85,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     const pushes = await Promise.allSettled(toPush.map((c) => pushBranch(c)));
     const rejected = pushes.flatMap((p) => (p.status === 'rejected' ? [p.reason as unknown] : []));
     const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === 'fulfilled').map((c) => c.repo.repo));
-    for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
+    for (const repo of pushed) ctx.log.info(`pushed ${repo}`);
     const prs = await publishPullRequests(ctx, payload, ws, pushed);
     if (rejected.length) {
       const first = rejected[0];
