@@ -5,7 +5,7 @@
 // summary check run. The default export is the Probot application function `conveyor serve` loads.
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
-import type { ApplicationFunctionOptions, Probot } from 'probot';
+import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
 import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
 import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
@@ -34,6 +34,8 @@ import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
+import type { Logger } from '../lib/logger.ts';
+import { pinoLogger } from './logger.ts';
 
 export interface ConveyorAppOptions {
   store: RunStore;
@@ -52,7 +54,8 @@ export interface ConveyorAppOptions {
   publicUrl?: string;
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
-  log?: (line: string) => void;
+  /** Where the app logs (default: Probot's pino logger, `app.log`). */
+  log?: Logger;
   /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
   reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
   /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
@@ -84,7 +87,7 @@ export class ConveyorApp {
     private readonly options: ConveyorAppOptions,
   ) {
     const now = options.now ?? (() => new Date().toISOString());
-    const log = options.log ?? ((line: string) => probot.log.info(line));
+    const log = options.log ?? pinoLogger(probot.log);
     const heads = new Heads();
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
@@ -116,7 +119,7 @@ export class ConveyorApp {
       },
       report: (run) => reporter.report(run.id),
       ...(options.metrics ? { observe: options.metrics.observe } : {}),
-      log: { error: (message) => (options.log ? options.log(message) : probot.log.error(message)) },
+      log,
     });
     const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     // The one fit of a payload is the reducer's, to this; the dispatcher's routing (the public URL) has the rest.
@@ -175,10 +178,10 @@ export class ConveyorApp {
   }
 
   private register(): void {
-    const { deps } = this;
     // Each handler timed and counted for /metrics (Probot's own `on` without metrics).
     const probot = meteredWebhooks(this.probot, this.options.metrics);
     probot.on('issues.labeled', async (context) => {
+      const deps = this.delivery(context);
       const { issue, label, repository, installation, sender } = webhookPayload('issues.labeled', context);
       if (!label || !installation) return;
       await this.once(context.id, () =>
@@ -198,6 +201,7 @@ export class ConveyorApp {
     });
 
     probot.on('issue_comment.created', async (context) => {
+      const deps = this.delivery(context);
       const { issue, comment, repository, installation } = webhookPayload('issue_comment.created', context);
       if (!installation || !/\/conveyor\b/i.test(comment.body ?? '')) return;
       const actor = { login: comment.user?.login ?? '', type: comment.user?.type ?? null };
@@ -222,6 +226,7 @@ export class ConveyorApp {
     });
 
     probot.on('pull_request_review.submitted', async (context) => {
+      const deps = this.delivery(context);
       const { review, pull_request: pr, repository, installation } = webhookPayload('pull_request_review.submitted', context);
       const changesRequested = review.state === 'changes_requested';
       const commands = /\/conveyor\b/i.test(review.body ?? '');
@@ -246,6 +251,7 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.requested_action', async (context) => {
+      const deps = this.delivery(context);
       const { check_run: check, requested_action: action, sender, repository } = webhookPayload('check_run.requested_action', context);
       if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
       await this.once(context.id, async () => {
@@ -261,6 +267,7 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.completed', async (context) => {
+      const deps = this.delivery(context);
       const { check_run: check, repository } = webhookPayload('check_run.completed', context);
       if (check.app?.id !== deps.appId) return;
       const settle = async () => {
@@ -272,6 +279,7 @@ export class ConveyorApp {
     });
 
     probot.on('check_run.rerequested', async (context) => {
+      const deps = this.delivery(context);
       const { check_run: check, repository, sender } = webhookPayload('check_run.rerequested', context);
       if (check.app?.id !== deps.appId) return;
       await this.once(context.id, () => onRerunRequested(deps, repository.full_name, check, sender));
@@ -285,26 +293,35 @@ export class ConveyorApp {
     });
 
     probot.on('pull_request.synchronize', async (context) => {
+      const deps = this.delivery(context);
       const { pull_request: pr, repository, sender } = webhookPayload('pull_request.synchronize', context);
       await this.once(context.id, () => onPullRequestSynchronize(deps, repository.full_name, pr, sender));
     });
 
     probot.on('pull_request.closed', async (context) => {
+      const deps = this.delivery(context);
       const { pull_request: pr, repository, sender } = webhookPayload('pull_request.closed', context);
       await this.once(context.id, () => onPullRequestClosed(deps, repository.full_name, pr, sender));
     });
 
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
+      const deps = this.delivery(context);
       const { installation } = webhookPayload('installation.deleted', context);
       const owner = installation.account?.login ?? 'its account';
       await this.once(context.id, () => onInstallationGone(deps, installation.id, undefined, `the Conveyor app was uninstalled from ${owner}`));
     });
     probot.on('installation_repositories.removed', async (context) => {
+      const deps = this.delivery(context);
       const { installation, repositories_removed } = webhookPayload('installation_repositories.removed', context);
       const removed = repositories_removed.map((r) => r.full_name);
       await this.once(context.id, () => onInstallationGone(deps, installation.id, removed, `the Conveyor app's access to ${removed.join(', ')} was removed`));
     });
+  }
+
+  /** What a delivery's handler works with: the app's deps, its log lines naming the delivery. */
+  private delivery(context: Pick<Context, 'id' | 'name'>): AppDeps {
+    return { ...this.deps, log: this.deps.log.child({ delivery: context.id, event: context.name }) };
   }
 
   /** This app's bot login (`<slug>[bot]`): the author of its pushes and comments, the actor of the workflow runs it dispatches. */
@@ -368,7 +385,7 @@ export class ConveyorApp {
   }
 
   private track(work: Promise<unknown>): void {
-    const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log(`conveyor: ${(e as Error).message}`)).finally(() => this.inflight.delete(p));
+    const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log.error((e as Error).message)).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
 }

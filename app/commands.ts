@@ -395,6 +395,9 @@ async function react(deps: AppDeps, github: GitHub, source: CommandSource, conte
     if (source.commentId === undefined) await replyTo(github, source, `done: Conveyor took the command of your review.`);
     else await github.comments.react(source.repo, source.commentId, content);
   } catch (e) {
-    deps.log(`conveyor: could not acknowledge the command of @${source.actor.login} on ${source.repo}#${source.number}: ${(e as Error).message}`);
+    deps.log.warn(`could not acknowledge the command of @${source.actor.login} on ${source.repo}#${source.number}: ${(e as Error).message}`, {
+      repo: source.repo,
+      number: source.number,
+    });
   }
 }

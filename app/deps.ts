@@ -7,6 +7,7 @@ import type { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import type { WorkflowDispatcher } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunReporter } from './report.ts';
+import type { Logger } from '../lib/logger.ts';
 
 export interface AppDeps {
   appId: number;
@@ -31,7 +32,8 @@ export interface AppDeps {
   /** What a step payload may take of the workflow inputs (the rest is for the inputs the dispatcher adds). */
   payloadLimit: number;
   now(): string;
-  log(line: string): void;
+  /** The app's logger; a handler's carries its delivery's id and event. */
+  log: Logger;
 }
 
 export function installationOf(run: Run): number {

@@ -11,17 +11,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { TOKEN_EXCHANGE_PATH } from '../core/contract/token-exchange.ts';
 import { readyAnswer, type Readiness } from './readiness.ts';
 import type { BrokerAnswer } from './token-broker.ts';
+import type { Logger } from '../lib/logger.ts';
 
 /** GitHub caps webhook payloads at 25 MB (and does not deliver larger ones). */
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 /** A token request is an OIDC token and an attempt's identity: a few kilobytes. */
 export const TOKEN_BODY_LIMIT = 64 * 1024;
-
-export interface HttpLog {
-  info(line: string): void;
-  warn(line: string): void;
-  error(line: string): void;
-}
 
 export interface AppHttpOptions {
   /** Where GitHub delivers webhooks (WEBHOOK_PATH, default /api/github/webhooks). */
@@ -36,7 +31,7 @@ export interface AppHttpOptions {
   tokens?: { exchange(body: unknown): Promise<BrokerAnswer> };
   /** Bytes a webhook body may have (default GitHub's 25 MB; tests shrink it). */
   webhookBodyLimit?: number;
-  log: HttpLog;
+  log: Logger;
 }
 
 type Body = { ok: true; bytes: Buffer } | { ok: false; received: number };
@@ -128,7 +123,8 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
       const body = await readBoundedBody(req, webhookLimit);
       if (!body.ok) {
         log.warn(
-          `conveyor: refused a webhook body over ${webhookLimit} bytes (${body.received ? `${body.received} bytes received` : `declared ${req.headers['content-length']}`}) from ${req.socket.remoteAddress}`,
+          `refused a webhook body over ${webhookLimit} bytes (${body.received ? `${body.received} bytes received` : `declared ${req.headers['content-length']}`}) from ${req.socket.remoteAddress}`,
+          { limit: webhookLimit, ...(req.socket.remoteAddress ? { remote: req.socket.remoteAddress } : {}) },
         );
         refuseTooLarge(req, res, 'a webhook body', webhookLimit);
         return;
@@ -179,7 +175,7 @@ export function createAppHttpServer(options: AppHttpOptions): Server {
     route(req, res).catch((e: unknown) => {
       if (e instanceof ClientGone) return;
       // Logged whole; the caller learns only that it failed.
-      log.error(`conveyor: ${req.method} ${req.url} failed: ${(e as Error).stack ?? String(e)}`);
+      log.error(`${req.method} ${req.url} failed: ${(e as Error).stack ?? String(e)}`, { method: req.method ?? '', url: req.url ?? '' });
       if (!res.headersSent)
         sendJson(res, 500, { error: 'internal', message: 'the app failed to handle the request; its log says why' }, { connection: 'close' });
       else res.destroy();

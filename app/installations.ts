@@ -11,6 +11,6 @@ export async function onInstallationGone(deps: AppDeps, installationId: number, 
     const touches = repos === undefined || run.plan.changeSet.some((r) => gone.has(r.repo.toLowerCase())) || gone.has(run.issue.repo.toLowerCase());
     if (!touches) continue;
     await deps.engine.apply(run.id, { type: 'cancel', at: deps.now(), by: 'GitHub', reason: why, unreachable: true });
-    deps.log(`conveyor: run ${run.id} cancelled: ${why}`);
+    deps.log.info(`run ${run.id} cancelled: ${why}`, { run: run.id });
   }
 }

@@ -21,6 +21,7 @@ import type { Run, RunEvent } from '../core/run/types.ts';
 import type { GitHubCall, RateLimitEvent } from '../adapters/github/octokit.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { Readiness } from './readiness.ts';
+import { silentLogger, type Logger } from '../lib/logger.ts';
 
 const ACTIVE = ['running', 'waiting'] as const;
 /** Attempts and runs already counted, remembered so a redelivered event is not counted twice. */
@@ -39,7 +40,7 @@ export interface AppMetrics {
   /** Every rate limit met (the GitHub policy's `onRateLimit`). */
   rateLimited(event: RateLimitEvent): void;
   /** The store whose active runs each scrape reads. */
-  watch(store: RunStore, log?: (line: string) => void): void;
+  watch(store: RunStore, log?: Logger): void;
   /** The readiness each scrape asks, whose outcomes are kept as for /readyz (a scrape and a poll share a call to GitHub). */
   watchReadiness(ready: () => Promise<Readiness>): void;
   /** The exposition, in Prometheus's text format. */
@@ -61,7 +62,7 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
   const registers = [registry];
   let store: RunStore | undefined;
   let readiness: (() => Promise<Readiness>) | undefined;
-  let log: (line: string) => void = () => undefined;
+  let log: Logger = silentLogger;
 
   const webhooks = new Counter({
     name: 'conveyor_webhooks_total',
@@ -89,7 +90,7 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
       } catch (e) {
         // Nothing rather than a stale number; /readyz says the store is down.
         this.reset();
-        log(`conveyor: metrics could not read the runs: ${(e as Error).message}`);
+        log.warn(`metrics could not read the runs: ${(e as Error).message}`);
       }
     },
   });
@@ -179,9 +180,9 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
     rateLimited(event) {
       limited.inc({ kind: event.kind });
     },
-    watch(watched, logLine) {
+    watch(watched, logger) {
       store = watched;
-      if (logLine) log = logLine;
+      if (logger) log = logger;
     },
     watchReadiness(ready) {
       readiness = ready;

@@ -64,7 +64,7 @@ async function reopen(deps: AppDeps, repo: string, number: number, run: Run, sen
     outcome = `Conveyor reopened it, and run \`${run.id}\` goes on.`;
   } catch (e) {
     const said = (e as Error).message.replace(/\.$/, '');
-    deps.log(`conveyor: could not reopen ${repo}#${number} of run ${run.id}: ${said}`);
+    deps.log.warn(`could not reopen ${repo}#${number} of run ${run.id}: ${said}`, { run: run.id, repo, number });
     outcome = `Conveyor could not reopen it: ${said}. Run \`${run.id}\` goes on, but cannot merge this PR until it is open again (restore its branch and reopen it).`;
   }
   await github.comments.create(

@@ -67,12 +67,12 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
     // before the process ends.
     stopOnSignals(
       () => app.close(),
-      (message) => app.probot.log.error(`conveyor: could not close the state database cleanly: ${message}`),
+      (message) => app.probot.log.error(`could not close the state database cleanly: ${message}`),
     );
     await app.listen();
     if (!settings.publicUrl)
       app.probot.log.warn(
-        "conveyor: CONVEYOR_PUBLIC_URL is not set here; step runners find this app only by their repository's (or organisation's) variable CONVEYOR_PUBLIC_URL, which each repository of a pipeline must set to this app's public https URL (see docs/github-app.md)",
+        "CONVEYOR_PUBLIC_URL is not set here; step runners find this app only by their repository's (or organisation's) variable CONVEYOR_PUBLIC_URL, which each repository of a pipeline must set to this app's public https URL (see docs/github-app.md)",
       );
     return 0;
   } catch (e) {

@@ -7,6 +7,7 @@ import { createNodeMiddleware, createProbot, ProbotOctokit, type Probot } from '
 import { withGitHubPolicy } from '../adapters/github/octokit.ts';
 import { UsageError } from '../core/errors.ts';
 import { ConveyorApp } from './app.ts';
+import { pinoLogger } from './logger.ts';
 import { storeAttemptAuthority } from './attempt-authority.ts';
 import { createAppHttpServer } from './http.ts';
 import { createAppMetrics, type AppMetrics } from './metrics.ts';
@@ -67,7 +68,8 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
   const metrics = createAppMetrics();
   const probot = probotFrom(env, metrics);
   const store = await openAppStore(env);
-  metrics.watch(store, (line) => probot.log.warn(line));
+  const log = pinoLogger(probot.log);
+  metrics.watch(store, log);
   const { links } = store;
   let conveyor: ConveyorApp | undefined;
   const webhooks = await createNodeMiddleware(
@@ -80,12 +82,12 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
         ...(env.CONVEYOR_BOT_LOGIN ? { botLogin: env.CONVEYOR_BOT_LOGIN } : {}),
         ...(overrides.sweepEveryMs !== undefined ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
         metrics,
+        log,
       });
     },
     { probot, webhooksPath: settings.webhookPath },
   );
   const app = conveyor!;
-  const log = probot.log;
 
   // 2. The token broker: the runners' OIDC tokens for installation tokens scoped to an attempt,
   // only for the workflow runs the app's bot dispatched (found on GitHub where a dispatch said no run id).
@@ -95,7 +97,7 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     attempts: storeAttemptAuthority({ store, links, github: app.deps.github, botLogin }),
     mint: mintWithProbot(probot),
     botLogin,
-    log: (level, line) => log[level](line),
+    log,
   });
 
   // 3. Ready when the store answers a query (a closed or unreachable database fails it) and
@@ -110,7 +112,7 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     },
     {
       ...(overrides.readinessKeepMs !== undefined ? { keepMs: overrides.readinessKeepMs } : {}),
-      onChange: (line, up) => (up ? log.info(`conveyor: /readyz: ${line}`) : log.warn(`conveyor: /readyz: ${line}`)),
+      onChange: (line, up) => (up ? log.info(`/readyz: ${line}`) : log.warn(`/readyz: ${line}`)),
     },
   );
   metrics.watchReadiness(ready);
@@ -123,11 +125,11 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
     metrics: () => metrics.scrape(),
     tokens,
     ...(overrides.webhookBodyLimit !== undefined ? { webhookBodyLimit: overrides.webhookBodyLimit } : {}),
-    log: { info: (l) => log.info(l), warn: (l) => log.warn(l), error: (l) => log.error(l) },
+    log,
   });
 
   // 5. After a restart: settle what the previous process left.
-  void app.recover().catch((e: unknown) => log.error(`conveyor: recovery failed: ${(e as Error).message}`));
+  void app.recover().catch((e: unknown) => log.error(`recovery failed: ${(e as Error).message}`));
 
   let closed = false;
   return {

@@ -34,6 +34,7 @@ import { WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { DispatchState } from '../adapters/github/links.ts';
 import { OidcRefusal, type GitHubOidcClaims, type OidcVerifier } from './oidc.ts';
 import { createRefusalLimit, type RefusalLimitOptions } from './refusal-limit.ts';
+import { attemptFields, silentLogger, type Logger } from '../lib/logger.ts';
 
 /** What the app knows of one attempt, as the broker needs it. */
 export interface AttemptFacts {
@@ -99,7 +100,7 @@ export interface TokenBrokerOptions {
   /** How many refusals a repository's workflows get before they are answered 429 (tests shrink it). */
   refusals?: RefusalLimitOptions;
   now?: () => number;
-  log?: (level: 'info' | 'warn' | 'error', line: string) => void;
+  log?: Logger;
 }
 
 export type BrokerAnswer =
@@ -196,7 +197,6 @@ function repositoryNames(facts: AttemptFacts): { names: string[] } | { refusal: 
 const COUNTED = new Set([403, 404]);
 
 export function createTokenBroker(options: TokenBrokerOptions): { exchange(body: unknown): Promise<BrokerAnswer> } {
-  const log = options.log ?? (() => undefined);
   const now = options.now ?? Date.now;
   const limit = createRefusalLimit(options.refusals);
   return {
@@ -206,6 +206,8 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       if (!parsed.success) return refuse(400, 'bad-request', `the token request is not valid: ${describeIssues(parsed.error)}`);
       const { token, ...ref } = parsed.data;
       const who = describeAttempt(ref);
+      // Every line of an exchange names the attempt that asked.
+      const log = (options.log ?? silentLogger).child(attemptFields(ref));
       /** Logs a refusal, and counts it against the repository of a token GitHub signed. */
       const refusedFrom =
         (repository: string | undefined) =>
@@ -214,7 +216,10 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
           if (repository !== undefined && COUNTED.has(answer.status)) limit.refused(repository, now());
           const level = answer.status >= 500 ? 'error' : answer.status === 403 || answer.status === 429 ? 'warn' : 'info';
           const from = repository !== undefined ? ` from a workflow of ${repository}` : '';
-          log(level, `conveyor: token for ${who}${from} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`);
+          log[level](`token for ${who}${from} refused (${answer.status} ${answer.body.error}): ${answer.body.message}`, {
+            status: answer.status,
+            refusal: answer.body.error,
+          });
           return answer;
         };
       let refused = refusedFrom(undefined);
@@ -284,10 +289,8 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       if ('refusal' in repos) return refused(repos.refusal);
       try {
         const grant = await options.mint({ installationId: facts.installationId, repositories: repos.names, permissions: permissionsFor(facts.stepKind) });
-        log('info', `conveyor: token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
-        await options.attempts
-          .exchanged?.(ref)
-          .catch((e: unknown) => log('warn', `conveyor: could not record that ${who} exchanged its token: ${(e as Error).message}`));
+        log.info(`token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
+        await options.attempts.exchanged?.(ref).catch((e: unknown) => log.warn(`could not record that ${who} exchanged its token: ${(e as Error).message}`));
         return { status: 200, body: grant };
       } catch (e) {
         const status = (e as { status?: number }).status;

@@ -13,7 +13,7 @@ import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
 import { createProgress } from './render.ts';
-import { progressStream, warn, warnRaw } from '../lib/terminal.ts';
+import { progressStream, terminalLogger, warn } from '../lib/terminal.ts';
 
 export const DEFAULT_STATE = '.conveyor/state.db';
 
@@ -80,7 +80,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
     reply: (_run, text) => {
       warn(text);
     },
-    log: { error: (message) => warnRaw(`${message}\n`) },
+    log: terminalLogger(),
     // A command drives a run only once it holds the run's lease (drive.ts): what a dead driver
     // claimed is this one's to carry out at once.
     soleDriver: true,

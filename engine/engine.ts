@@ -17,6 +17,7 @@ import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
+import { attemptFields, type LogFields, type Logger } from '../lib/logger.ts';
 
 /**
  * How long an effect's claim lasts unrenewed. Effects take seconds (a check run and a dispatch) to
@@ -26,11 +27,6 @@ import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
  * on GitHub: the dispatcher looks there before doing anything again.
  */
 export const CLAIM_TTL_MS = 2 * 60_000;
-
-/** Where the engine says what went wrong outside any caller's reach (an effect that failed). */
-export interface EngineLog {
-  error(message: string): void;
-}
 
 export interface EngineOptions {
   store: RunStore;
@@ -47,7 +43,8 @@ export interface EngineOptions {
   reply?(run: Run, text: string): void | Promise<void>;
   /** Carries out a report effect (refreshes what people see: check runs, the tracking comment). */
   report?(run: Run): void | Promise<void>;
-  log?: EngineLog;
+  /** Where the engine says what went wrong outside any caller's reach (an effect that failed). */
+  log?: Logger;
   /** Who this engine is among the processes sharing the store (default: host, pid and a random part). */
   holder?: string;
   /** How long a claim on an effect lasts unrenewed (default CLAIM_TTL_MS). */
@@ -241,10 +238,11 @@ export class Engine {
     if (mine.length === 0) return;
     for (const e of mine) this.working.set(workKey(run.id, e.key), { runId: run.id, key: e.key });
     this.renewing();
-    const stops = mine.filter((e) => e.type === 'stop').map((e) => this.carryOutOne(run, e));
-    const stopped = Promise.allSettled(stops);
-    for (const p of stops) this.track(p);
-    for (const e of mine) if (e.type !== 'stop') this.track(stops.length ? stopped.then(() => this.carryOutOne(run, e)) : this.carryOutOne(run, e));
+    const stops = mine.filter((e) => e.type === 'stop').map((e) => ({ e, work: this.carryOutOne(run, e) }));
+    const stopped = Promise.allSettled(stops.map((s) => s.work));
+    for (const s of stops) this.track(s.work, effectFields(run, s.e));
+    for (const e of mine)
+      if (e.type !== 'stop') this.track(stops.length ? stopped.then(() => this.carryOutOne(run, e)) : this.carryOutOne(run, e), effectFields(run, e));
   }
 
   private carryOutOne(run: Run, effect: RunEffect): Promise<void> {
@@ -268,7 +266,7 @@ export class Engine {
       () => {
         this.options.store
           .renewClaims(this.claim, [...this.working.values()])
-          .catch((e: unknown) => this.options.log?.error(`conveyor: could not renew the claims of the effects under way: ${(e as Error).message}`));
+          .catch((e: unknown) => this.options.log?.error(`could not renew the claims of the effects under way: ${(e as Error).message}`));
       },
       Math.max(1, Math.floor(this.claim.ttlMs / 3)),
     );
@@ -300,6 +298,7 @@ export class Engine {
                   epoch: effect.ref.epoch,
                   environments,
                 }),
+                effectFields(run, effect),
               ),
           })
           .catch((e: unknown): AttemptOutcome => ({ kind: 'lost', reason: `could not run the attempt: ${(e as Error).message}` }));
@@ -335,9 +334,10 @@ export class Engine {
     if (outcome.kind !== 'dispatched') await this.settle(ref, outcome, effect.environments);
   }
 
-  private track(work: Promise<unknown>): void {
+  /** `fields`: what the work is about (its run, effect and attempt), on the line that says it failed. */
+  private track(work: Promise<unknown>, fields: LogFields = {}): void {
     const p: Promise<unknown> = work
-      .catch((e: unknown) => this.options.log?.error(`conveyor: ${(e as Error).stack ?? String(e)}`))
+      .catch((e: unknown) => this.options.log?.error((e as Error).stack ?? String(e), fields))
       .finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
@@ -349,4 +349,9 @@ const workKey = (runId: string, key: string) => `${runId}\u0000${key}`;
 function held(effects: readonly RunEffect[], claimed: readonly string[]): RunEffect[] {
   const keys = new Set(claimed);
   return effects.filter((e) => keys.has(e.key));
+}
+
+/** The fields of a line about an effect: its run and type, and its attempt where it has one. */
+function effectFields(run: Run, effect: RunEffect): LogFields {
+  return { run: run.id, effect: effect.type, ...('ref' in effect ? attemptFields(effect.ref) : {}) };
 }

@@ -1,6 +1,8 @@
 // The one place Conveyor writes to the terminal: the command line's renderer (cli/render.ts) and
 // what `conveyor serve` says before its logger exists (usage, settings it cannot start without).
-// Everything else logs: the app through Probot's pino logger, the action through @actions/core.
+// Everything else logs: the app through Probot's pino logger, the action through @actions/core,
+// the command line's engine through terminalLogger here.
+import { lineLogger, type Logger } from './logger.ts';
 
 /** A line (or nothing, for a blank one) on standard output: what the command was asked for. */
 export function say(text = ''): void {
@@ -15,6 +17,14 @@ export function sayRaw(text: string): void {
 /** A message on standard error, as `conveyor: …`: why something was refused, or failed. */
 export function warn(text: string): void {
   process.stderr.write(`conveyor: ${text}\n`);
+}
+
+/**
+ * The command line's logger: a line on standard error in warn's form, its fields after the message
+ * (`conveyor: … (run=… step=…)`), whatever its level: what a person at the terminal reads is why.
+ */
+export function terminalLogger(): Logger {
+  return lineLogger((_level, line) => warn(line));
 }
 
 /** Text on standard error as it is (lists of configuration errors, progress while a run goes). */

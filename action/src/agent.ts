@@ -256,9 +256,9 @@ async function runCommandOf(
   },
 ): Promise<AgentOutcome> {
   const { label, command, cwd, usage, prefix, env, files } = run;
-  if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
+  if (command.maxUsdNote) ctx.log.info(`${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
-  ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
+  ctx.log.info(`running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
   const transcript = openTranscript(
     ctx.env,
     payload,

@@ -1,7 +1,6 @@
 // What a step needs from its surroundings, gathered once by the entry: the runner's environment,
 // the token, the server, the forge, a log, and the scale of a "minute" (tests shrink it so a
 // timeout can be exercised without waiting minutes).
-import * as core from '@actions/core';
 import type { StepToken } from './token.ts';
 import { rm } from 'node:fs/promises';
 import { ConveyorError } from '../../core/errors.ts';
@@ -15,6 +14,8 @@ import { Scrubber, commandEnvironment } from '../../lib/secrets.ts';
 import { createStepSandbox, noSandboxNote, recordBlocked, requireSandbox, type Isolation, type StepSandbox } from './sandbox.ts';
 import { checkServerUrl, prepareWorkspace, type PrepareMode, type PrepareOptions, type Workspace, type WorkspaceContext } from './workspace.ts';
 import { UsageMeter } from './usage.ts';
+import { actionLogger, coreSink, type LogSink } from './log.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface StepContext {
   /** The runner's environment as the process got it (secrets included: never pass it on). */
@@ -24,8 +25,10 @@ export interface StepContext {
   scrubber: Scrubber;
   /** The forge of the server, created on first use. */
   forge(): Promise<Forge>;
-  /** A line for the log (scrubbed before it is written). */
-  log(line: string): void;
+  /** The step's logger: `conveyor: message (fields)`, scrubbed before it is written. */
+  log: Logger;
+  /** A line on the step's log as it is (a command's output, a workflow command), scrubbed before it is written. */
+  write(line: string): void;
   /** Milliseconds per configured minute: 60000 except in tests. */
   minuteMs: number;
   killGraceMs?: number;
@@ -42,7 +45,7 @@ export interface StepContext {
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
-async function forgeFor(serverUrl: string, token: StepToken | undefined, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Forge> {
+async function forgeFor(serverUrl: string, token: StepToken | undefined, env: NodeJS.ProcessEnv, log: Logger): Promise<Forge> {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === 'file:') {
     const { LocalForge } = await import('../../adapters/forge/local.ts');
@@ -53,14 +56,15 @@ async function forgeFor(serverUrl: string, token: StepToken | undefined, env: No
       'bad-input',
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``,
     );
-  const [{ GitHubForge }, { logLines }] = await Promise.all([import('../../adapters/github/forge/forge.ts'), import('../../adapters/github/octokit.ts')]);
-  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: logLines(log) });
+  const [{ GitHubForge }, { octokitLog }] = await Promise.all([import('../../adapters/github/forge/forge.ts'), import('../../adapters/github/octokit.ts')]);
+  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || 'https://api.github.com', log: octokitLog(log) });
 }
 
 export function createContext(options: {
   env: NodeJS.ProcessEnv;
   token?: StepToken;
-  log?: (line: string) => void;
+  /** Where the step's lines go, scrubbed (default: @actions/core, at each line's level). */
+  log?: LogSink;
   minuteMs?: number;
   killGraceMs?: number;
   /** The pipeline's `sandbox` (the payload's). */
@@ -73,9 +77,11 @@ export function createContext(options: {
   const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, undefined);
   token?.onToken((t) => scrubber.add(t));
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
-  const write = options.log ?? ((line: string) => core.info(line));
+  const sink = options.log ?? coreSink(env);
   let forge: Promise<Forge> | undefined;
-  const log = (line: string) => write(scrubber.scrub(line));
+  const scrub = (t: string) => scrubber.scrub(t);
+  const log = actionLogger(sink, scrub);
+  const write = (line: string) => sink(scrub(line), 'info');
   return {
     env,
     ...(token ? { token } : {}),
@@ -83,6 +89,7 @@ export function createContext(options: {
     scrubber,
     forge: () => (forge ??= forgeFor(serverUrl, token, env, log)),
     log,
+    write,
     minuteMs: options.minuteMs ?? 60_000,
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {}),
@@ -92,11 +99,12 @@ export function createContext(options: {
     async group(title, run) {
       // GitHub folds the lines between these two workflow commands under the title.
       const github = env.GITHUB_ACTIONS === 'true';
-      log(github ? `::group::${title}` : `conveyor: ${title}`);
+      if (github) write(`::group::${title}`);
+      else log.info(title);
       try {
         return await run();
       } finally {
-        if (github) log('::endgroup::');
+        if (github) write('::endgroup::');
       }
     },
   };
@@ -141,9 +149,7 @@ export function secretsFor(ctx: StepContext, names: readonly string[], who: stri
   }
   const given = Object.keys(out);
   if (given.length || missing.length) {
-    ctx.log(
-      `conveyor: ${who} gets ${given.length ? given.join(', ') : 'no secret'}${missing.length ? ` (not set on this runner: ${missing.join(', ')})` : ''}`,
-    );
+    ctx.log.info(`${who} gets ${given.length ? given.join(', ') : 'no secret'}${missing.length ? ` (not set on this runner: ${missing.join(', ')})` : ''}`);
   }
   return out;
 }
@@ -202,7 +208,7 @@ export async function runUserCommand(
   requireSandbox(s);
   if (!s.availability.available && !s.warned) {
     s.warned = true;
-    ctx.log(`conveyor: ${noSandboxNote(s.availability.reason)}`);
+    ctx.log.warn(noSandboxNote(s.availability.reason));
   }
   s.used = true;
   const result = await runIsolated(s.availability, {
@@ -213,7 +219,7 @@ export async function runUserCommand(
     ...(ctx.killGraceMs !== undefined ? { killGraceMs: ctx.killGraceMs } : {}),
     scrub: (t) => ctx.scrubber.scrub(t),
     onLine: (line) => {
-      ctx.log(`${prefix}${line}`);
+      ctx.write(`${prefix}${line}`);
       options.onLine?.(line);
     },
     ...(options.lineLimit ? { lineLimit: options.lineLimit } : {}),
@@ -221,7 +227,7 @@ export async function runUserCommand(
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,
     ...(options.sandbox.keep ? { keep: true } : {}),
-    onBlocked: (host, port) => ctx.log(`conveyor: the sandbox blocked a connection to ${host}:${port} (not in network.allow)`),
+    onBlocked: (host, port) => ctx.log.warn(`the sandbox blocked a connection to ${host}:${port} (not in network.allow)`, { host, port }),
   });
   recordBlocked(s, result.blocked);
   return result;

@@ -16,6 +16,9 @@ import type { PayloadRead } from './payload.ts';
 import { takeMasks } from './masks.ts';
 import { withUsageReport } from './usage.ts';
 import { keepTranscript, type TranscriptStore } from './transcript.ts';
+import { actionLogger, type LogSink } from './log.ts';
+import { refOf } from '../../core/contract/attempt-ref.ts';
+import { attemptFields } from '../../lib/logger.ts';
 
 export interface EntryIO {
   env: NodeJS.ProcessEnv;
@@ -26,7 +29,8 @@ export interface EntryIO {
   /** Gives the token the step process already has (token.ts: given, or an OIDC exchange made once), or throws why it could not; absent where none is needed (the embedded mode). */
   token?: () => StepToken | undefined;
   setOutput?(name: string, value: string): void;
-  log(line: string): void;
+  /** Where the attempt's log lines go, each scrubbed (@actions/core on GitHub). */
+  log: LogSink;
   checkRunClient?: ReporterOptions['checkRunClient'];
   /** Where an agent's transcript outlives the runner (a workflow artifact on GitHub); without one it stays a file. */
   transcriptStore?: TranscriptStore;
@@ -66,7 +70,8 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
   } catch (e) {
     masksError = e;
   }
-  const log = (line: string) => io.log(scrubber.scrub(line));
+  // Every line through the scrubber, with the secrets it learns as the attempt goes.
+  const log = actionLogger(io.log, (t) => scrubber.scrub(t));
   const read = io.payload;
   // Which attempt a failure belongs to, read leniently even from a bad payload.
   const identity = baseResult(attemptOfRaw(read.raw));
@@ -80,7 +85,12 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     const payload = read.payload;
     if (tokenError) throw tokenError;
     if (masksError) throw masksError;
-    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    // The step's log is this attempt's alone: its first line names it, fields and all, and the
+    // lines after it do not repeat them.
+    log.info(
+      `run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`,
+      attemptFields(refOf(payload)),
+    );
     // Every variable the payload's agents and services list is masked before anything runs, in
     // GitHub's log (::add-mask::) and by our scrubber, whichever command later prints it.
     const byName = byNameOf(payload);
@@ -95,7 +105,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
       ...(token ? { token } : {}),
       scrubber,
       byName,
-      log,
+      log: io.log,
       ...(io.minuteMs !== undefined ? { minuteMs: io.minuteMs } : {}),
       ...(io.killGraceMs !== undefined ? { killGraceMs: io.killGraceMs } : {}),
       ...(payload.sandbox ? { sandbox: payload.sandbox } : {}),
@@ -112,7 +122,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     };
   } catch (e) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
-    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub((e as Error)?.stack ?? String(e))}`);
+    if (!(e instanceof ConveyorError)) log.error(`unexpected error: ${(e as Error)?.stack ?? String(e)}`);
   }
   // Its agent's transcript, kept beyond the runner wherever the step ended (a failure too); the
   // summary links it, or says why it is not kept, and the step's outcome stays its own.
@@ -131,6 +141,6 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     ...(io.setOutput ? { setOutput: io.setOutput } : {}),
     ...(io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}),
   });
-  for (const error of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error.message}`);
+  for (const error of await reportAll(reporters, result)) log.error(`could not report the result: ${error.message}`);
   return result;
 }

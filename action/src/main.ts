@@ -6,10 +6,16 @@ import { readPayload } from './payload.ts';
 import { artifactTranscriptStore } from './artifact-store.ts';
 import { pollIntervalOf, prepareCheckRun } from './report/check-run.ts';
 import { obtainToken, type StepToken } from './token.ts';
+import { actionLogger, coreSink } from './log.ts';
+import { Scrubber } from '../../lib/secrets.ts';
 
 /** Runs one step attempt and returns the process's exit code. */
 export async function main(): Promise<number> {
-  const log = (line: string) => core.info(line);
+  // The lines before the entry's (the token, the check run) scrubbed too: of the runner's
+  // secrets, and of the token once there is one. The entry scrubs its own with all it learns.
+  const sink = coreSink(process.env);
+  const scrubber = Scrubber.fromEnvironment(process.env, undefined);
+  const log = actionLogger(sink, (t) => scrubber.scrub(t));
   const inputs = { env: process.env, getInput: (name: string) => core.getInput(name) };
 
   // 1. Told to stop (a cancelled workflow run, or a recovering `conveyor`): take the user's commands along.
@@ -42,13 +48,14 @@ export async function main(): Promise<number> {
   } catch (e) {
     tokenError = e;
   }
+  token?.onToken((t) => scrubber.add(t));
   if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
     const why = tokenError
       ? (tokenError as Error).message
       : !payload.ok
         ? `the step payload is not valid (${payload.reason}), so no OIDC token was asked for`
         : 'no token: give the workflow `permissions: id-token: write` (the template does), or the action input `token`';
-    log(`conveyor: ${why}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
+    log.error(`${why}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
     return 1;
   }
 
@@ -61,7 +68,7 @@ export async function main(): Promise<number> {
     writeJobSummary: async (md) => void (await core.summary.addRaw(md).write()),
   }).catch((e: unknown) => ({ proceed: false as const, reason: `cannot read the check run: ${(e as Error).message}`, failed: true }));
   if (!checkRun.proceed) {
-    log(`conveyor: ${checkRun.reason}; doing nothing`);
+    log['failed' in checkRun ? 'error' : 'info'](`${checkRun.reason}; doing nothing`);
     token?.close();
     return 'failed' in checkRun ? 1 : 0;
   }
@@ -70,7 +77,7 @@ export async function main(): Promise<number> {
   // cancelled, or a person completed it), the step's commands are stopped, agent first, and the
   // result is not written over what they wrote.
   const watch = checkRun.client?.watch?.((by) => {
-    log(`conveyor: check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
+    log.warn(`check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
     killRunningCommands();
   }, pollIntervalOf(process.env));
 
@@ -86,7 +93,7 @@ export async function main(): Promise<number> {
     },
     setSecret: (value) => core.setSecret(value),
     ...(process.env.GITHUB_OUTPUT ? { setOutput: (name: string, value: string) => core.setOutput(name, value) } : {}),
-    log,
+    log: sink,
     ...(checkRun.client ? { checkRunClient: () => checkRun.client } : {}),
     ...(transcriptStore ? { transcriptStore } : {}),
   });

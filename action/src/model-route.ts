@@ -52,7 +52,7 @@ export async function openModelRoute(
     upstream: api.endpoint,
     ...(real ? { credential: { header: real.header, value: secrets[real.variable]! } } : {}),
     ...(real && !socket ? { placeholder } : {}),
-    onProblem: (message) => ctx.log(`conveyor: ${label}: Conveyor's key forwarder: ${message}`),
+    onProblem: (message) => ctx.log.warn(`${label}: Conveyor's key forwarder: ${message}`),
   });
   const port = socket ? FORWARDER_PORT : forwarder.port!;
   const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;
@@ -61,8 +61,8 @@ export async function openModelRoute(
   // all, its first key does too: a CLI that will not start without a key, before a server that takes none.
   const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== undefined) : false;
   const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder] as const);
-  ctx.log(
-    `conveyor: ${label} talks to ${api.endpoint} through Conveyor's key forwarder` +
+  ctx.log.info(
+    `${label} talks to ${api.endpoint} through Conveyor's key forwarder` +
       (real
         ? `: ${real.variable} stays in the step process, and the agent holds a placeholder`
         : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are"),

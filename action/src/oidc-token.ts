@@ -26,6 +26,7 @@ import {
   type TokenRequest,
 } from '../../core/contract/token-exchange.ts';
 import type { AttemptRef } from '../../core/contract/attempt-ref.ts';
+import { silentLogger, type Logger } from '../../lib/logger.ts';
 
 /** The app's "not now": the dispatch is still being recorded (425), or the repository had too many refusals lately (429). */
 const NOT_NOW = new Set([425, 429]);
@@ -102,7 +103,7 @@ export interface TokenSourceOptions {
   onToken?: (token: string) => void;
   /** The app refused a renewal: the attempt must stop. Called once. */
   onStopped?: (error: TokenExchangeError) => void;
-  log?: (line: string) => void;
+  log?: Logger;
   /** Waits between the first exchange's tries after a "not now" (tests record them instead). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -176,7 +177,7 @@ export async function startTokenSource(options: TokenSourceOptions): Promise<Ins
   const getIdToken = options.getIdToken ?? ((audience: string) => core.getIDToken(audience));
   const renewBefore = options.renewBeforeMs ?? FIVE_MINUTES;
   const now = options.now ?? Date.now;
-  const log = options.log ?? (() => undefined);
+  const log = options.log ?? silentLogger;
 
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const fetchGrant = async () => {
@@ -194,7 +195,7 @@ export async function startTokenSource(options: TokenSourceOptions): Promise<Ins
         const backoff = NOT_NOW_BACKOFF_MS[tried];
         if (!(e instanceof TokenExchangeError) || !e.notNow || backoff === undefined) throw e;
         const wait = Math.min(NOT_NOW_MAX_MS, Math.max(backoff, e.retryAfterMs ?? 0));
-        log(`conveyor: ${e.message}; asking again in ${Math.round(wait / 1000)} s`);
+        log.info(`${e.message}; asking again in ${Math.round(wait / 1000)} s`);
         await sleep(wait);
       }
     }
@@ -210,7 +211,7 @@ export async function startTokenSource(options: TokenSourceOptions): Promise<Ins
     if (stopped) return;
     stopped = e;
     if (timer) clearTimeout(timer);
-    log(`conveyor: ${e.message}; the attempt stops`);
+    log.error(`${e.message}; the attempt stops`);
     options.onStopped?.(e);
   };
 
@@ -219,13 +220,13 @@ export async function startTokenSource(options: TokenSourceOptions): Promise<Ins
     renewing ??= fetchGrant()
       .then((grant) => {
         held = grant;
-        log(`conveyor: renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
+        log.info(`renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
         schedule();
       })
       .catch((e: unknown) => {
         if (!(e instanceof TokenExchangeError)) throw e;
         if (e.refused) return stop(e);
-        log(`conveyor: could not renew the installation token yet: ${e.message}`);
+        log.warn(`could not renew the installation token yet: ${e.message}`);
         // Tried again soon, while the token held still serves.
         schedule(RETRY_MS);
         throw e;

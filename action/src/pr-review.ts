@@ -113,10 +113,10 @@ export async function postPullReviews(ctx: StepContext, input: ReviewInput): Pro
       }
       const what = [`${linked('review', posted.review.url)} ${kind}`, `${posted.onLines} comment(s) on lines`, `${posted.inBody} finding(s) in its body`];
       lines.push(`- ${name}: ${[...what, ...posted.notes, ...replaced].join('; ')}`);
-      ctx.log(`conveyor: posted the review on ${name} (${posted.review.url})`);
+      ctx.log.info(`posted the review on ${name} (${posted.review.url})`);
     } catch (e) {
       lines.push(`- ${name}: the review was not posted: ${why(e)}`);
-      ctx.log(`conveyor: could not post the review on ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      ctx.log.warn(`could not post the review on ${name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return `### On the pull requests\n\n${lines.join('\n')}`;

@@ -143,8 +143,8 @@ export async function pushBranch(ctx: StepContext, payload: StepPayload, change:
     const sent = await sendThroughApi(gitData, r, change.head);
     const unsigned = sent.made.filter((m) => !m.verified);
     const what = `${sent.made.length} commit(s) through GitHub's API (${sent.requests.trees} tree request(s), ${sent.requests.blobs} blob(s))`;
-    ctx.log(
-      `conveyor: ${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? 'unsigned'})`).join(', ')}` : ''}`,
+    ctx.log.info(
+      `${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? 'unsigned'})`).join(', ')}` : ''}`,
     );
     return {
       head: sent.head,
@@ -188,10 +188,10 @@ async function markReady(ctx: StepContext, forge: Forge, pr: PullRequestRef): Pr
   try {
     await forge.markReadyForReview(pr);
   } catch (e) {
-    ctx.log(`conveyor: could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
+    ctx.log.warn(`could not mark ${pr.repo}#${pr.number} ready for review (${(e as Error).message}); it stays a draft until someone does`);
     return pr;
   }
-  ctx.log(`conveyor: marked ${pr.repo}#${pr.number} ready for review`);
+  ctx.log.info(`marked ${pr.repo}#${pr.number} ready for review`);
   const { draft: _draft, ...ready } = pr;
   return ready;
 }
@@ -236,7 +236,7 @@ export async function publishPullRequests(
         title: pullRequestTitle(payload.issue),
         body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
       });
-      ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
+      ctx.log.info(`opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
       known = { pr: { ...known.pr, head: pushed.get(r.repo)! } };

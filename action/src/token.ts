@@ -7,6 +7,7 @@
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { appUrlOf, noAppUrl, startTokenSource, type TokenExchangeError } from './oidc-token.ts';
 import { refOf } from '../../core/contract/attempt-ref.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface TokenInputs {
   env: NodeJS.ProcessEnv;
@@ -40,7 +41,7 @@ export function fixedToken(token: string): StepToken {
 export async function obtainToken(
   io: TokenInputs & {
     payload: StepPayload | undefined;
-    log(line: string): void;
+    log: Logger;
     stopped(e: TokenExchangeError): void;
   },
 ): Promise<StepToken | undefined> {

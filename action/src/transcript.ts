@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { attemptName, refOf } from '../../core/contract/attempt-ref.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface Transcript {
   path: string;
@@ -50,7 +51,7 @@ export async function keepTranscript(
   store: TranscriptStore | undefined,
   env: NodeJS.ProcessEnv,
   payload: StepPayload,
-  log: (line: string) => void,
+  log: Logger,
 ): Promise<string | undefined> {
   const path = pathOf(env, payload);
   if (!store || !path || !existsSync(path)) return undefined;
@@ -58,7 +59,7 @@ export async function keepTranscript(
   const name = attemptName(refOf(payload), 'conveyor-transcript');
   try {
     const { url } = await store.keep(name, path);
-    log(`conveyor: transcript uploaded as ${store.kind} ${name}: ${url}`);
+    log.info(`transcript uploaded as ${store.kind} ${name}: ${url}`);
     return `Full transcript of the agent: [${name}](${url}) (${store.kind})`;
   } catch (e) {
     // One line: the library's messages run over several, with advice for its own users.
@@ -66,7 +67,7 @@ export async function keepTranscript(
       String((e as Error)?.message ?? e)
         .split('\n')[0]!
         .trim() || String(e);
-    log(`conveyor: transcript not uploaded: ${why}`);
+    log.warn(`transcript not uploaded: ${why}`);
     return `transcript not uploaded: ${why}`;
   }
 }

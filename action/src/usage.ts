@@ -14,6 +14,7 @@ import { cappedFigures, describeUsage, formatUsd, MAX_COUNT, MAX_USD, parseUsage
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
 import { copilotUsageOf, usageReaderFor, type UsageReader } from '../../core/steps/usage-output.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface AgentUsage {
   /** Who ran, for people: `agent "coder"`, `reviewer agent "reviewer"`. */
@@ -79,7 +80,7 @@ export async function collectUsage(
   who: string,
   sources: UsageSources,
   scrub: (t: string) => string,
-  log: (line: string) => void,
+  log: Logger,
   configured?: string,
 ): Promise<Usage | undefined> {
   const written = await readText(sources.usageFile, sources.dir);
@@ -90,20 +91,20 @@ export async function collectUsage(
     else {
       const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
       meter.problems.push(problem);
-      log(`conveyor: ${problem}`);
+      log.warn(problem);
     }
   }
   const cliText = await readText(sources.cliUsageFile, sources.dir);
   const fromCli = sources.reader?.usage() ?? (cliText !== undefined ? copilotUsageOf(scrub(cliText)) : undefined);
   const record = recordedUsage(fromCli, claimed);
   if (!record) {
-    if (written === undefined) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+    if (written === undefined) log.info(`${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
     return undefined;
   }
   const disputes = describeDisputes(record);
   meter.runs.push({ who, usage: record.usage, from: record.from, disputes, ...(configured ? { configured } : {}) });
-  log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
-  for (const d of disputes) log(`conveyor: ${who}: ${d}`);
+  log.info(`${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
+  for (const d of disputes) log.warn(`${who}: ${d}`);
   return record.usage;
 }
 

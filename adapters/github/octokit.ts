@@ -18,6 +18,7 @@ import { retry, type RetryOptions } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import type { Octokit as CoreOctokit, OctokitOptions } from '@octokit/core';
 import { gitHubErrors } from './errors.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 /** What the GitHub adapter calls: Octokit's REST methods, `request` and `paginate`. */
 export type GitHubOctokit = Pick<RestOctokit, 'rest' | 'request' | 'paginate' | 'log' | 'graphql'>;
@@ -178,10 +179,9 @@ export interface GitHubOctokitOptions extends GitHubPolicy {
   log?: { debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void };
 }
 
-/** An Octokit log that writes warnings and errors (rate limits, failed tries) as lines, and drops the chatter. */
-export function logLines(write: (line: string) => void): NonNullable<GitHubOctokitOptions['log']> {
-  const line = (m: string) => write(`conveyor: GitHub: ${m}`);
-  return { debug: () => undefined, info: () => undefined, warn: line, error: line };
+/** An Octokit log that writes warnings and errors (rate limits, failed tries) to `log`, and drops the chatter. */
+export function octokitLog(log: Logger): NonNullable<GitHubOctokitOptions['log']> {
+  return { debug: () => undefined, info: () => undefined, warn: (m) => log.warn(`GitHub: ${m}`), error: (m) => log.error(`GitHub: ${m}`) };
 }
 
 /** The action's Octokit: a token, the policy, the global fetch (looked up at each call). */

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLOCK_MARGIN_MS, prepareCheckRun, type CheckRunIO } from '../../action/src/report/check-run.ts';
 import { readPayload } from '../../action/src/payload.ts';
 import { fixedToken } from '../../action/src/token.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 const EXTERNAL_ID = 'acme-web-7:test:2:0';
@@ -18,7 +19,7 @@ async function io(payload: Record<string, unknown>, env: Record<string, string> 
     env: { CONVEYOR_CHECK_RUN_ID: '55', GITHUB_REPOSITORY: 'acme/web', GITHUB_RUN_ID: '9001', GITHUB_SERVER_URL: 'https://github.com', ...env },
     payload: await readPayload({ env: {}, getInput: (name) => (name === 'payload' ? text : '') }),
     token: fixedToken('ghs_action'),
-    log: () => undefined,
+    log: silentLogger,
   };
 }
 

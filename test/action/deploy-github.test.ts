@@ -7,13 +7,14 @@ import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runDeploy } from '../../action/src/steps/deploy.ts';
 import { runTeardown } from '../../action/src/steps/teardown.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { logLines } from '../../adapters/github/octokit.ts';
+import { octokitLog } from '../../adapters/github/octokit.ts';
 import { pathWithoutBubblewrap } from '../helpers/processes.ts';
 import { createFixture, deployCommand, type Fixture } from './deploy-fixture.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 /** The action's forge, its waits a thousand times shorter and writes not paced (real time here). */
-const QUICK = { token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) };
+const QUICK = { token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) };
 let f: Fixture;
 let n = 0;
 

@@ -17,6 +17,7 @@ import { CODE_PERMISSIONS, startBroker, tokenEndpoint, type Broker } from '../he
 import { jobClaims, startIssuer, type TestIssuer } from '../helpers/oidc.ts';
 import { INSTALLATION } from '../app/harness.ts';
 import { makePayload } from '../helpers/payload.ts';
+import { lineLogger, silentLogger } from '../../lib/logger.ts';
 
 const ATTEMPT: AttemptRef = { runId: 'acme-web-7', step: 'implement', attempt: 1, epoch: 0, mode: 'run' };
 const MINUTE = 60_000;
@@ -123,7 +124,7 @@ describe('the token source', () => {
     const scopes = grants(['ghs_short', 2 * MINUTE], ['ghs_renewed', 60 * MINUTE]);
     let renewed!: () => void;
     const done = new Promise<void>((resolve) => (renewed = resolve));
-    const tokens = await source({ now: Date.now, log: (line) => line.includes('renewed the installation token') && renewed() });
+    const tokens = await source({ now: Date.now, log: lineLogger((_level, line) => line.includes('renewed the installation token') && renewed()) });
     try {
       await done;
       expectDone(scopes);
@@ -284,7 +285,7 @@ describe("the app's URL", () => {
         env: { CONVEYOR_CHECK_RUN_ID: '77', CONVEYOR_PUBLIC_URL: '' },
         getInput: () => '',
         payload,
-        log: () => undefined,
+        log: silentLogger,
         stopped: () => undefined,
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConveyorError);

@@ -11,11 +11,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runReview } from '../../action/src/steps/review.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { logLines } from '../../adapters/github/octokit.ts';
+import { octokitLog } from '../../adapters/github/octokit.ts';
 import { REVIEW_COMMENTS_MAX } from '../../core/github/limits.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 const BOT = { login: 'conveyor[bot]', type: 'Bot' };
@@ -46,7 +47,7 @@ function githubContext(): StepContext {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
     log: () => undefined,
   });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
   return { ...ctx, forge: async () => forge };
 }
 

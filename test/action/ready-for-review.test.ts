@@ -9,10 +9,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { logLines } from '../../adapters/github/octokit.ts';
+import { octokitLog } from '../../adapters/github/octokit.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { silentLogger } from '../../lib/logger.ts';
+import { actionLogger } from '../../action/src/log.ts';
 
 const API = 'https://api.github.com';
 let remotes: Remotes;
@@ -41,7 +43,7 @@ function githubContext(): StepContext {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
     log: () => undefined,
   });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
   return { ...ctx, forge: async () => forge };
 }
 
@@ -96,7 +98,7 @@ describe("the run's draft pull request", () => {
   it('stays a draft, reported so, when GitHub refuses to mark it: the pushed change still counts', async () => {
     const lines: string[] = [];
     const refused = nock(API).post('/graphql').reply(403, { message: 'Resource not accessible by integration' });
-    const ctx = { ...githubContext(), log: (line: string) => void lines.push(line) };
+    const ctx = { ...githubContext(), log: actionLogger((line) => void lines.push(line)) };
     const result = await runCodeWork(ctx, payloadWith(DRAFT, 'echo hi > acme__web/hi.txt'), { agent: 'coder', mode: 'run', writes: [] });
     expect(result.conclusion, result.summary).toBe('success');
     expect(refused.isDone()).toBe(true);

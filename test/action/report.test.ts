@@ -5,6 +5,7 @@ import { checkRunOutput, type CheckRunOutput } from '../../action/src/report/che
 import { chooseReporters, reportAll } from '../../action/src/report/reporter.ts';
 import { WIRE_VERSION, stepResultSchema, type StepResult } from '../../core/contract/wire.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -35,7 +36,7 @@ describe('reporters', () => {
     const reporters = chooseReporters({
       env: { CONVEYOR_RESULT_PATH: path },
       checkRunClient: () => ({ complete: async (c) => void completed.push(c) }),
-      log: () => undefined,
+      log: silentLogger,
       setOutput: (k, v) => (outputs[k] = v),
     });
     expect(reporters.map((r) => r.name)).toEqual(['log', 'result file', 'check run']);
@@ -75,7 +76,7 @@ describe('reporters', () => {
             throw new Error('disk full');
           },
         },
-        ...chooseReporters({ env: { CONVEYOR_RESULT_PATH: join(dir, 'r.json') }, log: () => undefined }),
+        ...chooseReporters({ env: { CONVEYOR_RESULT_PATH: join(dir, 'r.json') }, log: silentLogger }),
       ],
       result,
     );

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../action/src/context.ts';
 import { obtainToken } from '../../action/src/token.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -17,7 +18,7 @@ afterEach(() => removeDir(dir));
 
 const inputs = (values: Record<string, string>) => (name: string) => values[name] ?? '';
 const obtain = (env: NodeJS.ProcessEnv, values: Record<string, string>) =>
-  obtainToken({ env, getInput: inputs(values), payload: undefined, log: () => undefined, stopped: () => undefined });
+  obtainToken({ env, getInput: inputs(values), payload: undefined, log: silentLogger, stopped: () => undefined });
 
 describe('the given token', () => {
   it('is the input `token`, as given', async () => {

@@ -17,6 +17,7 @@ import { fixedToken } from '../../action/src/token.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 const RESULTS = 'https://results-receiver.actions.githubusercontent.com';
@@ -84,7 +85,7 @@ async function runOnGitHub(payload: StepPayload, retention = '') {
   const checkRunEnv = { ...runner, CONVEYOR_CHECK_RUN_ID: '55', CONVEYOR_PAYLOAD_PATH: payloadPath };
   // Read once, as the step process does, for the check run and the step.
   const read = await readPayload({ env: checkRunEnv, getInput: () => '' });
-  const gate = await prepareCheckRun({ env: checkRunEnv, payload: read, token: fixedToken('ghs_action'), log: () => undefined });
+  const gate = await prepareCheckRun({ env: checkRunEnv, payload: read, token: fixedToken('ghs_action'), log: silentLogger });
   if (!gate.proceed || !gate.client) throw new Error(`the check run would not proceed: ${JSON.stringify(gate)}`);
   const client = gate.client;
   const lines: string[] = [];

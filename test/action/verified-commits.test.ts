@@ -15,7 +15,8 @@ import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
 import { runAuthorGate } from '../../action/src/steps/gate-author.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { logLines } from '../../adapters/github/octokit.ts';
+import { octokitLog } from '../../adapters/github/octokit.ts';
+import { silentLogger } from '../../lib/logger.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { GitDataOnBare } from '../helpers/git-data.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
@@ -48,7 +49,7 @@ function githubContext(lines: string[] = []): StepContext {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
     log: (line) => void lines.push(line),
   });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
   return { ...ctx, forge: async () => forge };
 }
 

@@ -9,7 +9,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeAttemptAuthority } from '../../app/attempt-authority.ts';
 import { gitHub } from '../../adapters/github/forge/github.ts';
-import { logLines } from '../../adapters/github/octokit.ts';
+import { octokitLog } from '../../adapters/github/octokit.ts';
 import { openAppStore, type AppStore } from '../../app/stores.ts';
 import { createRun } from '../../core/run/reducer.ts';
 import type { Run } from '../../core/run/types.ts';
@@ -19,6 +19,7 @@ import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { BOT, CODE_PERMISSIONS, expectRefusal, startBroker, tokenEndpoint, type Broker } from '../helpers/broker.ts';
 import { API, INSTALLATION } from './harness.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const RUN = 'acme-web-7';
 const AT = '2025-03-01T10:00:00.000Z';
@@ -68,7 +69,7 @@ beforeEach(async () => {
   links = store.links;
   await store.create(storedRun(), []);
   await dispatched(`${RUN}:implement:1:0`, 9001);
-  const github = gitHub({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) });
+  const github = gitHub({ token: 'ghs_app', msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
   broker = await startBroker(
     issuer,
     storeAttemptAuthority({

@@ -15,6 +15,7 @@ import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import { tempDir, removeDir } from '../helpers/repos.ts';
 import { fixture } from '../helpers/webhook-fixtures.ts';
 import { runActionChild } from '../helpers/action.ts';
+import { capturePino, type LogRecord } from '../helpers/pino-capture.ts';
 
 export const API = 'https://api.github.com';
 export const APP_ID = 1;
@@ -40,8 +41,12 @@ export interface Harness {
   dir: string;
   /** REST calls the app made (access tokens excluded: cached per installation). */
   calls: Call[];
-  /** What the app logged (its failures to reach GitHub among them: a call no scope answered). */
+  /** The messages the app logged (its failures to reach GitHub among them: a call no scope answered). */
   logged: string[];
+  /** Each line the app's pino logger wrote, parsed (Probot's own lines among them). */
+  records(): LogRecord[];
+  /** Each line as pino wrote it (JSON). */
+  lines: string[];
   clock: { now: string };
   receive(name: string, payload: unknown, id?: string): Promise<void>;
   close(): Promise<void>;
@@ -55,7 +60,8 @@ export async function createHarness(options: Partial<ConveyorAppOptions> = {}): 
   const store = await openSqliteStore(db);
   const clock = { now: '2025-03-01T10:00:00.000Z' };
   const calls: Call[] = [];
-  const logged: string[] = [];
+  // Probot's logger, kept: the app logs through it (app/logger.ts), as `conveyor serve` does.
+  const pino = capturePino({ echo: !!process.env.CONVEYOR_TEST_LOG });
   const original = globalThis.fetch;
   globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -64,6 +70,7 @@ export async function createHarness(options: Partial<ConveyorAppOptions> = {}): 
   };
   const probot = new Probot({
     appId: APP_ID,
+    log: pino.logger,
     privateKey,
     // The app's own Octokit policy (retries, rate limits), its waits a thousand times shorter and
     // writes not paced (a second or three between writes, real time).
@@ -78,10 +85,6 @@ export async function createHarness(options: Partial<ConveyorAppOptions> = {}): 
     botLogin: BOT,
     // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
     reports: { coalesceMs: 0 },
-    log: (line) => {
-      logged.push(line);
-      if (process.env.CONVEYOR_TEST_LOG) process.stderr.write(`${line}\n`);
-    },
     ...options,
   });
   return {
@@ -89,7 +92,11 @@ export async function createHarness(options: Partial<ConveyorAppOptions> = {}): 
     conveyor,
     dir,
     calls,
-    logged,
+    get logged() {
+      return pino.records().map((r) => r.msg);
+    },
+    records: pino.records,
+    lines: pino.lines,
     clock,
     async receive(name, payload, id = `delivery-${++delivery}`) {
       await probot.receive({ id, name, payload } as never);

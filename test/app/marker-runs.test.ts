@@ -88,7 +88,7 @@ describe('cancelling a run', () => {
     await h.receive('issue_comment', webhooks.comment('/conveyor cancel'));
     allDone(scopes);
     expect(h.calls.filter((c) => c.path.endsWith('/cancel'))).toEqual([{ method: 'POST', path: '/repos/acme/web/actions/runs/701/cancel' }]);
-    expect(h.logged).toContain(`conveyor: run ${RUN} cancelled: asked GitHub to cancel workflow run 701 of step implement in acme/web`);
+    expect(h.logged).toContain(`run ${RUN} cancelled: asked GitHub to cancel workflow run 701 of step implement in acme/web`);
   });
 });
 

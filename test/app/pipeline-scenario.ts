@@ -18,6 +18,7 @@ import { runActionChild } from '../helpers/action.ts';
 import { ACTION_TOKEN, startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.ts';
 import { createRemotes, removeDir, tempDir } from '../helpers/repos.ts';
 import { fixture } from '../helpers/webhook-fixtures.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 export const SCENARIO_CONFIG = `version: 1
 agents:
@@ -91,7 +92,7 @@ export async function runPipelineScenario(app: Partial<ConveyorAppOptions> = {})
     botLogin: BOT,
     sweepEveryMs: false,
     merge: { baseMs: 10 },
-    log: () => undefined,
+    log: silentLogger,
     ...app,
   });
   const close = async () => {

@@ -18,6 +18,7 @@ import { openAppStore } from '../../app/stores.ts';
 import { PG_PASSWORD, PG_USER, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { API } from './harness.ts';
+import { silentLogger } from '../../lib/logger.ts';
 
 const { privateKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -112,7 +113,8 @@ describe('GET /readyz', () => {
       expect(down).toEqual({ status: 503, text: '{"status":"down"}' });
     }
     // The log (the operator's) has the store's own words, naming the database: once, not per poll.
-    const lines = warned.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('readyz'));
+    // pino's call: the fields, then the message.
+    const lines = warned.mock.calls.map((c) => String(c[1])).filter((l) => l.includes('readyz'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`store is down: The PostgreSQL database "ready_db" on 127\\.0\\.0\\.1:${postgres.port} \\(user ${PG_USER}\\)`));
     expect(lines[0]).not.toContain(PG_PASSWORD);
@@ -127,7 +129,7 @@ describe('GET /readyz', () => {
     postgres.up();
     appScope();
     expect(await get(`${url}/readyz`)).toEqual({ status: 200, text: '{"status":"ok"}' });
-    expect(told.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('readyz'))).toEqual(['conveyor: /readyz: store is up again']);
+    expect(told.mock.calls.map((c) => String(c[1])).filter((l) => l.includes('readyz'))).toEqual(['/readyz: store is up again']);
     expect(nock.pendingMocks()).toEqual([]);
   });
 });
@@ -152,7 +154,7 @@ describe('the answer to a caller without credentials', () => {
       webhooks: async () => false,
       ready,
       metrics: () => metrics.scrape(),
-      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      log: silentLogger,
     });
     await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(http.address() as { port: number }).port}`;

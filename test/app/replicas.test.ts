@@ -18,6 +18,7 @@ import { resultOf, sealedFor } from '../helpers/plans.ts';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { fakeGitHub, type FakeGitHub } from './fake-github.ts';
 import { APP_ID, privateKey, webhooks } from './harness.ts';
+import { lineLogger } from '../../lib/logger.ts';
 
 const CONFIG = `version: 1
 agents:
@@ -55,7 +56,7 @@ async function replica(url: string, name: string, options: { claimTtlMs?: number
     botLogin: 'conveyor-app[bot]',
     replica: name,
     ...(options.claimTtlMs !== undefined ? { claimTtlMs: options.claimTtlMs } : {}),
-    log: (line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`[${name}] ${line}\n`),
+    log: lineLogger((_level, line) => process.env.CONVEYOR_TEST_LOG && process.stderr.write(`[${name}] ${line}\n`)),
   });
   return {
     name,

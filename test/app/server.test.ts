@@ -44,7 +44,8 @@ async function start(overrides: ServerOverrides = {}): Promise<{ app: ConveyorSe
   const app = await createConveyorServer(env, settingsOf(env), { sweepEveryMs: false, ...overrides });
   running = { app, dir };
   const warnings: string[] = [];
-  vi.spyOn(app.probot.log, 'warn').mockImplementation(((line: string) => void warnings.push(line)) as never);
+  // pino's call: the fields, then the message (Probot's own lines give the message alone).
+  vi.spyOn(app.probot.log, 'warn').mockImplementation(((a: unknown, b?: unknown) => void warnings.push(String(typeof a === 'string' ? a : b))) as never);
   const { port } = await app.listen();
   return { app, port, warnings };
 }

@@ -79,7 +79,9 @@ describe('refusals from one repository', () => {
     expectRefusal(limited, 429, 'too-many-refusals', /3 token requests from workflows of acme\/web were refused .*ask again in 60 s/);
     expect(limited.retryAfter).toBe('60');
     expect(lookups).toBe(3);
-    expect(broker.logged).toContainEqual(expect.stringMatching(/^warn: conveyor: token for run acme-web-7 .*refused \(429 too-many-refusals\)/));
+    expect(broker.logged).toContainEqual(
+      expect.stringMatching(/^warn: token for run acme-web-7 .*refused \(429 too-many-refusals\).* \(run=acme-web-7 .*status=429 refusal=too-many-refusals\)$/),
+    );
     // acme/api's workflows are not held up by acme/web's.
     const scope = tokenEndpoint(['api'], CODE_PERMISSIONS);
     expect((await broker.exchange({ token: await issuer.sign(apiClaims()), ...API_ATTEMPT })).status).toBe(200);

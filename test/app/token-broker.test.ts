@@ -117,7 +117,11 @@ describe('POST /conveyor/token', () => {
         /workflow run 5555 was started by mallory, but the app's own runs are started by conveyor-app\[bot\]/,
       );
       // The reason is in the app's log, as a warning.
-      expect(broker.logged).toContainEqual(expect.stringMatching(/^warn: conveyor: token for run acme-web-7 step implement .*refused \(403 actor-mismatch\)/));
+      expect(broker.logged).toContainEqual(
+        expect.stringMatching(
+          /^warn: token for run acme-web-7 step implement .*refused \(403 actor-mismatch\).* \(run=acme-web-7 step=implement attempt=1 epoch=0 mode=run status=403 refusal=actor-mismatch\)$/,
+        ),
+      );
     });
 
     it('refuses a run the app started but a person triggered again (triggering_actor)', async () => {

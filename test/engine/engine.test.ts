@@ -12,6 +12,7 @@ import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { planOf, resultOf, successFor } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
+import { loggerOf } from '../../lib/logger.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
 const plan = planOf([
@@ -70,6 +71,31 @@ describe('the engine over a real store', () => {
     // A report for every transition, each of a committed version.
     expect(reports.length).toBeGreaterThanOrEqual(5);
     expect(Math.max(...reports)).toBe(run.version);
+  });
+
+  it('says an effect that failed with the run, the effect and its attempt as fields', async () => {
+    const store = await open();
+    const logged: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+    const engine = new Engine({
+      store,
+      dispatcher: {
+        run: (payload) => Promise.resolve({ kind: 'result', result: successFor(payload) }),
+        recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
+      },
+      now: () => AT,
+      merge: () => Promise.reject(new Error('the merge broke')),
+      log: loggerOf((level, message, fields) => void logged.push({ level, message, fields })),
+    });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.idle();
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        message: expect.stringMatching(/^Error: the merge broke\n/),
+        fields: { run: 'web-7', effect: 'merge', step: 'ship', attempt: 1, epoch: 0, mode: 'run' },
+      },
+    ]);
   });
 
   it('a run that cannot be stored starts nothing and leaves nothing behind', async () => {

@@ -12,6 +12,7 @@ import { createOidcVerifier } from '../../app/oidc.ts';
 import { createTokenBroker, mintWithProbot, type AttemptAuthority, type TokenBrokerOptions } from '../../app/token-broker.ts';
 import type { TestIssuer } from './oidc.ts';
 import { API, APP_ID, BOT, INSTALLATION, privateKey } from '../app/harness.ts';
+import { lineLogger } from '../../lib/logger.ts';
 
 export const CODE_PERMISSIONS = { contents: 'write', pull_requests: 'write', checks: 'write', actions: 'read' };
 
@@ -21,7 +22,7 @@ export { BOT };
 export interface Broker {
   /** The server's URL (the app's public URL in tests). */
   base: string;
-  /** Lines the broker logged, each with its level (`warn: ...`). */
+  /** Lines the broker and the server logged, each with its level and fields (`warn: token for … (run=… step=…)`). */
   logged: string[];
   /** One request; `retryAfter` is the answer's Retry-After header, when it has one. */
   exchange(body: unknown): Promise<{ status: number; body: Record<string, unknown>; retryAfter?: string }>;
@@ -34,6 +35,7 @@ export async function startBroker(
   options: Partial<Pick<TokenBrokerOptions, 'refusals' | 'botLogin' | 'now'>> = {},
 ): Promise<Broker> {
   const logged: string[] = [];
+  const log = lineLogger((level, line) => void logged.push(`${level}: ${line}`));
   const probot = new Probot({
     appId: APP_ID,
     privateKey,
@@ -46,9 +48,8 @@ export async function startBroker(
     mint: mintWithProbot(probot),
     botLogin: async () => BOT,
     ...options,
-    log: (level, line) => void logged.push(`${level}: ${line}`),
+    log,
   });
-  const log = { info: () => undefined, warn: () => undefined, error: (l: string) => void logged.push(l) };
   const server: Server = createAppHttpServer({
     webhookPath: '/api/github/webhooks',
     webhooks: async () => false,

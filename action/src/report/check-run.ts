@@ -11,9 +11,10 @@ import type { PayloadRead } from '../payload.ts';
 import { attemptOutcome, renderResultText, stepCheckName } from '../../../core/github/check-run.ts';
 import { attemptKey, attemptRefSchema, refOf, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import { CheckRuns } from '../../../adapters/github/forge/checks.ts';
-import { createGitHubOctokit, logLines } from '../../../adapters/github/octokit.ts';
+import { createGitHubOctokit, octokitLog } from '../../../adapters/github/octokit.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Reporter } from './reporter.ts';
+import type { Logger } from '../../../lib/logger.ts';
 
 export interface CheckRunOutput {
   name: string;
@@ -79,7 +80,7 @@ export interface CheckRunIO {
   payload: PayloadRead;
   /** The step's token (token.ts): given once, or traded for once and renewed, so never taken here. */
   token: StepToken | undefined;
-  log(line: string): void;
+  log: Logger;
   /** Writes the job summary (GITHUB_STEP_SUMMARY); @actions/core's summary in the entry. */
   writeJobSummary?(markdown: string): Promise<void>;
 }
@@ -131,7 +132,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
     );
   const attempt = payloadAttempt(io.payload.raw);
   const checks = new CheckRuns(
-    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: logLines(io.log) }),
+    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || 'https://api.github.com', log: octokitLog(io.log) }),
   );
   const checkRunId = Number(id);
   const startedAt = new Date();
@@ -152,7 +153,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
   const client: CheckRunClient = {
     async complete(out) {
       if (completedElsewhere !== undefined) {
-        io.log(`conveyor: check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
+        io.log.warn(`check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
         return;
       }
       // The one write of the attempt's check run: when it started, where it ran, how it ended.
@@ -180,7 +181,7 @@ export async function prepareCheckRun(io: CheckRunIO): Promise<CheckRunGate> {
             return;
           }
         } catch (e) {
-          io.log(`conveyor: could not read check run ${id} (${(e as Error).message}); trying again in ${Math.round(intervalMs / 1000)} s`);
+          io.log.warn(`could not read check run ${id} (${(e as Error).message}); trying again in ${Math.round(intervalMs / 1000)} s`);
         }
         if (!stopped) schedule();
       };

@@ -5,6 +5,7 @@ import type { StepResult } from '../../../core/contract/wire.ts';
 import { CheckRunReporter, type CheckRunClient } from './check-run.ts';
 import { FileReporter } from './file.ts';
 import { LogReporter } from './log.ts';
+import type { Logger } from '../../../lib/logger.ts';
 
 export interface Reporter {
   readonly name: string;
@@ -15,7 +16,7 @@ export interface ReporterOptions {
   env: NodeJS.ProcessEnv;
   /** Creates the check-run client for GitHub's runners; absent where check runs are not reported. */
   checkRunClient?: (env: NodeJS.ProcessEnv) => CheckRunClient | undefined;
-  log?: (line: string) => void;
+  log?: Logger;
   setOutput?: (name: string, value: string) => void;
 }
 

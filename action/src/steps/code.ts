@@ -29,7 +29,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     ...(work.resolveConflicts ? { resolveConflicts: true } : {}),
   });
   try {
-    for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
+    for (const r of ws.repos) ctx.log.info(`${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
       mode: work.mode,
       writes: work.writes,
@@ -93,7 +93,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     const pushed = new Map([...sent].map(([repo, p]) => [repo, p.head]));
     for (const [repo, p] of sent) {
       commits[repo] = p.head;
-      ctx.log(`conveyor: pushed ${repo}`);
+      ctx.log.info(`pushed ${repo}`);
     }
     const prs = await publishPullRequests(ctx, payload, ws, pushed);
     if (rejected.length) {

@@ -193,7 +193,7 @@ async function deployOne(
   const commit = where.repo.preparedHead;
   const setupFailed = await serviceSetup(ctx, payload, ws, t.service, where.dir);
   if (setupFailed) {
-    ctx.log(`conveyor: ${t.service}: failed (${setupFailed})`);
+    ctx.log.warn(`${t.service}: failed (${setupFailed})`);
     return {
       env: { service: t.service, envId: t.envId, state: 'failed', error: setupFailed, commit },
       kept: false,
@@ -235,7 +235,7 @@ async function deployIn(
     CONVEYOR_OUTPUT: output,
     ...peerVariables(ready),
   });
-  ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(', ')}` : ''}: ${t.deploy.run}`);
+  ctx.log.info(`deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(', ')}` : ''}: ${t.deploy.run}`);
   // Deployed again, the environment's earlier processes (on this runner) make way for the new ones.
   const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
   if (earlier) endMarked(earlier);
@@ -257,7 +257,7 @@ async function deployIn(
   if (outcome.state === 'ready') outcome.processMark = r.mark;
   else endMarked(r.mark);
   await deployments?.finish(deployment, outcome);
-  ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ''}${outcome.error ? ` (${outcome.error})` : ''}`);
+  ctx.log.info(`${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ''}${outcome.error ? ` (${outcome.error})` : ''}`);
   return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
 }
 

@@ -21,7 +21,7 @@ export async function deploymentsFor(ctx: StepContext): Promise<Deployments | un
   try {
     forge = await ctx.forge();
   } catch (e) {
-    ctx.log(`conveyor: no forge for deployments: ${(e as Error).message}`);
+    ctx.log.warn(`no forge for deployments: ${(e as Error).message}`);
     return undefined;
   }
   const create = forge.createDeployment?.bind(forge);
@@ -34,7 +34,7 @@ export async function deploymentsFor(ctx: StepContext): Promise<Deployments | un
     } catch (e) {
       const note = `GitHub deployment: ${what} failed: ${ctx.scrubber.scrub((e as Error).message)}`;
       notes.push(note);
-      ctx.log(`conveyor: ${note}`);
+      ctx.log.info(note);
       return undefined;
     }
   };

@@ -109,7 +109,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
       await mkdir(dirname(join(baseDir, path)), { recursive: true });
       await writeFile(join(baseDir, path), content);
       await setUpServices(ctx, payload, step, ws, [{ repo: repo.repo, dir: baseDir, services: repo.services }], ' (on the base branch)', [check.dir]);
-      ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
+      ctx.log.info(`gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, {
         command,
         cwd: baseDir,
@@ -145,7 +145,7 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
     if (advanced) {
       // The branch's head as the forge has it now (GitHub's own commit, where GitHub made it).
       head = (await pushBranch(ctx, payload, { repo, head })).head;
-      ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
+      ctx.log.info(`pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
     }
     const how = onBase.timedOut ? 'timed out' : `exited ${onBase.exitCode ?? onBase.signal}`;
     const summary = [

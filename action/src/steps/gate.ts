@@ -115,7 +115,7 @@ export async function runGate(ctx: StepContext, payload: StepPayload): Promise<S
     const outcomes: (GateOutcome & { durationMs: number })[] = [];
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
-      ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
+      ctx.log.info(`gate ${step.id} in ${c.label}: ${c.command}`);
       const r = await runUserCommand(ctx, {
         command: c.command,
         cwd: c.cwd,

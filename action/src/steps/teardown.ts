@@ -106,7 +106,7 @@ async function removeOne(
   const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r) => setTimeout(r, backoffMs(tries - 1)));
-    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
+    ctx.log.info(`teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
     const r = await runUserCommand(ctx, {
       command: teardown,
       cwd: dir,

@@ -11,6 +11,7 @@ import { isCurrent, parseAttemptKey, type AttemptRef } from '../../../core/contr
 import type { Run } from '../../../core/run/types.ts';
 import type { Ended } from '../../../engine/ports/dispatcher.ts';
 import type { AttemptLink } from '../../github/links.ts';
+import { attemptFields } from '../../../lib/logger.ts';
 import { completedOutcome, parseWorkflowRunMarker, resultFor, type WorkflowContext } from './runs.ts';
 
 /** What the dispatcher reads of a check run a webhook names (the app checks the delivery holds it: app/webhooks.ts). */
@@ -45,8 +46,13 @@ export async function attemptOfCheckRun(
   if (c.appId === undefined || check.app?.id !== c.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return undefined;
   const link = await c.links.attemptByCheckRun(repo, check.id);
   if (!link || link.externalId !== check.external_id) {
-    if (check.external_id && parseAttemptKey(check.external_id))
-      c.log(`conveyor: ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`);
+    const named = parseAttemptKey(check.external_id);
+    if (named)
+      c.log.warn(`ignored check run ${check.id} in ${repo}: it names attempt ${check.external_id}, which the app did not dispatch to this check run`, {
+        ...attemptFields(named),
+        repo,
+        checkRun: check.id,
+      });
     return undefined;
   }
   const ref = parseAttemptKey(link.externalId);

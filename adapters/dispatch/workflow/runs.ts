@@ -2,7 +2,7 @@
 // on GitHub: the workflow file, the marker a workflow run's name carries of its check run, the
 // workflow run of an attempt whose dispatch said none, and what a completed check run says.
 import { parseResultText } from '../../../core/github/check-run.ts';
-import { attemptKey, refOf, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
+import { attemptKey, parseAttemptKey, refOf, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import type { Run } from '../../../core/run/types.ts';
 import type { AttemptOutcome, Ended } from '../../../engine/ports/dispatcher.ts';
@@ -11,6 +11,7 @@ import type { AttemptLink, LinkStore } from '../../github/links.ts';
 import type { GitHub } from '../../github/forge/github.ts';
 import type { Workflows, WorkflowRun } from '../../github/forge/workflows.ts';
 import type { Heads } from '../../github/heads.ts';
+import { attemptFields, silentLogger, type Logger } from '../../../lib/logger.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';
 
@@ -31,7 +32,7 @@ export interface WorkflowDispatcherOptions {
    */
   appUrl?: string;
   now?: () => string;
-  log?: (line: string) => void;
+  log?: Logger;
   /**
    * How long after an attempt is queued the app keeps it current whatever else happens (the
    * sweeper's queued window): the payload tells the action until when, so it need not read its
@@ -44,7 +45,7 @@ export interface WorkflowDispatcherOptions {
 export interface WorkflowContext extends Omit<WorkflowDispatcherOptions, 'now' | 'log' | 'workflow'> {
   workflow: string;
   now(): string;
-  log(line: string): void;
+  log: Logger;
   /** The stored run; throws when there is none. */
   runOf(runId: string): Promise<Run>;
 }
@@ -54,7 +55,7 @@ export function contextOf(options: WorkflowDispatcherOptions): WorkflowContext {
     ...options,
     workflow: options.workflow ?? WORKFLOW_FILE,
     now: options.now ?? (() => new Date().toISOString()),
-    log: options.log ?? (() => undefined),
+    log: options.log ?? silentLogger,
     async runOf(runId) {
       const run = await options.store.get(runId);
       if (!run) throw new Error(`no run ${runId} in the store`);
@@ -123,6 +124,11 @@ export function completedOutcome(check: {
 export function resultFor(c: WorkflowContext, link: AttemptLink, result: StepResult): Ended | undefined {
   const ref = refOf(result);
   if (attemptKey(ref) === link.externalId) return { ref, outcome: { kind: 'result', result } };
-  c.log(`conveyor: check run ${link.externalId} holds the result of another attempt (${attemptKey(ref)}); ignored`);
+  const own = parseAttemptKey(link.externalId);
+  c.log.warn(`check run ${link.externalId} holds the result of another attempt (${attemptKey(ref)}); ignored`, {
+    ...(own ? attemptFields(own) : {}),
+    repo: link.repo,
+    checkRun: link.checkRunId,
+  });
   return undefined;
 }

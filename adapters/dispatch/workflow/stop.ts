@@ -4,6 +4,7 @@
 import { attemptKey, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import type { Run } from '../../../core/run/types.ts';
 import type { AttemptOutcome } from '../../../engine/ports/dispatcher.ts';
+import { attemptFields } from '../../../lib/logger.ts';
 import { findAttemptRun, queuedAt, type WorkflowContext } from './runs.ts';
 
 /**
@@ -36,7 +37,11 @@ export async function stopAttempt(c: WorkflowContext, ref: AttemptRef, reason: s
       link.workflowRunId ??
       (await findAttemptRun(github.workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt }, await c.botLogin(), c.workflow))?.id;
     if (workflowRun !== undefined && (await github.workflows.cancel(link.repo, workflowRun)))
-      c.log(`conveyor: run ${ref.runId} cancelled: asked GitHub to cancel workflow run ${workflowRun} of step ${ref.step} in ${link.repo}`);
+      c.log.info(`run ${ref.runId} cancelled: asked GitHub to cancel workflow run ${workflowRun} of step ${ref.step} in ${link.repo}`, {
+        ...attemptFields(ref),
+        repo: link.repo,
+        workflowRun,
+      });
   } catch (e) {
     problems.push(`its workflow run: ${(e as Error).message}`);
   }

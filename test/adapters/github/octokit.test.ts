@@ -8,8 +8,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { GitHubApiError } from '../../../adapters/github/errors.ts';
-import { createGitHubOctokit, logLines, type GitHubPolicy, type RateLimitEvent } from '../../../adapters/github/octokit.ts';
+import { createGitHubOctokit, octokitLog, type GitHubPolicy, type RateLimitEvent } from '../../../adapters/github/octokit.ts';
 import { rejectionOf } from '../../helpers/errors.ts';
+import { silentLogger } from '../../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 const REF = '/repos/acme/web/git/ref/heads%2Fmain';
@@ -65,7 +66,7 @@ const answer =
   () => (at.push(Date.now()), [status, body, headers] as [number, unknown, Record<string, string>]);
 
 function octokitWith(events: RateLimitEvent[], policy: GitHubPolicy = {}) {
-  return createGitHubOctokit({ token: 'ghs_test', log: logLines(() => undefined), onRateLimit: (e) => events.push(e), ...policy });
+  return createGitHubOctokit({ token: 'ghs_test', log: octokitLog(silentLogger), onRateLimit: (e) => events.push(e), ...policy });
 }
 
 const getRef = (octokit: ReturnType<typeof createGitHubOctokit>) => octokit.rest.git.getRef({ owner: 'acme', repo: 'web', ref: 'heads/main' });

@@ -5,7 +5,8 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { GitHubForge } from '../../../../adapters/github/forge/forge.ts';
-import { logLines } from '../../../../adapters/github/octokit.ts';
+import { octokitLog } from '../../../../adapters/github/octokit.ts';
+import { silentLogger } from '../../../../lib/logger.ts';
 import { GitHubApiError } from '../../../../adapters/github/errors.ts';
 import { ConveyorError } from '../../../../core/errors.ts';
 import { rejectionOf } from '../../../helpers/errors.ts';
@@ -14,7 +15,7 @@ import { API, onlyNock } from './quick.ts';
 onlyNock();
 const SHA = 'a'.repeat(40);
 const OTHER = 'b'.repeat(40);
-const data = () => new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: logLines(() => undefined) }).gitData;
+const data = () => new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) }).gitData;
 const refPath = (path: string) => decodeURIComponent(path) === '/repos/acme/web/git/refs/heads/conveyor/web-7';
 const readPath = (path: string) => decodeURIComponent(path) === '/repos/acme/web/git/ref/heads/conveyor/web-7';
 
