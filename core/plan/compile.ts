@@ -7,6 +7,7 @@ import { hashPlan } from './hash.ts';
 import { topologicalWaves } from '../graph.ts';
 import { agentsOfStep, servicesOfStep } from './steps.ts';
 import { PRESETS, presetSetup } from '../config/presets.ts';
+import { DEFAULT_PROTECT } from '../config/protect.ts';
 import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
 import {
   DEFAULT_AGENT_TIMEOUT_MINUTES,
@@ -120,8 +121,17 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     // Written only when required, so that plans (and their hashes) from before the key stay the same.
     ...(pipeline.sandbox === 'required' && { sandbox: 'required' as const }),
     ...(pipeline['budget-usd'] !== undefined && { budgetUsd: pipeline['budget-usd'] }),
+    ...protectKey(pipeline.protect),
   };
   return { ...plan, hash: hashPlan(plan) };
+}
+
+/** `protect` as the plan keeps it: in written order (the first match names a file's pattern), and only when it is not the default. */
+function protectKey(written: readonly string[] | undefined): { protect?: string[] } {
+  if (written === undefined) return {};
+  const list = [...new Set(written.map((p) => p.trim()))];
+  const isDefault = list.length === DEFAULT_PROTECT.length && list.every((p, i) => p === DEFAULT_PROTECT[i]);
+  return isDefault ? {} : { protect: list };
 }
 
 function compileStep(

@@ -2,6 +2,7 @@
 // which repositories change, what deploys first, and the hash a run is pinned to.
 import type { Plan, PlanStep } from './types.ts';
 import { DEFAULT_RUNS_ON } from '../config/defaults.ts';
+import { protectOf } from '../config/protect.ts';
 
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
@@ -63,6 +64,19 @@ export function formatPlan(plan: Plan): string {
       ? `  Docker  ${docker.join(', ')}: ${docker.length === 1 ? 'its' : 'their'} gates, deploys, teardowns and setups reach the runner's Docker daemon (root on the runner)`
       : "  Docker  none: no command reaches the runner's Docker daemon",
   );
+  out.push('');
+
+  const protect = protectOf(plan);
+  out.push(`Protected paths  ${protect.length === 0 ? 'none (`protect: []`): a change merges without a person seeing it' : plan.protect === undefined ? 'the default' : 'as written'}`);
+  if (protect.length > 0) {
+    const hasApproval = plan.steps.some((s) => s.kind === 'approval');
+    out.push(
+      hasApproval
+        ? '  a change to one merges only after an approval of the heads that hold it'
+        : '  no approval step: a change to one stops before the merge (protected-paths)',
+    );
+    for (let i = 0; i < protect.length; i += 6) out.push(`  ${protect.slice(i, i + 6).join('  ')}`);
+  }
   out.push('');
 
   out.push(`Plan hash  ${plan.hash}`);
