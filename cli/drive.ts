@@ -279,7 +279,10 @@ export function report(run: Run, json: boolean): void {
   say(`\n${renderRun(run)}`);
   const guarded = protectedPrs(run);
   if (guarded.length) {
-    const lines = guarded.map((g) => `  ${g.pr.repo}#${g.pr.number}: ${g.paths.join(', ')}${g.more ? ` and ${g.more} more` : ''}${approvedAtHead(run, g.pr) ? ' (approved at this head)' : ''}`);
+    const lines = guarded.map(
+      (g) =>
+        `  ${g.pr.repo}#${g.pr.number}: ${g.paths.join(', ')}${g.more ? ` and ${g.more} more` : ''}${approvedAtHead(run, g.pr) ? ' (approved at this head)' : ''}`,
+    );
     say(`\nProtected paths (merged only after an approval of their heads):\n${lines.join('\n')}`);
   }
   const next = nextCommand(run);

@@ -67,7 +67,12 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     environments: [],
   };
   const prs = mergeOrder(run);
-  const fail = (code: 'merge-failed' | 'merge-conflict' | 'protected-paths', message: string, commits: Record<string, string>, findings?: string): StepResult => ({
+  const fail = (
+    code: 'merge-failed' | 'merge-conflict' | 'protected-paths',
+    message: string,
+    commits: Record<string, string>,
+    findings?: string,
+  ): StepResult => ({
     ...base,
     conclusion: 'failure',
     summary: message,

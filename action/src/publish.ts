@@ -6,7 +6,7 @@ import { oneLine } from '../../core/prompts/prompt.ts';
 import { pullRequestBody, pullRequestTitle, type PrLink } from '../../core/prompts/pr-body.ts';
 import { ConveyorError } from '../../core/errors.ts';
 import { MAX_PROTECTED_PATHS, type ProtectedChange, type PullRequestRef, type StepPayload } from '../../core/contract/wire.ts';
-import { matchingPatterns } from '../../core/steps/path-patterns.ts';
+import { matchingPatterns } from '../../core/path-patterns.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
 import { conflictMarkerLines } from '../../core/steps/conflicts.ts';
 import { lstat } from 'node:fs/promises';

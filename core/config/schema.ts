@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { REPO_NAME } from '../repo-name.ts';
 import { PRESET_NAMES } from './presets.ts';
 import { VARIABLE_NAME } from './secret-names.ts';
-import { patternProblem } from '../steps/path-patterns.ts';
+import { patternProblem } from '../path-patterns.ts';
 
 const name = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
 const command = z
@@ -13,7 +13,7 @@ const command = z
   .min(1, 'must be a non-empty shell command');
 const minutes = z.int('must be a whole number of minutes').min(1, 'must be from 1 to 360 minutes').max(360, 'must be from 1 to 360 minutes (6 hours)');
 const relativePath = z.string().min(1, 'must not be empty');
-/** A path pattern of the `writes`/`protect` dialect (core/steps/path-patterns.ts). */
+/** A path pattern of the `writes`/`protect` dialect (core/path-patterns.ts). */
 const pathPattern = z.string().superRefine((value, ctx) => {
   const problem = patternProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });

@@ -67,7 +67,9 @@ export function formatPlan(plan: Plan): string {
   out.push('');
 
   const protect = protectOf(plan);
-  out.push(`Protected paths  ${protect.length === 0 ? 'none (`protect: []`): a change merges without a person seeing it' : plan.protect === undefined ? 'the default' : 'as written'}`);
+  out.push(
+    `Protected paths  ${protect.length === 0 ? 'none (`protect: []`): a change merges without a person seeing it' : plan.protect === undefined ? 'the default' : 'as written'}`,
+  );
   if (protect.length > 0) {
     const hasApproval = plan.steps.some((s) => s.kind === 'approval');
     out.push(

@@ -1,5 +1,5 @@
-// `writes:` of a code step: path patterns (core/steps/path-patterns.ts) the agent may change. Pure.
-import { matchesPattern } from './path-patterns.ts';
+// `writes:` of a code step: path patterns (core/path-patterns.ts) the agent may change. Pure.
+import { matchesPattern } from '../path-patterns.ts';
 
 /** True when `path` (relative to the repository) is one `patterns` name, or lies under one; no patterns: all. */
 export function isAllowedWrite(path: string, patterns: readonly string[]): boolean {

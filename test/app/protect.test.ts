@@ -98,10 +98,7 @@ describe('protected paths on GitHub', () => {
     ]);
     await seed(h, plan, implemented([{ repo: 'acme/web', head: WEB_HEAD, paths: [] }]), { leaveQueued: 'check', queuedCheckRun: 710 });
     const reports = reportScopes();
-    const scopes = [
-      openPullScope('acme/web', 1, WEB_HEAD),
-      nock(API).put('/repos/acme/web/pulls/1/merge').reply(200, { merged: true, sha: 'm1' }),
-    ];
+    const scopes = [openPullScope('acme/web', 1, WEB_HEAD), nock(API).put('/repos/acme/web/pulls/1/merge').reply(200, { merged: true, sha: 'm1' })];
     let run = await h.conveyor.engine.get(RUN);
     const passed = sealedFor(run, resultOf(RUN, 'check', 1, 0, 'success', { commits: { 'acme/web': WEB_HEAD } }));
     await h.receive('check_run', events.checkCompleted(710, `${RUN}:check:1:0`, 'conveyor / check', renderResultText(passed)));

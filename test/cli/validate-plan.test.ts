@@ -119,7 +119,9 @@ describe('conveyor plan', () => {
     expect(out).toMatch(/Deploy waves[^\n]*\n {2}1 {2}api\n {2}2 {2}web\n/);
     expect(out).toContain(`Plan hash  ${expected.hash}`);
     // The protected paths, the default's here, and what they mean with this pipeline's approval step.
-    expect(out).toMatch(/Protected paths {2}the default\n {2}a change to one merges only after an approval of the heads that hold it\n {2}\.github\/\*\* {2}CODEOWNERS/);
+    expect(out).toMatch(
+      /Protected paths {2}the default\n {2}a change to one merges only after an approval of the heads that hold it\n {2}\.github\/\*\* {2}CODEOWNERS/,
+    );
     expect(out).toContain('**/package-lock.json');
   });
 

@@ -376,7 +376,9 @@ pipelines:
     const off = compile(text('\n    protect: []'));
     expect(off.protect).toEqual([]);
     expect(new Set([own.hash, off.hash, compile(text('')).hash]).size).toBe(3);
-    expect(formatPlan(own)).toContain('Protected paths  as written\n  no approval step: a change to one stops before the merge (protected-paths)\n  infra/**  Dockerfile\n');
+    expect(formatPlan(own)).toContain(
+      'Protected paths  as written\n  no approval step: a change to one stops before the merge (protected-paths)\n  infra/**  Dockerfile\n',
+    );
     expect(formatPlan(off)).toContain('Protected paths  none (`protect: []`): a change merges without a person seeing it\n');
   });
 });

@@ -9,11 +9,21 @@ const HEAD = 'a'.repeat(40);
 const NEWER = 'b'.repeat(40);
 
 function runWith(approvals: Approval[], options: { protect?: string[]; head?: string; minApprovals?: number; approvalStep?: boolean } = {}): Run {
-  const specs = [{ id: 'implement', kind: 'code' as const }, ...(options.approvalStep === false ? [] : [{ id: 'approve', kind: 'approval' as const }]), { id: 'ship', kind: 'merge' as const }];
+  const specs = [
+    { id: 'implement', kind: 'code' as const },
+    ...(options.approvalStep === false ? [] : [{ id: 'approve', kind: 'approval' as const }]),
+    { id: 'ship', kind: 'merge' as const },
+  ];
   const plan = planOf(specs);
   const withProtect = options.protect ? { ...plan, protect: options.protect } : plan;
   const steps = withProtect.steps.map((s) => (s.kind === 'approval' && options.minApprovals ? { ...s, minApprovals: options.minApprovals } : s));
-  const run = createRun({ id: 'r', plan: { ...withProtect, steps }, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: '2025-01-01T00:00:00Z' });
+  const run = createRun({
+    id: 'r',
+    plan: { ...withProtect, steps },
+    issue: { repo: 'acme/web', number: 1, title: 't', body: '' },
+    options: {},
+    at: '2025-01-01T00:00:00Z',
+  });
   run.prs = [{ repo: 'acme/web', number: 1, url: 'u', branch: 'b', head: options.head ?? HEAD }];
   run.protectedPaths = [{ repo: 'acme/web', head: HEAD, paths: ['.github/workflows/ci.yml'] }];
   if (run.steps.approve) run.steps.approve.status = 'succeeded';
@@ -50,7 +60,10 @@ describe('protected paths and approvals', () => {
   });
 
   it('keeps the latest record per repository', () => {
-    const first = [{ repo: 'a/x', head: HEAD, paths: ['p'] }, { repo: 'a/y', head: HEAD, paths: [] }];
+    const first = [
+      { repo: 'a/x', head: HEAD, paths: ['p'] },
+      { repo: 'a/y', head: HEAD, paths: [] },
+    ];
     expect(recordProtected(first, [{ repo: 'a/x', head: NEWER, paths: [] }])).toEqual([{ repo: 'a/x', head: NEWER, paths: [] }, first[1]]);
   });
 });

@@ -73,7 +73,11 @@ describe('protected paths (embedded mode)', () => {
 
     // What the run recorded is what the pushed head holds.
     const web = s.prs.find((p) => p.repo === 'acme/web')!;
-    expect(s.protectedPaths?.find((p) => p.repo === 'acme/web')).toEqual({ repo: 'acme/web', head: web.head, paths: ['.github/workflows/ci.yml', 'package.json'] });
+    expect(s.protectedPaths?.find((p) => p.repo === 'acme/web')).toEqual({
+      repo: 'acme/web',
+      head: web.head,
+      paths: ['.github/workflows/ci.yml', 'package.json'],
+    });
     expect(s.protectedPaths?.find((p) => p.repo === 'acme/api')?.paths).toEqual([]);
     // The PR body names them for whoever looks at it.
     expect(prBody(fleet, 'acme/web')).toContain('### Protected paths');

@@ -1,8 +1,8 @@
 // The one path-pattern dialect of `writes` and `protect`.
 import { describe, expect, it } from 'vitest';
-import { matchesPattern, patternProblem } from '../../../core/steps/path-patterns.ts';
-import { isAllowedWrite } from '../../../core/steps/writes.ts';
-import { DEFAULT_PROTECT } from '../../../core/config/protect.ts';
+import { matchesPattern, patternProblem } from '../../core/path-patterns.ts';
+import { isAllowedWrite } from '../../core/steps/writes.ts';
+import { DEFAULT_PROTECT } from '../../core/config/protect.ts';
 
 describe('path patterns', () => {
   it.each([
