@@ -9,6 +9,7 @@ import { stepCheckName, type CheckState } from '../core/github/check-run.ts';
 import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import { validApprovals } from '../core/run/reducer.ts';
+import { describeProtected, protectedPrs } from '../core/run/protect.ts';
 import type { Run } from '../core/run/types.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Heads } from '../adapters/github/heads.ts';
@@ -117,7 +118,12 @@ export class ApprovalChecks {
 
   private state(run: Run, step: string, need: number, status: string, reason: string | undefined): CheckWrite {
     const by = validApprovals(run, step).map((a) => `@${a.by}`);
-    const approvals = `Approvals: ${by.length} of ${need}${by.length ? ` (${by.join(', ')})` : ''}.`;
+    const guarded = protectedPrs(run);
+    // What approving covers: a change to a protected path merges only with an approval of its head.
+    const covers = guarded.length
+      ? `\n\nThis approval covers the protected paths (\`protect\`) the change holds at these heads: ${describeProtected(guarded)}.`
+      : '';
+    const approvals = `Approvals: ${by.length} of ${need}${by.length ? ` (${by.join(', ')})` : ''}.${covers}`;
     const how =
       "Approve or Reject with the buttons above, or comment `/conveyor approve` or `/conveyor reject [reason]` on the issue or a PR of the run (write permission needed; only the step's approvers count).";
     const completed = { status: 'completed' as const, completed_at: this.now() };

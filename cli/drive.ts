@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import type { Usage } from '../core/contract/usage.ts';
 import { runUsage, stepUsage } from '../core/run/usage.ts';
+import { approvedAtHead, protectedPrs } from '../core/run/protect.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
 import { checkRemotes, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
@@ -271,11 +272,19 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
 export function report(run: Run, json: boolean): void {
   if (json) {
     say(
-      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, usage: usageReport(run), steps: run.steps, prs: run.prs, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
+      `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, usage: usageReport(run), steps: run.steps, prs: run.prs, protectedPaths: run.protectedPaths, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
     );
     return;
   }
   say(`\n${renderRun(run)}`);
+  const guarded = protectedPrs(run);
+  if (guarded.length) {
+    const lines = guarded.map(
+      (g) =>
+        `  ${g.pr.repo}#${g.pr.number}: ${g.paths.join(', ')}${g.more ? ` and ${g.more} more` : ''}${approvedAtHead(run, g.pr) ? ' (approved at this head)' : ''}`,
+    );
+    say(`\nProtected paths (merged only after an approval of their heads):\n${lines.join('\n')}`);
+  }
   const next = nextCommand(run);
   if (next) say(`\nTo continue: ${next}`);
 }

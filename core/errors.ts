@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'merge-failed',
   /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
   'merge-conflict',
+  /** The change holds paths `protect` names and no approval saw them at the heads to merge: nothing was merged. */
+  'protected-paths',
   'stale-attempt',
   /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
   'sandbox-unavailable',

@@ -7,11 +7,14 @@
 // the work branch, then the gates run again on that head. Then the PRs merge in order, providers'
 // repositories first, with the configured method, each commit carrying the run's trailers. A PR
 // merged by an earlier try counts as merged. If a later PR cannot be merged after an earlier one
-// was, the step fails saying exactly which PRs are merged and which are not.
+// was, the step fails saying exactly which PRs are merged and which are not. Before any of it, a
+// change holding protected paths (`protect`) that no approval saw at its head stops the step as
+// `protected-paths`, naming them (core/run/protect.ts).
 import { code } from '../core/text.ts';
 import type { Run, RunEffect } from '../core/run/types.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
+import { protectedRefusal } from '../core/run/protect.ts';
 import { MergeRefused, type Forge, type PullRequest } from './ports/forge.ts';
 
 export interface MergePolicy {
@@ -64,7 +67,12 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     environments: [],
   };
   const prs = mergeOrder(run);
-  const fail = (code: 'merge-failed' | 'merge-conflict', message: string, commits: Record<string, string>, findings?: string): StepResult => ({
+  const fail = (
+    code: 'merge-failed' | 'merge-conflict' | 'protected-paths',
+    message: string,
+    commits: Record<string, string>,
+    findings?: string,
+  ): StepResult => ({
     ...base,
     conclusion: 'failure',
     summary: message,
@@ -74,6 +82,9 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     ...(findings ? { findings } : {}),
   });
   if (prs.length === 0) return fail('merge-failed', 'the run has no pull requests to merge', {});
+  // Before anything is asked of the forge: a protected change nobody approved at its head waits for a person.
+  const refusal = protectedRefusal(run);
+  if (refusal) return fail('protected-paths', refusal, {});
 
   // 1. Every PR is judged before any merges.
   const merged: PullRequestRef[] = [];

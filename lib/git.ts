@@ -256,6 +256,15 @@ export class GitRepo {
   }
 
   /**
+   * Paths a merge of `head` into `base` would change: the differences between their merge base and
+   * `head` (what the pull request shows), renames unpaired as in diffNames.
+   */
+  async changedSince(base: string, head: string): Promise<string[]> {
+    const out = await this.run(['diff', '--name-only', '--no-renames', '-z', `${base}...${head}`, '--']);
+    return out.stdout.split('\0').filter(Boolean);
+  }
+
+  /**
    * Every path the commits reachable from `head` but from none of `known` change, taken from their
    * trees (replace refs and grafts are ignored by every command, git-safety.ts): what a push of
    * `head` would send. A merge counts the paths it changed against all of its parents (what its

@@ -3,10 +3,11 @@
 // repository, then rewrite every PR body so each links the issue and its siblings.
 import { code } from '../../core/text.ts';
 import { oneLine } from '../../core/prompts/prompt.ts';
-import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts';
+import { pullRequestBody, pullRequestTitle, type PrLink } from '../../core/prompts/pr-body.ts';
 import { ConveyorError } from '../../core/errors.ts';
 import { coAuthoredBy } from '../../core/github/trailers.ts';
-import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
+import { MAX_PROTECTED_PATHS, type ProtectedChange, type PullRequestRef, type StepPayload } from '../../core/contract/wire.ts';
+import { matchingPatterns } from '../../core/path-patterns.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
 import { conflictMarkerLines } from '../../core/steps/conflicts.ts';
 import { lstat } from 'node:fs/promises';
@@ -108,6 +109,25 @@ export async function commitLeftovers(payload: StepPayload, repo: WorkspaceRepo)
     pushedPaths: await git.pushedPaths(head, [repo.startCommit, repo.baseCommit]),
     advanced: head !== (repo.startCommit || repo.baseCommit),
   };
+}
+
+/**
+ * The protected paths (`payload.protect`) each repository's change holds at the head the step
+ * leaves: everything its PR would merge, not only what this attempt wrote (a repair's PR still
+ * holds the code step's changes). A repository the run has not changed (its head is its base) has
+ * none to tell.
+ */
+export async function protectedChanges(payload: StepPayload, changes: readonly RepoChange[]): Promise<ProtectedChange[]> {
+  const patterns = payload.protect?.patterns ?? [];
+  if (patterns.length === 0) return [];
+  const out: ProtectedChange[] = [];
+  for (const c of changes) {
+    if (!c.head || c.head === c.repo.baseCommit) continue;
+    const all = (await c.repo.git.changedSince(c.repo.baseCommit, c.head)).filter((path) => matchingPatterns(path, patterns).length > 0).sort();
+    const more = all.length - MAX_PROTECTED_PATHS;
+    out.push({ repo: c.repo.repo, head: c.head, paths: all.slice(0, MAX_PROTECTED_PATHS), ...(more > 0 ? { more } : {}) });
+  }
+  return out;
 }
 
 /** `owner/name: path` for every change outside the prefixes, in what the push would send. */
@@ -215,7 +235,9 @@ async function knownPr(forge: Forge, r: WorkspaceRepo): Promise<Known | undefine
  * one found that the run did not know. A PR the run knew was written with the set the run knew, so
  * an attempt that adds no PR costs no call for them (the head of a pushed one is the commit pushed).
  * The run's draft PR of a repository that holds the change (`holding`: the pushed ones, or those whose
- * branch kept an earlier attempt's work) is marked ready for review.
+ * branch kept an earlier attempt's work) is marked ready for review. `protectedPaths`: what each
+ * change holds of `protect`; a body says it, and is rewritten when that differs from what the run
+ * knew (the payload's `protect.known`).
  */
 export async function publishPullRequests(
   ctx: StepContext,
@@ -223,7 +245,18 @@ export async function publishPullRequests(
   ws: Workspace,
   pushed: ReadonlyMap<string, string>,
   holding: ReadonlySet<string> = new Set(pushed.keys()),
+  protectedPaths: readonly ProtectedChange[] = [],
 ): Promise<PullRequestRef[]> {
+  const guarded = (repo: string) => protectedPaths.find((p) => p.repo === repo);
+  const bodyOf = (repo: string, prs: PrLink[]) => {
+    const p = guarded(repo);
+    return pullRequestBody({ issue: payload.issue, runId: payload.runId, repo, prs, ...(p?.paths.length ? { protected: p } : {}) });
+  };
+  // A body the run knew says the protected paths it knew; one whose change now holds others is rewritten.
+  const sameProtected = (repo: string) => {
+    const p = guarded(repo);
+    return p === undefined || JSON.stringify(p.paths) === JSON.stringify(payload.protect?.known[repo] ?? []);
+  };
   const forge = await ctx.forge();
   const prs: Known[] = [];
   for (const r of ws.repos) {
@@ -234,7 +267,7 @@ export async function publishPullRequests(
         branch: r.workBranch,
         base: r.base,
         title: pullRequestTitle(payload.issue),
-        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
+        body: bodyOf(r.repo, []),
       });
       ctx.log.info(`opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
@@ -250,8 +283,8 @@ export async function publishPullRequests(
     payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
   for (const { pr, body: current } of prs) {
-    const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
-    const unchanged = current === undefined ? asTheRunKnew : body === current;
+    const body = bodyOf(pr.repo, links);
+    const unchanged = current === undefined ? asTheRunKnew && sameProtected(pr.repo) : body === current;
     const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }

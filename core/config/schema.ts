@@ -5,6 +5,7 @@ import { REPO_NAME } from '../repo-name.ts';
 import { PRESET_NAMES } from './presets.ts';
 import { COPILOT_PROVIDERS, WIRE_APIS } from './model-api.ts';
 import { VARIABLE_NAME } from './secret-names.ts';
+import { patternProblem } from '../path-patterns.ts';
 
 const name = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must start with a lower-case letter and use only a-z, 0-9, "-" and "_"');
 const command = z
@@ -13,6 +14,11 @@ const command = z
   .min(1, 'must be a non-empty shell command');
 const minutes = z.int('must be a whole number of minutes').min(1, 'must be from 1 to 360 minutes').max(360, 'must be from 1 to 360 minutes (6 hours)');
 const relativePath = z.string().min(1, 'must not be empty');
+/** A path pattern of the `writes`/`protect` dialect (core/path-patterns.ts). */
+const pathPattern = z.string().superRefine((value, ctx) => {
+  const problem = patternProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 /** A host name, or `*.` and a domain for every subdomain of it. */
 export const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const networkSchema = z
@@ -167,7 +173,10 @@ export const codeStepSchema = z.strictObject({
   ...runner,
   kind: z.literal('code'),
   agent: z.string().describe('Agent that writes the change.'),
-  writes: z.array(relativePath).optional().describe('Path prefixes the agent may change.'),
+  writes: z
+    .array(relativePath)
+    .optional()
+    .describe('Paths the agent may change: folders or files (and everything under them), or patterns with *, ? and ** (as in `protect`).'),
 });
 
 export const gateStepSchema = z.strictObject({
@@ -259,6 +268,12 @@ export const pipelineSchema = z.strictObject({
     .optional()
     .describe(
       "How steps put their commits on GitHub: `verified` (default) makes them through GitHub's Git data API, which signs them (a branch that requires signed commits takes them); `git` pushes plain git commits. The embedded mode always uses git.",
+    ),
+  protect: z
+    .array(pathPattern)
+    .optional()
+    .describe(
+      'Path patterns whose changes a person must see: a change to one merges only after an approval of the heads that hold it, and a pipeline without an approval step stops before the merge (protected-paths). Default: .github/**, CODEOWNERS, agent instruction files and dependency manifests and lock files; [] turns it off.',
     ),
 });
 

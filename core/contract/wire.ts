@@ -132,7 +132,26 @@ export const stepPayloadSchema = z.object({
    * for the attempt's check run to show beside its own usage. Absent while nothing was reported.
    */
   usageSoFar: z.object({ step: usageSchema.optional(), run: usageSchema.optional(), budgetUsd: z.number().optional() }).optional(),
+  /**
+   * An attempt that may push (a code step's, any repair): the pipeline's `protect` patterns, whose
+   * changes it reports (the result's `protected`), and what the run knows of them per repository
+   * (what the PR bodies say), so a body is rewritten only when that changed. Absent: nothing is
+   * protected.
+   */
+  protect: z.object({ patterns: z.array(z.string()).min(1), known: z.record(z.string(), z.array(z.string())).default({}) }).optional(),
 });
+
+/** The protected paths the change of one repository holds at one head (everything its PR would merge, matched against `protect`). */
+export const protectedChangeSchema = z.object({
+  repo: z.string(),
+  head: z.string(),
+  /** At most MAX_PROTECTED_PATHS of them (a check run holds the result); `more` counts the rest. */
+  paths: z.array(z.string()),
+  more: z.number().int().positive().optional(),
+});
+
+/** Protected paths a result names per repository; past it they are counted (what a person sees lists them on the PR). */
+export const MAX_PROTECTED_PATHS = 200;
 
 export const reviewVerdictSchema = z.object({
   verdict: z.enum(['pass', 'fail']),
@@ -173,6 +192,12 @@ export const stepResultSchema = z.object({
     .optional(),
   /** Tokens, turns and cost of every agent run of the attempt, summed (absent when none reported any). Sealed by the receipt. */
   usage: usageSchema.optional(),
+  /**
+   * For every repository the attempt found or left with work in it: the paths its PR changes
+   * against its base at the head it reported that match the payload's `protect` (sorted, none
+   * included). Sealed by the receipt like the rest.
+   */
+  protected: z.array(protectedChangeSchema).optional(),
   receipt: z.string().optional(),
 });
 
@@ -184,6 +209,7 @@ export type Environment = z.infer<typeof environmentSchema>;
 export type IssueAuthor = z.infer<typeof issueAuthorSchema>;
 export type StepResult = z.infer<typeof stepResultSchema>;
 export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
+export type ProtectedChange = z.infer<typeof protectedChangeSchema>;
 export type SandboxReport = NonNullable<StepResult['sandbox']>;
 
 /** Parses untrusted JSON text into a payload; the error names the field that is wrong. */

@@ -8,6 +8,7 @@ import { describeUsage, formatUsd, shortUsage } from '../contract/usage.ts';
 import { describeRunUsage, runUsage, spentUsd, stepUsage } from '../run/usage.ts';
 import { formatClock, formatDuration, formatMoment } from '../time.ts';
 import { repairNumber } from './check-run.ts';
+import { approvedAtHead, listPaths, protectedPrs } from '../run/protect.ts';
 import { nextSteps, summaryTitle, type StepLinks } from './next-steps.ts';
 
 export type AttemptLinks = StepLinks;
@@ -85,6 +86,8 @@ export function renderRunTable(run: Run, links: RunLinks, _now: string): string 
   if (run.prs.length > 0) {
     lines.push('', '**Pull requests:** ' + run.prs.map((p) => link(inlineText(`${p.repo}#${p.number}`), p.url)).join(', '));
   }
+  const guarded = protectedLine(run);
+  if (guarded) lines.push('', guarded);
   const envs = run.environments.filter((e) => e.state !== 'skipped');
   if (envs.length > 0) {
     lines.push(
@@ -93,6 +96,20 @@ export function renderRunTable(run: Run, links: RunLinks, _now: string): string 
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * The protected paths (`protect`) the change holds and whether an approval saw them at the heads
+ * now, so a person knows what to look at before approving. At most 10 paths per pull request.
+ */
+export function protectedLine(run: Run): string | undefined {
+  const guarded = protectedPrs(run);
+  if (guarded.length === 0) return undefined;
+  const items = guarded.map((g) => {
+    const state = approvedAtHead(run, g.pr) ? 'approved at this head' : 'needs an approval of this head';
+    return `${link(inlineText(`${g.pr.repo}#${g.pr.number}`), g.pr.url)}: ${listPaths(g.paths, 10, g.more)} (${state})`;
+  });
+  return `**Protected paths** (merged only after an approval of their heads): ${items.join('; ')}`;
 }
 
 /** The run's usage and budget; a budget spent or overrun in bold, with by how much (the run stopped starting agents). */

@@ -8,6 +8,7 @@ import { topologicalWaves } from '../graph.ts';
 import { agentsOfStep, servicesOfStep } from './steps.ts';
 import { PRESETS, presetSetup } from '../config/presets.ts';
 import { endpointHost, isLoopbackHost, presetCredentials } from '../config/model-api.ts';
+import { DEFAULT_PROTECT } from '../config/protect.ts';
 import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
 import {
   DEFAULT_AGENT_TIMEOUT_MINUTES,
@@ -122,8 +123,17 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
     ...(pipeline.sandbox === 'required' && { sandbox: 'required' as const }),
     ...(pipeline.commits === 'git' && { commits: 'git' as const }),
     ...(pipeline['budget-usd'] !== undefined && { budgetUsd: pipeline['budget-usd'] }),
+    ...protectKey(pipeline.protect),
   };
   return { ...plan, hash: hashPlan(plan) };
+}
+
+/** `protect` as the plan keeps it: in written order (the first match names a file's pattern), and only when it is not the default. */
+function protectKey(written: readonly string[] | undefined): { protect?: string[] } {
+  if (written === undefined) return {};
+  const list = [...new Set(written.map((p) => p.trim()))];
+  const isDefault = list.length === DEFAULT_PROTECT.length && list.every((p, i) => p === DEFAULT_PROTECT[i]);
+  return isDefault ? {} : { protect: list };
 }
 
 function compileStep(

@@ -3,6 +3,7 @@
 import type { Plan, PlanStep, ResolvedAgent } from './types.ts';
 import { DEFAULT_RUNS_ON } from '../config/defaults.ts';
 import { modelApiOf } from '../config/model-api.ts';
+import { protectOf } from '../config/protect.ts';
 
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
@@ -77,6 +78,19 @@ export function formatPlan(plan: Plan): string {
   out.push(
     `Commits  ${plan.commits === 'git' ? 'git: pushed as plain git commits' : 'verified: made by GitHub through its API, which signs them (git in the embedded mode)'}`,
   );
+  const protect = protectOf(plan);
+  out.push(
+    `Protected paths  ${protect.length === 0 ? 'none (`protect: []`): a change merges without a person seeing it' : plan.protect === undefined ? 'the default' : 'as written'}`,
+  );
+  if (protect.length > 0) {
+    const hasApproval = plan.steps.some((s) => s.kind === 'approval');
+    out.push(
+      hasApproval
+        ? '  a change to one merges only after an approval of the heads that hold it'
+        : '  no approval step: a change to one stops before the merge (protected-paths)',
+    );
+    for (let i = 0; i < protect.length; i += 6) out.push(`  ${protect.slice(i, i + 6).join('  ')}`);
+  }
   out.push('');
 
   out.push(`Plan hash  ${plan.hash}`);

@@ -130,6 +130,12 @@ export const planSchema = z.object({
    * takes the configuration's current value (the retry event carries it).
    */
   budgetUsd: z.number().positive().optional(),
+  /**
+   * The pipeline's `protect` patterns, written only when they are not the default
+   * (core/config/protect.ts): absent is the default, so plans (and hashes) from before the key
+   * stay the same and protect what the default protects. `[]`: nothing is protected.
+   */
+  protect: z.array(z.string()).optional(),
   hash: z.string(),
 });
 

@@ -1,6 +1,7 @@
 // The body of each pull request of a change: it names the issue and links every sibling PR, so a
 // reviewer of one repository sees the whole change. Pure; rewritten whenever the set changes.
 import { oneLine } from './prompt.ts';
+import { code } from '../text.ts';
 
 export interface PrLink {
   repo: string;
@@ -15,6 +16,8 @@ export interface PrBodyInput {
   repo: string;
   /** Every PR of the change, this one included when it exists already. */
   prs: readonly PrLink[];
+  /** The protected paths (`protect`) this PR changes: named, so the person who approves knows to look at them. */
+  protected?: { paths: readonly string[]; more?: number };
 }
 
 export const PR_BODY_MARKER = '<!-- conveyor:pr -->';
@@ -41,6 +44,18 @@ export function pullRequestBody(input: PrBodyInput): string {
       lines.push(`- ${pr.repo}#${pr.number}${self}: ${pr.url}`);
     }
     lines.push('');
+  }
+  if (input.protected?.paths.length) {
+    const more = input.protected.more ? [`- … and ${input.protected.more} more`] : [];
+    lines.push(
+      '### Protected paths',
+      '',
+      'This pull request changes paths the pipeline protects (`protect`): it merges only after an approval of its head.',
+      '',
+      ...input.protected.paths.map((p) => `- ${code(p)}`),
+      ...more,
+      '',
+    );
   }
   lines.push(`<sub>Opened by Conveyor, run \`${input.runId}\`.</sub>`);
   return lines.join('\n');

@@ -5,6 +5,7 @@ import type { Run } from './types.ts';
 import type { AttemptRef } from '../contract/attempt-ref.ts';
 import { findRecord } from './draft.ts';
 import { stepUsage, usageSoFar } from './usage.ts';
+import { protectOf } from '../config/protect.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from '../contract/wire.ts';
 
 /** The branch the run works on in every repository of its change set. */
@@ -94,7 +95,17 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     ...byNameOf(plan),
     // For its check run to show beside its own usage (a teardown runs no agent).
     ...(request.mode === 'teardown' ? {} : usageSoFar(run, step.id)),
+    ...protectOfAttempt(run, step.kind, request.mode),
   };
+}
+
+/** The attempts that may push (a code step's, every repair) report what they leave in protected paths. */
+function protectOfAttempt(run: Run, kind: string, mode: string): Pick<StepPayload, 'protect'> {
+  if (kind !== 'code' && mode !== 'repair') return {};
+  const patterns = protectOf(run.plan);
+  if (patterns.length === 0) return {};
+  const known = Object.fromEntries((run.protectedPaths ?? []).map((r) => [r.repo, r.paths]));
+  return { protect: { patterns: [...patterns], known } };
 }
 
 /** The variables any command of the plan is given by name; written only when there are some. */

@@ -29,6 +29,7 @@ import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from '
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { boundedFeedback } from './feedback.ts';
+import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
@@ -219,6 +220,8 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
   const ok = result.conclusion !== 'failure';
   if (ok && (p.kind === 'code' || s.mode === 'repair') && result.prs.length > 0) d.run.prs = mergePrs(d.run.prs, result.prs);
   if (result.environments.length > 0) d.run.environments = mergeEnvironments(d.run.environments, result.environments);
+  // What a head holds is true of that head whatever became of the attempt (keyed by head, core/run/protect.ts).
+  if (result.protected?.length) d.run.protectedPaths = recordProtected(d.run.protectedPaths, result.protected);
 
   const step = d.step(s.id);
   const unmet = unmetNeeds(run, p);

@@ -1,7 +1,7 @@
 // A run: one pipeline working on one issue. The engine is a reducer over these types:
 // (run, event) -> (run', effects). Runs are stored as JSON, so everything here is plain data.
 import type { Plan } from '../plan/types.ts';
-import type { Environment, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
+import type { Environment, ProtectedChange, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
 import type { Usage } from '../contract/usage.ts';
 import type { AttemptRef } from '../contract/attempt-ref.ts';
 
@@ -132,6 +132,8 @@ export interface Run {
   steps: Record<string, StepState>;
   /** Latest PR of each repository of the change set. */
   prs: PullRequestRef[];
+  /** The protected paths (`protect`) each repository's change holds, at the head they were found at: the latest per repository (core/run/protect.ts). */
+  protectedPaths?: ProtectedChange[];
   /** Latest outcome of each service's environment (torn-down ones move to removedEnvironments). */
   environments: Environment[];
   /** Environments that were torn down, latest per service. */

@@ -1,24 +1,13 @@
-// `writes:` of a code step: path prefixes the agent may change. Pure.
+// `writes:` of a code step: path patterns (core/path-patterns.ts) the agent may change. Pure.
+import { matchesPattern } from '../path-patterns.ts';
 
-function normalize(prefix: string): string {
-  return prefix
-    .replace(/\\/g, '/')
-    .replace(/^(\.\/)+/, '')
-    .replace(/\/+$/, '');
+/** True when `path` (relative to the repository) is one `patterns` name, or lies under one; no patterns: all. */
+export function isAllowedWrite(path: string, patterns: readonly string[]): boolean {
+  if (patterns.length === 0) return true;
+  return patterns.some((pattern) => matchesPattern(path, pattern));
 }
 
-/** True when `path` (relative to the repository) lies under one of `prefixes`; no prefixes: all. */
-export function isAllowedWrite(path: string, prefixes: readonly string[]): boolean {
-  if (prefixes.length === 0) return true;
-  const p = normalize(path);
-  return prefixes.some((raw) => {
-    const prefix = normalize(raw);
-    if (prefix === '' || prefix === '.') return true;
-    return p === prefix || p.startsWith(`${prefix}/`);
-  });
-}
-
-/** The paths that lie outside every prefix, sorted. */
-export function writesOutside(paths: readonly string[], prefixes: readonly string[]): string[] {
-  return paths.filter((p) => !isAllowedWrite(p, prefixes)).sort();
+/** The paths that lie outside every pattern, sorted. */
+export function writesOutside(paths: readonly string[], patterns: readonly string[]): string[] {
+  return paths.filter((p) => !isAllowedWrite(p, patterns)).sort();
 }

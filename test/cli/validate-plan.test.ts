@@ -133,6 +133,11 @@ describe('conveyor plan', () => {
     expect(out).toMatch(/Change set\n {2}acme\/web {2}primary {2}base main {2}services web\n {2}acme\/api {2}sibling {2}base main {2}services api\n/);
     expect(out).toMatch(/Deploy waves[^\n]*\n {2}1 {2}api\n {2}2 {2}web\n/);
     expect(out).toContain(`Plan hash  ${expected.hash}`);
+    // The protected paths, the default's here, and what they mean with this pipeline's approval step.
+    expect(out).toMatch(
+      /Protected paths {2}the default\n {2}a change to one merges only after an approval of the heads that hold it\n {2}\.github\/\*\* {2}CODEOWNERS/,
+    );
+    expect(out).toContain('**/package-lock.json');
   });
 
   it('--json prints the compiled plan with its hash', () => {

@@ -1,10 +1,11 @@
 // The `code` step (and the repair of a gate or review, which is the same work with findings): one
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { ConveyorError } from '../../../core/errors.ts';
-import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
+import { MAX_PROTECTED_PATHS, type ErrorCode, type ProtectedChange, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
+import { listPaths } from '../../../core/run/protect.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
-import { commitLeftovers, publishPullRequests, pushBranch, throughApi, writesViolations, type Pushed, type RepoChange } from '../publish.ts';
+import { commitLeftovers, protectedChanges, publishPullRequests, pushBranch, throughApi, writesViolations, type Pushed, type RepoChange } from '../publish.ts';
 import { workspaceTable } from '../summary.ts';
 import type { WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
@@ -65,18 +66,24 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       return fail('writes-violation', message);
     }
     const commits: Record<string, string> = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
+    // What each change holds of `protect`, at the head it is left at: the run keeps it, the merge asks for an approval of it.
+    const guarded = await protectedChanges(payload, changes);
+    const guardedSection = protectedSection(guarded);
+    if (guardedSection) sections.push(guardedSection);
+    const protectAt = (heads: Record<string, string>) => (guarded.length ? { protected: guarded.map((g) => ({ ...g, head: heads[g.repo] ?? g.head })) } : {});
+    const protect = protectAt(commits);
     if (!changes.some((c) => c.changed)) {
       const message = 'The agent changed nothing in any repository.';
       if (work.mode === 'repair') {
-        return { ...baseResult(payload), conclusion: 'neutral', summary: [message, ...sections, agentTail].join('\n\n'), commits };
+        return { ...baseResult(payload), conclusion: 'neutral', summary: [message, ...sections, agentTail].join('\n\n'), commits, ...protect };
       }
       // A re-dispatched attempt, a retry from this step or a restart resumes a branch that already
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs = await publishPullRequests(ctx, payload, ws, new Map(), new Set(held));
+        const prs = await publishPullRequests(ctx, payload, ws, new Map(), new Set(held), guarded);
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
-        return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits };
+        return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits, ...protect };
       }
       return { ...fail('no-changes', message), commits };
     }
@@ -95,12 +102,14 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       commits[repo] = p.head;
       ctx.log.info(`pushed ${repo}`);
     }
-    const prs = await publishPullRequests(ctx, payload, ws, pushed);
+    // The approval must see the heads the forge holds: GitHub's own commits where it made them.
+    const protectPushed = protectAt(commits);
+    const prs = await publishPullRequests(ctx, payload, ws, pushed, new Set(pushed.keys()), protectPushed.protected ?? []);
     if (rejected.length) {
       const first = rejected[0];
       const message = rejected.map((e) => (e instanceof Error ? e.message : String(e))).join('\n');
       const code = first instanceof ConveyorError ? first.code : 'push-rejected';
-      return { ...fail(code, message), prs, commits };
+      return { ...fail(code, message), prs, commits, ...protectPushed };
     }
     const byRepo = new Map(changes.map((c) => [c.repo.repo, c]));
     const prOf = new Map(prs.map((p) => [p.repo, p]));
@@ -115,12 +124,21 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       `${work.mode === 'repair' ? 'Repaired' : 'Changed'} ${pushed.size} of ${ws.repos.length} repositories.`,
       table,
       ...(ws.notes.length ? [ws.notes.map((n) => `- ${n}`).join('\n')] : []),
+      ...(guardedSection ? [guardedSection] : []),
       agentTail,
     ].join('\n\n');
-    return { ...baseResult(payload), conclusion: 'success', summary, prs, commits };
+    return { ...baseResult(payload), conclusion: 'success', summary, prs, commits, ...protectPushed };
   } finally {
     await removeStepWorkspace(ctx, ws);
   }
+}
+
+/** The protected paths the change holds, for the step's check run; undefined when it holds none. */
+function protectedSection(guarded: readonly ProtectedChange[]): string | undefined {
+  const held = guarded.filter((g) => g.paths.length > 0);
+  if (held.length === 0) return undefined;
+  const lines = held.map((g) => `- ${g.repo}: ${listPaths(g.paths, MAX_PROTECTED_PATHS, g.more ?? 0)}`);
+  return ['**Protected paths** (`protect`): the change merges only after an approval of these heads.', ...lines].join('\n');
 }
 
 /** Repositories whose resumed work branch differs from its base. */

@@ -5,6 +5,7 @@ import { hashPlan, verifyPlanHash } from '../../../core/plan/hash.ts';
 import { planSchema } from '../../../core/plan/types.ts';
 import { planDiff } from '../../../core/plan/diff.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
+import { DEFAULT_PROTECT } from '../../../core/config/protect.ts';
 import { configOf, fixtureText } from './configs.ts';
 
 describe('compilePlan on the DESIGN.md example', () => {
@@ -373,5 +374,39 @@ pipelines:
   it("names the repositories whose default branch the plan needs: its services' without `base`, once each", () => {
     expect(reposWithoutBase(config, 'default', 'acme/web')).toEqual(['acme/web', 'acme/api']);
     expect(reposWithoutBase(config, 'nope', 'acme/web')).toEqual([]);
+  });
+});
+
+describe('compilePlan: `protect`', () => {
+  const text = (pipeline: string) => `
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services: { web: {} }
+pipelines:
+  default:${pipeline}
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: ship, kind: merge }
+`;
+  const compile = (yaml: string) => compilePlan(configOf(yaml), 'default', { primaryRepo: 'acme/web' });
+
+  it('writes nothing for the default, spelled out or not, so plans from before the key keep their hash', () => {
+    const none = compile(text(''));
+    expect(none).not.toHaveProperty('protect');
+    const spelled = compile(text(`\n    protect: [${DEFAULT_PROTECT.map((p) => JSON.stringify(p)).join(', ')}]`));
+    expect(spelled).not.toHaveProperty('protect');
+    expect(spelled.hash).toBe(none.hash);
+  });
+
+  it('keeps a list of its own (and `[]`, nothing protected) in the plan and its hash, and the plan shows what it means', () => {
+    const own = compile(text('\n    protect: [infra/**, " Dockerfile", infra/**]'));
+    expect(own.protect).toEqual(['infra/**', 'Dockerfile']);
+    const off = compile(text('\n    protect: []'));
+    expect(off.protect).toEqual([]);
+    expect(new Set([own.hash, off.hash, compile(text('')).hash]).size).toBe(3);
+    expect(formatPlan(own)).toContain(
+      'Protected paths  as written\n  no approval step: a change to one stops before the merge (protected-paths)\n  infra/**  Dockerfile\n',
+    );
+    expect(formatPlan(off)).toContain('Protected paths  none (`protect: []`): a change merges without a person seeing it\n');
   });
 });
