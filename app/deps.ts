@@ -1,5 +1,6 @@
 // What the webhook handlers share: the store, the engine, the workflow dispatcher and GitHub (adapters/github/forge).
 import type { Run } from '../core/run/types.ts';
+import { githubOriginOf } from '../core/run/origin.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
@@ -35,9 +36,9 @@ export interface AppDeps {
 }
 
 export function installationOf(run: Run): number {
-  const id = run.options.installationId;
-  if (typeof id !== 'number') throw new Error(`run ${run.id} has no GitHub installation id (it was not started by the GitHub app)`);
-  return id;
+  const origin = githubOriginOf(run);
+  if (!origin) throw new Error(`run ${run.id} has no GitHub installation id (it was not started by the GitHub app)`);
+  return origin.installationId;
 }
 
 /** Write or higher on the repository (admin and maintain included). */

@@ -13,6 +13,7 @@ import type { Config } from '../core/config/schema.ts';
 import { compilePlan, listPipelines, reposWithoutBase } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
+import { defaultBranchOf } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Repos } from '../adapters/github/forge/repos.ts';
@@ -61,8 +62,7 @@ export async function runIdFor(store: RunStore, repo: string, issue: number, pip
  * pipeline: the run keeps its own budget then, and the retry does not fail on it.
  */
 export async function currentBudget(repos: Repos, run: Run): Promise<{ budgetUsd?: number | null }> {
-  const branch = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main';
-  const text = await repos.readFile(run.issue.repo, CONFIG_PATH, branch);
+  const text = await repos.readFile(run.issue.repo, CONFIG_PATH, defaultBranchOf(run));
   if (text === undefined) return {};
   const { loaded } = loadCached(text);
   const pipeline = loaded.ok ? loaded.config.pipelines[run.plan.pipeline] : undefined;
@@ -278,7 +278,8 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
       plan,
       issue,
       requester: request.requester,
-      options: { installationId: request.installationId, defaultBranch: request.defaultBranch, payloadLimit: deps.payloadLimit },
+      origin: { kind: 'github', installationId: request.installationId, defaultBranch: request.defaultBranch },
+      settings: { payloadLimit: deps.payloadLimit },
       prs: [draft],
     });
   } catch (e) {

@@ -340,7 +340,7 @@ export class Draft {
 
   /** A `teardown` effect for every ready environment, unless the run keeps them. */
   teardown(): void {
-    if (this.run.options.keepEnvs === true) return;
+    if (this.run.settings.keepEnvs === true) return;
     const ready = this.run.environments.filter((e) => e.state === 'ready');
     if (ready.length === 0) return;
     this.effects.push({ type: 'teardown', key: `${this.run.id}:teardown:${this.base.version + 1}`, environments: ready });

@@ -37,7 +37,7 @@ export function lateEnvironments(run: Run, envs: readonly Environment[], at: str
   if (late.length === 0) return { run, effects: [] };
   const d = new Draft(run, at);
   d.run.environments = mergeEnvironments(run.environments, late);
-  if (run.options.keepEnvs !== true) d.effects.push({ type: 'teardown', key: `${run.id}:teardown:${run.version + 1}`, environments: late });
+  if (run.settings.keepEnvs !== true) d.effects.push({ type: 'teardown', key: `${run.id}:teardown:${run.version + 1}`, environments: late });
   return d.finish();
 }
 

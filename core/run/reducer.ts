@@ -26,6 +26,7 @@ import {
   reply,
 } from './draft.ts';
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
+import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { boundedFeedback } from './feedback.ts';
@@ -41,7 +42,8 @@ export function createRun(input: {
   plan: Plan;
   issue: RunIssue;
   requester?: string;
-  options: Record<string, unknown>;
+  origin: RunOrigin;
+  settings?: RunSettings;
   at: string;
   /** PRs the run has from its start (GitHub mode: the draft PR of the primary repository). */
   prs?: PullRequestRef[];
@@ -56,7 +58,8 @@ export function createRun(input: {
     status: 'running',
     plan: input.plan,
     issue: input.issue,
-    options: input.options,
+    origin: input.origin,
+    settings: input.settings ?? {},
     steps,
     prs: input.prs ? [...input.prs] : [],
     environments: [],
@@ -110,12 +113,12 @@ function distrust(run: Run, unverified: string[], at: string): Transition {
 
 /**
  * Each dispatch carries exactly the payload the action gets (cut to fit the dispatch's inputs,
- * `options.payloadLimit`, where it has to be: the one fit, contract/payload-fit.ts), and its
+ * `settings.payloadLimit`, where it has to be: the one fit, contract/payload-fit.ts), and its
  * attempt records that payload's digest: the result counts only if sealed against it, whoever
  * carries the dispatch out or recovers it later.
  */
 function withPayloads(t: Transition): Transition {
-  const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;
+  const limit = t.run.settings.payloadLimit;
   const effects = t.effects.map((e) => {
     if (e.type !== 'dispatch') return e;
     const { ref } = e;

@@ -4,6 +4,7 @@ import type { Plan } from '../plan/types.ts';
 import type { Environment, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
 import type { Usage } from '../contract/usage.ts';
 import type { AttemptRef } from '../contract/attempt-ref.ts';
+import type { RunOrigin, RunSettings } from './origin.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -125,8 +126,10 @@ export interface Run {
   plan: Plan;
   issue: RunIssue;
   requester?: string;
-  /** How the run was started (embedded: config path, remotes, approve, keep-envs). */
-  options: Record<string, unknown>;
+  /** Who started the run and how (core/run/origin.ts): the GitHub App's installation, or the command line's files. */
+  origin: RunOrigin;
+  /** What holds for the whole run: the payload limit, whether environments are kept. */
+  settings: RunSettings;
   steps: Record<string, StepState>;
   /** Latest PR of each repository of the change set. */
   prs: PullRequestRef[];

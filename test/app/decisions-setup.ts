@@ -54,7 +54,7 @@ export async function seed(
     plan,
     issue: { repo: 'acme/web', number: 7, title: 'Add a feature file', body: 'Please add feature.txt.', url: 'https://github.com/acme/web/issues/7' },
     requester: 'alice',
-    options: { installationId: INSTALLATION, defaultBranch: 'main' },
+    origin: { kind: 'github', installationId: INSTALLATION, defaultBranch: 'main' },
     at: AT,
   });
   run = reduce(run, { type: 'started', at: AT }).run;

@@ -10,6 +10,7 @@ import { dispatchInputs } from '../../../core/contract/payload-fit.ts';
 import { repairNumber, stepCheckName } from '../../../core/github/check-run.ts';
 import { attemptKey, refOf } from '../../../core/contract/attempt-ref.ts';
 import type { Run } from '../../../core/run/types.ts';
+import { defaultBranchOf } from '../../../core/run/origin.ts';
 import type { StepPayload } from '../../../core/contract/wire.ts';
 import type { AttemptOutcome } from '../../../engine/ports/dispatcher.ts';
 import type { AttemptLink } from '../../github/links.ts';
@@ -72,8 +73,7 @@ export async function dispatchAttempt(c: WorkflowContext, payload: StepPayload):
       // `currentUntil` out. The reducer fitted the payload with room for them (core/contract/payload-fit.ts).
       const sent = withCurrentUntil(run, payload, c.keepsCurrentMs);
       const text = JSON.stringify(c.appUrl ? { ...sent, app: { url: c.appUrl } } : sent);
-      const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
-      const started = await github.workflows.dispatch(repo, c.workflow, ref, dispatchInputs(payload, text, checkRunId));
+      const started = await github.workflows.dispatch(repo, c.workflow, defaultBranchOf(run), dispatchInputs(payload, text, checkRunId));
       await save({
         state: 'dispatched',
         ...(started.runId ? { workflowRunId: started.runId } : {}),
