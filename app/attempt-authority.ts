@@ -49,10 +49,6 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
       };
       return facts;
     },
-    async exchanged(ref) {
-      const link = await deps.links.attempt(attemptKey(ref));
-      if (link && !link.exchanged) await deps.links.saveAttempt({ ...link, exchanged: true });
-    },
   };
   const { github, botLogin } = deps;
   if (github && botLogin) {

@@ -65,22 +65,6 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
   return out;
 }
 
-/**
- * Whether an attempt of the run finished on the old workflow template: its result came back from
- * its workflow run, and the action never traded the runner's OIDC token for its token (it was
- * handed one). An attempt lost or completed by someone else says nothing: its action may not have run.
- */
-export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): boolean {
-  const finished = new Set(
-    Object.values(run.steps).flatMap((s) =>
-      s.attempts
-        .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
-        .map((a) => attemptKey({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
-    ),
-  );
-  return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));
-}
-
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
 interface Written {
   comment?: { id: number; url: string; body: string };
@@ -207,8 +191,7 @@ export class RunReporter {
       attempts = await links.attemptsOfRun(runId);
     }
     // Rendered as of the run's last change, so an unchanged run renders the same text.
-    // Said once, in the comment: the repository's workflow should be updated to the current template.
-    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt, undefined, ranOnOldTemplate(run, attempts));
+    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt);
     if (written.comment?.body === body) return;
     const recorded = written.comment ?? (await links.comment(runId));
     let comment = recorded;

@@ -3,6 +3,7 @@
 // handle on the same database (another process or replica).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRun } from '../../../core/run/reducer.ts';
+import { buildPayload } from '../../../core/run/payload.ts';
 import type { Run, RunEffect } from '../../../core/run/types.ts';
 import type { LinkStore } from '../../../adapters/github/links.ts';
 import { StoreError, type RunStore, type StoredEffect } from '../../../engine/ports/store.ts';
@@ -105,11 +106,8 @@ export function storeContract(name: string, driver: StoreDriver): void {
     it('stores an effect key once, keeps commit order, and marks effects done from any handle', async () => {
       await store.create(runOf('r1'), []);
       await store.create(runOf('r2', 8), [report('x')]);
-      const effect: RunEffect = {
-        type: 'dispatch',
-        key: 'r1:implement:1:0:dispatch',
-        ref: { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' },
-      };
+      const ref = { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' } as const;
+      const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', ref, payload: buildPayload(runOf('r1'), ref) };
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
       expect(await store.pendingEffects('r1')).toEqual([
