@@ -13,6 +13,7 @@ import { Engine, holderName } from '../engine/engine.ts';
 import {
   createWorkflowDispatcher,
   QUEUED_MINUTES,
+  sweepMemory,
   type SweepMemory,
   type SweepOptions,
   type SweepReport,
@@ -25,7 +26,6 @@ import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested,
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
-import { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
@@ -48,8 +48,6 @@ export interface ConveyorAppOptions {
   inputsLimit?: number;
   /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
   merge?: MergePolicy;
-  /** CONVEYOR_PUBLIC_URL: where step runners reach this app to trade their OIDC token (told in each payload). */
-  publicUrl?: string;
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   log?: (line: string) => void;
@@ -75,7 +73,7 @@ export class ConveyorApp {
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
   /** Attempts the sweeper saw running, and when each is next worth a look. */
-  private readonly sweepMemory: SweepMemory = new Map();
+  private readonly sweepMemory: SweepMemory = sweepMemory();
   /** Kept by its holder from sweep to sweep; another replica takes it once its holder stops sweeping this long. */
   private readonly sweeperLeaseMs: number;
 
@@ -85,22 +83,19 @@ export class ConveyorApp {
   ) {
     const now = options.now ?? (() => new Date().toISOString());
     const log = options.log ?? ((line: string) => probot.log.info(line));
-    const heads = new Heads();
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
-    const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
+    const approvals = new ApprovalChecks(options.links, now);
+    const reporter = new RunReporter({ store: options.store, links: options.links, github: githubOf, now, approvals, ...options.reports });
     this.dispatcher = createWorkflowDispatcher({
       store: options.store,
       links: options.links,
-      heads,
       github: githubOf,
       botLogin: () => this.ownLogin(),
       appId: options.appId,
       now,
       log,
       ...(options.workflow ? { workflow: options.workflow } : {}),
-      ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
       // The sweeper judges a queued attempt lost only after this window: until then it is current.
       keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
     });
@@ -120,7 +115,7 @@ export class ConveyorApp {
     });
     const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     // The one fit of a payload is the reducer's, to this; the dispatcher's routing (the public URL) has the rest.
-    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT, options.publicUrl);
+    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
     this.deps = {
       appId: options.appId,
       store: options.store,
@@ -128,7 +123,6 @@ export class ConveyorApp {
       engine: this.engine,
       dispatcher: this.dispatcher,
       reporter,
-      heads,
       github,
       githubOf,
       isSelf,

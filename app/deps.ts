@@ -4,7 +4,6 @@ import { githubOriginOf } from '../core/run/origin.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import type { WorkflowDispatcher } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunReporter } from './report.ts';
@@ -17,7 +16,6 @@ export interface AppDeps {
   /** The workflow dispatcher: which attempt a check run of the app's is. */
   dispatcher: WorkflowDispatcher;
   reporter: RunReporter;
-  heads: Heads;
   /** GitHub as an installation sees it (each concern on its installation Octokit). */
   github(installationId: number): Promise<GitHub>;
   /** GitHub as the installation a run belongs to sees it. */

@@ -6,6 +6,7 @@
 // The configuration is read from the default branch (never a PR branch); an invalid one gets a
 // comment listing every error, and no run starts. One active run per issue and pipeline (the store
 // enforces it): a second label or a redelivery changes nothing.
+import { LRUCache } from 'lru-cache';
 import { code } from '../core/text.ts';
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
@@ -83,12 +84,11 @@ interface Loaded {
   loaded: ReturnType<typeof loadConfig>;
   plans: Map<string, Plan | Error>;
 }
-const parsedConfigs = new Map<string, Loaded>();
+const parsedConfigs = new LRUCache<string, Loaded>({ max: 64 });
 function loadCached(text: string): Loaded {
   let entry = parsedConfigs.get(text);
   if (!entry) {
     entry = { loaded: loadConfig(text, CONFIG_PATH), plans: new Map() };
-    if (parsedConfigs.size >= 64) parsedConfigs.delete(parsedConfigs.keys().next().value!);
     parsedConfigs.set(text, entry);
   }
   return entry;
