@@ -2,10 +2,10 @@
 // workflow dispatcher's word on how an attempt ended (its check run or workflow run completed, the
 // sweeper's judgement) to the engine's one entry for it (Engine.settle); the engine with the
 // workflow dispatcher, the GitHub forge for merges, and the reporter of the tracking comment and
-// summary check run. The default export is the Probot application function `conveyor serve` loads.
+// summary check run. `conveyor serve` builds it over its store (app/server.ts, the one root).
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
-import type { ApplicationFunctionOptions, Probot } from 'probot';
+import type { Probot } from 'probot';
 import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
 import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
@@ -30,7 +30,6 @@ import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { startFromLabel } from './start.ts';
-import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
@@ -365,23 +364,4 @@ export class ConveyorApp {
     const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log(`conveyor: ${(e as Error).message}`)).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
-}
-
-/** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
-export default async function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): Promise<void> {
-  const store = await openAppStore(process.env);
-  const conveyor = new ConveyorApp(app, {
-    store,
-    links: store.links,
-    appId: Number(process.env.APP_ID),
-    ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
-  });
-  // A stop closes the state database cleanly (its WAL checkpointed). Probot's SIGINT handler stops
-  // its server and exits; a service manager's SIGTERM exits the same way.
-  process.once('exit', () => {
-    conveyor.close();
-    store.close().catch((e: unknown) => app.log.error(`conveyor: could not close the state database cleanly: ${(e as Error).message}`));
-  });
-  process.once('SIGTERM', () => process.exit(0));
-  void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
 }
