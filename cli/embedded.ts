@@ -99,7 +99,14 @@ export async function openSession(statePath: string, remotes: string, json: bool
 
 /** What the store keeps of `conveyor run`'s options; `repo` too: retry and restart compile the configuration again exactly as it was compiled then. */
 export function embeddedOrigin(options: EmbeddedOptions, repo: string | undefined): EmbeddedOrigin {
-  return { kind: 'embedded', configPath: options.configPath, remotes: options.remotes, approve: options.approve, json: options.json, ...(repo ? { repo } : {}) };
+  return {
+    kind: 'embedded',
+    configPath: options.configPath,
+    remotes: options.remotes,
+    approve: options.approve,
+    json: options.json,
+    ...(repo ? { repo } : {}),
+  };
 }
 
 /** Reads the options a run was started with (none of a run the GitHub App started: the caller names them). */

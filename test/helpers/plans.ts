@@ -149,4 +149,10 @@ export function completionOf(run: Run, stepId: string, conclusion: StepResult['c
 }
 
 /** The origin of a run a test builds directly: the command line's, naming files no such test reads. */
-export const TEST_ORIGIN: RunOrigin = { kind: 'embedded', configPath: '/nonexistent/conveyor.yml', remotes: '/nonexistent/remotes', approve: false, json: false };
+export const TEST_ORIGIN: RunOrigin = {
+  kind: 'embedded',
+  configPath: '/nonexistent/conveyor.yml',
+  remotes: '/nonexistent/remotes',
+  approve: false,
+  json: false,
+};

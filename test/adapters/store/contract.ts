@@ -29,7 +29,14 @@ const plan = planOf([
   { id: 'ship', kind: 'merge' },
 ]);
 export const runOf = (id: string, issue = 7, pipeline = 'default'): Run =>
-  createRun({ id, plan: { ...plan, pipeline }, issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' }, origin: TEST_ORIGIN, settings: { keepEnvs: true }, at: AT });
+  createRun({
+    id,
+    plan: { ...plan, pipeline },
+    issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' },
+    origin: TEST_ORIGIN,
+    settings: { keepEnvs: true },
+    at: AT,
+  });
 export const report = (key: string): RunEffect => ({ type: 'report', key });
 
 export function storeContract(name: string, driver: StoreDriver): void {
