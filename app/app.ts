@@ -2,10 +2,10 @@
 // workflow dispatcher's word on how an attempt ended (its check run or workflow run completed, the
 // sweeper's judgement) to the engine's one entry for it (Engine.settle); the engine with the
 // workflow dispatcher, the GitHub forge for merges, and the reporter of the tracking comment and
-// summary check run. The default export is the Probot application function `conveyor serve` loads.
+// summary check run. `conveyor serve` builds it over its store (app/server.ts, the one root).
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
-import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
+import type { Context, Probot } from 'probot';
 import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
 import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
@@ -13,6 +13,7 @@ import { Engine, holderName } from '../engine/engine.ts';
 import {
   createWorkflowDispatcher,
   QUEUED_MINUTES,
+  sweepMemory,
   type SweepMemory,
   type SweepOptions,
   type SweepReport,
@@ -25,12 +26,10 @@ import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested,
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
-import { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
 import { authorOf, startFromLabel } from './start.ts';
-import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
@@ -50,8 +49,6 @@ export interface ConveyorAppOptions {
   inputsLimit?: number;
   /** How the merge step waits for GitHub to compute mergeability (tests shrink the waits). */
   merge?: MergePolicy;
-  /** CONVEYOR_PUBLIC_URL: where step runners reach this app to trade their OIDC token (told in each payload). */
-  publicUrl?: string;
   /** Login of this app's bot user (`<slug>[bot]`), whose pushes never make approvals stale (default: asked of GitHub once). */
   botLogin?: string;
   /** Where the app logs (default: Probot's pino logger, `app.log`). */
@@ -78,7 +75,7 @@ export class ConveyorApp {
   private timer: NodeJS.Timeout | undefined;
   private botLogin: Promise<string> | undefined;
   /** Attempts the sweeper saw running, and when each is next worth a look. */
-  private readonly sweepMemory: SweepMemory = new Map();
+  private readonly sweepMemory: SweepMemory = sweepMemory();
   /** Kept by its holder from sweep to sweep; another replica takes it once its holder stops sweeping this long. */
   private readonly sweeperLeaseMs: number;
 
@@ -88,22 +85,19 @@ export class ConveyorApp {
   ) {
     const now = options.now ?? (() => new Date().toISOString());
     const log = options.log ?? pinoLogger(probot.log);
-    const heads = new Heads();
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
-    const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
+    const approvals = new ApprovalChecks(options.links, now);
+    const reporter = new RunReporter({ store: options.store, links: options.links, github: githubOf, now, approvals, ...options.reports });
     this.dispatcher = createWorkflowDispatcher({
       store: options.store,
       links: options.links,
-      heads,
       github: githubOf,
       botLogin: () => this.ownLogin(),
       appId: options.appId,
       now,
       log,
       ...(options.workflow ? { workflow: options.workflow } : {}),
-      ...(options.publicUrl ? { appUrl: options.publicUrl } : {}),
       // The sweeper judges a queued attempt lost only after this window: until then it is current.
       keepsCurrentMs: (options.sweep?.queuedMinutes ?? QUEUED_MINUTES) * 60_000,
     });
@@ -123,7 +117,7 @@ export class ConveyorApp {
     });
     const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     // The one fit of a payload is the reducer's, to this; the dispatcher's routing (the public URL) has the rest.
-    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT, options.publicUrl);
+    const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
     this.deps = {
       appId: options.appId,
       store: options.store,
@@ -131,7 +125,6 @@ export class ConveyorApp {
       engine: this.engine,
       dispatcher: this.dispatcher,
       reporter,
-      heads,
       github,
       githubOf,
       isSelf,
@@ -388,23 +381,4 @@ export class ConveyorApp {
     const p: Promise<unknown> = work.catch((e: unknown) => this.deps.log.error((e as Error).message)).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
-}
-
-/** The application function `conveyor serve` (and any Probot host) loads, configured from the environment. */
-export default async function conveyorApp(app: Probot, _options?: ApplicationFunctionOptions): Promise<void> {
-  const store = await openAppStore(process.env);
-  const conveyor = new ConveyorApp(app, {
-    store,
-    links: store.links,
-    appId: Number(process.env.APP_ID),
-    ...(process.env.CONVEYOR_BOT_LOGIN ? { botLogin: process.env.CONVEYOR_BOT_LOGIN } : {}),
-  });
-  // A stop closes the state database cleanly (its WAL checkpointed). Probot's SIGINT handler stops
-  // its server and exits; a service manager's SIGTERM exits the same way.
-  process.once('exit', () => {
-    conveyor.close();
-    store.close().catch((e: unknown) => app.log.error(`conveyor: could not close the state database cleanly: ${(e as Error).message}`));
-  });
-  process.once('SIGTERM', () => process.exit(0));
-  void conveyor.recover().catch((e: unknown) => app.log.error(`conveyor: recovery failed: ${(e as Error).message}`));
 }

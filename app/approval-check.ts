@@ -5,6 +5,7 @@
 // completed one is a new check run of the same name on the head (check-writes.ts), and the step's
 // record points at it (the buttons of the old one count no more). A push moves it: the check on the
 // old head is closed as superseded, a new one is made on the new head.
+import { LRUCache } from 'lru-cache';
 import { stepCheckName, type CheckState } from '../core/github/check-run.ts';
 import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
@@ -12,7 +13,7 @@ import { validApprovals } from '../core/run/reducer.ts';
 import { describeProtected, protectedPrs } from '../core/run/protect.ts';
 import type { Run } from '../core/run/types.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
+import { checkRunsHead } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
 import { writeCheck, type CheckWrite } from './check-writes.ts';
 
@@ -27,11 +28,10 @@ const REMEMBERED_CHECKS = 4096;
 
 export class ApprovalChecks {
   /** What was last written per check run (its text, and its state), so an unchanged state costs no call. */
-  private readonly written = new Map<number, { text: string; state: CheckState }>();
+  private readonly written = new LRUCache<number, { text: string; state: CheckState }>({ max: REMEMBERED_CHECKS });
 
   constructor(
     private readonly links: LinkStore,
-    private readonly heads: Heads,
     private readonly now: () => string,
   ) {}
 
@@ -43,7 +43,7 @@ export class ApprovalChecks {
   async publish(run: Run, github: Pick<GitHub, 'checks' | 'repos'>, attempts?: readonly AttemptLink[], detailsUrl?: string): Promise<boolean> {
     const steps = run.plan.steps.filter((p) => p.kind === 'approval');
     if (steps.length === 0) return false;
-    const { repo, head } = await this.heads.of(run, payloadRepos(run), github.repos);
+    const { repo, head } = checkRunsHead(run, payloadRepos(run));
     let made = false;
     for (const p of steps) {
       const s = run.steps[p.id];
@@ -111,9 +111,7 @@ export class ApprovalChecks {
   }
 
   private remember(id: number, patch: CheckWrite): void {
-    this.written.delete(id);
     this.written.set(id, { text: writtenText(patch), state: { status: patch.status, conclusion: patch.conclusion ?? null } });
-    if (this.written.size > REMEMBERED_CHECKS) this.written.delete(this.written.keys().next().value!);
   }
 
   private state(run: Run, step: string, need: number, status: string, reason: string | undefined): CheckWrite {

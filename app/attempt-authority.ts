@@ -9,6 +9,7 @@
 // among the runs the app's own bot started: anyone who may dispatch the workflow can name their
 // run the same. The run found is recorded in the link, as the dispatch would have.
 import { attemptKey, isCurrent } from '../core/contract/attempt-ref.ts';
+import { githubOriginOf } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { findAttemptRun, WORKFLOW_FILE } from '../adapters/dispatch/workflow/dispatcher.ts';
@@ -32,26 +33,21 @@ export function storeAttemptAuthority(deps: AttemptAuthorityDeps): AttemptAuthor
       const [run, link] = await Promise.all([deps.store.get(ref.runId), deps.links.attempt(attemptKey(ref))]);
       if (!run || !link || link.runId !== run.id) return undefined;
       const step = run.plan.steps.find((s) => s.id === ref.step);
-      const installationId = run.options.installationId;
-      if (!step || typeof installationId !== 'number') return undefined;
+      const origin = githubOriginOf(run);
+      if (!step || !origin) return undefined;
       const facts: AttemptFacts = {
         // The same judgement as for its results and losses.
         current: isCurrent(run, ref),
         repo: link.repo,
         // The ref the workflow dispatcher dispatches on (adapters/dispatch/workflow/dispatch.ts).
-        defaultBranch:
-          typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (run.plan.changeSet.find((r) => r.role === 'primary')?.base ?? 'main'),
+        defaultBranch: origin.defaultBranch,
         dispatch: link.state,
         ...(link.workflowRunId !== undefined ? { workflowRunId: link.workflowRunId } : {}),
-        installationId,
+        installationId: origin.installationId,
         repositories: run.plan.changeSet.map((r) => r.repo),
         stepKind: step.kind,
       };
       return facts;
-    },
-    async exchanged(ref) {
-      const link = await deps.links.attempt(attemptKey(ref));
-      if (link && !link.exchanged) await deps.links.saveAttempt({ ...link, exchanged: true });
     },
   };
   const { github, botLogin } = deps;

@@ -13,6 +13,7 @@ import { dueApproval, isApprover, prHeads } from '../core/run/approvals.ts';
 import { reduce, validApprovals } from '../core/run/reducer.ts';
 import type { Run, RunEvent } from '../core/run/types.ts';
 import type { IssueAuthor } from '../core/contract/wire.ts';
+import { defaultBranchOf } from '../core/run/origin.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { stepUsage } from '../core/run/usage.ts';
 import { nextSteps } from '../core/github/next-steps.ts';
@@ -368,7 +369,7 @@ async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run
   const outcome = await startRun(deps, {
     installationId: installationOf(run),
     repo: run.issue.repo,
-    defaultBranch: typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main',
+    defaultBranch: defaultBranchOf(run),
     issue: {
       number: run.issue.number,
       title: run.issue.title,

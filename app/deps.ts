@@ -1,9 +1,9 @@
 // What the webhook handlers share: the store, the engine, the workflow dispatcher and GitHub (adapters/github/forge).
 import type { Run } from '../core/run/types.ts';
+import { githubOriginOf } from '../core/run/origin.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import type { WorkflowDispatcher } from '../adapters/dispatch/workflow/dispatcher.ts';
 import type { RunReporter } from './report.ts';
@@ -17,7 +17,6 @@ export interface AppDeps {
   /** The workflow dispatcher: which attempt a check run of the app's is. */
   dispatcher: WorkflowDispatcher;
   reporter: RunReporter;
-  heads: Heads;
   /** GitHub as an installation sees it (each concern on its installation Octokit). */
   github(installationId: number): Promise<GitHub>;
   /** GitHub as the installation a run belongs to sees it. */
@@ -37,9 +36,9 @@ export interface AppDeps {
 }
 
 export function installationOf(run: Run): number {
-  const id = run.options.installationId;
-  if (typeof id !== 'number') throw new Error(`run ${run.id} has no GitHub installation id (it was not started by the GitHub app)`);
-  return id;
+  const origin = githubOriginOf(run);
+  if (!origin) throw new Error(`run ${run.id} has no GitHub installation id (it was not started by the GitHub app)`);
+  return origin.installationId;
 }
 
 /** Write or higher on the repository (admin and maintain included). */

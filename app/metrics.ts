@@ -15,6 +15,7 @@
 // several replicas on one database each sees only its own share of the transitions, while the
 // store sees them all, and the active runs are few (ended ones are counted as they end instead:
 // reading every run ever made on each scrape would grow without bound).
+import { LRUCache } from 'lru-cache';
 import type { Probot } from 'probot';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Run, RunEvent } from '../core/run/types.ts';
@@ -47,12 +48,10 @@ export interface AppMetrics {
   scrape(): Promise<{ contentType: string; body: string }>;
 }
 
-/** Keys remembered in insertion order, the oldest dropped past REMEMBERED; true when newly added. */
-function firstTime(seen: Map<string, string>, key: string, value: string): boolean {
+/** Whether `key` newly has `value` (the least recently seen keys are dropped past REMEMBERED). */
+function firstTime(seen: LRUCache<string, string>, key: string, value: string): boolean {
   if (seen.get(key) === value) return false;
-  seen.delete(key);
   seen.set(key, value);
-  if (seen.size > REMEMBERED) seen.delete(seen.keys().next().value!);
   return true;
 }
 
@@ -137,8 +136,8 @@ export function createAppMetrics(options: { processMetrics?: boolean } = {}): Ap
     registers,
   });
 
-  const countedAttempts = new Map<string, string>();
-  const countedRuns = new Map<string, string>();
+  const countedAttempts = new LRUCache<string, string>({ max: REMEMBERED });
+  const countedRuns = new LRUCache<string, string>({ max: REMEMBERED });
 
   return {
     registry,

@@ -12,6 +12,7 @@
 // the check runs, which say whether a run is done or waits for someone, must not wait behind it
 // (they did: a burst of 60 runs left 19 summaries in progress when the runs had ended). The
 // comment waits for the check runs' write under way (quick), so it links the check runs it made.
+import { LRUCache } from 'lru-cache';
 import { SUMMARY_CHECK_NAME, type CheckState } from '../core/github/check-run.ts';
 import { attemptKey } from '../core/contract/attempt-ref.ts';
 import { payloadRepos } from '../core/run/payload.ts';
@@ -20,14 +21,13 @@ import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMark
 import { safeLinkTarget } from '../core/text.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import type { Heads } from '../adapters/github/heads.ts';
+import { checkRunsHead } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
 import { writeCheck, type CurrentCheck } from './check-writes.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
   links: LinkStore;
-  heads: Heads;
   github(run: Run): Promise<GitHub>;
   now?: () => string;
   /**
@@ -63,22 +63,6 @@ function linksOf(run: Run, attempts: readonly AttemptLink[]): RunLinks {
     out[p.id] = { ...(link.checkRunUrl ? { checkRunUrl: link.checkRunUrl } : {}), ...(link.workflowRunUrl ? { workflowRunUrl: link.workflowRunUrl } : {}) };
   }
   return out;
-}
-
-/**
- * Whether an attempt of the run finished on the old workflow template: its result came back from
- * its workflow run, and the action never traded the runner's OIDC token for its token (it was
- * handed one). An attempt lost or completed by someone else says nothing: its action may not have run.
- */
-export function ranOnOldTemplate(run: Run, attempts: readonly AttemptLink[]): boolean {
-  const finished = new Set(
-    Object.values(run.steps).flatMap((s) =>
-      s.attempts
-        .filter((a) => a.conclusion !== undefined && a.conclusion !== 'lost' && a.receipt !== undefined)
-        .map((a) => attemptKey({ runId: run.id, step: s.id, attempt: a.attempt, epoch: a.epoch, mode: a.mode })),
-    ),
-  );
-  return attempts.some((l) => l.state === 'dispatched' && l.exchanged !== true && finished.has(l.externalId));
 }
 
 /** What this process last wrote for a run, so an unchanged view costs no call and no read. */
@@ -139,13 +123,13 @@ class Writer<T> {
 export class RunReporter {
   private readonly checks: Writer<boolean>;
   private readonly comments: Writer<void>;
-  private readonly written = new Map<string, Written>();
+  private readonly written = new LRUCache<string, Written>({ max: REMEMBERED_RUNS });
   /**
    * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
    * comment or summary check run without a record is not looked for. For any other run it is:
    * the records are written with the store's next write, and a crash may lose the newest.
    */
-  private readonly startedHere = new Set<string>();
+  private readonly startedHere = new LRUCache<string, true>({ max: REMEMBERED_RUNS });
   private readonly now: () => string;
 
   constructor(private readonly options: RunReporterOptions) {
@@ -156,8 +140,7 @@ export class RunReporter {
   }
 
   markNew(runId: string): void {
-    this.startedHere.add(runId);
-    if (this.startedHere.size > REMEMBERED_RUNS) this.startedHere.delete(this.startedHere.keys().next().value!);
+    this.startedHere.set(runId, true);
   }
 
   /**
@@ -207,8 +190,7 @@ export class RunReporter {
       attempts = await links.attemptsOfRun(runId);
     }
     // Rendered as of the run's last change, so an unchanged run renders the same text.
-    // Said once, in the comment: the repository's workflow should be updated to the current template.
-    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt, undefined, ranOnOldTemplate(run, attempts));
+    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt);
     if (written.comment?.body === body) return;
     const recorded = written.comment ?? (await links.comment(runId));
     let comment = recorded;
@@ -237,7 +219,7 @@ export class RunReporter {
     // The summary links the approval check run it just made.
     if (made) attempts = await links.attemptsOfRun(runId);
 
-    const { repo, head } = await this.options.heads.of(run, payloadRepos(run), github.repos);
+    const { repo, head } = checkRunsHead(run, payloadRepos(run));
     const view = linksOf(run, attempts);
     const check = renderSummaryCheck(run, view, run.updatedAt, renderRunTable(run, view, run.updatedAt));
     const text = JSON.stringify({ check, detailsUrl });
@@ -284,10 +266,9 @@ export class RunReporter {
   /** This run's record of what was written, kept among the most recently reported runs. */
   private remember(runId: string): Written {
     const known = this.written.get(runId);
-    if (known) this.written.delete(runId);
-    const entry = known ?? {};
+    if (known) return known;
+    const entry: Written = {};
     this.written.set(runId, entry);
-    if (this.written.size > REMEMBERED_RUNS) this.written.delete(this.written.keys().next().value!);
     return entry;
   }
 }

@@ -11,6 +11,9 @@ import { sayRaw, warn } from '../lib/terminal.ts';
 
 export { DEFAULT_WEBHOOK_PATH, missingSettings, settingsOf } from './serve-settings.ts';
 
+/** The command line's exit code for bad usage or configuration (cli/program.ts EXIT.usage; a host does not import another). */
+const EXIT_USAGE = 2;
+
 const USAGE = `Usage: conveyor serve
 
 Start the Conveyor GitHub App (webhooks on PORT, default 3000), configured by environment
@@ -76,13 +79,10 @@ export async function serve(env: NodeJS.ProcessEnv, args: readonly string[]): Pr
       );
     return 0;
   } catch (e) {
-    // A database that cannot be reached or used says so and what to do, without a stack.
-    if (e instanceof StoreError) {
-      warn(e.message);
-      return 1;
-    }
-    if (!(e instanceof UsageError)) throw e;
+    // A wrong setting, and a database that cannot be reached or used, say so and what to do,
+    // without a stack: exit 2, as the command line exits on the same errors (cli/program.ts).
+    if (!(e instanceof UsageError || e instanceof StoreError)) throw e;
     warn(e.message);
-    return 2;
+    return EXIT_USAGE;
   }
 }

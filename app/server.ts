@@ -78,7 +78,6 @@ export async function createConveyorServer(env: NodeJS.ProcessEnv, settings: Ser
         store,
         links,
         appId: Number(env.APP_ID),
-        ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
         ...(env.CONVEYOR_BOT_LOGIN ? { botLogin: env.CONVEYOR_BOT_LOGIN } : {}),
         ...(overrides.sweepEveryMs !== undefined ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
         metrics,

@@ -6,6 +6,7 @@
 // The configuration is read from the default branch (never a PR branch); an invalid one gets a
 // comment listing every error, and no run starts. One active run per issue and pipeline (the store
 // enforces it): a second label or a redelivery changes nothing.
+import { LRUCache } from 'lru-cache';
 import { code } from '../core/text.ts';
 import { DEFAULT_LABEL, DEFAULT_PIPELINE, labelOf } from '../core/config/defaults.ts';
 import { formatConfigError, loadConfig } from '../core/config/load.ts';
@@ -13,6 +14,7 @@ import type { Config } from '../core/config/schema.ts';
 import { compilePlan, listPipelines, reposWithoutBase } from '../core/plan/compile.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
+import { defaultBranchOf } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Repos } from '../adapters/github/forge/repos.ts';
@@ -70,8 +72,7 @@ export async function runIdFor(store: RunStore, repo: string, issue: number, pip
  * pipeline: the run keeps its own budget then, and the retry does not fail on it.
  */
 export async function currentBudget(repos: Repos, run: Run): Promise<{ budgetUsd?: number | null }> {
-  const branch = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : 'main';
-  const text = await repos.readFile(run.issue.repo, CONFIG_PATH, branch);
+  const text = await repos.readFile(run.issue.repo, CONFIG_PATH, defaultBranchOf(run));
   if (text === undefined) return {};
   const { loaded } = loadCached(text);
   const pipeline = loaded.ok ? loaded.config.pipelines[run.plan.pipeline] : undefined;
@@ -92,12 +93,11 @@ interface Loaded {
   loaded: ReturnType<typeof loadConfig>;
   plans: Map<string, Plan | Error>;
 }
-const parsedConfigs = new Map<string, Loaded>();
+const parsedConfigs = new LRUCache<string, Loaded>({ max: 64 });
 function loadCached(text: string): Loaded {
   let entry = parsedConfigs.get(text);
   if (!entry) {
     entry = { loaded: loadConfig(text, CONFIG_PATH), plans: new Map() };
-    if (parsedConfigs.size >= 64) parsedConfigs.delete(parsedConfigs.keys().next().value!);
     parsedConfigs.set(text, entry);
   }
   return entry;
@@ -295,7 +295,8 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
       plan,
       issue,
       requester: request.requester,
-      options: { installationId: request.installationId, defaultBranch: request.defaultBranch, payloadLimit: deps.payloadLimit },
+      origin: { kind: 'github', installationId: request.installationId, defaultBranch: request.defaultBranch },
+      settings: { payloadLimit: deps.payloadLimit },
       prs: [draft],
     });
   } catch (e) {

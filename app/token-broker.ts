@@ -64,8 +64,6 @@ export interface AttemptAuthority {
    * an attempt gets no token.
    */
   findWorkflowRun?(ref: AttemptRef, facts: AttemptFacts): Promise<number | undefined>;
-  /** The attempt got a token from the broker: its workflow is the current template (the old one passes a token itself). */
-  exchanged?(ref: AttemptRef): Promise<void>;
 }
 
 export type TokenPermissions = Partial<Record<'contents' | 'pull_requests' | 'checks' | 'actions' | 'deployments', 'read' | 'write'>>;
@@ -290,7 +288,6 @@ export function createTokenBroker(options: TokenBrokerOptions): { exchange(body:
       try {
         const grant = await options.mint({ installationId: facts.installationId, repositories: repos.names, permissions: permissionsFor(facts.stepKind) });
         log.info(`token for ${who} (${facts.repositories.join(', ')}) until ${grant.expires_at}`);
-        await options.attempts.exchanged?.(ref).catch((e: unknown) => log.warn(`could not record that ${who} exchanged its token: ${(e as Error).message}`));
         return { status: 200, body: grant };
       } catch (e) {
         const status = (e as { status?: number }).status;

@@ -9,7 +9,7 @@ import { runUsage, stepUsage } from '../core/run/usage.ts';
 import { approvedAtHead, protectedPrs } from '../core/run/protect.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
-import { checkRemotes, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
+import { checkRemotes, embeddedOrigin, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
 import { nextCommand, renderRun } from './render.ts';
 import { EXIT, Refusal } from './program.ts';
 import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
@@ -66,8 +66,8 @@ export async function startRun(request: StartRequest): Promise<number> {
         id,
         plan,
         issue: { repo: primary, number, title: request.title, body: request.body },
-        // `repo` too: retry and restart compile the configuration again exactly as it was compiled here.
-        options: { ...options, ...(request.repo ? { repo: request.repo } : {}) },
+        origin: embeddedOrigin(options, request.repo),
+        settings: { keepEnvs: options.keepEnvs },
       });
       return await drive(session, lease, run.id, options);
     } finally {

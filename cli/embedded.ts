@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
+import type { EmbeddedOrigin } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge } from '../adapters/forge/local.ts';
@@ -96,15 +97,27 @@ export async function openSession(statePath: string, remotes: string, json: bool
   };
 }
 
-/** Reads the options a run was started with. */
-export function runOptions(run: Run): EmbeddedOptions {
-  const o = run.options as Partial<EmbeddedOptions>;
+/** What the store keeps of `conveyor run`'s options; `repo` too: retry and restart compile the configuration again exactly as it was compiled then. */
+export function embeddedOrigin(options: EmbeddedOptions, repo: string | undefined): EmbeddedOrigin {
   return {
-    configPath: String(o.configPath ?? ''),
-    remotes: String(o.remotes ?? ''),
-    approve: Boolean(o.approve),
-    keepEnvs: Boolean(o.keepEnvs),
-    json: Boolean(o.json),
+    kind: 'embedded',
+    configPath: options.configPath,
+    remotes: options.remotes,
+    approve: options.approve,
+    json: options.json,
+    ...(repo ? { repo } : {}),
+  };
+}
+
+/** Reads the options a run was started with (none of a run the GitHub App started: the caller names them). */
+export function runOptions(run: Run): EmbeddedOptions {
+  const o = run.origin.kind === 'embedded' ? run.origin : undefined;
+  return {
+    configPath: o?.configPath ?? '',
+    remotes: o?.remotes ?? '',
+    approve: o?.approve ?? false,
+    keepEnvs: run.settings.keepEnvs ?? false,
+    json: o?.json ?? false,
   };
 }
 

@@ -283,10 +283,9 @@ export class Engine {
       case 'dispatch': {
         // An effect for an attempt that is no longer current (settled by recovery) is moot.
         if (!isCurrent(run, effect.ref)) return;
-        // The payload the reducer fitted and recorded (effects stored by an older version carry none).
-        const payload = effect.payload ?? buildPayload(run, effect.ref);
+        // The payload the reducer fitted and recorded.
         const outcome = await this.options.dispatcher
-          .run(payload, {
+          .run(effect.payload, {
             // A deploy's environments are recorded as they settle, not only with its result.
             onEnvironments: (environments) =>
               this.track(

@@ -65,8 +65,8 @@ export class TokenExchangeError extends ConveyorError {
 /**
  * Where the app is, as the workflow says: the input `app-url`, else CONVEYOR_PUBLIC_URL in the
  * step's environment (the template fills it from the repository or organisation variable);
- * undefined when neither says. Never the payload's `app.url`: whoever may dispatch the workflow
- * writes the payload. Throws a ConveyorError for a URL tokens must not travel to.
+ * undefined when neither says. Never an address from the payload (the app sends none): whoever
+ * may dispatch the workflow writes the payload. Throws a ConveyorError for a URL tokens must not travel to.
  */
 export function appUrlOf(env: NodeJS.ProcessEnv, getInput: (name: string) => string = () => ''): string | undefined {
   const input = getInput('app-url').trim();

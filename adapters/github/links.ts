@@ -24,11 +24,6 @@ export interface AttemptLink {
   workflowRunUrl?: string;
   /** When the state last changed (ISO). */
   at: string;
-  /**
-   * The attempt traded the runner's OIDC token at the app for its token (the current workflow
-   * template); a completed attempt without it ran on the old template, which passes a token itself.
-   */
-  exchanged?: boolean;
 }
 
 export interface CommentLink {

@@ -5,11 +5,13 @@
 // out; one active run per issue and pipeline is a unique partial index; leases and claims run on
 // the database's clock, so processes' clocks need not agree. The GitHub App's records (links)
 // live in the same database. What differs between the dialects is in `SqlDialect`, and small.
+import { z } from 'zod';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Run, RunEffect } from '../../core/run/types.ts';
 import type { LinkStore } from '../github/links.ts';
 import { StoreError, type EffectClaim, type Lease, type RunFilter, type RunStore, type StoredEffect, type Written } from '../../engine/ports/store.ts';
 import { SqlLinks } from './links.ts';
+import { runOriginSchema, runSettingsSchema } from '../../core/run/origin.ts';
 import type { Tables } from './schema.ts';
 
 /** What the store needs to know of its database beyond standard SQL. */
@@ -38,6 +40,9 @@ export interface SqlStore extends RunStore {
 }
 
 type Db = Kysely<Tables> | Transaction<Tables>;
+
+/** What the store checks of a run it reads: an object, with the origin and settings of its mode (the rest is the reducer's). */
+const storedRunSchema = z.looseObject({ origin: runOriginSchema, settings: runSettingsSchema });
 
 const EFFECT_COLUMNS = ['seq', 'run_id', 'key', 'body', 'claimed_by', 'claimed_until'] as const;
 interface EffectRow {
@@ -288,11 +293,21 @@ export class SqlRunStore implements SqlStore {
     );
   }
 
+  /**
+   * A run as stored, its origin and settings parsed: a row that does not hold them as this
+   * Conveyor writes them (edited by hand, or written by another version) is named here, not
+   * met later as an undefined installation or branch halfway through a handler.
+   */
   private parseRun(row: { id: string; version: number; body: string }): Run {
-    const run = this.parseJson(row.body, `Run "${row.id}"`) as Run;
+    const what = `Run "${row.id}"`;
+    const run = this.parseJson(row.body, what) as Run;
+    const parsed = storedRunSchema.safeParse(run);
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'its JSON'}: ${i.message}`).join('; ');
+      throw new StoreError('corrupt', `${what} in ${this.where} does not hold a run this Conveyor reads (${why}). ${this.dialect.restore}`);
+    }
     // The column is the truth (a compare-and-swap bumps it).
-    run.version = row.version;
-    return run;
+    return { ...run, origin: parsed.data.origin, settings: parsed.data.settings, version: row.version };
   }
 
   private effectOf(r: EffectRow): StoredEffect {

@@ -22,7 +22,7 @@ import { progressStream, warn, warnRaw } from '../../lib/terminal.ts';
 
 /** The repository given with --repo when the run started, if any (for services that name none). */
 function repoOption(run: Run): string | undefined {
-  return typeof run.options.repo === 'string' ? run.options.repo : undefined;
+  return run.origin.kind === 'embedded' ? run.origin.repo : undefined;
 }
 
 /** Compiles the run's pipeline from the configuration file as it is now; an exit code when it cannot. */

@@ -32,17 +32,15 @@ export function inputsLength(inputs: Record<string, string>): number {
 
 /**
  * Characters of the inputs the dispatcher's routing takes at most: it adds to each payload until
- * when its attempt stays current (`currentUntil`) and, when the app has one, its public URL
- * (`app.url`). Neither is an input of the step: receipts leave both out.
+ * when its attempt stays current (`currentUntil`), which is not an input of the step: receipts leave it out.
  */
-export function routingRoom(appUrl?: string): number {
-  const added = `,"currentUntil":${JSON.stringify(LONGEST_TIME)}${appUrl ? `,"app":{"url":${JSON.stringify(appUrl)}}` : ''}`;
-  return sentLength(added);
+export function routingRoom(): number {
+  return sentLength(`,"currentUntil":${JSON.stringify(LONGEST_TIME)}`);
 }
 
 /** What a run's payloads may take of `inputsLimit` (a run's `payloadLimit`): all of it but the routing's room. */
-export function payloadLimitOf(inputsLimit: number, appUrl?: string): number {
-  return inputsLimit - routingRoom(appUrl);
+export function payloadLimitOf(inputsLimit: number): number {
+  return inputsLimit - routingRoom();
 }
 
 export interface FittedPayload {

@@ -23,10 +23,9 @@ export function receiptInputs(payload: unknown): unknown {
   const parsed = stepPayloadSchema.safeParse(payload === undefined ? undefined : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value ?? null;
-  // The app's URL says where the action asks for its token, and `currentUntil` until when its check
-  // run needs no reading, not what the step works on: the dispatcher adds them to the payload the
-  // engine built (and digested), so they are left out.
-  const { app: _app, currentUntil: _currentUntil, ...o } = value as Record<string, unknown>;
+  // `currentUntil` says until when its check run needs no reading, not what the step works on: the
+  // dispatcher adds it to the payload the engine built (and digested), so it is left out.
+  const { currentUntil: _currentUntil, ...o } = value as Record<string, unknown>;
   const agents = o.agents;
   if (!agents || typeof agents !== 'object') return o;
   const stripped: Record<string, unknown> = {};

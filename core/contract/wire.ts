@@ -99,13 +99,6 @@ export const stepPayloadSchema = z.object({
     })
     .optional(),
   /**
-   * The app's public URL (CONVEYOR_PUBLIC_URL on the app), for the record and for actions of
-   * earlier versions. The action never sends a token there: whoever may dispatch the workflow
-   * writes the payload, so only the workflow says where the app is (action/src/oidc-token.ts).
-   * Routing, not an input of the step: receipts leave it out.
-   */
-  app: z.object({ url: z.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
-  /**
    * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
    * queued attempt lost only this long after queueing it, and nothing else closes the check run
    * of an attempt that has not run. An action that starts well before then knows its check run is

@@ -122,15 +122,8 @@ export function usageLine(run: Run): string | undefined {
   return `${describeUsage(runUsage(run))} · **budget ${formatUsd(budget)} spent${over}${ended ? '' : ': no more agent attempts start'}**`;
 }
 
-/** What the tracking comment says under its table when the repository's workflow is the old template. */
-export const OLD_TEMPLATE_NOTE =
-  "> [!NOTE]\n> This repository's `.github/workflows/conveyor.yml` still passes the app's token to the action (the old template, which needs the app's private key as a secret). Update it to the current template (`conveyor init --force` writes it): the action then trades the runner's OIDC token for a token scoped to each step, and the key can be deleted from the repository's secrets.";
-
-/**
- * `table`: renderRunTable's answer, when the caller has it already (the summary check run shows it
- * too); `oldTemplate`: a step of the run ran on the old workflow template (said once, here).
- */
-export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now), oldTemplate = false): string {
+/** `table`: renderRunTable's answer, when the caller has it already (the summary check run shows it too). */
+export function renderTrackingComment(run: Run, links: RunLinks, now: string, table = renderRunTable(run, links, now)): string {
   const started = run.createdAt !== now ? ` · started ${formatMoment(run.createdAt, now)}` : '';
   const commands = ['/conveyor status', '/conveyor retry [step]', '/conveyor cancel'].map((c) => code(c)).join(', ');
   return [
@@ -140,7 +133,6 @@ export function renderTrackingComment(run: Run, links: RunLinks, now: string, ta
     ...nextSteps(run, links),
     '',
     table,
-    ...(oldTemplate ? ['', OLD_TEMPLATE_NOTE] : []),
     '',
     `<sub>Updated ${formatMoment(now, now)}${started}. Commands (on this issue or a pull request of the run): ${commands}.</sub>`,
   ].join('\n');

@@ -4,12 +4,12 @@
 // giver saw; named approvers, the requester, how many approvals) live here.
 import type { PlanStep } from '../plan/types.ts';
 import { approvalReason, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
-import type { Approval, Run, RunEvent, Staleness, Transition } from './types.ts';
+import type { Approval, Run, RunEvent, Staleness, DraftTransition } from './types.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 const same = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
 
-export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>): Transition {
+export function decide(run: Run, event: Extract<RunEvent, { type: 'decision' }>): DraftTransition {
   const due = dueApproval(run, event.step, event.decision);
   if ('refused' in due) return reply(run, event, due.refused);
   const target = due.step;
@@ -124,7 +124,7 @@ export function isApprover(approvers: readonly string[], by: string, team: strin
  * waits for them before it can count again. A merge already under way is left to finish: it
  * merges only the heads it was given. An approval with nothing to re-run before it waits again.
  */
-export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): Transition {
+export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' }>): DraftTransition {
   const pr = run.prs.find((p) => p.repo === event.repo);
   if (!pr || pr.head === event.head || event.own) return { run, effects: [] };
   const d = new Draft(run, event.at);

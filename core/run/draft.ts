@@ -6,7 +6,7 @@ import { attemptKeyFor } from '../contract/attempt-ref.ts';
 import { DEFAULT_SETUP_TIMEOUT_MINUTES } from '../config/defaults.ts';
 import type { PlanStep } from '../plan/types.ts';
 import type { StepResult } from '../contract/wire.ts';
-import type { AttemptMode, AttemptRecord, Run, RunEffect, RunEvent, Staleness, StepState } from './types.ts';
+import type { AttemptMode, AttemptRecord, DraftEffect, DraftTransition, Run, RunEvent, Staleness, StepState } from './types.ts';
 import { renderFeedback } from './feedback.ts';
 import { budgetBlocks } from './usage.ts';
 
@@ -132,7 +132,7 @@ export function coderAgent(run: Run): string | undefined {
 
 export class Draft {
   readonly run: Run;
-  readonly effects: RunEffect[] = [];
+  readonly effects: DraftEffect[] = [];
   private readonly edited = new Set<string>();
 
   constructor(
@@ -228,7 +228,7 @@ export class Draft {
     if (kind === 'merge' && mode === 'run') {
       this.effects.push({ type: 'merge', key: attemptKeyFor(ref, 'merge'), ref: { ...ref, mode } });
     } else {
-      const effect: RunEffect = { type: 'dispatch', key: attemptKeyFor(ref, 'dispatch'), ref };
+      const effect: DraftEffect = { type: 'dispatch', key: attemptKeyFor(ref, 'dispatch'), ref };
       if (findings !== undefined) effect.findings = findings;
       this.effects.push(effect);
     }
@@ -340,14 +340,14 @@ export class Draft {
 
   /** A `teardown` effect for every ready environment, unless the run keeps them. */
   teardown(): void {
-    if (this.run.options.keepEnvs === true) return;
+    if (this.run.settings.keepEnvs === true) return;
     const ready = this.run.environments.filter((e) => e.state === 'ready');
     if (ready.length === 0) return;
     this.effects.push({ type: 'teardown', key: `${this.run.id}:teardown:${this.base.version + 1}`, environments: ready });
   }
 
   /** The transition: the new run with a `report` effect last, so the UI refreshes once it is stored. */
-  finish(): { run: Run; effects: RunEffect[] } {
+  finish(): DraftTransition {
     this.effects.push({ type: 'report', key: `${this.run.id}:report:${this.base.version + 1}` });
     return { run: this.run, effects: this.effects };
   }
@@ -387,6 +387,6 @@ export function staleNote(run: Run, stepId: string): string {
 }
 
 /** A refusal: the run does not change; a reply says why (keyed by the event, so a redelivery replies once). */
-export function reply(run: Run, event: RunEvent, text: string): { run: Run; effects: RunEffect[] } {
+export function reply(run: Run, event: RunEvent, text: string): DraftTransition {
   return { run, effects: [{ type: 'reply', key: `${run.id}:reply:${digest(event).slice(0, 16)}`, text }] };
 }

@@ -4,7 +4,7 @@
 // go stay, with the error, so people see them and `conveyor teardown` can try again).
 import type { Environment } from '../contract/wire.ts';
 import { Draft, mergeBy } from './draft.ts';
-import type { Run, RunEvent, Transition } from './types.ts';
+import type { Run, RunEvent, DraftTransition } from './types.ts';
 
 /** Latest outcome per service, keeping the order services first appeared in. */
 export function mergeEnvironments(current: readonly Environment[], incoming: readonly Environment[]): Environment[] {
@@ -16,7 +16,7 @@ const same = (a: Environment, b: Environment): boolean => JSON.stringify(a) === 
 const sameTarget = (a: Environment, b: Environment): boolean => a.service === b.service && a.envId === b.envId;
 
 /** Outcomes of the current attempt of a deploy step, reported while it runs. */
-export function environmentsSettled(run: Run, event: Extract<RunEvent, { type: 'environments-settled' }>): Transition {
+export function environmentsSettled(run: Run, event: Extract<RunEvent, { type: 'environments-settled' }>): DraftTransition {
   const s = run.steps[event.step];
   if (!s || s.status !== 'queued' || s.attempt !== event.attempt || s.epoch !== event.epoch) return { run, effects: [] };
   const fresh = event.environments.filter((e) => !run.environments.some((c) => same(c, e)));
@@ -30,14 +30,14 @@ export function environmentsSettled(run: Run, event: Extract<RunEvent, { type: '
  * A run that ended (cancelled while a deploy ran, say) can still learn of environments that came
  * up: they are recorded and torn down at once, unless the run keeps its environments.
  */
-export function lateEnvironments(run: Run, envs: readonly Environment[], at: string): Transition {
+export function lateEnvironments(run: Run, envs: readonly Environment[], at: string): DraftTransition {
   const known = (e: Environment) =>
     run.environments.some((c) => c.envId === e.envId && c.url === e.url) || (run.removedEnvironments ?? []).some((c) => c.envId === e.envId && c.url === e.url);
   const late = envs.filter((e) => e.state === 'ready' && !known(e));
   if (late.length === 0) return { run, effects: [] };
   const d = new Draft(run, at);
   d.run.environments = mergeEnvironments(run.environments, late);
-  if (run.options.keepEnvs !== true) d.effects.push({ type: 'teardown', key: `${run.id}:teardown:${run.version + 1}`, environments: late });
+  if (run.settings.keepEnvs !== true) d.effects.push({ type: 'teardown', key: `${run.id}:teardown:${run.version + 1}`, environments: late });
   return d.finish();
 }
 
@@ -50,7 +50,7 @@ export function tornDownEvent(targets: readonly Environment[], removed: Environm
   return { type: 'torn-down', at, environments: removed, ...(failed.length ? { failed } : {}) };
 }
 
-export function tornDown(run: Run, event: Extract<RunEvent, { type: 'torn-down' }>): Transition {
+export function tornDown(run: Run, event: Extract<RunEvent, { type: 'torn-down' }>): DraftTransition {
   const gone = (e: Environment): boolean => event.environments.some((t) => sameTarget(t, e));
   const failed = (event.failed ?? []).filter((f) => run.environments.some((e) => sameTarget(e, f) && !gone(e)));
   if (!run.environments.some(gone) && failed.length === 0) return { run, effects: [] };

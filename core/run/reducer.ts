@@ -25,7 +25,8 @@ import {
   renderFindings,
   reply,
 } from './draft.ts';
-import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
+import type { DraftTransition, Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
+import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { boundedFeedback } from './feedback.ts';
@@ -42,7 +43,8 @@ export function createRun(input: {
   plan: Plan;
   issue: RunIssue;
   requester?: string;
-  options: Record<string, unknown>;
+  origin: RunOrigin;
+  settings?: RunSettings;
   at: string;
   /** PRs the run has from its start (GitHub mode: the draft PR of the primary repository). */
   prs?: PullRequestRef[];
@@ -57,7 +59,8 @@ export function createRun(input: {
     status: 'running',
     plan: input.plan,
     issue: input.issue,
-    options: input.options,
+    origin: input.origin,
+    settings: input.settings ?? {},
     steps,
     prs: input.prs ? [...input.prs] : [],
     environments: [],
@@ -69,11 +72,11 @@ export function createRun(input: {
   return run;
 }
 
-const unchanged = (run: Run): Transition => ({ run, effects: [] });
+const unchanged = (run: Run): DraftTransition => ({ run, effects: [] });
 
 export function reduce(run: Run, event: RunEvent): Transition {
-  const t = reduceVerified(run, event);
-  return t.run === run ? t : withPayloads(t);
+  // An unchanged run has no dispatch to build (a dispatch records its attempt): its effects pass as they are.
+  return withPayloads(reduceVerified(run, event));
 }
 
 /**
@@ -81,7 +84,7 @@ export function reduce(run: Run, event: RunEvent): Transition {
  * verify against its receipt (edited in the store) counts as not run, and the run goes back to it
  * first (as a retry from that step would), whatever the event.
  */
-function reduceVerified(run: Run, event: RunEvent): Transition {
+function reduceVerified(run: Run, event: RunEvent): DraftTransition {
   if (isTerminal(run)) return onTerminal(run, event);
   const unverified = unverifiedSteps(run);
   if (unverified.length === 0) return reduceEvent(run, event);
@@ -93,7 +96,7 @@ function reduceVerified(run: Run, event: RunEvent): Transition {
   return { run: second.run, effects };
 }
 
-function distrust(run: Run, unverified: string[], at: string): Transition {
+function distrust(run: Run, unverified: string[], at: string): DraftTransition {
   const order = run.plan.steps.map((p) => p.id);
   const from = Math.min(...unverified.map((id) => order.indexOf(id)));
   const reset = new Set(order.slice(from));
@@ -111,12 +114,12 @@ function distrust(run: Run, unverified: string[], at: string): Transition {
 
 /**
  * Each dispatch carries exactly the payload the action gets (cut to fit the dispatch's inputs,
- * `options.payloadLimit`, where it has to be: the one fit, contract/payload-fit.ts), and its
+ * `settings.payloadLimit`, where it has to be: the one fit, contract/payload-fit.ts), and its
  * attempt records that payload's digest: the result counts only if sealed against it, whoever
  * carries the dispatch out or recovers it later.
  */
-function withPayloads(t: Transition): Transition {
-  const limit = typeof t.run.options.payloadLimit === 'number' ? t.run.options.payloadLimit : undefined;
+function withPayloads(t: DraftTransition): Transition {
+  const limit = t.run.settings.payloadLimit;
   const effects = t.effects.map((e) => {
     if (e.type !== 'dispatch') return e;
     const { ref } = e;
@@ -133,7 +136,7 @@ function withPayloads(t: Transition): Transition {
   return { run: t.run, effects };
 }
 
-function reduceEvent(run: Run, event: RunEvent): Transition {
+function reduceEvent(run: Run, event: RunEvent): DraftTransition {
   switch (event.type) {
     case 'started':
       return started(run, event.at);
@@ -164,7 +167,7 @@ function reduceEvent(run: Run, event: RunEvent): Transition {
 }
 
 /** Terminal runs stay terminal; only the bookkeeping of their teardown still applies. */
-function onTerminal(run: Run, event: RunEvent): Transition {
+function onTerminal(run: Run, event: RunEvent): DraftTransition {
   if (event.type === 'torn-down') return tornDown(run, event);
   if (event.type === 'environments-settled' || event.type === 'step-lost') return lateEnvironments(run, event.environments ?? [], event.at);
   if (event.type === 'step-completed') return lateEnvironments(run, event.result.environments, event.at);
@@ -175,7 +178,7 @@ function onTerminal(run: Run, event: RunEvent): Transition {
   return unchanged(run);
 }
 
-function started(run: Run, at: string): Transition {
+function started(run: Run, at: string): DraftTransition {
   // A second `started` (or one after anything ran) changes nothing.
   if (Object.values(run.steps).some((s) => s.status !== 'pending' || s.attempts.length > 0)) return unchanged(run);
   const d = new Draft(run, at);
@@ -184,7 +187,7 @@ function started(run: Run, at: string): Transition {
   return d.finish();
 }
 
-function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }>, at: string): Transition {
+function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }>, at: string): DraftTransition {
   const result = event.result;
   const s = run.steps[result.step];
   if (result.runId !== run.id || !s || s.status !== 'queued') return unchanged(run);
@@ -263,7 +266,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
   return d.finish();
 }
 
-function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): Transition {
+function lost(run: Run, event: Extract<RunEvent, { type: 'step-lost' }>): DraftTransition {
   const s = run.steps[event.step];
   if (!s || s.status !== 'queued' || s.attempt !== event.attempt || s.epoch !== event.epoch) return unchanged(run);
   return redispatchLost(run, s, event.at, { conclusion: 'lost', summary: event.reason }, event.reason, event.environments);
@@ -281,7 +284,7 @@ function redispatchLost(
   record: Parameters<Draft['finishAttempt']>[1],
   reason: string,
   environments?: readonly Environment[],
-): Transition {
+): DraftTransition {
   const d = new Draft(run, at);
   const findings = findRecord(s, s.attempt, s.epoch)?.findings;
   d.finishAttempt(s.id, record);
@@ -348,7 +351,7 @@ function waitForNeeds(d: Draft, id: string, unmet: string[]): void {
   d.resetStep(id, `waits for ${unmet.map((n) => `"${n}"`).join(', ')} to succeed again (a push made ${unmet.length === 1 ? 'it' : 'them'} run again)`);
 }
 
-function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transition {
+function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): DraftTransition {
   if (run.status === 'running') {
     return reply(run, event, `Run ${run.id} is still running; retry applies once it waits for a person.`);
   }
@@ -379,7 +382,7 @@ function retry(run: Run, event: Extract<RunEvent, { type: 'retry' }>): Transitio
  * People's feedback joins the run's list (once per id) and goes to the code step as soon as no
  * attempt is under way (Draft.advance takes it); while one is, a reply says it waits.
  */
-function feedback(run: Run, event: Extract<RunEvent, { type: 'feedback' }>): Transition {
+function feedback(run: Run, event: Extract<RunEvent, { type: 'feedback' }>): DraftTransition {
   if ((run.feedback ?? []).some((f) => f.id === event.id)) return unchanged(run);
   const code = run.plan.steps.find((p) => p.kind === 'code');
   if (!code) return reply(run, event, `Pipeline ${run.plan.pipeline} has no code step, so there is no agent to make the changes asked for.`);
@@ -402,7 +405,7 @@ function feedback(run: Run, event: Extract<RunEvent, { type: 'feedback' }>): Tra
   };
 }
 
-function cancel(run: Run, at: string, why: string, unreachable = false): Transition {
+function cancel(run: Run, at: string, why: string, unreachable = false): DraftTransition {
   // A cancel's reason is what a person wrote after `/conveyor cancel`: as long as they like, shown everywhere.
   const reason = capped(why, REASON_MAX);
   const d = new Draft(run, at);

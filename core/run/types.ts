@@ -4,6 +4,7 @@ import type { Plan } from '../plan/types.ts';
 import type { Environment, ProtectedChange, PullRequestRef, SandboxReport, StepPayload, StepResult } from '../contract/wire.ts';
 import type { Usage } from '../contract/usage.ts';
 import type { AttemptRef } from '../contract/attempt-ref.ts';
+import type { RunOrigin, RunSettings } from './origin.ts';
 
 /** running: steps are under way; waiting: for a decision (approval) or for a person after a
  * failure (retry or cancel); succeeded and cancelled are terminal. */
@@ -127,8 +128,10 @@ export interface Run {
   plan: Plan;
   issue: RunIssue;
   requester?: string;
-  /** How the run was started (embedded: config path, remotes, approve, keep-envs). */
-  options: Record<string, unknown>;
+  /** Who started the run and how (core/run/origin.ts): the GitHub App's installation, or the command line's files. */
+  origin: RunOrigin;
+  /** What holds for the whole run: the payload limit, whether environments are kept. */
+  settings: RunSettings;
   steps: Record<string, StepState>;
   /** Latest PR of each repository of the change set. */
   prs: PullRequestRef[];
@@ -188,21 +191,19 @@ export type RunEvent =
  * Effects are keyed so that carrying one out twice does nothing the second time; those for one
  * attempt carry its ref, and their keys are its key's (core/contract/attempt-ref.ts).
  */
+export interface DispatchEffect {
+  type: 'dispatch';
+  key: string;
+  /** A step's attempt (a teardown is a `teardown` effect). */
+  ref: AttemptRef & { mode: AttemptMode };
+  /** Repairs only: what the repair agent should address (the payload's `findings`). */
+  findings?: string;
+  /** Exactly what is sent to the action (cut to fit the dispatcher's limit, where it had to be); its digest is the attempt's recorded inputs. */
+  payload: StepPayload;
+}
+
 export type RunEffect =
-  | {
-      type: 'dispatch';
-      key: string;
-      /** A step's attempt (a teardown is a `teardown` effect). */
-      ref: AttemptRef & { mode: AttemptMode };
-      /** Repairs only: what the repair agent should address (the payload's `findings`). */
-      findings?: string;
-      /**
-       * Exactly what is sent to the action (cut to fit the dispatcher's limit, where it had to
-       * be); its digest is the attempt's recorded inputs. Absent only in effects stored by an
-       * older version.
-       */
-      payload?: StepPayload;
-    }
+  | DispatchEffect
   | { type: 'merge'; key: string; ref: AttemptRef & { mode: 'run' } }
   /**
    * Stops an attempt under way that the run no longer waits for (it was cancelled): where it runs
@@ -218,4 +219,13 @@ export type RunEffect =
 export interface Transition {
   run: Run;
   effects: RunEffect[];
+}
+
+/** An effect as the reducer's parts make it: a dispatch gets its payload last, from the run it leads to (reducer.ts, withPayloads). */
+export type DraftEffect = Exclude<RunEffect, DispatchEffect> | Omit<DispatchEffect, 'payload'>;
+
+/** A transition as the reducer's parts make it, before its dispatches carry their payloads. */
+export interface DraftTransition {
+  run: Run;
+  effects: DraftEffect[];
 }

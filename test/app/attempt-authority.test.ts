@@ -38,7 +38,7 @@ function storedRun(): Run {
     id: RUN,
     plan: { ...plan, changeSet: [...plan.changeSet, { repo: 'acme/api', base: 'main', role: 'sibling', services: [] }] },
     issue: { repo: 'acme/web', number: 7, title: 'Add a feature', body: '' },
-    options: { installationId: INSTALLATION, defaultBranch: 'main' },
+    origin: { kind: 'github', installationId: INSTALLATION, defaultBranch: 'main' },
     at: AT,
   });
   const implement = { ...run.steps.implement!, status: 'queued' as const, attempt: 1, epoch: 0 };

@@ -454,15 +454,15 @@ describe('attempts', () => {
   });
 });
 
-describe("the app's public URL", () => {
-  it('goes into every payload, so the action knows where to trade its OIDC token; the attempt still verifies what was sent', async () => {
-    await h.close();
-    h = await createHarness({ publicUrl: 'https://conveyor.example.com' });
+describe('the routing a dispatch adds', () => {
+  it('is until when the attempt stays current, and no address of the app (the workflow names it); the attempt still verifies what was sent', async () => {
     const dispatched: Dispatched[] = [];
     await started(dispatched);
-    const parsed = parseStepPayload(dispatched[0]!.inputs.payload!);
-    expect(parsed.ok && parsed.payload.app).toEqual({ url: 'https://conveyor.example.com' });
+    const sent = JSON.parse(dispatched[0]!.inputs.payload!) as Record<string, unknown>;
+    expect(Object.keys(sent)).toContain('currentUntil');
+    expect(Object.keys(sent)).not.toContain('app');
     // The recorded inputs are the payload's without the routing: a result sealed by the action counts.
+    const parsed = parseStepPayload(dispatched[0]!.inputs.payload!);
     const run = await h.conveyor.engine.get('acme-web-7');
     expect(parsed.ok && inputsDigest(parsed.payload)).toBe(run.steps.implement!.attempts[0]!.inputs);
   });
@@ -515,10 +515,9 @@ describe('payload size', () => {
     expect(run.steps.implement!.attempts[0]!.inputs).toBe(inputsDigest(parsed.payload));
   });
 
-  it("is fitted once, where it is built, with room for the app's URL however long: cut a little more, and still dispatched whole", async () => {
+  it('is fitted once, where it is built, with room for the routing: still dispatched whole', async () => {
     await h.close();
-    const publicUrl = `https://conveyor.example.com/${'long-path/'.repeat(150)}`;
-    h = await createHarness({ inputsLimit: 6_000, publicUrl });
+    h = await createHarness({ inputsLimit: 6_000 });
     const dispatched: Dispatched[] = [];
     const big = webhooks.labeled();
     (big.issue as { body: string }).body = `Start.\n${'Lots of detail. '.repeat(2_000)}\nEnd.`;
@@ -540,7 +539,6 @@ describe('payload size', () => {
     const parsed = parseStepPayload(inputs.payload!);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    expect(parsed.payload.app).toEqual({ url: publicUrl });
     expect(parsed.payload.currentUntil).toBeDefined();
     expect(parsed.payload.issue.body).toContain("cut to fit GitHub's workflow input limit");
     const run = await h.conveyor.engine.get('acme-web-7');

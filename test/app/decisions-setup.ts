@@ -47,14 +47,15 @@ export async function seed(
   h: Harness,
   plan: Plan,
   extra: Record<string, Partial<StepResult>> = {},
-  options: { events?: RunEvent[]; leaveQueued?: string; queuedCheckRun?: number; approvalCheck?: boolean } = {},
+  options: { events?: RunEvent[]; leaveQueued?: string; queuedCheckRun?: number; approvalCheck?: boolean; prs?: PullRequestRef[] } = {},
 ): Promise<Run> {
   let run = createRun({
     id: RUN,
     plan,
     issue: { repo: 'acme/web', number: 7, title: 'Add a feature file', body: 'Please add feature.txt.', url: 'https://github.com/acme/web/issues/7' },
     requester: 'alice',
-    options: { installationId: INSTALLATION, defaultBranch: 'main' },
+    origin: { kind: 'github', installationId: INSTALLATION, defaultBranch: 'main' },
+    ...(options.prs ? { prs: options.prs } : {}),
     at: AT,
   });
   run = reduce(run, { type: 'started', at: AT }).run;

@@ -4,7 +4,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { parseResultText } from '../../core/github/check-run.ts';
-import { OLD_TEMPLATE_NOTE } from '../../core/github/tracking.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
 import { DRAFT_SHA, configScope, dispatchScope, draftPrScope, openPullScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
@@ -143,8 +142,6 @@ describe('GitHub mode: label to last step', () => {
     expect(comments.at(-1)).toContain('✅ succeeded');
     // The PR is the draft the app opened when the run started (the action pushed to its branch and kept it).
     expect(comments.at(-1)).toContain('**Pull requests:** [acme/web#1](https://github.com/acme/web/pull/1)');
-    // The action here is handed a token (the old template): the comment says to update it, once.
-    expect(comments.at(-1)!.split(OLD_TEMPLATE_NOTE)).toHaveLength(2);
     expect(summaries.at(-1)).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect(nock.pendingMocks()).toEqual([]);
     // The tracking comment is recorded once, when it is made; its edits write no record.

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { attemptKeyFor } from '../../core/contract/attempt-ref.ts';
+import { buildPayload } from '../../core/run/payload.ts';
 import { API, createHarness, tokenScope, webhooks, type Harness, harnessPerTest } from './harness.ts';
 import { dispatchScope, permissionScope, startIssue7, workflowRunsScope, type Dispatched } from './scopes.ts';
 import { planWith, pr, RUN, seed, WEB_HEAD } from './decisions-setup.ts';
@@ -116,7 +117,7 @@ describe('a dispatch interrupted by a crash', () => {
       checkRunId: 102,
       at: h.clock.now,
     });
-    await h.conveyor.deps.store.commit(run, [{ type: 'dispatch', key: attemptKeyFor(CHECK, 'dispatch'), ref: CHECK }]);
+    await h.conveyor.deps.store.commit(run, [{ type: 'dispatch', key: attemptKeyFor(CHECK, 'dispatch'), ref: CHECK, payload: buildPayload(run, CHECK) }]);
     const inputs: Array<Record<string, string>> = [];
     const scopes = [
       tokenScope(),

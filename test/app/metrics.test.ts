@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAppMetrics } from '../../app/metrics.ts';
 import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
-import { completionOf, planOf } from '../helpers/plans.ts';
+import { completionOf, planOf, TEST_ORIGIN } from '../helpers/plans.ts';
 
 const AT = '2025-03-01T09:00:00.000Z';
 
@@ -21,7 +21,7 @@ describe('metrics of transitions', () => {
       { id: 'implement', kind: 'code' },
       { id: 'check', kind: 'gate' },
     ]);
-    let run: Run = reduce(createRun({ id: 'r1', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+    let run: Run = reduce(createRun({ id: 'r1', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, origin: TEST_ORIGIN, at: AT }), {
       type: 'started',
       at: AT,
     }).run;

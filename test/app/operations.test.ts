@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { settingsOf } from '../../app/serve.ts';
 import { createConveyorServer, type ConveyorServer } from '../../app/server.ts';
 import { createRun, reduce } from '../../core/run/reducer.ts';
-import { planOf } from '../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { fixture, signedWebhook } from '../helpers/webhook-fixtures.ts';
 import { API } from './harness.ts';
@@ -118,7 +118,10 @@ describe('/metrics', () => {
       ['r-2', 2, true],
     ] as const) {
       const at = '2025-03-01T09:00:00.000Z';
-      const run = reduce(createRun({ id, plan, issue: { repo: 'acme/web', number, title: 't', body: '' }, options: {}, at }), { type: 'started', at }).run;
+      const run = reduce(createRun({ id, plan, issue: { repo: 'acme/web', number, title: 't', body: '' }, origin: TEST_ORIGIN, at }), {
+        type: 'started',
+        at,
+      }).run;
       await app.store.create(waiting ? { ...run, status: 'waiting', waitingFor: 'a person' } : run, []);
     }
     // A label the app looks into (the repository has no configuration: nothing starts), and an event it has no handler for.

@@ -10,6 +10,7 @@ import { buildPayload } from '../../core/run/payload.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { cliSync, ROOT } from '../helpers/cli.ts';
+import { TEST_ORIGIN } from '../helpers/plans.ts';
 
 const STARTER = readFileSync(join(ROOT, 'examples/starter/conveyor.yml'), 'utf8');
 const WORKFLOW = readFileSync(join(ROOT, 'workflows/conveyor.yml'), 'utf8');
@@ -184,7 +185,7 @@ pipelines:
       const loaded = loadConfig(text, 'conveyor.yml');
       if (!loaded.ok) throw new Error('invalid');
       const plan = compilePlan(loaded.config, 'default', { primaryRepo: 'acme/web' });
-      const run = createRun({ id: 'acme-web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, options: {}, at: 'x' });
+      const run = createRun({ id: 'acme-web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, origin: TEST_ORIGIN, at: 'x' });
       return buildPayload(run, { step, attempt: 1, epoch: 0, mode: 'run' });
     };
     expect(evaluate(payloadOf(config(''), 'implement'))).toBe('ubuntu-latest');

@@ -9,7 +9,8 @@ import type { RunStore } from '../../engine/ports/store.ts';
 import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
-import { planOf } from '../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../helpers/plans.ts';
+import type { LoggedRun } from '../fixtures/store/apply-child.ts';
 import { current } from '../core/run/drive.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
@@ -22,7 +23,7 @@ function newRun(id: string, minApprovals = 1): Run {
     { id: 'approve', kind: 'approval', minApprovals },
     { id: 'ship', kind: 'merge' },
   ]);
-  return createRun({ id, plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, requester: 'alice', options: {}, at: AT });
+  return createRun({ id, plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, requester: 'alice', origin: TEST_ORIGIN, at: AT });
 }
 
 /** Brings the run to its approval step (waiting for decisions). */
@@ -145,7 +146,7 @@ describe('applyEvent across processes', () => {
     await a.create(newRun('raw'), []);
     await children(join(dir, 'state.db'), 'raw', 'raw', N);
     const run = (await a.get('raw'))!;
-    const log = run.options.log as string[];
+    const log = (run as LoggedRun).log!;
     expect(log).toHaveLength(2 * N);
     expect(new Set(log).size).toBe(2 * N);
     // Each process's own events stay in its order.

@@ -10,7 +10,7 @@ import { attemptKey } from '../../core/contract/attempt-ref.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
 import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
-import { planOf, resultOf, successFor } from '../helpers/plans.ts';
+import { planOf, resultOf, successFor, TEST_ORIGIN } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { loggerOf } from '../../lib/logger.ts';
 
@@ -62,7 +62,7 @@ describe('the engine over a real store', () => {
       merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
       report: (run) => void reports.push(run.version),
     });
-    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', origin: TEST_ORIGIN });
     await engine.idle();
     expect(ran.sort()).toEqual(['implement#1.0', 'review#1.0', 'test#1.0']);
     const run = await engine.get('web-7');
@@ -87,7 +87,7 @@ describe('the engine over a real store', () => {
       merge: () => Promise.reject(new Error('the merge broke')),
       log: loggerOf((level, message, fields) => void logged.push({ level, message, fields })),
     });
-    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', origin: TEST_ORIGIN });
     await engine.idle();
     expect(logged).toEqual([
       {
@@ -111,9 +111,9 @@ describe('the engine over a real store', () => {
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
     });
-    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await engine.start({ id: 'web-7', plan, issue, requester: 'alice', origin: TEST_ORIGIN });
     // The same issue and pipeline: refused as a second active run.
-    await expect(engine.start({ id: 'web-7-2', plan, issue, requester: 'alice', options: {} })).rejects.toMatchObject({ code: 'active-run' });
+    await expect(engine.start({ id: 'web-7-2', plan, issue, requester: 'alice', origin: TEST_ORIGIN })).rejects.toMatchObject({ code: 'active-run' });
     expect(ran).toEqual(['implement#1.0']);
     expect((await store.list()).map((r) => r.id)).toEqual(['web-7']);
   });
@@ -135,7 +135,7 @@ describe('the engine over a real store', () => {
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
     });
-    await dying.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await dying.start({ id: 'web-7', plan, issue, requester: 'alice', origin: TEST_ORIGIN });
     expect(ranFirst).toEqual(['implement#1.0']);
     // Its dispatch is under way (not done until the attempt ends), and its report is done.
     expect((await first.pendingEffects('web-7')).map((e) => e.key)).toEqual(['web-7:implement:1:0:dispatch']);
@@ -187,7 +187,7 @@ describe('the engine over a real store', () => {
       now: () => AT,
       merge: () => Promise.reject(new Error('not reached')),
     });
-    await a.start({ id: 'web-7', plan, issue, requester: 'alice', options: {} });
+    await a.start({ id: 'web-7', plan, issue, requester: 'alice', origin: TEST_ORIGIN });
     expect(ranA).toEqual(['implement#1.0']);
     const ranB: string[] = [];
     const b = new Engine({
@@ -248,7 +248,7 @@ describe('the engine over a real store', () => {
       { id: 'lint', kind: 'gate', needs: [] },
       { id: 'ship', kind: 'merge', needs: ['unit', 'lint'] },
     ]);
-    await engine.start({ id: 'web-7', plan: parallel, issue, options: {} });
+    await engine.start({ id: 'web-7', plan: parallel, issue, origin: TEST_ORIGIN });
     await engine.apply('web-7', { type: 'cancel', at: AT, by: 'alice', reason: 'wrong approach' });
     await new Promise((r) => setTimeout(r, 50));
     const reason = 'cancelled by alice: wrong approach';

@@ -9,7 +9,7 @@ import type { AttemptOutcome } from '../../engine/ports/dispatcher.ts';
 import type { RunStore } from '../../engine/ports/store.ts';
 import { openSqliteStore } from '../../adapters/store/sqlite.ts';
 import { attemptKey, type AttemptRef } from '../../core/contract/attempt-ref.ts';
-import { planOf, resultOf, sealedFor } from '../helpers/plans.ts';
+import { planOf, resultOf, sealedFor, TEST_ORIGIN } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
@@ -44,7 +44,7 @@ beforeEach(async () => {
     now: () => AT,
     merge: () => Promise.reject(new Error('no merge here')),
   });
-  await engine.start({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 'T', body: 'B' }, options: {} });
+  await engine.start({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 'T', body: 'B' }, origin: TEST_ORIGIN });
   await engine.idle();
 });
 afterEach(async () => {

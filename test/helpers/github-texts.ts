@@ -8,7 +8,7 @@ import { renderSummaryCheck, renderTrackingComment, type RunLinks, type SummaryC
 import type { StepResult } from '../../core/contract/wire.ts';
 import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
-import { completionOf, planOf } from './plans.ts';
+import { completionOf, planOf, TEST_ORIGIN } from './plans.ts';
 
 export const SCENE_START = '2025-03-01T10:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(SCENE_START) + seconds * 1000).toISOString();
@@ -130,7 +130,7 @@ export function githubTextScenes(): Scene[] {
       url: 'https://github.com/acme/web/issues/7',
     },
     requester: 'alice',
-    options: {},
+    origin: TEST_ORIGIN,
     at: SCENE_START,
   });
   run = step(run, { type: 'started', at: SCENE_START });

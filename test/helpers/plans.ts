@@ -8,6 +8,7 @@ import { inputsDigest, sealResult } from '../../core/contract/receipt.ts';
 import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
 import { WIRE_VERSION } from '../../core/contract/wire.ts';
+import type { RunOrigin } from '../../core/run/origin.ts';
 
 export type StepSpec =
   | { id: string; kind: 'code'; needs?: string[] }
@@ -146,3 +147,12 @@ export function completionOf(run: Run, stepId: string, conclusion: StepResult['c
   const inputs = recorded ?? `merge:${stepId}:${s.attempt}:${s.epoch}`;
   return { type: 'step-completed', at: '2025-01-01T00:00:00.000Z', result: sealResult(result, inputs), ...(recorded ? {} : { inputs }) };
 }
+
+/** The origin of a run a test builds directly: the command line's, naming files no such test reads. */
+export const TEST_ORIGIN: RunOrigin = {
+  kind: 'embedded',
+  configPath: '/nonexistent/conveyor.yml',
+  remotes: '/nonexistent/remotes',
+  approve: false,
+  json: false,
+};

@@ -10,9 +10,11 @@ import { dispatchInputs } from '../../../core/contract/payload-fit.ts';
 import { repairNumber, stepCheckName } from '../../../core/github/check-run.ts';
 import { attemptKey, refOf } from '../../../core/contract/attempt-ref.ts';
 import type { Run } from '../../../core/run/types.ts';
+import { defaultBranchOf } from '../../../core/run/origin.ts';
 import type { StepPayload } from '../../../core/contract/wire.ts';
 import type { AttemptOutcome } from '../../../engine/ports/dispatcher.ts';
 import type { AttemptLink } from '../../github/links.ts';
+import { checkRunsHead } from '../../github/heads.ts';
 import { completedOutcome, findAttemptRun, queuedAt, type WorkflowContext } from './runs.ts';
 
 /** The payload with the time until which its attempt stays current (its queueing + `keepsCurrentMs`). */
@@ -28,7 +30,7 @@ export async function dispatchAttempt(c: WorkflowContext, payload: StepPayload):
   const externalId = attemptKey(refOf(payload));
   // What an earlier try of this attempt recorded: it may have made the check run, or even the workflow run.
   const stored = await c.links.attempt(externalId);
-  const { repo, head } = stored?.head ? { repo: stored.repo, head: stored.head } : await c.heads.of(run, payload.repos, github.repos);
+  const { repo, head } = stored?.head ? { repo: stored.repo, head: stored.head } : checkRunsHead(run, payload.repos);
   let link: AttemptLink = stored ?? { externalId, runId: run.id, repo, state: 'creating-check', head, at: c.now() };
   const save = async (patch: Partial<AttemptLink>) => {
     link = { ...link, ...patch, at: c.now() };
@@ -71,9 +73,8 @@ export async function dispatchAttempt(c: WorkflowContext, payload: StepPayload):
       // Routing and the app's promise, not inputs of the step: receipts leave `app` and
       // `currentUntil` out. The reducer fitted the payload with room for them (core/contract/payload-fit.ts).
       const sent = withCurrentUntil(run, payload, c.keepsCurrentMs);
-      const text = JSON.stringify(c.appUrl ? { ...sent, app: { url: c.appUrl } } : sent);
-      const ref = typeof run.options.defaultBranch === 'string' ? run.options.defaultBranch : (payload.repos.find((r) => r.role === 'primary')?.base ?? 'main');
-      const started = await github.workflows.dispatch(repo, c.workflow, ref, dispatchInputs(payload, text, checkRunId));
+      const text = JSON.stringify(sent);
+      const started = await github.workflows.dispatch(repo, c.workflow, defaultBranchOf(run), dispatchInputs(payload, text, checkRunId));
       await save({
         state: 'dispatched',
         ...(started.runId ? { workflowRunId: started.runId } : {}),

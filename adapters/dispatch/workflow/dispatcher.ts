@@ -16,7 +16,7 @@ import { closeLost, stopAttempt } from './stop.ts';
 import { sweep, type Settle, type SweepMemory, type SweepOptions, type SweepReport } from './sweep.ts';
 
 export { WORKFLOW_FILE, findAttemptRun, type WorkflowDispatcherOptions } from './runs.ts';
-export { QUEUED_MINUTES, type Settle, type SweepMemory, type SweepOptions, type SweepReport } from './sweep.ts';
+export { QUEUED_MINUTES, sweepMemory, type Settle, type SweepMemory, type SweepOptions, type SweepReport } from './sweep.ts';
 export type { CheckRunSeen, WorkflowRunSeen } from './completion.ts';
 
 export interface WorkflowDispatcher extends Dispatcher {

@@ -10,7 +10,6 @@ import type { RunStore } from '../../../engine/ports/store.ts';
 import type { AttemptLink, LinkStore } from '../../github/links.ts';
 import type { GitHub } from '../../github/forge/github.ts';
 import type { Workflows, WorkflowRun } from '../../github/forge/workflows.ts';
-import type { Heads } from '../../github/heads.ts';
 import { attemptFields, silentLogger, type Logger } from '../../../lib/logger.ts';
 
 export const WORKFLOW_FILE = 'conveyor.yml';
@@ -18,7 +17,6 @@ export const WORKFLOW_FILE = 'conveyor.yml';
 export interface WorkflowDispatcherOptions {
   store: RunStore;
   links: LinkStore;
-  heads: Heads;
   /** GitHub as the run's installation sees it. */
   github(run: Run): Promise<GitHub>;
   /** The app's bot login (`<slug>[bot]`): an interrupted dispatch's workflow run counts only when the bot started it. */
@@ -26,11 +24,6 @@ export interface WorkflowDispatcherOptions {
   /** The app's id: only its own check runs are attempts' (default: none is, so no webhook is taken). */
   appId?: number;
   workflow?: string;
-  /**
-   * The app's public URL (CONVEYOR_PUBLIC_URL), carried in each payload for actions of earlier
-   * versions; this action trades its OIDC token only where the workflow says (its own CONVEYOR_PUBLIC_URL).
-   */
-  appUrl?: string;
   now?: () => string;
   log?: Logger;
   /**

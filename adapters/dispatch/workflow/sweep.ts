@@ -5,6 +5,7 @@
 // the workflow run, which says whether a runner started the attempt and when. An attempt seen
 // running is read again only at its deadline or after another queued window, whichever comes
 // first: its end arrives by webhook. Each end it finds goes to the run the one way (`settle`).
+import { LRUCache } from 'lru-cache';
 import { attemptKey, type AttemptRef } from '../../../core/contract/attempt-ref.ts';
 import { attemptTimeoutMinutes, findRecord } from '../../../core/run/draft.ts';
 import type { Run } from '../../../core/run/types.ts';
@@ -24,10 +25,15 @@ export interface SweepOptions {
 export const QUEUED_MINUTES = 10;
 
 /** When each attempt seen running is next worth a look (ms since the epoch), by its key. */
-export type SweepMemory = Map<string, number>;
+export type SweepMemory = LRUCache<string, number>;
 
 /** Attempts remembered; an older one is only read again at the next sweep. */
 const REMEMBERED = 4096;
+
+/** A memory for sweeps to share (the app keeps one from sweep to sweep). */
+export function sweepMemory(): SweepMemory {
+  return new LRUCache({ max: REMEMBERED });
+}
 
 export interface SweepReport {
   judged: number;
@@ -59,7 +65,7 @@ async function workflowRunOf(
   return findAttemptRun(workflows, { repo: link.repo, checkRunId: link.checkRunId, dispatchedAt: queuedAt }, await c.botLogin(), c.workflow);
 }
 
-export async function sweep(c: WorkflowContext, settle: Settle, options: SweepOptions = {}, memory: SweepMemory = new Map()): Promise<SweepReport> {
+export async function sweep(c: WorkflowContext, settle: Settle, options: SweepOptions = {}, memory: SweepMemory = sweepMemory()): Promise<SweepReport> {
   const queuedMs = (options.queuedMinutes ?? QUEUED_MINUTES) * MINUTE;
   const graceMs = (options.graceMinutes ?? 5) * MINUTE;
   const minutes = Math.round(queuedMs / MINUTE);
@@ -120,7 +126,5 @@ export async function sweep(c: WorkflowContext, settle: Settle, options: SweepOp
 }
 
 function remember(memory: SweepMemory, key: string, nextLook: number): void {
-  memory.delete(key);
   memory.set(key, nextLook);
-  if (memory.size > REMEMBERED) memory.delete(memory.keys().next().value!);
 }

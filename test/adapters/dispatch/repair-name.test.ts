@@ -38,8 +38,8 @@ afterEach(async () => {
 });
 
 const dispatcher = () => {
-  const { store, links, heads, githubOf, botLogin } = h.conveyor.deps;
-  return createWorkflowDispatcher({ store, links, heads, github: githubOf, botLogin, now: () => h.clock.now });
+  const { store, links, githubOf, botLogin } = h.conveyor.deps;
+  return createWorkflowDispatcher({ store, links, github: githubOf, botLogin, now: () => h.clock.now });
 };
 const repairPayload = async () => buildPayload((await h.conveyor.deps.store.get(RUN))!, { step: 'test', attempt: 2, epoch: 0, mode: 'repair' });
 

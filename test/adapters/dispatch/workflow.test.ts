@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { AttemptLink } from '../../../adapters/github/links.ts';
 import { openSqliteStore } from '../../../adapters/store/sqlite.ts';
 import { API, BOT, createHarness, tokenScope, type Harness } from '../../app/harness.ts';
-import { BASE_SHA } from '../../app/scopes.ts';
+import { DRAFT_SHA } from '../../app/scopes.ts';
 import { planWith, RUN, seed } from '../../app/decisions-setup.ts';
 
 const EXTERNAL_ID = `${RUN}:implement:1:0`;
@@ -23,8 +23,8 @@ beforeEach(async () => {
   nock.disableNetConnect();
   h = await createHarness();
   tokenScope();
-  const { store, links, heads, githubOf, botLogin } = h.conveyor.deps;
-  dispatcher = createWorkflowDispatcher({ store, links, heads, github: githubOf, botLogin, now: () => h.clock.now });
+  const { store, links, githubOf, botLogin } = h.conveyor.deps;
+  dispatcher = createWorkflowDispatcher({ store, links, github: githubOf, botLogin, now: () => h.clock.now });
   await seed(
     h,
     planWith([
@@ -32,11 +32,12 @@ beforeEach(async () => {
       { id: 'check', kind: 'gate' },
     ]),
     {},
-    { leaveQueued: 'implement' },
+    // The run's draft PR, as the app opens it before it starts a run: its check runs go on its head.
+    {
+      leaveQueued: 'implement',
+      prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head: DRAFT_SHA, draft: true }],
+    },
   );
-  nock(API)
-    .get('/repos/acme/web/git/ref/heads%2Fmain')
-    .reply(200, { object: { sha: BASE_SHA } });
 });
 afterEach(async () => {
   nock.cleanAll();
@@ -50,7 +51,7 @@ const crashed = (extra: Partial<AttemptLink>) =>
     externalId: EXTERNAL_ID,
     runId: RUN,
     repo: 'acme/web',
-    head: BASE_SHA,
+    head: DRAFT_SHA,
     at: CRASHED_AT,
     state: 'creating-check',
     ...extra,
@@ -126,7 +127,7 @@ describe('the workflow dispatcher after a crash', () => {
   /** The check runs of the crashed attempt's head: an older attempt's, and the one the interrupted try created. */
   const checkRunsOnHead = () =>
     nock(API)
-      .get(`/repos/acme/web/commits/${BASE_SHA}/check-runs`)
+      .get(`/repos/acme/web/commits/${DRAFT_SHA}/check-runs`)
       .query((q) => q.check_name === 'conveyor / implement')
       .reply(200, {
         total_count: 2,
@@ -210,7 +211,7 @@ describe('dispatching', () => {
     try {
       await dispatcher.run(await payload());
       allDone(scopes);
-      expect(seen).toEqual([expect.objectContaining({ state: 'creating-check', head: BASE_SHA })]);
+      expect(seen).toEqual([expect.objectContaining({ state: 'creating-check', head: DRAFT_SHA })]);
       expect(seen[0]?.checkRunId).toBeUndefined();
       expect(await other.links.attempt(EXTERNAL_ID)).toMatchObject({ state: 'dispatched', checkRunId: 101 });
       expect(await other.links.attemptByCheckRun('acme/web', 101)).toMatchObject({ externalId: EXTERNAL_ID });

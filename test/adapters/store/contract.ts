@@ -3,10 +3,16 @@
 // handle on the same database (another process or replica).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRun } from '../../../core/run/reducer.ts';
+import { buildPayload } from '../../../core/run/payload.ts';
 import type { Run, RunEffect } from '../../../core/run/types.ts';
 import type { LinkStore } from '../../../adapters/github/links.ts';
 import { StoreError, type RunStore, type StoredEffect } from '../../../engine/ports/store.ts';
-import { planOf } from '../../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../../helpers/plans.ts';
+import { sql, type Kysely } from 'kysely';
+import type { SqlStore } from '../../../adapters/store/sql.ts';
+
+/** The store's own database, for a row damaged as only a hand edit would (both stores are the one SQL store). */
+const dbOf = (store: RunStore): Kysely<unknown> => (store as unknown as { db: Kysely<unknown> }).db;
 
 export interface StoreDriver {
   /** A new, empty database; returns its first handle. */
@@ -23,7 +29,14 @@ const plan = planOf([
   { id: 'ship', kind: 'merge' },
 ]);
 export const runOf = (id: string, issue = 7, pipeline = 'default'): Run =>
-  createRun({ id, plan: { ...plan, pipeline }, issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' }, options: { keepEnvs: true }, at: AT });
+  createRun({
+    id,
+    plan: { ...plan, pipeline },
+    issue: { repo: 'acme/web', number: issue, title: 't', body: 'b' },
+    origin: TEST_ORIGIN,
+    settings: { keepEnvs: true },
+    at: AT,
+  });
 export const report = (key: string): RunEffect => ({ type: 'report', key });
 
 export function storeContract(name: string, driver: StoreDriver): void {
@@ -100,11 +113,8 @@ export function storeContract(name: string, driver: StoreDriver): void {
     it('stores an effect key once, keeps commit order, and marks effects done from any handle', async () => {
       await store.create(runOf('r1'), []);
       await store.create(runOf('r2', 8), [report('x')]);
-      const effect: RunEffect = {
-        type: 'dispatch',
-        key: 'r1:implement:1:0:dispatch',
-        ref: { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' },
-      };
+      const ref = { runId: 'r1', step: 'implement', attempt: 1, epoch: 0, mode: 'run' } as const;
+      const effect: RunEffect = { type: 'dispatch', key: 'r1:implement:1:0:dispatch', ref, payload: buildPayload(runOf('r1'), ref) };
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:2')])).toEqual({ claimed: [] });
       expect(await store.commit((await store.get('r1'))!, [effect, report('r1:report:3')])).toEqual({ claimed: [] });
       expect(await store.pendingEffects('r1')).toEqual([
@@ -217,6 +227,37 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect(await other.commit({ ...(await other.get('r1'))!, status: 'waiting' }, [])).toEqual({ claimed: [] });
       expect(await store.get('r1')).toMatchObject({ version: 2, status: 'waiting' });
       expect(await store.commit({ ...mine, version: 1 }, [])).toBe(false);
+    });
+
+    it("reads back each mode's origin and settings, and names a stored run without them as corrupt, with its id and what is wrong, instead of handing it out", async () => {
+      const github: Run = {
+        ...runOf('g1', 9),
+        origin: { kind: 'github', installationId: 42, defaultBranch: 'trunk' },
+        settings: { payloadLimit: 60_000 },
+      };
+      await store.create(github, []);
+      await store.create(runOf('r1'), []);
+      expect(await store.get('g1')).toMatchObject({ origin: github.origin, settings: github.settings });
+      // Rows as a hand edit, or an earlier Conveyor's untyped `options`, would leave them.
+      const stored = JSON.parse(JSON.stringify({ ...runOf('r1'), version: 1 })) as Record<string, unknown>;
+      const { origin: _origin, settings: _settings, ...untyped } = stored;
+      const damaged: Array<[Record<string, unknown>, string]> = [
+        [{ ...untyped, options: { keepEnvs: true } }, 'origin: '],
+        [{ ...stored, origin: { kind: 'github', installationId: '42', defaultBranch: 'main' } }, 'origin.installationId: '],
+        [{ ...stored, origin: { kind: 'gitlab' } }, 'origin.kind: '],
+        [{ ...stored, settings: { payloadLimit: 'big' } }, 'settings.payloadLimit: '],
+      ];
+      for (const [body, says] of damaged) {
+        await sql`UPDATE runs SET body = ${JSON.stringify(body)} WHERE id = 'r1'`.execute(dbOf(store));
+        for (const read of [() => store.get('r1'), () => store.list()]) {
+          const error = await read().catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(StoreError);
+          expect(error).toMatchObject({ code: 'corrupt', message: expect.stringContaining(`Run "r1" in ${(store as SqlStore).where} does not hold a run`) });
+          expect((error as Error).message).toContain(says);
+        }
+      }
+      // The other run of the same database still reads.
+      expect((await store.get('g1'))?.origin).toEqual(github.origin);
     });
 
     it('remembers the delivery ids recorded as handled, across handles', async () => {

@@ -11,7 +11,7 @@ import { inputsDigest } from '../../../core/contract/receipt.ts';
 import { createRun } from '../../../core/run/reducer.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { WIRE_VERSION, stepPayloadSchema } from '../../../core/contract/wire.ts';
-import { planOf } from '../../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../../helpers/plans.ts';
 
 /** The action's path, written out independently: JSON text, JSON.parse, the wire schema, no agent env. */
 function actionDigest(payload: unknown): string {
@@ -59,7 +59,7 @@ const runs = fc
       coder: put({ name: 'coder', run: 'true', timeoutMinutes: 30, env: { TOKEN: g.secret } }, 'model', g.model),
       reviewer: { name: 'reviewer', run: 'true', model: 'openai/gpt', timeoutMinutes: 30, env: {} },
     };
-    const run = createRun({ id: 'web-7', plan: { ...plan, agents }, issue, options: {}, at: '2025-01-01T00:00:00.000Z' });
+    const run = createRun({ id: 'web-7', plan: { ...plan, agents }, issue, origin: TEST_ORIGIN, at: '2025-01-01T00:00:00.000Z' });
     if (g.requester !== 'absent') (run as { requester?: string }).requester = g.requester;
     const pr = put({ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7' }, 'head', g.prHead);
     const environments = g.environments.map((e) => put({ service: e.service, envId: e.envId, state: e.state }, 'url', e.url));
@@ -104,7 +104,7 @@ describe('inputsDigest', () => {
   });
 
   it('a teardown payload, and optional fields present as undefined, digest as the action does', () => {
-    const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b', url: undefined }, options: {}, at: 'x' });
+    const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b', url: undefined }, origin: TEST_ORIGIN, at: 'x' });
     const payload = buildPayload(run, {
       step: 'preview',
       attempt: 3,
@@ -119,7 +119,7 @@ describe('inputsDigest', () => {
   });
 
   it('values JSON would change take the action path: a Date, -0, a hole, a class instance, a toJSON', () => {
-    const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, options: {}, at: 'x' });
+    const run = createRun({ id: 'web-7', plan, issue: { repo: 'acme/web', number: 7, title: 't', body: 'b' }, origin: TEST_ORIGIN, at: 'x' });
     const payload = buildPayload(run, { step: 'test', attempt: 1, epoch: 0, mode: 'run' });
     class Issue {
       constructor(

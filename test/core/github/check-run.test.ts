@@ -67,11 +67,10 @@ describe('fitting a payload into the workflow inputs', () => {
     expect(fitted.cuts[0]).toBe('issue body');
     expect(fitted.payload.issue.body).toContain('[Conveyor] The issue body was cut');
   });
-  it("leaves room for what the dispatcher adds: sent with the longest promise and the app's URL, to any check run, it fits the inputs", () => {
+  it('leaves room for what the dispatcher adds: sent with the longest promise, to any check run, it fits the inputs', () => {
     const big = { ...payload, issue: { ...payload.issue, body: '"quoted"\n'.repeat(5_000) } };
-    const url = `https://conveyor.example.com/${'p/'.repeat(300)}`;
-    const fitted = fitPayload(big, payloadLimitOf(8_000, url));
-    const sent = { ...fitted.payload, currentUntil: new Date(8.64e15).toISOString(), app: { url } };
+    const fitted = fitPayload(big, payloadLimitOf(8_000));
+    const sent = { ...fitted.payload, currentUntil: new Date(8.64e15).toISOString() };
     expect(inputsLength(dispatchInputs(sent, JSON.stringify(sent), Number.MAX_SAFE_INTEGER))).toBeLessThanOrEqual(8_000);
     expect(dispatchInputs(sent, 'x', 12)).toEqual({ payload: 'x', step: 'implement · attempt 1', 'check-run': '12' });
   });

@@ -4,17 +4,19 @@ import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent, Transition } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
-import { completionOf } from '../../helpers/plans.ts';
+import { completionOf, TEST_ORIGIN } from '../../helpers/plans.ts';
+import type { RunSettings } from '../../../core/run/origin.ts';
 
 export const AT = '2025-01-01T00:00:00.000Z';
 
-export function newRun(plan: Plan, options: Record<string, unknown> = {}, requester = 'alice'): Run {
+export function newRun(plan: Plan, settings: RunSettings = {}, requester = 'alice'): Run {
   return createRun({
     id: 'r1',
     plan,
     issue: { repo: 'acme/web', number: 7, title: 'Add a thing', body: 'Please' },
     requester,
-    options,
+    origin: TEST_ORIGIN,
+    settings,
     at: AT,
   });
 }
@@ -28,8 +30,8 @@ export function step(run: Run, event: RunEvent): Transition {
   return { run: { ...t.run, version: run.version + 1 }, effects: t.effects };
 }
 
-export function start(plan: Plan, options: Record<string, unknown> = {}): Transition {
-  return step(newRun(plan, options), { type: 'started', at: AT });
+export function start(plan: Plan, settings: RunSettings = {}): Transition {
+  return step(newRun(plan, settings), { type: 'started', at: AT });
 }
 
 /** A sealed result for the step's current attempt (see completionOf). */

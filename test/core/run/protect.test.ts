@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { protectedRefusal, recordProtected, unapprovedProtected } from '../../../core/run/protect.ts';
 import { createRun } from '../../../core/run/reducer.ts';
 import type { Approval, Run } from '../../../core/run/types.ts';
-import { planOf } from '../../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../../helpers/plans.ts';
 
 const HEAD = 'a'.repeat(40);
 const NEWER = 'b'.repeat(40);
@@ -21,7 +21,7 @@ function runWith(approvals: Approval[], options: { protect?: string[]; head?: st
     id: 'r',
     plan: { ...withProtect, steps },
     issue: { repo: 'acme/web', number: 1, title: 't', body: '' },
-    options: {},
+    origin: TEST_ORIGIN,
     at: '2025-01-01T00:00:00Z',
   });
   run.prs = [{ repo: 'acme/web', number: 1, url: 'u', branch: 'b', head: options.head ?? HEAD }];

@@ -81,7 +81,7 @@ describe('createRun and started', () => {
     const t = step(run, current(run, 'ship', 'success'));
     expect(t.run.status).toBe('succeeded');
     expect(t.effects).toContainEqual({ type: 'teardown', key: `r1:teardown:${run.version + 1}`, environments: [env] });
-    const kept = step({ ...run, options: { keepEnvs: true } }, current(run, 'ship', 'success'));
+    const kept = step({ ...run, settings: { keepEnvs: true } }, current(run, 'ship', 'success'));
     expect(kept.run.status).toBe('succeeded');
     expect(types(kept.effects)).toEqual(['report']);
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { attemptTimeoutMinutes } from '../../../core/run/draft.ts';
 import { createRun, reduce } from '../../../core/run/reducer.ts';
 import type { Plan } from '../../../core/plan/types.ts';
-import { planOf } from '../../helpers/plans.ts';
+import { planOf, TEST_ORIGIN } from '../../helpers/plans.ts';
 import { current } from './drive.ts';
 
 const AT = '2025-01-01T00:00:00.000Z';
@@ -21,7 +21,7 @@ describe('attemptTimeoutMinutes', () => {
     ]),
     45,
   );
-  let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+  let run = reduce(createRun({ id: 'r', plan, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, origin: TEST_ORIGIN, at: AT }), {
     type: 'started',
     at: AT,
   }).run;
@@ -48,7 +48,7 @@ describe('attemptTimeoutMinutes', () => {
       ]),
       45,
     );
-    let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, options: {}, at: AT }), {
+    let m = reduce(createRun({ id: 'm', plan: merging, issue: { repo: 'acme/web', number: 1, title: 't', body: '' }, origin: TEST_ORIGIN, at: AT }), {
       type: 'started',
       at: AT,
     }).run;

@@ -3,6 +3,7 @@
 // a PostgreSQL database that several of them share.
 import { generateKeyPairSync } from 'node:crypto';
 import { Webhooks } from '@octokit/webhooks';
+import Database from 'better-sqlite3';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -117,6 +118,18 @@ describe('conveyor serve', () => {
     }
   });
 
+  it("a state database it must not use (an older Conveyor's) stops it at start with exit 2, as on the command line, naming the file and what to do", async () => {
+    dir ??= tempDir('conveyor-serve-');
+    const older = join(dir, 'older.db');
+    const db = new Database(older);
+    db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4); CREATE TABLE runs (id TEXT PRIMARY KEY)');
+    db.close();
+    const r = await cli(['serve'], { env: { ...SETTINGS, PORT: '0', CONVEYOR_DATABASE_URL: `sqlite:${older}` } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`The state database ${older} is an older Conveyor's (schema version 4), which this Conveyor does not read.`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('serves webhooks: a correctly signed one is accepted, a forged one refused', async () => {
     const { port } = await serve();
 
@@ -185,10 +198,10 @@ describe('conveyor serve on PostgreSQL', () => {
     }
   });
 
-  it('a database that cannot be reached stops it at start (exit 1), naming the database and what to do, never the password', async () => {
+  it('a database that cannot be reached stops it at start (exit 2), naming the database and what to do, never the password', async () => {
     const url = `postgres://conveyor:${PG_PASSWORD}@127.0.0.1:${await freePort()}/conveyor`;
     const r = await cli(['serve'], { env: { ...SETTINGS, PORT: '0', CONVEYOR_DATABASE_URL: url } });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('The PostgreSQL database "conveyor" on 127.0.0.1:');
     expect(r.stderr).toContain('cannot be reached: check that the server is running');
     expect(r.stderr + r.stdout).not.toContain(PG_PASSWORD);
