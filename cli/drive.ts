@@ -16,6 +16,7 @@ import { applyEvent } from '../engine/apply.ts';
 import { reduce } from '../core/run/reducer.ts';
 import type { Lease } from '../engine/ports/store.ts';
 import { say, warn, warnRaw } from '../lib/terminal.ts';
+import { EXIT_INTERRUPTED, onInterrupt, type Interruption } from './interrupt.ts';
 
 /** How long `conveyor cancel` waits for a live driver to stop its steps and tear down. */
 export const CANCEL_WAIT_MS = 10 * 60_000;
@@ -252,13 +253,37 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     },
     (by) => warn(`run ${runId} was taken over by ${describeHolder(by)}`),
   );
+  const interruption = onInterrupt(session, runId, commandFor('retry', runId, selectionOf(session, options), await session.engine.get(runId)));
+  try {
+    return await driveOn(session, runId, options, interruption, () => stopping, wanted, quiet);
+  } finally {
+    interruption.dispose();
+  }
+}
+
+async function driveOn(
+  session: Session,
+  runId: string,
+  options: EmbeddedOptions,
+  interruption: Interruption,
+  stopping: () => Promise<void> | undefined,
+  wanted: Run['status'] | undefined,
+  quiet: boolean,
+): Promise<number> {
   for (;;) {
     await session.engine.idle();
+    if (interruption.applied) {
+      // Ctrl-C: the attempts it stopped end (as lost, which the run no longer counts), then where the run stands is told.
+      await interruption.applied;
+      await session.engine.idle();
+      if (!quiet) report(await session.engine.get(runId), options.json, selectionOf(session, options));
+      return EXIT_INTERRUPTED;
+    }
     let run = await session.engine.get(runId);
     if (run.status === 'cancelled') {
       // Cancelled, by another command or by this one: what is still pending of it is carried out
       // (the heartbeat may not have looked yet), and waited for.
-      await stopping;
+      await stopping();
       await session.engine.carryOutPending(runId);
       await session.engine.idle();
       run = await session.engine.get(runId);

@@ -78,15 +78,19 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
     for (const p of run.plan.steps) {
       const s = run.steps[p.id];
       if (!s) continue;
+      let toldFailure = false;
       for (const r of s.attempts) {
         const key = `${p.id}/${r.attempt}/${r.epoch}`;
         if (!r.finishedAt || known.has(key)) continue;
         known.add(key);
         if (first) continue;
-        lines.push(...finished(run, p.id, r).map((l, i) => `${i === 0 ? prefix : `${prefix}  `}${l}`));
+        const said = finished(run, p.id, r);
+        toldFailure ||= said[0]?.startsWith('✗') === true;
+        lines.push(...said.map((l, i) => `${i === 0 ? prefix : `${prefix}  `}${l}`));
       }
       if (tty) continue;
-      const line = s.status === 'pending' ? undefined : describe(s);
+      // A step that failed with the attempt just told: its reason was that line's.
+      const line = s.status === 'pending' ? undefined : describe(s, !toldFailure);
       const key = `${run.id}/${p.id}`;
       if (!line || seen.get(key) === line) continue;
       seen.set(key, line);
@@ -163,11 +167,11 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
 }
 
 /** A step's state in words: `running attempt 2`, `repairing attempt 3`, `failed attempt 1 — why`. */
-export function describe(state: StepState): string {
+export function describe(state: StepState, withReason = true): string {
   const what = state.status === 'queued' ? (state.mode === 'repair' ? 'repairing' : 'running') : state.status;
   // An approval has no attempts: people decide it.
   const attempt = state.attempt > 0 ? ` attempt ${state.attempt}${state.epoch > 0 ? ` (dispatch ${state.epoch + 1})` : ''}` : '';
-  const reason = state.reason && (state.status === 'failed' || state.status === 'waiting') ? `  — ${oneLine(state.reason)}` : '';
+  const reason = withReason && state.reason && (state.status === 'failed' || state.status === 'waiting') ? `  — ${oneLine(state.reason)}` : '';
   return `${what.padEnd(9)}${attempt}${reason}`;
 }
 
