@@ -112,7 +112,10 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
       const what = r.conclusion === 'failure' ? 'failed' : r.conclusion;
       return [`✗ ${step.padEnd(12)} ${which} ${what} after ${took}: ${failureReason(r)}`, ...(log ? [`log: ${log}`] : [])];
     }
-    if (r.mode === 'repair') return [`↻ ${step.padEnd(12)} ${which} ${r.conclusion === 'neutral' ? 'changed nothing' : 'pushed a fix'} after ${took}: ${firstLine(r.summary) ?? ''}`.trimEnd()];
+    if (r.mode === 'repair')
+      return [
+        `↻ ${step.padEnd(12)} ${which} ${r.conclusion === 'neutral' ? 'changed nothing' : 'pushed a fix'} after ${took}: ${firstLine(r.summary) ?? ''}`.trimEnd(),
+      ];
     return [];
   }
 

@@ -298,8 +298,10 @@ export function lastLine(path: string): string | undefined {
     const lines = buffer
       .toString('utf8')
       // Colours, cursor moves and carriage-return redraws would rewrite the command line's own lines.
+      // eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
       .split(/\r?\n|\r/)
+      // eslint-disable-next-line no-control-regex
       .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trimEnd())
       .filter((l) => l.trim() !== '');
     return lines.at(-1);

@@ -200,7 +200,9 @@ export function register(program: Command): void {
             for (const r of runs) {
               // A running run says what runs and for how long: `(implement running 1m 12s)`.
               const under = r.status === 'running' ? runningSteps(r, at) : '';
-              say(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}${under ? `  (${under})` : ''}`);
+              say(
+                `${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}${under ? `  (${under})` : ''}`,
+              );
             }
           }
           return EXIT.ok;

@@ -19,7 +19,9 @@ export function register(program: Command): void {
       action(async (runId: string, o: { state: string; remotes?: string }) => {
         const stored = await loadRun(o.state, runId);
         if (stored.status === 'running') {
-          warn(`run ${runId} is running; stop it with \`${commandFor('cancel', runId, { statePath: o.state })}\` (which tears its environments down) or tear down once it waits or ends.`);
+          warn(
+            `run ${runId} is running; stop it with \`${commandFor('cancel', runId, { statePath: o.state })}\` (which tears its environments down) or tear down once it waits or ends.`,
+          );
           return EXIT.failed;
         }
         const up = stored.environments.filter((e) => e.state === 'ready');

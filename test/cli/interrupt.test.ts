@@ -7,6 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, startCli, waitForOutput } from '../helpers/cli.ts';
 import { createFleet, pipelineConfig, RIGHT_FIRST_TIME, STANDARD_STEPS, type Fleet } from '../helpers/fleet.ts';
 import { processesWith } from '../helpers/processes.ts';
+import { planOf } from '../helpers/plans.ts';
+import { start } from '../core/run/drive.ts';
+import { EXIT_INTERRUPTED, onInterrupt } from '../../cli/interrupt.ts';
 
 describe('Ctrl-C on conveyor run', () => {
   let fleet: Fleet;
@@ -28,14 +31,18 @@ describe('Ctrl-C on conveyor run', () => {
     const agents = () => processesWith('AGENT_STARTED', name);
     expect(agents().length).toBeGreaterThan(0);
     // While it runs, the step says where its log is.
-    expect(running.output()).toContain(`▸ implement    running   attempt 1  (log: ${join(dirname(fleet.state), 'attempts', 'web-21', 'implement.run.1.0', 'output.log')})`);
+    expect(running.output()).toContain(
+      `▸ implement    running   attempt 1  (log: ${join(dirname(fleet.state), 'attempts', 'web-21', 'implement.run.1.0', 'output.log')})`,
+    );
 
     running.child.kill('SIGINT');
     const r = await running.done;
     expect(r.code, r.stdout + r.stderr).toBe(130);
     expect(agents()).toEqual([]);
     expect(r.stderr).toContain('interrupted: stopping the steps of run web-21 under way');
-    expect(r.stdout).toMatch(/web-21 {2}✗ implement +attempt 1 interrupted after \d+s: Ctrl-C on conveyor \(pid \d+\); conveyor retry web-21 --state \S+ resumes the run\n/);
+    expect(r.stdout).toMatch(
+      /web-21 {2}✗ implement +attempt 1 interrupted after \d+s: Ctrl-C on conveyor \(pid \d+\); conveyor retry web-21 --state \S+ resumes the run\n/,
+    );
     expect(r.stdout).toMatch(/web-21 {2}✗ implement +failed +attempt 1 {2}\d+s\n/);
 
     const status = await cli(['status', 'web-21', '--json', '--state', fleet.state]);
@@ -52,5 +59,33 @@ describe('Ctrl-C on conveyor run', () => {
     const resumed = await cli(printed!.split(' ').slice(1));
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('Run web-21: succeeded');
+  });
+});
+
+describe('a second Ctrl-C', () => {
+  it('exits at once, naming the step processes it leaves running', async () => {
+    const run = start(planOf([{ id: 'implement', kind: 'code' }])).run;
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((text: string) => said.push(String(text)) > 0) as typeof process.stderr.write;
+    const exits: number[] = [];
+    // The first Ctrl-C's stop never ends here: the second must not wait for it.
+    const session = {
+      engine: { get: () => Promise.resolve(run), apply: () => new Promise<never>(() => undefined) },
+      dispatcher: { view: () => ({ log: '/state/attempts/r1/implement.run.1.0/output.log', pid: 4242 }) },
+    } as unknown as Parameters<typeof onInterrupt>[0];
+    const interruption = onInterrupt(session, run.id, 'conveyor retry r1 --state s.db', (code) => exits.push(code));
+    try {
+      process.emit('SIGINT');
+      await new Promise((r) => setTimeout(r, 10));
+      expect(exits).toEqual([]);
+      process.emit('SIGINT');
+    } finally {
+      interruption.dispose();
+      process.stderr.write = write;
+    }
+    expect(exits).toEqual([EXIT_INTERRUPTED]);
+    expect(said.join('')).toContain('interrupted again: left running pid 4242 (implement attempt 1)');
+    expect(said.join('')).toContain('`conveyor retry r1 --state s.db` stops them before it resumes the run');
   });
 });
