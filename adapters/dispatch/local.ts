@@ -302,7 +302,7 @@ export function lastLine(path: string): string | undefined {
       .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
       .split(/\r?\n|\r/)
       // eslint-disable-next-line no-control-regex
-      .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trimEnd())
+      .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trim())
       .filter((l) => l.trim() !== '');
     return lines.at(-1);
   } finally {
