@@ -54,7 +54,7 @@ export interface ConveyorAppOptions {
   botLogin?: string;
   log?: (line: string) => void;
   /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
-  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
+  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep' | 'refreshMs'>;
   /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
   metrics?: AppMetrics;
   /** This replica's name among those sharing the store: its claims and the sweeper lease are held in it (default: host, pid and a random part). */
@@ -89,7 +89,7 @@ export class ConveyorApp {
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, heads, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, ...options.reports });
+    const reporter = new RunReporter({ store: options.store, links: options.links, heads, github: githubOf, now, approvals, log, ...options.reports });
     this.dispatcher = createWorkflowDispatcher({
       store: options.store,
       links: options.links,
@@ -365,6 +365,7 @@ export class ConveyorApp {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.engine.close();
+    this.deps.reporter.close();
   }
 
   private track(work: Promise<unknown>): void {
