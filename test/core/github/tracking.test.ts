@@ -23,7 +23,9 @@ describe('tracking comment', () => {
     expect(text.split('\n')[0]).toBe(trackingMarker(run.id));
     expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 30s |  |');
     // The re-dispatched attempt started at 100 s (not the lost one, at 30 s): it has run a minute since then.
-    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | 1m so far, since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |');
+    expect(text).toContain(
+      '| `test` | gate | 🔄 running | 1, dispatch 2 | 1m so far, since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |',
+    );
     expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running test: 1 of 2 steps succeeded' });
   });
 
