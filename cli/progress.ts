@@ -96,7 +96,7 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
       seen.set(key, line);
       // A step that starts says where its log is; a finished one how long its last attempt took.
       const last = s.attempts.at(-1);
-      const took = s.status !== 'queued' && last?.finishedAt ? `  ${formatDuration(Date.parse(last.finishedAt) - Date.parse(last.startedAt))}` : '';
+      const took = lastTook(s);
       const log = s.status === 'queued' && last ? view(run, p.id, last)?.log : undefined;
       lines.push(`${prefix}${MARK[s.status]} ${p.id.padEnd(12)} ${line}${took}${log ? `  (log: ${log})` : ''}`);
     }
@@ -123,13 +123,14 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
     const lines = run.plan.steps.flatMap((p) => {
       const s = run.steps[p.id];
       if (!s) return [p.id];
-      if (s.status !== 'queued') return [`${MARK[s.status]} ${p.id.padEnd(12)} ${s.status === 'pending' ? '' : describe(s)}`.trimEnd()];
+      if (s.status !== 'queued') return [`${MARK[s.status]} ${p.id.padEnd(12)} ${s.status === 'pending' ? '' : `${describe(s)}${lastTook(s)}`}`.trimEnd()];
       const r = running(run, s, ' '.repeat(15));
       return [`${MARK[s.status]} ${p.id.padEnd(12)} ${r.head}`, ...r.more];
     });
     // Move up over the previous block, write what stays, then rewrite each line and clear what it left.
     const up = drawn ? `\x1b[${drawn}A` : '';
-    out.write(`${up}${[...above, ...lines].map((l) => `\x1b[2K${fit(l)}\n`).join('')}\x1b[J`);
+    // What stays is written whole (it may wrap: the cursor never goes back over it); the block is cut to fit.
+    out.write(`${up}${above.map((l) => `\x1b[2K${l}\n`).join('')}${lines.map((l) => `\x1b[2K${fit(l)}\n`).join('')}\x1b[J`);
     drawn = lines.length;
   }
 
@@ -167,6 +168,12 @@ export function createProgress(out: Out, options: ProgressOptions = {}): Progres
       runs.clear();
     },
   };
+}
+
+/** How long a step's last attempt took, once it ended: `  1m 12s`. */
+function lastTook(s: StepState): string {
+  const last = s.attempts.at(-1);
+  return s.status !== 'queued' && last?.finishedAt ? `  ${formatDuration(Date.parse(last.finishedAt) - Date.parse(last.startedAt))}` : '';
 }
 
 /** A step's state in words: `running attempt 2`, `repairing attempt 3`, `failed attempt 1 — why`. */
