@@ -54,7 +54,7 @@ export interface ConveyorAppOptions {
   /** Where the app logs (default: Probot's pino logger, `app.log`). */
   log?: Logger;
   /** How the tracking comment and summary check run coalesce their writes (tests shrink the window). */
-  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep'>;
+  reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep' | 'refreshMs'>;
   /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
   metrics?: AppMetrics;
   /** This replica's name among those sharing the store: its claims and the sweeper lease are held in it (default: host, pid and a random part). */
@@ -88,7 +88,7 @@ export class ConveyorApp {
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, now);
-    const reporter = new RunReporter({ store: options.store, links: options.links, github: githubOf, now, approvals, ...options.reports });
+    const reporter = new RunReporter({ store: options.store, links: options.links, github: githubOf, now, approvals, log, ...options.reports });
     this.dispatcher = createWorkflowDispatcher({
       store: options.store,
       links: options.links,
@@ -375,6 +375,7 @@ export class ConveyorApp {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.engine.close();
+    this.deps.reporter.close();
   }
 
   private track(work: Promise<unknown>): void {

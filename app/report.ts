@@ -15,6 +15,7 @@
 import { LRUCache } from 'lru-cache';
 import { SUMMARY_CHECK_NAME, type CheckState } from '../core/github/check-run.ts';
 import { attemptKey } from '../core/contract/attempt-ref.ts';
+import type { Logger } from '../lib/logger.ts';
 import { payloadRepos } from '../core/run/payload.ts';
 import type { Run } from '../core/run/types.ts';
 import { renderRunTable, renderSummaryCheck, renderTrackingComment, trackingMarker, type RunLinks } from '../core/github/tracking.ts';
@@ -39,6 +40,34 @@ export interface RunReporterOptions {
   coalesceMs?: number;
   /** How the report waits (default a timer; a test may hold it). */
   sleep?: (ms: number) => Promise<void>;
+  /** How often a run with a running step is written again, for its elapsed time (default RUNNING_REFRESH_MS; 0: never). */
+  refreshMs?: number;
+  /** Where a refresh that failed is told (it is tried again at the next one). */
+  log?: Logger;
+}
+
+/**
+ * While a run has a step under way, its comment and summary check run are written again this
+ * often, so that the step's time so far (in whole minutes: core/github/tracking.ts) stays true.
+ */
+export const RUNNING_REFRESH_MS = 60_000;
+
+/**
+ * What the refreshes of all runs may cost: writes per hour. Each refresh of a run is two writes
+ * (its comment and its summary check run); with more runs under way than this allows at one a
+ * minute, each is refreshed less often. Half of GitHub's secondary limit on content-creating
+ * requests (500 an hour), leaving the rest to the writes runs make as they move.
+ */
+export const REFRESH_WRITES_PER_HOUR = 240;
+
+/**
+ * How long a run waits for its next refresh when `running` runs are being refreshed: `base` (a
+ * minute) while their refreshes fit REFRESH_WRITES_PER_HOUR at that pace, else as much longer as
+ * they need to fit (ten runs: every five minutes).
+ */
+export function refreshInterval(running: number, base = RUNNING_REFRESH_MS): number {
+  const perHourAtBase = running * 2 * (3_600_000 / RUNNING_REFRESH_MS);
+  return Math.ceil(base * Math.max(1, perHourAtBase / REFRESH_WRITES_PER_HOUR));
 }
 
 /** A run's tracking comment and check runs are each written at most once per this many ms. */
@@ -131,6 +160,8 @@ export class RunReporter {
    */
   private readonly startedHere = new LRUCache<string, true>({ max: REMEMBERED_RUNS });
   private readonly now: () => string;
+  /** The next refresh of each run with a step under way. */
+  private readonly refreshing = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly options: RunReporterOptions) {
     this.now = options.now ?? (() => new Date().toISOString());
@@ -154,6 +185,42 @@ export class RunReporter {
     for (const r of [checks, comment, ...relinked]) if (r.status === 'rejected') throw r.reason;
   }
 
+  /**
+   * Keeps a run's texts current while a step runs: its next refresh is set when it has a step
+   * under way (and none is set yet), dropped when it has none. The timer never keeps the process up.
+   */
+  private keepFresh(run: Run): void {
+    const base = this.options.refreshMs ?? RUNNING_REFRESH_MS;
+    const under = stepUnderWay(run);
+    const set = this.refreshing.get(run.id);
+    if (!under || base <= 0) {
+      if (set) clearTimeout(set);
+      this.refreshing.delete(run.id);
+      return;
+    }
+    if (set) return;
+    const timer = setTimeout(
+      () => {
+        this.refreshing.delete(run.id);
+        this.report(run.id).catch((e: unknown) => this.options.log?.warn(`could not refresh run ${run.id}: ${(e as Error).message}`, { run: run.id }));
+      },
+      refreshInterval(this.refreshing.size + 1, base),
+    );
+    timer.unref();
+    this.refreshing.set(run.id, timer);
+  }
+
+  /** Stops every refresh (the app is closing). */
+  close(): void {
+    for (const timer of this.refreshing.values()) clearTimeout(timer);
+    this.refreshing.clear();
+  }
+
+  /** Runs whose texts are kept current (a step of theirs under way). */
+  refreshed(): string[] {
+    return [...this.refreshing.keys()];
+  }
+
   /** Resolves when no report is waiting or being written (its failures are the caller's of report). */
   async idle(): Promise<void> {
     for (;;) {
@@ -172,6 +239,7 @@ export class RunReporter {
     const run = await this.options.store.get(runId);
     // A run whose repositories the app lost has nothing left to show there.
     if (!run || run.unreachable) return undefined;
+    this.keepFresh(run);
     return { run, github: await this.options.github(run), attempts: await this.options.links.attemptsOfRun(runId) };
   }
 
@@ -190,7 +258,7 @@ export class RunReporter {
       attempts = await links.attemptsOfRun(runId);
     }
     // Rendered as of the run's last change, so an unchanged run renders the same text.
-    const body = renderTrackingComment(run, linksOf(run, attempts), run.updatedAt);
+    const body = renderTrackingComment(run, linksOf(run, attempts), this.renderedAt(run));
     if (written.comment?.body === body) return;
     const recorded = written.comment ?? (await links.comment(runId));
     let comment = recorded;
@@ -221,7 +289,8 @@ export class RunReporter {
 
     const { repo, head } = checkRunsHead(run, payloadRepos(run));
     const view = linksOf(run, attempts);
-    const check = renderSummaryCheck(run, view, run.updatedAt, renderRunTable(run, view, run.updatedAt));
+    const at = this.renderedAt(run);
+    const check = renderSummaryCheck(run, view, at, renderRunTable(run, view, at));
     const text = JSON.stringify({ check, detailsUrl });
     if (written.summary?.head === head && written.summary.text === text) return made;
     const output = { title: check.title, summary: check.summary };
@@ -263,6 +332,14 @@ export class RunReporter {
     return found ? { id: found.id, recorded: false, state: { status: found.status, conclusion: found.conclusion } } : undefined;
   }
 
+  /**
+   * The moment a run's texts are rendered for: of its last change, so that an unchanged run renders
+   * the same text (and costs no write); while a step runs, now (its time so far changes each minute).
+   */
+  private renderedAt(run: Run): string {
+    return stepUnderWay(run) ? this.now() : run.updatedAt;
+  }
+
   /** This run's record of what was written, kept among the most recently reported runs. */
   private remember(runId: string): Written {
     const known = this.written.get(runId);
@@ -271,6 +348,11 @@ export class RunReporter {
     this.written.set(runId, entry);
     return entry;
   }
+}
+
+/** Whether a step of the run is under way (its texts then show its time so far). */
+function stepUnderWay(run: Run): boolean {
+  return run.status === 'running' && Object.values(run.steps).some((s) => s.status === 'queued');
 }
 
 function sleep(ms: number): Promise<void> {

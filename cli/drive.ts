@@ -10,13 +10,14 @@ import { approvedAtHead, protectedPrs } from '../core/run/protect.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { compileConfigFile, formatConfigErrors } from './config-file.ts';
 import { checkRemotes, embeddedOrigin, exitCodeOf, loadRun, openSession, runOptions, type EmbeddedOptions, type Session } from './embedded.ts';
-import { nextCommand, renderRun } from './render.ts';
+import { commandFor, nextCommand, renderRun, type Selection } from './render.ts';
 import { EXIT, Refusal } from './program.ts';
 import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
 import { applyEvent } from '../engine/apply.ts';
 import { reduce } from '../core/run/reducer.ts';
 import type { Lease } from '../engine/ports/store.ts';
 import { say, warn, warnRaw } from '../lib/terminal.ts';
+import { EXIT_INTERRUPTED, onInterrupt, type Interruption } from './interrupt.ts';
 
 /** How long `conveyor cancel` waits for a live driver to stop its steps and tear down. */
 export const CANCEL_WAIT_MS = 10 * 60_000;
@@ -48,8 +49,9 @@ export async function startRun(request: StartRequest): Promise<number> {
     const number = request.issue ?? (await nextIssueNumber(session.store, primary));
     const active = (await session.store.list({ status: ['running', 'waiting'], issue: { repo: primary, number }, pipeline: plan.pipeline })).at(0);
     if (active) {
+      const selection = { statePath: request.statePath, remotes, configPath: request.configPath };
       throw new UsageError(
-        `run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`conveyor retry ${active.id}\` or stop it with \`conveyor cancel ${active.id}\``,
+        `run ${active.id} is already active for ${primary}#${number} (pipeline ${plan.pipeline}); continue it with \`${commandFor('retry', active.id, selection, active)}\` or stop it with \`${commandFor('cancel', active.id, selection)}\``,
       );
     }
     const options: EmbeddedOptions = {
@@ -121,7 +123,7 @@ export async function decide(request: DecisionRequest): Promise<number> {
     const cancel = request.cancels ? request.event(stored) : undefined;
     if (cancel) return await cancelRun(session, stored, cancel, options);
     const taken = await RunLease.take(session.store, stored.id);
-    if ('busy' in taken) throw new Refusal(`${busyText(stored.id, taken.busy)}. Nothing changed.`);
+    if ('busy' in taken) throw new Refusal(`${busyText(stored.id, taken.busy, session)}. Nothing changed.`);
     const lease = taken.lease;
     try {
       const wasRunning = stored.status === 'running';
@@ -162,12 +164,17 @@ function takenOn(run: Run, event: RunEvent | undefined): RunEvent | undefined {
 /** Takes a run's lease for this process, or throws naming who holds it. */
 export async function takeLease(session: Session, runId: string): Promise<RunLease> {
   const taken = await RunLease.take(session.store, runId);
-  if ('busy' in taken) throw new Refusal(`${busyText(runId, taken.busy)}. Nothing changed.`);
+  if ('busy' in taken) throw new Refusal(`${busyText(runId, taken.busy, session)}. Nothing changed.`);
   return taken.lease;
 }
 
-function busyText(runId: string, busy: Lease): string {
-  return `run ${runId} is being driven by ${describeHolder(busy)}; wait for it to end or to wait for a decision, or stop it with \`conveyor cancel ${runId}\``;
+function busyText(runId: string, busy: Lease, selection: Selection): string {
+  return `run ${runId} is being driven by ${describeHolder(busy)}; wait for it to end or to wait for a decision, or stop it with \`${commandFor('cancel', runId, selection)}\``;
+}
+
+/** What selects the run for the commands printed about it: this command's state database, remotes and configuration. */
+function selectionOf(session: Session, options: EmbeddedOptions): Selection {
+  return { statePath: session.statePath, remotes: options.remotes, configPath: options.configPath };
 }
 
 /**
@@ -189,12 +196,12 @@ export async function cancelRun(session: Session, stored: Run, cancel: RunEvent,
   await applyEvent(session.store, stored.id, cancel, reduce);
   const left = await waitForDriver(session, stored.id);
   if (left === 'stopped') {
-    if (!quiet) report(await session.engine.get(stored.id), options.json);
+    if (!quiet) report(await session.engine.get(stored.id), options.json, selectionOf(session, options));
     return EXIT.ok;
   }
   if (left === 'still-busy') {
     warn(
-      `run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`conveyor status ${stored.id}\` shows when it is done.`,
+      `run ${stored.id} is cancelled; its driver (${describeHolder(taken.busy)}) is still stopping its steps and tearing down. \`${commandFor('status', stored.id, session)}\` shows when it is done.`,
     );
     return EXIT.ok;
   }
@@ -247,17 +254,41 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     },
     (by) => warn(`run ${runId} was taken over by ${describeHolder(by)}`),
   );
+  const interruption = onInterrupt(session, runId, commandFor('retry', runId, selectionOf(session, options), await session.engine.get(runId)));
+  try {
+    return await driveOn(session, runId, options, interruption, () => stopping, wanted, quiet);
+  } finally {
+    interruption.dispose();
+  }
+}
+
+async function driveOn(
+  session: Session,
+  runId: string,
+  options: EmbeddedOptions,
+  interruption: Interruption,
+  stopping: () => Promise<void> | undefined,
+  wanted: Run['status'] | undefined,
+  quiet: boolean,
+): Promise<number> {
   for (;;) {
     await session.engine.idle();
+    if (interruption.applied) {
+      // Ctrl-C: the attempts it stopped end (as lost, which the run no longer counts), then where the run stands is told.
+      await interruption.applied;
+      await session.engine.idle();
+      if (!quiet) report(await session.engine.get(runId), options.json, selectionOf(session, options));
+      return EXIT_INTERRUPTED;
+    }
     let run = await session.engine.get(runId);
     if (run.status === 'cancelled') {
       // Cancelled, by another command or by this one: what is still pending of it is carried out
       // (the heartbeat may not have looked yet), and waited for.
-      await stopping;
+      await stopping();
       await session.engine.carryOutPending(runId);
       await session.engine.idle();
       run = await session.engine.get(runId);
-      if (!quiet) report(run, options.json);
+      if (!quiet) report(run, options.json, selectionOf(session, options));
       return wanted === 'cancelled' ? EXIT.ok : exitCodeOf(run);
     }
     const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
@@ -265,11 +296,11 @@ async function drive(session: Session, lease: RunLease, runId: string, options: 
     await session.engine.apply(runId, { type: 'decision', at: new Date().toISOString(), step: approval.id, decision: 'approve', by: 'conveyor-cli' });
   }
   const run = await session.engine.get(runId);
-  if (!quiet) report(run, options.json);
+  if (!quiet) report(run, options.json, selectionOf(session, options));
   return run.status === wanted ? EXIT.ok : exitCodeOf(run);
 }
 
-export function report(run: Run, json: boolean): void {
+export function report(run: Run, json: boolean, selection: Selection): void {
   if (json) {
     say(
       `${JSON.stringify({ id: run.id, status: run.status, waitingFor: run.waitingFor, reason: run.reason, usage: usageReport(run), steps: run.steps, prs: run.prs, protectedPaths: run.protectedPaths, environments: run.environments, approvals: run.approvals, feedback: run.feedback }, null, 2)}`,
@@ -285,7 +316,7 @@ export function report(run: Run, json: boolean): void {
     );
     say(`\nProtected paths (merged only after an approval of their heads):\n${lines.join('\n')}`);
   }
-  const next = nextCommand(run);
+  const next = nextCommand(run, selection);
   if (next) say(`\nTo continue: ${next}`);
 }
 

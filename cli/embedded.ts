@@ -8,12 +8,12 @@ import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { EmbeddedOrigin } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
-import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
+import { createLocalDispatcher, type LocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
-import { createProgress } from './render.ts';
+import { createProgress } from './progress.ts';
 import { progressStream, terminalLogger, warn } from '../lib/terminal.ts';
 
 export const DEFAULT_STATE = '.conveyor/state.db';
@@ -65,14 +65,18 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
+  /** Where each attempt's files are (its log, its step process: what a Ctrl-C stops or leaves running). */
+  dispatcher: LocalDispatcher;
+  /** The state database as the command was given it: what the commands it prints name (render.ts, commandFor). */
+  statePath: string;
   close(): Promise<void>;
 }
 
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
   const store = await openStore(statePath);
   const forge = await openLocalForge(remotes);
-  const progress = createProgress(progressStream(json));
   const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
+  const progress = createProgress(progressStream(json), { view: (ref) => dispatcher.view(ref) });
   const engine = new Engine({
     store,
     dispatcher,
@@ -89,6 +93,8 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
+    dispatcher,
+    statePath,
     async close() {
       progress.done();
       forge.close?.();

@@ -1,91 +1,44 @@
-// What the embedded mode prints: a line per step transition while a run goes, then a table of
+// What the embedded mode prints of a run (its progress while it goes is progress.ts's): a table of
 // steps, attempts, durations and links, and what to do next.
 import { shortReceipt } from '../core/contract/receipt.ts';
 import { stepVerifies } from '../core/run/receipts.ts';
-import type { Run, RunEvent, StepState } from '../core/run/types.ts';
+import type { Run, StepState } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
 import { durationBetween, formatAgo, formatDuration } from '../core/time.ts';
-
-const MARK: Record<StepState['status'], string> = {
-  pending: '·',
-  queued: '▸',
-  waiting: '⏸',
-  succeeded: '✓',
-  failed: '✗',
-  cancelled: '⊘',
-};
-
-export interface Progress {
-  event(run: Run, event: RunEvent): void;
-  done(): void;
-}
-
-export function createProgress(out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Progress {
-  return out.isTTY ? terminalProgress(out) : lineProgress(out);
-}
-
-/** One line per step transition: for logs, pipes and CI. */
-function lineProgress(out: NodeJS.WritableStream): Progress {
-  const seen = new Map<string, string>();
-  return {
-    event(run) {
-      for (const step of run.plan.steps) {
-        const state = run.steps[step.id];
-        if (!state || state.status === 'pending') continue;
-        const key = `${run.id}/${step.id}`;
-        const line = describe(state);
-        if (seen.get(key) === line) continue;
-        seen.set(key, line);
-        out.write(`${run.id}  ${MARK[state.status]} ${step.id.padEnd(12)} ${line}\n`);
-      }
-    },
-    done() {},
-  };
-}
-
-/** On a terminal: a block with a line per step, redrawn in place as the run moves. */
-function terminalProgress(out: NodeJS.WritableStream & { columns?: number }): Progress {
-  let drawn = 0;
-  // A wrapped line would throw the cursor arithmetic off: cut each line to the terminal's width.
-  const fit = (line: string) => (out.columns && line.length >= out.columns ? `${line.slice(0, out.columns - 2)}…` : line);
-  return {
-    event(run) {
-      const lines = run.plan.steps.map((step) => {
-        const state = run.steps[step.id];
-        return state ? `${MARK[state.status]} ${step.id.padEnd(12)} ${state.status === 'pending' ? '' : describe(state)}` : step.id;
-      });
-      // Move up over the previous block, then rewrite each line and clear what it left.
-      out.write(`${drawn ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\x1b[2K${fit(l)}\n`).join('')}`);
-      drawn = lines.length;
-    },
-    done() {
-      drawn = 0;
-    },
-  };
-}
-
-function describe(state: StepState): string {
-  const what = state.status === 'queued' && state.mode === 'repair' ? 'repairing' : state.status;
-  const last = state.attempts.at(-1);
-  // An approval has no attempts: people decide it.
-  const attempt = state.attempt > 0 ? ` attempt ${state.attempt}${state.epoch > 0 ? ` (epoch ${state.epoch})` : ''}` : '';
-  const parts = [`${what.padEnd(9)}${attempt}`];
-  if (state.status !== 'queued' && last?.finishedAt) parts.push(duration(last.startedAt, last.finishedAt));
-  if (state.reason && (state.status === 'failed' || state.status === 'waiting')) parts.push(`— ${state.reason}`);
-  return parts.join('  ');
-}
+import { shellQuote } from '../core/shell.ts';
+import { resolve } from 'node:path';
+import { DEFAULT_STATE } from './embedded.ts';
 
 /** `1m 12s` from one ISO time to another (core/time.ts), as every time the command line shows. */
 export function duration(from: string, to?: string): string {
   return to ? durationBetween(from, to) : '';
 }
 
-/** Total time a step spent in attempts. */
-function stepDuration(state: StepState): string {
+/** Total time a step spent in attempts, its running one's so far included (as of `now`). */
+function stepDuration(state: StepState, now: string): string {
   let ms = 0;
-  for (const a of state.attempts) if (a.finishedAt) ms += Date.parse(a.finishedAt) - Date.parse(a.startedAt);
+  for (const a of state.attempts) ms += Date.parse(a.finishedAt ?? (state.status === 'queued' ? now : a.startedAt)) - Date.parse(a.startedAt);
   return state.attempts.length ? formatDuration(ms) : '';
+}
+
+/** A step's status as people read it: a dispatched attempt is `running` (`repairing` for a repair), not `queued`. */
+export function stepStatus(state: StepState | undefined): string {
+  if (!state) return 'pending';
+  if (state.status === 'queued') return state.mode === 'repair' ? 'repairing' : 'running';
+  return state.status;
+}
+
+/** The steps a run has under way, each with how long its attempt has run: `implement running 1m 12s`. */
+export function runningSteps(run: Run, now: string): string {
+  return run.plan.steps
+    .map((p) => run.steps[p.id])
+    .filter((s): s is StepState => s?.status === 'queued')
+    .map((s) => {
+      const record = s.attempts.findLast((a) => a.attempt === s.attempt && a.epoch === s.epoch);
+      return `${s.id} ${stepStatus(s)}${record ? ` ${durationBetween(record.startedAt, now)}` : ''}`;
+    })
+    .join(', ');
 }
 
 /** When the run started (read the moment it is printed: `2 min ago`), and how long it took once it ended. */
@@ -101,7 +54,7 @@ export function renderRun(run: Run, now = new Date().toISOString()): string {
   const rows = run.plan.steps.map((s) => {
     const st = run.steps[s.id];
     const used = usage ? [shortUsage(stepUsage(st))] : [];
-    return [s.id, s.kind, st?.status ?? 'pending', String(st?.attempts.length ?? 0), st ? stepDuration(st) : '', ...used, receiptCell(st), st?.reason ?? ''];
+    return [s.id, s.kind, stepStatus(st), String(st?.attempts.length ?? 0), st ? stepDuration(st, now) : '', ...used, receiptCell(st), st?.reason ?? ''];
   });
   const header = ['step', 'kind', 'status', 'attempts', 'time', ...(usage ? ['usage'] : []), 'receipt', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -183,12 +136,47 @@ function sandboxLines(run: Run): string[] {
   return out.length ? ['', 'Sandbox:', ...out] : [];
 }
 
+/**
+ * What selects a run for a command printed about it: the state database, and the remotes and
+ * configuration this command used (a later command takes the run's own unless given them again).
+ */
+export interface Selection {
+  statePath: string;
+  remotes?: string;
+  configPath?: string;
+}
+
+/** Commands that take --remotes and --config besides --state (see cli/commands). */
+const TAKES_REMOTES = new Set(['retry', 'restart', 'teardown']);
+const TAKES_CONFIG = new Set(['retry', 'restart']);
+
+/** An argument as a shell reads it back: quoted only when it has to be. */
+export function shellArg(value: string): string {
+  return /^[\w./:@%+=,-]+$/.test(value) ? value : shellQuote(value);
+}
+
+/**
+ * `conveyor VERB RUN`, with the options that make it act on this run when pasted: `--state` unless
+ * it is the default, and for the commands that take them `--remotes` and `--config` where this
+ * command's differ from the run's own.
+ */
+export function commandFor(verb: string, runId: string, selection: Selection, run?: Pick<Run, 'origin'>): string {
+  const args = ['conveyor', verb, runId];
+  if (resolve(selection.statePath) !== resolve(DEFAULT_STATE)) args.push('--state', selection.statePath);
+  const origin = run?.origin.kind === 'embedded' ? run.origin : undefined;
+  const stored = (key: 'remotes' | 'configPath') => origin?.[key];
+  const differs = (given: string | undefined, key: 'remotes' | 'configPath') => given !== undefined && given !== '' && resolve(given) !== stored(key);
+  if (TAKES_REMOTES.has(verb) && differs(selection.remotes, 'remotes')) args.push('--remotes', selection.remotes!);
+  if (TAKES_CONFIG.has(verb) && differs(selection.configPath, 'configPath')) args.push('--config', selection.configPath!);
+  return args.map((a, i) => (i < 2 ? a : shellArg(a))).join(' ');
+}
+
 /** The command that continues a run that waits, or undefined. */
-export function nextCommand(run: Run): string | undefined {
+export function nextCommand(run: Run, selection: Selection): string | undefined {
   if (run.status !== 'waiting') return undefined;
   const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
-  if (approval) return `conveyor approve ${run.id}`;
-  return `conveyor retry ${run.id}   (or: conveyor cancel ${run.id})`;
+  if (approval) return commandFor('approve', run.id, selection, run);
+  return `${commandFor('retry', run.id, selection, run)}   (or: ${commandFor('cancel', run.id, selection, run)})`;
 }
 
 /** The short digest of the step's stored result, marked when it does not verify (it counts as not run). */

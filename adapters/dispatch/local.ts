@@ -5,13 +5,13 @@
 // loses nothing: a result written after it died is found, and a leftover process is stopped
 // before a re-dispatch.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, fstatSync, writeFileSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { environmentSchema, stepResultSchema, describeIssues, type Environment } from '../../core/contract/wire.ts';
+import { environmentSchema, stepResultSchema, describeIssues, type Environment, type StepPayload } from '../../core/contract/wire.ts';
 import type { AttemptOutcome, Dispatcher } from '../../engine/ports/dispatcher.ts';
-import { isSecretName } from '../../lib/secrets.ts';
+import { isSecretName, Scrubber } from '../../lib/secrets.ts';
 import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
 import { attemptFolder, refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
@@ -70,7 +70,21 @@ function attemptsDir(stateDir: string): string {
   return join(stateDir, 'attempts');
 }
 
-export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
+/** What the command line shows of an attempt while it runs: where its log is, what it printed last, its process. */
+export interface AttemptView {
+  /** Its output.log (every line the step process and its commands printed, scrubbed by the step process). */
+  log: string;
+  /** The last line it printed, scrubbed again here (see view), cut to a line's length; absent before it printed any. */
+  lastLine?: string;
+  /** The step process (its own process group), while its pid file names one that is alive. */
+  pid?: number;
+}
+
+export interface LocalDispatcher extends Dispatcher {
+  view(ref: AttemptRef): AttemptView;
+}
+
+export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDispatcher {
   const command: ActionCommand = options.actionEntry ? { from: 'bundle', args: [options.actionEntry] } : actionCommand(options.packageRoot);
   const dirOf = (ref: AttemptRef) => join(attemptsDir(options.stateDir), attemptFolder(ref));
   return {
@@ -146,6 +160,19 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         if (late) return late;
       }
       return { kind: 'lost', reason: 'the process that ran this attempt stopped before it reported', ...settledSoFar(dir) };
+    },
+    /**
+     * The step process scrubs what it writes to output.log; the last line is scrubbed once more
+     * here with the secrets this process holds (the runner's secret-named variables and those the
+     * run's commands are given by name), so the terminal never shows one whatever wrote the log.
+     */
+    view(ref) {
+      const dir = dirOf(ref);
+      const log = join(dir, 'output.log');
+      const pid = Number(readText(join(dir, 'pid')));
+      const last = lastLine(log);
+      const scrubbed = last === undefined ? undefined : scrubberOf(dir).scrub(last);
+      return { log, ...(scrubbed ? { lastLine: clipLine(scrubbed) } : {}), ...(pid > 0 && processAlive(pid) ? { pid } : {}) };
     },
     /** By the pid its folder keeps: the process that started it may be another (a cancel by another command). */
     async stop(ref) {
@@ -234,6 +261,56 @@ function readText(path: string): string | undefined {
     return undefined;
   }
 }
+
+const scrubbers = new Map<string, Scrubber>();
+
+/** The secrets an attempt's log could show: the runner's secret-named variables and what its payload passes by name. */
+function scrubberOf(dir: string): Scrubber {
+  const known = scrubbers.get(dir);
+  if (known) return known;
+  const scrubber = Scrubber.fromEnvironment(process.env, undefined);
+  try {
+    const payload = JSON.parse(readFileSync(join(dir, 'payload.json'), 'utf8')) as StepPayload;
+    for (const name of byNameOf(payload)) scrubber.add(process.env[name]);
+  } catch {
+    // No payload yet: the secret-named variables alone.
+  }
+  scrubbers.set(dir, scrubber);
+  return scrubber;
+}
+
+/** How much of the end of a log is read for its last line. */
+const TAIL_BYTES = 8192;
+
+/** The last non-blank line of a file, without terminal control sequences; undefined when there is none. */
+export function lastLine(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const lines = buffer
+      .toString('utf8')
+      // Colours, cursor moves and carriage-return redraws would rewrite the command line's own lines.
+      // eslint-disable-next-line no-control-regex
+      .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
+      .split(/\r?\n|\r/)
+      // eslint-disable-next-line no-control-regex
+      .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').trim())
+      .filter((l) => l.trim() !== '');
+    return lines.at(-1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const clipLine = (line: string, max = 200): string => (line.length > max ? `${line.slice(0, max - 1)}…` : line);
 
 /** How long a leftover step process gets to stop its commands before it is killed. */
 const STOP_GRACE_MS = 5000;

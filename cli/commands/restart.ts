@@ -18,6 +18,7 @@ import { compileConfigFile, formatConfigErrors } from '../config-file.ts';
 import { cancelRun, definedOnly, startRun } from '../drive.ts';
 import { DEFAULT_STATE, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
+import { commandFor, type Selection } from '../render.ts';
 import { progressStream, warn, warnRaw } from '../../lib/terminal.ts';
 
 /** The repository given with --repo when the run started, if any (for services that name none). */
@@ -76,7 +77,7 @@ export function describePlanDiff(diffs: readonly StepDiff[]): string[] {
  * with. Returns an exit code when the retry must not go on (after saying why), else the plan as the
  * file says now (its budget, which the hash leaves out, is what the retry goes on with).
  */
-export async function checkPlanUnchanged(run: Run, configPath: string): Promise<{ refused: number } | { plan: Plan }> {
+export async function checkPlanUnchanged(run: Run, configPath: string, selection: Selection): Promise<{ refused: number } | { plan: Plan }> {
   const now = await currentPlan(run, configPath);
   if (!now.ok) return { refused: now.code };
   if (now.plan.hash === run.plan.hash) return { plan: now.plan };
@@ -86,7 +87,7 @@ export async function checkPlanUnchanged(run: Run, configPath: string): Promise<
       `conveyor: the pipeline "${run.plan.pipeline}" in ${configPath} changed since run ${run.id} started (plan ${run.plan.hash.slice(0, 12)} -> ${now.plan.hash.slice(0, 12)}), so retry refuses to resume it on a different pipeline.`,
       'Steps that differ (before -> after):',
       ...lines,
-      `Start the run over on the current configuration with \`conveyor restart ${run.id}\` (or retry it with the configuration it started with: \`--config FILE\`).`,
+      `Start the run over on the current configuration with \`${commandFor('restart', run.id, selection, run)}\` (or retry it with the configuration it started with: \`--config FILE\`).`,
       '',
     ].join('\n'),
   );

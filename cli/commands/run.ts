@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_STATE, openStore, storedRun } from '../embedded.ts';
 import { decide, readBody, report, startRun } from '../drive.ts';
 import { action, EXIT, Refusal } from '../program.ts';
-import { renderRun } from '../render.ts';
+import { renderRun, runningSteps } from '../render.ts';
 import { checkPlanUnchanged } from './restart.ts';
 import { UsageError } from '../../core/errors.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
@@ -142,7 +142,7 @@ export function register(program: Command): void {
           override: { remotes: o.remotes, approve: o.approve, configPath: o.config },
           // The run resumes only on the pipeline it started with.
           check: async (run, options) => {
-            const checked = await checkPlanUnchanged(run, options.configPath);
+            const checked = await checkPlanUnchanged(run, options.configPath, { statePath: o.state, remotes: o.remotes, configPath: o.config });
             if ('refused' in checked) return checked.refused;
             budgetUsd = checked.plan.budgetUsd ?? null;
             return undefined;
@@ -180,7 +180,7 @@ export function register(program: Command): void {
         try {
           if (runId) {
             const run = await storedRun(store, o.state, runId);
-            if (o.json) report(run, true);
+            if (o.json) report(run, true, { statePath: o.state });
             else say(`${renderRun(run)}`);
             return EXIT.ok;
           }
@@ -196,8 +196,14 @@ export function register(program: Command): void {
           } else if (runs.length === 0) {
             say(`No runs in ${o.state}.`);
           } else {
-            for (const r of runs)
-              say(`${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}`);
+            const at = now();
+            for (const r of runs) {
+              // A running run says what runs and for how long: `(implement running 1m 12s)`.
+              const under = r.status === 'running' ? runningSteps(r, at) : '';
+              say(
+                `${r.id.padEnd(24)} ${r.status.padEnd(10)} ${r.plan.pipeline.padEnd(12)} ${r.issue.repo}#${r.issue.number}  ${r.issue.title}${under ? `  (${under})` : ''}`,
+              );
+            }
           }
           return EXIT.ok;
         } finally {

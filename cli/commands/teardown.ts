@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_STATE, loadRun, openSession, runOptions } from '../embedded.ts';
 import { action, EXIT } from '../program.ts';
 import { takeLease } from '../drive.ts';
+import { commandFor } from '../render.ts';
 import { say, warn } from '../../lib/terminal.ts';
 
 export function register(program: Command): void {
@@ -18,7 +19,9 @@ export function register(program: Command): void {
       action(async (runId: string, o: { state: string; remotes?: string }) => {
         const stored = await loadRun(o.state, runId);
         if (stored.status === 'running') {
-          warn(`run ${runId} is running; stop it with \`conveyor cancel ${runId}\` (which tears its environments down) or tear down once it waits or ends.`);
+          warn(
+            `run ${runId} is running; stop it with \`${commandFor('cancel', runId, { statePath: o.state })}\` (which tears its environments down) or tear down once it waits or ends.`,
+          );
           return EXIT.failed;
         }
         const up = stored.environments.filter((e) => e.state === 'ready');
@@ -38,7 +41,7 @@ export function register(program: Command): void {
           for (const e of still) say(`STILL UP ${e.service}  ${e.envId}${e.url ? `  ${e.url}` : ''}  — ${e.error ?? 'teardown failed'}`);
           if (still.length) {
             warn(
-              `${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`conveyor teardown ${runId}\` again.`,
+              `${still.length} environment${still.length === 1 ? '' : 's'} of run ${runId} could not be removed; fix the cause and run \`${commandFor('teardown', runId, { statePath: o.state, ...(o.remotes ? { remotes: o.remotes } : {}) }, stored)}\` again.`,
             );
             return EXIT.failed;
           }

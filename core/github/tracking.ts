@@ -45,7 +45,17 @@ const link = (text: string, url: string | undefined): string => {
 /** Whether any agent of the run reported usage: only then has the table a usage column. */
 const hasUsage = (run: Run): boolean => runUsage(run) !== undefined;
 
-function stepRows(run: Run, links: RunLinks): string[] {
+/**
+ * How long a running attempt has run, in whole minutes (`<1m`, `4m`, `1h 5m`): the text changes
+ * at most once a minute, so a refresh within the same minute writes nothing.
+ */
+export function runningFor(startedAt: string, now: string): string {
+  const ms = Date.parse(now) - Date.parse(startedAt);
+  if (!Number.isFinite(ms) || ms < 60_000) return '<1m';
+  return formatDuration(Math.floor(ms / 60_000) * 60_000).replace(/ 0s$/, '');
+}
+
+function stepRows(run: Run, links: RunLinks, now: string): string[] {
   const usage = hasUsage(run);
   return run.plan.steps.map((p) => {
     const s = run.steps[p.id];
@@ -53,12 +63,15 @@ function stepRows(run: Run, links: RunLinks): string[] {
     const record = findRecord(s, s.attempt, s.epoch);
     const repair = s.mode === 'repair' ? ` (repair${repairNumber(s, s.attempt) ? ` ${repairNumber(s, s.attempt)}` : ''})` : '';
     const attempt = s.attempt === 0 ? '' : `${s.attempt}${repair}${s.epoch > 0 ? `, dispatch ${s.epoch + 1}` : ''}`;
-    // A running attempt's time would be frozen at the last write: when it started says what stays true.
+    // A running attempt's time so far, as of the write (the reporter writes it again each minute
+    // while a step runs), and when it started, which stays true between writes.
     const duration = !record
       ? ''
       : record.finishedAt
         ? formatDuration(Date.parse(record.finishedAt) - Date.parse(record.startedAt))
-        : `since ${formatClock(record.startedAt)}`;
+        : s.status === 'queued'
+          ? `${runningFor(record.startedAt, now)} so far, since ${formatClock(record.startedAt)}`
+          : `since ${formatClock(record.startedAt)}`;
     const l = links[p.id] ?? {};
     const linkText = [l.checkRunUrl ? link('check run', l.checkRunUrl) : '', l.workflowRunUrl ? link('workflow run', l.workflowRunUrl) : '']
       .filter(Boolean)
@@ -72,13 +85,13 @@ function stepRows(run: Run, links: RunLinks): string[] {
 }
 
 /** The table and lists shared by the tracking comment and the summary check run. */
-/** `_now`: the moment it is rendered for (a running step says when it started, which stays true). */
-export function renderRunTable(run: Run, links: RunLinks, _now: string): string {
+/** `now`: the moment it is rendered for (a running step says how long it has run, and since when). */
+export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   const usage = hasUsage(run);
   const lines = [
     `| step | kind | state | attempt | duration |${usage ? ' usage |' : ''} links |`,
     `| --- | --- | --- | --- | --- |${usage ? ' --- |' : ''} --- |`,
-    ...stepRows(run, links),
+    ...stepRows(run, links, now),
   ];
   // The run's tokens and cost (and budget), as its agents reported them: what people look for first.
   const total = usageLine(run);

@@ -150,6 +150,8 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
       return retry(run, event);
     case 'feedback':
       return feedback(run, event);
+    case 'interrupted':
+      return interrupted(run, event);
     case 'cancel':
       return cancel(run, event.at, cancelReason(event.by, event.reason), event.unreachable === true);
     case 'pr-pushed':
@@ -433,6 +435,26 @@ function cancel(run: Run, at: string, why: string, unreachable = false): DraftTr
     d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }
   d.teardown();
+  return d.finish();
+}
+
+/**
+ * Every attempt under way is recorded as interrupted and stopped where it runs (a merge runs in the
+ * engine, which checks it is current first); its step fails, and the run waits for a retry.
+ */
+function interrupted(run: Run, event: Extract<RunEvent, { type: 'interrupted' }>): DraftTransition {
+  const queued = run.plan.steps.map((p) => run.steps[p.id]).filter((s): s is StepState => s?.status === 'queued');
+  if (queued.length === 0) return unchanged(run);
+  const reason = capped(event.reason, REASON_MAX);
+  const d = new Draft(run, event.at);
+  for (const s of queued) {
+    d.finishAttempt(s.id, { conclusion: 'interrupted', summary: reason });
+    d.fail(s.id, `${s.mode === 'repair' ? 'repair ' : ''}attempt ${s.attempt} was interrupted: ${reason}`);
+    if (planStep(run, s.id)?.kind === 'merge' && s.mode === 'run') continue;
+    const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
+    d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
+  }
+  d.settle();
   return d.finish();
 }
 

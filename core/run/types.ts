@@ -26,7 +26,8 @@ export interface AttemptRecord {
   mode: AttemptMode;
   startedAt: string;
   finishedAt?: string;
-  conclusion?: StepResult['conclusion'] | 'lost';
+  /** `interrupted`: the process driving the run was stopped by its user (Ctrl-C) and stopped the attempt with it. */
+  conclusion?: StepResult['conclusion'] | 'lost' | 'interrupted';
   summary?: string;
   error?: { code: string; message: string };
   receipt?: string;
@@ -176,6 +177,12 @@ export type RunEvent =
   | { type: 'retry'; at: string; step?: string; by?: string; budgetUsd?: number | null }
   /** A person asks the coder for a change: the code step repairs with it once no attempt is under way. */
   | ({ type: 'feedback'; at: string } & Omit<Feedback, 'at' | 'taken' | 'dropped'>)
+  /**
+   * The person driving the run stopped it (Ctrl-C on `conveyor run`): the attempts under way are
+   * stopped and recorded as interrupted, their steps failed, and the run waits for a retry (never
+   * dispatched again on its own, as a lost attempt is). `reason`: who stopped it, and how to resume.
+   */
+  | { type: 'interrupted'; at: string; reason: string }
   /** `unreachable`: the forge itself is gone for this run (see Run.unreachable). */
   | { type: 'cancel'; at: string; by?: string; reason?: string; unreachable?: boolean }
   /**

@@ -1,7 +1,7 @@
 // What `conveyor status` and `conveyor run` print of a run: times as people read them (core/time.ts),
 // `2 min ago` for the start (printed the moment it is read) and `1m 12s` for each step's time.
 import { describe, expect, it } from 'vitest';
-import { renderRun } from '../../cli/render.ts';
+import { commandFor, nextCommand, renderRun, runningSteps } from '../../cli/render.ts';
 import type { RunEvent } from '../../core/run/types.ts';
 import { planOf } from '../helpers/plans.ts';
 import { AT, current, start, step } from '../core/run/drive.ts';
@@ -37,5 +37,35 @@ describe('the command line status of a run', () => {
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;
     run = step(run, at(current(run, 'test', 'success'), 3600 + 180)).run;
     expect(renderRun(run, later(4000)).split('\n')[0]).toBe('Run r1: succeeded  (default on acme/web#7: Add a thing; started 1 hour ago, took 1h 3m)');
+  });
+
+  it('says a step under way is running, with its time so far (never `queued … 0ms`)', () => {
+    let run = start(plan).run;
+    run = step(run, at(current(run, 'implement', 'success'), 72)).run;
+    const text = renderRun(run, later(72 + 81));
+    expect(text).toMatch(/^test +gate +running +1 +1m 21s/m);
+    expect(text).not.toContain('queued');
+    expect(runningSteps(run, later(72 + 81))).toBe('test running 1m 21s');
+  });
+});
+
+describe('the commands the command line prints', () => {
+  const plan = planOf([{ id: 'implement', kind: 'code' }]);
+  const run = { ...start(plan).run, status: 'waiting' as const, options: { remotes: '/org/remotes', configPath: '/org/conveyor.yml' } };
+
+  it('carry --state unless it is the default, so that pasted they act on this run', () => {
+    expect(commandFor('retry', 'web-1', { statePath: '.conveyor/state.db' }, run)).toBe('conveyor retry web-1');
+    expect(commandFor('retry', 'web-1', { statePath: 'fail.db' }, run)).toBe('conveyor retry web-1 --state fail.db');
+    expect(commandFor('cancel', 'web-1', { statePath: 'my runs/state.db' })).toBe("conveyor cancel web-1 --state 'my runs/state.db'");
+    expect(nextCommand(run, { statePath: 'fail.db' })).toBe('conveyor retry r1 --state fail.db   (or: conveyor cancel r1 --state fail.db)');
+  });
+
+  it("carry --remotes and --config where this command's differ from the run's own, on the commands that take them", () => {
+    const selection = { statePath: 'fail.db', remotes: '/elsewhere', configPath: '/org/conveyor.yml' };
+    expect(commandFor('retry', 'web-1', selection, run)).toBe('conveyor retry web-1 --state fail.db --remotes /elsewhere');
+    expect(commandFor('restart', 'web-1', { ...selection, configPath: '/org/new.yml' }, run)).toBe(
+      'conveyor restart web-1 --state fail.db --remotes /elsewhere --config /org/new.yml',
+    );
+    expect(commandFor('approve', 'web-1', selection, run)).toBe('conveyor approve web-1 --state fail.db');
   });
 });

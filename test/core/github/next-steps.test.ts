@@ -31,8 +31,8 @@ describe('a running run', () => {
     expect(text).toContain(
       '> 🔄 **Running** `test` (repair 1, since 00:02 UTC) after attempt 1 failed: test failure. To stop the run, comment `/conveyor cancel`.',
     );
-    // A running attempt's time would freeze at the last write: it says when it started.
-    expect(text).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) | since 00:02 UTC |');
+    // A running attempt says how long it has run as of the write (whole minutes: rewritten each minute) and when it started.
+    expect(text).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) | <1m so far, since 00:02 UTC |');
     // Times a reader can use: the moment of the last change and of the start, never raw ISO.
     expect(text).toContain('<sub>Updated Jan 1, 00:02 UTC · started Jan 1, 00:00 UTC.');
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT/);

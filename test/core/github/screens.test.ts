@@ -28,7 +28,7 @@ describe('the texts of the screenshots', () => {
   it('a repair: named as one in the comment and the Checks tab, the failed attempt beside it', () => {
     const s = get('repair');
     expect(s.comment).toContain('> 🔄 **Running** `test` (repair 1, since 10:05 UTC) after attempt 1 failed: gate test failed in acme/web.');
-    expect(s.comment).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) | since 10:05 UTC |');
+    expect(s.comment).toContain('| `test` | gate | 🔧 repairing | 2 (repair 1) | <1m so far, since 10:05 UTC |');
     expect(s.checks.map((c) => [c.name, c.status, c.conclusion ?? ''])).toEqual([
       ['conveyor', 'in_progress', ''],
       ['conveyor / implement', 'completed', 'success'],

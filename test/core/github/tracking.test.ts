@@ -22,8 +22,10 @@ describe('tracking comment', () => {
     const text = renderTrackingComment(run, { test: { checkRunUrl: 'https://c/1', workflowRunUrl: 'https://w/2' } }, later(160));
     expect(text.split('\n')[0]).toBe(trackingMarker(run.id));
     expect(text).toContain('| `implement` | code | ✅ succeeded | 1 | 30s |  |');
-    // The re-dispatched attempt started at 100 s (not the lost one, at 30 s): it runs since then.
-    expect(text).toContain('| `test` | gate | 🔄 running | 1, dispatch 2 | since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |');
+    // The re-dispatched attempt started at 100 s (not the lost one, at 30 s): it has run a minute since then.
+    expect(text).toContain(
+      '| `test` | gate | 🔄 running | 1, dispatch 2 | 1m so far, since 00:01 UTC | [check run](https://c/1) · [workflow run](https://w/2) |',
+    );
     expect(renderSummaryCheck(run, {}, later(160))).toMatchObject({ status: 'in_progress', title: 'running test: 1 of 2 steps succeeded' });
   });
 
