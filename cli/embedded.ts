@@ -2,13 +2,13 @@
 // action: its sources in a clone, its bundle when installed) and the local forge, over a folder of
 // bare repositories.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
-import { openLocalForge } from '../adapters/forge/local.ts';
+import { openLocalForge, type LocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
@@ -61,9 +61,22 @@ export function checkRemotes(plan: Plan, remotes: string): void {
   }
 }
 
+/**
+ * A state database's attempt folders: each database has its own, so two in one folder never take
+ * each other's results (an attempt folder is named by run, step and attempt, which two databases
+ * may share). The default `state.db` keeps the plain `attempts/` beside it; any other database
+ * `NAME` has `NAME-attempts/` beside it, as SQLite names its `NAME-wal` and `NAME-shm`.
+ */
+export function attemptsFolder(statePath: string): string {
+  const db = resolve(statePath);
+  return basename(db) === 'state.db' ? join(dirname(db), 'attempts') : `${db}-attempts`;
+}
+
 export interface Session {
   engine: Engine;
   store: RunStore;
+  /** The remotes' forge: it gives out issue numbers (so run ids and work branches) for every state database on them. */
+  forge: LocalForge;
   close(): Promise<void>;
 }
 
@@ -71,7 +84,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   const store = await openStore(statePath);
   const forge = await openLocalForge(remotes);
   const progress = createProgress(progressStream(json));
-  const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
+  const dispatcher = createLocalDispatcher({ attemptsDir: attemptsFolder(statePath), statePath: resolve(statePath), remotes: resolve(remotes) });
   const engine = new Engine({
     store,
     dispatcher,
@@ -88,6 +101,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
+    forge,
     async close() {
       progress.done();
       forge.close?.();

@@ -95,7 +95,8 @@ export async function commitLeftovers(payload: StepPayload, repo: WorkspaceRepo)
     changed: head !== repo.preparedHead && (paths.length > 0 || resolving),
     paths,
     pushedPaths: await git.pushedPaths(head, [repo.startCommit, repo.baseCommit]),
-    advanced: head !== (repo.startCommit || repo.baseCommit),
+    // A branch started over (its old PR ended) advanced only by commits on the base: its old head is what the push replaces, not what it adds to.
+    advanced: head !== (repo.startedOver ? repo.baseCommit : repo.startCommit || repo.baseCommit),
   };
 }
 

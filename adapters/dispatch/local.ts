@@ -52,9 +52,16 @@ export function actionCommand(root: string = PACKAGE_ROOT): ActionCommand {
   return { from: 'bundle', args: [join(root, 'action/dist/index.js')] };
 }
 
-export interface LocalDispatcherOptions {
-  /** Folder for attempt folders (payload, result, pid, log). */
-  stateDir: string;
+export type LocalDispatcherOptions = (
+  | {
+      /** Folder whose `attempts/` holds the attempt folders (payload, result, pid, log). */
+      stateDir: string;
+    }
+  | {
+      /** The folder of the attempt folders itself: one of its own per state database (cli/embedded.ts). */
+      attemptsDir: string;
+    }
+) & {
   /** The state database, which the step's commands must not reach (the sandbox hides it). */
   statePath?: string;
   /** Folder of bare repositories: owner/name is <remotes>/owner/name.git. */
@@ -63,16 +70,17 @@ export interface LocalDispatcherOptions {
   packageRoot?: string;
   /** A script to run instead of the action (tests' stand-ins). */
   actionEntry?: string;
-}
+};
 
 /** Where the state keeps every attempt's folder (attemptFolder); the sandbox hides it from the step's commands. */
-function attemptsDir(stateDir: string): string {
-  return join(stateDir, 'attempts');
+function attemptsDirOf(options: LocalDispatcherOptions): string {
+  return 'attemptsDir' in options ? options.attemptsDir : join(options.stateDir, 'attempts');
 }
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatcher {
   const command: ActionCommand = options.actionEntry ? { from: 'bundle', args: [options.actionEntry] } : actionCommand(options.packageRoot);
-  const dirOf = (ref: AttemptRef) => join(attemptsDir(options.stateDir), attemptFolder(ref));
+  const attempts = attemptsDirOf(options);
+  const dirOf = (ref: AttemptRef) => join(attempts, attemptFolder(ref));
   return {
     async run(payload, hooks) {
       const dir = dirOf(refOf(payload));
@@ -103,7 +111,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): Dispatch
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
         // What the sandbox hides from the step's commands: every attempt's files and the database.
-        CONVEYOR_ATTEMPTS_DIR: attemptsDir(options.stateDir),
+        CONVEYOR_ATTEMPTS_DIR: attempts,
         ...(options.statePath ? { CONVEYOR_STATE_DB: options.statePath } : {}),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });

@@ -1,7 +1,7 @@
 // The `code` step (and the repair of a gate or review, which is the same work with findings): one
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { ConveyorError } from '../../../core/errors.ts';
-import type { ErrorCode, StepPayload, StepResult } from '../../../core/contract/wire.ts';
+import type { ErrorCode, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
 import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
@@ -27,6 +27,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
   const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', {
     fresh: work.mode === 'run',
     ...(work.resolveConflicts ? { resolveConflicts: true } : {}),
+    endedWork: (r) => endedPullRequest(ctx, r),
   });
   try {
     for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
@@ -111,6 +112,21 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
   } finally {
     await removeStepWorkspace(ctx, ws);
   }
+}
+
+/**
+ * Why a work branch must start over instead of being resumed: its pull request was merged or
+ * closed, so it holds the work of a run that ended (the same issue run again, or another state
+ * database's run on the same remotes), which must not come into this run's PR. A branch the run
+ * knows the PR of, or one with an open PR, or with none at all (an attempt that pushed and was
+ * lost before it opened one), is resumed.
+ */
+async function endedPullRequest(ctx: StepContext, repo: PayloadRepo): Promise<string | undefined> {
+  if (repo.pr) return undefined;
+  const forge = await ctx.forge();
+  if (await forge.findPullRequest(repo.repo, repo.workBranch)) return undefined;
+  const ended = (await forge.listPullRequests(repo.repo, { branches: [repo.workBranch], state: 'closed' })).at(-1);
+  return ended ? `its pull request ${repo.repo}#${ended.number} was ${ended.state === 'merged' ? 'merged' : 'closed'}` : undefined;
 }
 
 /** Repositories whose resumed work branch differs from its base. */
