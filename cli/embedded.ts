@@ -13,6 +13,7 @@ import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
 import { createProgress } from './render.ts';
+import { reportPrStatus } from './pr-status.ts';
 import { progressStream, warn, warnRaw } from '../lib/terminal.ts';
 
 export const DEFAULT_STATE = '.conveyor/state.db';
@@ -90,6 +91,8 @@ export async function openSession(statePath: string, remotes: string, json: bool
     dispatcher,
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
+    // The PRs' bodies say where the run stands, as on GitHub (a failure to write them is the log's, not the run's).
+    report: (run) => reportPrStatus(forge, run, statePath),
     reply: (_run, text) => {
       warn(text);
     },

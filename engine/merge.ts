@@ -8,6 +8,7 @@
 // repositories first, with the configured method, each commit carrying the run's trailers. A PR
 // merged by an earlier try counts as merged. If a later PR cannot be merged after an earlier one
 // was, the step fails saying exactly which PRs are merged and which are not.
+import { pullRequestTitle } from '../core/github/pr-body.ts';
 import { code } from '../core/text.ts';
 import type { Run, RunEffect } from '../core/run/types.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
@@ -108,7 +109,8 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     try {
       const result = await forge.mergePullRequest(pr.repo, pr.number, {
         method,
-        title: `${run.issue.title} (#${run.issue.number})`,
+        // `owner/repo#N` outside the issue's repository: GitHub would link `#N` to that repository's own.
+        title: pullRequestTitle(run.issue, pr.repo),
         message: mergeTrailers(run, pr),
         ...(pr.head ? { expectedHead: pr.head } : {}),
       });

@@ -3,7 +3,9 @@
 // repository, then rewrite every PR body so each links the issue and its siblings.
 import { code } from '../../core/text.ts';
 import { oneLine } from '../../core/prompts/prompt.ts';
-import { pullRequestBody, pullRequestTitle } from '../../core/prompts/pr-body.ts';
+import { pullRequestBody, pullRequestTitle, type RepoChangeSummary } from '../../core/github/pr-body.ts';
+import { PR_TITLE_MAX } from '../../core/github/limits.ts';
+import { z } from 'zod';
 import { ConveyorError } from '../../core/errors.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { writesOutside } from '../../core/steps/writes.ts';
@@ -164,13 +166,41 @@ async function knownPr(forge: Forge, r: WorkspaceRepo): Promise<Known | undefine
   return found ? { pr: found, body: found.body } : undefined;
 }
 
+/** The agent's own words on its change: `summary` of the JSON it left at $CONVEYOR_RESULT_FILE, if any. */
+export function agentSummary(resultText: string | undefined): string | undefined {
+  if (!resultText) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(resultText);
+  } catch {
+    return undefined;
+  }
+  const parsed = agentSummarySchema.safeParse(raw);
+  return parsed.success && parsed.data.summary.trim() ? parsed.data.summary : undefined;
+}
+
+const agentSummarySchema = z.object({ summary: z.string() });
+
+/** What the PR of each repository holds against its base, from the checkout (no call to the forge). */
+async function changesOf(ws: Workspace, repos: ReadonlySet<string>, summary: string | undefined): Promise<Map<string, RepoChangeSummary>> {
+  const out = new Map<string, RepoChangeSummary>();
+  for (const r of ws.repos) {
+    if (!repos.has(r.repo)) continue;
+    const files = await r.git.diffStat(r.baseCommit, await r.git.currentCommit());
+    out.set(r.repo, { files, ...(summary ? { summary } : {}) });
+  }
+  return out;
+}
+
 /**
  * Opens or updates the PR of each pushed repository, finds the PRs of the others (a resumed
- * change keeps its PRs), and rewrites a body when the set it links changed: a PR just opened, or
- * one found that the run did not know. A PR the run knew was written with the set the run knew, so
- * an attempt that adds no PR costs no call for them (the head of a pushed one is the commit pushed).
- * The run's draft PR of a repository that holds the change (`holding`: the pushed ones, or those whose
- * branch kept an earlier attempt's work) is marked ready for review.
+ * change keeps its PRs), and rewrites a body when what it says changed: a PR just opened or pushed
+ * to (what changed in it), or one found that the run did not know (the set it links). A PR the run
+ * knew and this attempt did not push to was written as the run knew it, so it costs no call. A body
+ * known here keeps its status section (the app and the embedded mode keep that current); one not
+ * read gets the placeholder, which the next report of the run replaces. The run's draft PR of a
+ * repository that holds the change (`holding`: the pushed ones, or those whose branch kept an
+ * earlier attempt's work) is marked ready for review. `summary`: the agent's own words (agentSummary).
  */
 export async function publishPullRequests(
   ctx: StepContext,
@@ -178,9 +208,12 @@ export async function publishPullRequests(
   ws: Workspace,
   pushed: ReadonlySet<string>,
   holding: ReadonlySet<string> = pushed,
+  summary?: string,
 ): Promise<PullRequestRef[]> {
   const forge = await ctx.forge();
   const prs: Known[] = [];
+  const withPr = new Set([...holding, ...ws.repos.filter((r) => r.pr || r.resumed).map((r) => r.repo)]);
+  const changes = await changesOf(ws, withPr, summary);
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
     if (!known && pushed.has(r.repo)) {
@@ -188,8 +221,8 @@ export async function publishPullRequests(
         repo: r.repo,
         branch: r.workBranch,
         base: r.base,
-        title: pullRequestTitle(payload.issue),
-        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] }),
+        title: fitTitle(pullRequestTitle(payload.issue, r.repo)),
+        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [], change: changes.get(r.repo) ?? { files: [] } }),
       });
       ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
@@ -205,10 +238,16 @@ export async function publishPullRequests(
     payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
   for (const { pr, body: current } of prs) {
-    const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
-    const unchanged = current === undefined ? asTheRunKnew : body === current;
+    const change = changes.get(pr.repo);
+    const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links, ...(change ? { change } : {}) }, current);
+    const unchanged = current === undefined ? asTheRunKnew && !pushed.has(pr.repo) : body === current;
     const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;
+}
+
+/** A title GitHub takes (PR_TITLE_MAX). */
+function fitTitle(title: string): string {
+  return title.length <= PR_TITLE_MAX ? title : `${title.slice(0, PR_TITLE_MAX - 1)}…`;
 }

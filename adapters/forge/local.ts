@@ -160,6 +160,28 @@ export class LocalForge implements Forge {
     return this.toPullRequest(this.row(repo, number));
   }
 
+  /**
+   * Rewrites a PR's body from what it is at this moment, in one write transaction: a step process
+   * rewriting the same body meanwhile is neither lost nor overwritten with an older text. Says
+   * whether the body changed.
+   */
+  editPullRequestBody(repo: string, number: number, edit: (body: string) => string): boolean {
+    const change = this.db.transaction((): boolean => {
+      const row = this.row(repo, number);
+      const body = edit(row.body);
+      if (body === row.body) return false;
+      this.db.prepare('UPDATE pull_requests SET body = ?, updated_at = ? WHERE repo = ? AND number = ?').run(body, new Date().toISOString(), repo, number);
+      return true;
+    });
+    return change.immediate();
+  }
+
+  /** The PR's diff as GitHub's Files tab shows it: its head against where it left its base. */
+  async pullRequestDiff(pr: Pick<PullRequest, 'repo' | 'base' | 'head'>): Promise<string> {
+    if (!pr.head) return '';
+    return new GitRepo(this.bare(pr.repo)).diff(`refs/heads/${pr.base}...${pr.head}`);
+  }
+
   /** With its mergeability, as GitHub gives it for one PR: clean, or dirty (a conflict with its base). */
   async getPullRequest(repo: string, number: number): Promise<PullRequest> {
     const pr = await this.toPullRequest(this.row(repo, number));

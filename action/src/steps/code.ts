@@ -4,7 +4,7 @@ import { ConveyorError } from '../../../core/errors.ts';
 import type { ErrorCode, PayloadRepo, StepPayload, StepResult } from '../../../core/contract/wire.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
-import { commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
+import { agentSummary, commitLeftovers, publishPullRequests, pushBranch, writesViolations, type RepoChange } from '../publish.ts';
 import { workspaceTable } from '../summary.ts';
 import type { WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
@@ -75,7 +75,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs = await publishPullRequests(ctx, payload, ws, new Set(), new Set(held));
+        const prs = await publishPullRequests(ctx, payload, ws, new Set(), new Set(held), agentSummary(outcome.resultText));
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
         return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits };
       }
@@ -87,7 +87,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     const rejected = pushes.flatMap((p) => (p.status === 'rejected' ? [p.reason as unknown] : []));
     const pushed = new Set(toPush.filter((_c, i) => pushes[i]?.status === 'fulfilled').map((c) => c.repo.repo));
     for (const repo of pushed) ctx.log(`conveyor: pushed ${repo}`);
-    const prs = await publishPullRequests(ctx, payload, ws, pushed);
+    const prs = await publishPullRequests(ctx, payload, ws, pushed, pushed, agentSummary(outcome.resultText));
     if (rejected.length) {
       const first = rejected[0];
       const message = rejected.map((e) => (e instanceof Error ? e.message : String(e))).join('\n');
