@@ -139,7 +139,11 @@ export function pullRequestBody(input: PrBodyInput, current?: string): string {
     }
     lines.push('');
   }
-  const status = input.status ?? (current === undefined ? undefined : statusOf(current)) ?? 'Conveyor shows the state of the run here as it goes on.';
+  // Until the run's state is written here (the embedded mode does at its next change), the tracking comment has it.
+  const status =
+    input.status ??
+    (current === undefined ? undefined : statusOf(current)) ??
+    `Where the run stands, and how to approve it: the tracking comment on ${issue.repo}#${issue.number}.`;
   lines.push(statusSection(status), '', `<sub>Opened by Conveyor, run \`${input.runId}\`.</sub>`);
   const body = lines.join('\n');
   return body.length <= COMMENT_MAX ? body : fitComment(body);

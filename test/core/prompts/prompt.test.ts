@@ -185,7 +185,7 @@ describe('pull request bodies', () => {
 
   it("keep a status section that is replaced alone, and stay within GitHub's limit", () => {
     const first = pullRequestBody({ issue, runId: 'r', repo: 'acme/web', prs: [], change: { files: [{ path: 'a', added: 1, removed: 0 }] } });
-    expect(statusOf(first)).toBe('Conveyor shows the state of the run here as it goes on.');
+    expect(statusOf(first)).toBe('Where the run stands, and how to approve it: the tracking comment on acme/web#7.');
     const updated = withStatus(first, '### Run `r`: waiting');
     expect(statusOf(updated)).toBe('### Run `r`: waiting');
     expect(updated.replace(statusOf(updated)!, '')).toBe(first.replace(statusOf(first)!, ''));
