@@ -20,7 +20,7 @@ import type { GitHub } from '../adapters/github/forge/github.ts';
 import type { Repos } from '../adapters/github/forge/repos.ts';
 import { StoreError } from '../engine/ports/store.ts';
 import { issueAuthorSchema, type IssueAuthor, type PullRequestRef } from '../core/contract/wire.ts';
-import { pullRequestBody, pullRequestTitle } from '../core/prompts/pr-body.ts';
+import { pullRequestBody, pullRequestTitle } from '../core/github/pr-body.ts';
 import { primaryRepo, workBranch } from '../core/run/payload.ts';
 import { canWrite, type AppDeps } from './deps.ts';
 import { isBot } from './deciders.ts';
@@ -221,7 +221,7 @@ async function openDraft(
     base: primary.base,
     baseCommit,
     message: `Conveyor run ${runId} for ${issue.repo}#${issue.number}: the work starts here`,
-    title: pullRequestTitle(issue),
+    title: pullRequestTitle(issue, primary.repo),
     body: pullRequestBody({ issue, runId, repo: primary.repo, prs: [] }),
   });
   // Its draft flag and GraphQL id travel with the run: the action marks it ready after its push without reading it first.

@@ -46,7 +46,16 @@ export async function startRun(request: StartRequest): Promise<number> {
   const session = await openSession(request.statePath, remotes, request.json);
   try {
     const primary = plan.changeSet.find((r) => r.role === 'primary')?.repo ?? plan.changeSet[0]!.repo;
-    const number = request.issue ?? (await nextIssueNumber(session.store, primary));
+    // The remotes' forge gives the number (or records the one given), as GitHub does: a number, a
+    // run id and a work branch no other state database on these remotes has.
+    // Past the state database's own numbers too: those of runs from before the forge gave them out.
+    const after = Math.max(0, ...(await session.store.list()).filter((r) => r.issue.repo === primary).map((r) => r.issue.number));
+    const { number } = session.forge.openIssue({
+      repo: primary,
+      title: request.title,
+      body: request.body,
+      ...(request.issue ? { number: request.issue } : { after }),
+    });
     const active = (await session.store.list({ status: ['running', 'waiting'], issue: { repo: primary, number }, pipeline: plan.pipeline })).at(0);
     if (active) {
       const selection = { statePath: request.statePath, remotes, configPath: request.configPath };
@@ -337,11 +346,6 @@ export function readBody(path: string | undefined, option = '--body-file'): stri
   } catch (e) {
     throw new UsageError(`${option} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
-}
-
-async function nextIssueNumber(store: RunStore, repo: string): Promise<number> {
-  const numbers = (await store.list()).filter((r) => r.issue.repo === repo).map((r) => r.issue.number);
-  return numbers.length ? Math.max(...numbers) + 1 : 1;
 }
 
 async function uniqueRunId(store: RunStore, repo: string, issue: number): Promise<string> {

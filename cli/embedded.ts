@@ -2,18 +2,19 @@
 // action: its sources in a clone, its bundle when installed) and the local forge, over a folder of
 // bare repositories.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { EmbeddedOrigin } from '../core/run/origin.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher, type LocalDispatcher } from '../adapters/dispatch/local.ts';
-import { openLocalForge } from '../adapters/forge/local.ts';
+import { openLocalForge, type LocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
 import { createProgress } from './progress.ts';
+import { reportPrStatus } from './pr-status.ts';
 import { progressStream, terminalLogger, warn } from '../lib/terminal.ts';
 
 export const DEFAULT_STATE = '.conveyor/state.db';
@@ -62,6 +63,17 @@ export function checkRemotes(plan: Plan, remotes: string): void {
   }
 }
 
+/**
+ * A state database's attempt folders: each database has its own, so two in one folder never take
+ * each other's results (an attempt folder is named by run, step and attempt, which two databases
+ * may share). The default `state.db` keeps the plain `attempts/` beside it; any other database
+ * `NAME` has `NAME-attempts/` beside it, as SQLite names its `NAME-wal` and `NAME-shm`.
+ */
+export function attemptsFolder(statePath: string): string {
+  const db = resolve(statePath);
+  return basename(db) === 'state.db' ? join(dirname(db), 'attempts') : `${db}-attempts`;
+}
+
 export interface Session {
   engine: Engine;
   store: RunStore;
@@ -69,19 +81,23 @@ export interface Session {
   dispatcher: LocalDispatcher;
   /** The state database as the command was given it: what the commands it prints name (render.ts, commandFor). */
   statePath: string;
+  /** The remotes' forge: it gives out issue numbers (so run ids and work branches) for every state database on them. */
+  forge: LocalForge;
   close(): Promise<void>;
 }
 
 export async function openSession(statePath: string, remotes: string, json: boolean): Promise<Session> {
   const store = await openStore(statePath);
   const forge = await openLocalForge(remotes);
-  const dispatcher = createLocalDispatcher({ stateDir: dirname(resolve(statePath)), statePath: resolve(statePath), remotes: resolve(remotes) });
+  const dispatcher = createLocalDispatcher({ attemptsDir: attemptsFolder(statePath), statePath: resolve(statePath), remotes: resolve(remotes) });
   const progress = createProgress(progressStream(json), { view: (ref) => dispatcher.view(ref) });
   const engine = new Engine({
     store,
     dispatcher,
     merge: (run, effect) => mergeRun(forge, run, effect),
     observe: (run, event) => progress.event(run, event),
+    // The PRs' bodies say where the run stands, as on GitHub (a failure to write them is the log's, not the run's).
+    report: (run) => reportPrStatus(forge, run, statePath),
     reply: (_run, text) => {
       warn(text);
     },
@@ -95,6 +111,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
     store,
     dispatcher,
     statePath,
+    forge,
     async close() {
       progress.done();
       forge.close?.();

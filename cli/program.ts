@@ -1,7 +1,8 @@
 // What every command shares: the exit codes and the error boundary that turns typed errors into
 // messages a user can act on.
 import { Command, CommanderError } from 'commander';
-import { UsageError } from '../core/errors.ts';
+import { ConveyorError, UsageError } from '../core/errors.ts';
+import { describeWriteFailure } from '../lib/fs-errors.ts';
 import { StoreError } from '../engine/ports/store.ts';
 import { warn, warnRaw } from '../lib/terminal.ts';
 
@@ -29,6 +30,14 @@ export function action<A extends unknown[]>(fn: CommandAction<A>): (...args: A) 
       if (e instanceof UsageError || e instanceof StoreError || e instanceof Refusal) {
         warn(`${e.message}`);
         process.exitCode = e instanceof Refusal ? EXIT.failed : EXIT.usage;
+        return;
+      }
+      // A write the machine refused (a full disk, a read-only folder), or a typed error of a step of
+      // the command: one line that says what to do, and exit 1 (the state is as its last whole write left it).
+      const said = describeWriteFailure(e) ?? (e instanceof ConveyorError ? e.message : undefined);
+      if (said) {
+        warn(said);
+        process.exitCode = EXIT.failed;
         return;
       }
       throw e;

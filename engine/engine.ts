@@ -16,8 +16,10 @@ import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
-import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
+import { StoreError, type EffectClaim, type RunStore, type StoredEffect } from './ports/store.ts';
 import { attemptFields, type LogFields, type Logger } from '../lib/logger.ts';
+import { ConveyorError } from '../core/errors.ts';
+import { describeWriteFailure } from '../lib/fs-errors.ts';
 
 /**
  * How long an effect's claim lasts unrenewed. Effects take seconds (a check run and a dispatch) to
@@ -335,11 +337,20 @@ export class Engine {
 
   /** `fields`: what the work is about (its run, effect and attempt), on the line that says it failed. */
   private track(work: Promise<unknown>, fields: LogFields = {}): void {
-    const p: Promise<unknown> = work
-      .catch((e: unknown) => this.options.log?.error((e as Error).stack ?? String(e), fields))
-      .finally(() => this.inflight.delete(p));
+    const p: Promise<unknown> = work.catch((e: unknown) => this.options.log?.error(describeFailure(e), fields)).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
+}
+
+/**
+ * A failure of the engine's own work as a person reads it: a typed error (or a write the machine
+ * refused: a full disk) by its message, written to say what to do; anything else, a bug, with its stack.
+ */
+function describeFailure(e: unknown): string {
+  if (e instanceof ConveyorError || e instanceof StoreError) return e.message;
+  const refused = describeWriteFailure(e);
+  if (refused) return refused;
+  return e instanceof Error ? (e.stack ?? e.message) : String(e);
 }
 
 const workKey = (runId: string, key: string) => `${runId}\u0000${key}`;

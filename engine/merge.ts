@@ -10,6 +10,7 @@
 // was, the step fails saying exactly which PRs are merged and which are not. Before any of it, a
 // change holding protected paths (`protect`) that no approval saw at its head stops the step as
 // `protected-paths`, naming them (core/run/protect.ts).
+import { pullRequestTitle } from '../core/github/pr-body.ts';
 import { code } from '../core/text.ts';
 import type { Run, RunEffect } from '../core/run/types.ts';
 import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
@@ -119,7 +120,8 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     try {
       const result = await forge.mergePullRequest(pr.repo, pr.number, {
         method,
-        title: `${run.issue.title} (#${run.issue.number})`,
+        // `owner/repo#N` outside the issue's repository: GitHub would link `#N` to that repository's own.
+        title: pullRequestTitle(run.issue, pr.repo),
         message: mergeTrailers(run, pr),
         ...(pr.head ? { expectedHead: pr.head } : {}),
       });

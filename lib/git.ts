@@ -311,6 +311,22 @@ export class GitRepo {
   }
 
   /** Whether two commits hold different trees. */
+  /**
+   * Lines added and removed per file from the merge base of `base` and `head` to `head` (what a
+   * pull request's diff shows); null counts for a binary file.
+   */
+  async diffStat(base: string, head: string): Promise<Array<{ path: string; added: number | null; removed: number | null }>> {
+    const out = await this.run(['diff', '--numstat', '--no-renames', '--no-ext-diff', '-z', `${base}...${head}`, '--'], { reach: 'contents' });
+    return out.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => {
+        const [added = '-', removed = '-', ...path] = entry.split('\t');
+        const count = (n: string) => (/^\d+$/.test(n) ? Number(n) : null);
+        return { path: path.join('\t'), added: count(added), removed: count(removed) };
+      });
+  }
+
   async differs(from: string, to: string): Promise<boolean> {
     return (await this.diffNames(from, to)).length > 0;
   }

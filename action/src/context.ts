@@ -168,7 +168,7 @@ export function prepareStepWorkspace(
   ctx: StepContext,
   repos: readonly PayloadRepo[],
   mode: PrepareMode,
-  how: { wctx?: WorkspaceContext } & Pick<PrepareOptions, 'fresh' | 'resolveConflicts'> = {},
+  how: { wctx?: WorkspaceContext } & Pick<PrepareOptions, 'fresh' | 'resolveConflicts' | 'endedWork'> = {},
 ): Promise<Workspace> {
   const { wctx = workspaceContext(ctx), ...rest } = how;
   return prepareWorkspace(wctx, repos, { mode, ...rest, ...(ctx.workspaceRoot ? { root: ctx.workspaceRoot } : {}) });

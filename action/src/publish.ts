@@ -3,7 +3,9 @@
 // repository, then rewrite every PR body so each links the issue and its siblings.
 import { code } from '../../core/text.ts';
 import { oneLine } from '../../core/prompts/prompt.ts';
-import { pullRequestBody, pullRequestTitle, type PrLink } from '../../core/prompts/pr-body.ts';
+import { pullRequestBody, pullRequestTitle, type RepoChangeSummary } from '../../core/github/pr-body.ts';
+import { PR_TITLE_MAX } from '../../core/github/limits.ts';
+import { z } from 'zod';
 import { ConveyorError } from '../../core/errors.ts';
 import { coAuthoredBy } from '../../core/github/trailers.ts';
 import { MAX_PROTECTED_PATHS, type ProtectedChange, type PullRequestRef, type StepPayload } from '../../core/contract/wire.ts';
@@ -107,7 +109,8 @@ export async function commitLeftovers(payload: StepPayload, repo: WorkspaceRepo)
     changed: head !== repo.preparedHead && (paths.length > 0 || resolving),
     paths,
     pushedPaths: await git.pushedPaths(head, [repo.startCommit, repo.baseCommit]),
-    advanced: head !== (repo.startCommit || repo.baseCommit),
+    // A branch started over (its old PR ended) advanced only by commits on the base: its old head is what the push replaces, not what it adds to.
+    advanced: head !== (repo.startedOver ? repo.baseCommit : repo.startCommit || repo.baseCommit),
   };
 }
 
@@ -229,15 +232,43 @@ async function knownPr(forge: Forge, r: WorkspaceRepo): Promise<Known | undefine
   return found ? { pr: found, body: found.body } : undefined;
 }
 
+/** The agent's own words on its change: `summary` of the JSON it left at $CONVEYOR_RESULT_FILE, if any. */
+export function agentSummary(resultText: string | undefined): string | undefined {
+  if (!resultText) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(resultText);
+  } catch {
+    return undefined;
+  }
+  const parsed = agentSummarySchema.safeParse(raw);
+  return parsed.success && parsed.data.summary.trim() ? parsed.data.summary : undefined;
+}
+
+const agentSummarySchema = z.object({ summary: z.string() });
+
+/** What the PR of each repository holds against its base, from the checkout (no call to the forge). */
+async function changesOf(ws: Workspace, repos: ReadonlySet<string>, summary: string | undefined): Promise<Map<string, RepoChangeSummary>> {
+  const out = new Map<string, RepoChangeSummary>();
+  for (const r of ws.repos) {
+    if (!repos.has(r.repo)) continue;
+    const files = await r.git.diffStat(r.baseCommit, await r.git.currentCommit());
+    out.set(r.repo, { files, ...(summary ? { summary } : {}) });
+  }
+  return out;
+}
+
 /**
  * Opens or updates the PR of each pushed repository, finds the PRs of the others (a resumed
- * change keeps its PRs), and rewrites a body when the set it links changed: a PR just opened, or
- * one found that the run did not know. A PR the run knew was written with the set the run knew, so
- * an attempt that adds no PR costs no call for them (the head of a pushed one is the commit pushed).
- * The run's draft PR of a repository that holds the change (`holding`: the pushed ones, or those whose
- * branch kept an earlier attempt's work) is marked ready for review. `protectedPaths`: what each
- * change holds of `protect`; a body says it, and is rewritten when that differs from what the run
- * knew (the payload's `protect.known`).
+ * change keeps its PRs), and rewrites a body when what it says changed: a PR just opened or pushed
+ * to (what changed in it), or one found that the run did not know (the set it links). A PR the run
+ * knew and this attempt did not push to was written as the run knew it, so it costs no call. A body
+ * known here keeps its status section (the app and the embedded mode keep that current); one not
+ * read gets the placeholder, which the next report of the run replaces. The run's draft PR of a
+ * repository that holds the change (`holding`: the pushed ones, or those whose branch kept an
+ * earlier attempt's work) is marked ready for review. `extra.summary`: the agent's own words (agentSummary);
+ * `extra.protectedPaths`: what each change holds of `protect`; a body says it, and is rewritten when
+ * that differs from what the run knew (the payload's `protect.known`).
  */
 export async function publishPullRequests(
   ctx: StepContext,
@@ -245,12 +276,13 @@ export async function publishPullRequests(
   ws: Workspace,
   pushed: ReadonlyMap<string, string>,
   holding: ReadonlySet<string> = new Set(pushed.keys()),
-  protectedPaths: readonly ProtectedChange[] = [],
+  extra: { protectedPaths?: readonly ProtectedChange[]; summary?: string } = {},
 ): Promise<PullRequestRef[]> {
+  const protectedPaths = extra.protectedPaths ?? [];
   const guarded = (repo: string) => protectedPaths.find((p) => p.repo === repo);
-  const bodyOf = (repo: string, prs: PrLink[]) => {
+  const protectedOf = (repo: string) => {
     const p = guarded(repo);
-    return pullRequestBody({ issue: payload.issue, runId: payload.runId, repo, prs, ...(p?.paths.length ? { protected: p } : {}) });
+    return p?.paths.length ? { protected: p } : {};
   };
   // A body the run knew says the protected paths it knew; one whose change now holds others is rewritten.
   const sameProtected = (repo: string) => {
@@ -259,6 +291,8 @@ export async function publishPullRequests(
   };
   const forge = await ctx.forge();
   const prs: Known[] = [];
+  const withPr = new Set([...holding, ...ws.repos.filter((r) => r.pr || r.resumed).map((r) => r.repo)]);
+  const changes = await changesOf(ws, withPr, extra.summary);
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
     if (!known && pushed.has(r.repo)) {
@@ -266,8 +300,15 @@ export async function publishPullRequests(
         repo: r.repo,
         branch: r.workBranch,
         base: r.base,
-        title: pullRequestTitle(payload.issue),
-        body: bodyOf(r.repo, []),
+        title: fitTitle(pullRequestTitle(payload.issue, r.repo)),
+        body: pullRequestBody({
+          issue: payload.issue,
+          runId: payload.runId,
+          repo: r.repo,
+          prs: [],
+          change: changes.get(r.repo) ?? { files: [] },
+          ...protectedOf(r.repo),
+        }),
       });
       ctx.log.info(`opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
@@ -283,10 +324,19 @@ export async function publishPullRequests(
     payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
   for (const { pr, body: current } of prs) {
-    const body = bodyOf(pr.repo, links);
-    const unchanged = current === undefined ? asTheRunKnew && sameProtected(pr.repo) : body === current;
+    const change = changes.get(pr.repo);
+    const body = pullRequestBody(
+      { issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links, ...(change ? { change } : {}), ...protectedOf(pr.repo) },
+      current,
+    );
+    const unchanged = current === undefined ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
     const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;
+}
+
+/** A title GitHub takes (PR_TITLE_MAX). */
+function fitTitle(title: string): string {
+  return title.length <= PR_TITLE_MAX ? title : `${title.slice(0, PR_TITLE_MAX - 1)}…`;
 }

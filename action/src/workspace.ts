@@ -42,6 +42,8 @@ export interface WorkspaceRepo extends PayloadRepo {
   preparedHead: string;
   /** `resolving`: a conflict repair's merge of the base is under way, its conflicts marked in `conflicts` for the agent. */
   baseMerge: 'new-branch' | 'up-to-date' | 'merged' | 'conflict' | 'resolving' | 'not-merged';
+  /** Why an existing work branch was started over from the base instead of resumed (PrepareOptions.endedWork). */
+  startedOver?: string;
   /** The files a merge under way left conflicted (`resolving`). */
   conflicts: string[];
   /** What is checked out: the work branch, or the base when the work branch does not exist (gate). */
@@ -76,6 +78,12 @@ export interface PrepareOptions {
    * the files, for the agent to resolve by editing them; Conveyor commits the merge afterwards.
    */
   resolveConflicts?: boolean;
+  /**
+   * Why the work branch, where it exists, must not be resumed (its pull request was merged or
+   * closed: the work of a run that ended), or undefined to resume it. Such a branch starts over
+   * from the base, its push leased on its old head.
+   */
+  endedWork?: (repo: PayloadRepo) => Promise<string | undefined>;
 }
 
 export function repoFolder(repo: string): string {
@@ -247,13 +255,17 @@ async function prepareRepo(ctx: WorkspaceContext, ws: { root: string; gitRoot: s
     throw new ConveyorError('clone-failed', `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
   }
   const workCommit = heads.get(repo.workBranch) ?? '';
+  const ended = workCommit && mode === 'work' && options.endedWork ? await options.endedWork(repo) : undefined;
 
   let baseMerge: WorkspaceRepo['baseMerge'] = 'new-branch';
   let conflicts: string[] = [];
   let checkedOut = repo.workBranch;
   // What HEAD is after a plain checkout; a merge (or a failed one) is asked of git instead.
   let preparedHead: string | undefined = workCommit || baseCommit;
-  if (workCommit) {
+  if (ended) {
+    await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.base}`);
+    preparedHead = baseCommit;
+  } else if (workCommit) {
     await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.workBranch}`);
     if (mode === 'checkout') baseMerge = 'not-merged';
     else if (await git.isAncestor(baseCommit, 'HEAD')) baseMerge = 'up-to-date';
@@ -281,8 +293,9 @@ async function prepareRepo(ctx: WorkspaceContext, ws: { root: string; gitRoot: s
     folder,
     dir,
     url,
-    resumed: Boolean(workCommit),
+    resumed: Boolean(workCommit) && !ended,
     startCommit: workCommit,
+    ...(ended ? { startedOver: ended } : {}),
     baseCommit,
     preparedHead,
     baseMerge,
@@ -316,6 +329,9 @@ export async function prepareWorkspace(ctx: WorkspaceContext, repos: readonly Pa
   const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, { root, gitRoot }, r, options)));
   const notes: string[] = [];
   for (const r of prepared) {
+    if (r.startedOver) {
+      notes.push(`${r.repo}: ${code(r.workBranch)} was not resumed (${r.startedOver}); it starts over from ${code(r.base)}.`);
+    }
     if (r.baseMerge === 'resolving') {
       notes.push(
         `${r.repo}: Conveyor has started merging the base branch ${code(r.base)} into ${code(r.workBranch)}, and these files hold git's conflict markers: ${r.conflicts.map((c) => code(c)).join(', ') || '(none listed)'}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`,

@@ -5,7 +5,7 @@
 // loses nothing: a result written after it died is found, and a leftover process is stopped
 // before a re-dispatch.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, fstatSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, fstatSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ import { attemptSecretNames, byNameOf } from '../../core/contract/attempt.ts';
 import { attemptFolder, refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { isGitHubTokenName } from '../../core/config/secret-names.ts';
 import { killGroup, processAlive } from '../../lib/process.ts';
+import { describeWriteFailure } from '../../lib/fs-errors.ts';
+import { ConveyorError } from '../../core/errors.ts';
 
 /** Conveyor's own folder (package.json, action/, and .git in a clone). */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,9 +54,16 @@ export function actionCommand(root: string = PACKAGE_ROOT): ActionCommand {
   return { from: 'bundle', args: [join(root, 'action/dist/index.js')] };
 }
 
-export interface LocalDispatcherOptions {
-  /** Folder for attempt folders (payload, result, pid, log). */
-  stateDir: string;
+export type LocalDispatcherOptions = (
+  | {
+      /** Folder whose `attempts/` holds the attempt folders (payload, result, pid, log). */
+      stateDir: string;
+    }
+  | {
+      /** The folder of the attempt folders itself: one of its own per state database (cli/embedded.ts). */
+      attemptsDir: string;
+    }
+) & {
   /** The state database, which the step's commands must not reach (the sandbox hides it). */
   statePath?: string;
   /** Folder of bare repositories: owner/name is <remotes>/owner/name.git. */
@@ -63,11 +72,11 @@ export interface LocalDispatcherOptions {
   packageRoot?: string;
   /** A script to run instead of the action (tests' stand-ins). */
   actionEntry?: string;
-}
+};
 
 /** Where the state keeps every attempt's folder (attemptFolder); the sandbox hides it from the step's commands. */
-function attemptsDir(stateDir: string): string {
-  return join(stateDir, 'attempts');
+function attemptsDirOf(options: LocalDispatcherOptions): string {
+  return 'attemptsDir' in options ? options.attemptsDir : join(options.stateDir, 'attempts');
 }
 
 /** What the command line shows of an attempt while it runs: where its log is, what it printed last, its process. */
@@ -86,15 +95,14 @@ export interface LocalDispatcher extends Dispatcher {
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDispatcher {
   const command: ActionCommand = options.actionEntry ? { from: 'bundle', args: [options.actionEntry] } : actionCommand(options.packageRoot);
-  const dirOf = (ref: AttemptRef) => join(attemptsDir(options.stateDir), attemptFolder(ref));
+  const attempts = attemptsDirOf(options);
+  const dirOf = (ref: AttemptRef) => join(attempts, attemptFolder(ref));
   return {
     async run(payload, hooks) {
       const dir = dirOf(refOf(payload));
       const known = readResult(dir);
       if (known) return known;
-      mkdirSync(dir, { recursive: true });
-      writeAtomically(join(dir, 'payload.json'), JSON.stringify(payload));
-      const log = openSync(join(dir, 'output.log'), 'a');
+      const log = prepareFolder(dir, payload);
       const env: NodeJS.ProcessEnv = {};
       // A step process inherits from whoever started `conveyor` no secret but those its attempt's
       // commands list by name (its agent's, or its deploys' and teardowns'), and never a GitHub
@@ -105,7 +113,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDis
       // The others' values only to mask them, should a command print one: in a file it reads once and deletes (action/src/masks.ts).
       const masks = [...listed].filter((k) => !passed.has(k) && !isGitHubTokenName(k)).flatMap((k) => (process.env[k] ? [process.env[k]] : []));
       if (masks.length) {
-        writeFileSync(join(dir, 'masks.json'), JSON.stringify(masks), { mode: 0o600 });
+        writing(dir, () => writeAtomically(join(dir, 'masks.json'), JSON.stringify(masks), 0o600));
         env.CONVEYOR_MASKS_PATH = join(dir, 'masks.json');
       }
       Object.assign(env, {
@@ -117,7 +125,7 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDis
         // Each settled environment of a deploy is appended here as it settles (see readProgress).
         CONVEYOR_PROGRESS_PATH: join(dir, 'progress.jsonl'),
         // What the sandbox hides from the step's commands: every attempt's files and the database.
-        CONVEYOR_ATTEMPTS_DIR: attemptsDir(options.stateDir),
+        CONVEYOR_ATTEMPTS_DIR: attempts,
         ...(options.statePath ? { CONVEYOR_STATE_DB: options.statePath } : {}),
         GITHUB_SERVER_URL: `file://${options.remotes}`,
       });
@@ -130,7 +138,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDis
       });
       closeSync(log);
       // Whichever `conveyor` process carries out a stop of the attempt finds it here.
-      writeFileSync(join(dir, 'pid'), String(child.pid ?? ''));
+      try {
+        writing(dir, () => writeFileSync(join(dir, 'pid'), String(child.pid ?? '')));
+      } catch (e) {
+        // A step process no later `conveyor` could find must not go on.
+        if (child.pid) killGroup(child.pid, 'SIGKILL');
+        throw e;
+      }
       const watch = hooks?.onEnvironments ? watchProgress(dir, hooks.onEnvironments) : undefined;
       const code = await new Promise<number | null>((resolve) => {
         child.on('error', () => resolve(-1));
@@ -315,7 +329,37 @@ const clipLine = (line: string, max = 200): string => (line.length > max ? `${li
 /** How long a leftover step process gets to stop its commands before it is killed. */
 const STOP_GRACE_MS = 5000;
 
-function writeAtomically(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
+/** A file written whole or not at all: a full disk leaves no half of it for a later `conveyor` to read. */
+function writeAtomically(path: string, text: string, mode?: number): void {
+  try {
+    writeFileSync(`${path}.tmp`, text, mode === undefined ? {} : { mode });
+    renameSync(`${path}.tmp`, path);
+  } catch (e) {
+    rmSync(`${path}.tmp`, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Runs a write of the attempt folder; a write the machine refused (a full disk, a read-only
+ * folder, a file where the folder should be) becomes one line naming the folder and what to do,
+ * which the attempt is lost with (and the run fails with, as it stops dispatching it).
+ */
+function writing<T>(dir: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    const said = describeWriteFailure(e, `the attempt folder ${dir}`, 'give `--state` a database in another folder');
+    if (said) throw new ConveyorError('internal', said, { cause: e });
+    throw e;
+  }
+}
+
+/** The attempt's folder with its payload, and its log opened for the step process (its descriptor). */
+function prepareFolder(dir: string, payload: StepPayload): number {
+  return writing(dir, () => {
+    mkdirSync(dir, { recursive: true });
+    writeAtomically(join(dir, 'payload.json'), JSON.stringify(payload));
+    return openSync(join(dir, 'output.log'), 'a');
+  });
 }

@@ -1,6 +1,7 @@
 // The local forge of the embedded mode: bare repositories `<remotes>/<owner>/<name>.git` and pull
-// request records (with their reviews, local-reviews.ts) in `<remotes>/.conveyor-forge.db` (SQLite,
-// WAL), so the engine process and the step processes see the same PRs. better-sqlite3 is loaded by dynamic import only: the action
+// request records (with their reviews, local-reviews.ts) and issues (local-issues.ts) in
+// `<remotes>/.conveyor-forge.db` (SQLite, WAL), so the engine process and the step processes see
+// the same PRs, and every state database driving runs on these remotes the same issue numbers. better-sqlite3 is loaded by dynamic import only: the action
 // bundle runs on GitHub's runners, which have no native module, and never takes this path there.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, Pu
 import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
 import { LocalReviews, REVIEWS_SCHEMA } from './local-reviews.ts';
+import { ISSUES_SCHEMA, LocalIssues, nextNumber, type LocalIssue, type NewIssue } from './local-issues.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
 /** Tries of one merge while other runs move the same base. */
@@ -50,6 +52,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo,
 
 export class LocalForge implements Forge {
   private readonly reviews: LocalReviews;
+  private readonly issues: LocalIssues;
 
   private constructor(
     private readonly db: BetterSqlite3.Database,
@@ -57,6 +60,7 @@ export class LocalForge implements Forge {
     private readonly serverUrl: string,
   ) {
     this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
+    this.issues = new LocalIssues(db);
   }
 
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
@@ -69,6 +73,7 @@ export class LocalForge implements Forge {
     useWal(db, 15_000);
     db.exec(SCHEMA);
     db.exec(REVIEWS_SCHEMA);
+    db.exec(ISSUES_SCHEMA);
     return new LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, '')}`);
   }
 
@@ -126,7 +131,7 @@ export class LocalForge implements Forge {
       const open = this.db.prepare("SELECT number FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(pr.repo, pr.branch) as
         { number: number } | undefined;
       if (open) throw new ConveyorError('forge-failed', `a pull request for ${pr.repo}:${pr.branch} already exists (#${open.number})`);
-      const { next } = this.db.prepare('SELECT COALESCE(MAX(number), 0) + 1 AS next FROM pull_requests WHERE repo = ?').get(pr.repo) as { next: number };
+      const next = nextNumber(this.db, pr.repo);
       this.db
         .prepare("INSERT INTO pull_requests (repo, number, branch, base, title, body, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)")
         .run(pr.repo, next, pr.branch, pr.base, pr.title, pr.body, now, now);
@@ -137,12 +142,44 @@ export class LocalForge implements Forge {
     return this.toPullRequest(this.row(pr.repo, number));
   }
 
+  /** Opens an issue in `repo` (see local-issues.ts): the number of a run's issue comes from here. */
+  openIssue(issue: NewIssue): LocalIssue {
+    if (!existsSync(this.bare(issue.repo))) throw new ConveyorError('forge-failed', `repository ${issue.repo} does not exist in ${this.remotesDir}`);
+    return this.issues.open(issue);
+  }
+
+  issueUrl(repo: string, number: number): string {
+    return `${this.serverUrl}/${repo}/issues/${number}`;
+  }
+
   async updatePullRequest(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {
     const row = this.row(repo, number);
     this.db
       .prepare('UPDATE pull_requests SET title = ?, body = ?, updated_at = ? WHERE repo = ? AND number = ?')
       .run(change.title ?? row.title, change.body ?? row.body, new Date().toISOString(), repo, number);
     return this.toPullRequest(this.row(repo, number));
+  }
+
+  /**
+   * Rewrites a PR's body from what it is at this moment, in one write transaction: a step process
+   * rewriting the same body meanwhile is neither lost nor overwritten with an older text. Says
+   * whether the body changed.
+   */
+  editPullRequestBody(repo: string, number: number, edit: (body: string) => string): boolean {
+    const change = this.db.transaction((): boolean => {
+      const row = this.row(repo, number);
+      const body = edit(row.body);
+      if (body === row.body) return false;
+      this.db.prepare('UPDATE pull_requests SET body = ?, updated_at = ? WHERE repo = ? AND number = ?').run(body, new Date().toISOString(), repo, number);
+      return true;
+    });
+    return change.immediate();
+  }
+
+  /** The PR's diff as GitHub's Files tab shows it: its head against where it left its base. */
+  async pullRequestDiff(pr: Pick<PullRequest, 'repo' | 'base' | 'head'>): Promise<string> {
+    if (!pr.head) return '';
+    return new GitRepo(this.bare(pr.repo)).diff(`refs/heads/${pr.base}...${pr.head}`);
   }
 
   /** With its mergeability, as GitHub gives it for one PR: clean, or dirty (a conflict with its base). */

@@ -1,6 +1,6 @@
-// `conveyor pr RUN`: the embedded mode's pull requests of a run as the local forge keeps them, with
-// the reviews the review steps posted on them (what GitHub's PR page would show): each review's
-// state, its body and its comments on lines.
+// `conveyor pr RUN`: the embedded mode's pull requests of a run as the local forge keeps them (what
+// GitHub's PR page would show): each one's title and body, the reviews the review steps posted on
+// it (state, body, comments on lines), and its diff.
 import type { Command } from 'commander';
 import { openLocalForge } from '../../adapters/forge/local.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -34,13 +34,14 @@ export function renderReview(r: Review): string {
 export function register(program: Command): void {
   program
     .command('pr')
-    .description("Show a run's pull requests in the local forge, with their reviews and review comments")
+    .description("Show a run's pull requests in the local forge: their titles, bodies, reviews (with their comments on lines) and diffs")
     .argument('<run>', 'run id')
     .option('--state <db>', 'state database', DEFAULT_STATE)
     .option('--remotes <dir>', 'folder of bare repositories (default: as the run was started)')
     .option('--json', 'print JSON', false)
+    .option('--no-diff', 'leave the diffs out')
     .action(
-      action(async (runId: string, o: { state: string; remotes?: string; json: boolean }) => {
+      action(async (runId: string, o: { state: string; remotes?: string; json: boolean; diff: boolean }) => {
         const run = await loadRun(o.state, runId);
         const remotes = o.remotes ?? runOptions(run).remotes;
         // A folder that moved since the run (or a mistyped --remotes) is the user's to fix, not a crash.
@@ -51,7 +52,7 @@ export function register(program: Command): void {
           const pulls = [];
           for (const ref of run.prs) {
             const pr = await forge.getPullRequest(ref.repo, ref.number);
-            pulls.push({ ...pr, reviews: await forge.listReviews(ref.repo, ref.number) });
+            pulls.push({ ...pr, reviews: await forge.listReviews(ref.repo, ref.number), ...(o.diff ? { diff: await forge.pullRequestDiff(pr) } : {}) });
           }
           if (o.json) {
             say(JSON.stringify(pulls, null, 2));
@@ -60,7 +61,12 @@ export function register(program: Command): void {
           if (pulls.length === 0) say(`Run ${runId} has no pull request.`);
           for (const pr of pulls) {
             say(`${pr.repo}#${pr.number} (${pr.state}) ${pr.branch} -> ${pr.base}  ${pr.url}`);
+            say(`  ${pr.title}`);
+            // Its body as GitHub would show its text (Conveyor's markers left out), then its reviews and its diff.
+            const body = pr.body.replace(/^[ \t]*<!--[^\n]*-->[ \t]*\n?/gm, '').trim();
+            if (body) say(indent(body, '    '));
             say(pr.reviews.length === 0 ? '  no review' : pr.reviews.map(renderReview).join('\n\n'));
+            if (pr.diff !== undefined) say(pr.diff.trim() ? indent(pr.diff.trimEnd(), '    ') : '  no difference from its base');
           }
           return EXIT.ok;
         } finally {

@@ -14,6 +14,8 @@ export interface AgentScript {
   mergeBase?: Record<string, string[]>;
   /** By attempt ("*": any other): what the agent writes to $CONVEYOR_USAGE_FILE (an object as JSON, a string as it is). */
   usage?: Record<string, object | string>;
+  /** By attempt ("*": any other): the JSON the agent writes to $CONVEYOR_RESULT_FILE (a coder's `summary`, say). */
+  result?: Record<string, object>;
 }
 
 export interface Fleet {

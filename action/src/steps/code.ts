@@ -1,11 +1,21 @@
 // The `code` step (and the repair of a gate or review, which is the same work with findings): one
 // agent, run once over the whole workspace; then commit, check `writes`, push, and link the PRs.
 import { ConveyorError } from '../../../core/errors.ts';
-import { MAX_PROTECTED_PATHS, type ErrorCode, type ProtectedChange, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
+import { MAX_PROTECTED_PATHS, type ErrorCode, type PayloadRepo, type ProtectedChange, type StepPayload, type StepResult } from '../../../core/contract/wire.ts';
 import { listPaths } from '../../../core/run/protect.ts';
 import { agentOutputSection, agentStopped, resolveAgent, runAgent } from '../agent.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
-import { commitLeftovers, protectedChanges, publishPullRequests, pushBranch, throughApi, writesViolations, type Pushed, type RepoChange } from '../publish.ts';
+import {
+  agentSummary,
+  commitLeftovers,
+  protectedChanges,
+  publishPullRequests,
+  pushBranch,
+  throughApi,
+  writesViolations,
+  type Pushed,
+  type RepoChange,
+} from '../publish.ts';
 import { workspaceTable } from '../summary.ts';
 import type { WorkspaceRepo } from '../workspace.ts';
 import { baseResult } from '../result.ts';
@@ -28,6 +38,7 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
   const ws = await prepareStepWorkspace(ctx, payload.repos, 'work', {
     fresh: work.mode === 'run',
     ...(work.resolveConflicts ? { resolveConflicts: true } : {}),
+    endedWork: (r) => endedPullRequest(ctx, r),
   });
   try {
     for (const r of ws.repos) ctx.log.info(`${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
@@ -81,7 +92,10 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
       // holds the work: an agent with nothing to add leaves the change there, which is no failure.
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs = await publishPullRequests(ctx, payload, ws, new Map(), new Set(held), guarded);
+        const prs = await publishPullRequests(ctx, payload, ws, new Map(), new Set(held), {
+          protectedPaths: guarded,
+          summary: agentSummary(outcome.resultText),
+        });
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(', ')}; they are kept.`;
         return { ...baseResult(payload), conclusion: 'success', summary: [note, ...sections, agentTail].join('\n\n'), prs, commits, ...protect };
       }
@@ -104,7 +118,10 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     }
     // The approval must see the heads the forge holds: GitHub's own commits where it made them.
     const protectPushed = protectAt(commits);
-    const prs = await publishPullRequests(ctx, payload, ws, pushed, new Set(pushed.keys()), protectPushed.protected ?? []);
+    const prs = await publishPullRequests(ctx, payload, ws, pushed, new Set(pushed.keys()), {
+      protectedPaths: protectPushed.protected ?? [],
+      summary: agentSummary(outcome.resultText),
+    });
     if (rejected.length) {
       const first = rejected[0];
       const message = rejected.map((e) => (e instanceof Error ? e.message : String(e))).join('\n');
@@ -139,6 +156,21 @@ function protectedSection(guarded: readonly ProtectedChange[]): string | undefin
   if (held.length === 0) return undefined;
   const lines = held.map((g) => `- ${g.repo}: ${listPaths(g.paths, MAX_PROTECTED_PATHS, g.more ?? 0)}`);
   return ['**Protected paths** (`protect`): the change merges only after an approval of these heads.', ...lines].join('\n');
+}
+
+/**
+ * Why a work branch must start over instead of being resumed: its pull request was merged or
+ * closed, so it holds the work of a run that ended (the same issue run again, or another state
+ * database's run on the same remotes), which must not come into this run's PR. A branch the run
+ * knows the PR of, or one with an open PR, or with none at all (an attempt that pushed and was
+ * lost before it opened one), is resumed.
+ */
+async function endedPullRequest(ctx: StepContext, repo: PayloadRepo): Promise<string | undefined> {
+  if (repo.pr) return undefined;
+  const forge = await ctx.forge();
+  if (await forge.findPullRequest(repo.repo, repo.workBranch)) return undefined;
+  const ended = (await forge.listPullRequests(repo.repo, { branches: [repo.workBranch], state: 'closed' })).at(-1);
+  return ended ? `its pull request ${repo.repo}#${ended.number} was ${ended.state === 'merged' ? 'merged' : 'closed'}` : undefined;
 }
 
 /** Repositories whose resumed work branch differs from its base. */

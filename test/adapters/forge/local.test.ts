@@ -190,3 +190,28 @@ describe('LocalForge reviews', () => {
     }
   });
 });
+
+describe('LocalForge issues', () => {
+  it('gives out issue numbers per repository to every connection, in one sequence with its pull requests, as GitHub does', async () => {
+    const a = await open();
+    const b = await open();
+    try {
+      expect(a.openIssue({ repo: 'acme/web', title: 'One', body: '' }).number).toBe(1);
+      // Another connection (another state database's command) gets the next one, not the same.
+      expect(b.openIssue({ repo: 'acme/web', title: 'Two', body: 'b' })).toEqual({ repo: 'acme/web', number: 2, title: 'Two', body: 'b' });
+      const pr = await a.openPullRequest({ repo: 'acme/web', branch: 'conveyor/web-7', base: 'main', title: 'T', body: 'B' });
+      expect(pr.number).toBe(3);
+      expect(b.openIssue({ repo: 'acme/web', title: 'Four', body: '' }).number).toBe(4);
+      // A number a person gave is recorded (kept as it was when it exists) and never given out again.
+      expect(a.openIssue({ repo: 'acme/web', title: 'Nine', body: '', number: 9 }).number).toBe(9);
+      expect(a.openIssue({ repo: 'acme/web', title: 'Again', body: '', number: 9 }).title).toBe('Nine');
+      expect(b.openIssue({ repo: 'acme/web', title: 'Ten', body: '' }).number).toBe(10);
+      // Past the numbers a state database used before the forge gave them out.
+      expect(b.openIssue({ repo: 'acme/web', title: 'Late', body: '', after: 20 }).number).toBe(21);
+      expect(() => a.openIssue({ repo: 'acme/nope', title: 'X', body: '' })).toThrow(/repository acme\/nope does not exist/);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildPrompt, oneLine, sanitizeIssueText } from '../../../core/prompts/prompt.ts';
-import { PR_BODY_MARKER, pullRequestBody, pullRequestTitle } from '../../../core/prompts/pr-body.ts';
+import {
+  FILES_SHOWN,
+  PR_BODY_MARKER,
+  PR_STATUS_END,
+  PR_STATUS_START,
+  pullRequestBody,
+  pullRequestTitle,
+  statusOf,
+  withStatus,
+} from '../../../core/github/pr-body.ts';
+import { COMMENT_MAX } from '../../../core/github/limits.ts';
 import { PROMPT_DIFF_BUDGET, buildAuthorPrompt, buildReviewPrompt, readVerdict } from '../../../core/prompts/role-prompts.ts';
 import { isAllowedWrite, writesOutside } from '../../../core/steps/writes.ts';
 import { HIDDEN_COMMANDS } from '../../helpers/hidden-html.ts';
@@ -148,5 +158,45 @@ describe('pull request bodies', () => {
     expect(api).toContain('- acme/api#5 (this pull request): u5');
     expect(api).toContain('- acme/web#3: u3');
     expect(pullRequestTitle(issue)).toBe('Greet (#7)');
+    // Outside its repository GitHub would link `#7` to that repository's own #7.
+    expect(pullRequestTitle(issue, 'acme/api')).toBe('Greet (acme/web#7)');
+  });
+
+  const issue = { repo: 'acme/web', number: 7, title: 'Greet' };
+
+  it("say what changed in their repository: the agent's words as text, each file with its lines, capped", () => {
+    const files = Array.from({ length: FILES_SHOWN + 2 }, (_, i) => ({ path: `src/f${i}.ts`, added: i, removed: 1 }));
+    const body = pullRequestBody({
+      issue,
+      runId: 'r',
+      repo: 'acme/api',
+      prs: [],
+      change: { summary: 'Added the **greeting** endpoint.\n\n<img src=x> cc @acme/all', files: [{ path: 'logo.png', added: null, removed: null }, ...files] },
+    });
+    expect(body).toContain('### What changed in acme/api');
+    expect(body).toContain('> Added the \\*\\*greeting\\*\\* endpoint.\n>\n> &lt;img src=x&gt; cc &#64;acme/all');
+    expect(body).toContain(`${FILES_SHOWN + 3} file(s), +${files.reduce((n, f) => n + f.added, 0)} −${files.length}:`);
+    expect(body).toContain('- `logo.png` binary');
+    expect(body).toContain('- `src/f3.ts` +3 −1');
+    expect(body).not.toContain('`src/f50.ts`');
+    expect(body).toContain(`- and 3 more file(s), +${FILES_SHOWN - 1 + FILES_SHOWN + FILES_SHOWN + 1} −3 (the diff shows them all)`);
+    expect(pullRequestBody({ issue, runId: 'r', repo: 'acme/web', prs: [], change: { files: [] } })).toContain('No file differs from the base.');
+  });
+
+  it("keep a status section that is replaced alone, and stay within GitHub's limit", () => {
+    const first = pullRequestBody({ issue, runId: 'r', repo: 'acme/web', prs: [], change: { files: [{ path: 'a', added: 1, removed: 0 }] } });
+    expect(statusOf(first)).toBe('Where the run stands, and how to approve it: the tracking comment on acme/web#7.');
+    const updated = withStatus(first, '### Run `r`: waiting');
+    expect(statusOf(updated)).toBe('### Run `r`: waiting');
+    expect(updated.replace(statusOf(updated)!, '')).toBe(first.replace(statusOf(first)!, ''));
+    // Written again by the code step, it keeps the status it had.
+    expect(statusOf(pullRequestBody({ issue, runId: 'r', repo: 'acme/web', prs: [] }, updated))).toBe('### Run `r`: waiting');
+    // A body without a section (an older Conveyor's) gets one before its footer.
+    expect(withStatus('Closes #7\n\n<sub>Opened by Conveyor.</sub>', 'S')).toBe(
+      `Closes #7\n\n${PR_STATUS_START}\nS\n${PR_STATUS_END}\n<sub>Opened by Conveyor.</sub>`,
+    );
+    const huge = pullRequestBody({ issue, runId: 'r', repo: 'acme/web', prs: [], change: { summary: 'x'.repeat(100_000), files: [] } });
+    expect(huge.length).toBeLessThanOrEqual(COMMENT_MAX);
+    expect(withStatus(huge, 'y'.repeat(100_000)).length).toBeLessThanOrEqual(COMMENT_MAX);
   });
 });

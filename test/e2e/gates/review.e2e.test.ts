@@ -129,10 +129,11 @@ writeFileSync(process.env.CONVEYOR_RESULT_FILE, JSON.stringify({ verdict: ok ? '
     const pr = await org.conveyor('pr', 'web-5');
     expect(pr.code, pr.stderr).toBe(0);
     const out = pr.stdout;
-    expect(out).toMatch(/^acme\/web#1 \(open\) conveyor\/web-5 -> main {2}file:\/\/\S+\/acme\/web\/pull\/1$/m);
+    // Issue 5 is the forge's, as on GitHub: the PR takes the next number of the repository.
+    expect(out).toMatch(/^acme\/web#6 \(open\) conveyor\/web-5 -> main {2}file:\/\/\S+\/acme\/web\/pull\/6$/m);
     // The failing review of attempt 1, dismissed by the passing one of attempt 3 (after the repair, attempt 2).
     expect(out).toMatch(
-      /^ {2}review 1 \(dismissed on [0-9a-f]{12}\) by conveyor: Replaced by the review of attempt 3 of step review: file:\/\/\S+\/acme\/web\/pull\/1#review-2$/m,
+      /^ {2}review 1 \(dismissed on [0-9a-f]{12}\) by conveyor: Replaced by the review of attempt 3 of step review: file:\/\/\S+\/acme\/web\/pull\/6#review-2$/m,
     );
     expect(out).toContain('    **Conveyor review `review`, attempt 1: ❌ changes requested**');
     expect(out).toContain('    3 finding(s): 1 on the lines of this diff, 2 below.');
@@ -148,7 +149,7 @@ writeFileSync(process.env.CONVEYOR_RESULT_FILE, JSON.stringify({ verdict: ok ? '
     expect(moved.stderr).toMatch(/--remotes \S+\/nowhere: remotes folder \S+\/nowhere does not exist/);
     const json = JSON.parse((await org.conveyor('status', 'web-5', '--json')).stdout) as { steps: { review: { result?: { summary?: string } } } };
     expect(json.steps.review.result?.summary).toMatch(
-      /### On the pull requests\n\n- acme\/web#1: review commenting; 0 comment\(s\) on lines; 0 finding\(s\) in its body; an earlier review dismissed\n/,
+      /### On the pull requests\n\n- acme\/web#6: review commenting; 0 comment\(s\) on lines; 0 finding\(s\) in its body; an earlier review dismissed\n/,
     );
   });
 });
