@@ -21,7 +21,7 @@ import { fenced, tail } from './summary.ts';
 import { code } from '../../core/text.ts';
 import { openTranscript } from './transcript.ts';
 import { collectUsage, usageSources } from './usage.ts';
-import { identityVariables, reposVariable } from './variables.ts';
+import { environmentsVariables, identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
@@ -83,6 +83,7 @@ function agentEnvironment(
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...(agent.model ? { CONVEYOR_MODEL: agent.model } : {}),
     ...(agent.maxUsd !== undefined ? { CONVEYOR_MAX_USD: String(agent.maxUsd) } : {}),
+    ...environmentsVariables(payload),
     ...identityVariables(payload),
   });
 }
@@ -114,6 +115,7 @@ export async function runAgent(
     writes: options.writes,
     ...(options.findings ? { findings: options.findings } : {}),
     notes: ws.notes,
+    environments: environmentsVariables(payload),
   });
   return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'coder' });
 }

@@ -28,6 +28,7 @@ import {
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
+import { movedRepos, redeployStale } from './redeploy.ts';
 import { boundedFeedback } from './feedback.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
@@ -240,7 +241,14 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     // A repair that wrote heads nobody has checked since an approval (or resolved a merge
     // conflict) is checked again like a push: gates and reviews run on the new heads, stale
     // approvals wait for people again, and only then does the step run.
-    else if (!rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge')) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    else {
+      const rechecked = rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge');
+      // What it wrote to a repository a deploy before this step stood an environment up from makes
+      // that environment stale: the deploy runs again first, then this step (core/run/redeploy.ts).
+      const moved = movedRepos(run, result.prs);
+      const redeployed = redeployStale(d, moved, `the repair of step "${s.id}" changed ${moved.join(', ')}`, { only: s.id, keep: s.id });
+      if (!rechecked && !redeployed) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    }
   } else {
     step.result = result;
     const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : conflictRepair(run, p.kind, result);
