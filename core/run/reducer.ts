@@ -223,10 +223,13 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
 
   const step = d.step(s.id);
   const unmet = unmetNeeds(run, p);
-  if (unmet.length > 0 && !(ok && s.mode === 'run')) {
+  // A deploy left to finish while a deploy it needs runs again (core/run/redeploy.ts) keeps what it
+  // stood up (recorded above) and deploys again after it: it was told the providers' old URLs.
+  if (unmet.length > 0 && !(ok && s.mode === 'run' && p.kind !== 'deploy')) {
     // Whatever would follow (a repair, running the step again, or failing: a merge that finds the
     // head moved by the push fails) waits until the re-run needs have succeeded on the new head.
     waitForNeeds(d, s.id, unmet);
+    if (ok && s.mode === 'repair') redeployStale(d, movedRepos(run, result.prs), `the repair of step "${s.id}" changed them`, { only: s.id });
   } else if (s.mode === 'repair' && p.kind === 'code') {
     // The changes people asked for (see Draft.takeFeedback): the steps after it were reset and
     // their approvals made stale when it was dispatched, so they run again once it succeeds.
