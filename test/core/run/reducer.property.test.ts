@@ -42,14 +42,17 @@ const planArb = fc
       if (kind === 'approval') return { id, kind, needs, minApprovals: n };
       return { id, kind, needs };
     });
-    // Its deploys stand the PR's repository up: a repair after one that writes there makes it stale.
-    const plan = planOf(specs);
-    return {
-      ...plan,
-      steps: plan.steps.map((p) => (p.kind === 'deploy' ? { ...p, services: ['web'] } : p)),
-      services: { web: { ...plan.services.web!, deploy: { run: 'true', timeoutMinutes: 5 } } },
-    };
+    return withDeploys(planOf(specs));
   });
+
+/** The plan whose deploys stand the PR's repository up: a repair after one that writes there makes it stale. */
+function withDeploys(plan: Plan): Plan {
+  return {
+    ...plan,
+    steps: plan.steps.map((p) => (p.kind === 'deploy' ? { ...p, services: ['web'] } : p)),
+    services: { web: { ...plan.services.web!, deploy: { run: 'true', timeoutMinutes: 5 } } },
+  };
+}
 
 // Each action is interpreted against the current state: [what, which, how].
 const actionsArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.nat(), fc.nat()), { minLength: 5, maxLength: 80, size: 'medium' });
@@ -297,6 +300,15 @@ class Checker {
   }
 }
 
+/**
+ * Repairs of gates and reviews sometimes write a new head (what sends a deploy before them again).
+ * Only in plans without approvals: a head written after an approval is the other rule of repairs
+ * that write (rewroteCheckedHeads), which the cases of pushes and merge conflicts cover.
+ */
+function writesAfterDeploy(plan: Plan, kind: string, a: Attempt): boolean {
+  return a.mode === 'repair' && (kind === 'gate' || kind === 'review') && !plan.steps.some((p) => p.kind === 'approval');
+}
+
 /** A result of the current repair attempt of a step that moves the PR's head (what redeploys). */
 function wroteAfterDeploy(plan: Plan, prev: Run, result: StepResult): boolean {
   const s = prev.steps[result.step];
@@ -344,7 +356,7 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
       const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
       // A code step opens (or updates) the run's PR; a merge that fails mostly fails on a conflict.
       const extra =
-        kind === 'code' || (a.mode === 'repair' && how % 3 === 1)
+        kind === 'code' || (writesAfterDeploy(c.plan, kind, a) && how % 3 === 1)
           ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] }
           : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0
             ? CONFLICT
@@ -416,6 +428,31 @@ describe('run state machine properties', () => {
         if (c.run.status !== 'cancelled') finish(c);
       }),
       { numRuns: 600 },
+    );
+  });
+
+  it('repairs after a deploy never leave the steps after it on stale environments', () => {
+    // code -> deploy -> gates and reviews with repairs (and whatever else after them, but approvals).
+    const after = fc.array(fc.tuple(fc.constantFrom('gate' as const, 'review' as const, 'deploy' as const, 'merge' as const), fc.integer({ min: 1, max: 2 })), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    const redeployPlanArb = after.map((rest) =>
+      withDeploys(
+        planOf([
+          { id: 's0', kind: 'code' },
+          { id: 's1', kind: 'deploy' },
+          ...rest.map(([kind, n], i): StepSpec => (kind === 'gate' || kind === 'review' ? { id: `s${i + 2}`, kind, repair: n } : { id: `s${i + 2}`, kind })),
+        ]),
+      ),
+    );
+    fc.assert(
+      fc.property(redeployPlanArb, actionsArb, (plan, actions) => {
+        const c = new Checker(plan);
+        for (const a of actions) interpret(c, a);
+        if (c.run.status !== 'cancelled') finish(c);
+      }),
+      { numRuns: 300 },
     );
   });
 
