@@ -41,7 +41,11 @@ for (const p of products) {
   }
   const want = `${p.name} — $${p.price.toFixed(2)}`;
   if (page.text.includes(`<li>${want}</li>`)) continue;
-  const shown = page.text.split('\n').find((l) => l.includes(p.name))?.trim() ?? '(not on the page)';
+  const shown =
+    page.text
+      .split('\n')
+      .find((l) => l.includes(p.name))
+      ?.trim() ?? '(not on the page)';
   wrong.push(`the storefront shows ${shown}, not <li>${want}</li>`);
 }
 if (wrong.length) {
