@@ -20,7 +20,7 @@ if (!catalogUrl || !storefrontUrl) {
 
 async function get(url) {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, { signal: globalThis.AbortSignal.timeout(10_000) });
     return { status: res.status, text: await res.text() };
   } catch (e) {
     fail(`GET ${url} failed: ${e.cause?.message ?? e.message}`);
