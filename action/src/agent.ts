@@ -22,7 +22,7 @@ import { code } from '../../core/text.ts';
 import { openTranscript } from './transcript.ts';
 import { collectUsage, usageSources, type UsageSources } from './usage.ts';
 import { openModelRoute, type ModelRoute } from './model-route.ts';
-import { identityVariables, reposVariable } from './variables.ts';
+import { environmentsVariables, identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface AgentOutcome extends CommandResult {
@@ -95,6 +95,7 @@ function agentEnvironment(
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...(agent.model ? { CONVEYOR_MODEL: agent.model } : {}),
     ...(agent.maxUsd !== undefined ? { CONVEYOR_MAX_USD: String(agent.maxUsd) } : {}),
+    ...environmentsVariables(payload),
     ...identityVariables(payload),
   });
 }
@@ -126,6 +127,7 @@ export async function runAgent(
     writes: options.writes,
     ...(options.findings ? { findings: options.findings } : {}),
     notes: ws.notes,
+    environments: environmentsVariables(payload),
   });
   return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: 'coder' });
 }

@@ -4,6 +4,7 @@ import type { Plan, PlanStep, ResolvedAgent } from './types.ts';
 import { DEFAULT_RUNS_ON } from '../config/defaults.ts';
 import { modelApiOf } from '../config/model-api.ts';
 import { protectOf } from '../config/protect.ts';
+import { deploysBefore, environmentsSeenBy } from './environments.ts';
 
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
@@ -54,6 +55,7 @@ export function formatPlan(plan: Plan): string {
   });
   out.push('');
 
+  out.push(...environmentLines(plan, idWidth));
   const agents = Object.values(plan.agents);
   if (agents.length) {
     out.push('Agents');
@@ -95,6 +97,25 @@ export function formatPlan(plan: Plan): string {
 
   out.push(`Plan hash  ${plan.hash}`);
   return `${out.join('\n')}\n`;
+}
+
+/** Which steps run against which previews: those after a deploy, with the variables they get. */
+function environmentLines(plan: Plan, idWidth: number): string[] {
+  const seeing = plan.steps.flatMap((s) => {
+    const services = environmentsSeenBy(plan, s.id);
+    return services.length ? [{ step: s, services, from: deploysBefore(plan, s.id).map((d) => d.id) }] : [];
+  });
+  const out = ['Environments  (a step after a deploy runs against what it stood up: $CONVEYOR_ENV_URL, $CONVEYOR_ENV_<SERVICE>_URL, $CONVEYOR_ENV_URLS)'];
+  if (seeing.length === 0) out.push('  none: no step with commands runs after a deploy');
+  for (const { step, services, from } of seeing) {
+    const own = services.includes(plan.service) ? `; CONVEYOR_ENV_URL is ${plan.service}'s` : '';
+    // A merge runs no command of its own: only its conflict repairs (an agent) get them.
+    const who = step.kind === 'merge' ? ' (its conflict repairs)' : '';
+    out.push(`  ${step.id.padEnd(idWidth)}  ${services.join(', ')} (from ${from.join(', ')})${own}${who}`);
+  }
+  if (seeing.length > 0) out.push('  a repair or push that changes a repository they were deployed from deploys again first (its consumers too)');
+  out.push('');
+  return out;
 }
 
 function describeStep(step: PlanStep): string {

@@ -3,7 +3,7 @@
 // link titles, and invisible or bidirectional characters can smuggle instructions a reviewer never
 // sees) and fenced off as data. Pure: the caller writes it.
 
-import { fence, sanitizeIssueText } from '../text.ts';
+import { code, fence, sanitizeIssueText } from '../text.ts';
 
 export { fence, sanitizeIssueText };
 
@@ -37,6 +37,30 @@ export interface PromptInput {
   findings?: string;
   /** Notes from preparing the workspace (e.g. a base that did not merge cleanly). */
   notes?: string[];
+  /** The preview environments of the deploys before this step: its CONVEYOR_ENV_* variables. */
+  environments?: Record<string, string>;
+}
+
+/**
+ * The preview environments an agent after a deploy may use, by the variables its commands get
+ * (CONVEYOR_ENV_URL, CONVEYOR_ENV_<SERVICE>_URL); nothing when there are none. The URLs come from
+ * deploy commands, which run agent-written code: each is shown as a code span, never a link.
+ */
+export function environmentsSection(vars: Readonly<Record<string, string>> | undefined): string[] {
+  const rows = Object.entries(vars ?? {}).filter(([name]) => name !== 'CONVEYOR_ENV_URLS');
+  if (rows.length === 0) return [];
+  return [
+    '## Preview environments',
+    '',
+    'The deploy before this step stood these up from the work branches, and your commands get them as variables',
+    '(`$CONVEYOR_ENV_URLS` has every one as `service=url` pairs). Check the change against them where it helps; they',
+    'show the code as it was deployed, and Conveyor deploys again after your changes before the checks that use them run again.',
+    '',
+    '| variable | URL |',
+    '| --- | --- |',
+    ...rows.map(([name, url]) => `| \`${name}\` | ${code(url, { table: true })} |`),
+    '',
+  ];
 }
 
 /** The issue as every agent's prompt ends: sanitized, and fenced off as data rather than instructions. */
@@ -103,6 +127,7 @@ export function buildPrompt(input: PromptInput): string {
   if (input.notes && input.notes.length > 0) {
     out.push('## Notes', '', ...input.notes.map((n) => `- ${n}`), '');
   }
+  out.push(...environmentsSection(input.environments));
   if (input.findings && input.findings.trim()) {
     out.push('## Findings to address', '', input.findings.trim(), '');
   }

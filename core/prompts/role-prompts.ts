@@ -1,7 +1,7 @@
 // Prompts of the agents that judge rather than build: the reviewer (read-only, writes a verdict)
 // and the author of a discriminating gate (writes one acceptance test). The issue is sanitized and
 // fenced off as data, as in the coder's prompt. Pure: the caller writes the files.
-import { fence, issueSection } from './prompt.ts';
+import { environmentsSection, fence, issueSection } from './prompt.ts';
 import { reviewVerdictSchema, describeIssues } from '../contract/wire.ts';
 import type { ReviewVerdict } from '../contract/wire.ts';
 
@@ -39,6 +39,8 @@ export function buildReviewPrompt(input: {
    * only edit the repository's files: the verdict ends its reply).
    */
   verdictBy?: 'file' | 'answer' | 'reply';
+  /** The preview environments of the deploys before this step (its CONVEYOR_ENV_* variables). */
+  environments?: Record<string, string>;
 }): string {
   const out: string[] = [`# Conveyor: review ${input.issue.repo}#${input.issue.number}`, ''];
   out.push(
@@ -72,6 +74,7 @@ export function buildReviewPrompt(input: {
       out.push(`(too long for this prompt: read it in \`${input.diffFile}\`)`, '');
     }
   }
+  out.push(...environmentsSection(input.environments));
   out.push(...issueSection(input.issue));
   return out.join('\n');
 }
@@ -117,6 +120,8 @@ export function buildAuthorPrompt(input: {
   path: string;
   /** The gate's command, with the file in it. */
   command: string;
+  /** The preview environments of the deploys before this step (its CONVEYOR_ENV_* variables). */
+  environments?: Record<string, string>;
 }): string {
   const out: string[] = [`# Conveyor: acceptance test for ${input.issue.repo}#${input.issue.number}`, ''];
   out.push(
@@ -135,6 +140,7 @@ export function buildAuthorPrompt(input: {
     `- Only \`${input.path}\` is kept; anything else you change is discarded. Do not commit or push.`,
     '',
   );
+  out.push(...environmentsSection(input.environments));
   out.push(...issueSection(input.issue));
   return out.join('\n');
 }

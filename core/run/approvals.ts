@@ -5,6 +5,7 @@
 import type { PlanStep } from '../plan/types.ts';
 import { approvalReason, Draft, planStep, reply, staleApprovalsNote, validApprovals } from './draft.ts';
 import type { Approval, Run, RunEvent, Staleness, DraftTransition } from './types.ts';
+import { redeployStale } from './redeploy.ts';
 
 type ApprovalStep = Extract<PlanStep, { kind: 'approval' }>;
 const same = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
@@ -130,6 +131,8 @@ export function prPushed(run: Run, event: Extract<RunEvent, { type: 'pr-pushed' 
   const d = new Draft(run, event.at);
   d.run.prs = run.prs.map((p) => (p.repo === event.repo ? { ...p, head: event.head } : p));
   headMoved(d, { kind: 'pushed', by: event.by, repo: event.repo, head: event.head });
+  // The environments deployed from the older head are stale too: they are deployed again first.
+  redeployStale(d, [event.repo], `${event.by} pushed ${event.head.slice(0, 7)} to ${event.repo}`);
   d.advance();
   d.settle();
   return d.finish();

@@ -7,6 +7,7 @@ import { findRecord } from './draft.ts';
 import { stepUsage, usageSoFar } from './usage.ts';
 import { protectOf } from '../config/protect.ts';
 import { WIRE_VERSION, type Environment, type PayloadRepo, type StepPayload } from '../contract/wire.ts';
+import { environmentsSeenBy } from '../plan/environments.ts';
 
 /** The branch the run works on in every repository of its change set. */
 export function workBranch(primaryRepo: string, issue: number): string {
@@ -87,8 +88,9 @@ export function buildPayload(run: Run, request: PayloadRequest): StepPayload {
     services: plan.services,
     repos: payloadRepos(run),
     ...(findings ? { findings } : {}),
-    // A deploy resumes from the outcomes already settled; a teardown names what to remove.
-    environments: request.environments ?? (step.kind === 'deploy' ? run.environments : []),
+    // A deploy resumes from the outcomes already settled; a teardown names what to remove; a step
+    // after a deploy runs against what it stood up.
+    environments: request.environments ?? (step.kind === 'deploy' ? run.environments : seenEnvironments(run, step.id)),
     coder: coderOf(plan, run),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
     ...(plan.commits ? { commits: plan.commits } : {}),
@@ -118,4 +120,18 @@ function byNameOf(plan: Plan): { byName?: string[] } {
 function findingsOfAttempt(run: Run, stepId: string, attempt: number, epoch: number): string | undefined {
   const s = run.steps[stepId];
   return s ? findRecord(s, attempt, epoch)?.findings : undefined;
+}
+
+/**
+ * The ready environments of the deploys a step needs (core/plan/environments.ts), as much of each
+ * as its commands are told: where it is and what it was deployed from, not the deploy's
+ * bookkeeping (its output, processes, GitHub Deployment).
+ */
+export function seenEnvironments(run: Run, stepId: string): Environment[] {
+  const services = environmentsSeenBy(run.plan, stepId);
+  return services.flatMap((service) => {
+    const e = run.environments.find((x) => x.service === service);
+    if (e?.state !== 'ready' || !e.url) return [];
+    return [{ service: e.service, envId: e.envId, state: e.state, url: e.url, ...(e.commit ? { commit: e.commit } : {}) }];
+  });
 }

@@ -29,6 +29,7 @@ import type { DraftTransition, Run, RunEvent, RunIssue, Staleness, StepState, Tr
 import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
+import { movedRepos, redeployStale } from './redeploy.ts';
 import { boundedFeedback } from './feedback.ts';
 import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
@@ -230,10 +231,13 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
 
   const step = d.step(s.id);
   const unmet = unmetNeeds(run, p);
-  if (unmet.length > 0 && !(ok && s.mode === 'run')) {
+  // A deploy left to finish while a deploy it needs runs again (core/run/redeploy.ts) keeps what it
+  // stood up (recorded above) and deploys again after it: it was told the providers' old URLs.
+  if (unmet.length > 0 && !(ok && s.mode === 'run' && p.kind !== 'deploy')) {
     // Whatever would follow (a repair, running the step again, or failing: a merge that finds the
     // head moved by the push fails) waits until the re-run needs have succeeded on the new head.
     waitForNeeds(d, s.id, unmet);
+    if (ok && s.mode === 'repair') redeployStale(d, movedRepos(run, result.prs), `the repair of step "${s.id}" changed them`, { only: s.id });
   } else if (s.mode === 'repair' && p.kind === 'code') {
     // The changes people asked for (see Draft.takeFeedback): the steps after it were reset and
     // their approvals made stale when it was dispatched, so they run again once it succeeds.
@@ -248,7 +252,14 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     // A repair that wrote heads nobody has checked since an approval (or resolved a merge
     // conflict) is checked again like a push: gates and reviews run on the new heads, stale
     // approvals wait for people again, and only then does the step run.
-    else if (!rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge')) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    else {
+      const rechecked = rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge');
+      // What it wrote to a repository a deploy before this step stood an environment up from makes
+      // that environment stale: the deploy runs again first, then this step (core/run/redeploy.ts).
+      const moved = movedRepos(run, result.prs);
+      const redeployed = redeployStale(d, moved, `the repair of step "${s.id}" changed ${moved.join(', ')}`, { only: s.id, keep: s.id });
+      if (!rechecked && !redeployed) d.dispatch(s.id, s.attempt + 1, 0, 'run');
+    }
   } else {
     step.result = result;
     const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : conflictRepair(run, p.kind, result);

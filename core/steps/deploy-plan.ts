@@ -121,6 +121,26 @@ export function deployKey(runId: string, service: string, attempt: number, epoch
  * by -2, -3… (_2, _3… in variable names) in that order.
  */
 export function peerVariables(ready: ReadonlyArray<{ service: string; url: string }>): Record<string, string> {
+  return urlVariables(ready, 'CONVEYOR_PEER');
+}
+
+/**
+ * What a step after a deploy is told of the environments it stood up (the ready ones with a URL):
+ * CONVEYOR_ENV_URL (the task's own service), CONVEYOR_ENV_<SERVICE>_URL for each and
+ * CONVEYOR_ENV_URLS (`slug=url` pairs, comma-joined), named as the peers' variables are. Nothing
+ * when there is none: a step before any deploy has no such variable at all.
+ */
+export function environmentVariables(envs: readonly Environment[], own: string | undefined): Record<string, string> {
+  const ready = envs
+    .flatMap((e) => (e.state === 'ready' && e.url ? [{ service: e.service, url: e.url }] : []))
+    .sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
+  if (ready.length === 0) return {};
+  const ownUrl = ready.find((e) => e.service === own)?.url;
+  return { ...(ownUrl ? { CONVEYOR_ENV_URL: ownUrl } : {}), ...urlVariables(ready, 'CONVEYOR_ENV') };
+}
+
+/** `<prefix>_URLS` and `<prefix>_<SERVICE>_URL`, collisions told apart in the order given. */
+function urlVariables(ready: ReadonlyArray<{ service: string; url: string }>, prefix: string): Record<string, string> {
   const slugs = new Set<string>();
   const vars: Record<string, string> = {};
   const pairs: string[] = [];
@@ -128,11 +148,11 @@ export function peerVariables(ready: ReadonlyArray<{ service: string; url: strin
     const slug = unique(slugOf(service) || 'service', slugs, '-');
     pairs.push(`${slug}=${url}`);
     const base = service.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-    let name = `CONVEYOR_PEER_${base}_URL`;
-    for (let n = 2; name in vars; n++) name = `CONVEYOR_PEER_${base}_${n}_URL`;
+    let name = `${prefix}_${base}_URL`;
+    for (let n = 2; name in vars; n++) name = `${prefix}_${base}_${n}_URL`;
     vars[name] = url;
   }
-  return { CONVEYOR_PEER_URLS: pairs.join(','), ...vars };
+  return { [`${prefix}_URLS`]: pairs.join(','), ...vars };
 }
 
 function unique(name: string, taken: Set<string>, sep: string): string {
@@ -146,7 +166,7 @@ function unique(name: string, taken: Set<string>, sep: string): string {
  * What a dispatch keeps from the outcomes the payload carries. A re-dispatch of the same attempt
  * (epoch > 0, after a lost runner) keeps every settled outcome. A fresh attempt (a retry) keeps
  * only what still stands for the same source: a ready environment deployed from the commit the
- * service's checkout has now, and skips; failures are tried again.
+ * service's checkout has now whose providers are kept too, and skips; failures are tried again.
  */
 export function keptOutcomes(
   plan: DeployPlan,
@@ -162,6 +182,12 @@ export function keptOutcomes(
     if (options.epoch > 0) kept.set(env.service, env);
     else if (env.state === 'skipped') kept.set(env.service, env);
     else if (env.state === 'ready' && env.commit !== undefined && env.commit === options.headOf(env.service)) kept.set(env.service, env);
+  }
+  if (options.epoch > 0) return kept;
+  // A consumer was told its providers' URLs when it was deployed: one whose provider deploys again
+  // (its code changed) deploys again too, after it. Targets come providers first.
+  for (const t of plan.targets) {
+    if (kept.has(t.service) && t.providers.some((p) => !kept.has(p))) kept.delete(t.service);
   }
   return kept;
 }

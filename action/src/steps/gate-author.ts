@@ -17,6 +17,7 @@ import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, type StepCon
 import { commitTrailers, pushBranch } from '../publish.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { baseResult } from '../result.ts';
+import { environmentsVariables } from '../variables.ts';
 import { fenced, tail, workspaceTable } from '../summary.ts';
 import { gateEnvironment, setUpServices } from './gate.ts';
 
@@ -62,7 +63,16 @@ export async function runAuthorGate(ctx: StepContext, payload: StepPayload): Pro
   try {
     const repo = ws.repos[0]!;
     const git = repo.git;
-    const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
+    const prompt = buildAuthorPrompt({
+      issue: payload.issue,
+      step: step.id,
+      attempt: payload.attempt,
+      repo: repo.repo,
+      base: repo.base,
+      path,
+      command,
+      environments: environmentsVariables(payload),
+    });
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: 'author' });
     const sections = [workspaceTable(ws)];
     const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);

@@ -8,7 +8,7 @@ import { code } from '../../../core/text.ts';
 import { formatDuration } from '../../../core/time.ts';
 import type { PlanStep } from '../../../core/plan/types.ts';
 import type { StepPayload, StepResult } from '../../../core/contract/wire.ts';
-import { identityVariables, reposVariable } from '../variables.ts';
+import { environmentsVariables, identityVariables, reposVariable } from '../variables.ts';
 import { prepareStepWorkspace, removeStepWorkspace, runUserCommand, safeEnvironment, type StepContext } from '../context.ts';
 import { serviceIsolation } from '../sandbox.ts';
 import { runSetup } from '../setup.ts';
@@ -45,6 +45,7 @@ export function gateEnvironment(ctx: StepContext, payload: StepPayload, ws: Work
     CONVEYOR_REPOS: reposVariable(payload, ws),
     CONVEYOR_REPO: repo,
     ...(service ? { CONVEYOR_SERVICE: service } : {}),
+    ...environmentsVariables(payload),
   });
 }
 

@@ -16,6 +16,7 @@ import { postPullReviews } from '../pr-review.ts';
 import type { VerdictSource } from '../../../core/config/presets.ts';
 import { prepareStepWorkspace, removeStepWorkspace, type StepContext } from '../context.ts';
 import { baseResult } from '../result.ts';
+import { environmentsVariables } from '../variables.ts';
 import { workspaceTable } from '../summary.ts';
 import type { WorkspaceRepo } from '../workspace.ts';
 
@@ -69,7 +70,15 @@ export async function runReview(ctx: StepContext, payload: StepPayload): Promise
       ),
     );
     const prompt = (verdict: VerdictSource) =>
-      buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict] });
+      buildReviewPrompt({
+        issue: payload.issue,
+        step: step.id,
+        attempt: payload.attempt,
+        repos: reviewed,
+        diffFile,
+        verdictBy: VERDICT_BY[verdict],
+        environments: environmentsVariables(payload),
+      });
     const before = await Promise.all(ws.repos.map((r) => snapshot(r)));
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: 'reviewer', exchange });
     const after = await Promise.all(ws.repos.map((r) => snapshot(r)));

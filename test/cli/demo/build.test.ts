@@ -70,6 +70,7 @@ describe('buildDemo', () => {
       'test:gate',
       'review:review',
       'preview:deploy',
+      'e2e:gate',
       'approve:approval',
       'ship:merge',
     ]);

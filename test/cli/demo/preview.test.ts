@@ -88,6 +88,36 @@ describe("the demo services' preview scripts", () => {
     expect(again.stdout).toContain('run-1-storefront: already gone');
   });
 
+  it('the e2e gate passes against previews of the change and fails against a stale storefront preview, saying what it shows', async () => {
+    // A storefront deployed from the base (before the change): it shows no price.
+    const stale = cloneWorkspace(demo, demo.root, 'stale');
+    const catalog = deploy(ws.catalog, 'run-5-catalog');
+    const fresh = deploy(ws.storefront, 'run-5-storefront', { CONVEYOR_PEER_CATALOG_URL: catalog.url! });
+    const old = deploy(stale.storefront, 'run-5-old-storefront', { CONVEYOR_PEER_CATALOG_URL: catalog.url! });
+    for (const r of [catalog, fresh, old]) expect(r.code, r.stderr).toBe(0);
+    const e2e = (storefront: string) =>
+      run(process.execPath, ['scripts/e2e.mjs'], ws.storefront, { CONVEYOR_ENV_CATALOG_URL: catalog.url!, CONVEYOR_ENV_STOREFRONT_URL: storefront });
+
+    const passed = e2e(fresh.url!);
+    expect(passed.code, passed.stderr).toBe(0);
+    expect(passed.stdout).toContain("ok - the storefront's preview shows the catalog's 3 prices");
+    const failed = e2e(old.url!);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('not ok - the storefront shows <li>Espresso cup</li>, not <li>Espresso cup — $12.50</li>');
+    expect(failed.stderr).toContain("3 of 3 products do not show the catalog's price");
+    // Run before any deploy (no environment given), it says what it needs rather than passing.
+    const none = run(process.execPath, ['scripts/e2e.mjs'], ws.storefront, {});
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('needs the previews of the catalog and the storefront');
+    for (const [dir, id] of [
+      [ws.catalog, 'run-5-catalog'],
+      [ws.storefront, 'run-5-storefront'],
+      [stale.storefront, 'run-5-old-storefront'],
+    ] as const) {
+      expect(teardown(dir, id).code).toBe(0);
+    }
+  });
+
   it('deploying the same environment again replaces its server', async () => {
     const first = deploy(ws.catalog, 'run-2-catalog');
     const second = deploy(ws.catalog, 'run-2-catalog');

@@ -410,3 +410,55 @@ pipelines:
     expect(formatPlan(off)).toContain('Protected paths  none (`protect: []`): a change merges without a person seeing it\n');
   });
 });
+
+describe('formatPlan: the environments each step sees', () => {
+  const config = configOf(`
+version: 1
+agents: { coder: { run: ./agent.sh }, reviewer: { run: ./review.sh } }
+services:
+  web: { repo: acme/web, depends-on: [api], deploy: { run: ./up.sh } }
+  api: { repo: acme/api, deploy: { run: ./up.sh } }
+  docs: { repo: acme/docs, deploy: none }
+pipelines:
+  default:
+    service: web
+    involves: [api, docs]
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: unit, kind: gate, run: npm test }
+      - { id: preview, kind: deploy }
+      - { id: e2e, kind: gate, run: node e2e.mjs, in: [web], repair: { agent: coder } }
+      - { id: review, kind: review, agent: reviewer, needs: [unit] }
+      - { id: approve, kind: approval, needs: [e2e, review] }
+      - { id: ship, kind: merge }
+`);
+
+  it('lists the steps after a deploy with the services whose environments they get; the steps before it and approvals get none', () => {
+    const out = formatPlan(compilePlan(config, 'default'));
+    const section = /Environments[^\n]*\n((?: {2}[^\n]*\n)+)/.exec(out)?.[1];
+    expect(section).toBe(
+      [
+        "  e2e        api, web (from preview); CONVEYOR_ENV_URL is web's",
+        "  ship       api, web (from preview); CONVEYOR_ENV_URL is web's (its conflict repairs)",
+        '  a repair or push that changes a repository they were deployed from deploys again first (its consumers too)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says so when no step runs after a deploy', () => {
+    const last = configOf(`
+version: 1
+agents: { coder: { run: ./agent.sh } }
+services:
+  web: { repo: acme/web, deploy: { run: ./up.sh } }
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+      - { id: preview, kind: deploy }
+      - { id: approve, kind: approval }
+`);
+    expect(formatPlan(compilePlan(last, 'default'))).toMatch(/Environments[^\n]*\n {2}none: no step with commands runs after a deploy\n\n/);
+  });
+});

@@ -77,6 +77,27 @@ describe('buildPrompt', () => {
     expect(p).toContain('repair agent');
     expect(p).toContain('## Findings to address\n\n### acme/web\nexpected 2');
   });
+  it('names the previews of the deploy before it by their variables, each URL a code span; none before a deploy', () => {
+    const environments = {
+      CONVEYOR_ENV_URL: 'http://127.0.0.1:4001',
+      CONVEYOR_ENV_URLS: 'api=http://127.0.0.1:4000,web=http://127.0.0.1:4001',
+      CONVEYOR_ENV_API_URL: 'http://127.0.0.1:4000',
+      CONVEYOR_ENV_WEB_URL: 'http://x/`|[click](http://evil)',
+    };
+    const p = buildPrompt({ ...base, mode: 'repair', findings: 'the page shows $12.5', environments });
+    expect(p).toContain('## Preview environments');
+    expect(p).toContain('| `CONVEYOR_ENV_URL` | `http://127.0.0.1:4001` |');
+    expect(p).toContain('| `CONVEYOR_ENV_API_URL` | `http://127.0.0.1:4000` |');
+    // A URL a deploy wrote is shown as text: it cannot break the table or become a link.
+    expect(p).toContain('| `CONVEYOR_ENV_WEB_URL` | ``http://x/`\\|[click](http://evil)`` |');
+    expect(p).not.toContain('| `CONVEYOR_ENV_URLS`');
+    expect(p.indexOf('## Preview environments')).toBeLessThan(p.indexOf('## Findings to address'));
+    expect(buildPrompt({ ...base, mode: 'run', environments: {} })).not.toContain('Preview environments');
+    expect(buildReviewPrompt({ issue: base.issue, step: 'review', attempt: 1, repos: [], diffFile: '/d', environments })).toContain('| `CONVEYOR_ENV_URL` |');
+    expect(
+      buildAuthorPrompt({ issue: base.issue, step: 'accept', attempt: 1, repo: 'acme/web', base: 'main', path: 't.js', command: 'node t.js', environments }),
+    ).toContain('| `CONVEYOR_ENV_URL` |');
+  });
 });
 
 describe('the prompts of the reviewer and the gate author', () => {

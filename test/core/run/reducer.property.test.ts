@@ -9,7 +9,8 @@ import { prHeads } from '../../../core/run/approvals.ts';
 import type { Run, RunEffect, RunEvent } from '../../../core/run/types.ts';
 import type { Plan } from '../../../core/plan/types.ts';
 import { planOf, resultOf } from '../../helpers/plans.ts';
-import { sealResult } from '../../../core/contract/receipt.ts';
+import { sealResult, verifyReceipt } from '../../../core/contract/receipt.ts';
+import { deploysBefore } from '../../../core/plan/environments.ts';
 import type { StepResult } from '../../../core/contract/wire.ts';
 import { attemptKey, isCurrent } from '../../../core/contract/attempt-ref.ts';
 import type { StepSpec } from '../../helpers/plans.ts';
@@ -41,8 +42,17 @@ const planArb = fc
       if (kind === 'approval') return { id, kind, needs, minApprovals: n };
       return { id, kind, needs };
     });
-    return planOf(specs);
+    return withDeploys(planOf(specs));
   });
+
+/** The plan whose deploys stand the PR's repository up: a repair after one that writes there makes it stale. */
+function withDeploys(plan: Plan): Plan {
+  return {
+    ...plan,
+    steps: plan.steps.map((p) => (p.kind === 'deploy' ? { ...p, services: ['web'] } : p)),
+    services: { web: { ...plan.services.web!, deploy: { run: 'true', timeoutMinutes: 5 } } },
+  };
+}
 
 // Each action is interpreted against the current state: [what, which, how].
 const actionsArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.nat(), fc.nat()), { minLength: 5, maxLength: 80, size: 'medium' });
@@ -99,6 +109,7 @@ class Checker {
       this.accepted.add(id);
     }
     if (event.type === 'pr-pushed') this.checkPush(prev, next, event);
+    this.checkRedeploy(prev, next, event);
     if (event.type === 'decision') this.checkDecision(prev, next, event);
     if (event.type === 'pr-closed' && !event.merged && !isTerminal(prev)) expect(next.status).toBe('cancelled');
     for (const e of t.effects) this.checkEffect(prev, next, e);
@@ -114,11 +125,35 @@ class Checker {
    */
   private checkBackToPending(prev: Run, next: Run, event: RunEvent, id: string): void {
     if (event.type === 'retry' || event.type === 'pr-pushed') return;
+    // A repair that wrote to the repository a deploy before it stood up: that deploy and the steps after it run again.
+    if (event.type === 'step-completed' && wroteAfterDeploy(this.plan, prev, event.result) && (this.stale(event.result.step, id) || id === event.result.step))
+      return;
     // People's feedback taken in this transition runs every step after the code step again.
     if (tookFeedback(prev, next)) return;
     const own = (event.type === 'step-completed' && event.result.step === id) || (event.type === 'step-lost' && event.step === id);
     const needs = this.plan.steps.find((s) => s.id === id)!.needs;
     expect(own && needs.some((n) => prev.steps[n]?.status !== 'succeeded'), `${id} went back to pending on ${event.type}`).toBe(true);
+  }
+
+  /** Whether `id` is a deploy before `repaired`, or a step after such a deploy. */
+  private stale(repaired: string, id: string): boolean {
+    const before = deploysBefore(this.plan, repaired).map((d) => d.id);
+    return before.includes(id) || deploysBefore(this.plan, id).some((d) => before.includes(d.id));
+  }
+
+  /**
+   * Environments never stay stale under the steps after them: a repair that wrote a new head of the
+   * repository a succeeded deploy before its step stood up sends that deploy again (or leaves it
+   * pending), and the repaired step does not run before it has succeeded again.
+   */
+  private checkRedeploy(prev: Run, next: Run, event: RunEvent): void {
+    if (event.type !== 'step-completed' || isTerminal(prev) || !wroteAfterDeploy(this.plan, prev, event.result)) return;
+    if (next.steps[event.result.step]?.status === 'failed') return;
+    for (const d of deploysBefore(this.plan, event.result.step)) {
+      if (prev.steps[d.id]?.status !== 'succeeded') continue;
+      expect(next.steps[d.id]!.status, `${d.id} kept environments a repair of ${event.result.step} made stale`).not.toBe('succeeded');
+      expect(next.steps[event.result.step]!.status, `${event.result.step} runs again before ${d.id} deployed again`).toBe('pending');
+    }
   }
 
   /** Repairs a step may use: a gate's or review's own bound; a merge's conflict repairs when the plan has a code step. */
@@ -244,7 +279,10 @@ class Checker {
     const p = this.plan.steps.find((s) => s.id === id)!;
     if (b.status === 'queued' && p.kind !== 'merge') {
       for (const n of p.needs) {
-        if (next.steps[n]!.status !== 'succeeded') expect(this.plan.steps.find((s) => s.id === n)!.kind, `${id} runs before ${n}`).toBe('approval');
+        if (next.steps[n]!.status === 'succeeded') continue;
+        // ...or a deploy under way when a deploy it needs was sent again: it deploys again after it.
+        const kind = this.plan.steps.find((s) => s.id === n)!.kind;
+        expect(kind === 'approval' || (p.kind === 'deploy' && kind === 'deploy'), `${id} runs before ${n}`).toBe(true);
       }
     }
   }
@@ -260,6 +298,26 @@ class Checker {
     // Waves always advance: nothing startable is left pending.
     expect(nextWave(run)).toEqual([]);
   }
+}
+
+/**
+ * Repairs of gates and reviews sometimes write a new head (what sends a deploy before them again).
+ * Only in plans without approvals: a head written after an approval is the other rule of repairs
+ * that write (rewroteCheckedHeads), which the cases of pushes and merge conflicts cover.
+ */
+function writesAfterDeploy(plan: Plan, kind: string, a: Attempt): boolean {
+  return a.mode === 'repair' && (kind === 'gate' || kind === 'review') && !plan.steps.some((p) => p.kind === 'approval');
+}
+
+/** A result of the current repair attempt of a step that moves the PR's head (what redeploys). */
+function wroteAfterDeploy(plan: Plan, prev: Run, result: StepResult): boolean {
+  const s = prev.steps[result.step];
+  if (!s || s.status !== 'queued' || s.mode !== 'repair' || result.mode !== 'repair' || result.conclusion === 'failure') return false;
+  if (s.attempt !== result.attempt || s.epoch !== result.epoch || result.error?.code === 'agent-stalled') return false;
+  const record = s.attempts.findLast((r) => r.attempt === result.attempt && r.epoch === result.epoch);
+  if (!record?.inputs || !verifyReceipt(result, record.inputs)) return false;
+  const kind = plan.steps.find((p) => p.id === result.step)?.kind;
+  return kind !== 'code' && result.prs.some((pr) => pr.head && prev.prs.find((p) => p.repo === pr.repo)?.head !== pr.head);
 }
 
 /** Feedback that this transition gave to the code step. */
@@ -298,7 +356,7 @@ function interpret(c: Checker, [what, which, how]: [number, number, number]): vo
       const conclusion = (['success', 'failure', 'neutral'] as const)[outcome]!;
       // A code step opens (or updates) the run's PR; a merge that fails mostly fails on a conflict.
       const extra =
-        kind === 'code'
+        kind === 'code' || (writesAfterDeploy(c.plan, kind, a) && how % 3 === 1)
           ? { prs: [{ ...PR, head: `h${a.attempt}.${a.epoch}` }] }
           : kind === 'merge' && conclusion === 'failure' && how % 3 !== 0
             ? CONFLICT
@@ -370,6 +428,31 @@ describe('run state machine properties', () => {
         if (c.run.status !== 'cancelled') finish(c);
       }),
       { numRuns: 600 },
+    );
+  });
+
+  it('repairs after a deploy never leave the steps after it on stale environments', () => {
+    // code -> deploy -> gates and reviews with repairs (and whatever else after them, but approvals).
+    const after = fc.array(fc.tuple(fc.constantFrom('gate' as const, 'review' as const, 'deploy' as const, 'merge' as const), fc.integer({ min: 1, max: 2 })), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    const redeployPlanArb = after.map((rest) =>
+      withDeploys(
+        planOf([
+          { id: 's0', kind: 'code' },
+          { id: 's1', kind: 'deploy' },
+          ...rest.map(([kind, n], i): StepSpec => (kind === 'gate' || kind === 'review' ? { id: `s${i + 2}`, kind, repair: n } : { id: `s${i + 2}`, kind })),
+        ]),
+      ),
+    );
+    fc.assert(
+      fc.property(redeployPlanArb, actionsArb, (plan, actions) => {
+        const c = new Checker(plan);
+        for (const a of actions) interpret(c, a);
+        if (c.run.status !== 'cancelled') finish(c);
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -1,7 +1,17 @@
 // The deploy step's pure plan: targets, providers, names, peer variables, resume and the schedule.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { criticalPath, deployKey, envIdFor, keptOutcomes, peerVariables, planDeploy, slugOf, startable } from '../../../core/steps/deploy-plan.ts';
+import {
+  criticalPath,
+  deployKey,
+  envIdFor,
+  environmentVariables,
+  keptOutcomes,
+  peerVariables,
+  planDeploy,
+  slugOf,
+  startable,
+} from '../../../core/steps/deploy-plan.ts';
 import { ConveyorError } from '../../../core/errors.ts';
 import type { ResolvedService } from '../../../core/plan/types.ts';
 import type { Environment } from '../../../core/contract/wire.ts';
@@ -94,6 +104,32 @@ describe('names and variables', () => {
     });
     expect(slugOf('My_Service!')).toBe('my-service');
   });
+
+  it('tells a step after a deploy its ready environments: the own URL, one variable each, and the pairs, sorted by service', () => {
+    const ready = (service: string, url: string): Environment => ({ service, envId: `r-${service}`, state: 'ready', url });
+    expect(
+      environmentVariables(
+        [
+          ready('web', 'http://w'),
+          { service: 'broken', envId: 'r-broken', state: 'failed', error: 'exited with 1' },
+          { service: 'docs', envId: 'r-docs', state: 'skipped' },
+          ready('my-api', 'http://a'),
+          ready('my_api', 'http://b'),
+        ],
+        'web',
+      ),
+    ).toEqual({
+      CONVEYOR_ENV_URL: 'http://w',
+      CONVEYOR_ENV_URLS: 'my-api=http://a,my-api-2=http://b,web=http://w',
+      CONVEYOR_ENV_MY_API_URL: 'http://a',
+      CONVEYOR_ENV_MY_API_2_URL: 'http://b',
+      CONVEYOR_ENV_WEB_URL: 'http://w',
+    });
+    // The own service without an environment: no CONVEYOR_ENV_URL rather than another's.
+    expect(environmentVariables([ready('api', 'http://a')], 'web')).toEqual({ CONVEYOR_ENV_URLS: 'api=http://a', CONVEYOR_ENV_API_URL: 'http://a' });
+    // Nothing ready: no variable at all (a step before any deploy looks the same).
+    expect(environmentVariables([{ service: 'web', envId: 'r-web', state: 'failed' }], 'web')).toEqual({});
+  });
 });
 
 describe('resume and schedule', () => {
@@ -121,6 +157,22 @@ describe('resume and schedule', () => {
     ];
     const kept = keptOutcomes(plan, given, { epoch: 0, headOf: (s) => (s === 'api' ? 'c1' : 'c9') });
     expect([...kept.keys()].sort()).toEqual(['api', 'docs']);
+  });
+
+  it('on a fresh attempt deploys again every consumer of a provider that deploys again, even from an unchanged source', () => {
+    const chain = planDeploy({
+      runId: 'r',
+      services: services({ web: { deps: ['api'] }, api: { deps: ['db'] }, db: {}, auth: {} }),
+      stepServices: ['api', 'auth', 'db', 'web'],
+      changeSetServices: ['web', 'api', 'db', 'auth'],
+      own: 'web',
+    });
+    const given = ['db', 'api', 'web', 'auth'].map((s) => env(s, 'ready', { url: `http://${s}`, commit: 'c1' }));
+    // Only db's repository moved: api and web were told its URL, so they deploy again after it; auth stays.
+    const kept = keptOutcomes(chain, given, { epoch: 0, headOf: (s) => (s === 'db' ? 'c2' : 'c1') });
+    expect([...kept.keys()]).toEqual(['auth']);
+    // A re-dispatch of the same attempt keeps what it settled, whatever moved.
+    expect([...keptOutcomes(chain, given, { epoch: 1, headOf: () => 'c9' }).keys()].sort()).toEqual(['api', 'auth', 'db', 'web']);
   });
 
   it('starts a target once its own providers settled, and nothing once the own service failed', () => {
