@@ -6,38 +6,43 @@ import {
   privateTemp,
   socketFolder,
   which
-} from "./chunk-QGVN2ZHU.js";
+} from "./chunk-WPLZMIOD.js";
 import {
   CHECK_OUTPUT_MAX,
+  COMMENT_MAX,
+  PR_TITLE_MAX,
   REVIEW_BODY_MAX,
   REVIEW_COMMENTS_MAX,
   code,
   fence,
   fitCheckOutput,
+  fitComment,
   fitText,
   inlineText,
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-PZ74EIWI.js";
+} from "./chunk-LUSS2Z5T.js";
 import {
   ReviewRefused
 } from "./chunk-S6CAQBKA.js";
 import {
   createGitHubOctokit,
-  logLines
-} from "./chunk-MW3IM5PH.js";
+  octokitLog
+} from "./chunk-GYGYHA3K.js";
 import {
   ConveyorError,
   ERROR_CODES
-} from "./chunk-6Q76G6DM.js";
+} from "./chunk-ZXEARZ4J.js";
 import {
+  error,
   getIDToken,
   getInput,
   info,
   setOutput,
   setSecret,
-  summary
+  summary,
+  warning
 } from "./chunk-K6VWCBWP.js";
 import "./chunk-HRZ2MPDI.js";
 import "./chunk-YEZRHRCQ.js";
@@ -100,9 +105,9 @@ function runCommand(options) {
     const onData = (stream) => (chunk) => {
       lastActivity = Date.now();
       const text = partial[stream] + chunk.toString("utf8");
-      const lines = text.split("\n");
-      partial[stream] = lines.pop() ?? "";
-      for (const l of lines) emit(l);
+      const lines2 = text.split("\n");
+      partial[stream] = lines2.pop() ?? "";
+      for (const l of lines2) emit(l);
       if (partial[stream].length > lineLimit) {
         emit(partial[stream]);
         partial[stream] = "";
@@ -601,6 +606,12 @@ var planSchema = external_exports.object({
    * takes the configuration's current value (the retry event carries it).
    */
   budgetUsd: external_exports.number().positive().optional(),
+  /**
+   * The pipeline's `protect` patterns, written only when they are not the default
+   * (core/config/protect.ts): absent is the default, so plans (and hashes) from before the key
+   * stay the same and protect what the default protects. `[]`: nothing is protected.
+   */
+  protect: external_exports.array(external_exports.string()).optional(),
   hash: external_exports.string()
 });
 
@@ -822,13 +833,6 @@ var stepPayloadSchema = external_exports.object({
     writes: external_exports.array(external_exports.string()).optional()
   }).optional(),
   /**
-   * The app's public URL (CONVEYOR_PUBLIC_URL on the app), for the record and for actions of
-   * earlier versions. The action never sends a token there: whoever may dispatch the workflow
-   * writes the payload, so only the workflow says where the app is (action/src/oidc-token.ts).
-   * Routing, not an input of the step: receipts leave it out.
-   */
-  app: external_exports.object({ url: external_exports.url({ protocol: /^https?$/, error: "must be the app's public http(s) URL" }) }).optional(),
-  /**
    * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
    * queued attempt lost only this long after queueing it, and nothing else closes the check run
    * of an attempt that has not run. An action that starts well before then knows its check run is
@@ -854,8 +858,23 @@ var stepPayloadSchema = external_exports.object({
    * What the run's earlier attempts used (of this step, and of the whole run) and the run's budget,
    * for the attempt's check run to show beside its own usage. Absent while nothing was reported.
    */
-  usageSoFar: external_exports.object({ step: usageSchema.optional(), run: usageSchema.optional(), budgetUsd: external_exports.number().optional() }).optional()
+  usageSoFar: external_exports.object({ step: usageSchema.optional(), run: usageSchema.optional(), budgetUsd: external_exports.number().optional() }).optional(),
+  /**
+   * An attempt that may push (a code step's, any repair): the pipeline's `protect` patterns, whose
+   * changes it reports (the result's `protected`), and what the run knows of them per repository
+   * (what the PR bodies say), so a body is rewritten only when that changed. Absent: nothing is
+   * protected.
+   */
+  protect: external_exports.object({ patterns: external_exports.array(external_exports.string()).min(1), known: external_exports.record(external_exports.string(), external_exports.array(external_exports.string())).default({}) }).optional()
 });
+var protectedChangeSchema = external_exports.object({
+  repo: external_exports.string(),
+  head: external_exports.string(),
+  /** At most MAX_PROTECTED_PATHS of them (a check run holds the result); `more` counts the rest. */
+  paths: external_exports.array(external_exports.string()),
+  more: external_exports.number().int().positive().optional()
+});
+var MAX_PROTECTED_PATHS = 200;
 var reviewVerdictSchema = external_exports.object({
   verdict: external_exports.enum(["pass", "fail"]),
   findings: external_exports.array(external_exports.union([external_exports.string(), external_exports.record(external_exports.string(), external_exports.unknown())])).default([]),
@@ -891,10 +910,16 @@ var stepResultSchema = external_exports.object({
   }).optional(),
   /** Tokens, turns and cost of every agent run of the attempt, summed (absent when none reported any). Sealed by the receipt. */
   usage: usageSchema.optional(),
+  /**
+   * For every repository the attempt found or left with work in it: the paths its PR changes
+   * against its base at the head it reported that match the payload's `protect` (sorted, none
+   * included). Sealed by the receipt like the rest.
+   */
+  protected: external_exports.array(protectedChangeSchema).optional(),
   receipt: external_exports.string().optional()
 });
-function describeIssues(error) {
-  return error.issues.map((i) => `${i.path.length ? formatPath(i.path) : "(root)"}: ${i.message}`).join("; ");
+function describeIssues(error2) {
+  return error2.issues.map((i) => `${i.path.length ? formatPath(i.path) : "(root)"}: ${i.message}`).join("; ");
 }
 function formatPath(path) {
   let out = "";
@@ -912,7 +937,7 @@ function receiptInputs(payload) {
   const parsed = stepPayloadSchema.safeParse(payload === void 0 ? void 0 : JSON.parse(JSON.stringify(payload)));
   if (parsed.success) value = parsed.data;
   if (!value || typeof value !== "object" || Array.isArray(value)) return value ?? null;
-  const { app: _app, currentUntil: _currentUntil, ...o } = value;
+  const { currentUntil: _currentUntil, ...o } = value;
   const agents = o.agents;
   if (!agents || typeof agents !== "object") return o;
   const stripped = {};
@@ -1611,18 +1636,18 @@ function sandboxReport(s, scrub = (t) => t) {
 function withSandboxReport(result, s, scrub) {
   if (!s.used) return result;
   const report = sandboxReport(s, scrub);
-  const lines = [
+  const lines2 = [
     s.availability.available ? "Every command ran in bubblewrap: its own PID namespace, a read-only file system but for its workspace, a private HOME and /tmp, the runner's secrets and host sockets hidden." : `**${noSandboxNote(s.availability.reason)}**`
   ];
   if (report.blocked.length) {
-    lines.push(
+    lines2.push(
       `The sandbox blocked ${report.blocked.length === 1 ? "a connection" : "connections"} to hosts not in \`network.allow\`:`,
       ["| host | port | attempts |", "| --- | --- | --- |", ...report.blocked.map((b) => `| ${code(b.host, { table: true })} | ${b.port} | ${b.count} |`)].join(
         "\n"
       )
     );
   }
-  const summary2 = [result.summary, "### Sandbox", ...lines].join("\n\n");
+  const summary2 = [result.summary, "### Sandbox", ...lines2].join("\n\n");
   return { ...result, summary: summary2, sandbox: report };
 }
 
@@ -1737,11 +1762,15 @@ async function prepareRepo(ctx, ws, repo, options) {
     throw new ConveyorError("clone-failed", `base branch "${repo.base}" does not exist in ${repo.repo} (${url})`);
   }
   const workCommit = heads.get(repo.workBranch) ?? "";
+  const ended = workCommit && mode === "work" && options.endedWork ? await options.endedWork(repo) : void 0;
   let baseMerge = "new-branch";
   let conflicts = [];
   let checkedOut = repo.workBranch;
   let preparedHead = workCommit || baseCommit;
-  if (workCommit) {
+  if (ended) {
+    await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.base}`);
+    preparedHead = baseCommit;
+  } else if (workCommit) {
     await git.checkout(repo.workBranch, `refs/remotes/origin/${repo.workBranch}`);
     if (mode === "checkout") baseMerge = "not-merged";
     else if (await git.isAncestor(baseCommit, "HEAD")) baseMerge = "up-to-date";
@@ -1767,8 +1796,9 @@ async function prepareRepo(ctx, ws, repo, options) {
     folder,
     dir,
     url,
-    resumed: Boolean(workCommit),
+    resumed: Boolean(workCommit) && !ended,
     startCommit: workCommit,
+    ...ended ? { startedOver: ended } : {},
     baseCommit,
     preparedHead,
     baseMerge,
@@ -1799,6 +1829,9 @@ async function prepareWorkspace(ctx, repos, options) {
   const prepared = await Promise.all(repos.map((r) => prepareRepo(ctx, { root, gitRoot }, r, options)));
   const notes = [];
   for (const r of prepared) {
+    if (r.startedOver) {
+      notes.push(`${r.repo}: ${code(r.workBranch)} was not resumed (${r.startedOver}); it starts over from ${code(r.base)}.`);
+    }
     if (r.baseMerge === "resolving") {
       notes.push(
         `${r.repo}: Conveyor has started merging the base branch ${code(r.base)} into ${code(r.workBranch)}, and these files hold git's conflict markers: ${r.conflicts.map((c) => code(c)).join(", ") || "(none listed)"}. Resolve each by editing it (keep the intent of both sides, leave no \`<<<<<<<\`, \`=======\` or \`>>>>>>>\` line); do not run git: Conveyor commits the merge once no file holds a marker.`
@@ -2094,20 +2127,20 @@ async function collectUsage(meter, who, sources, scrub, log, configured) {
     else {
       const problem = `${who} wrote $CONVEYOR_USAGE_FILE, but ${scrub(reading.problem)}; it was ignored`;
       meter.problems.push(problem);
-      log(`conveyor: ${problem}`);
+      log.warn(problem);
     }
   }
   const cliText = await readText(sources.cliUsageFile, sources.dir);
   const fromCli = sources.reader?.usage() ?? (cliText !== void 0 ? copilotUsageOf(scrub(cliText)) : void 0);
   const record = recordedUsage(fromCli, claimed);
   if (!record) {
-    if (written === void 0) log(`conveyor: ${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
+    if (written === void 0) log.info(`${who} reported no usage ($CONVEYOR_USAGE_FILE was not written)`);
     return void 0;
   }
   const disputes = describeDisputes(record);
   meter.runs.push({ who, usage: record.usage, from: record.from, disputes, ...configured ? { configured } : {} });
-  log(`conveyor: ${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
-  for (const d of disputes) log(`conveyor: ${who}: ${d}`);
+  log.info(`${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
+  for (const d of disputes) log.warn(`${who}: ${d}`);
   return record.usage;
 }
 function modelCell(r) {
@@ -2122,11 +2155,11 @@ function modelCell(r) {
 function withUsageReport(result, meter, payload) {
   if (meter.runs.length === 0 && meter.problems.length === 0) return result;
   const total = meter.total();
-  const lines = [];
+  const lines2 = [];
   if (meter.runs.length > 0) {
     const rows = meter.runs.map((r) => `| ${r.who} | ${modelCell(r)} | ${describeUsage(r.usage)} | ${r.from} |`);
-    lines.push(["| agent run | model | usage | reported by |", "| --- | --- | --- | --- |", ...rows].join("\n"));
-    if (meter.runs.length > 1) lines.push(`This attempt: ${describeUsage(total)}.`);
+    lines2.push(["| agent run | model | usage | reported by |", "| --- | --- | --- | --- |", ...rows].join("\n"));
+    if (meter.runs.length > 1) lines2.push(`This attempt: ${describeUsage(total)}.`);
   }
   const before = payload?.usageSoFar;
   const totals = [["this attempt's", total]];
@@ -2134,28 +2167,63 @@ function withUsageReport(result, meter, payload) {
     const step = sumUsage([before.step, total]);
     const run = sumUsage([before.run, total]);
     totals.push([`step \`${payload.step.id}\`'s`, step], ["the run's", run]);
-    lines.push(`Step \`${payload.step.id}\` so far, earlier attempts included: ${describeUsage(step)}.`);
+    lines2.push(`Step \`${payload.step.id}\` so far, earlier attempts included: ${describeUsage(step)}.`);
     const budget = before.budgetUsd !== void 0 ? ` of its ${formatUsd(before.budgetUsd)} budget` : "";
-    lines.push(
+    lines2.push(
       `Run \`${payload.runId}\` so far: ${run?.costUsd !== void 0 ? formatUsd(run.costUsd) : "no cost reported"}${budget} (${describeUsage(run)}).`
     );
   }
-  for (const r of meter.runs) for (const d of r.disputes) lines.push(`> Usage differs: ${r.who}: ${d}.`);
-  for (const p of meter.problems) lines.push(`> Usage ignored: ${p}.`);
+  for (const r of meter.runs) for (const d of r.disputes) lines2.push(`> Usage differs: ${r.who}: ${d}.`);
+  for (const p of meter.problems) lines2.push(`> Usage ignored: ${p}.`);
   const capped = totals.map(([whose, u]) => [whose, cappedFigures(u)]).find(([, figures]) => figures.length > 0);
   if (capped) {
-    lines.push(
+    lines2.push(
       `> Usage capped: ${capped[0]} ${capped[1].join(", ")} reached Conveyor's ceiling (${formatUsd(MAX_USD)} for a cost, ${MAX_COUNT} for a count) and counts as that, so a budget still stops it.`
     );
   }
-  return { ...result, summary: [result.summary, "### Usage", ...lines].join("\n\n"), ...total ? { usage: total } : {} };
+  return { ...result, summary: [result.summary, "### Usage", ...lines2].join("\n\n"), ...total ? { usage: total } : {} };
+}
+
+// lib/logger.ts
+function merged(bound, own) {
+  const out = {};
+  for (const source of [bound, own ?? {}]) for (const [k, v] of Object.entries(source)) if (v !== void 0) out[k] = v;
+  return out;
+}
+function loggerOf(write, bound = {}) {
+  return {
+    info: (message, fields) => write("info", message, merged(bound, fields)),
+    warn: (message, fields) => write("warn", message, merged(bound, fields)),
+    error: (message, fields) => write("error", message, merged(bound, fields)),
+    child: (fields) => loggerOf(write, merged(bound, fields))
+  };
+}
+var silentLogger = loggerOf(() => void 0);
+function attemptFields(ref) {
+  return { run: ref.runId, step: ref.step, attempt: ref.attempt, epoch: ref.epoch, mode: ref.mode };
+}
+function renderFields(fields) {
+  const parts = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" && (v === "" || /[\s"=()]/.test(v)) ? JSON.stringify(v) : String(v)}`);
+  return parts.length > 0 ? ` (${parts.join(" ")})` : "";
+}
+function lineLogger(write, bound = {}) {
+  return loggerOf((level, message, fields) => write(level, `${message}${renderFields(fields)}`), bound);
+}
+
+// action/src/log.ts
+function coreSink(env) {
+  const github = env.GITHUB_ACTIONS === "true";
+  return (line, level) => !github || level === "info" ? info(line) : level === "warn" ? warning(line) : error(line);
+}
+function actionLogger(sink, scrub = (t) => t) {
+  return lineLogger((level, line) => sink(scrub(`conveyor: ${line}`), level));
 }
 
 // action/src/context.ts
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-2QGD564Y.js");
+    const { LocalForge } = await import("./local-N7NLY57R.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -2163,17 +2231,19 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { logLines: logLines2 }] = await Promise.all([import("./forge-2FI57AKU.js"), import("./octokit-4SGCFMNK.js")]);
-  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: logLines2(log) });
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-7HGB35OK.js"), import("./octokit-CKMDIVZC.js")]);
+  return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
   const { env, token } = options;
   const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, void 0);
   token?.onToken((t) => scrubber.add(t));
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
-  const write = options.log ?? ((line) => info(line));
+  const sink = options.log ?? coreSink(env);
   let forge;
-  const log = (line) => write(scrubber.scrub(line));
+  const scrub = (t) => scrubber.scrub(t);
+  const log = actionLogger(sink, scrub);
+  const write = (line) => sink(scrub(line), "info");
   return {
     env,
     ...token ? { token } : {},
@@ -2181,6 +2251,7 @@ function createContext(options) {
     scrubber,
     forge: () => forge ??= forgeFor(serverUrl, token, env, log),
     log,
+    write,
     minuteMs: options.minuteMs ?? 6e4,
     ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
     ...env.CONVEYOR_WORKSPACE_ROOT ? { workspaceRoot: env.CONVEYOR_WORKSPACE_ROOT } : {},
@@ -2189,11 +2260,12 @@ function createContext(options) {
     usage: new UsageMeter(),
     async group(title, run) {
       const github = env.GITHUB_ACTIONS === "true";
-      log(github ? `::group::${title}` : `conveyor: ${title}`);
+      if (github) write(`::group::${title}`);
+      else log.info(title);
       try {
         return await run();
       } finally {
-        if (github) log("::endgroup::");
+        if (github) write("::endgroup::");
       }
     }
   };
@@ -2226,9 +2298,7 @@ function secretsFor(ctx, names, who) {
   }
   const given = Object.keys(out);
   if (given.length || missing.length) {
-    ctx.log(
-      `conveyor: ${who} gets ${given.length ? given.join(", ") : "no secret"}${missing.length ? ` (not set on this runner: ${missing.join(", ")})` : ""}`
-    );
+    ctx.log.info(`${who} gets ${given.length ? given.join(", ") : "no secret"}${missing.length ? ` (not set on this runner: ${missing.join(", ")})` : ""}`);
   }
   return out;
 }
@@ -2253,7 +2323,7 @@ async function runUserCommand(ctx, options) {
   requireSandbox(s);
   if (!s.availability.available && !s.warned) {
     s.warned = true;
-    ctx.log(`conveyor: ${noSandboxNote(s.availability.reason)}`);
+    ctx.log.warn(noSandboxNote(s.availability.reason));
   }
   s.used = true;
   const result = await runIsolated(s.availability, {
@@ -2264,7 +2334,7 @@ async function runUserCommand(ctx, options) {
     ...ctx.killGraceMs !== void 0 ? { killGraceMs: ctx.killGraceMs } : {},
     scrub: (t) => ctx.scrubber.scrub(t),
     onLine: (line) => {
-      ctx.log(`${prefix}${line}`);
+      ctx.write(`${prefix}${line}`);
       options.onLine?.(line);
     },
     ...options.lineLimit ? { lineLimit: options.lineLimit } : {},
@@ -2272,7 +2342,7 @@ async function runUserCommand(ctx, options) {
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,
     ...options.sandbox.keep ? { keep: true } : {},
-    onBlocked: (host, port) => ctx.log(`conveyor: the sandbox blocked a connection to ${host}:${port} (not in network.allow)`)
+    onBlocked: (host, port) => ctx.log.warn(`the sandbox blocked a connection to ${host}:${port} (not in network.allow)`, { host, port })
   });
   recordBlocked(s, result.blocked);
   return result;
@@ -2420,7 +2490,7 @@ async function prepareCheckRun(io) {
     );
   const attempt = payloadAttempt(io.payload.raw);
   const checks = new CheckRuns(
-    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: logLines(io.log) })
+    createGitHubOctokit({ token: () => token.current(), baseUrl: io.env.GITHUB_API_URL || "https://api.github.com", log: octokitLog(io.log) })
   );
   const checkRunId = Number(id);
   const startedAt = /* @__PURE__ */ new Date();
@@ -2440,7 +2510,7 @@ async function prepareCheckRun(io) {
   const client = {
     async complete(out) {
       if (completedElsewhere !== void 0) {
-        io.log(`conveyor: check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
+        io.log.warn(`check run ${id} was completed (${completedElsewhere}) while the step ran; its result (${out.title}) is not written over it`);
         return;
       }
       await checks.update(repo, checkRunId, {
@@ -2469,7 +2539,7 @@ ${out.summary}
             return;
           }
         } catch (e) {
-          io.log(`conveyor: could not read check run ${id} (${e.message}); trying again in ${Math.round(intervalMs / 1e3)} s`);
+          io.log.warn(`could not read check run ${id} (${e.message}); trying again in ${Math.round(intervalMs / 1e3)} s`);
         }
         if (!stopped) schedule();
       };
@@ -2510,7 +2580,7 @@ var FileReporter = class {
 
 // action/src/report/log.ts
 var LogReporter = class {
-  constructor(log = (l) => info(l), setOutput2) {
+  constructor(log = actionLogger(coreSink(process.env)), setOutput2) {
     this.log = log;
     this.setOutput = setOutput2;
   }
@@ -2518,8 +2588,9 @@ var LogReporter = class {
   setOutput;
   name = "log";
   async report(result) {
-    const error = result.error ? ` [${result.error.code}] ${result.error.message}` : "";
-    this.log(`conveyor: step ${result.step || "?"} attempt ${result.attempt}: ${result.conclusion}${error}`);
+    const error2 = result.error ? ` [${result.error.code}] ${result.error.message}` : "";
+    const line = `step ${result.step || "?"} attempt ${result.attempt}: ${result.conclusion}${error2}`;
+    this.log[result.conclusion === "failure" ? "error" : "info"](line, attemptFields(refOf(result)));
     this.setOutput?.("conclusion", result.conclusion);
     this.setOutput?.("result", JSON.stringify(result));
   }
@@ -2553,9 +2624,9 @@ function attemptOfRaw(raw) {
     epoch: typeof o.epoch === "number" && Number.isInteger(o.epoch) && o.epoch >= 0 ? o.epoch : 0
   };
 }
-function failureResult(base, error, scrub) {
-  const code2 = error instanceof ConveyorError ? error.code : "internal";
-  const raw = error instanceof Error ? error.message : String(error);
+function failureResult(base, error2, scrub) {
+  const code2 = error2 instanceof ConveyorError ? error2.code : "internal";
+  const raw = error2 instanceof Error ? error2.message : String(error2);
   const message = scrub(raw);
   return {
     ...base,
@@ -2565,18 +2636,54 @@ function failureResult(base, error, scrub) {
   };
 }
 
-// action/src/agent.ts
-import { mkdir as mkdir5 } from "node:fs/promises";
-import { delimiter, join as join12 } from "node:path";
-
 // core/config/defaults.ts
 var DEFAULT_STALL_MINUTES = 15;
 var DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
+
+// core/run/draft.ts
+function renderFindings(result) {
+  if (result.findings) return result.findings;
+  const findings = result.review?.findings ?? [];
+  if (findings.length === 0) return result.summary;
+  return findings.map((f) => {
+    if (typeof f === "string") return `- ${f}`;
+    const text = f.message ?? f.text ?? f.title ?? f.description;
+    const where = typeof f.file === "string" ? `${f.file}${f.line !== void 0 && f.line !== null ? `:${String(f.line)}` : ""}: ` : "";
+    return typeof text === "string" ? `- ${where}${text}` : `- ${JSON.stringify(f)}`;
+  }).join("\n");
+}
+
+// core/run/protect.ts
+function listPaths(paths, max = 10, more = 0) {
+  const shown = paths.slice(0, max).map((p) => code(p)).join(", ");
+  const rest = Math.max(0, paths.length - max) + more;
+  return rest > 0 ? `${shown} and ${rest} more` : shown;
+}
+
+// action/src/agent.ts
+import { mkdir as mkdir5 } from "node:fs/promises";
+import { delimiter, join as join12 } from "node:path";
 
 // core/prompts/prompt.ts
 function oneLine(text, max = 72) {
   const line = sanitizeIssueText(text).replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}\u2026` : line;
+}
+function environmentsSection(vars) {
+  const rows = Object.entries(vars ?? {}).filter(([name]) => name !== "CONVEYOR_ENV_URLS");
+  if (rows.length === 0) return [];
+  return [
+    "## Preview environments",
+    "",
+    "The deploy before this step stood these up from the work branches, and your commands get them as variables",
+    "(`$CONVEYOR_ENV_URLS` has every one as `service=url` pairs). Check the change against them where it helps; they",
+    "show the code as it was deployed, and Conveyor deploys again after your changes before the checks that use them run again.",
+    "",
+    "| variable | URL |",
+    "| --- | --- |",
+    ...rows.map(([name, url]) => `| \`${name}\` | ${code(url, { table: true })} |`),
+    ""
+  ];
 }
 function issueSection(issue) {
   const body = sanitizeIssueText(issue.body).trim();
@@ -2638,6 +2745,7 @@ function buildPrompt(input) {
   if (input.notes && input.notes.length > 0) {
     out.push("## Notes", "", ...input.notes.map((n) => `- ${n}`), "");
   }
+  out.push(...environmentsSection(input.environments));
   if (input.findings && input.findings.trim()) {
     out.push("## Findings to address", "", input.findings.trim(), "");
   }
@@ -2658,8 +2766,8 @@ function structuredOutputOf(line) {
 }
 function replyVerdictOf(output) {
   const blocks = [...output.matchAll(/```(?:json)?[^\S\n]*\n([\s\S]*?)\n[^\S\n]*```/g)].map((m) => m[1]);
-  const lines = output.split("\n").filter((l) => l.trim().startsWith("{"));
-  for (const candidate of [...blocks.reverse(), ...lines.reverse()]) {
+  const lines2 = output.split("\n").filter((l) => l.trim().startsWith("{"));
+  for (const candidate of [...blocks.reverse(), ...lines2.reverse()]) {
     try {
       const value = JSON.parse(candidate);
       if (value && typeof value === "object" && "verdict" in value) return value;
@@ -2733,6 +2841,181 @@ function render(arg, place) {
   return shellQuote(arg.verdictSchema === "inline" ? JSON.stringify(structuredVerdictJsonSchema()) : place.schemaFile);
 }
 
+// core/graph.ts
+function findCycle(nodes, deps) {
+  const known = new Set(nodes);
+  const state = /* @__PURE__ */ new Map();
+  for (const root of nodes) {
+    if (state.has(root)) continue;
+    const path = [{ node: root, next: 0, deps: deps(root) }];
+    state.set(root, "visiting");
+    while (path.length > 0) {
+      const top = path[path.length - 1];
+      if (top.next >= top.deps.length) {
+        state.set(top.node, "done");
+        path.pop();
+        continue;
+      }
+      const dep = top.deps[top.next++];
+      if (!known.has(dep)) continue;
+      const s = state.get(dep);
+      if (s === "visiting") {
+        const from = path.findIndex((p) => p.node === dep);
+        return [...path.slice(from).map((p) => p.node), dep];
+      }
+      if (s === void 0) {
+        state.set(dep, "visiting");
+        path.push({ node: dep, next: 0, deps: deps(dep) });
+      }
+    }
+  }
+  return null;
+}
+function describeCycle(cycle, keep = 12) {
+  if (cycle.length <= keep) return cycle.join(" -> ");
+  const head = cycle.slice(0, keep - 2);
+  return `${head.join(" -> ")} -> \u2026 (${cycle.length - keep} more) -> ${cycle.slice(-2).join(" -> ")}`;
+}
+function topologicalWaves(nodes, deps) {
+  const cycle = findCycle(nodes, deps);
+  if (cycle) throw new Error(`cycle: ${describeCycle(cycle)}`);
+  const known = new Set(nodes);
+  const level = /* @__PURE__ */ new Map();
+  for (const root of nodes) {
+    if (level.has(root)) continue;
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = stack[stack.length - 1];
+      if (level.has(node)) {
+        stack.pop();
+        continue;
+      }
+      const missing = deps(node).filter((d) => known.has(d) && !level.has(d));
+      if (missing.length > 0) {
+        stack.push(...missing);
+        continue;
+      }
+      let l = 0;
+      for (const d of deps(node)) if (known.has(d)) l = Math.max(l, level.get(d) + 1);
+      level.set(node, l);
+      stack.pop();
+    }
+  }
+  const waves = [];
+  for (const node of nodes) (waves[level.get(node)] ??= []).push(node);
+  return waves.filter((w) => w !== void 0);
+}
+
+// core/steps/deploy-plan.ts
+function planDeploy(input) {
+  const { services } = input;
+  const names = [.../* @__PURE__ */ new Set([...input.stepServices, ...input.changeSetServices.filter((s) => services[s]?.deploy === null)])].sort();
+  for (const name of names) {
+    if (!services[name]) {
+      const known = Object.keys(services).sort().join(", ") || "none";
+      throw new ConveyorError("bad-payload", `step.services: service "${name}" is not in the payload's services (known: ${known})`);
+    }
+  }
+  const deploying = names.filter((n) => services[n]?.deploy);
+  const skipped2 = names.filter((n) => !services[n]?.deploy);
+  const targetSet = new Set(deploying);
+  const providersOf = (name) => {
+    const found = /* @__PURE__ */ new Set();
+    const seen = /* @__PURE__ */ new Set([name]);
+    const stack = [...services[name]?.dependsOn ?? []];
+    while (stack.length > 0) {
+      const next = stack.pop();
+      if (seen.has(next)) continue;
+      seen.add(next);
+      if (targetSet.has(next)) found.add(next);
+      else stack.push(...services[next]?.dependsOn ?? []);
+    }
+    return [...found].sort();
+  };
+  const providers = new Map(deploying.map((n) => [n, providersOf(n)]));
+  let waves;
+  try {
+    waves = topologicalWaves(deploying, (n) => providers.get(n) ?? []);
+  } catch (e) {
+    throw new ConveyorError("bad-payload", `services: the depends-on graph of the deploy targets has a ${e.message}`);
+  }
+  const targets = waves.flat().map((service) => {
+    const s = services[service];
+    return {
+      service,
+      repo: s.repo,
+      ...s.path ? { path: s.path } : {},
+      deploy: s.deploy,
+      providers: providers.get(service) ?? [],
+      envId: envIdFor(input.runId, service)
+    };
+  });
+  return { own: input.own, targets, skipped: skipped2, waves };
+}
+function slugOf(text) {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function envIdFor(runId, service) {
+  const plain = `${runId}-${service}`;
+  const full = slugOf(plain) || "env";
+  if (full === plain && full.length <= 63) return full;
+  const hash = sha256(`${runId}\0${service}`).slice(0, 8);
+  return `${full.slice(0, 63 - hash.length - 1).replace(/-+$/, "")}-${hash}`;
+}
+function deployKey(runId, service, attempt, epoch) {
+  return `${runId}/${service}/${attempt}.${epoch}`;
+}
+function peerVariables(ready) {
+  return urlVariables(ready, "CONVEYOR_PEER");
+}
+function environmentVariables(envs, own) {
+  const ready = envs.flatMap((e) => e.state === "ready" && e.url ? [{ service: e.service, url: e.url }] : []).sort((a, b) => a.service < b.service ? -1 : a.service > b.service ? 1 : 0);
+  if (ready.length === 0) return {};
+  const ownUrl = ready.find((e) => e.service === own)?.url;
+  return { ...ownUrl ? { CONVEYOR_ENV_URL: ownUrl } : {}, ...urlVariables(ready, "CONVEYOR_ENV") };
+}
+function urlVariables(ready, prefix) {
+  const slugs = /* @__PURE__ */ new Set();
+  const vars = {};
+  const pairs = [];
+  for (const { service, url } of ready) {
+    const slug = unique(slugOf(service) || "service", slugs, "-");
+    pairs.push(`${slug}=${url}`);
+    const base = service.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+    let name = `${prefix}_${base}_URL`;
+    for (let n = 2; name in vars; n++) name = `${prefix}_${base}_${n}_URL`;
+    vars[name] = url;
+  }
+  return { [`${prefix}_URLS`]: pairs.join(","), ...vars };
+}
+function unique(name, taken, sep2) {
+  let out = name;
+  for (let n = 2; taken.has(out); n++) out = `${name}${sep2}${n}`;
+  taken.add(out);
+  return out;
+}
+function keptOutcomes(plan, given, options) {
+  const kept = /* @__PURE__ */ new Map();
+  const names = /* @__PURE__ */ new Set([...plan.targets.map((t) => t.service), ...plan.skipped]);
+  for (const env of given) {
+    if (!names.has(env.service)) continue;
+    const target = plan.targets.find((t) => t.service === env.service);
+    if (target && env.envId !== target.envId) continue;
+    if (options.epoch > 0) kept.set(env.service, env);
+    else if (env.state === "skipped") kept.set(env.service, env);
+    else if (env.state === "ready" && env.commit !== void 0 && env.commit === options.headOf(env.service)) kept.set(env.service, env);
+  }
+  if (options.epoch > 0) return kept;
+  for (const t of plan.targets) {
+    if (kept.has(t.service) && t.providers.some((p) => !kept.has(p))) kept.delete(t.service);
+  }
+  return kept;
+}
+function startable(plan, settled, started, stopped) {
+  if (stopped) return [];
+  return plan.targets.filter((t) => !started.has(t.service) && !settled.has(t.service) && t.providers.every((p) => settled.has(p)));
+}
+
 // action/src/variables.ts
 function reposVariable(payload, ws) {
   return JSON.stringify(
@@ -2764,11 +3047,15 @@ function identityVariables(payload) {
     CONVEYOR_RUN_ID: payload.runId
   };
 }
+function environmentsVariables(payload) {
+  if (payload.step.kind === "deploy" || payload.mode === "teardown") return {};
+  return environmentVariables(payload.environments, payload.service);
+}
 
 // action/src/summary.ts
 function tail(text, maxLines = 40, maxChars = 4e3) {
-  const lines = text.trimEnd().split("\n");
-  const kept = lines.slice(-maxLines).join("\n");
+  const lines2 = text.trimEnd().split("\n");
+  const kept = lines2.slice(-maxLines).join("\n");
   return kept.length > maxChars ? `\u2026${kept.slice(-maxChars)}` : kept;
 }
 var BASE_MERGE = {
@@ -2829,11 +3116,11 @@ async function keepTranscript(store, env, payload, log) {
   const name = attemptName(refOf(payload), "conveyor-transcript");
   try {
     const { url } = await store.keep(name, path);
-    log(`conveyor: transcript uploaded as ${store.kind} ${name}: ${url}`);
+    log.info(`transcript uploaded as ${store.kind} ${name}: ${url}`);
     return `Full transcript of the agent: [${name}](${url}) (${store.kind})`;
   } catch (e) {
     const why2 = String(e?.message ?? e).split("\n")[0].trim() || String(e);
-    log(`conveyor: transcript not uploaded: ${why2}`);
+    log.warn(`transcript not uploaded: ${why2}`);
     return `transcript not uploaded: ${why2}`;
   }
 }
@@ -2986,15 +3273,15 @@ async function openModelRoute(ctx, agent, secrets, label) {
     upstream: api.endpoint,
     ...real2 ? { credential: { header: real2.header, value: secrets[real2.variable] } } : {},
     ...real2 && !socket ? { placeholder } : {},
-    onProblem: (message) => ctx.log(`conveyor: ${label}: Conveyor's key forwarder: ${message}`)
+    onProblem: (message) => ctx.log.warn(`${label}: Conveyor's key forwarder: ${message}`)
   });
   const port = socket ? FORWARDER_PORT : forwarder.port;
   const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;
   const pointing2 = api.point(url);
   const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== void 0) : false;
   const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder]);
-  ctx.log(
-    `conveyor: ${label} talks to ${api.endpoint} through Conveyor's key forwarder` + (real2 ? `: ${real2.variable} stays in the step process, and the agent holds a placeholder` : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are")
+  ctx.log.info(
+    `${label} talks to ${api.endpoint} through Conveyor's key forwarder` + (real2 ? `: ${real2.variable} stays in the step process, and the agent holds a placeholder` : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are")
   );
   return {
     env: { ...Object.fromEntries(placeholders), ...pointing2.env },
@@ -3045,6 +3332,7 @@ function agentEnvironment(ctx, payload, ws, agent, command, files, given) {
     CONVEYOR_REPOS: reposVariable(payload, ws),
     ...agent.model ? { CONVEYOR_MODEL: agent.model } : {},
     ...agent.maxUsd !== void 0 ? { CONVEYOR_MAX_USD: String(agent.maxUsd) } : {},
+    ...environmentsVariables(payload),
     ...identityVariables(payload)
   });
 }
@@ -3067,7 +3355,8 @@ async function runAgent(ctx, payload, ws, agent, options) {
     })),
     writes: options.writes,
     ...options.findings ? { findings: options.findings } : {},
-    notes: ws.notes
+    notes: ws.notes,
+    environments: environmentsVariables(payload)
   });
   return runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: single ? single.dir : ws.root, role: "coder" });
 }
@@ -3144,9 +3433,9 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
 }
 async function runCommandOf(ctx, payload, ws, agent, exchange2, run) {
   const { label, command, cwd, usage, prefix, env, files } = run;
-  if (command.maxUsdNote) ctx.log(`conveyor: ${label}: ${command.maxUsdNote}`);
+  if (command.maxUsdNote) ctx.log.info(`${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
-  ctx.log(`conveyor: running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
+  ctx.log.info(`running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
   const transcript = openTranscript(
     ctx.env,
     payload,
@@ -3201,32 +3490,95 @@ function agentStopped(outcome, agent, who) {
   return void 0;
 }
 
-// core/prompts/pr-body.ts
+// core/github/pr-body.ts
 var PR_BODY_MARKER = "<!-- conveyor:pr -->";
-function pullRequestTitle(issue) {
-  return `${oneLine(issue.title, 200)} (#${issue.number})`;
+var PR_STATUS_START = "<!-- conveyor:status -->";
+var PR_STATUS_END = "<!-- /conveyor:status -->";
+var FILES_SHOWN = 50;
+var AGENT_SUMMARY_MAX = 4e3;
+var STATUS_MAX = 8e3;
+function issueRef(issue, repo) {
+  return repo === issue.repo ? `#${issue.number}` : `${issue.repo}#${issue.number}`;
 }
-function pullRequestBody(input) {
+function pullRequestTitle(issue, repo = issue.repo) {
+  const ref = issue.repo && repo ? issueRef({ repo: issue.repo, number: issue.number }, repo) : `#${issue.number}`;
+  return `${oneLine(issue.title, 200)} (${ref})`;
+}
+function statusOf(body) {
+  const start = body.indexOf(PR_STATUS_START);
+  const end = body.indexOf(PR_STATUS_END);
+  if (start < 0 || end < start) return void 0;
+  return body.slice(start + PR_STATUS_START.length, end).replace(/^\n|\n$/g, "");
+}
+function statusSection(status) {
+  const inside = status.length > STATUS_MAX ? `${status.slice(0, STATUS_MAX - 1)}\u2026` : status;
+  return `${PR_STATUS_START}
+${inside}
+${PR_STATUS_END}`;
+}
+function lines(f) {
+  return f.added === null || f.removed === null ? "binary" : `+${f.added} \u2212${f.removed}`;
+}
+function changeSection(repo, change) {
+  const out = [`### What changed in ${repo}`, ""];
+  const summary2 = change.summary?.trim();
+  if (summary2) {
+    const cut = summary2.length > AGENT_SUMMARY_MAX ? `${summary2.slice(0, AGENT_SUMMARY_MAX - 1)}\u2026` : summary2;
+    out.push("The agent says:", "", ...cut.split(/\r\n?|\n/).map((l) => l.trim() ? `> ${inlineText(l)}` : ">"), "");
+  }
+  if (change.files.length === 0) {
+    out.push("No file differs from the base.", "");
+    return out;
+  }
+  const added = change.files.reduce((n, f) => n + (f.added ?? 0), 0);
+  const removed = change.files.reduce((n, f) => n + (f.removed ?? 0), 0);
+  out.push(`${change.files.length} file(s), +${added} \u2212${removed}:`, "");
+  for (const f of change.files.slice(0, FILES_SHOWN)) out.push(`- ${code(f.path)} ${lines(f)}`);
+  const rest = change.files.slice(FILES_SHOWN);
+  if (rest.length) {
+    const restAdded = rest.reduce((n, f) => n + (f.added ?? 0), 0);
+    const restRemoved = rest.reduce((n, f) => n + (f.removed ?? 0), 0);
+    out.push(`- and ${rest.length} more file(s), +${restAdded} \u2212${restRemoved} (the diff shows them all)`);
+  }
+  out.push("");
+  return out;
+}
+function pullRequestBody(input, current) {
   const { issue } = input;
-  const ref = `${issue.repo}#${issue.number}`;
-  const lines = [
+  const title = oneLine(issue.title, 200);
+  const lines2 = [
     PR_BODY_MARKER,
     // Only the PR in the issue's own repository closes it; the others belong to it.
-    input.repo === issue.repo ? `Closes #${issue.number}: ${oneLine(issue.title, 200)}` : `Part of ${ref}: ${oneLine(issue.title, 200)}`,
+    input.repo === issue.repo ? `Closes #${issue.number}: ${title}` : `Part of ${issue.repo}#${issue.number}: ${title}`,
     ""
   ];
-  if (issue.url) lines.push(`Issue: ${issue.url}`, "");
+  if (issue.url) lines2.push(`Issue: ${issue.url}`, "");
+  if (input.change) lines2.push(...changeSection(input.repo, input.change));
   const sorted = [...input.prs].sort((a, b) => a.repo.localeCompare(b.repo));
   if (sorted.length > 1) {
-    lines.push("### Pull requests of this change", "");
+    lines2.push("### Pull requests of this change", "");
     for (const pr of sorted) {
       const self = pr.repo === input.repo ? " (this pull request)" : "";
-      lines.push(`- ${pr.repo}#${pr.number}${self}: ${pr.url}`);
+      lines2.push(`- ${pr.repo}#${pr.number}${self}: ${pr.url}`);
     }
-    lines.push("");
+    lines2.push("");
   }
-  lines.push(`<sub>Opened by Conveyor, run \`${input.runId}\`.</sub>`);
-  return lines.join("\n");
+  if (input.protected?.paths.length) {
+    const more = input.protected.more ? [`- \u2026 and ${input.protected.more} more`] : [];
+    lines2.push(
+      "### Protected paths",
+      "",
+      "This pull request changes paths the pipeline protects (`protect`): it merges only after an approval of its head.",
+      "",
+      ...input.protected.paths.map((p) => `- ${code(p)}`),
+      ...more,
+      ""
+    );
+  }
+  const status = input.status ?? (current === void 0 ? void 0 : statusOf(current)) ?? `Where the run stands, and how to approve it: the tracking comment on ${issue.repo}#${issue.number}.`;
+  lines2.push(statusSection(status), "", `<sub>Opened by Conveyor, run \`${input.runId}\`.</sub>`);
+  const body = lines2.join("\n");
+  return body.length <= COMMENT_MAX ? body : fitComment(body);
 }
 
 // core/github/trailers.ts
@@ -3235,21 +3587,55 @@ function coAuthoredBy(author) {
   return `Co-authored-by: ${oneLine2(author.login)} <${author.id}+${oneLine2(author.login)}@users.noreply.github.com>`;
 }
 
-// core/steps/writes.ts
-function normalize2(prefix) {
-  return prefix.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+// core/path-patterns.ts
+function normalizePath(path) {
+  return path.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 }
-function isAllowedWrite(path, prefixes) {
-  if (prefixes.length === 0) return true;
-  const p = normalize2(path);
-  return prefixes.some((raw) => {
-    const prefix = normalize2(raw);
-    if (prefix === "" || prefix === ".") return true;
-    return p === prefix || p.startsWith(`${prefix}/`);
+var cache = /* @__PURE__ */ new Map();
+function segmentSource(segment) {
+  let out = "";
+  for (const ch of segment) {
+    if (ch === "*") out += "[^/]*";
+    else if (ch === "?") out += "[^/]";
+    else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return out;
+}
+function compile(pattern) {
+  const known = cache.get(pattern);
+  if (known) return known;
+  const segments = normalizePath(pattern).split("/").filter(Boolean);
+  let source = "";
+  segments.forEach((segment, i) => {
+    const last = i === segments.length - 1;
+    if (segment === "**") {
+      source += last ? i === 0 ? ".*" : "(?:/.*)?" : i === 0 ? "(?:[^/]+/)*" : "(?:/[^/]+)*";
+      return;
+    }
+    const sep2 = i === 0 || i === 1 && segments[0] === "**" ? "" : "/";
+    source += sep2 + segmentSource(segment);
   });
+  const re = new RegExp(`^${source}(?:/.*)?$`, "s");
+  if (cache.size > 1e3) cache.clear();
+  cache.set(pattern, re);
+  return re;
 }
-function writesOutside(paths, prefixes) {
-  return paths.filter((p) => !isAllowedWrite(p, prefixes)).sort();
+function matchesPattern(path, pattern) {
+  const p = normalizePath(pattern);
+  if (p === "" || p === ".") return true;
+  return compile(p).test(normalizePath(path));
+}
+function matchingPatterns(path, patterns) {
+  return patterns.filter((pattern) => matchesPattern(path, pattern));
+}
+
+// core/steps/writes.ts
+function isAllowedWrite(path, patterns) {
+  if (patterns.length === 0) return true;
+  return patterns.some((pattern) => matchesPattern(path, pattern));
+}
+function writesOutside(paths, patterns) {
+  return paths.filter((p) => !isAllowedWrite(p, patterns)).sort();
 }
 
 // core/steps/conflicts.ts
@@ -3448,8 +3834,8 @@ async function unresolved(repo) {
     const info2 = await lstat3(file).catch(() => void 0);
     if (!info2?.isFile()) continue;
     const text = await readHandedBack(file, repo.dir, `the conflicted file ${path} of ${repo.repo}`, MAX_RESOLVED_FILE);
-    const lines = conflictMarkerLines(text ?? "");
-    if (lines.length) left.push(`${path} (line${lines.length === 1 ? "" : "s"} ${lines.slice(0, 5).join(", ")}${lines.length > 5 ? ", \u2026" : ""})`);
+    const lines2 = conflictMarkerLines(text ?? "");
+    if (lines2.length) left.push(`${path} (line${lines2.length === 1 ? "" : "s"} ${lines2.slice(0, 5).join(", ")}${lines2.length > 5 ? ", \u2026" : ""})`);
   }
   return left;
 }
@@ -3473,8 +3859,21 @@ async function commitLeftovers(payload, repo) {
     changed: head !== repo.preparedHead && (paths.length > 0 || resolving),
     paths,
     pushedPaths: await git.pushedPaths(head, [repo.startCommit, repo.baseCommit]),
-    advanced: head !== (repo.startCommit || repo.baseCommit)
+    // A branch started over (its old PR ended) advanced only by commits on the base: its old head is what the push replaces, not what it adds to.
+    advanced: head !== (repo.startedOver ? repo.baseCommit : repo.startCommit || repo.baseCommit)
   };
+}
+async function protectedChanges(payload, changes) {
+  const patterns = payload.protect?.patterns ?? [];
+  if (patterns.length === 0) return [];
+  const out = [];
+  for (const c of changes) {
+    if (!c.head || c.head === c.repo.baseCommit) continue;
+    const all = (await c.repo.git.changedSince(c.repo.baseCommit, c.head)).filter((path) => matchingPatterns(path, patterns).length > 0).sort();
+    const more = all.length - MAX_PROTECTED_PATHS;
+    out.push({ repo: c.repo.repo, head: c.head, paths: all.slice(0, MAX_PROTECTED_PATHS), ...more > 0 ? { more } : {} });
+  }
+  return out;
 }
 function writesViolations(changes, writes) {
   if (writes.length === 0) return [];
@@ -3491,8 +3890,8 @@ async function pushBranch(ctx, payload, change) {
     const sent = await sendThroughApi(gitData, r, change.head);
     const unsigned = sent.made.filter((m) => !m.verified);
     const what = `${sent.made.length} commit(s) through GitHub's API (${sent.requests.trees} tree request(s), ${sent.requests.blobs} blob(s))`;
-    ctx.log(
-      `conveyor: ${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? "unsigned"})`).join(", ")}` : ""}`
+    ctx.log.info(
+      `${r.repo}: ${what}; ${r.workBranch} is at ${sent.head}${unsigned.length ? `; not signed by GitHub: ${unsigned.map((m) => `${m.sha.slice(0, 12)} (${m.reason ?? "unsigned"})`).join(", ")}` : ""}`
     );
     return {
       head: sent.head,
@@ -3526,10 +3925,10 @@ async function markReady(ctx, forge, pr) {
   try {
     await forge.markReadyForReview(pr);
   } catch (e) {
-    ctx.log(`conveyor: could not mark ${pr.repo}#${pr.number} ready for review (${e.message}); it stays a draft until someone does`);
+    ctx.log.warn(`could not mark ${pr.repo}#${pr.number} ready for review (${e.message}); it stays a draft until someone does`);
     return pr;
   }
-  ctx.log(`conveyor: marked ${pr.repo}#${pr.number} ready for review`);
+  ctx.log.info(`marked ${pr.repo}#${pr.number} ready for review`);
   const { draft: _draft, ...ready } = pr;
   return ready;
 }
@@ -3539,9 +3938,42 @@ async function knownPr(forge, r) {
   const found = await forge.findPullRequest(r.repo, r.workBranch);
   return found ? { pr: found, body: found.body } : void 0;
 }
-async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(pushed.keys())) {
+function agentSummary(resultText) {
+  if (!resultText) return void 0;
+  let raw;
+  try {
+    raw = JSON.parse(resultText);
+  } catch {
+    return void 0;
+  }
+  const parsed = agentSummarySchema.safeParse(raw);
+  return parsed.success && parsed.data.summary.trim() ? parsed.data.summary : void 0;
+}
+var agentSummarySchema = external_exports.object({ summary: external_exports.string() });
+async function changesOf(ws, repos, summary2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of ws.repos) {
+    if (!repos.has(r.repo)) continue;
+    const files = await r.git.diffStat(r.baseCommit, await r.git.currentCommit());
+    out.set(r.repo, { files, ...summary2 ? { summary: summary2 } : {} });
+  }
+  return out;
+}
+async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(pushed.keys()), extra = {}) {
+  const protectedPaths = extra.protectedPaths ?? [];
+  const guarded = (repo) => protectedPaths.find((p) => p.repo === repo);
+  const protectedOf = (repo) => {
+    const p = guarded(repo);
+    return p?.paths.length ? { protected: p } : {};
+  };
+  const sameProtected = (repo) => {
+    const p = guarded(repo);
+    return p === void 0 || JSON.stringify(p.paths) === JSON.stringify(payload.protect?.known[repo] ?? []);
+  };
   const forge = await ctx.forge();
   const prs = [];
+  const withPr = /* @__PURE__ */ new Set([...holding, ...ws.repos.filter((r) => r.pr || r.resumed).map((r) => r.repo)]);
+  const changes = await changesOf(ws, withPr, extra.summary);
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
     if (!known && pushed.has(r.repo)) {
@@ -3549,10 +3981,17 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
         repo: r.repo,
         branch: r.workBranch,
         base: r.base,
-        title: pullRequestTitle(payload.issue),
-        body: pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: r.repo, prs: [] })
+        title: fitTitle(pullRequestTitle(payload.issue, r.repo)),
+        body: pullRequestBody({
+          issue: payload.issue,
+          runId: payload.runId,
+          repo: r.repo,
+          prs: [],
+          change: changes.get(r.repo) ?? { files: [] },
+          ...protectedOf(r.repo)
+        })
       });
-      ctx.log(`conveyor: opened ${r.repo}#${opened.number} (${opened.url})`);
+      ctx.log.info(`opened ${r.repo}#${opened.number} (${opened.url})`);
       known = { pr: opened, body: opened.body };
     } else if (known && !known.body && pushed.has(r.repo)) {
       known = { pr: { ...known.pr, head: pushed.get(r.repo) } };
@@ -3564,12 +4003,19 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
   const asTheRunKnew = prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr.repo));
   const out = [];
   for (const { pr, body: current } of prs) {
-    const body = pullRequestBody({ issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links });
-    const unchanged = current === void 0 ? asTheRunKnew : body === current;
+    const change = changes.get(pr.repo);
+    const body = pullRequestBody(
+      { issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links, ...change ? { change } : {}, ...protectedOf(pr.repo) },
+      current
+    );
+    const unchanged = current === void 0 ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
     const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;
+}
+function fitTitle(title) {
+  return title.length <= PR_TITLE_MAX ? title : `${title.slice(0, PR_TITLE_MAX - 1)}\u2026`;
 }
 
 // action/src/steps/code.ts
@@ -3578,10 +4024,11 @@ async function runCodeWork(ctx, payload, work) {
   const agent = resolveAgent(payload, work.agent);
   const ws = await prepareStepWorkspace(ctx, payload.repos, "work", {
     fresh: work.mode === "run",
-    ...work.resolveConflicts ? { resolveConflicts: true } : {}
+    ...work.resolveConflicts ? { resolveConflicts: true } : {},
+    endedWork: (r) => endedPullRequest(ctx, r)
   });
   try {
-    for (const r of ws.repos) ctx.log(`conveyor: ${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
+    for (const r of ws.repos) ctx.log.info(`${r.repo} ready in ${r.dir} on ${r.workBranch} (${r.baseMerge})`);
     const outcome = await runAgent(ctx, payload, ws, agent, {
       mode: work.mode,
       writes: work.writes,
@@ -3616,16 +4063,24 @@ ${list}`;
       return fail("writes-violation", message);
     }
     const commits = Object.fromEntries(changes.map((c) => [c.repo.repo, c.head]));
+    const guarded = await protectedChanges(payload, changes);
+    const guardedSection = protectedSection(guarded);
+    if (guardedSection) sections.push(guardedSection);
+    const protectAt = (heads) => guarded.length ? { protected: guarded.map((g) => ({ ...g, head: heads[g.repo] ?? g.head })) } : {};
+    const protect = protectAt(commits);
     if (!changes.some((c) => c.changed)) {
       const message = "The agent changed nothing in any repository.";
       if (work.mode === "repair") {
-        return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits };
+        return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits, ...protect };
       }
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
-        const prs2 = await publishPullRequests(ctx, payload, ws, /* @__PURE__ */ new Map(), new Set(held));
+        const prs2 = await publishPullRequests(ctx, payload, ws, /* @__PURE__ */ new Map(), new Set(held), {
+          protectedPaths: guarded,
+          summary: agentSummary(outcome.resultText)
+        });
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(", ")}; they are kept.`;
-        return { ...baseResult(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits };
+        return { ...baseResult(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits, ...protect };
       }
       return { ...fail("no-changes", message), commits };
     }
@@ -3640,14 +4095,18 @@ ${list}`;
     const pushed = new Map([...sent].map(([repo, p]) => [repo, p.head]));
     for (const [repo, p] of sent) {
       commits[repo] = p.head;
-      ctx.log(`conveyor: pushed ${repo}`);
+      ctx.log.info(`pushed ${repo}`);
     }
-    const prs = await publishPullRequests(ctx, payload, ws, pushed);
+    const protectPushed = protectAt(commits);
+    const prs = await publishPullRequests(ctx, payload, ws, pushed, new Set(pushed.keys()), {
+      protectedPaths: protectPushed.protected ?? [],
+      summary: agentSummary(outcome.resultText)
+    });
     if (rejected.length) {
       const first = rejected[0];
       const message = rejected.map((e) => e instanceof Error ? e.message : String(e)).join("\n");
       const code2 = first instanceof ConveyorError ? first.code : "push-rejected";
-      return { ...fail(code2, message), prs, commits };
+      return { ...fail(code2, message), prs, commits, ...protectPushed };
     }
     const byRepo = new Map(changes.map((c) => [c.repo.repo, c]));
     const prOf = new Map(prs.map((p) => [p.repo, p]));
@@ -3662,12 +4121,26 @@ ${list}`;
       `${work.mode === "repair" ? "Repaired" : "Changed"} ${pushed.size} of ${ws.repos.length} repositories.`,
       table,
       ...ws.notes.length ? [ws.notes.map((n) => `- ${n}`).join("\n")] : [],
+      ...guardedSection ? [guardedSection] : [],
       agentTail
     ].join("\n\n");
-    return { ...baseResult(payload), conclusion: "success", summary: summary2, prs, commits };
+    return { ...baseResult(payload), conclusion: "success", summary: summary2, prs, commits, ...protectPushed };
   } finally {
     await removeStepWorkspace(ctx, ws);
   }
+}
+function protectedSection(guarded) {
+  const held = guarded.filter((g) => g.paths.length > 0);
+  if (held.length === 0) return void 0;
+  const lines2 = held.map((g) => `- ${g.repo}: ${listPaths(g.paths, MAX_PROTECTED_PATHS, g.more ?? 0)}`);
+  return ["**Protected paths** (`protect`): the change merges only after an approval of these heads.", ...lines2].join("\n");
+}
+async function endedPullRequest(ctx, repo) {
+  if (repo.pr) return void 0;
+  const forge = await ctx.forge();
+  if (await forge.findPullRequest(repo.repo, repo.workBranch)) return void 0;
+  const ended = (await forge.listPullRequests(repo.repo, { branches: [repo.workBranch], state: "closed" })).at(-1);
+  return ended ? `its pull request ${repo.repo}#${ended.number} was ${ended.state === "merged" ? "merged" : "closed"}` : void 0;
 }
 async function reposHoldingWork(repos) {
   const held = [];
@@ -3707,17 +4180,17 @@ function truncateBytes(text, maxBytes) {
 var NOT_OK = /^(\s*)not ok\b/;
 var MAX_BLOCK_LINES = 40;
 var indentOf = (line) => line.length - line.trimStart().length;
-function failureGroups(lines) {
+function failureGroups(lines2) {
   const groups = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
+  for (let i = 0; i < lines2.length; i++) {
+    const line = lines2[i] ?? "";
     const tap = NOT_OK.exec(line);
     if (tap) {
       const indent = (tap[1] ?? "").length;
       const group = [i];
       let j = i + 1;
-      for (; j < lines.length; j++) {
-        const next = lines[j] ?? "";
+      for (; j < lines2.length; j++) {
+        const next = lines2[j] ?? "";
         if (next.trim() && indentOf(next) <= indent) break;
         if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j);
         if (next.trim() === "...") {
@@ -3737,21 +4210,21 @@ function failingLines(output, options = {}) {
   const tailLines = options.tailLines ?? 15;
   const maxBytes = options.maxBytes ?? 8192;
   if (maxBytes <= 0) return "";
-  const lines = output.replace(ANSI, "").replace(/\r\n?/g, "\n").split("\n").map((l) => clip(l.trimEnd()));
-  const nonEmpty = lines.map((l, i) => l.trim() ? i : -1).filter((i) => i >= 0);
+  const lines2 = output.replace(ANSI, "").replace(/\r\n?/g, "\n").split("\n").map((l) => clip(l.trimEnd()));
+  const nonEmpty = lines2.map((l, i) => l.trim() ? i : -1).filter((i) => i >= 0);
   const keep = /* @__PURE__ */ new Set();
   let used = 0;
   for (const i of nonEmpty.slice(-tailLines).reverse()) {
-    const cost = bytes(lines[i] ?? "") + 1;
+    const cost = bytes(lines2[i] ?? "") + 1;
     if (used + cost > maxBytes / 2) break;
     keep.add(i);
     used += cost;
   }
   let full = false;
-  for (const group of failureGroups(lines)) {
+  for (const group of failureGroups(lines2)) {
     for (const i of group) {
       if (keep.has(i)) continue;
-      const cost = bytes(lines[i] ?? "") + 1 + GAP.length + 3;
+      const cost = bytes(lines2[i] ?? "") + 1 + GAP.length + 3;
       if (used + cost > maxBytes) {
         full = true;
         break;
@@ -3765,13 +4238,13 @@ function failingLines(output, options = {}) {
   const out = [];
   let previous = -1;
   const leftOutBetween = (from, to) => {
-    for (let j = from + 1; j < to; j++) if (lines[j]?.trim()) return true;
+    for (let j = from + 1; j < to; j++) if (lines2[j]?.trim()) return true;
     return false;
   };
   for (const i of ordered) {
     if (previous >= 0 && leftOutBetween(previous, i)) out.push(GAP);
     else if (previous < 0 && i > (nonEmpty[0] ?? 0)) out.push(GAP);
-    out.push(lines[i] ?? "");
+    out.push(lines2[i] ?? "");
     previous = i;
   }
   return truncateBytes(out.join("\n"), maxBytes);
@@ -3786,10 +4259,10 @@ function gateFindings(outcomes, maxBytes = 8192) {
 `;
     let room = Math.max(0, share - bytes(head) - 16);
     for (; ; ) {
-      const lines = failingLines(o.output, { maxBytes: room });
-      if (!lines.trim()) return `${head}It printed nothing.
+      const lines2 = failingLines(o.output, { maxBytes: room });
+      if (!lines2.trim()) return `${head}It printed nothing.
 `;
-      const section = `${head}${fence(lines)}
+      const section = `${head}${fence(lines2)}
 `;
       const over = bytes(section) + 1 - share;
       if (over <= 0 || room === 0) return section;
@@ -3829,7 +4302,8 @@ function gateEnvironment(ctx, payload, ws, repo, service) {
     CONVEYOR_WORKSPACE: ws.root,
     CONVEYOR_REPOS: reposVariable(payload, ws),
     CONVEYOR_REPO: repo,
-    ...service ? { CONVEYOR_SERVICE: service } : {}
+    ...service ? { CONVEYOR_SERVICE: service } : {},
+    ...environmentsVariables(payload)
   });
 }
 function commandsFor(payload, step, repo) {
@@ -3880,7 +4354,7 @@ async function runGate(ctx, payload) {
     const outcomes = [];
     for (const c of commands) {
       const env = gateEnvironment(ctx, payload, ws, c.repo.repo, c.service);
-      ctx.log(`conveyor: gate ${step.id} in ${c.label}: ${c.command}`);
+      ctx.log.info(`gate ${step.id} in ${c.label}: ${c.command}`);
       const r = await runUserCommand(ctx, {
         command: c.command,
         cwd: c.cwd,
@@ -3935,7 +4409,7 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 import { mkdir as mkdir6, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname5, isAbsolute as isAbsolute2, join as join15, normalize as normalize3 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute2, join as join15, normalize as normalize2 } from "node:path";
 
 // core/prompts/role-prompts.ts
 var PROMPT_DIFF_BUDGET = 200 * 1024;
@@ -3972,6 +4446,7 @@ function buildReviewPrompt(input) {
       out.push(`(too long for this prompt: read it in \`${input.diffFile}\`)`, "");
     }
   }
+  out.push(...environmentsSection(input.environments));
   out.push(...issueSection(input.issue));
   return out.join("\n");
 }
@@ -4024,6 +4499,7 @@ function buildAuthorPrompt(input) {
     `- Only \`${input.path}\` is kept; anything else you change is discarded. Do not commit or push.`,
     ""
   );
+  out.push(...environmentsSection(input.environments));
   out.push(...issueSection(input.issue));
   return out.join("\n");
 }
@@ -4057,7 +4533,7 @@ function gatePath(path, stepId) {
   );
   if (!path || !path.trim()) throw bad("is empty");
   if (isAbsolute2(path)) throw bad("is absolute");
-  const n = normalize3(path);
+  const n = normalize2(path);
   if (n.startsWith("..") || n === "." || n.split("/").includes(".git")) throw bad("leaves the repository or points into .git");
   return n;
 }
@@ -4086,7 +4562,16 @@ async function runAuthorGate(ctx, payload) {
   try {
     const repo = ws.repos[0];
     const git = repo.git;
-    const prompt = buildAuthorPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repo: repo.repo, base: repo.base, path, command });
+    const prompt = buildAuthorPrompt({
+      issue: payload.issue,
+      step: step.id,
+      attempt: payload.attempt,
+      repo: repo.repo,
+      base: repo.base,
+      path,
+      command,
+      environments: environmentsVariables(payload)
+    });
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: repo.dir, role: "author" });
     const sections = [workspaceTable(ws)];
     const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
@@ -4127,7 +4612,7 @@ async function runAuthorGate(ctx, payload) {
       await mkdir6(dirname5(join15(baseDir, path)), { recursive: true });
       await writeFile4(join15(baseDir, path), content);
       await setUpServices(ctx, payload, step, ws, [{ repo: repo.repo, dir: baseDir, services: repo.services }], " (on the base branch)", [check.dir]);
-      ctx.log(`conveyor: gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
+      ctx.log.info(`gate ${step.id} on base ${repo.base} with only ${path} added: ${command}`);
       onBase = await runUserCommand(ctx, {
         command,
         cwd: baseDir,
@@ -4159,7 +4644,7 @@ ${fence(baseTail)}` : `On base ${code(repo.base)} it printed nothing.`;
     const advanced = head !== (repo.startCommit || repo.baseCommit);
     if (advanced) {
       head = (await pushBranch(ctx, payload, { repo, head })).head;
-      ctx.log(`conveyor: pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
+      ctx.log.info(`pushed ${path} to ${repo.workBranch} of ${repo.repo}`);
     }
     const how = onBase.timedOut ? "timed out" : `exited ${onBase.exitCode ?? onBase.signal}`;
     const summary2 = [
@@ -4216,19 +4701,6 @@ function judgeIndependence(coder, reviewer) {
   }
   const reported = (coder.models?.length ?? 0) + (reviewer.models?.length ?? 0) > 0 ? ", configured and as reported" : "";
   return { independent: true, reason: `a different agent (\`${reviewer.agent}\` vs \`${coder.agent}\`) and model family (\`${b}\` vs \`${a}\`${reported})` };
-}
-
-// core/run/draft.ts
-function renderFindings(result) {
-  if (result.findings) return result.findings;
-  const findings = result.review?.findings ?? [];
-  if (findings.length === 0) return result.summary;
-  return findings.map((f) => {
-    if (typeof f === "string") return `- ${f}`;
-    const text = f.message ?? f.text ?? f.title ?? f.description;
-    const where = typeof f.file === "string" ? `${f.file}${f.line !== void 0 && f.line !== null ? `:${String(f.line)}` : ""}: ` : "";
-    return typeof text === "string" ? `- ${where}${text}` : `- ${JSON.stringify(f)}`;
-  }).join("\n");
 }
 
 // core/steps/diff-lines.ts
@@ -4311,7 +4783,7 @@ function diffLines(diff) {
       newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
     }
   }
-  for (const [path, lines] of out) if (lines.size === 0) out.delete(path);
+  for (const [path, lines2] of out) if (lines2.size === 0) out.delete(path);
   return out;
 }
 
@@ -4337,24 +4809,24 @@ function readFinding(raw) {
   const placed = line !== void 0 && Number.isSafeInteger(line) && line > 0 ? line : void 0;
   return { message, place: placed === void 0 ? file : `${file}:${placed}`, path: file, ...placed !== void 0 ? { line: placed } : {} };
 }
-function locate(path, repos, lines) {
+function locate(path, repos, lines2) {
   const clean = path.replace(/^(?:\.\/)+/, "");
   const named = repos.flatMap((repo2) => repo2.prefixes.map((prefix) => ({ repo: repo2, prefix: prefix.replace(/\/+$/, "") }))).filter((p) => p.prefix && clean.startsWith(`${p.prefix}/`)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
   if (named) return { repo: named.repo, path: clean.slice(named.prefix.length + 1) };
   const primary = repos.find((r) => r.role === "primary") ?? repos[0];
-  const having = repos.filter((r) => lines.get(r.repo)?.has(clean));
+  const having = repos.filter((r) => lines2.get(r.repo)?.has(clean));
   const repo = having.length === 1 ? having[0] : primary;
   return { repo, path: clean };
 }
 function planPullReviews(input) {
   const withPr = input.repos.filter((r) => r.pr !== void 0);
   if (withPr.length === 0) return [];
-  const lines = new Map(input.repos.map((r) => [r.repo, diffLines(r.diff)]));
+  const lines2 = new Map(input.repos.map((r) => [r.repo, diffLines(r.diff)]));
   const home = withPr.find((r) => r.role === "primary") ?? withPr[0];
   const placed = input.verdict.findings.map((raw) => {
     const f = readFinding(raw);
     if (f.path === void 0) return f;
-    const at = locate(f.path, input.repos, lines);
+    const at = locate(f.path, input.repos, lines2);
     return { ...f, repo: at.repo, path: at.path, place: f.line === void 0 ? at.path : `${at.path}:${f.line}` };
   });
   const plans = withPr.map((r) => ({
@@ -4376,7 +4848,7 @@ function planPullReviews(input) {
       continue;
     }
     const target = planOf(repo.repo) ?? planOf(home.repo);
-    const onLine = target.repo === repo.repo && f.line !== void 0 && f.path !== void 0 && lines.get(repo.repo)?.get(f.path)?.has(f.line);
+    const onLine = target.repo === repo.repo && f.line !== void 0 && f.path !== void 0 && lines2.get(repo.repo)?.get(f.path)?.has(f.line);
     if (onLine && target.onLines.length < REVIEW_COMMENTS_MAX) target.onLines.push({ ...finding, path: f.path, line: f.line });
     else if (onLine) target.overLimit.push(finding);
     else target.elsewhere.push(target.repo === repo.repo ? finding : { ...finding, place: `${repo.repo}: ${f.place}` });
@@ -4396,7 +4868,7 @@ function reviewOf(body) {
 }
 var bullet = (f, note) => `- ${f.place ? `${code(f.place)}${note ? ` (${note})` : ""}: ` : note ? `(${note}) ` : ""}${inlineText(f.message)}`;
 function renderPullReview(input, plan, how = {}) {
-  const lines = how.lines ?? true;
+  const lines2 = how.lines ?? true;
   const failed = input.verdict.verdict === "fail";
   const event = failed && !how.ownPullRequest ? "REQUEST_CHANGES" : "COMMENT";
   const s = input.verdict.scores;
@@ -4410,15 +4882,15 @@ function renderPullReview(input, plan, how = {}) {
 | ${s.complexity} | ${s.risk} | ${s.impact} |`
   ];
   const body = [
-    ...lines ? [] : plan.onLines.map((f) => bullet(f)),
-    ...plan.overLimit.map((f) => bullet(f, lines ? `over the ${REVIEW_COMMENTS_MAX} comments of one review` : void 0)),
+    ...lines2 ? [] : plan.onLines.map((f) => bullet(f)),
+    ...plan.overLimit.map((f) => bullet(f, lines2 ? `over the ${REVIEW_COMMENTS_MAX} comments of one review` : void 0)),
     ...plan.elsewhere.map((f) => bullet(f, f.line !== void 0 ? "not a line of this diff" : "no line given")),
     ...plan.general.map((f) => bullet(f))
   ];
   const total = plan.onLines.length + plan.overLimit.length + plan.elsewhere.length + plan.general.length;
   if (total === 0 && input.verdict.findings.length > 0) out.push("No findings on this pull request.");
   else if (total === 0) out.push(failed ? "The reviewer failed the change without findings." : "No findings.");
-  else if (lines && plan.onLines.length > 0) out.push(`${total} finding(s): ${plan.onLines.length} on the lines of this diff, ${body.length} below.`);
+  else if (lines2 && plan.onLines.length > 0) out.push(`${total} finding(s): ${plan.onLines.length} on the lines of this diff, ${body.length} below.`);
   else out.push(`${total} finding(s):`);
   if (body.length > 0) out.push(body.join("\n"));
   if (plan.others.length > 0) {
@@ -4439,7 +4911,7 @@ function renderPullReview(input, plan, how = {}) {
   return {
     event,
     body: fitText(out.join("\n\n"), REVIEW_BODY_MAX, rest),
-    comments: lines ? plan.onLines.map((f) => ({ path: f.path, line: f.line, body: fitText(`**${code(input.step)}**: ${inlineText(f.message)}`, REVIEW_BODY_MAX, rest) })) : []
+    comments: lines2 ? plan.onLines.map((f) => ({ path: f.path, line: f.line, body: fitText(`**${code(input.step)}**: ${inlineText(f.message)}`, REVIEW_BODY_MAX, rest) })) : []
   };
 }
 function outdatedReviewBody(step, replacedBy) {
@@ -4512,7 +4984,7 @@ async function replaceEarlier(forge, input, plan, posted) {
 async function postPullReviews(ctx, input) {
   const plans = planPullReviews(input);
   if (plans.length === 0) return "### On the pull requests\n\nThe run has no pull request to post the review on.";
-  const lines = [];
+  const lines2 = [];
   let forge;
   for (const plan of plans) {
     const name = `${plan.repo}#${plan.number}`;
@@ -4527,16 +4999,16 @@ async function postPullReviews(ctx, input) {
         replaced = [`the earlier reviews could not be listed to replace them: ${why(e)}`];
       }
       const what = [`${linked("review", posted.review.url)} ${kind}`, `${posted.onLines} comment(s) on lines`, `${posted.inBody} finding(s) in its body`];
-      lines.push(`- ${name}: ${[...what, ...posted.notes, ...replaced].join("; ")}`);
-      ctx.log(`conveyor: posted the review on ${name} (${posted.review.url})`);
+      lines2.push(`- ${name}: ${[...what, ...posted.notes, ...replaced].join("; ")}`);
+      ctx.log.info(`posted the review on ${name} (${posted.review.url})`);
     } catch (e) {
-      lines.push(`- ${name}: the review was not posted: ${why(e)}`);
-      ctx.log(`conveyor: could not post the review on ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      lines2.push(`- ${name}: the review was not posted: ${why(e)}`);
+      ctx.log.warn(`could not post the review on ${name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return `### On the pull requests
 
-${lines.join("\n")}`;
+${lines2.join("\n")}`;
 }
 
 // action/src/steps/review.ts
@@ -4575,7 +5047,15 @@ async function runReview(ctx, payload) {
 ${r.diff}`).join("\n")
       )
     );
-    const prompt = (verdict2) => buildReviewPrompt({ issue: payload.issue, step: step.id, attempt: payload.attempt, repos: reviewed, diffFile, verdictBy: VERDICT_BY[verdict2] });
+    const prompt = (verdict2) => buildReviewPrompt({
+      issue: payload.issue,
+      step: step.id,
+      attempt: payload.attempt,
+      repos: reviewed,
+      diffFile,
+      verdictBy: VERDICT_BY[verdict2],
+      environments: environmentsVariables(payload)
+    });
     const before = await Promise.all(ws.repos.map((r) => snapshot(r)));
     const outcome = await runAgentWithPrompt(ctx, payload, ws, agent, { prompt, cwd: primary.dir, role: "reviewer", exchange: exchange2 });
     const after = await Promise.all(ws.repos.map((r) => snapshot(r)));
@@ -4667,175 +5147,13 @@ import { existsSync as existsSync3 } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join as join16 } from "node:path";
 
-// core/graph.ts
-function findCycle(nodes, deps) {
-  const known = new Set(nodes);
-  const state = /* @__PURE__ */ new Map();
-  for (const root of nodes) {
-    if (state.has(root)) continue;
-    const path = [{ node: root, next: 0, deps: deps(root) }];
-    state.set(root, "visiting");
-    while (path.length > 0) {
-      const top = path[path.length - 1];
-      if (top.next >= top.deps.length) {
-        state.set(top.node, "done");
-        path.pop();
-        continue;
-      }
-      const dep = top.deps[top.next++];
-      if (!known.has(dep)) continue;
-      const s = state.get(dep);
-      if (s === "visiting") {
-        const from = path.findIndex((p) => p.node === dep);
-        return [...path.slice(from).map((p) => p.node), dep];
-      }
-      if (s === void 0) {
-        state.set(dep, "visiting");
-        path.push({ node: dep, next: 0, deps: deps(dep) });
-      }
-    }
-  }
-  return null;
-}
-function describeCycle(cycle, keep = 12) {
-  if (cycle.length <= keep) return cycle.join(" -> ");
-  const head = cycle.slice(0, keep - 2);
-  return `${head.join(" -> ")} -> \u2026 (${cycle.length - keep} more) -> ${cycle.slice(-2).join(" -> ")}`;
-}
-function topologicalWaves(nodes, deps) {
-  const cycle = findCycle(nodes, deps);
-  if (cycle) throw new Error(`cycle: ${describeCycle(cycle)}`);
-  const known = new Set(nodes);
-  const level = /* @__PURE__ */ new Map();
-  for (const root of nodes) {
-    if (level.has(root)) continue;
-    const stack = [root];
-    while (stack.length > 0) {
-      const node = stack[stack.length - 1];
-      if (level.has(node)) {
-        stack.pop();
-        continue;
-      }
-      const missing = deps(node).filter((d) => known.has(d) && !level.has(d));
-      if (missing.length > 0) {
-        stack.push(...missing);
-        continue;
-      }
-      let l = 0;
-      for (const d of deps(node)) if (known.has(d)) l = Math.max(l, level.get(d) + 1);
-      level.set(node, l);
-      stack.pop();
-    }
-  }
-  const waves = [];
-  for (const node of nodes) (waves[level.get(node)] ??= []).push(node);
-  return waves.filter((w) => w !== void 0);
-}
-
-// core/steps/deploy-plan.ts
-function planDeploy(input) {
-  const { services } = input;
-  const names = [.../* @__PURE__ */ new Set([...input.stepServices, ...input.changeSetServices.filter((s) => services[s]?.deploy === null)])].sort();
-  for (const name of names) {
-    if (!services[name]) {
-      const known = Object.keys(services).sort().join(", ") || "none";
-      throw new ConveyorError("bad-payload", `step.services: service "${name}" is not in the payload's services (known: ${known})`);
-    }
-  }
-  const deploying = names.filter((n) => services[n]?.deploy);
-  const skipped2 = names.filter((n) => !services[n]?.deploy);
-  const targetSet = new Set(deploying);
-  const providersOf = (name) => {
-    const found = /* @__PURE__ */ new Set();
-    const seen = /* @__PURE__ */ new Set([name]);
-    const stack = [...services[name]?.dependsOn ?? []];
-    while (stack.length > 0) {
-      const next = stack.pop();
-      if (seen.has(next)) continue;
-      seen.add(next);
-      if (targetSet.has(next)) found.add(next);
-      else stack.push(...services[next]?.dependsOn ?? []);
-    }
-    return [...found].sort();
-  };
-  const providers = new Map(deploying.map((n) => [n, providersOf(n)]));
-  let waves;
-  try {
-    waves = topologicalWaves(deploying, (n) => providers.get(n) ?? []);
-  } catch (e) {
-    throw new ConveyorError("bad-payload", `services: the depends-on graph of the deploy targets has a ${e.message}`);
-  }
-  const targets = waves.flat().map((service) => {
-    const s = services[service];
-    return {
-      service,
-      repo: s.repo,
-      ...s.path ? { path: s.path } : {},
-      deploy: s.deploy,
-      providers: providers.get(service) ?? [],
-      envId: envIdFor(input.runId, service)
-    };
-  });
-  return { own: input.own, targets, skipped: skipped2, waves };
-}
-function slugOf(text) {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function envIdFor(runId, service) {
-  const plain = `${runId}-${service}`;
-  const full = slugOf(plain) || "env";
-  if (full === plain && full.length <= 63) return full;
-  const hash = sha256(`${runId}\0${service}`).slice(0, 8);
-  return `${full.slice(0, 63 - hash.length - 1).replace(/-+$/, "")}-${hash}`;
-}
-function deployKey(runId, service, attempt, epoch) {
-  return `${runId}/${service}/${attempt}.${epoch}`;
-}
-function peerVariables(ready) {
-  const slugs = /* @__PURE__ */ new Set();
-  const vars = {};
-  const pairs = [];
-  for (const { service, url } of ready) {
-    const slug = unique(slugOf(service) || "service", slugs, "-");
-    pairs.push(`${slug}=${url}`);
-    const base = service.toUpperCase().replace(/[^A-Z0-9]/g, "_");
-    let name = `CONVEYOR_PEER_${base}_URL`;
-    for (let n = 2; name in vars; n++) name = `CONVEYOR_PEER_${base}_${n}_URL`;
-    vars[name] = url;
-  }
-  return { CONVEYOR_PEER_URLS: pairs.join(","), ...vars };
-}
-function unique(name, taken, sep2) {
-  let out = name;
-  for (let n = 2; taken.has(out); n++) out = `${name}${sep2}${n}`;
-  taken.add(out);
-  return out;
-}
-function keptOutcomes(plan, given, options) {
-  const kept = /* @__PURE__ */ new Map();
-  const names = /* @__PURE__ */ new Set([...plan.targets.map((t) => t.service), ...plan.skipped]);
-  for (const env of given) {
-    if (!names.has(env.service)) continue;
-    const target = plan.targets.find((t) => t.service === env.service);
-    if (target && env.envId !== target.envId) continue;
-    if (options.epoch > 0) kept.set(env.service, env);
-    else if (env.state === "skipped") kept.set(env.service, env);
-    else if (env.state === "ready" && env.commit !== void 0 && env.commit === options.headOf(env.service)) kept.set(env.service, env);
-  }
-  return kept;
-}
-function startable(plan, settled, started, stopped) {
-  if (stopped) return [];
-  return plan.targets.filter((t) => !started.has(t.service) && !settled.has(t.service) && t.providers.every((p) => settled.has(p)));
-}
-
 // action/src/steps/deployments.ts
 async function deploymentsFor(ctx) {
   let forge;
   try {
     forge = await ctx.forge();
   } catch (e) {
-    ctx.log(`conveyor: no forge for deployments: ${e.message}`);
+    ctx.log.warn(`no forge for deployments: ${e.message}`);
     return void 0;
   }
   const create = forge.createDeployment?.bind(forge);
@@ -4848,7 +5166,7 @@ async function deploymentsFor(ctx) {
     } catch (e) {
       const note = `GitHub deployment: ${what} failed: ${ctx.scrubber.scrub(e.message)}`;
       notes.push(note);
-      ctx.log(`conveyor: ${note}`);
+      ctx.log.info(note);
       return void 0;
     }
   };
@@ -5005,7 +5323,7 @@ async function deployOne(ctx, payload, ws, t, settled, deployments) {
   const commit = where.repo.preparedHead;
   const setupFailed = await serviceSetup(ctx, payload, ws, t.service, where.dir);
   if (setupFailed) {
-    ctx.log(`conveyor: ${t.service}: failed (${setupFailed})`);
+    ctx.log.warn(`${t.service}: failed (${setupFailed})`);
     return {
       env: { service: t.service, envId: t.envId, state: "failed", error: setupFailed, commit },
       kept: false,
@@ -5031,7 +5349,7 @@ async function deployIn(ctx, payload, ws, t, o) {
     CONVEYOR_OUTPUT: output,
     ...peerVariables(ready)
   });
-  ctx.log(`conveyor: deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t.deploy.run}`);
+  ctx.log.info(`deploy ${t.service} (${t.envId}) in ${where.dir}${without.length ? `, without ${without.join(", ")}` : ""}: ${t.deploy.run}`);
   const earlier = payload.environments.find((e) => e.service === t.service)?.processMark;
   if (earlier) endMarked(earlier);
   const r = await runUserCommand(ctx, {
@@ -5051,7 +5369,7 @@ async function deployIn(ctx, payload, ws, t, o) {
   if (outcome.state === "ready") outcome.processMark = r.mark;
   else endMarked(r.mark);
   await deployments?.finish(deployment, outcome);
-  ctx.log(`conveyor: ${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ""}${outcome.error ? ` (${outcome.error})` : ""}`);
+  ctx.log.info(`${t.service}: ${outcome.state}${outcome.url ? ` ${outcome.url}` : ""}${outcome.error ? ` (${outcome.error})` : ""}`);
   return { env: outcome, kept: false, startedAt, durationMs: r.durationMs, without };
 }
 async function reportedOutcome(ctx, exchange2, service, base, outputTail) {
@@ -5201,7 +5519,7 @@ async function removeOne(ctx, payload, ws, e, deployments) {
   const env = serviceEnvironment(ctx, payload, ws, { repo: svc.repo, service: e.service, envId: e.envId }, e.url ? { CONVEYOR_ENV_URL: e.url } : {});
   for (let tries = 1; ; tries++) {
     if (tries > 1) await new Promise((r2) => setTimeout(r2, backoffMs(tries - 1)));
-    ctx.log(`conveyor: teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
+    ctx.log.info(`teardown ${e.service} (${e.envId}), try ${tries}: ${teardown}`);
     const r = await runUserCommand(ctx, {
       command: teardown,
       cwd: dir,
@@ -5302,8 +5620,8 @@ function takeMasks(env) {
 
 // action/src/entry.ts
 function maskParts(value) {
-  const lines = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
-  return [.../* @__PURE__ */ new Set([...value.includes("\n") ? [] : [value], ...lines])];
+  const lines2 = value.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 4);
+  return [.../* @__PURE__ */ new Set([...value.includes("\n") ? [] : [value], ...lines2])];
 }
 async function runEntry(io) {
   let token;
@@ -5324,7 +5642,7 @@ async function runEntry(io) {
   } catch (e) {
     masksError = e;
   }
-  const log = (line) => io.log(scrubber.scrub(line));
+  const log = actionLogger(io.log, (t) => scrubber.scrub(t));
   const read = io.payload;
   const identity = baseResult(attemptOfRaw(read.raw));
   const inputs = read.ok ? read.payload : read.raw;
@@ -5336,7 +5654,10 @@ async function runEntry(io) {
     const payload = read.payload;
     if (tokenError) throw tokenError;
     if (masksError) throw masksError;
-    log(`conveyor: run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`);
+    log.info(
+      `run ${payload.runId}, step ${payload.step.id} (${payload.step.kind}, ${payload.mode}), attempt ${payload.attempt}`,
+      attemptFields(refOf(payload))
+    );
     const byName = byNameOf(payload);
     for (const name of byName) {
       const value = io.env[name];
@@ -5349,7 +5670,7 @@ async function runEntry(io) {
       ...token ? { token } : {},
       scrubber,
       byName,
-      log,
+      log: io.log,
       ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
       ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},
       ...payload.sandbox ? { sandbox: payload.sandbox } : {}
@@ -5365,7 +5686,7 @@ async function runEntry(io) {
     };
   } catch (e) {
     result = failureResult(identity, e, (t) => scrubber.scrub(t));
-    if (!(e instanceof ConveyorError)) log(`conveyor: unexpected error: ${scrubber.scrub(e?.stack ?? String(e))}`);
+    if (!(e instanceof ConveyorError)) log.error(`unexpected error: ${e?.stack ?? String(e)}`);
   }
   if (valid) {
     const note = await keepTranscript(io.transcriptStore, io.env, valid, log);
@@ -5382,7 +5703,7 @@ ${scrubber.scrub(note)}` };
     ...io.setOutput ? { setOutput: io.setOutput } : {},
     ...io.checkRunClient ? { checkRunClient: io.checkRunClient } : {}
   });
-  for (const error of await reportAll(reporters, result)) log(`conveyor: could not report the result: ${error.message}`);
+  for (const error2 of await reportAll(reporters, result)) log.error(`could not report the result: ${error2.message}`);
   return result;
 }
 
@@ -5406,8 +5727,8 @@ async function readPayload(io) {
   try {
     text = await payloadText(io);
   } catch (e) {
-    const error = e;
-    return { ok: false, reason: error.message, error, raw: void 0 };
+    const error2 = e;
+    return { ok: false, reason: error2.message, error: error2, raw: void 0 };
   }
   const invalid = (reason, raw2) => ({
     ok: false,
@@ -5577,7 +5898,7 @@ async function startTokenSource(options) {
   const getIdToken = options.getIdToken ?? ((audience) => getIDToken(audience));
   const renewBefore = options.renewBeforeMs ?? FIVE_MINUTES;
   const now = options.now ?? Date.now;
-  const log = options.log ?? (() => void 0);
+  const log = options.log ?? silentLogger;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve3) => setTimeout(resolve3, ms)));
   const fetchGrant = async () => {
     const grant = await exchange(url, { token: await askRunner(getIdToken), ...options.attempt });
@@ -5592,7 +5913,7 @@ async function startTokenSource(options) {
         const backoff = NOT_NOW_BACKOFF_MS[tried];
         if (!(e instanceof TokenExchangeError) || !e.notNow || backoff === void 0) throw e;
         const wait = Math.min(NOT_NOW_MAX_MS, Math.max(backoff, e.retryAfterMs ?? 0));
-        log(`conveyor: ${e.message}; asking again in ${Math.round(wait / 1e3)} s`);
+        log.info(`${e.message}; asking again in ${Math.round(wait / 1e3)} s`);
         await sleep(wait);
       }
     }
@@ -5606,18 +5927,18 @@ async function startTokenSource(options) {
     if (stopped) return;
     stopped = e;
     if (timer) clearTimeout(timer);
-    log(`conveyor: ${e.message}; the attempt stops`);
+    log.error(`${e.message}; the attempt stops`);
     options.onStopped?.(e);
   };
   const renew = () => {
     renewing ??= fetchGrant().then((grant) => {
       held = grant;
-      log(`conveyor: renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
+      log.info(`renewed the installation token (valid until ${new Date(grant.expiresAt).toISOString()})`);
       schedule();
     }).catch((e) => {
       if (!(e instanceof TokenExchangeError)) throw e;
       if (e.refused) return stop(e);
-      log(`conveyor: could not renew the installation token yet: ${e.message}`);
+      log.warn(`could not renew the installation token yet: ${e.message}`);
       schedule(RETRY_MS);
       throw e;
     }).finally(() => {
@@ -5691,7 +6012,9 @@ async function obtainToken(io) {
 
 // action/src/main.ts
 async function main() {
-  const log = (line) => info(line);
+  const sink = coreSink(process.env);
+  const scrubber = Scrubber.fromEnvironment(process.env, void 0);
+  const log = actionLogger(sink, (t) => scrubber.scrub(t));
   const inputs = { env: process.env, getInput: (name) => getInput(name) };
   for (const signal of ["SIGTERM", "SIGINT"]) {
     process.once(signal, () => {
@@ -5713,9 +6036,10 @@ async function main() {
   } catch (e) {
     tokenError = e;
   }
+  token?.onToken((t) => scrubber.add(t));
   if (process.env.CONVEYOR_CHECK_RUN_ID && (tokenError || !token)) {
     const why2 = tokenError ? tokenError.message : !payload.ok ? `the step payload is not valid (${payload.reason}), so no OIDC token was asked for` : "no token: give the workflow `permissions: id-token: write` (the template does), or the action input `token`";
-    log(`conveyor: ${why2}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
+    log.error(`${why2}; cannot report to the check run (${process.env.CONVEYOR_CHECK_RUN_ID})`);
     return 1;
   }
   const checkRun = await prepareCheckRun({
@@ -5726,12 +6050,12 @@ async function main() {
     writeJobSummary: async (md) => void await summary.addRaw(md).write()
   }).catch((e) => ({ proceed: false, reason: `cannot read the check run: ${e.message}`, failed: true }));
   if (!checkRun.proceed) {
-    log(`conveyor: ${checkRun.reason}; doing nothing`);
+    log["failed" in checkRun ? "error" : "info"](`${checkRun.reason}; doing nothing`);
     token?.close();
     return "failed" in checkRun ? 1 : 0;
   }
   const watch = checkRun.client?.watch?.((by) => {
-    log(`conveyor: check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
+    log.warn(`check run ${process.env.CONVEYOR_CHECK_RUN_ID} was completed by someone else (${by}): stopping the step's commands`);
     killRunningCommands();
   }, pollIntervalOf(process.env));
   const transcriptStore = artifactTranscriptStore(process.env, getInput("transcript-retention-days"));
@@ -5744,7 +6068,7 @@ async function main() {
     },
     setSecret: (value) => setSecret(value),
     ...process.env.GITHUB_OUTPUT ? { setOutput: (name, value) => setOutput(name, value) } : {},
-    log,
+    log: sink,
     ...checkRun.client ? { checkRunClient: () => checkRun.client } : {},
     ...transcriptStore ? { transcriptStore } : {}
   });

@@ -2,14 +2,14 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   GitRepo,
   external_exports
-} from "./chunk-QGVN2ZHU.js";
+} from "./chunk-WPLZMIOD.js";
 import {
   MergeRefused,
   splitRepo
 } from "./chunk-S6CAQBKA.js";
 import {
   ConveyorError
-} from "./chunk-6Q76G6DM.js";
+} from "./chunk-ZXEARZ4J.js";
 import "./chunk-HRZ2MPDI.js";
 import "./chunk-SD7663DA.js";
 
@@ -142,6 +142,50 @@ var LocalReviews = class {
   }
 };
 
+// adapters/forge/local-issues.ts
+var ISSUES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS issues (
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (repo, number)
+);
+`;
+var nextRow = external_exports.object({ next: external_exports.number().int().positive() });
+var issueRow = external_exports.object({ repo: external_exports.string(), number: external_exports.number().int().positive(), title: external_exports.string(), body: external_exports.string() });
+function nextNumber(db, repo) {
+  return nextRow.parse(
+    db.prepare(
+      `SELECT MAX(COALESCE((SELECT MAX(number) FROM issues WHERE repo = ?), 0), COALESCE((SELECT MAX(number) FROM pull_requests WHERE repo = ?), 0)) + 1 AS next`
+    ).get(repo, repo)
+  ).next;
+}
+var LocalIssues = class {
+  constructor(db) {
+    this.db = db;
+  }
+  db;
+  /**
+   * Opens an issue and returns it: the next number of its repository, or the number given (an
+   * issue of that number already there is kept as it is: the person named an existing issue).
+   */
+  open(issue) {
+    const insert = this.db.transaction(() => {
+      const number2 = issue.number ?? Math.max(nextNumber(this.db, issue.repo), (issue.after ?? 0) + 1);
+      this.db.prepare("INSERT OR IGNORE INTO issues (repo, number, title, body, created_at) VALUES (?, ?, ?, ?, ?)").run(issue.repo, number2, issue.title, issue.body, (/* @__PURE__ */ new Date()).toISOString());
+      return number2;
+    });
+    const number = insert.immediate();
+    return this.get(issue.repo, number);
+  }
+  get(repo, number) {
+    const row = this.db.prepare("SELECT repo, number, title, body FROM issues WHERE repo = ? AND number = ?").get(repo, number);
+    return row === void 0 ? void 0 : issueRow.parse(row);
+  }
+};
+
 // adapters/forge/local.ts
 var LOCAL_FORGE_DB = ".conveyor-forge.db";
 var MERGE_TRIES = 5;
@@ -168,11 +212,13 @@ var LocalForge = class _LocalForge {
     this.remotesDir = remotesDir;
     this.serverUrl = serverUrl;
     this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
+    this.issues = new LocalIssues(db);
   }
   db;
   remotesDir;
   serverUrl;
   reviews;
+  issues;
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
   static async open(folder) {
     const remotesDir = resolve(folder);
@@ -182,6 +228,7 @@ var LocalForge = class _LocalForge {
     useWal(db, 15e3);
     db.exec(SCHEMA);
     db.exec(REVIEWS_SCHEMA);
+    db.exec(ISSUES_SCHEMA);
     return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
   }
   close() {
@@ -230,17 +277,45 @@ var LocalForge = class _LocalForge {
     const insert = this.db.transaction(() => {
       const open = this.db.prepare("SELECT number FROM pull_requests WHERE repo = ? AND branch = ? AND state = 'open'").get(pr.repo, pr.branch);
       if (open) throw new ConveyorError("forge-failed", `a pull request for ${pr.repo}:${pr.branch} already exists (#${open.number})`);
-      const { next } = this.db.prepare("SELECT COALESCE(MAX(number), 0) + 1 AS next FROM pull_requests WHERE repo = ?").get(pr.repo);
+      const next = nextNumber(this.db, pr.repo);
       this.db.prepare("INSERT INTO pull_requests (repo, number, branch, base, title, body, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)").run(pr.repo, next, pr.branch, pr.base, pr.title, pr.body, now, now);
       return next;
     });
     const number = insert.immediate();
     return this.toPullRequest(this.row(pr.repo, number));
   }
+  /** Opens an issue in `repo` (see local-issues.ts): the number of a run's issue comes from here. */
+  openIssue(issue) {
+    if (!existsSync(this.bare(issue.repo))) throw new ConveyorError("forge-failed", `repository ${issue.repo} does not exist in ${this.remotesDir}`);
+    return this.issues.open(issue);
+  }
+  issueUrl(repo, number) {
+    return `${this.serverUrl}/${repo}/issues/${number}`;
+  }
   async updatePullRequest(repo, number, change) {
     const row = this.row(repo, number);
     this.db.prepare("UPDATE pull_requests SET title = ?, body = ?, updated_at = ? WHERE repo = ? AND number = ?").run(change.title ?? row.title, change.body ?? row.body, (/* @__PURE__ */ new Date()).toISOString(), repo, number);
     return this.toPullRequest(this.row(repo, number));
+  }
+  /**
+   * Rewrites a PR's body from what it is at this moment, in one write transaction: a step process
+   * rewriting the same body meanwhile is neither lost nor overwritten with an older text. Says
+   * whether the body changed.
+   */
+  editPullRequestBody(repo, number, edit) {
+    const change = this.db.transaction(() => {
+      const row = this.row(repo, number);
+      const body = edit(row.body);
+      if (body === row.body) return false;
+      this.db.prepare("UPDATE pull_requests SET body = ?, updated_at = ? WHERE repo = ? AND number = ?").run(body, (/* @__PURE__ */ new Date()).toISOString(), repo, number);
+      return true;
+    });
+    return change.immediate();
+  }
+  /** The PR's diff as GitHub's Files tab shows it: its head against where it left its base. */
+  async pullRequestDiff(pr) {
+    if (!pr.head) return "";
+    return new GitRepo(this.bare(pr.repo)).diff(`refs/heads/${pr.base}...${pr.head}`);
   }
   /** With its mergeability, as GitHub gives it for one PR: clean, or dirty (a conflict with its base). */
   async getPullRequest(repo, number) {
@@ -344,4 +419,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-2QGD564Y.js.map
+//# sourceMappingURL=local-N7NLY57R.js.map

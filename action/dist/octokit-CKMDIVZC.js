@@ -2,18 +2,18 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   RATE_LIMIT_RETRIES,
   createGitHubOctokit,
-  logLines,
+  octokitLog,
   policyOptions,
   withGitHubPolicy
-} from "./chunk-MW3IM5PH.js";
-import "./chunk-6Q76G6DM.js";
+} from "./chunk-GYGYHA3K.js";
+import "./chunk-ZXEARZ4J.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 export {
   RATE_LIMIT_RETRIES,
   createGitHubOctokit,
-  logLines,
+  octokitLog,
   policyOptions,
   withGitHubPolicy
 };
-//# sourceMappingURL=octokit-4SGCFMNK.js.map
+//# sourceMappingURL=octokit-CKMDIVZC.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   ConveyorError
-} from "./chunk-6Q76G6DM.js";
+} from "./chunk-ZXEARZ4J.js";
 import {
   Octokit,
   legacyRestEndpointMethods,
@@ -399,9 +399,8 @@ function withGitHubPolicy(Base, policy = {}) {
   return Base.plugin(...plugins).defaults((options) => withPolicyOptions(options, policy));
 }
 var ActionOctokit = Octokit2.plugin(throttling, retry, gitHubErrors);
-function logLines(write) {
-  const line = (m) => write(`conveyor: GitHub: ${m}`);
-  return { debug: () => void 0, info: () => void 0, warn: line, error: line };
+function octokitLog(log) {
+  return { debug: () => void 0, info: () => void 0, warn: (m) => log.warn(`GitHub: ${m}`), error: (m) => log.error(`GitHub: ${m}`) };
 }
 function createGitHubOctokit(options) {
   const { token, baseUrl, userAgent, log, ...policy } = options;
@@ -426,7 +425,7 @@ export {
   RATE_LIMIT_RETRIES,
   policyOptions,
   withGitHubPolicy,
-  logLines,
+  octokitLog,
   createGitHubOctokit
 };
-//# sourceMappingURL=chunk-MW3IM5PH.js.map
+//# sourceMappingURL=chunk-GYGYHA3K.js.map

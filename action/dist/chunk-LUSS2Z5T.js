@@ -878,6 +878,7 @@ export {
   sanitizeIssueText,
   fence,
   code,
+  COMMENT_MAX,
   CHECK_OUTPUT_MAX,
   DEPLOYMENT_DESCRIPTION_MAX,
   PR_TITLE_MAX,
@@ -887,4 +888,4 @@ export {
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-PZ74EIWI.js.map
+//# sourceMappingURL=chunk-LUSS2Z5T.js.map

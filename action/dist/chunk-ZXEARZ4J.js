@@ -26,6 +26,8 @@ var ERROR_CODES = [
   "merge-failed",
   /** A PR of the run does not merge cleanly into its base: the merge step dispatches a conflict repair. */
   "merge-conflict",
+  /** The change holds paths `protect` names and no approval saw them at the heads to merge: nothing was merged. */
+  "protected-paths",
   "stale-attempt",
   /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
   "sandbox-unavailable",
@@ -52,4 +54,4 @@ export {
   ERROR_CODES,
   ConveyorError
 };
-//# sourceMappingURL=chunk-6Q76G6DM.js.map
+//# sourceMappingURL=chunk-ZXEARZ4J.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   ConveyorError
-} from "./chunk-6Q76G6DM.js";
+} from "./chunk-ZXEARZ4J.js";
 import {
   require_src
 } from "./chunk-HRZ2MPDI.js";
@@ -5523,6 +5523,14 @@ var GitRepo = class _GitRepo {
     return out.stdout.split("\0").filter(Boolean);
   }
   /**
+   * Paths a merge of `head` into `base` would change: the differences between their merge base and
+   * `head` (what the pull request shows), renames unpaired as in diffNames.
+   */
+  async changedSince(base, head) {
+    const out = await this.run(["diff", "--name-only", "--no-renames", "-z", `${base}...${head}`, "--"]);
+    return out.stdout.split("\0").filter(Boolean);
+  }
+  /**
    * Every path the commits reachable from `head` but from none of `known` change, taken from their
    * trees (replace refs and grafts are ignored by every command, git-safety.ts): what a push of
    * `head` would send. A merge counts the paths it changed against all of its parents (what its
@@ -5561,6 +5569,18 @@ var GitRepo = class _GitRepo {
     return [...untracked, ...filled].sort();
   }
   /** Whether two commits hold different trees. */
+  /**
+   * Lines added and removed per file from the merge base of `base` and `head` to `head` (what a
+   * pull request's diff shows); null counts for a binary file.
+   */
+  async diffStat(base, head) {
+    const out = await this.run(["diff", "--numstat", "--no-renames", "--no-ext-diff", "-z", `${base}...${head}`, "--"], { reach: "contents" });
+    return out.stdout.split("\0").filter(Boolean).map((entry) => {
+      const [added = "-", removed = "-", ...path] = entry.split("	");
+      const count = (n) => /^\d+$/.test(n) ? Number(n) : null;
+      return { path: path.join("	"), added: count(added), removed: count(removed) };
+    });
+  }
   async differs(from, to) {
     return (await this.diffNames(from, to)).length > 0;
   }
@@ -25494,4 +25514,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-QGVN2ZHU.js.map
+//# sourceMappingURL=chunk-WPLZMIOD.js.map

@@ -6,7 +6,7 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-PZ74EIWI.js";
+} from "./chunk-LUSS2Z5T.js";
 import {
   MergeRefused,
   ReviewRefused,
@@ -16,10 +16,10 @@ import {
   GitHubApiError,
   createGitHubOctokit,
   unlessAbsent
-} from "./chunk-MW3IM5PH.js";
+} from "./chunk-GYGYHA3K.js";
 import {
   ConveyorError
-} from "./chunk-6Q76G6DM.js";
+} from "./chunk-ZXEARZ4J.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 
@@ -359,4 +359,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-2FI57AKU.js.map
+//# sourceMappingURL=forge-7HGB35OK.js.map
