@@ -46,6 +46,8 @@ export function createRun(input: {
   at: string;
   /** PRs the run has from its start (GitHub mode: the draft PR of the primary repository). */
   prs?: PullRequestRef[];
+  /** The run this one reverts (core/run/revert.ts). */
+  revertOf?: string;
 }): Run {
   const steps: Record<string, StepState> = {};
   for (const p of input.plan.steps) {
@@ -66,6 +68,7 @@ export function createRun(input: {
     updatedAt: input.at,
   };
   if (input.requester !== undefined) run.requester = input.requester;
+  if (input.revertOf !== undefined) run.revertOf = input.revertOf;
   return run;
 }
 
