@@ -2,6 +2,7 @@
 // steps, attempts, durations and links, and what to do next.
 import { shortReceipt } from '../core/contract/receipt.ts';
 import { stepVerifies } from '../core/run/receipts.ts';
+import { partialMerge } from '../core/run/revert.ts';
 import type { Run, RunEvent, StepState } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
@@ -167,7 +168,9 @@ export function nextCommand(run: Run): string | undefined {
   if (run.status !== 'waiting') return undefined;
   const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
   if (approval) return `conveyor approve ${run.id}`;
-  return `conveyor retry ${run.id}   (or: conveyor cancel ${run.id})`;
+  // A merge that stopped part-way can also be undone.
+  const revert = 'merged' in partialMerge(run) ? `, or undo what merged: conveyor revert ${run.id}` : '';
+  return `conveyor retry ${run.id}   (or: conveyor cancel ${run.id}${revert})`;
 }
 
 /** The short digest of the step's stored result, marked when it does not verify (it counts as not run). */
