@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.ts';
 import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
+import type { Forge } from '../engine/ports/forge.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
@@ -64,6 +65,8 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
+  /** The local forge the engine merges through (a revert opens its PRs there). */
+  forge: Forge;
   close(): Promise<void>;
 }
 
@@ -88,6 +91,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
+    forge,
     async close() {
       progress.done();
       forge.close?.();

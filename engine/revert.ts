@@ -29,8 +29,9 @@ export async function openReverts(
   forge: Forge,
   run: Run,
   partial: Extract<PartialMerge, { merged: unknown }>,
-  request: { by: string; options: Record<string, unknown> },
-): Promise<NewRun> {
+  /** `by`: who asked, the revert run's requester (the embedded mode has none, as its runs have none). */
+  request: { by?: string; options: Record<string, unknown> },
+): Promise<NewRun & { prs: PullRequestRef[] }> {
   const merged = new Set(partial.merged.map((p) => p.repo));
   const order = mergeOrder(run)
     .filter((p) => merged.has(p.repo))
@@ -55,7 +56,7 @@ export async function openReverts(
     id: revertRunId(run),
     plan: revertPlan(run.plan),
     issue: { ...run.issue, title: revertTitle(run.issue.title) },
-    requester: request.by,
+    ...(request.by !== undefined ? { requester: request.by } : {}),
     options: request.options,
     prs: refs,
     revertOf: run.id,
