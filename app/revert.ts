@@ -16,7 +16,9 @@ export async function revertRun(deps: AppDeps, github: GitHub, run: Run, by: str
   if ('refused' in partial) return { refused: `${partial.refused} Nothing changed.` };
   const existing = await deps.store.get(revertRunId(run));
   if (existing) {
-    return { refused: `run \`${existing.id}\` already reverts run \`${run.id}\` (it is ${existing.status}); its tracking comment shows where it stands. Nothing changed.` };
+    return {
+      refused: `run \`${existing.id}\` already reverts run \`${run.id}\` (it is ${existing.status}); its tracking comment shows where it stands. Nothing changed.`,
+    };
   }
   let next: NewRun;
   try {

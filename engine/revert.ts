@@ -43,7 +43,9 @@ export async function openReverts(
       opened.push(await forge.revertPullRequest(pr.repo, pr.number, { title, body: revertBody(run, pr, [], partial.notMerged) }));
     } catch (e) {
       const before = opened.length ? ` The revert pull requests opened before it stay open: ${opened.map((p) => `${p.repo}#${p.number}`).join(', ')}.` : '';
-      throw new ConveyorError('forge-failed', `could not open the revert of ${pr.repo}#${pr.number}: ${(e as Error).message}.${before}`, { cause: e });
+      throw new ConveyorError('forge-failed', `could not open the revert of ${pr.repo}#${pr.number}: ${(e as Error).message.replace(/\.$/, '')}.${before}`, {
+        cause: e,
+      });
     }
   }
   const refs = opened.map(ref);

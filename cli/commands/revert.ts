@@ -27,7 +27,8 @@ export async function revertCommand(runId: string, o: RevertOptions): Promise<nu
   const session = await openSession(o.state, options.remotes, options.json);
   try {
     const existing = await session.store.get(revertRunId(stored));
-    if (existing) throw new Refusal(`run ${existing.id} already reverts run ${stored.id} (${existing.status}): \`conveyor status ${existing.id}\`. Nothing changed.`);
+    if (existing)
+      throw new Refusal(`run ${existing.id} already reverts run ${stored.id} (${existing.status}): \`conveyor status ${existing.id}\`. Nothing changed.`);
     const next = await openReverts(session.forge, stored, partial, { options: { ...stored.options, ...options } });
     progressStream(options.json).write(
       `Opened ${next.prs.map((p) => `${p.repo}#${p.number}`).join(', ')}, reverting what run ${stored.id} merged; run ${next.id} merges them once approved.\n`,

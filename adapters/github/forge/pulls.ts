@@ -131,11 +131,16 @@ export class Pulls {
       // A GraphQL refusal comes as an answer with `errors` (HTTP 200); a failed call as a GitHubApiError.
       if (e instanceof GitHubApiError) throw e;
       const errors = (e as { errors?: Array<{ message?: string }> }).errors;
-      const said = errors?.map((x) => x.message).filter(Boolean).join('; ') || (e as Error).message;
+      const said =
+        errors
+          ?.map((x) => x.message)
+          .filter(Boolean)
+          .join('; ') || (e as Error).message;
       throw new ConveyorError('forge-failed', `GitHub did not revert ${repo}#${number}: ${said}`, { cause: e });
     }
     const parsed = revertAnswer.safeParse(answer);
-    if (!parsed.success) throw new ConveyorError('forge-failed', `GitHub's answer to reverting ${repo}#${number} is not a pull request: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new ConveyorError('forge-failed', `GitHub's answer to reverting ${repo}#${number} is not a pull request: ${z.prettifyError(parsed.error)}`);
     const p = parsed.data.revertPullRequest.revertPullRequest;
     return {
       repo,

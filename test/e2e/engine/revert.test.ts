@@ -62,7 +62,10 @@ describe('conveyor revert (embedded mode)', () => {
     const reverting = await cli(['revert', 'web-31', '--state', fleet.state]);
     expect(reverting.code, reverting.stdout + reverting.stderr).toBe(3);
     expect(reverting.stdout).toContain('Opened acme/api#2, reverting what run web-31 merged; run web-31-revert merges them once approved.');
-    expect(await status(fleet, 'web-31')).toMatchObject({ status: 'cancelled', reason: 'cancelled by conveyor-cli: reverting what it merged: run web-31-revert' });
+    expect(await status(fleet, 'web-31')).toMatchObject({
+      status: 'cancelled',
+      reason: 'cancelled by conveyor-cli: reverting what it merged: run web-31-revert',
+    });
     const revert = await status(fleet, 'web-31-revert');
     expect(revert.status).toBe('waiting');
     expect(Object.keys(revert.steps)).toEqual(['approve', 'ship']);
