@@ -27,6 +27,7 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
 import { leaveOpen, runsOf } from './pulls.ts';
 import { currentBudget, startRun } from './start.ts';
+import { revertRun } from './revert.ts';
 import type { WebhookActor, WebhookCheckRun } from './webhooks.ts';
 
 export interface CommandSource {
@@ -235,6 +236,8 @@ async function decideOn(
       break;
     case 'restart':
       return restart(deps, github, source, run);
+    case 'revert':
+      return revert(deps, github, source, run);
     case 'fix':
       event = feedbackEvent(source, at, command.text);
       break;
@@ -382,6 +385,13 @@ async function restart(deps: AppDeps, github: GitHub, source: CommandSource, run
   });
   if (outcome.started) await react(deps, github, source, 'rocket');
   else await replyTo(github, source, `run \`${run.id}\` was cancelled, but a new one did not start: ${outcome.message}`);
+}
+
+/** `/conveyor revert` (app/revert.ts): refused with why, or acknowledged. */
+async function revert(deps: AppDeps, github: GitHub, source: CommandSource, run: Run): Promise<void> {
+  const outcome = await revertRun(deps, github, run, source.actor.login);
+  if ('refused' in outcome) await replyTo(github, source, outcome.refused);
+  else await react(deps, github, source, 'rocket');
 }
 
 /**

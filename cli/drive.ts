@@ -14,6 +14,7 @@ import { commandFor, nextCommand, renderRun, type Selection } from './render.ts'
 import { EXIT, Refusal } from './program.ts';
 import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
 import { applyEvent } from '../engine/apply.ts';
+import type { NewRun } from '../engine/engine.ts';
 import { reduce } from '../core/run/reducer.ts';
 import type { Lease } from '../engine/ports/store.ts';
 import { say, warn, warnRaw } from '../lib/terminal.ts';
@@ -86,6 +87,17 @@ export async function startRun(request: StartRequest): Promise<number> {
     }
   } finally {
     await session.close();
+  }
+}
+
+/** Starts a run made elsewhere (a revert run) under its lease and drives it, as `startRun` does its own. */
+export async function startAndDrive(session: Session, run: NewRun, options: EmbeddedOptions): Promise<number> {
+  const lease = await takeLease(session, run.id);
+  try {
+    await session.engine.start(run);
+    return await drive(session, lease, run.id, options);
+  } finally {
+    await lease.release();
   }
 }
 

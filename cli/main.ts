@@ -11,6 +11,7 @@ import { register as registerServe } from './commands/serve.ts';
 import { register as registerRestart } from './commands/restart.ts';
 import { register as registerFix } from './commands/fix.ts';
 import { register as registerPr } from './commands/pr.ts';
+import { register as registerRevert } from './commands/revert.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = createProgram(version);
@@ -25,6 +26,7 @@ for (const register of [
   registerRestart,
   registerFix,
   registerPr,
+  registerRevert,
 ] as Array<(p: typeof program) => void>)
   register(program);
 await runProgram(program, process.argv);

@@ -2,7 +2,8 @@
 // steps, attempts, durations and links, and what to do next.
 import { shortReceipt } from '../core/contract/receipt.ts';
 import { stepVerifies } from '../core/run/receipts.ts';
-import type { Run, StepState } from '../core/run/types.ts';
+import { partialMerge } from '../core/run/revert.ts';
+import type { Run, RunEvent, StepState } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
 import { durationBetween, formatAgo, formatDuration } from '../core/time.ts';
@@ -176,7 +177,9 @@ export function nextCommand(run: Run, selection: Selection): string | undefined 
   if (run.status !== 'waiting') return undefined;
   const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
   if (approval) return commandFor('approve', run.id, selection, run);
-  return `${commandFor('retry', run.id, selection, run)}   (or: ${commandFor('cancel', run.id, selection, run)})`;
+  // A merge that stopped part-way can also be undone.
+  const revert = 'merged' in partialMerge(run) ? `, or undo what merged: ${commandFor('revert', run.id, selection, run)}` : '';
+  return `${commandFor('retry', run.id, selection, run)}   (or: ${commandFor('cancel', run.id, selection, run)}${revert})`;
 }
 
 /** The short digest of the step's stored result, marked when it does not verify (it counts as not run). */

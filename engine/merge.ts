@@ -26,8 +26,16 @@ export interface MergePolicy {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** The run's PRs in merge order: the repositories of providers before their consumers'. */
+/**
+ * The run's PRs in merge order: the repositories of providers before their consumers'; a revert
+ * run's (core/run/revert.ts) the other way round, so no provider loses what a consumer still uses.
+ */
 export function mergeOrder(run: Run): PullRequestRef[] {
+  const order = dependencyOrder(run);
+  return run.revertOf !== undefined ? order.reverse() : order;
+}
+
+function dependencyOrder(run: Run): PullRequestRef[] {
   const repoOf = new Map(Object.values(run.plan.services).map((s) => [s.name, s.repo]));
   const order: string[] = [];
   for (const wave of run.plan.deployWaves) {

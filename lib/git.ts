@@ -401,6 +401,20 @@ export class GitRepo {
   }
 
   /**
+   * Undoes on what is checked out what `to` brought over `from` (a merge commit over its first
+   * parent, a squash over its parent, the last of rebased commits over the base before them): a
+   * commit with `from`'s tree on top of `to` is cherry-picked, git's three-way revert of the whole
+   * range, whatever merged it. Committed with `message`; undone when it does not apply cleanly.
+   */
+  async revertChanges(from: string, to: string, message: string): Promise<MergeOutcome> {
+    const tree = await this.revParse(`${from}^{tree}`);
+    const undo = (await withMessageFile(message, (file) => this.run(['commit-tree', tree, '-p', to, '-F', file]))).stdout.trim();
+    const out = await this.run(['cherry-pick', undo], { reach: 'contents', answers: [1] });
+    if (out.exitCode === 0) return { merged: true };
+    return this.undo(out, ['cherry-pick', '--abort']);
+  }
+
+  /**
    * Commits what is staged (only `paths` when given; `amend` replaces the last commit). The
    * message travels in a file, never as an argument. Returns the new head.
    */

@@ -48,6 +48,13 @@ CREATE TABLE IF NOT EXISTS pull_requests (
   PRIMARY KEY (repo, number)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo, branch) WHERE state = 'open';
+-- The base's head just before a PR merged: what a revert goes back to (a rebase leaves no parent that says it).
+CREATE TABLE IF NOT EXISTS pull_request_merges (
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  base_before TEXT NOT NULL,
+  PRIMARY KEY (repo, number)
+);
 `;
 
 export class LocalForge implements Forge {
@@ -229,9 +236,12 @@ export class LocalForge implements Forge {
     for (let tries = 1; ; tries++) {
       const outcome = await this.mergeOnce(repo, number, row, options);
       if (outcome.merged) {
-        this.db
-          .prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?")
-          .run(head, outcome.sha, new Date().toISOString(), repo, number);
+        this.db.transaction(() => {
+          this.db
+            .prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?")
+            .run(head, outcome.sha, new Date().toISOString(), repo, number);
+          this.db.prepare('INSERT OR REPLACE INTO pull_request_merges (repo, number, base_before) VALUES (?, ?, ?)').run(repo, number, outcome.base);
+        })();
         return { merged: true, sha: outcome.sha };
       }
       if (tries >= MERGE_TRIES) {
@@ -240,13 +250,53 @@ export class LocalForge implements Forge {
     }
   }
 
+  /**
+   * As GitHub's revert: a commit undoing what the PR merged, on the base as it is now, pushed to
+   * `revert-<number>-<branch>`, and a PR of it. Asked again (a command given twice, or after a
+   * crash) it answers the revert PR already open.
+   */
+  async revertPullRequest(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest> {
+    const row = this.row(repo, number);
+    if (row.state !== 'merged' || !row.merge_commit) {
+      throw new ConveyorError('forge-failed', `${repo}#${number} is ${row.state}: only a merged pull request can be reverted`);
+    }
+    const branch = `revert-${number}-${row.branch}`;
+    const open = await this.findPullRequest(repo, branch);
+    if (open) return open;
+    const recorded = this.db.prepare('SELECT base_before FROM pull_request_merges WHERE repo = ? AND number = ?').get(repo, number) as
+      { base_before: string } | undefined;
+    const work = await mkdtemp(join(tmpdir(), 'conveyor-revert-'));
+    const git = new GitRepo(join(work, 'repo'), { code: 'forge-failed' });
+    try {
+      await git.clone(this.bare(repo));
+      await git.checkout(row.base, `origin/${row.base}`);
+      // Merged before the base was recorded: a merge or squash commit's first parent is that base.
+      const from = recorded?.base_before ?? (await git.revParse(`${row.merge_commit}^1`));
+      const message = `${pr.title}\n\nThis reverts ${repo}#${number} (${row.merge_commit}).\n`;
+      const reverted = await git.revertChanges(from, row.merge_commit, message);
+      if (!reverted.merged) {
+        const files = reverted.conflicts.length ? ` (conflicts in ${reverted.conflicts.join(', ')})` : '';
+        throw new ConveyorError(
+          'forge-failed',
+          `the revert of ${repo}#${number} does not apply cleanly onto ${row.base} as it is now${files}: ${reverted.output}. Revert it by hand.`,
+        );
+      }
+      // The branch is the forge's own: one left by a revert whose PR was never recorded is replaced.
+      const pushed = await git.push({ to: 'origin', ref: 'HEAD', branch, lease: (await this.branchHead(repo, branch)) ?? '' });
+      if (!pushed.pushed) throw new ConveyorError('forge-failed', `pushing the revert of ${repo}#${number} to ${branch} failed: ${pushed.output}`);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    return this.openPullRequest({ repo, branch, base: row.base, title: pr.title, body: pr.body });
+  }
+
   /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
   private async mergeOnce(
     repo: string,
     number: number,
     row: { base: string; branch: string },
     options: MergeOptions,
-  ): Promise<{ merged: true; sha: string } | { merged: false; reason: string }> {
+  ): Promise<{ merged: true; sha: string; base: string } | { merged: false; reason: string }> {
     const work = await mkdtemp(join(tmpdir(), 'conveyor-merge-'));
     const git = new GitRepo(join(work, 'repo'), { code: 'merge-failed' });
     const message = options.message ? `${options.title}\n\n${options.message.trim()}\n` : `${options.title}\n`;
@@ -282,7 +332,7 @@ export class LocalForge implements Forge {
       const base = await git.revParse(`origin/${row.base}`);
       const push = await git.push({ to: 'origin', ref: 'HEAD', branch: row.base, lease: base });
       if (!push.pushed) return { merged: false, reason: push.output };
-      return { merged: true, sha };
+      return { merged: true, sha, base };
     } finally {
       await rm(work, { recursive: true, force: true });
     }

@@ -142,6 +142,8 @@ export function register(program: Command): void {
           override: { remotes: o.remotes, approve: o.approve, configPath: o.config },
           // The run resumes only on the pipeline it started with.
           check: async (run, options) => {
+            // A revert run's plan is made from the one it reverts (core/run/revert.ts), not compiled from the file.
+            if (run.revertOf !== undefined) return undefined;
             const checked = await checkPlanUnchanged(run, options.configPath, { statePath: o.state, remotes: o.remotes, configPath: o.config });
             if ('refused' in checked) return checked.refused;
             budgetUsd = checked.plan.budgetUsd ?? null;

@@ -18,6 +18,7 @@ export type Command =
   | { name: 'retry'; step?: string }
   | { name: 'restart' }
   | { name: 'cancel'; reason?: string }
+  | { name: 'revert' }
   | { name: 'status' }
   | { name: 'run'; pipeline?: string }
   | { name: 'fix'; text: string };
@@ -44,6 +45,7 @@ const USAGE: Record<CommandName, string> = {
   retry: '`/conveyor retry [step]` — run again from the first step that did not succeed, or from `step`',
   restart: '`/conveyor restart` — start the pipeline over on the current configuration',
   cancel: '`/conveyor cancel [reason]` — cancel the run and tear its environments down',
+  revert: '`/conveyor revert` — after a merge that stopped part-way: open revert pull requests of what merged (consumers first), merged once approved',
   status: '`/conveyor status` — show where the run is and what it waits for',
   run: '`/conveyor run [pipeline]` — start a run for this issue',
   fix: '`/conveyor fix <what to change>` — send the coder back to change that (the rest of the comment, several lines allowed); the steps after it run again',
@@ -126,6 +128,7 @@ function parseOne(word: string | undefined, rest: string | undefined): Command |
   switch (name) {
     case 'approve':
     case 'restart':
+    case 'revert':
     case 'status':
       return none({ name });
     case 'reject':

@@ -1,10 +1,11 @@
 // What a run waits for and what a person does about it, as the tracking comment and the summary
 // check run say it first: the exact command that continues the run (`/conveyor approve`,
-// `/conveyor retry test`, `/conveyor cancel`), where to give it, who counts, and the approval check
+// `/conveyor retry test`, `/conveyor cancel`, `/conveyor revert` after a partial merge), where to give it, who counts, and the approval check
 // run's button where there is one. Pure: links come from the caller.
 import { validApprovals } from '../run/draft.ts';
 import type { Run, StepState } from '../run/types.ts';
 import { primaryRepo } from '../run/payload.ts';
+import { partialMerge } from '../run/revert.ts';
 import { durationBetween, formatClock } from '../time.ts';
 import { code, inlineText, safeLinkTarget } from '../text.ts';
 import { repairNumber, stepCheckName } from './check-run.ts';
@@ -111,6 +112,14 @@ export function nextSteps(run: Run, links: Record<string, StepLinks> = {}): stri
       out.push(
         `> To run ${a.steps.length === 1 ? 'it' : 'them'} again, comment ${code(retryCommand(a.steps))} ${where}; to stop the run, ${code('/conveyor cancel')}. Counted: ${whoCounts(run)}.`,
       );
+      // A merge that stopped part-way has a way back as well as forward.
+      const partial = partialMerge(run);
+      if ('merged' in partial) {
+        const merged = partial.merged.map((p) => inlineText(`${p.repo}#${p.number}`)).join(', ');
+        out.push(
+          `> To undo what merged (${merged}) instead, comment ${code('/conveyor revert')}: it opens revert pull requests (consumers first) that merge once approved, and cancels this run.`,
+        );
+      }
     } else {
       out.push(
         `> ✋ **Waiting**: ${inlineText(a.why)}.`,

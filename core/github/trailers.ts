@@ -11,7 +11,9 @@ import { runUsage } from '../run/usage.ts';
 
 /** The commit message body for merging `pr`: the PR's description line and the trailer block. */
 export function mergeTrailers(run: Run, pr: PullRequestRef): string {
-  const lines = [`Resolves ${run.issue.repo}#${run.issue.number}.`, '', ...trailerLines(run, pr)];
+  // A revert run's merge undoes what another run merged: it resolves nothing.
+  const what = run.revertOf !== undefined ? `Reverts what Conveyor run ${oneLine(run.revertOf)} merged for` : 'Resolves';
+  const lines = [`${what} ${run.issue.repo}#${run.issue.number}.`, '', ...trailerLines(run, pr)];
   return lines.join('\n');
 }
 
@@ -19,7 +21,7 @@ export function mergeTrailers(run: Run, pr: PullRequestRef): string {
 const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ').trim();
 
 export function trailerLines(run: Run, pr: PullRequestRef): string[] {
-  const trailers = [`Conveyor-Run: ${oneLine(run.id)}`];
+  const trailers = [`Conveyor-Run: ${oneLine(run.id)}`, ...(run.revertOf !== undefined ? [`Conveyor-Reverts: ${oneLine(run.revertOf)}`] : [])];
   for (const p of run.plan.steps) {
     if (p.kind !== 'gate' && p.kind !== 'review') continue;
     const s = run.steps[p.id];

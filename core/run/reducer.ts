@@ -49,6 +49,8 @@ export function createRun(input: {
   at: string;
   /** PRs the run has from its start (GitHub mode: the draft PR of the primary repository). */
   prs?: PullRequestRef[];
+  /** The run this one reverts (core/run/revert.ts). */
+  revertOf?: string;
 }): Run {
   const steps: Record<string, StepState> = {};
   for (const p of input.plan.steps) {
@@ -70,6 +72,7 @@ export function createRun(input: {
     updatedAt: input.at,
   };
   if (input.requester !== undefined) run.requester = input.requester;
+  if (input.revertOf !== undefined) run.revertOf = input.revertOf;
   return run;
 }
 

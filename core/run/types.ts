@@ -136,6 +136,11 @@ export interface Run {
   steps: Record<string, StepState>;
   /** Latest PR of each repository of the change set. */
   prs: PullRequestRef[];
+  /**
+   * The run whose partial merge this run undoes (core/run/revert.ts): its PRs are revert PRs, and
+   * its merge goes consumers first.
+   */
+  revertOf?: string;
   /** The protected paths (`protect`) each repository's change holds, at the head they were found at: the latest per repository (core/run/protect.ts). */
   protectedPaths?: ProtectedChange[];
   /** Latest outcome of each service's environment (torn-down ones move to removedEnvironments). */

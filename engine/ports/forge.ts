@@ -187,6 +187,13 @@ export interface Forge {
   listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]>;
   mergePullRequest(repo: string, number: number, options: MergeOptions): Promise<MergeResult>;
   /**
+   * Opens a pull request that reverts a merged one (what it brought into its base, undone on the
+   * base as it is now), ready for review, on a branch the forge names (GitHub's
+   * `revert-<number>-<branch>`). A ConveyorError `forge-failed` when it is not merged or its
+   * revert does not apply cleanly.
+   */
+  revertPullRequest(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest>;
+  /**
    * A draft becomes ready for review (merging refuses drafts): the action does it once the code
    * step pushed the run's change into its draft PR. Forges without drafts (local) leave it out.
    */

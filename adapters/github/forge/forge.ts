@@ -64,6 +64,10 @@ export class GitHubForge implements Forge {
     return this.pulls.merge(repo, number, options);
   }
 
+  revertPullRequest(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest> {
+    return this.pulls.revert(repo, number, pr);
+  }
+
   markReadyForReview(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<void> {
     return this.pulls.markReadyForReview(pr);
   }

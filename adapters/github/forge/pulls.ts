@@ -1,6 +1,8 @@
 // Pull requests on GitHub: find, open (the run's draft among them), update, reopen, read, list,
-// merge, mark ready for review, and a review's inline comments. Most of it is the Forge port's
+// merge, revert, mark ready for review, and a review's inline comments. Most of it is the Forge port's
 // (forge.ts delegates); the draft, the reopen and the review comments only the app asks for.
+import { z } from 'zod';
+import { ConveyorError } from '../../../core/errors.ts';
 import { fitComment, PR_TITLE_MAX } from '../../../core/github/limits.ts';
 import type { MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../../engine/ports/forge.ts';
 import { MergeRefused, splitRepo } from '../../../engine/ports/forge.ts';
@@ -35,6 +37,31 @@ function toPullRequest(repo: string, p: ApiPull | ApiListedPull): PullRequest {
     ...(p.node_id ? { nodeId: p.node_id } : {}),
   };
 }
+
+const REVERT_PULL_REQUEST = `mutation($input: RevertPullRequestInput!) {
+  revertPullRequest(input: $input) {
+    revertPullRequest { id number url headRefName headRefOid baseRefName title body state merged isDraft }
+  }
+}`;
+
+/** What GitHub answers revertPullRequest with: the new PR (`revertPullRequest`). */
+const revertAnswer = z.object({
+  revertPullRequest: z.object({
+    revertPullRequest: z.object({
+      id: z.string(),
+      number: z.number().int().positive(),
+      url: z.string(),
+      headRefName: z.string(),
+      headRefOid: z.string(),
+      baseRefName: z.string(),
+      title: z.string(),
+      body: z.string(),
+      state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
+      merged: z.boolean(),
+      isDraft: z.boolean(),
+    }),
+  }),
+});
 
 export class Pulls {
   constructor(private readonly octokit: GitHubOctokit) {}
@@ -84,6 +111,50 @@ export class Pulls {
     const id = pr.nodeId ?? (await this.get(pr.repo, pr.number)).nodeId;
     if (!id) throw new Error(`${pr.repo}#${pr.number} has no GraphQL id to mark it ready for review`);
     await this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id });
+  }
+
+  /**
+   * GraphQL's revertPullRequest (REST has no revert): GitHub makes the revert commit on a new branch
+   * of its own naming and opens the PR, so the app runs no git. Its answer is checked (zod) before
+   * it becomes a PullRequest; a refusal (not merged, a revert that does not apply) is a
+   * ConveyorError `forge-failed` naming the PR and GitHub's words.
+   */
+  async revert(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest> {
+    const original = await this.get(repo, number);
+    if (!original.nodeId) throw new ConveyorError('forge-failed', `${repo}#${number} has no GraphQL id to revert it by`);
+    let answer: unknown;
+    try {
+      answer = await this.octokit.graphql(REVERT_PULL_REQUEST, {
+        input: { pullRequestId: original.nodeId, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body), draft: false },
+      });
+    } catch (e) {
+      // A GraphQL refusal comes as an answer with `errors` (HTTP 200); a failed call as a GitHubApiError.
+      if (e instanceof GitHubApiError) throw e;
+      const errors = (e as { errors?: Array<{ message?: string }> }).errors;
+      const said =
+        errors
+          ?.map((x) => x.message)
+          .filter(Boolean)
+          .join('; ') || (e as Error).message;
+      throw new ConveyorError('forge-failed', `GitHub did not revert ${repo}#${number}: ${said}`, { cause: e });
+    }
+    const parsed = revertAnswer.safeParse(answer);
+    if (!parsed.success)
+      throw new ConveyorError('forge-failed', `GitHub's answer to reverting ${repo}#${number} is not a pull request: ${z.prettifyError(parsed.error)}`);
+    const p = parsed.data.revertPullRequest.revertPullRequest;
+    return {
+      repo,
+      number: p.number,
+      url: p.url,
+      branch: p.headRefName,
+      head: p.headRefOid,
+      base: p.baseRefName,
+      title: p.title,
+      body: p.body,
+      state: p.merged ? 'merged' : p.state === 'OPEN' ? 'open' : 'closed',
+      draft: p.isDraft,
+      nodeId: p.id,
+    };
   }
 
   async update(repo: string, number: number, change: { title?: string; body?: string }): Promise<PullRequest> {

@@ -17,6 +17,8 @@ describe('parseCommands', () => {
     expect(only('/conveyor cancel')).toEqual([{ name: 'cancel' }]);
     expect(only('/conveyor cancel wrong issue')).toEqual([{ name: 'cancel', reason: 'wrong issue' }]);
     expect(only('/conveyor status')).toEqual([{ name: 'status' }]);
+    expect(only('/conveyor revert')).toEqual([{ name: 'revert' }]);
+    expect(parseCommands('/conveyor revert acme/api').unknown.map((u) => u.message)).toEqual(['`/conveyor revert` takes nothing after it (got "acme/api")']);
     expect(only('/conveyor run')).toEqual([{ name: 'run' }]);
     expect(only('/conveyor run hotfix')).toEqual([{ name: 'run', pipeline: 'hotfix' }]);
   });
