@@ -129,13 +129,16 @@ function judgeOne(pull: PullChecks, r: RequiredCheck, ownAppId: number | undefin
 
 const where = (c: JudgedCheck) => `${c.repo}#${c.number}`;
 
-/** One line for people: what passed, what failed, what is still awaited. */
+/**
+ * One line for people: what passed, what failed, what is still awaited. Plain text (a step's
+ * reason and summary), which every view escapes as it shows it.
+ */
 export function describeJudgement(j: CiJudgement): string {
   if (j.checks.length === 0) return "The base branches require no checks (other than Conveyor's own): nothing to wait for.";
   const list = (state: CheckState) =>
     j.checks
       .filter((c) => c.state === state)
-      .map((c) => `${code(c.context)} on ${where(c)}${state === 'success' ? '' : ` (${inlineText(c.conclusion)})`}`)
+      .map((c) => `"${c.context}" on ${where(c)}${state === 'success' ? '' : ` (${c.conclusion})`}`)
       .join(', ');
   const parts: string[] = [];
   const failed = list('failure');
