@@ -25,6 +25,8 @@ import { ApprovalChecks } from './approval-check.ts';
 import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
+import { judgeCi } from '../engine/ci.ts';
+import { onCommitChecks, registerCiWebhooks, sweepCi } from './ci.ts';
 import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
@@ -76,6 +78,8 @@ export class ConveyorApp {
   private botLogin: Promise<string> | undefined;
   /** Attempts the sweeper saw running, and when each is next worth a look. */
   private readonly sweepMemory: SweepMemory = sweepMemory();
+  /** When each waiting `ci` step is next judged by the sweeper. */
+  private readonly ciMemory = new Map<string, number>();
   /** Kept by its holder from sweep to sweep; another replica takes it once its holder stops sweeping this long. */
   private readonly sweeperLeaseMs: number;
 
@@ -107,7 +111,8 @@ export class ConveyorApp {
       ...(options.claimTtlMs !== undefined ? { claimTtlMs: options.claimTtlMs } : {}),
       now,
       dispatcher: this.dispatcher,
-      merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, options.merge),
+      merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, { ...options.merge, ownAppId: options.appId }),
+      ci: async (run, ref) => judgeCi((await githubOf(run)).forge, run, ref, { ownAppId: options.appId, now: now(), log }),
       reply: async (run, text) => {
         await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);
       },
@@ -262,7 +267,10 @@ export class ConveyorApp {
     probot.on('check_run.completed', async (context) => {
       const deps = this.delivery(context);
       const { check_run: check, repository } = webhookPayload('check_run.completed', context);
-      if (check.app?.id !== deps.appId) return;
+      if (check.app?.id !== deps.appId) {
+        if (check.head_sha) await onCommitChecks(deps, repository.full_name, check.head_sha, `check run "${check.name}" completed`);
+        return;
+      }
       const settle = async () => {
         const ended = await this.dispatcher.checkRunCompleted(repository.full_name, check);
         if (ended) await this.engine.settle(ended.ref, ended.outcome);
@@ -284,6 +292,8 @@ export class ConveyorApp {
       const ended = await this.dispatcher.workflowRunCompleted(repository.full_name, run);
       if (ended) await this.engine.settle(ended.ref, ended.outcome);
     });
+
+    registerCiWebhooks(probot, this.deps);
 
     probot.on('pull_request.synchronize', async (context) => {
       const deps = this.delivery(context);
@@ -346,6 +356,7 @@ export class ConveyorApp {
     if (lease.holder !== holder) return { judged: 0, lost: [], completed: [], heldBy: lease.holder };
     const taken = await this.engine.carryOutAbandoned();
     const report = await this.dispatcher.sweep((ref, outcome) => this.engine.settle(ref, outcome), this.options.sweep, this.sweepMemory);
+    await sweepCi(this.deps, this.ciMemory);
     return taken.length > 0 ? { ...report, taken } : report;
   }
 

@@ -20,6 +20,8 @@ const app = z.object({ id: z.number() }).nullish();
 const checkRun = z.object({
   id: z.number(),
   name: z.string(),
+  /** The commit it reports on (a required check of another app, for a run's `ci` step). */
+  head_sha: z.string().optional(),
   external_id: z.string().nullable(),
   details_url: z.string().nullish(),
   conclusion: z.string().nullish(),
@@ -74,6 +76,9 @@ const schemas = {
   'check_run.completed': checkRunEvent,
   'check_run.rerequested': checkRunEvent.extend({ sender: actor }),
   'workflow_run.completed': z.object({ workflow_run: workflowRun, repository }),
+  // Another app's CI on a commit: a `ci` step waiting on it judges its required checks again.
+  'check_suite.completed': z.object({ check_suite: z.object({ head_sha: z.string(), app: z.object({ id: z.number().nullable() }).nullish() }), repository }),
+  status: z.object({ sha: z.string(), context: z.string(), state: z.string(), repository }),
   'pull_request.synchronize': pullRequestEvent,
   'pull_request.closed': pullRequestEvent,
   'installation.deleted': z.object({ installation: installation.extend({ account: z.looseObject({ login: z.string().optional() }).nullish() }) }),
@@ -101,6 +106,8 @@ const accepted: { [E in WebhookEvent]: Accepts<E> } = {
   'check_run.completed': true,
   'check_run.rerequested': true,
   'workflow_run.completed': true,
+  'check_suite.completed': true,
+  status: true,
   'pull_request.synchronize': true,
   'pull_request.closed': true,
   'installation.deleted': true,

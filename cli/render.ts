@@ -3,7 +3,7 @@
 import { shortReceipt } from '../core/contract/receipt.ts';
 import { stepVerifies } from '../core/run/receipts.ts';
 import { partialMerge } from '../core/run/revert.ts';
-import type { Run, RunEvent, StepState } from '../core/run/types.ts';
+import type { Run, StepState } from '../core/run/types.ts';
 import { shortUsage } from '../core/contract/usage.ts';
 import { describeRunUsage, runUsage, stepUsage } from '../core/run/usage.ts';
 import { durationBetween, formatAgo, formatDuration } from '../core/time.ts';

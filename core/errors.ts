@@ -30,6 +30,10 @@ export const ERROR_CODES = [
   /** The change holds paths `protect` names and no approval saw them at the heads to merge: nothing was merged. */
   'protected-paths',
   'stale-attempt',
+  /** A check a base branch requires (another app's check run or commit status) failed on a PR's head: repaired where the pipeline's `ci` has `repair`. */
+  'ci-failed',
+  /** The required checks did not all complete within the pipeline's `ci.wait-minutes`: nothing failed, so no repair is spent. */
+  'ci-timeout',
   /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
   'sandbox-unavailable',
   /** A file a command handed back (result, usage, output, gate file) was a link, not a plain file, or too big: nothing of it was read. */

@@ -15,6 +15,7 @@ import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
+import { withoutCi } from './ci.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import { StoreError, type EffectClaim, type RunStore, type StoredEffect } from './ports/store.ts';
 import { attemptFields, type LogFields, type Logger } from '../lib/logger.ts';
@@ -35,6 +36,11 @@ export interface EngineOptions {
   dispatcher: Dispatcher;
   /** Carries out a merge effect (merges the run's PRs) and says how it went. */
   merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult>;
+  /**
+   * Judges the required checks of a `ci` step's attempt (engine/ci.ts): its result once they
+   * settled, undefined while it waits. Default: a forge without CI, nothing to wait for.
+   */
+  ci?(run: Run, ref: AttemptRef & { mode: 'run' }): Promise<StepResult | undefined>;
   now?: () => string;
   /**
    * Called after a run starts and after every event applied to it, with the run as it stands then
@@ -160,8 +166,8 @@ export class Engine {
     for (const step of Object.values(run.steps)) {
       // A merge runs in this process (its pending effect is carried out again below); only a
       // merge's conflict repair is an attempt dispatched elsewhere.
-      const merge = run.plan.steps.find((s) => s.id === step.id)?.kind === 'merge';
-      if (step.status !== 'queued' || (merge && step.mode !== 'repair')) continue;
+      const kind = run.plan.steps.find((s) => s.id === step.id)?.kind;
+      if (step.status !== 'queued' || ((kind === 'merge' || kind === 'ci') && step.mode !== 'repair')) continue;
       const ref = { runId, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode };
       const outcome = await this.options.dispatcher.recover(buildPayload(run, ref));
       if (outcome && outcome.kind !== 'dispatched') await this.settle(ref, outcome);
@@ -315,6 +321,9 @@ export class Engine {
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
         return;
       }
+      case 'ci':
+        await this.judgeCi(run, effect.ref);
+        return;
       case 'stop':
         return this.options.dispatcher.stop(effect.ref, effect.reason);
       case 'teardown':
@@ -324,6 +333,28 @@ export class Engine {
       case 'reply':
         return this.options.reply?.(run, effect.text);
     }
+  }
+
+  /**
+   * Judges the run's `ci` step again if it waits for required checks (a check's webhook, the
+   * sweeper): once they settled (or its wait ran out), its result completes the step. Says whether it did.
+   */
+  async checkCi(runId: string): Promise<boolean> {
+    const run = await this.get(runId);
+    const p = run.plan.steps.find((x) => x.kind === 'ci');
+    const s = p ? run.steps[p.id] : undefined;
+    if (!s || s.status !== 'queued' || s.mode !== 'run') return false;
+    return this.judgeCi(run, { runId, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: 'run' });
+  }
+
+  private async judgeCi(run: Run, ref: AttemptRef & { mode: 'run' }): Promise<boolean> {
+    if (!isCurrent(run, ref)) return false;
+    const result = this.options.ci ? await this.options.ci(run, ref) : withoutCi(run, ref);
+    if (!result) return false;
+    // Judged by the engine itself, as a merge is: sealed with the PR heads it judged as inputs.
+    const inputs = mergeInputsDigest(run, ref);
+    const after = await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });
+    return after.version > run.version;
   }
 
   private async tearDown(run: Run, effect: Extract<RunEffect, { type: 'teardown' }>): Promise<void> {

@@ -17,8 +17,11 @@ import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/cont
 import { mergeTrailers } from '../core/github/trailers.ts';
 import { protectedRefusal } from '../core/run/protect.ts';
 import { MergeRefused, type Forge, type PullRequest } from './ports/forge.ts';
+import { blockingChecks } from './ci.ts';
 
 export interface MergePolicy {
+  /** The app's own id: its check runs are not among the required checks a block is explained by. */
+  ownAppId?: number;
   /** Reads of a PR whose mergeability is still being computed (default 5). */
   polls?: number;
   /** First wait between them, doubled each time (default 1000 ms). */
@@ -54,7 +57,7 @@ export function mergedAndNot(merged: readonly PullRequestRef[], rest: readonly P
   return `Merged: ${list(merged)}. Not merged: ${list(rest)}.`;
 }
 
-type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string };
+type Verdict = { kind: 'ready' } | { kind: 'merged'; sha: string } | { kind: 'conflict'; why: string } | { kind: 'blocked'; why: string; checks?: boolean };
 
 const name = (pr: PullRequestRef) => `${pr.repo}#${pr.number}`;
 
@@ -101,7 +104,12 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
   const conflicts: string[] = [];
   const blocked: string[] = [];
   for (const pr of prs) {
-    const v = await judge(forge, pr, policy);
+    let v = await judge(forge, pr, policy);
+    // GitHub says only `blocked`: where required checks of other apps are why, the block names them.
+    if (v.kind === 'blocked' && v.checks) {
+      const named = await blockingChecks(forge, run, pr, policy.ownAppId).catch(() => undefined);
+      if (named) v = { kind: 'blocked', why: `${named} (its required checks must pass before it merges)` };
+    }
     if (v.kind === 'merged') {
       merged.push(pr);
       commits[pr.repo] = v.sha;
@@ -171,7 +179,7 @@ async function judge(forge: Forge, pr: PullRequestRef, policy: MergePolicy): Pro
     }
     if (p.mergeable === false || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with ${code(p.base)}` };
     if (p.mergeableState === 'behind') return { kind: 'conflict', why: `it is behind ${code(p.base)}, which branch protection requires merged in` };
-    if (p.mergeableState === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass' };
+    if (p.mergeableState === 'blocked') return { kind: 'blocked', why: 'its required checks or reviews do not pass', checks: true };
     return { kind: 'ready' };
   }
 }

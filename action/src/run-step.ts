@@ -40,6 +40,7 @@ export async function runStep(ctx: StepContext, payload: StepPayload): Promise<S
       return runDeploy(ctx, payload);
     case 'approval':
     case 'merge':
+    case 'ci':
       throw new ConveyorError(
         'bad-payload',
         `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`,

@@ -18,6 +18,10 @@ export const DEFAULT_STALL_MINUTES = 15;
 /** Long enough for `npm ci` of a large repository or a CLI's install, short of most steps' own timeouts. */
 export const DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
 export const DEFAULT_DEPLOY_TIMEOUT_MINUTES = 15;
+/** The id of the step the pipeline's `ci` compiles to (a written step may not take it). */
+export const CI_STEP_ID = 'ci';
+/** How long the `ci` step waits for the required checks on the run's final heads. */
+export const DEFAULT_CI_WAIT_MINUTES = 60;
 export const DEFAULT_SANDBOX = 'best-effort' as const;
 
 /**

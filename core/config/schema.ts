@@ -153,7 +153,7 @@ const repairSchema = z.strictObject({
     .min(1, 'must be from 1 to 5 attempts')
     .max(5, 'must be from 1 to 5 attempts')
     .optional()
-    .describe('Repairs of a failed gate or review (each followed by running it again) before the run waits for a person (default 2).'),
+    .describe('Repairs of a failed gate, review or required check (each followed by running it again) before the run waits for a person (default 2).'),
 });
 
 const stepBase = {
@@ -243,6 +243,23 @@ export const stepSchema = z.discriminatedUnion('kind', [
   mergeStepSchema,
 ]);
 
+/**
+ * The repository's own CI in the loop: before the run's approval (or merge), Conveyor waits for the
+ * checks the base branches require, and sends a failing one to the repair agent.
+ */
+export const ciSchema = z
+  .strictObject({
+    repair: repairSchema
+      .optional()
+      .describe(
+        'Agent that repairs the change when a required check fails (its name, summary and failing log lines in the prompt); without it, a failing check waits for a person.',
+      ),
+    'wait-minutes': minutes.optional().describe('How long to wait for the required checks to complete on the final heads before the step fails (default 60).'),
+  })
+  .describe(
+    "Wait for the checks each base branch requires (branch protection and rulesets: other apps' check runs and commit statuses, never Conveyor's own) on the run's final heads, before its approval or merge.",
+  );
+
 export const pipelineSchema = z.strictObject({
   label: z
     .string()
@@ -263,6 +280,7 @@ export const pipelineSchema = z.strictObject({
     .describe(
       'US dollars a run may spend on agents (as they report it): once spent, the run stops before its next agent attempt (budget-exhausted); raise it and retry to go on.',
     ),
+  ci: ciSchema.optional(),
   commits: z
     .enum(['verified', 'git'])
     .optional()
@@ -288,5 +306,6 @@ export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ServiceConfig = z.infer<typeof serviceSchema>;
 export type DeployConfig = z.infer<typeof deploySchema>;
+export type CiConfig = z.infer<typeof ciSchema>;
 export type PipelineConfig = z.infer<typeof pipelineSchema>;
 export type StepConfig = z.infer<typeof stepSchema>;

@@ -2,7 +2,7 @@
 // and combinations of keys. They read the data defensively, so they also run on a file that failed
 // the schema and report its other mistakes in the same pass.
 import { describeCycle, findCycle } from '../graph.ts';
-import { labelOf, needsOf } from './defaults.ts';
+import { CI_STEP_ID, labelOf, needsOf } from './defaults.ts';
 import type { ConfigProblem } from './issues.ts';
 import type { PathSegment } from './locate.ts';
 import type { Config } from './schema.ts';
@@ -133,10 +133,28 @@ function validatePipeline(name: string, pipeline: Obj, names: Names, problems: C
     else if (changeSet.has(service)) problems.push({ path: p, message: `"${service}" is listed twice` });
     changeSet.add(service);
   }
+  validateCi(at, pipeline, names, problems);
   if (!Array.isArray(pipeline.steps)) return;
   const steps = pipeline.steps as unknown[];
   validateSteps({ name, steps, changeSet, ownKnown: own !== undefined }, names, problems);
   validateNeedsCycle(at, steps, problems);
+}
+
+/** `ci`: its repair agent exists, and no written step takes the id its step compiles to. */
+function validateCi(at: PathSegment[], pipeline: Obj, names: Names, problems: ConfigProblem[]): void {
+  const ci = obj(pipeline.ci);
+  if (!ci) return;
+  const agent = str(obj(ci.repair)?.agent);
+  if (agent !== undefined && !names.agentSet.has(agent))
+    problems.push({ path: [...at, 'ci', 'repair', 'agent'], message: unknownName('agent', agent, names.agents) });
+  const steps = Array.isArray(pipeline.steps) ? (pipeline.steps as unknown[]) : [];
+  const taken = steps.findIndex((s) => str(obj(s)?.id) === CI_STEP_ID);
+  if (taken >= 0) {
+    problems.push({
+      path: [...at, 'steps', taken, 'id'],
+      message: `step id "${CI_STEP_ID}" is the id of the step the pipeline's \`ci\` compiles to (it waits for the required checks); give this step another id`,
+    });
+  }
 }
 
 function validateNeedsCycle(at: PathSegment[], steps: unknown[], problems: ConfigProblem[]): void {

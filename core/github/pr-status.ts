@@ -57,6 +57,8 @@ function succeeded(run: Run, p: PlanStep, s: StepState): string {
       return '✅ deployed';
     case 'code':
       return s.result?.conclusion === 'neutral' ? '✅ nothing to change' : '✅ changed';
+    case 'ci':
+      return '✅ required checks passed';
   }
 }
 

@@ -1,7 +1,7 @@
 // The plan compiler: one pipeline of a validated configuration becomes the plan the engine runs.
 // Every default is written out and every set-like list is put in one canonical order, so two
 // files that mean the same thing compile to the same plan and therefore the same hash.
-import type { Config, PipelineConfig, ServiceConfig, StepConfig } from '../config/schema.ts';
+import type { CiConfig, Config, PipelineConfig, ServiceConfig, StepConfig } from '../config/schema.ts';
 import { ConveyorError } from '../errors.ts';
 import { hashPlan } from './hash.ts';
 import { topologicalWaves } from '../graph.ts';
@@ -9,11 +9,12 @@ import { agentsOfStep, servicesOfStep } from './steps.ts';
 import { PRESETS, presetSetup } from '../config/presets.ts';
 import { endpointHost, isLoopbackHost, presetCredentials } from '../config/model-api.ts';
 import { DEFAULT_PROTECT } from '../config/protect.ts';
-import type { ChangeSetRepo, Plan, PlanStep, ResolvedAgent, ResolvedService } from './types.ts';
+import { CI_STEP_ID, type ChangeSetRepo, type Plan, type PlanStep, type ResolvedAgent, type ResolvedService } from './types.ts';
 import {
   DEFAULT_AGENT_TIMEOUT_MINUTES,
   DEFAULT_ALLOW_REQUESTER,
   DEFAULT_BASE,
+  DEFAULT_CI_WAIT_MINUTES,
   DEFAULT_DEPLOY_TIMEOUT_MINUTES,
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MERGE_METHOD,
@@ -91,12 +92,13 @@ export function compilePlan(config: Config, pipelineName: string, options: Compi
   const involves = sortedSet(pipeline.involves ?? []).filter((s) => s !== service);
   const changeSetServices = [service, ...involves];
 
-  const stepIds = pipeline.steps.map((s) => s.id);
   const deployable = changeSetServices.filter((name) => {
     const deploy = config.services[name]?.deploy;
     return deploy !== undefined && deploy !== 'none';
   });
-  const steps = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable, pipeline['runs-on']));
+  const written = pipeline.steps.map((s, i) => compileStep(s, needsOf(pipeline.steps, i), changeSetServices, deployable, pipeline['runs-on']));
+  const steps = pipeline.ci ? withCiStep(written, pipeline.ci, pipeline['runs-on']) : written;
+  const stepIds = steps.map((s) => s.id);
   const needsById = new Map(steps.map((s) => [s.id, s.needs]));
   const waves = topologicalWaves(stepIds, (id) => needsById.get(id) ?? []);
 
@@ -185,6 +187,32 @@ function compileStep(
     case 'merge':
       return { ...common, kind: 'merge', method: step.method ?? DEFAULT_MERGE_METHOD };
   }
+}
+
+/**
+ * The pipeline's `ci` as a step of its own, just before the first approval or merge, taking over
+ * what that step needed (which then needs it). There, every step that writes or judges code has
+ * run, so the PRs have the heads people will approve and Conveyor will merge: the required checks
+ * are judged on those, and people approve only heads whose CI passed (a repair after an approval
+ * would make it stale). Without an approval or merge it comes last, after every step nothing else
+ * needs.
+ */
+function withCiStep(steps: readonly PlanStep[], ci: CiConfig, pipelineRunsOn: string | string[] | undefined): PlanStep[] {
+  const at = steps.findIndex((s) => s.kind === 'approval' || s.kind === 'merge');
+  const sinks = steps.filter((s) => !steps.some((o) => o.needs.includes(s.id))).map((s) => s.id);
+  const runsOn = runsOnOf(pipelineRunsOn);
+  const step: PlanStep = {
+    id: CI_STEP_ID,
+    needs: at >= 0 ? steps[at]!.needs : sortedSet(sinks),
+    timeoutMinutes: ci['wait-minutes'] ?? DEFAULT_CI_WAIT_MINUTES,
+    // Its repairs run on a runner, as a merge's conflict repairs do.
+    ...(runsOn !== undefined && { runsOn }),
+    kind: 'ci',
+    ...(ci.repair && { repair: resolveRepair(ci.repair) }),
+  };
+  if (at < 0) return [...steps, step];
+  const gated = { ...steps[at]!, needs: [CI_STEP_ID] };
+  return [...steps.slice(0, at), step, gated, ...steps.slice(at + 1)];
 }
 
 /**

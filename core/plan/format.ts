@@ -145,14 +145,19 @@ function describeStep(step: PlanStep): string {
     case 'merge':
       parts.push(`${step.method} merge, providers first`);
       break;
+    case 'ci':
+      parts.push("waits for the checks the base branches require (other apps' check runs and statuses) on the PRs' heads");
+      parts.push(step.repair ? `a failing one is repaired by ${step.repair.agent} (max ${step.repair.maxAttempts})` : 'a failing one waits for a person');
+      parts.push(`waits at most ${duration(step.timeoutMinutes)}`);
+      break;
   }
   if (step.needs.length) parts.push(`needs ${step.needs.join(', ')}`);
   // Approvals wait for people and the app merges itself: neither is timed out.
-  if (step.kind !== 'approval' && step.kind !== 'merge') parts.push(`timeout ${duration(step.timeoutMinutes)}`);
+  if (step.kind !== 'approval' && step.kind !== 'merge' && step.kind !== 'ci') parts.push(`timeout ${duration(step.timeoutMinutes)}`);
   // Where the step's workflow job runs; a merge runs in the app, and only its conflict repairs need a runner.
   const runner = step.runsOn === undefined ? DEFAULT_RUNS_ON : typeof step.runsOn === 'string' ? step.runsOn : `[${step.runsOn.join(', ')}]`;
-  if (step.kind === 'merge') {
-    if (step.runsOn !== undefined) parts.push(`conflict repairs run on ${runner}`);
+  if (step.kind === 'merge' || step.kind === 'ci') {
+    if (step.runsOn !== undefined) parts.push(`${step.kind === 'ci' ? 'its' : 'conflict'} repairs run on ${runner}`);
   } else if (step.kind !== 'approval') parts.push(`runs on ${runner}`);
   return parts.join('; ');
 }

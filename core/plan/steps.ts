@@ -10,6 +10,8 @@ export function agentsOfStep(step: PlanStep): string[] {
       return [...(step.repair ? [step.repair.agent] : []), ...(step.author !== undefined ? [step.author] : [])];
     case 'review':
       return [step.agent, ...(step.repair ? [step.repair.agent] : [])];
+    case 'ci':
+      return step.repair ? [step.repair.agent] : [];
     default:
       return [];
   }

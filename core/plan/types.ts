@@ -97,7 +97,15 @@ export const planStepSchema = z.discriminatedUnion('kind', [
     allowRequester: z.boolean(),
   }),
   z.object({ ...stepCommon, kind: z.literal('merge'), method: z.enum(['merge', 'squash', 'rebase']) }),
+  /**
+   * The pipeline's `ci`, compiled into a step of its own (id CI_STEP_ID) before the first approval
+   * or merge: it waits, in the app, for the checks the base branches require on the PRs' heads
+   * (its `timeoutMinutes` is `wait-minutes`), and a failing one goes to `repair`.
+   */
+  z.object({ ...stepCommon, kind: z.literal('ci'), repair: repair.optional() }),
 ]);
+
+export { CI_STEP_ID } from '../config/defaults.ts';
 
 /** One repository of the change set; several services may live in one repository (a monorepo). */
 export const changeSetRepoSchema = z.object({

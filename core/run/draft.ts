@@ -227,6 +227,8 @@ export class Draft {
     const ref = { runId: this.run.id, step: id, attempt, epoch, mode };
     if (kind === 'merge' && mode === 'run') {
       this.effects.push({ type: 'merge', key: attemptKeyFor(ref, 'merge'), ref: { ...ref, mode } });
+    } else if (kind === 'ci' && mode === 'run') {
+      this.effects.push({ type: 'ci', key: attemptKeyFor(ref, 'ci'), ref: { ...ref, mode } });
     } else {
       const effect: DraftEffect = { type: 'dispatch', key: attemptKeyFor(ref, 'dispatch'), ref };
       if (findings !== undefined) effect.findings = findings;

@@ -255,8 +255,9 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     // A repair that wrote heads nobody has checked since an approval (or resolved a merge
     // conflict) is checked again like a push: gates and reviews run on the new heads, stale
     // approvals wait for people again, and only then does the step run.
+    // A repair of a failed required check wrote heads the gates and reviews have not judged: they run again first, as after a conflict repair.
     else {
-      const rechecked = rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge');
+      const rechecked = rewroteCheckedHeads(d, run, s.id, result.prs, p.kind === 'merge' || p.kind === 'ci');
       // What it wrote to a repository a deploy before this step stood an environment up from makes
       // that environment stale: the deploy runs again first, then this step (core/run/redeploy.ts).
       const moved = movedRepos(run, result.prs);
@@ -265,7 +266,7 @@ function completed(run: Run, event: Extract<RunEvent, { type: 'step-completed' }
     }
   } else {
     step.result = result;
-    const repair = p.kind === 'gate' || p.kind === 'review' ? p.repair : conflictRepair(run, p.kind, result);
+    const repair = p.kind === 'gate' || p.kind === 'review' || p.kind === 'ci' ? p.repair : conflictRepair(run, p.kind, result);
     if (ok) {
       step.status = 'succeeded';
       step.reason = undefined;
@@ -321,7 +322,7 @@ function redispatchLost(
 }
 
 /** Error codes that say nothing a repair agent could change: the step fails without spending a repair. */
-const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable', 'output-refused']);
+const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable', 'output-refused', 'ci-timeout']);
 
 /**
  * Whether a failed result is a judgment of the work, which a repair can answer: a failing gate, a
@@ -343,8 +344,9 @@ function rewroteCheckedHeads(d: Draft, run: Run, stepId: string, prs: readonly P
   const moved = prs.filter((pr) => pr.head && run.prs.find((p) => p.repo === pr.repo)?.head !== pr.head);
   const approved = (pr: PullRequestRef) => run.approvals.some((a) => !a.stale && a.heads[pr.repo] !== undefined && a.heads[pr.repo] !== pr.head);
   if (moved.length === 0 || !(always || moved.some(approved))) return false;
-  for (const pr of moved) headMoved(d, { kind: 'agent-wrote', step: stepId, repo: pr.repo, head: pr.head! });
+  // Read first: the steps that run again may include the repaired one (a `ci` step after a gate).
   const repairs = d.step(stepId).repairs;
+  for (const pr of moved) headMoved(d, { kind: 'agent-wrote', step: stepId, repo: pr.repo, head: pr.head! });
   d.resetStep(stepId, `waits for the gates and reviews to pass on the heads its repair wrote`);
   // Still the same conflict or failure being repaired: its repairs stay counted.
   d.step(stepId).repairs = repairs;
@@ -444,7 +446,7 @@ function cancel(run: Run, at: string, why: string, unreachable = false): DraftTr
   // What was dispatched is stopped where it runs (a merge runs in the engine, which checks first).
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
-    if (s?.status !== 'queued' || (p.kind === 'merge' && s.mode === 'run')) continue;
+    if (s?.status !== 'queued' || ((p.kind === 'merge' || p.kind === 'ci') && s.mode === 'run')) continue;
     const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
     d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }

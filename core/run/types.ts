@@ -217,6 +217,8 @@ export interface DispatchEffect {
 export type RunEffect =
   | DispatchEffect
   | { type: 'merge'; key: string; ref: AttemptRef & { mode: 'run' } }
+  /** Judges the required checks of the PRs' heads (the `ci` step, in the app); judged again on each check's webhook until they settle. */
+  | { type: 'ci'; key: string; ref: AttemptRef & { mode: 'run' } }
   /**
    * Stops an attempt under way that the run no longer waits for (it was cancelled): where it runs
    * (a workflow run, a step process) it is stopped, and its check run says why (`reason`). Before

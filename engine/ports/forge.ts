@@ -4,6 +4,8 @@
 // embedded mode merges through it; what only GitHub has (check runs, comments, permissions, workflow
 // dispatch) the app calls on GitHub's modules themselves (adapters/github/forge/github.ts).
 
+import type { ObservedCheckRun, ObservedStatus, RequiredCheck } from '../../core/steps/ci-checks.ts';
+
 export type PullRequestState = 'open' | 'closed' | 'merged';
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
@@ -211,8 +213,23 @@ export interface Forge {
   setDeploymentStatus?(repo: string, id: number, status: DeploymentStatus): Promise<void>;
   /** Commits made by the forge itself, which it signs (GitHub); forges without them (local) leave it out: steps push with git. */
   gitData?: GitData;
+  /** The repository's own CI: what base branches require, what heads have (GitHub); forges without CI (local) leave it out. */
+  ci?: CiReader;
   /** Releases what the adapter holds open (the local forge's database). */
   close?(): void;
+}
+
+/**
+ * What a base branch requires and what other apps reported on a commit: the `ci` step waits on it,
+ * and a merge blocked by it names the checks.
+ */
+export interface CiReader {
+  /** The checks `branch` requires (branch protection and rulesets), each once per source; none when it requires none. */
+  requiredChecks(repo: string, branch: string): Promise<RequiredCheck[]>;
+  /** The latest check run of each name and the latest status of each context on `sha` (every page). */
+  commitChecks(repo: string, sha: string): Promise<{ checkRuns: ObservedCheckRun[]; statuses: ObservedStatus[] }>;
+  /** A GitHub Actions job's log (its last part where it is long); undefined where it cannot be read. */
+  jobLog(repo: string, jobId: number): Promise<string | undefined>;
 }
 
 export function splitRepo(repo: string): { owner: string; name: string } {

@@ -26,6 +26,8 @@ const EVENT_PERMISSION: Record<string, [string, 'read' | 'write']> = {
   pull_request: ['pull_requests', 'read'],
   pull_request_review: ['pull_requests', 'read'],
   check_run: ['checks', 'read'],
+  check_suite: ['checks', 'read'],
+  status: ['statuses', 'read'],
   workflow_run: ['actions', 'read'],
 };
 const LEVEL = { read: 1, write: 2 } as const;
@@ -93,7 +95,7 @@ describe('app.yml, the GitHub App manifest', () => {
     for (const kind of STEP_KINDS) for (const [permission, level] of Object.entries(permissionsFor(kind))) need(permission, level!);
     for (const [permission, level] of Object.entries(needed))
       expect(LEVEL[granted[permission] as 'read' | 'write'], permission).toBeGreaterThanOrEqual(LEVEL[level]);
-    // Beyond those: what the app writes itself (comments on issues, merges) and reads (team members for `@org/team` approvers).
+    // Beyond those: what the app writes itself (comments on issues, merges) and reads (team members for `@org/team` approvers, commit statuses for `ci`).
     expect(granted).toEqual({
       actions: 'write',
       checks: 'write',
@@ -101,6 +103,7 @@ describe('app.yml, the GitHub App manifest', () => {
       deployments: 'write',
       issues: 'write',
       pull_requests: 'write',
+      statuses: 'read',
       metadata: 'read',
       members: 'read',
     });

@@ -98,6 +98,31 @@ describe('the engine over a real store', () => {
     ]);
   });
 
+  it("where the forge runs no CI (the embedded mode's), a ci step passes at once, saying there was nothing to wait for", async () => {
+    const store = await open();
+    const engine = new Engine({
+      store,
+      dispatcher: {
+        run: (payload) => Promise.resolve({ kind: 'result', result: successFor(payload) }),
+        recover: () => Promise.resolve(undefined),
+        stop: () => Promise.resolve(),
+      },
+      now: () => AT,
+      merge: (run, { ref }) => Promise.resolve(resultOf(run.id, ref.step, ref.attempt, ref.epoch, 'success')),
+    });
+    const withCi = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'ci', kind: 'ci', repair: 1 },
+      { id: 'ship', kind: 'merge' },
+    ]);
+    await engine.start({ id: 'web-7', plan: withCi, issue, requester: 'alice', origin: TEST_ORIGIN });
+    await engine.idle();
+    const run = await engine.get('web-7');
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.ci).toMatchObject({ status: 'succeeded', repairs: 0 });
+    expect(run.steps.ci?.result?.summary).toMatch(/^The local forge runs no CI, so there are no required checks to wait for/);
+  });
+
   it('a run that cannot be stored starts nothing and leaves nothing behind', async () => {
     const store = await open();
     const ran: string[] = [];

@@ -15,7 +15,9 @@ export type StepSpec =
   | { id: string; kind: 'gate' | 'review'; needs?: string[]; repair?: number }
   | { id: string; kind: 'deploy'; needs?: string[] }
   | { id: string; kind: 'approval'; needs?: string[]; minApprovals?: number; approvers?: string[]; allowRequester?: boolean }
-  | { id: string; kind: 'merge'; needs?: string[] };
+  | { id: string; kind: 'merge'; needs?: string[] }
+  /** The pipeline's `ci` step; `waitMinutes` its timeout (default 60). */
+  | { id: string; kind: 'ci'; needs?: string[]; repair?: number; waitMinutes?: number };
 
 export function planStepOf(spec: StepSpec, previous: string | undefined): PlanStep {
   const common = { id: spec.id, needs: spec.needs ?? (previous ? [previous] : []), timeoutMinutes: 30 };
@@ -49,6 +51,13 @@ export function planStepOf(spec: StepSpec, previous: string | undefined): PlanSt
       };
     case 'merge':
       return { ...common, kind: 'merge', method: 'squash' };
+    case 'ci':
+      return {
+        ...common,
+        timeoutMinutes: spec.waitMinutes ?? 60,
+        kind: 'ci',
+        ...(spec.repair !== undefined ? { repair: { agent: 'coder', maxAttempts: spec.repair } } : {}),
+      };
   }
 }
 

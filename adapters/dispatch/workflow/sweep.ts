@@ -79,8 +79,8 @@ export async function sweep(c: WorkflowContext, settle: Settle, options: SweepOp
       if (p.kind === 'approval') continue;
       const s = run?.steps[p.id];
       if (!run || !s || s.status !== 'queued') continue;
-      // The app merges by itself; only a merge's conflict repair runs as a workflow run.
-      if (p.kind === 'merge' && s.mode !== 'repair') continue;
+      // The app merges and judges the required checks by itself (app/ci.ts sweeps those); only their repairs run as workflow runs.
+      if ((p.kind === 'merge' || p.kind === 'ci') && s.mode !== 'repair') continue;
       const record = findRecord(s, s.attempt, s.epoch);
       if (!record || now - Date.parse(record.startedAt) < queuedMs) continue;
       const ref: AttemptRef = { runId: run.id, step: p.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };

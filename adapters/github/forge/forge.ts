@@ -16,6 +16,7 @@ import type {
 import { createGitHubOctokit, type GitHubOctokit, type GitHubOctokitOptions } from '../octokit.ts';
 import { Deployments } from './deployments.ts';
 import { GitHubGitData } from './git-data.ts';
+import { GitHubCi } from './ci.ts';
 import { Pulls } from './pulls.ts';
 import { Reviews } from './reviews.ts';
 
@@ -31,6 +32,7 @@ export class GitHubForge implements Forge {
   readonly deployments: Deployments;
   readonly reviews: Reviews;
   readonly gitData: GitHubGitData;
+  readonly ci: GitHubCi;
 
   constructor(source: GitHubSource) {
     const octokit = octokitOf(source);
@@ -38,6 +40,7 @@ export class GitHubForge implements Forge {
     this.deployments = new Deployments(octokit);
     this.reviews = new Reviews(octokit);
     this.gitData = new GitHubGitData(octokit);
+    this.ci = new GitHubCi(octokit);
   }
 
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {

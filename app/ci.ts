@@ -1,0 +1,72 @@
+// The repository's own CI, on the app's side: nothing waits in a process while the `ci` step waits
+// for the required checks. GitHub says when a check run, a check suite or a commit status of a
+// commit changed (`check_run.completed`, `check_suite.completed`, `status`); each sends the runs
+// whose `ci` step waits on a PR at that commit to the engine to judge again (engine/ci.ts). The
+// sweeper judges them too, when a run's `wait-minutes` ran out (the step then fails saying what it
+// waited for) and now and then in between, for a webhook that went missing.
+import type { Run } from '../core/run/types.ts';
+import { findRecord } from '../core/run/draft.ts';
+import type { Probot } from 'probot';
+import type { AppDeps } from './deps.ts';
+import { webhookPayload } from './webhooks.ts';
+
+/** How often the sweeper judges a waiting `ci` step whose wait has not run out (a missed webhook costs at most this). */
+export const CI_SWEEP_MS = 10 * 60_000;
+
+/** The run's `ci` step while it waits for the required checks (a `run` attempt under way). */
+function waitingCi(run: Run): { step: string; attempt: number; epoch: number; startedAt: string; minutes: number } | undefined {
+  const p = run.plan.steps.find((s) => s.kind === 'ci');
+  const s = p ? run.steps[p.id] : undefined;
+  if (!p || !s || s.status !== 'queued' || s.mode !== 'run') return undefined;
+  const record = findRecord(s, s.attempt, s.epoch);
+  return record ? { step: p.id, attempt: s.attempt, epoch: s.epoch, startedAt: record.startedAt, minutes: p.timeoutMinutes } : undefined;
+}
+
+/** A check or status of `repo` at `sha` changed: the runs waiting on a PR at that head judge their checks again. */
+export async function onCommitChecks(deps: AppDeps, repo: string, sha: string, what: string): Promise<void> {
+  for (const run of await deps.store.list({ status: ['running'] })) {
+    if (!waitingCi(run) || !run.prs.some((p) => p.repo === repo && p.head === sha)) continue;
+    deps.log.info(`${what} on ${repo}@${sha.slice(0, 7)}; judging its required checks again`, { run: run.id });
+    await deps.engine.checkCi(run.id);
+  }
+}
+
+/**
+ * The sweeper's part: every waiting `ci` step whose wait ran out is judged (and fails if its checks
+ * are still running), and the others every CI_SWEEP_MS (`next`: when each is next due). Returns the
+ * runs judged.
+ */
+export async function sweepCi(deps: AppDeps, next: Map<string, number>): Promise<string[]> {
+  const now = Date.parse(deps.now());
+  const judged: string[] = [];
+  const waiting = new Set<string>();
+  for (const run of await deps.store.list({ status: ['running'] })) {
+    const ci = waitingCi(run);
+    if (!ci) continue;
+    const key = `${run.id}:${ci.step}:${ci.attempt}:${ci.epoch}`;
+    waiting.add(key);
+    const expired = now - Date.parse(ci.startedAt) >= ci.minutes * 60_000;
+    if (!expired && now < (next.get(key) ?? Date.parse(ci.startedAt) + CI_SWEEP_MS)) continue;
+    next.set(key, now + CI_SWEEP_MS);
+    judged.push(run.id);
+    await deps.engine.checkCi(run.id);
+  }
+  // What no longer waits is forgotten.
+  for (const key of [...next.keys()]) if (!waiting.has(key)) next.delete(key);
+  return judged;
+}
+
+/** The suites and statuses of other apps (a check run's completion is app.ts's, which tells the app's own apart). */
+export function registerCiWebhooks(probot: Pick<Probot, 'on'>, deps: AppDeps): void {
+  probot.on('check_suite.completed', async (context) => {
+    const { check_suite: suite, repository } = webhookPayload('check_suite.completed', context);
+    if (suite.app?.id === deps.appId) return;
+    await onCommitChecks(deps, repository.full_name, suite.head_sha, 'a check suite completed');
+  });
+  probot.on('status', async (context) => {
+    const { sha, context: name, state, repository } = webhookPayload('status', context);
+    // A status that is still pending settles nothing.
+    if (state === 'pending') return;
+    await onCommitChecks(deps, repository.full_name, sha, `status "${name}" is ${state}`);
+  });
+}
