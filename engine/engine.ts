@@ -15,6 +15,7 @@ import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
+import { isMergeWait, type MergeOutcome } from './merge.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import type { EffectClaim, RunStore, StoredEffect } from './ports/store.ts';
 
@@ -35,8 +36,11 @@ export interface EngineLog {
 export interface EngineOptions {
   store: RunStore;
   dispatcher: Dispatcher;
-  /** Carries out a merge effect (merges the run's PRs) and says how it went. */
-  merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult>;
+  /**
+   * Carries out a merge effect (merges the run's PRs) and says how it went: a result, or that it
+   * waits for a merge queue (recorded; the attempt stays under way until the queue moves).
+   */
+  merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<MergeOutcome>;
   now?: () => string;
   /**
    * Called after a run starts and after every event applied to it, with the run as it stands then
@@ -310,6 +314,11 @@ export class Engine {
         // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
         if (!isCurrent(run, effect.ref)) return;
         const result = await this.options.merge(run, effect);
+        if (isMergeWait(result)) {
+          const { ref } = effect;
+          await this.apply(run.id, { type: 'merge-enqueued', at: this.now(), step: ref.step, attempt: ref.attempt, epoch: ref.epoch, enqueued: result.enqueued, merged: result.merged });
+          return;
+        }
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
         const inputs = mergeInputsDigest(run, effect.ref);
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });

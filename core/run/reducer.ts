@@ -28,6 +28,7 @@ import {
 import type { Run, RunEvent, RunIssue, Staleness, StepState, Transition } from './types.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
+import { mergeEnqueued, mergeQueueChanged } from './queue.ts';
 import { boundedFeedback } from './feedback.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
@@ -155,6 +156,10 @@ function reduceEvent(run: Run, event: RunEvent): Transition {
       if (event.merged || !pr) return unchanged(run);
       return cancel(run, event.at, `PR ${pr.repo}#${pr.number} was closed without merging`);
     }
+    case 'merge-enqueued':
+      return mergeEnqueued(run, event);
+    case 'merge-queue':
+      return mergeQueueChanged(run, event);
     case 'torn-down':
       return tornDown(run, event);
     case 'environments-settled':
