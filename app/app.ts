@@ -24,7 +24,7 @@ import { ApprovalChecks } from './approval-check.ts';
 import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
-import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
+import { onPullRequestClosed, onPullRequestDequeued, onPullRequestSynchronize } from './pulls.ts';
 import { Heads } from '../adapters/github/heads.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
@@ -34,6 +34,7 @@ import { openAppStore } from './stores.ts';
 import { webhookPayload, type WebhookActor } from './webhooks.ts';
 import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
+import { queueLookDue } from '../core/run/queue.ts';
 
 export interface ConveyorAppOptions {
   store: RunStore;
@@ -65,6 +66,8 @@ export interface ConveyorAppOptions {
 
 /** The lease of the one replica that sweeps. */
 export const SWEEPER_LEASE = 'sweeper';
+/** A merge step that heard nothing from its merge queue this long looks again (a webhook may have been lost). */
+export const QUEUE_LOOK_MINUTES = 10;
 
 export class ConveyorApp {
   readonly engine: Engine;
@@ -294,6 +297,11 @@ export class ConveyorApp {
       await this.once(context.id, () => onPullRequestClosed(deps, repository.full_name, pr, sender));
     });
 
+    probot.on('pull_request.dequeued', async (context) => {
+      const { pull_request: pr, repository, reason } = webhookPayload('pull_request.dequeued', context);
+      await this.once(context.id, () => onPullRequestDequeued(deps, repository.full_name, pr, reason));
+    });
+
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
       const { installation } = webhookPayload('installation.deleted', context);
@@ -336,7 +344,16 @@ export class ConveyorApp {
     if (lease.holder !== holder) return { judged: 0, lost: [], completed: [], heldBy: lease.holder };
     const taken = await this.engine.carryOutAbandoned();
     const report = await this.dispatcher.sweep((ref, outcome) => this.engine.settle(ref, outcome), this.options.sweep, this.sweepMemory);
-    return taken.length > 0 ? { ...report, taken } : report;
+    const looked = await this.lookAtQueues();
+    return { ...report, ...(taken.length > 0 ? { taken } : {}), ...(looked.length > 0 ? { looked } : {}) };
+  }
+
+  /** Has each merge step that waits for a merge queue and heard nothing for a while look again; returns their runs. */
+  private async lookAtQueues(): Promise<string[]> {
+    const now = this.deps.now();
+    const due = (await this.options.store.list({ status: ['running'] })).filter((run) => queueLookDue(run, now, QUEUE_LOOK_MINUTES));
+    for (const run of due) await this.engine.apply(run.id, { type: 'merge-queue', at: now, change: 'look' });
+    return due.map((run) => run.id);
   }
 
   /**

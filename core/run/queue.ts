@@ -126,3 +126,14 @@ export function mergeQueueChanged(run: Run, e: Extract<RunEvent, { type: 'merge-
   d.settle();
   return d.finish();
 }
+
+/**
+ * Whether the sweeper should have the merge step look at its queue again: it waits for one, and
+ * nothing was heard or looked at for `minutes` (a webhook lost on the way, the app down meanwhile).
+ */
+export function queueLookDue(run: Run, now: string, minutes: number): boolean {
+  const w = waiting(run);
+  if (!w) return false;
+  const last = Math.max(Date.parse(w.record.queue.lookedAt ?? ''), Date.parse(run.updatedAt), ...w.record.queue.entries.map((e) => Date.parse(e.at)));
+  return Number.isFinite(last) ? Date.parse(now) - last >= minutes * 60_000 : true;
+}
