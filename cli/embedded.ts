@@ -8,7 +8,7 @@ import type { Plan } from '../core/plan/types.ts';
 import type { Run } from '../core/run/types.ts';
 import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher } from '../adapters/dispatch/local.ts';
-import { openLocalForge } from '../adapters/forge/local.ts';
+import { openLocalForge, type LocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
 import { mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
@@ -64,6 +64,7 @@ export function checkRemotes(plan: Plan, remotes: string): void {
 export interface Session {
   engine: Engine;
   store: RunStore;
+  forge: LocalForge;
   close(): Promise<void>;
 }
 
@@ -88,6 +89,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
   return {
     engine,
     store,
+    forge,
     async close() {
       progress.done();
       forge.close?.();

@@ -137,3 +137,8 @@ export function queueLookDue(run: Run, now: string, minutes: number): boolean {
   const last = Math.max(Date.parse(w.record.queue.lookedAt ?? ''), Date.parse(run.updatedAt), ...w.record.queue.entries.map((e) => Date.parse(e.at)));
   return Number.isFinite(last) ? Date.parse(now) - last >= minutes * 60_000 : true;
 }
+
+/** Whether the run's merge step waits for a merge queue (its attempt enqueued PRs and is under way). */
+export function waitsForQueue(run: Run): boolean {
+  return waiting(run) !== undefined;
+}
