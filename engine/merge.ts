@@ -38,7 +38,7 @@ export interface MergePolicy {
  */
 export interface MergeWait {
   kind: 'enqueued';
-  enqueued: QueueEntry[];
+  enqueued: Array<Pick<QueueEntry, 'repo' | 'number' | 'head'>>;
   merged: PullRequestRef[];
 }
 export type MergeOutcome = StepResult | MergeWait;
@@ -138,7 +138,7 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
         const why = `enqueueing ${name(pr)} in the merge queue of ${code(v.pr.base)} failed: ${(e as Error).message}`;
         return fail('merge-failed', `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`, commits);
       }
-      return { kind: 'enqueued', enqueued: [{ repo: pr.repo, number: pr.number, head, at: new Date().toISOString() }], merged };
+      return { kind: 'enqueued', enqueued: [{ repo: pr.repo, number: pr.number, head }], merged };
     }
     try {
       const result = await forge.mergePullRequest(pr.repo, pr.number, {
@@ -208,8 +208,8 @@ async function judge(
       await wait((policy.baseMs ?? 1000) * 2 ** i);
       continue;
     }
-    const rules = await rulesFor(pr.repo, p.base);
     if (p.mergeable === false || p.mergeableState === 'dirty') return { kind: 'conflict', why: `it conflicts with ${code(p.base)}` };
+    const rules = await rulesFor(pr.repo, p.base);
     // A queue tests each PR on the latest base itself: being behind it is no reason to wait.
     if (p.mergeableState === 'behind' && !rules.mergeQueue) {
       return { kind: 'conflict', why: `it is behind ${code(p.base)}, which branch protection requires merged in`, behind: true };

@@ -70,7 +70,7 @@ function setRecord(d: Draft, s: StepState, record: AttemptRecord): void {
   w.attempts = w.attempts.map((r) => (r.attempt === s.attempt && r.epoch === s.epoch ? record : r));
 }
 
-const sameEntry = (a: QueueEntry, b: QueueEntry) => a.repo === b.repo && a.number === b.number && a.head === b.head;
+const sameEntry = (a: Pick<QueueEntry, 'repo' | 'number' | 'head'>, b: Pick<QueueEntry, 'repo' | 'number' | 'head'>) => a.repo === b.repo && a.number === b.number && a.head === b.head;
 
 function waitReason(run: Run, entries: readonly QueueEntry[], merged: readonly string[]): string {
   const inQueue = entries.filter((e) => !e.merged).map((e) => `${prName(e)} (enqueued at ${e.head.slice(0, 7)})`);
@@ -86,7 +86,9 @@ export function mergeEnqueued(run: Run, e: Extract<RunEvent, { type: 'merge-enqu
   const record = findRecord(s, s.attempt, s.epoch);
   if (!record) return { run, effects: [] };
   const had = record.queue?.entries ?? [];
-  const entries = [...had, ...e.enqueued.filter((n) => !had.some((h) => sameEntry(h, n)))];
+  // Stamped with the engine's time: the sweeper's looks are timed from it.
+  const fresh = e.enqueued.filter((n) => !had.some((h) => sameEntry(h, n))).map((n) => ({ repo: n.repo, number: n.number, head: n.head, at: e.at }));
+  const entries = [...had, ...fresh];
   const merged = [...new Set([...(record.queue?.merged ?? []), ...e.merged.map(prName)])];
   if (entries.length === had.length && merged.length === (record.queue?.merged.length ?? 0) && record.queue) return { run, effects: [] };
   const d = new Draft(run, e.at);
@@ -134,8 +136,8 @@ export function mergeQueueChanged(run: Run, e: Extract<RunEvent, { type: 'merge-
 export function queueLookDue(run: Run, now: string, minutes: number): boolean {
   const w = waiting(run);
   if (!w) return false;
-  const last = Math.max(Date.parse(w.record.queue.lookedAt ?? ''), Date.parse(run.updatedAt), ...w.record.queue.entries.map((e) => Date.parse(e.at)));
-  return Number.isFinite(last) ? Date.parse(now) - last >= minutes * 60_000 : true;
+  const times = [w.record.queue.lookedAt, run.updatedAt, ...w.record.queue.entries.map((e) => e.at)].map((t) => Date.parse(t ?? '')).filter(Number.isFinite);
+  return times.length === 0 || Date.parse(now) - Math.max(...times) >= minutes * 60_000;
 }
 
 /** Whether the run's merge step waits for a merge queue (its attempt enqueued PRs and is under way). */

@@ -1,6 +1,6 @@
 // The REST calls of a whole pipeline, app and action together (the scenario of
 // bench/api-calls.bench.ts: code over two repositories, a gate repaired once, an approval, the
-// merge), stay within 57 (45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
+// merge), stay within 59 (57 before merge queues, 45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
 // 53: every attempt's check run completed with its result, when it started and its workflow run;
 // the approval's check run decided; the summary check run and the tracking comment at the run's
 // end; both PRs linking each other, merged; the approver's command acknowledged.
@@ -29,7 +29,7 @@ describe('one pipeline on GitHub', () => {
     ]);
   });
 
-  it('makes at most 57 REST calls, app and action together, none refused', () => {
+  it('makes at most 59 REST calls, app and action together, none refused', () => {
     const calls = outcome.fake.installationCalls();
     expect(calls.filter((c) => c.status >= 400)).toEqual([]);
     // 40 before the run's draft PR from its first minute (issue #16 item 8), which costs 5 more,
@@ -42,7 +42,9 @@ describe('one pipeline on GitHub', () => {
     // longer marks a draft ready and reads it again. 12 more for verified commits (issue #29 item
     // 2): each of the four pushes (web and api, by the code step and by the repair) is a tree, a
     // commit and a branch update (the new api branch's creation) made by GitHub's Git data API.
-    expect(calls.length).toBeLessThanOrEqual(57);
+    // 2 more for merge queues (issue #29 item 1): the merge reads the rules of each PR's base branch
+    // (GET rules/branches/{branch}, one per repository), which say whether a queue must merge it.
+    expect(calls.length).toBeLessThanOrEqual(59);
     for (const [route, n] of [
       ['/repos/{owner}/{repo}/git/commits', 5],
       ['/repos/{owner}/{repo}/git/trees', 4],
@@ -50,6 +52,7 @@ describe('one pipeline on GitHub', () => {
       ['/repos/{owner}/{repo}/git/refs/{ref}', 3],
       ['/graphql', 1],
       ['/repos/{owner}/{repo}/pulls/{pull_number}', 4],
+      ['/repos/{owner}/{repo}/rules/branches/{branch}', 2],
     ] as const)
       expect(calls.filter((c) => c.route === route).length, route).toBe(n);
     // The draft becomes ready for review by the action that pushed the change into it; the merge reads each PR once.
