@@ -283,7 +283,13 @@ async function tickQueue(session: Session, run: Run): Promise<boolean> {
   const at = () => new Date().toISOString();
   const mine = (await session.forge.mergeQueue.tick()).filter((o) => run.prs.some((p) => p.repo === o.repo && p.number === o.number));
   for (const o of mine) {
-    await session.engine.apply(run.id, { type: 'merge-queue', at: at(), change: o.change, pr: { repo: o.repo, number: o.number }, ...(o.reason ? { reason: o.reason } : {}) });
+    await session.engine.apply(run.id, {
+      type: 'merge-queue',
+      at: at(),
+      change: o.change,
+      pr: { repo: o.repo, number: o.number },
+      ...(o.reason ? { reason: o.reason } : {}),
+    });
   }
   if (mine.length > 0) return true;
   // The look itself is written; only what the merge made of it afterwards is movement.

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { buildPayload } from '../core/run/payload.ts';
 import { isCurrent, type AttemptRef } from '../core/contract/attempt-ref.ts';
 import { sealResult } from '../core/contract/receipt.ts';
-import type { Environment, StepResult } from '../core/contract/wire.ts';
+import type { Environment } from '../core/contract/wire.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
@@ -316,7 +316,15 @@ export class Engine {
         const result = await this.options.merge(run, effect);
         if (isMergeWait(result)) {
           const { ref } = effect;
-          await this.apply(run.id, { type: 'merge-enqueued', at: this.now(), step: ref.step, attempt: ref.attempt, epoch: ref.epoch, enqueued: result.enqueued, merged: result.merged });
+          await this.apply(run.id, {
+            type: 'merge-enqueued',
+            at: this.now(),
+            step: ref.step,
+            attempt: ref.attempt,
+            epoch: ref.epoch,
+            enqueued: result.enqueued,
+            merged: result.merged,
+          });
           return;
         }
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.

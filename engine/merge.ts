@@ -136,7 +136,11 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
         await forge.mergeQueue.enqueue(v.pr, head);
       } catch (e) {
         const why = `enqueueing ${name(pr)} in the merge queue of ${code(v.pr.base)} failed: ${(e as Error).message}`;
-        return fail('merge-failed', `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`, commits);
+        return fail(
+          'merge-failed',
+          `${why}. ${mergedAndNot(merged, rest())} A person decides what happens next (\`/conveyor retry\`, \`conveyor retry\`, tries the rest again).`,
+          commits,
+        );
       }
       return { kind: 'enqueued', enqueued: [{ repo: pr.repo, number: pr.number, head }], merged };
     }
@@ -198,7 +202,10 @@ async function judge(
     if (entry) {
       // Enqueued by this attempt and not merged yet: still in the queue, or removed unheard of.
       if (await forge.mergeQueue?.holds(pr.repo, pr.number)) return { kind: 'enqueued', entry };
-      return { kind: 'blocked', why: 'it was removed from the merge queue, and the forge did not say why (see its timeline); `/conveyor retry` enqueues it again' };
+      return {
+        kind: 'blocked',
+        why: 'it was removed from the merge queue, and the forge did not say why (see its timeline); `/conveyor retry` enqueues it again',
+      };
     }
     // The action marked the run's draft ready for review when the code step pushed the change; a
     // draft now is one a person turned back into a draft to hold the merge, and it is theirs to release.

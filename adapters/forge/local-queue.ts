@@ -69,7 +69,8 @@ export class LocalMergeQueue implements MergeQueue {
     const now = await this.forge.getPullRequest(pr.repo, pr.number);
     if (now.state !== 'open') throw new MergeRefused(`${pr.repo}#${pr.number} is ${now.state}, not open`, false);
     // As GitHub's expectedHeadOid: the head approved, or nothing.
-    if (now.head !== expectedHead) throw new MergeRefused(`${pr.repo}#${pr.number} moved to ${now.head.slice(0, 12)} (expected ${expectedHead.slice(0, 12)}); not enqueued`, false);
+    if (now.head !== expectedHead)
+      throw new MergeRefused(`${pr.repo}#${pr.number} moved to ${now.head.slice(0, 12)} (expected ${expectedHead.slice(0, 12)}); not enqueued`, false);
     this.db
       .prepare('INSERT INTO merge_queue (repo, number, head, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (repo, number) DO NOTHING')
       .run(pr.repo, pr.number, expectedHead, new Date().toISOString());

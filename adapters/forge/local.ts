@@ -10,7 +10,17 @@ import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
 import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
-import type { BranchRules, Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState, Review, ReviewRequest } from '../../engine/ports/forge.ts';
+import type {
+  BranchRules,
+  Forge,
+  MergeOptions,
+  MergeResult,
+  OpenPullRequest,
+  PullRequest,
+  PullRequestState,
+  Review,
+  ReviewRequest,
+} from '../../engine/ports/forge.ts';
 import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
 import { LocalReviews, REVIEWS_SCHEMA } from './local-reviews.ts';

@@ -70,13 +70,17 @@ function setRecord(d: Draft, s: StepState, record: AttemptRecord): void {
   w.attempts = w.attempts.map((r) => (r.attempt === s.attempt && r.epoch === s.epoch ? record : r));
 }
 
-const sameEntry = (a: Pick<QueueEntry, 'repo' | 'number' | 'head'>, b: Pick<QueueEntry, 'repo' | 'number' | 'head'>) => a.repo === b.repo && a.number === b.number && a.head === b.head;
+const sameEntry = (a: Pick<QueueEntry, 'repo' | 'number' | 'head'>, b: Pick<QueueEntry, 'repo' | 'number' | 'head'>) =>
+  a.repo === b.repo && a.number === b.number && a.head === b.head;
 
 function waitReason(run: Run, entries: readonly QueueEntry[], merged: readonly string[]): string {
   const inQueue = entries.filter((e) => !e.merged).map((e) => `${prName(e)} (enqueued at ${e.head.slice(0, 7)})`);
   const order = mergeOrder(run);
   const done = (p: PullRequestRef) => merged.includes(prName(p)) || entries.some((e) => e.merged && prName(e) === prName(p));
-  return `waits for the merge queue to merge ${inQueue.join(', ') || 'what it holds'}; the rest follow in order. ${mergedAndNot(order.filter(done), order.filter((p) => !done(p)))}`;
+  return `waits for the merge queue to merge ${inQueue.join(', ') || 'what it holds'}; the rest follow in order. ${mergedAndNot(
+    order.filter(done),
+    order.filter((p) => !done(p)),
+  )}`;
 }
 
 export function mergeEnqueued(run: Run, e: Extract<RunEvent, { type: 'merge-enqueued' }>): Transition {
@@ -122,7 +126,10 @@ export function mergeQueueChanged(run: Run, e: Extract<RunEvent, { type: 'merge-
   }
   const order = mergeOrder(run);
   const done = (p: PullRequestRef) => record.queue.merged.includes(prName(p)) || record.queue.entries.some((x) => x.merged && prName(x) === prName(p));
-  const message = `${prName(entry)} was removed from the merge queue: ${removalText(e.reason)}. ${mergedAndNot(order.filter(done), order.filter((p) => !done(p)))} A person decides what happens next: \`/conveyor retry\` (\`conveyor retry\`) enqueues it again.`;
+  const message = `${prName(entry)} was removed from the merge queue: ${removalText(e.reason)}. ${mergedAndNot(
+    order.filter(done),
+    order.filter((p) => !done(p)),
+  )} A person decides what happens next: \`/conveyor retry\` (\`conveyor retry\`) enqueues it again.`;
   d.finishAttempt(s.id, { conclusion: 'failure', summary: message, error: { code: 'merge-failed', message } });
   d.fail(s.id, message);
   d.settle();

@@ -201,7 +201,15 @@ export type RunEvent =
   | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string; own?: boolean }
   | { type: 'pr-closed'; at: string; repo: string; merged: boolean }
   /** The merge step's attempt enqueued PRs (or found them enqueued) and waits for the queue to merge them. */
-  | { type: 'merge-enqueued'; at: string; step: string; attempt: number; epoch: number; enqueued: Array<Pick<QueueEntry, 'repo' | 'number' | 'head'>>; merged: PullRequestRef[] }
+  | {
+      type: 'merge-enqueued';
+      at: string;
+      step: string;
+      attempt: number;
+      epoch: number;
+      enqueued: Array<Pick<QueueEntry, 'repo' | 'number' | 'head'>>;
+      merged: PullRequestRef[];
+    }
   /**
    * A merge queue moved: a PR it held `merged`, or was `removed` (GitHub's `pull_request.dequeued`
    * `reason`, e.g. CI_FAILURE, MERGE_CONFLICT); `look`: the sweeper asks the merge step to look again.

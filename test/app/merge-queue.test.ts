@@ -67,7 +67,11 @@ const queueMerged = (repo: string) =>
 
 /** The queue removed `repo`'s PR: GitHub's pull_request.dequeued with its reason. */
 const dequeued = (repo: string, reason: string) =>
-  h.receive('pull_request', { ...events.pull('synchronize', repo, NUMBERS[repo]!, HEADS[repo]!, 'github-merge-queue[bot]', false, 'Bot'), action: 'dequeued', reason });
+  h.receive('pull_request', {
+    ...events.pull('synchronize', repo, NUMBERS[repo]!, HEADS[repo]!, 'github-merge-queue[bot]', false, 'Bot'),
+    action: 'dequeued',
+    reason,
+  });
 
 describe('merging through merge queues', () => {
   it('enqueues each PR pinned to its approved head, providers first, each once the one before it merged; then the run succeeds', async () => {
@@ -191,16 +195,10 @@ describe('merging into a branch that requires PRs up to date', () => {
     const scopes = [
       openPullScope('acme/lib', 3, LIB_HEAD),
       openPullScope('acme/api', 2, API_HEAD, {}, strict),
-      nock(API)
-        .get(`/repos/acme/api/compare/main...${API_HEAD}`)
-        .query(true)
-        .reply(200, { behind_by: 0, ahead_by: 1 }),
+      nock(API).get(`/repos/acme/api/compare/main...${API_HEAD}`).query(true).reply(200, { behind_by: 0, ahead_by: 1 }),
       // GitHub still says clean; the rules and the comparison say it lacks two commits of main.
       openPullScope('acme/web', 1, WEB_HEAD, {}, strict),
-      nock(API)
-        .get(`/repos/acme/web/compare/main...${WEB_HEAD}`)
-        .query(true)
-        .reply(200, { behind_by: 2, ahead_by: 1 }),
+      nock(API).get(`/repos/acme/web/compare/main...${WEB_HEAD}`).query(true).reply(200, { behind_by: 2, ahead_by: 1 }),
       dispatchScope('ship', 801, dispatched),
     ];
     await approveByComment(h);

@@ -69,7 +69,8 @@ export function openPullScope(repo: string, number: number, head: string, extra:
     ...extra,
   };
   const scope = nock(API).get(`/repos/${repo}/pulls/${number}`).reply(200, body);
-  const mergeable = body.state === 'open' && !body.merged && !(body as { draft?: boolean }).draft && body.mergeable === true && body.mergeable_state !== 'dirty';
+  const mergeable =
+    body.state === 'open' && !body.merged && !(body as { draft?: boolean }).draft && body.mergeable === true && body.mergeable_state !== 'dirty';
   return mergeable ? scope.get(`/repos/${repo}/rules/branches/${body.base.ref}`).query(true).reply(200, rules) : scope;
 }
 
@@ -221,4 +222,3 @@ export async function startIssue7(h: Harness, dispatched: Dispatched[], firstChe
   await h.receive('issues', webhooks.labeled(), 'label-1');
   for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 }
-

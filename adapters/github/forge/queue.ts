@@ -22,12 +22,14 @@ const held = z.looseObject({
 
 const ENQUEUE =
   'mutation($id: ID!, $head: GitObjectID) { enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) { mergeQueueEntry { state } } }';
-const HELD = 'query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeQueueEntry { state } } } }';
+const HELD =
+  'query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeQueueEntry { state } } } }';
 
 /** An answer GitHub gave that is not what its API documents: said so, naming the call. */
 function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
   const r = schema.safeParse(data);
-  if (!r.success) throw new ConveyorError('forge-failed', `GitHub's answer to ${what} is not what its API documents: ${r.error.issues[0]?.message ?? 'unreadable'}`);
+  if (!r.success)
+    throw new ConveyorError('forge-failed', `GitHub's answer to ${what} is not what its API documents: ${r.error.issues[0]?.message ?? 'unreadable'}`);
   return r.data;
 }
 
@@ -39,7 +41,9 @@ export class GitHubMergeQueue implements MergeQueue {
     const list = parsed(rules, data, `the rules of ${repo}:${branch}`);
     return {
       mergeQueue: list.some((r) => r.type === 'merge_queue'),
-      upToDate: list.some((r) => r.type === 'required_status_checks' && statusChecks.safeParse(r.parameters ?? {}).data?.strict_required_status_checks_policy === true),
+      upToDate: list.some(
+        (r) => r.type === 'required_status_checks' && statusChecks.safeParse(r.parameters ?? {}).data?.strict_required_status_checks_policy === true,
+      ),
     };
   }
 
@@ -55,7 +59,11 @@ export class GitHubMergeQueue implements MergeQueue {
     } catch (e) {
       // GraphQL says why in its errors (the head moved, the PR is not mergeable, no queue is required).
       const errors = (e as { errors?: Array<{ message?: string }> }).errors;
-      const said = errors?.map((x) => x.message).filter(Boolean).join('; ') || (e as Error).message;
+      const said =
+        errors
+          ?.map((x) => x.message)
+          .filter(Boolean)
+          .join('; ') || (e as Error).message;
       throw new MergeRefused(`(GraphQL enqueuePullRequest) ${said}`, false);
     }
   }

@@ -22,7 +22,8 @@ describe('conveyor run where the base branches require a merge queue', () => {
 
   it('enqueues the provider, lets the queue merge it, then enqueues and merges the consumer', async () => {
     fleet.setScript(RIGHT_FIRST_TIME);
-    for (const repo of ['api', 'web']) writeFileSync(join(fleet.remotes.dir, 'acme', `${repo}.rules.json`), JSON.stringify({ 'merge-queue': true, branches: ['main'] }));
+    for (const repo of ['api', 'web'])
+      writeFileSync(join(fleet.remotes.dir, 'acme', `${repo}.rules.json`), JSON.stringify({ 'merge-queue': true, branches: ['main'] }));
     const r = await cli(fleet.runArgs('--title', 'Add the endpoint', '--issue', '7', '--approve'));
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('Run web-7: succeeded');
