@@ -38,7 +38,7 @@ describe('the local forge’s branch rules', () => {
   });
 
   it('counts the commits of the base a head lacks', async () => {
-    const head = remotes.head('acme/web', 'conveyor/web-7');
+    const head = remotes.head('acme/web', 'conveyor/web-7')!;
     expect(await forge.commitsBehind('acme/web', 'main', head)).toBe(0);
     remotes.commit('acme/web', 'main', { 'base.txt': 'base\n' }, 'base moves');
     expect(await forge.commitsBehind('acme/web', 'main', head)).toBe(1);
