@@ -27,7 +27,7 @@ import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { judgeCi } from '../engine/ci.ts';
 import { onCommitChecks, registerCiWebhooks, sweepCi } from './ci.ts';
-import { onPullRequestClosed, onPullRequestSynchronize } from './pulls.ts';
+import { onPullRequestClosed, onPullRequestDequeued, onPullRequestSynchronize } from './pulls.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
 import { meteredWebhooks, type AppMetrics } from './metrics.ts';
@@ -37,6 +37,7 @@ import { onInstallationGone } from './installations.ts';
 import { DISPATCH_INPUTS_LIMIT, payloadLimitOf } from '../core/contract/payload-fit.ts';
 import type { Logger } from '../lib/logger.ts';
 import { pinoLogger } from './logger.ts';
+import { queueLookDue } from '../core/run/queue.ts';
 
 export interface ConveyorAppOptions {
   store: RunStore;
@@ -67,6 +68,8 @@ export interface ConveyorAppOptions {
 
 /** The lease of the one replica that sweeps. */
 export const SWEEPER_LEASE = 'sweeper';
+/** A merge step that heard nothing from its merge queue this long looks again (a webhook may have been lost). */
+export const QUEUE_LOOK_MINUTES = 10;
 
 export class ConveyorApp {
   readonly engine: Engine;
@@ -307,6 +310,12 @@ export class ConveyorApp {
       await this.once(context.id, () => onPullRequestClosed(deps, repository.full_name, pr, sender));
     });
 
+    probot.on('pull_request.dequeued', async (context) => {
+      const deps = this.delivery(context);
+      const { pull_request: pr, repository, reason } = webhookPayload('pull_request.dequeued', context);
+      await this.once(context.id, () => onPullRequestDequeued(deps, repository.full_name, pr, reason));
+    });
+
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
       const deps = this.delivery(context);
@@ -357,7 +366,16 @@ export class ConveyorApp {
     const taken = await this.engine.carryOutAbandoned();
     const report = await this.dispatcher.sweep((ref, outcome) => this.engine.settle(ref, outcome), this.options.sweep, this.sweepMemory);
     await sweepCi(this.deps, this.ciMemory);
-    return taken.length > 0 ? { ...report, taken } : report;
+    const looked = await this.lookAtQueues();
+    return { ...report, ...(taken.length > 0 ? { taken } : {}), ...(looked.length > 0 ? { looked } : {}) };
+  }
+
+  /** Has each merge step that waits for a merge queue and heard nothing for a while look again; returns their runs. */
+  private async lookAtQueues(): Promise<string[]> {
+    const now = this.deps.now();
+    const due = (await this.options.store.list({ status: ['running'] })).filter((run) => queueLookDue(run, now, QUEUE_LOOK_MINUTES));
+    for (const run of due) await this.engine.apply(run.id, { type: 'merge-queue', at: now, change: 'look' });
+    return due.map((run) => run.id);
   }
 
   /**

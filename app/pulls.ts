@@ -4,7 +4,8 @@
 // primary repository, deciders.ts) cancels it: its environments are torn down (the reducer's
 // teardown effect), and its other PRs are left open with a comment saying why. Closed by anyone
 // else (a sibling's triage member, a bot), it does not: Conveyor reopens the PR, or says why it
-// cannot, and the run goes on.
+// cannot, and the run goes on. A PR merged, or removed from its merge queue, moves a merge step
+// that waits for that queue.
 import type { Run } from '../core/run/types.ts';
 import type { AppDeps } from './deps.ts';
 import { isBot, notAWriter } from './deciders.ts';
@@ -25,7 +26,8 @@ export async function onPullRequestSynchronize(deps: AppDeps, repo: string, pr: 
 }
 
 export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: WebhookPullRequest, sender: Sender): Promise<void> {
-  if (pr.merged) return;
+  // Merged: a merge step waiting for its merge queue goes on with the next PR (core/run/queue.ts).
+  if (pr.merged) return queueMoved(deps, repo, pr.number, 'merged');
   let kept: { run: Run; why: string } | undefined;
   for (const run of await runsOf(deps, repo, pr.number)) {
     const why = await mayNotCancel(deps, run, sender);
@@ -41,6 +43,17 @@ export async function onPullRequestClosed(deps: AppDeps, repo: string, pr: Webho
     }
   }
   if (kept) await reopen(deps, repo, pr.number, kept.run, sender, kept.why);
+}
+
+/** A merge queue removed the PR: its run's merge step goes on (it merged) or stops with the queue's reason. */
+export function onPullRequestDequeued(deps: AppDeps, repo: string, pr: WebhookPullRequest, reason: string): Promise<void> {
+  return queueMoved(deps, repo, pr.number, 'removed', reason);
+}
+
+async function queueMoved(deps: AppDeps, repo: string, number: number, change: 'merged' | 'removed', reason?: string): Promise<void> {
+  for (const run of await runsOf(deps, repo, number)) {
+    await deps.engine.apply(run.id, { type: 'merge-queue', at: deps.now(), change, pr: { repo, number }, ...(reason ? { reason } : {}) });
+  }
 }
 
 /**

@@ -81,6 +81,8 @@ const schemas = {
   status: z.object({ sha: z.string(), context: z.string(), state: z.string(), repository }),
   'pull_request.synchronize': pullRequestEvent,
   'pull_request.closed': pullRequestEvent,
+  // A merge queue removed the PR: `reason` says why (CI_FAILURE, MERGE_CONFLICT, MERGE when it merged...).
+  'pull_request.dequeued': pullRequestEvent.extend({ reason: z.string() }),
   'installation.deleted': z.object({ installation: installation.extend({ account: z.looseObject({ login: z.string().optional() }).nullish() }) }),
   'installation_repositories.removed': z.object({ installation, repositories_removed: z.array(z.object({ full_name: z.string() })) }),
 } satisfies { [E in EmitterWebhookEventName]?: z.ZodType };
@@ -110,6 +112,7 @@ const accepted: { [E in WebhookEvent]: Accepts<E> } = {
   status: true,
   'pull_request.synchronize': true,
   'pull_request.closed': true,
+  'pull_request.dequeued': true,
   'installation.deleted': true,
   'installation_repositories.removed': true,
 };

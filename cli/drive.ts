@@ -16,6 +16,7 @@ import { describeHolder, holderIsDead, leaseName, RunLease } from './lease.ts';
 import { applyEvent } from '../engine/apply.ts';
 import type { NewRun } from '../engine/engine.ts';
 import { reduce } from '../core/run/reducer.ts';
+import { waitsForQueue } from '../core/run/queue.ts';
 import type { Lease } from '../engine/ports/store.ts';
 import { say, warn, warnRaw } from '../lib/terminal.ts';
 import { EXIT_INTERRUPTED, onInterrupt, type Interruption } from './interrupt.ts';
@@ -312,6 +313,10 @@ async function driveOn(
       if (!quiet) report(run, options.json, selectionOf(session, options));
       return wanted === 'cancelled' ? EXIT.ok : exitCodeOf(run);
     }
+    if (waitsForQueue(run)) {
+      if (await tickQueue(session, run)) continue;
+      break;
+    }
     const approval = Object.values(run.steps).find((s) => s.status === 'waiting');
     if (!(options.approve && run.status === 'waiting' && approval)) break;
     await session.engine.apply(runId, { type: 'decision', at: new Date().toISOString(), step: approval.id, decision: 'approve', by: 'conveyor-cli' });
@@ -319,6 +324,31 @@ async function driveOn(
   const run = await session.engine.get(runId);
   if (!quiet) report(run, options.json, selectionOf(session, options));
   return run.status === wanted ? EXIT.ok : exitCodeOf(run);
+}
+
+/**
+ * The local merge queue's turn (GitHub's queue merges later; the local one when the run waits for
+ * it): it merges or removes what it holds, and the run hears of its own PRs. The queue is shared
+ * by the runs of the remotes folder: when none of this run's PRs moved (another run's tick merged
+ * them), the merge step looks again itself. Says whether the run moved.
+ */
+async function tickQueue(session: Session, run: Run): Promise<boolean> {
+  const at = () => new Date().toISOString();
+  const mine = (await session.forge.mergeQueue.tick()).filter((o) => run.prs.some((p) => p.repo === o.repo && p.number === o.number));
+  for (const o of mine) {
+    await session.engine.apply(run.id, {
+      type: 'merge-queue',
+      at: at(),
+      change: o.change,
+      pr: { repo: o.repo, number: o.number },
+      ...(o.reason ? { reason: o.reason } : {}),
+    });
+  }
+  if (mine.length > 0) return true;
+  // The look itself is written; only what the merge made of it afterwards is movement.
+  const looked = await session.engine.apply(run.id, { type: 'merge-queue', at: at(), change: 'look' });
+  await session.engine.idle();
+  return (await session.engine.get(run.id)).version > looked.version;
 }
 
 export function report(run: Run, json: boolean, selection: Selection): void {

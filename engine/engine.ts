@@ -16,6 +16,7 @@ import { createRun, reduce } from '../core/run/reducer.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import { withoutCi } from './ci.ts';
+import { isMergeWait, type MergeOutcome } from './merge.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import { StoreError, type EffectClaim, type RunStore, type StoredEffect } from './ports/store.ts';
 import { attemptFields, type LogFields, type Logger } from '../lib/logger.ts';
@@ -34,8 +35,11 @@ export const CLAIM_TTL_MS = 2 * 60_000;
 export interface EngineOptions {
   store: RunStore;
   dispatcher: Dispatcher;
-  /** Carries out a merge effect (merges the run's PRs) and says how it went. */
-  merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<StepResult>;
+  /**
+   * Carries out a merge effect (merges the run's PRs) and says how it went: a result, or that it
+   * waits for a merge queue (recorded; the attempt stays under way until the queue moves).
+   */
+  merge(run: Run, effect: Extract<RunEffect, { type: 'merge' }>): Promise<MergeOutcome>;
   /**
    * Judges the required checks of a `ci` step's attempt (engine/ci.ts): its result once they
    * settled, undefined while it waits. Default: a forge without CI, nothing to wait for.
@@ -316,6 +320,19 @@ export class Engine {
         // As for a dispatch: a merge whose attempt is no longer current (the run was cancelled) is moot.
         if (!isCurrent(run, effect.ref)) return;
         const result = await this.options.merge(run, effect);
+        if (isMergeWait(result)) {
+          const { ref } = effect;
+          await this.apply(run.id, {
+            type: 'merge-enqueued',
+            at: this.now(),
+            step: ref.step,
+            attempt: ref.attempt,
+            epoch: ref.epoch,
+            enqueued: result.enqueued,
+            merged: result.merged,
+          });
+          return;
+        }
         // The app merges itself: it seals its own result, with the PR heads it merged as inputs.
         const inputs = mergeInputsDigest(run, effect.ref);
         await this.apply(run.id, { type: 'step-completed', at: this.now(), result: sealResult(result, inputs), inputs });

@@ -1,7 +1,8 @@
 // The local forge of the embedded mode: bare repositories `<remotes>/<owner>/<name>.git` and pull
 // request records (with their reviews, local-reviews.ts) and issues (local-issues.ts) in
 // `<remotes>/.conveyor-forge.db` (SQLite, WAL), so the engine process and the step processes see
-// the same PRs, and every state database driving runs on these remotes the same issue numbers. better-sqlite3 is loaded by dynamic import only: the action
+// the same PRs, and every state database driving runs on these remotes the same issue numbers.
+// Branch rules and the merge queue: local-queue.ts. better-sqlite3 is loaded by dynamic import only: the action
 // bundle runs on GitHub's runners, which have no native module, and never takes this path there.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,11 +11,22 @@ import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
 import { GitRepo, type MergeOutcome } from '../../lib/git.ts';
-import type { Forge, MergeOptions, MergeResult, OpenPullRequest, PullRequest, PullRequestState, Review, ReviewRequest } from '../../engine/ports/forge.ts';
+import type {
+  BranchRules,
+  Forge,
+  MergeOptions,
+  MergeResult,
+  OpenPullRequest,
+  PullRequest,
+  PullRequestState,
+  Review,
+  ReviewRequest,
+} from '../../engine/ports/forge.ts';
 import { MergeRefused, splitRepo } from '../../engine/ports/forge.ts';
 import { useWal } from '../../lib/sqlite.ts';
 import { LocalReviews, REVIEWS_SCHEMA } from './local-reviews.ts';
 import { ISSUES_SCHEMA, LocalIssues, nextNumber, type LocalIssue, type NewIssue } from './local-issues.ts';
+import { LocalMergeQueue, QUEUE_SCHEMA, readBranchRules } from './local-queue.ts';
 
 export const LOCAL_FORGE_DB = '.conveyor-forge.db';
 /** Tries of one merge while other runs move the same base. */
@@ -60,6 +72,7 @@ CREATE TABLE IF NOT EXISTS pull_request_merges (
 export class LocalForge implements Forge {
   private readonly reviews: LocalReviews;
   private readonly issues: LocalIssues;
+  readonly mergeQueue: LocalMergeQueue;
 
   private constructor(
     private readonly db: BetterSqlite3.Database,
@@ -68,6 +81,7 @@ export class LocalForge implements Forge {
   ) {
     this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
     this.issues = new LocalIssues(db);
+    this.mergeQueue = new LocalMergeQueue(db, this);
   }
 
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
@@ -81,6 +95,7 @@ export class LocalForge implements Forge {
     db.exec(SCHEMA);
     db.exec(REVIEWS_SCHEMA);
     db.exec(ISSUES_SCHEMA);
+    db.exec(QUEUE_SCHEMA);
     return new LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, '')}`);
   }
 
@@ -195,6 +210,15 @@ export class LocalForge implements Forge {
     if (pr.state !== 'open' || !pr.head) return pr;
     const clean = await new GitRepo(this.bare(repo)).mergesCleanly(`refs/heads/${pr.base}`, pr.head);
     return { ...pr, mergeable: clean, mergeableState: clean ? 'clean' : 'dirty' };
+  }
+
+  async branchRules(repo: string, branch: string): Promise<BranchRules> {
+    return readBranchRules(this.remotesDir, repo, branch);
+  }
+
+  /** Commits of `base` that `head` lacks. */
+  async commitsBehind(repo: string, base: string, head: string): Promise<number> {
+    return new GitRepo(this.bare(repo)).countCommits(`${head}..refs/heads/${base}`);
   }
 
   async listPullRequests(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {

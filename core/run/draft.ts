@@ -197,6 +197,7 @@ export class Draft {
       receipt: outcome.receipt,
       inputs: outcome.inputs ?? r.inputs,
       findings: r.findings,
+      ...(r.queue ? { queue: r.queue } : {}),
       ...(outcome.sandbox ? { sandbox: outcome.sandbox } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
     };

@@ -30,6 +30,7 @@ import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { movedRepos, redeployStale } from './redeploy.ts';
+import { mergeEnqueued, mergeQueueChanged } from './queue.ts';
 import { boundedFeedback } from './feedback.ts';
 import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
@@ -165,6 +166,10 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
       if (event.merged || !pr) return unchanged(run);
       return cancel(run, event.at, `PR ${pr.repo}#${pr.number} was closed without merging`);
     }
+    case 'merge-enqueued':
+      return mergeEnqueued(run, event);
+    case 'merge-queue':
+      return mergeQueueChanged(run, event);
     case 'torn-down':
       return tornDown(run, event);
     case 'environments-settled':

@@ -42,6 +42,27 @@ export interface AttemptRecord {
   sandbox?: SandboxReport;
   /** What its agents used, from its result (which the receipt seals); absent when none reported any. */
   usage?: Usage;
+  /** A merge attempt that waits for a merge queue: what it enqueued, and what had merged (core/run/queue.ts). */
+  queue?: MergeQueueWait;
+}
+
+/** A PR a merge attempt put in its base branch's merge queue. */
+export interface QueueEntry {
+  repo: string;
+  number: number;
+  /** The approved head it was enqueued pinned to (`expectedHeadOid`). */
+  head: string;
+  at: string;
+  /** The queue merged it. */
+  merged?: boolean;
+}
+
+export interface MergeQueueWait {
+  entries: QueueEntry[];
+  /** PRs (`repo#number`) merged when it last enqueued: directly, or by the queue. */
+  merged: string[];
+  /** When the sweeper last asked the forge how the queue stands. */
+  lookedAt?: string;
 }
 
 export interface StepState {
@@ -196,6 +217,21 @@ export type RunEvent =
    */
   | { type: 'pr-pushed'; at: string; repo: string; head: string; by: string; own?: boolean }
   | { type: 'pr-closed'; at: string; repo: string; merged: boolean }
+  /** The merge step's attempt enqueued PRs (or found them enqueued) and waits for the queue to merge them. */
+  | {
+      type: 'merge-enqueued';
+      at: string;
+      step: string;
+      attempt: number;
+      epoch: number;
+      enqueued: Array<Pick<QueueEntry, 'repo' | 'number' | 'head'>>;
+      merged: PullRequestRef[];
+    }
+  /**
+   * A merge queue moved: a PR it held `merged`, or was `removed` (GitHub's `pull_request.dequeued`
+   * `reason`, e.g. CI_FAILURE, MERGE_CONFLICT); `look`: the sweeper asks the merge step to look again.
+   */
+  | { type: 'merge-queue'; at: string; change: 'merged' | 'removed' | 'look'; pr?: { repo: string; number: number }; reason?: string }
   /** `environments`: removed; `failed`: still up after the teardown tried (each with its `error`). */
   | { type: 'torn-down'; at: string; environments: Environment[]; failed?: Environment[] };
 

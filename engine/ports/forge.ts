@@ -179,6 +179,30 @@ export interface GitData {
   advanceBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate>;
 }
 
+/**
+ * What a base branch requires of a merge into it (GitHub's rulesets: `GET /rules/branches/{branch}`;
+ * the local forge: a settings file beside the bare repository). `mergeQueue`: only a merge queue
+ * may merge into it (the merge step enqueues instead). `upToDate`: a PR must hold the branch's
+ * latest commit before it merges (the merge step has the base merged in first, and the gates run
+ * again on that head). Classic branch protection's "up to date" shows instead as the PR's
+ * `mergeableState` `behind` (reading that protection needs the Administration permission).
+ */
+export interface BranchRules {
+  mergeQueue: boolean;
+  upToDate: boolean;
+}
+
+/**
+ * A merge queue that the forge runs (GitHub's, or the local forge's): a PR is enqueued pinned to
+ * the head that was approved, and the queue merges it later, or removes it saying why.
+ */
+export interface MergeQueue {
+  /** Enqueues the PR only while its head is `expectedHead`; a MergeRefused when the forge refuses. */
+  enqueue(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>, expectedHead: string): Promise<void>;
+  /** Whether the PR is in its base branch's queue now (enqueued and neither merged nor removed). */
+  holds(repo: string, number: number): Promise<boolean>;
+}
+
 export interface Forge {
   /** The open pull request whose head is `branch` in `repo`, if any. */
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined>;
@@ -215,6 +239,12 @@ export interface Forge {
   gitData?: GitData;
   /** The repository's own CI: what base branches require, what heads have (GitHub); forges without CI (local) leave it out. */
   ci?: CiReader;
+  /** What `branch` of `repo` requires of a merge into it; forges without rules leave it out (none). */
+  branchRules?(repo: string, branch: string): Promise<BranchRules>;
+  /** How many commits of `base` the commit `head` lacks (0: up to date with it). */
+  commitsBehind?(repo: string, base: string, head: string): Promise<number>;
+  /** The forge's merge queue; forges without one leave it out. */
+  mergeQueue?: MergeQueue;
   /** Releases what the adapter holds open (the local forge's database). */
   close?(): void;
 }

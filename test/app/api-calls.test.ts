@@ -1,6 +1,6 @@
 // The REST calls of a whole pipeline, app and action together (the scenario of
 // bench/api-calls.bench.ts: code over two repositories, a gate repaired once, an approval, the
-// merge), stay within 57 (45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
+// merge), stay within 59 (57 before merge queues, 45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
 // 53: every attempt's check run completed with its result, when it started and its workflow run;
 // the approval's check run decided; the summary check run and the tracking comment at the run's
 // end; both PRs linking each other, merged; the approver's command acknowledged.
@@ -29,7 +29,7 @@ describe('one pipeline on GitHub', () => {
     ]);
   });
 
-  it('makes at most 59 REST calls, app and action together, none refused', () => {
+  it('makes at most 61 REST calls, app and action together, none refused', () => {
     const calls = outcome.fake.installationCalls();
     expect(calls.filter((c) => c.status >= 400)).toEqual([]);
     // 40 before the run's draft PR from its first minute (issue #16 item 8), which costs 5 more,
@@ -44,7 +44,9 @@ describe('one pipeline on GitHub', () => {
     // commit and a branch update (the new api branch's creation) made by GitHub's Git data API. 2 more since PR bodies say what changed in their repository
     // (issue #27 item 4): each code attempt that pushes to a PR (the code step's and the repair's
     // here) rewrites its body with the files and lines it now holds.
-    expect(calls.length).toBeLessThanOrEqual(59);
+    // 2 more for merge queues (issue #29 item 1): the merge reads the rules of each PR's base branch
+    // (GET rules/branches/{branch}, one per repository), which say whether a queue must merge it.
+    expect(calls.length).toBeLessThanOrEqual(61);
     for (const [route, n] of [
       ['/repos/{owner}/{repo}/git/commits', 5],
       ['/repos/{owner}/{repo}/git/trees', 4],
@@ -52,6 +54,7 @@ describe('one pipeline on GitHub', () => {
       ['/repos/{owner}/{repo}/git/refs/{ref}', 3],
       ['/graphql', 1],
       ['/repos/{owner}/{repo}/pulls/{pull_number}', 6],
+      ['/repos/{owner}/{repo}/rules/branches/{branch}', 2],
     ] as const)
       expect(calls.filter((c) => c.route === route).length, route).toBe(n);
     // The draft becomes ready for review by the action that pushed the change into it; the merge reads each PR once.

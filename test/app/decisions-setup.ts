@@ -2,12 +2,14 @@
 // engine would have left them), and webhook payloads for PR comments, reviews, buttons and PR
 // events, built from the fixtures in test/fixtures/webhooks (copied from @octokit/webhooks-examples).
 import nock from 'nock';
+import { expect } from 'vitest';
 import { createRun, reduce } from '../../core/run/reducer.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../../core/contract/wire.ts';
 import { completionOf, planOf, type StepSpec } from '../helpers/plans.ts';
-import { API, APP_ID, fixture, INSTALLATION, repoOf, type Harness } from './harness.ts';
+import { API, APP_ID, fixture, INSTALLATION, repoOf, webhooks, type Harness } from './harness.ts';
+import { permissionScope } from './scopes.ts';
 
 export const RUN = 'acme-web-7';
 export const AT = '2025-03-01T09:00:00.000Z';
@@ -165,7 +167,19 @@ export function replyScope(repo: string, number: number, into: string[]): nock.S
     .reply(201, { id: 1000 + into.length, html_url: 'c' });
 }
 
-export { permissionScope } from './scopes.ts';
+export { permissionScope };
+
+/** `/conveyor approve` by bob, a writer, on the issue (its +1 reaction asserted done). */
+export async function approveByComment(h: Harness): Promise<void> {
+  const scopes = [
+    permissionScope('bob', 'write'),
+    nock(API)
+      .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+      .reply(201, {}),
+  ];
+  await h.receive('issue_comment', webhooks.comment('/conveyor approve', 'bob'));
+  for (const s of scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
+}
 
 const user = (login: string, type = 'User') => ({ login, type, id: login.length });
 

@@ -12,6 +12,7 @@ import { configScope, dispatchScope, openPullScope, noSummaryOnHead, workflowRun
 import {
   API_HEAD,
   approvalCheckScope,
+  approveByComment,
   events,
   fleetBuilt as built,
   fleetPlan as plan,
@@ -63,17 +64,7 @@ function mergeScope(
     .reply(...reply);
 }
 
-/** Approves the waiting step by an issue comment of a writer (the reports and the approval check persisted). */
-async function approve(): Promise<void> {
-  const scopes = [
-    permissionScope('bob', 'write'),
-    nock(API)
-      .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
-      .reply(201, {}),
-  ];
-  await h.receive('issue_comment', webhooks.comment('/conveyor approve', 'bob'));
-  allDone(scopes);
-}
+const approve = () => approveByComment(h);
 
 describe('merging on GitHub', () => {
   it('merges three repositories providers first, asking again while GitHub computes mergeability', async () => {

@@ -52,20 +52,26 @@ export function draftPrScope(bodies: Array<Record<string, unknown>> = [], branch
     });
 }
 
-/** `GET` of an open PR that merges cleanly at `head` (the merge step's read before it merges). */
-export function openPullScope(repo: string, number: number, head: string, extra: Record<string, unknown> = {}): nock.Scope {
-  return nock(API)
-    .get(`/repos/${repo}/pulls/${number}`)
-    .reply(200, {
-      state: 'open',
-      merged: false,
-      merge_commit_sha: null,
-      mergeable: true,
-      mergeable_state: 'clean',
-      head: { sha: head },
-      base: { ref: 'main' },
-      ...extra,
-    });
+/**
+ * What the merge step asks of one PR it judges: `GET` of an open PR that merges cleanly at `head`
+ * (`extra` may say otherwise), and, where that read lets it merge (open, not a draft, its
+ * mergeability known and not a conflict), the rules of its base branch: `rules` (none by default).
+ */
+export function openPullScope(repo: string, number: number, head: string, extra: Record<string, unknown> = {}, rules: object[] = []): nock.Scope {
+  const body = {
+    state: 'open',
+    merged: false,
+    merge_commit_sha: null,
+    mergeable: true,
+    mergeable_state: 'clean',
+    head: { sha: head },
+    base: { ref: 'main' },
+    ...extra,
+  };
+  const scope = nock(API).get(`/repos/${repo}/pulls/${number}`).reply(200, body);
+  const mergeable =
+    body.state === 'open' && !body.merged && !(body as { draft?: boolean }).draft && body.mergeable === true && body.mergeable_state !== 'dirty';
+  return mergeable ? scope.get(`/repos/${repo}/rules/branches/${body.base.ref}`).query(true).reply(200, rules) : scope;
 }
 
 /** GitHub's answer to what permission `user` has on `repo` (asked before anyone starts or decides: on the run's primary repository, acme/web). */

@@ -122,6 +122,7 @@ const ROUTES: Array<[method: string, route: string]> = [
   ['GET', '/repos/{owner}/{repo}/pulls/{pull_number}'],
   ['PATCH', '/repos/{owner}/{repo}/pulls/{pull_number}'],
   ['PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/merge'],
+  ['GET', '/repos/{owner}/{repo}/rules/branches/{branch}'],
   ['POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches'],
   ['GET', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs'],
 ];
@@ -427,6 +428,8 @@ export class FakeGitHub {
       if (typeof body.title === 'string') pr.title = body.title;
       return [200, this.pullJson(pr)];
     },
+    // No ruleset: the merge step merges directly.
+    'GET /repos/{owner}/{repo}/rules/branches/{branch}': () => [200, []],
     'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge': ({ params, body }) => {
       const pr = this.pull(params);
       if (!pr || pr.state !== 'open') return [405, { message: 'Pull Request is not mergeable' }];

@@ -83,7 +83,10 @@ export async function runCodeWork(ctx: StepContext, payload: StepPayload, work: 
     if (guardedSection) sections.push(guardedSection);
     const protectAt = (heads: Record<string, string>) => (guarded.length ? { protected: guarded.map((g) => ({ ...g, head: heads[g.repo] ?? g.head })) } : {});
     const protect = protectAt(commits);
-    if (!changes.some((c) => c.changed)) {
+    // A merge step's repair of a PR that was only behind its base (no conflict) has done its work
+    // once the base merged in cleanly, whether the agent changed anything after or not: it is pushed.
+    const baseMerged = (c: RepoChange) => work.resolveConflicts === true && c.repo.baseMerge === 'merged' && c.advanced;
+    if (!changes.some((c) => c.changed || baseMerged(c))) {
       const message = 'The agent changed nothing in any repository.';
       if (work.mode === 'repair') {
         return { ...baseResult(payload), conclusion: 'neutral', summary: [message, ...sections, agentTail].join('\n\n'), commits, ...protect };

@@ -41,6 +41,8 @@ export interface SweepReport {
   completed: string[];
   /** Effects (`run/key`) whose holder died mid-effect, taken and carried out by this sweep (when any). */
   taken?: string[];
+  /** Runs whose merge step waits for a merge queue and was asked to look at it again (the app's sweep). */
+  looked?: string[];
   /** Another replica holds the sweeper lease: this one did not sweep. */
   heldBy?: string;
 }

@@ -3,6 +3,7 @@
 // Octokit. What only GitHub has (check runs, comments, people, workflow runs) is not the port's:
 // the app and the action reach it through those modules themselves (github.ts).
 import type {
+  BranchRules,
   DeploymentRequest,
   DeploymentStatus,
   Forge,
@@ -18,6 +19,7 @@ import { Deployments } from './deployments.ts';
 import { GitHubGitData } from './git-data.ts';
 import { GitHubCi } from './ci.ts';
 import { Pulls } from './pulls.ts';
+import { GitHubMergeQueue } from './queue.ts';
 import { Reviews } from './reviews.ts';
 
 /** An Octokit of adapters/github/octokit.ts (the app's installation Octokit), or a token for one (the action's). */
@@ -33,6 +35,7 @@ export class GitHubForge implements Forge {
   readonly reviews: Reviews;
   readonly gitData: GitHubGitData;
   readonly ci: GitHubCi;
+  readonly mergeQueue: GitHubMergeQueue;
 
   constructor(source: GitHubSource) {
     const octokit = octokitOf(source);
@@ -41,6 +44,15 @@ export class GitHubForge implements Forge {
     this.reviews = new Reviews(octokit);
     this.gitData = new GitHubGitData(octokit);
     this.ci = new GitHubCi(octokit);
+    this.mergeQueue = new GitHubMergeQueue(octokit);
+  }
+
+  branchRules(repo: string, branch: string): Promise<BranchRules> {
+    return this.mergeQueue.branchRules(repo, branch);
+  }
+
+  commitsBehind(repo: string, base: string, head: string): Promise<number> {
+    return this.mergeQueue.commitsBehind(repo, base, head);
   }
 
   findPullRequest(repo: string, branch: string): Promise<PullRequest | undefined> {
