@@ -88,6 +88,30 @@ function gitDataScope(times: { blobs?: number; trees?: number; commits?: number;
   return scope;
 }
 
+/**
+ * The run's PR body, written again by the code step once it pushed (what changed in it): answered
+ * as GitHub would, at the branch's head in the bare repository.
+ */
+function prBodyScope() {
+  return nock(API, { reqheaders: { authorization: 'token ghs_test' } })
+    .patch('/repos/acme/web/pulls/12', (b: Body) => typeof b.body === 'string' && b.body.includes('What changed in acme/web'))
+    .reply((_u, b) => [
+      200,
+      {
+        number: 12,
+        html_url: PR.url,
+        state: 'open',
+        draft: false,
+        body: (b as Body).body,
+        node_id: PR.nodeId,
+        merged_at: null,
+        merge_commit_sha: null,
+        head: { ref: BRANCH, sha: remotes.head('acme/web', BRANCH) },
+        base: { ref: 'main' },
+      },
+    ]);
+}
+
 /** The mode of every file of a commit in the bare repository, by path. */
 const modesOf = (rev: string) =>
   Object.fromEntries(
@@ -106,6 +130,7 @@ describe('a change made through GitHub’s Git data API', () => {
     const start = remotes.head('acme/web', BRANCH)!;
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]);
     const scope = gitDataScope({ blobs: 1 });
+    const body = prBodyScope();
     const lines: string[] = [];
     const agent = [
       'printf "hello\\n" > hi.txt',
@@ -118,6 +143,7 @@ describe('a change made through GitHub’s Git data API', () => {
     const result = await runCodeWork(githubContext(lines), payloadFor(agent), work);
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
+    body.done();
 
     // The blob: the binary file's bytes, base64.
     expect(gh.bodies.blobs).toEqual([{ content: png.toString('base64'), encoding: 'base64' }]);
@@ -196,10 +222,12 @@ describe('a change made through GitHub’s Git data API', () => {
   it('splits a change too large for one tree request: each request on the tree the one before made, a large text file as a blob of its own', async () => {
     // Six text files of 200 KiB (five fill a request's 1 MiB of inline content) and one of 300 KiB (over the inline size of a file).
     const scope = gitDataScope({ blobs: 1, trees: 2 });
+    const body = prBodyScope();
     const agent = 'for i in 1 2 3 4 5 6; do head -c 204800 /dev/zero | tr "\\0" "a" > part$i.txt; done && head -c 307200 /dev/zero | tr "\\0" "b" > big.txt';
     const result = await runCodeWork(githubContext(), payloadFor(agent), work);
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
+    body.done();
     const [first, second] = gh.bodies.trees as Array<{ base_tree: string; tree: Array<Record<string, unknown>> }>;
     // By its id, a blob costs the request nothing: the first holds it and five of the inline files.
     expect(first!.tree.map((e) => e.path)).toEqual(['big.txt', 'part1.txt', 'part2.txt', 'part3.txt', 'part4.txt', 'part5.txt']);
@@ -267,9 +295,11 @@ describe('merge commits made through the API', () => {
     const start = remotes.commit('acme/web', BRANCH, { 'work.txt': 'earlier work\n' }, 'earlier attempt');
     const base = remotes.commit('acme/web', 'main', { 'base.txt': 'base moved\n' }, 'base moves on');
     const scope = gitDataScope({ trees: 2, commits: 2 });
+    const body = prBodyScope();
     const result = await runCodeWork(githubContext(), payloadFor('echo more > more.txt'), { ...work, mode: 'repair' });
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
+    body.done();
     const [merge, change] = gh.bodies.commits as Array<{ parents: string[]; message: string; tree: string }>;
     // The merge keeps both parents in order; its tree is made on the parent it differs least from.
     expect(merge!.parents).toEqual([start, base]);
@@ -292,9 +322,11 @@ describe('merge commits made through the API', () => {
     const start = remotes.commit('acme/web', BRANCH, { 'README.md': 'web, the work\n', 'work.txt': 'work\n' }, 'the work');
     const base = remotes.commit('acme/web', 'main', { 'README.md': 'web, the base\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, 'the base');
     const scope = gitDataScope();
+    const body = prBodyScope();
     const result = await runCodeWork(githubContext(), payloadFor('printf "web, both\\n" > README.md'), { ...work, mode: 'repair', resolveConflicts: true });
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
+    body.done();
     const [merge] = gh.bodies.commits as Array<{ parents: string[]; message: string }>;
     expect(merge!.parents).toEqual([start, base]);
     expect(merge!.message).toMatch(/^Merge main into conveyor\/web-7 \(acme\/web#7\)\n\nIts conflicts resolved by the repair agent/);
@@ -353,10 +385,12 @@ describe('a new work branch made through the API', () => {
 });
 
 describe('git instead of the API', () => {
-  it('pushes with git, and asks nothing of GitHub, when the pipeline says `commits: git`', async () => {
+  it('pushes with git, and asks nothing of GitHub but the PR body, when the pipeline says `commits: git`', async () => {
     git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
+    const body = prBodyScope();
     const result = await runCodeWork(githubContext(), { ...payloadFor('echo hi > hi.txt'), commits: 'git' }, work);
     expect(result.conclusion, result.summary).toBe('success');
+    body.done();
     const head = remotes.head('acme/web', BRANCH)!;
     // Conveyor's own git commit, as it was made in the workspace: nothing of GitHub's.
     expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an|%B', head)).toMatch(
@@ -374,7 +408,8 @@ describe('git instead of the API', () => {
     });
     try {
       expect((await ctx.forge()).gitData).toBeUndefined();
-      const result = await runCodeWork(ctx, { ...payloadFor('echo hi > hi.txt'), commits: 'verified' }, work);
+      // The local forge opens the run's PR itself.
+      const result = await runCodeWork(ctx, { ...payloadFor('echo hi > hi.txt', { pr: false }), commits: 'verified' }, work);
       expect(result.conclusion, result.summary).toBe('success');
       expect(git(remotes.bare('acme/web'), 'log', '-1', '--format=%an', BRANCH)).toBe('Conveyor');
       expect(result.commits['acme/web']).toBe(remotes.head('acme/web', BRANCH));
