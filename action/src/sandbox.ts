@@ -66,6 +66,16 @@ export function toolsDir(env: NodeJS.ProcessEnv): string {
   return join(cacheRoot(env), 'tools');
 }
 
+/**
+ * Where an agent's setup installs: for a preset, a folder of its preset and pinned version (the
+ * key GitHub's cache of it goes by, workflows/conveyor.yml), else the shared tools folder.
+ */
+export function installDir(env: NodeJS.ProcessEnv, agent: Pick<ResolvedAgent, 'preset' | 'version'>): string {
+  const tools = toolsDir(env);
+  if (!agent.preset || agent.version === undefined) return tools;
+  return join(tools, `${agent.preset}-${agent.version}`);
+}
+
 /** The checkouts' git folders: every command reads them (an agent's own `git diff`), none writes them. */
 function gitFolders(ws: Workspace): string[] {
   return [ws.gitRoot];

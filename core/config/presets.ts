@@ -6,9 +6,12 @@
 // action builds the command line from it (action/src/presets.ts), and scripts/check-presets.ts
 // checks every flag below against the CLI's own `--help`.
 //
-// Every flag was checked against the `--help` of the version in `checked` (npm packages installed
+// Every flag was checked against the `--help` of the version in `version` (npm packages installed
 // in a scratch folder); Aider ships on PyPI, which the machines this was written on cannot reach,
 // so its flags were checked against its options reference (aider.chat/docs/config/options.html).
+// That version is also the one a preset installs (`agents.<name>.version` overrides it): a CLI
+// newer than the one checked may have dropped or renamed a flag, and `npm install` alone takes the
+// newest (Claude Code's was 135 releases past the checked one when this was written).
 
 export const PRESET_NAMES = ['claude-code', 'codex', 'gemini', 'copilot', 'aider'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -35,10 +38,10 @@ export interface Preset {
   cli: string;
   /** Where the CLI is published; the check script installs it from there. */
   package: { registry: 'npm' | 'pypi'; name: string };
-  /** The version whose `--help` every flag below was checked against, and how. */
-  checked: { version: string; against: string };
-  /** Installs the CLI; runs only when `cli` is not on PATH (an agent's own `setup` replaces it). */
-  install: string;
+  /** The version whose `--help` every flag below was checked against: the one its setup installs. */
+  version: string;
+  /** How the flags were checked against that version. */
+  checked: { against: string };
   /** Variables holding credentials the CLI reads (any one of them is enough). */
   credentials: string[];
   /** Hosts the agent's sandbox must reach: the model vendor's API (and the CLI's own update host where it insists). */
@@ -70,16 +73,14 @@ export interface Preset {
   help: string[][];
 }
 
-const NPM_GLOBAL = (pkg: string) => `npm install --global ${pkg}`;
-
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   'claude-code': {
     name: 'claude-code',
     title: 'Claude Code',
     cli: 'claude',
     package: { registry: 'npm', name: '@anthropic-ai/claude-code' },
-    checked: { version: '2.1.197', against: '`claude --help`' },
-    install: NPM_GLOBAL('@anthropic-ai/claude-code'),
+    version: '2.1.197',
+    checked: { against: '`claude --help`' },
     credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
     hosts: ['api.anthropic.com'],
     // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
@@ -105,8 +106,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'OpenAI Codex CLI',
     cli: 'codex',
     package: { registry: 'npm', name: '@openai/codex' },
-    checked: { version: '0.171.0', against: '`codex exec --help`' },
-    install: NPM_GLOBAL('@openai/codex'),
+    version: '0.171.0',
+    checked: { against: '`codex exec --help`' },
     credentials: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
     hosts: ['api.openai.com'],
     env: {},
@@ -128,8 +129,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'Gemini CLI',
     cli: 'gemini',
     package: { registry: 'npm', name: '@google/gemini-cli' },
-    checked: { version: '0.61.0', against: '`gemini --help`' },
-    install: NPM_GLOBAL('@google/gemini-cli'),
+    version: '0.61.0',
+    checked: { against: '`gemini --help`' },
     credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     hosts: ['generativelanguage.googleapis.com'],
     env: { GEMINI_SANDBOX: 'false' },
@@ -161,8 +162,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'GitHub Copilot CLI',
     cli: 'copilot',
     package: { registry: 'npm', name: '@github/copilot' },
-    checked: { version: '1.0.102', against: '`copilot --help`' },
-    install: NPM_GLOBAL('@github/copilot'),
+    version: '1.0.102',
+    checked: { against: '`copilot --help`' },
     // A fine-grained personal access token with the Copilot Requests permission; never the
     // workflow's or the app's token (those are refused wherever they are named).
     credentials: ['COPILOT_GITHUB_TOKEN'],
@@ -188,8 +189,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'Aider',
     cli: 'aider',
     package: { registry: 'pypi', name: 'aider-chat' },
-    checked: { version: '0.86', against: 'the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)' },
-    install: 'pipx install aider-chat',
+    // Its 0.86 releases, as its documentation describes them (PyPI was not reachable to name a patch release).
+    version: '0.86',
+    checked: { against: 'the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)' },
     credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
     hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'api.deepseek.com', 'openrouter.ai'],
     env: {},
@@ -225,9 +227,38 @@ export function isPresetName(name: unknown): name is PresetName {
   return typeof name === 'string' && (PRESET_NAMES as readonly string[]).includes(name);
 }
 
-/** The setup that installs a preset's CLI unless it is on PATH already. */
-export function presetSetup(preset: Preset): string {
-  return `command -v ${preset.cli} >/dev/null 2>&1 || ${preset.install}`;
+/**
+ * The command that installs `version` of a preset's CLI (default the checked one): npm's global
+ * install and pipx, whose prefixes the action points at a tools folder of that preset and version.
+ * A two-part version (Aider's `0.86`) takes that release's latest patch.
+ */
+export function presetInstall(preset: Preset, version = preset.version): string {
+  if (preset.package.registry === 'npm') return `npm install --global ${preset.package.name}@${version}`;
+  const spec = /^\d+\.\d+$/.test(version) ? `${preset.package.name}==${version}.*` : `${preset.package.name}==${version}`;
+  return `pipx install '${spec}'`;
+}
+
+/** The setup that installs a preset's CLI unless it is on PATH already (its version's tools folder comes first on PATH). */
+export function presetSetup(preset: Preset, version = preset.version): string {
+  return `command -v ${preset.cli} >/dev/null 2>&1 || ${presetInstall(preset, version)}`;
+}
+
+/** -1, 0 or 1 as version `a` is older than, the same as or newer than `b` (numeric parts; a -suffix is older than none). */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = '', suffix] = v.split(/[-+]/, 2);
+    return { parts: core.split('.').map(Number), suffix };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.parts.length, y.parts.length); i++) {
+    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  if (x.suffix === y.suffix) return 0;
+  if (x.suffix === undefined) return 1;
+  if (y.suffix === undefined) return -1;
+  return x.suffix < y.suffix ? -1 : 1;
 }
 
 /** Every flag a preset's command lines use (what the check script looks for in `--help`). */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { credentialWarnings, endpointWarnings } from '../../../core/config/warnings.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
 import { endpointLines } from '../../../cli/commands/validate.ts';
-import { PRESET_NAMES, PRESETS, presetFlags, presetModel, presetSetup } from '../../../core/config/presets.ts';
+import { compareVersions, PRESET_NAMES, PRESETS, presetFlags, presetInstall, presetModel, presetSetup } from '../../../core/config/presets.ts';
 import { HOST_PATTERN } from '../../../core/config/schema.ts';
 import { isGitHubTokenName, secretNameProblem } from '../../../core/config/secret-names.ts';
 import { compilePlan } from '../../../core/plan/compile.ts';
@@ -27,7 +27,7 @@ describe('preset data', () => {
   it('names every preset once, with a CLI, an install, credentials, hosts an allow-list takes, and flags', () => {
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
     for (const p of Object.values(PRESETS)) {
-      expect(p.install, p.name).toMatch(/\S/);
+      expect(p.version, p.name).toMatch(/^\d+\.\d+/);
       expect(p.credentials.length, p.name).toBeGreaterThan(0);
       for (const c of p.credentials) expect(isGitHubTokenName(c), `${p.name} ${c}`).toBe(false);
       for (const h of p.hosts) expect(h, p.name).toMatch(HOST_PATTERN);
@@ -36,8 +36,30 @@ describe('preset data', () => {
     }
   });
 
-  it('installs a CLI only when it is not on PATH', () => {
-    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code');
+  it('installs a CLI only when it is not on PATH, at the version it was checked with', () => {
+    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197');
+    expect(presetInstall(PRESETS.codex, '0.170.1')).toBe('npm install --global @openai/codex@0.170.1');
+    // A two-part version takes that release's latest patch.
+    expect(presetInstall(PRESETS.aider)).toBe("pipx install 'aider-chat==0.86.*'");
+    expect(presetInstall(PRESETS.aider, '0.86.1')).toBe("pipx install 'aider-chat==0.86.1'");
+  });
+
+  it('pins the versions README names', () => {
+    expect(Object.fromEntries(Object.values(PRESETS).map((p) => [p.name, p.version]))).toEqual({
+      'claude-code': '2.1.197',
+      codex: '0.171.0',
+      gemini: '0.61.0',
+      copilot: '1.0.102',
+      aider: '0.86',
+    });
+  });
+
+  it('orders versions by their numbers, a pre-release before its release', () => {
+    expect(compareVersions('2.1.197', '2.1.332')).toBe(-1);
+    expect(compareVersions('2.1.332', '2.1.197')).toBe(1);
+    expect(compareVersions('0.86', '0.86.0')).toBe(0);
+    expect(compareVersions('1.0.102-beta.1', '1.0.102')).toBe(-1);
+    expect(compareVersions('0.171.0', '0.99.9')).toBe(1);
   });
 
   it('passes the model without its provider, except to a CLI that routes by it', () => {
@@ -57,8 +79,9 @@ describe('compiling a preset agent', () => {
       timeoutMinutes: 45,
       env: {},
       secrets: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'TEAM_ROUTE'],
-      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code',
+      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197',
       network: { allow: ['api.anthropic.com'] },
+      version: '2.1.197',
     });
     expect(plan.services.web).toMatchObject({ setup: 'npm ci', setupTimeoutMinutes: 20, secrets: ['VERCEL_TOKEN'] });
   });
