@@ -295,7 +295,7 @@ async function runCommandOf(
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws, agent, exchange.dir, run.routePolicy),
+    sandbox: agentIsolation(ws, agent, exchange.dir, ctx.env, run.routePolicy),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
     onRefused: watch.onRefused,

@@ -62,6 +62,11 @@ export interface Preset {
   /** Patterns of files the CLI leaves in a repository: excluded from commits (.git/info/exclude). */
   leaves: string[];
   /**
+   * Folders of its HOME it unpacks or caches into, besides `.cache` (XDG_CACHE_HOME), kept for its
+   * agent between runs (its HOME is otherwise new each time): so a CLI unpacks once.
+   */
+  homeCaches: string[];
+  /**
    * Where the agent's usage comes from when it writes no $CONVEYOR_USAGE_FILE itself: the JSON
    * events the CLI prints (core/steps/usage-output.ts reads them), a file the CLI writes when
    * `flag` names one, or nowhere (`why`).
@@ -95,6 +100,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--json-schema', { verdictSchema: 'inline' }], verdict: 'structured-output' },
     leaves: [],
+    homeCaches: [],
     // Its last stream-json event, `{"type": "result"}`, has total_cost_usd, num_turns and usage.
     usage: { from: 'events' },
     // "Maximum dollar amount to spend on API calls (only works with --print)", which it runs with.
@@ -119,6 +125,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--output-schema', { verdictSchema: 'file' }, '--output-last-message', { env: 'CONVEYOR_RESULT_FILE' }], verdict: 'cli-writes-file' },
     leaves: [],
+    homeCaches: [],
     // Each `{"type": "turn.completed"}` event has that turn's token usage (no cost).
     usage: { from: 'events' },
     maxUsd: { unsupported: '`codex exec` has no flag that stops it at a cost' },
@@ -152,6 +159,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    homeCaches: [],
     // Its last stream-json event, `{"type": "result"}`, has `stats` with the tokens by model (no cost).
     usage: { from: 'events' },
     maxUsd: { unsupported: 'the Gemini CLI has no flag that stops it at a cost' },
@@ -178,6 +186,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) into its HOME on first run.
+    homeCaches: ['.copilot/pkg'],
     // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
     usage: { from: 'file', flag: '--usage-output-file' },
     // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.
@@ -216,6 +226,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
     reviewer: { args: ['--chat-mode', 'ask'], verdict: 'reply' },
     leaves: ['.aider*'],
+    homeCaches: [],
     // Its options reference documents no machine-readable usage (it prints a "Tokens: … Cost: …" line for people).
     usage: { from: 'none', why: 'Aider prints its usage for people only' },
     maxUsd: { unsupported: 'Aider has no option that stops it at a cost' },

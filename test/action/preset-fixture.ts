@@ -27,6 +27,8 @@ export interface StandInRecord {
   homeMode?: string;
   /** Its request to its model's API, as its CLI makes it, with STAND_IN_API. */
   api?: { url: string; status: number; body: string; error?: string };
+  /** With STAND_IN_UNPACK: whether it found itself unpacked in its HOME already, or had to unpack. */
+  unpacked?: 'found' | 'made';
 }
 
 export interface Bench {

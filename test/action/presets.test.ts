@@ -295,3 +295,42 @@ pipelines:
     expect(recordOf(ws, 'claude').env.PATH!.split(':')[0]).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.190', 'bin'));
   });
 });
+
+describe("an agent's private HOME", () => {
+  const config = (agents: string) => `
+version: 1
+agents:
+${agents}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    service: web
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+
+  it("keeps what its CLI unpacks there (Copilot CLI's package, ~/.cache) for its next run, and for that agent alone", async () => {
+    standIn('copilot');
+    const agents = (name: string) => `  ${name}: { preset: copilot, env: { STAND_IN_UNPACK: .copilot/pkg } }`;
+    const first = join(scratch, 'ws-1');
+    expect((await run(bench.payloadFrom(config(agents('coder')), 'implement'), first)).result.sandbox?.mode).toBe('bubblewrap');
+    expect(recordOf(first, 'copilot').unpacked).toBe('made');
+    const second = join(scratch, 'ws-2');
+    expect((await run(bench.payloadFrom(config(agents('coder')), 'implement'), second)).result.conclusion).toBe('success');
+    expect(recordOf(second, 'copilot').unpacked).toBe('found');
+    // Another agent (a reviewer judging the coder's work would be one) starts without what the coder left.
+    const other = join(scratch, 'ws-3');
+    const renamed = config(`${agents('writer')}`).replace('agent: coder', 'agent: writer');
+    expect((await run(bench.payloadFrom(renamed, 'implement'), other)).result.conclusion).toBe('success');
+    expect(recordOf(other, 'copilot').unpacked).toBe('made');
+  });
+
+  it('keeps ~/.cache for every agent', async () => {
+    standIn('claude');
+    const agents = '  coder: { preset: claude-code, env: { STAND_IN_UNPACK: .cache/claude } }';
+    await run(bench.payloadFrom(config(agents), 'implement'), join(scratch, 'ws-1'));
+    await run(bench.payloadFrom(config(agents), 'implement'), join(scratch, 'ws-2'));
+    expect(recordOf(join(scratch, 'ws-2'), 'claude').unpacked).toBe('found');
+  });
+});
