@@ -99,6 +99,7 @@ export function renderRun(run: Run, now = new Date().toISOString()): string {
   if (total) lines.push('', `Usage: ${total}`);
   lines.push(...modelLines(run));
   lines.push(...sandboxLines(run));
+  lines.push(...stoppedLines(run));
   if (run.waitingFor) lines.push('', `Waiting for: ${run.waitingFor}`);
   return lines.join('\n');
 }
@@ -170,6 +171,21 @@ export function commandFor(verb: string, runId: string, selection: Selection, ru
   if (TAKES_REMOTES.has(verb) && differs(selection.remotes, 'remotes')) args.push('--remotes', selection.remotes!);
   if (TAKES_CONFIG.has(verb) && differs(selection.configPath, 'configPath')) args.push('--config', selection.configPath!);
   return args.map((a, i) => (i < 2 ? a : shellArg(a))).join(' ');
+}
+
+/** Error codes of an agent stopped by what is not its work, which the status names apart from a failure of the work. */
+const NOT_ITS_WORK = new Set(['agent-network-refused', 'agent-vendor-unavailable']);
+
+/** Each attempt whose agent the sandbox refused a host or whose vendor stayed unavailable, with what it said (the key to add, the vendor's words). */
+function stoppedLines(run: Run): string[] {
+  const out: string[] = [];
+  for (const step of run.plan.steps) {
+    for (const a of run.steps[step.id]?.attempts ?? []) {
+      if (!a.error || !NOT_ITS_WORK.has(a.error.code)) continue;
+      out.push(`  ${step.id} ${a.mode === 'repair' ? 'repair' : 'attempt'} ${a.attempt}  ${a.error.code}: ${a.error.message.slice(0, 600)}`);
+    }
+  }
+  return out.length ? ['', 'Agents stopped (not their work):', ...out] : [];
 }
 
 /** The command that continues a run that waits, or undefined. */

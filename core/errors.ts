@@ -11,6 +11,10 @@ export const ERROR_CODES = [
   'agent-timeout',
   /** The agent printed nothing and changed nothing for its `stall-minutes`: stopped, and its attempt runs again like a lost one. */
   'agent-stalled',
+  /** The sandbox refused a host the agent kept asking for (its model's API, or a host it retried with nothing else going on): stopped, naming the host and the key to add. */
+  'agent-network-refused',
+  /** The model's vendor answered 429, 529 or 5xx (or the CLI said it was overloaded or rate limited) through every retry: not the agent's fault, no repair is spent. */
+  'agent-vendor-unavailable',
   /** An agent's or a service's `setup` failed: the step's own command did not run (nothing for a repair to fix). */
   'setup-failed',
   'no-changes',

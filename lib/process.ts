@@ -30,6 +30,8 @@ export interface CommandOptions {
    * as at a timeout, and the result says `stalled`.
    */
   stall?: { ms: number; activity?: () => Promise<number> };
+  /** Stops the command as at a timeout when it aborts (its caller saw it cannot succeed); the result says `aborted`. */
+  stop?: AbortSignal;
 }
 
 export interface CommandResult {
@@ -38,6 +40,8 @@ export interface CommandResult {
   timedOut: boolean;
   /** Stopped by the stall guard (see CommandOptions.stall). */
   stalled: boolean;
+  /** Stopped by its caller (CommandOptions.stop). */
+  aborted?: true;
   /** The end of stdout and stderr interleaved, scrubbed. */
   output: string;
   durationMs: number;
@@ -147,6 +151,13 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
           },
         )
       : undefined;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (options.stop?.aborted) onAbort();
+    else options.stop?.addEventListener('abort', onAbort, { once: true });
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -156,12 +167,14 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       clearTimeout(timer);
       if (stallTimer) clearInterval(stallTimer);
       if (killTimer) clearTimeout(killTimer);
+      options.stop?.removeEventListener('abort', onAbort);
       for (const s of ['stdout', 'stderr'] as const) if (partial[s]) emit(partial[s]);
       resolve({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
         stalled: stalled && !timedOut,
+        ...(aborted && !timedOut && !stalled ? { aborted: true as const } : {}),
         output: tail.length > tailChars ? tail.slice(-tailChars) : tail,
         durationMs: Date.now() - started,
         pid: child.pid,

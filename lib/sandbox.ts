@@ -145,6 +145,9 @@ export interface IsolatedOptions extends Omit<CommandOptions, 'argv'> {
   keep?: boolean;
   /** Told once per refused host and port, as it happens. */
   onBlocked?: (host: string, port: number) => void;
+  /** Told of every refusal, and of every connection let through (an allow-list only). */
+  onRefused?: (host: string, port: number) => void;
+  onAllowed?: (host: string, port: number) => void;
 }
 
 export interface IsolatedResult extends CommandResult {
@@ -171,7 +174,16 @@ export async function runIsolated(sandbox: SandboxAvailability, options: Isolate
     const allow = options.policy.network === 'open' ? undefined : options.policy.network.allow;
     // Short: a unix socket's path holds at most 107 bytes.
     const socket = join(socketFolder(), `${mark.slice(0, 13)}.sock`);
-    if (allow) proxy = await startProxy({ socketPath: socket, allow, ...(options.onBlocked ? { onBlocked: options.onBlocked } : {}) });
+    if (allow) {
+      const { onBlocked, onRefused, onAllowed } = options;
+      proxy = await startProxy({
+        socketPath: socket,
+        allow,
+        ...(onBlocked ? { onBlocked } : {}),
+        ...(onRefused ? { onRefused } : {}),
+        ...(onAllowed ? { onAllowed } : {}),
+      });
+    }
     const home = join(dir, 'home');
     const tmp = join(dir, 'tmp');
     await Promise.all([mkdir(home, { mode: 0o700 }), mkdir(tmp)]);

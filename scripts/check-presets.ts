@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { PRESETS, presetFlags, type Preset } from '../core/config/presets.ts';
+import { PRESETS, presetFlags, presetInstall, type Preset } from '../core/config/presets.ts';
 
 const checked = process.argv.includes('--checked');
 const prefix = mkdtempSync(join(tmpdir(), 'conveyor-presets-'));
@@ -39,7 +39,7 @@ function check(preset: Preset, exe: string, env: NodeJS.ProcessEnv, version: str
 
 try {
   const npm = Object.values(PRESETS).filter((p) => p.package.registry === 'npm');
-  const specs = npm.map((p) => `${p.package.name}@${checked ? p.checked.version : 'latest'}`);
+  const specs = npm.map((p) => `${p.package.name}@${checked ? p.version : 'latest'}`);
   console.log(`installing ${specs.join(' ')} into ${prefix}`);
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: 'inherit' });
   const env = { ...process.env, PATH: `${join(prefix, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1' };
@@ -52,7 +52,7 @@ try {
   for (const preset of Object.values(PRESETS).filter((p) => p.package.registry === 'pypi')) {
     const found = spawnSync('sh', ['-c', `command -v ${preset.cli}`], { encoding: 'utf8' }).stdout.trim();
     if (found) check(preset, found, process.env, helpOf(found, ['--version'], process.env).trim().split('\n')[0] ?? '?');
-    else console.log(`- ${preset.name}: skipped (${preset.package.name} is on PyPI; install it, e.g. \`${preset.install}\`, and run this again)`);
+    else console.log(`- ${preset.name}: skipped (${preset.package.name} is on PyPI; install it, e.g. \`${presetInstall(preset)}\`, and run this again)`);
   }
 } finally {
   rmSync(prefix, { recursive: true, force: true });

@@ -15,13 +15,15 @@ import type { CommandResult } from '../../lib/process.ts';
 import { runUserCommand, safeEnvironment, secretsFor, type StepContext } from './context.ts';
 import { agentCommand, type AgentCommand, type AgentRole } from './presets.ts';
 import { openExchange, type Exchange } from './exchange.ts';
-import { agentIsolation, agentSetupIsolation, toolsDir } from './sandbox.ts';
+import { agentIsolation, agentSetupIsolation, installDir, toolsDir } from './sandbox.ts';
 import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
 import { code } from '../../core/text.ts';
 import { openTranscript } from './transcript.ts';
 import { collectUsage, usageSources, type UsageSources } from './usage.ts';
 import { openModelRoute, type ModelRoute } from './model-route.ts';
+import { watchRun, withVendorRetries, type RunWatch } from './agent-watch.ts';
+import { networkRefusedMessage, REFUSAL_WINDOW_MINUTES, vendorUnavailableMessage, type Refusal, type VendorTrouble } from '../../core/steps/agent-trouble.ts';
 import { environmentsVariables, identityVariables, reposVariable } from './variables.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -36,6 +38,12 @@ export interface AgentOutcome extends CommandResult {
   /** The models it reported using (its CLI's events or usage file, or its own usage file), the main one first. */
   models?: string[];
   stallMinutes: number;
+  /** The host whose refusals stopped it (agent-network-refused). */
+  refused?: Refusal;
+  /** Its model's vendor was unavailable through every run (agent-vendor-unavailable). */
+  vendor?: VendorTrouble;
+  /** How many times it ran: more than once when its vendor was unavailable and it ran again. */
+  runs?: number;
 }
 
 /** An agent's JSON events can be long: they stay whole lines (and whole for the scrubber) up to this. */
@@ -174,21 +182,30 @@ async function runInExchange(
   const prefix = FILE_PREFIX[options.role];
   const files = { promptFile: exchange.path(`${prefix}prompt.md`), resultFile: exchange.path(`${prefix}result.json`) };
   const schemaFile = exchange.path('verdict.schema.json');
-  const usage = usageSources(agent, exchange.dir, prefix);
   const cwd = options.cwd;
-  const command = agentCommand(agent, {
-    role: options.role,
-    inRepo: ws.repos.some((r) => r.dir === cwd),
-    schemaFile,
-    ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
-  });
+  // Each run (a retry after its vendor was unavailable is another) has its own usage files and command line naming them.
+  const commandOf = (run: number) => {
+    const usage = usageSources(agent, exchange.dir, run === 0 ? prefix : `${prefix}run-${run + 1}-`);
+    const command = agentCommand(agent, {
+      role: options.role,
+      inRepo: ws.repos.some((r) => r.dir === cwd),
+      schemaFile,
+      ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
+    });
+    return { usage, command };
+  };
+  const first = commandOf(0);
   const label = `${options.role === 'coder' ? '' : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ''}`;
   const tools = toolsDir(ctx.env);
-  const toolsPath = { PATH: [join(tools, 'bin'), ctx.env.PATH ?? '/usr/bin:/bin'].join(delimiter) };
+  // A preset's CLI goes to a folder of its preset and version (cached between steps and runs on
+  // GitHub under that key): a changed version is installed, never found as the old one on PATH.
+  const install = installDir(ctx.env, agent);
+  const bins = [...new Set([join(install, 'bin'), join(tools, 'bin')])];
+  const toolsPath = { PATH: [...bins, ctx.env.PATH ?? '/usr/bin:/bin'].join(delimiter) };
 
   // 1. Its setup (its CLI's install, unless the CLI is on PATH), into the tools folder every agent's PATH starts with.
   if (agent.setup !== undefined) {
-    await mkdir(join(tools, 'bin'), { recursive: true });
+    await mkdir(join(install, 'bin'), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
       command: agent.setup,
@@ -196,43 +213,50 @@ async function runInExchange(
       cwd: ws.root,
       workspace: ws.root,
       isolation: agentSetupIsolation(ws, ctx.env),
-      extra: { ...toolsPath, npm_config_prefix: tools, PIPX_HOME: join(tools, 'pipx'), PIPX_BIN_DIR: join(tools, 'bin') },
+      extra: { ...toolsPath, npm_config_prefix: install, PIPX_HOME: join(install, 'pipx'), PIPX_BIN_DIR: join(install, 'bin') },
     });
   }
   // 2. Its files: the prompt, the verdict's schema for a CLI that takes it as a file.
-  const prompt = typeof options.prompt === 'string' ? options.prompt : options.prompt(command.verdict);
+  const prompt = typeof options.prompt === 'string' ? options.prompt : options.prompt(first.command.verdict);
   await exchange.write(`${prefix}prompt.md`, ctx.scrubber.scrub(prompt));
   if (options.role === 'reviewer') await exchange.write('verdict.schema.json', JSON.stringify(structuredVerdictJsonSchema()));
-  for (const r of ws.repos) await r.git.exclude(command.leaves);
+  for (const r of ws.repos) await r.git.exclude(first.command.leaves);
 
   // 3. The command, its transcript kept line by line (and its CLI's usage events read as they come),
   // its model's keys kept in the step process where its CLI allows (model-route.ts).
   const secrets = secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`);
-  const route = await openModelRoute(ctx, agent, secrets, label);
+  // The forwarder lives for every run of the agent; each run's watch hears its answers.
+  let watch: RunWatch | undefined;
+  const route = await openModelRoute(ctx, agent, secrets, label, (status, body) => watch?.onAnswer(status, body));
   try {
-    return await runCommandOf(ctx, payload, ws, agent, exchange, {
-      label,
-      command,
-      cwd,
-      usage,
-      prefix,
-      env: agentEnvironment(
-        ctx,
-        payload,
-        ws,
-        agent,
+    return await withVendorRetries(ctx, agent, label, async (run) => {
+      const { usage, command } = run === 0 ? first : commandOf(run);
+      watch = watchRun(ctx, agent, label);
+      return runCommandOf(ctx, payload, ws, agent, exchange, {
+        label,
         command,
-        {
-          ...files,
-          usageFile: usage.usageFile,
-          ...toolsPath,
-          ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
-          ...(options.role === 'reviewer' ? { schemaFile } : {}),
-        },
-        { secrets, ...(route ? { route: route.env } : {}) },
-      ),
-      routePolicy: route?.policy ?? {},
-      files,
+        cwd,
+        usage,
+        prefix,
+        watch,
+        env: agentEnvironment(
+          ctx,
+          payload,
+          ws,
+          agent,
+          command,
+          {
+            ...files,
+            usageFile: usage.usageFile,
+            ...toolsPath,
+            ...(usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}),
+            ...(options.role === 'reviewer' ? { schemaFile } : {}),
+          },
+          { secrets, ...(route ? { route: route.env } : {}) },
+        ),
+        routePolicy: route?.policy ?? {},
+        files,
+      });
     });
   } finally {
     await route?.close();
@@ -255,9 +279,10 @@ async function runCommandOf(
     env: Record<string, string>;
     routePolicy: ModelRoute['policy'];
     files: { promptFile: string; resultFile: string };
+    watch: RunWatch;
   },
 ): Promise<AgentOutcome> {
-  const { label, command, cwd, usage, prefix, env, files } = run;
+  const { label, command, cwd, usage, prefix, env, files, watch } = run;
   if (command.maxUsdNote) ctx.log.info(`${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log.info(`running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
@@ -272,18 +297,23 @@ async function runCommandOf(
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws, agent, exchange.dir, run.routePolicy),
+    sandbox: agentIsolation(ws, agent, exchange.dir, ctx.env, run.routePolicy),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
+    onRefused: watch.onRefused,
+    onAllowed: watch.onAllowed,
+    stop: watch.stop,
     onLine: (line) => {
       transcript?.write(line);
       usage.reader?.line(line);
+      watch.onLine(line);
       if (command.verdict === 'structured-output') structured = structuredOutputOf(line) ?? structured;
     },
   });
 
   // 4. What it used (whatever became of it), and what it wrote or the verdict its CLI gave: kept
   // in memory, never written back where the agent could have put a link.
+  const seen = watch.end(result.exitCode !== 0 || result.aborted === true);
   const used = await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log, agent.model);
   const written = await exchange.read(`${prefix}result.json`, `what ${label} left at $CONVEYOR_RESULT_FILE`);
   const given =
@@ -298,6 +328,7 @@ async function runCommandOf(
     ...(used?.models ? { models: used.models } : {}),
     ...(resultText !== undefined ? { resultText } : {}),
     ...(transcript ? { transcript: transcript.path } : {}),
+    ...seen,
   };
 }
 
@@ -319,7 +350,10 @@ export function agentStopped(
   outcome: AgentOutcome,
   agent: ResolvedAgent,
   who: string,
-): { code: 'agent-stalled' | 'agent-timeout'; message: string } | undefined {
+): { code: 'agent-stalled' | 'agent-timeout' | 'agent-network-refused' | 'agent-vendor-unavailable'; message: string } | undefined {
+  if (outcome.refused) {
+    return { code: 'agent-network-refused', message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60) };
+  }
   if (outcome.stalled) {
     return {
       code: 'agent-stalled',
@@ -327,5 +361,8 @@ export function agentStopped(
     };
   }
   if (outcome.timedOut) return { code: 'agent-timeout', message: `${who} ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.` };
+  if (outcome.vendor && outcome.exitCode !== 0) {
+    return { code: 'agent-vendor-unavailable', message: vendorUnavailableMessage(who, agent.name, outcome.vendor, outcome.runs ?? 1) };
+  }
   return undefined;
 }

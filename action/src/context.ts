@@ -42,6 +42,8 @@ export interface StepContext {
   group<T>(title: string, run: () => Promise<T>): Promise<T>;
   /** What the attempt's agent runs used, summed into its result. */
   usage: UsageMeter;
+  /** Waits `ms` (a backoff before an agent runs again); tests give one that does not wait. */
+  sleep(ms: number): Promise<void>;
 }
 
 /** GitHub when the server is http(s), the local forge when it is a file:// folder of bare repositories. */
@@ -72,6 +74,7 @@ export function createContext(options: {
   /** The entry's scrubber, which already masks the values of `byName`. */
   scrubber?: Scrubber;
   byName?: ReadonlySet<string>;
+  sleep?: (ms: number) => Promise<void>;
 }): StepContext {
   const { env, token } = options;
   const scrubber = options.scrubber ?? Scrubber.fromEnvironment(env, undefined);
@@ -96,6 +99,7 @@ export function createContext(options: {
     sandbox: createStepSandbox(env, options.sandbox),
     byName: options.byName ?? new Set(),
     usage: new UsageMeter(),
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     async group(title, run) {
       // GitHub folds the lines between these two workflow commands under the title.
       const github = env.GITHUB_ACTIONS === 'true';
@@ -201,6 +205,11 @@ export async function runUserCommand(
     onLine?: (line: string) => void;
     /** See CommandOptions.lineLimit: an agent's JSON events stay whole. */
     lineLimit?: number;
+    /** Told of every refusal of its allow-list proxy and every connection it let through (an agent's refusal watch). */
+    onRefused?: (host: string, port: number) => void;
+    onAllowed?: (host: string, port: number) => void;
+    /** Stops it early (see CommandOptions.stop). */
+    stop?: AbortSignal;
   },
 ): Promise<IsolatedResult> {
   const prefix = options.linePrefix ?? '  | ';
@@ -223,6 +232,9 @@ export async function runUserCommand(
       options.onLine?.(line);
     },
     ...(options.lineLimit ? { lineLimit: options.lineLimit } : {}),
+    ...(options.onRefused ? { onRefused: options.onRefused } : {}),
+    ...(options.onAllowed ? { onAllowed: options.onAllowed } : {}),
+    ...(options.stop ? { stop: options.stop } : {}),
     ...(options.stall ? { stall: { ms: options.stall.minutes * ctx.minuteMs, activity: () => latestChange(options.stall!.watch) } } : {}),
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,

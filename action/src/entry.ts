@@ -36,6 +36,8 @@ export interface EntryIO {
   transcriptStore?: TranscriptStore;
   minuteMs?: number;
   killGraceMs?: number;
+  /** How the step waits out a backoff (tests: without waiting). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** What GitHub is told to mask: the value, and each line of a multi-line one (it masks line by line). */
@@ -108,6 +110,7 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
       log: io.log,
       ...(io.minuteMs !== undefined ? { minuteMs: io.minuteMs } : {}),
       ...(io.killGraceMs !== undefined ? { killGraceMs: io.killGraceMs } : {}),
+      ...(io.sleep ? { sleep: io.sleep } : {}),
       ...(payload.sandbox ? { sandbox: payload.sandbox } : {}),
     });
     // A step that will run commands fails before it clones anything; a teardown only once it has one to run.

@@ -37,6 +37,8 @@ export async function openModelRoute(
   agent: ResolvedAgent,
   secrets: Readonly<Record<string, string>>,
   label: string,
+  /** Told of each answer of the endpoint (its status, an error's words): how the agent's vendor is doing. */
+  onAnswer?: (status: number, body: string) => void,
 ): Promise<ModelRoute | undefined> {
   const api = modelApiOf(agent);
   if (!api) return undefined;
@@ -53,6 +55,7 @@ export async function openModelRoute(
     ...(real ? { credential: { header: real.header, value: secrets[real.variable]! } } : {}),
     ...(real && !socket ? { placeholder } : {}),
     onProblem: (message) => ctx.log.warn(`${label}: Conveyor's key forwarder: ${message}`),
+    ...(onAnswer ? { onAnswer } : {}),
   });
   const port = socket ? FORWARDER_PORT : forwarder.port!;
   const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
+import { PRESETS } from '../../core/config/presets.ts';
 import type { SandboxReport, StepPayload, StepResult } from '../../core/contract/wire.ts';
 import { detectSandbox, type Blocked, type NetworkPolicy, type SandboxAvailability, type SandboxPolicy } from '../../lib/sandbox.ts';
 import type { Workspace } from './workspace.ts';
@@ -66,6 +67,16 @@ export function toolsDir(env: NodeJS.ProcessEnv): string {
   return join(cacheRoot(env), 'tools');
 }
 
+/**
+ * Where an agent's setup installs: for a preset, a folder of its preset and pinned version (the
+ * key GitHub's cache of it goes by, workflows/conveyor.yml), else the shared tools folder.
+ */
+export function installDir(env: NodeJS.ProcessEnv, agent: Pick<ResolvedAgent, 'preset' | 'version'>): string {
+  const tools = toolsDir(env);
+  if (!agent.preset || agent.version === undefined) return tools;
+  return join(tools, `${agent.preset}-${agent.version}`);
+}
+
 /** The checkouts' git folders: every command reads them (an agent's own `git diff`), none writes them. */
 function gitFolders(ws: Workspace): string[] {
   return [ws.gitRoot];
@@ -79,9 +90,32 @@ export function agentIsolation(
   ws: Workspace,
   agent: ResolvedAgent,
   exchange: string,
+  env: NodeJS.ProcessEnv,
   route: Pick<SandboxPolicy, 'homeFiles' | 'homeVariables' | 'bridges'> = {},
 ): Isolation {
-  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange], readOnly: gitFolders(ws), ...route } };
+  return {
+    policy: {
+      network: { allow: agent.network?.allow ?? [] },
+      writable: [ws.root, exchange],
+      readOnly: gitFolders(ws),
+      caches: agentCaches(env, ws, agent),
+      ...route,
+    },
+  };
+}
+
+/**
+ * The folders of an agent's private HOME kept between its runs: `.cache` and what its preset's
+ * CLI unpacks there (Copilot CLI's 235 MB), so it unpacks once. The agent writes them, so each is
+ * its own, by primary repository and agent name: no other agent (a reviewer judging its work)
+ * and no other repository's agent on a runner that stays reads what it left.
+ */
+export function agentCaches(env: NodeJS.ProcessEnv, ws: Workspace, agent: ResolvedAgent): Record<string, string> {
+  const safe = (t: string) => t.replace(/[^A-Za-z0-9._-]/g, '_');
+  const repo = ws.repos.find((r) => r.role === 'primary')?.repo ?? ws.repos[0]?.repo ?? 'workspace';
+  const root = join(cacheRoot(env), 'agents', safe(repo.replace('/', '__')), safe(agent.name));
+  const folders = ['.cache', ...(agent.preset ? PRESETS[agent.preset].homeCaches : [])];
+  return Object.fromEntries(folders.map((f) => [f, join(root, safe(f.replace(/^\./, '').replaceAll('/', '-')))]));
 }
 
 /**

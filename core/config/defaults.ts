@@ -15,6 +15,8 @@ export const DEFAULT_ALLOW_REQUESTER = false;
 export const DEFAULT_AGENT_TIMEOUT_MINUTES = 45;
 /** No output and no change in the workspace for this long: the agent is stopped and its attempt runs again. */
 export const DEFAULT_STALL_MINUTES = 15;
+/** Times an agent runs again, after a backoff, when its model's vendor is unavailable (429, 529, 5xx). */
+export const DEFAULT_VENDOR_RETRIES = 3;
 /** Long enough for `npm ci` of a large repository or a CLI's install, short of most steps' own timeouts. */
 export const DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
 export const DEFAULT_DEPLOY_TIMEOUT_MINUTES = 15;

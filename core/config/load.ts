@@ -9,7 +9,7 @@ import type { PathSegment } from './locate.ts';
 import { configSchema } from './schema.ts';
 import type { Config } from './schema.ts';
 import { validateConfig } from './validate.ts';
-import { credentialWarnings, endpointWarnings } from './warnings.ts';
+import { credentialWarnings, endpointWarnings, versionWarnings } from './warnings.ts';
 
 export type ConfigError = { file: string; line: number; column: number; path: string; message: string };
 
@@ -102,7 +102,11 @@ export function loadConfig(text: string, file: string, options: LoadOptions = {}
   };
   if (parsed.success && problems.length === 0) {
     if (!options.isSet) return { ok: true, config: parsed.data };
-    return { ok: true, config: parsed.data, warnings: positioned([...credentialWarnings(parsed.data, options.isSet), ...endpointWarnings(parsed.data)]) };
+    return {
+      ok: true,
+      config: parsed.data,
+      warnings: positioned([...credentialWarnings(parsed.data, options.isSet), ...endpointWarnings(parsed.data), ...versionWarnings(parsed.data)]),
+    };
   }
   return { ok: false, errors: positioned(problems) };
 }

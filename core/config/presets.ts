@@ -6,9 +6,12 @@
 // action builds the command line from it (action/src/presets.ts), and scripts/check-presets.ts
 // checks every flag below against the CLI's own `--help`.
 //
-// Every flag was checked against the `--help` of the version in `checked` (npm packages installed
+// Every flag was checked against the `--help` of the version in `version` (npm packages installed
 // in a scratch folder); Aider ships on PyPI, which the machines this was written on cannot reach,
 // so its flags were checked against its options reference (aider.chat/docs/config/options.html).
+// That version is also the one a preset installs (`agents.<name>.version` overrides it): a CLI
+// newer than the one checked may have dropped or renamed a flag, and `npm install` alone takes the
+// newest (Claude Code's was 135 releases past the checked one when this was written).
 
 export const PRESET_NAMES = ['claude-code', 'codex', 'gemini', 'copilot', 'aider'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -35,10 +38,10 @@ export interface Preset {
   cli: string;
   /** Where the CLI is published; the check script installs it from there. */
   package: { registry: 'npm' | 'pypi'; name: string };
-  /** The version whose `--help` every flag below was checked against, and how. */
-  checked: { version: string; against: string };
-  /** Installs the CLI; runs only when `cli` is not on PATH (an agent's own `setup` replaces it). */
-  install: string;
+  /** The version whose `--help` every flag below was checked against: the one its setup installs. */
+  version: string;
+  /** How the flags were checked against that version. */
+  checked: { against: string };
   /** Variables holding credentials the CLI reads (any one of them is enough). */
   credentials: string[];
   /** Hosts the agent's sandbox must reach: the model vendor's API (and the CLI's own update host where it insists). */
@@ -59,6 +62,11 @@ export interface Preset {
   /** Patterns of files the CLI leaves in a repository: excluded from commits (.git/info/exclude). */
   leaves: string[];
   /**
+   * Folders of its HOME it unpacks or caches into, besides `.cache` (XDG_CACHE_HOME), kept for its
+   * agent between runs (its HOME is otherwise new each time): so a CLI unpacks once.
+   */
+  homeCaches: string[];
+  /**
    * Where the agent's usage comes from when it writes no $CONVEYOR_USAGE_FILE itself: the JSON
    * events the CLI prints (core/steps/usage-output.ts reads them), a file the CLI writes when
    * `flag` names one, or nowhere (`why`).
@@ -70,16 +78,14 @@ export interface Preset {
   help: string[][];
 }
 
-const NPM_GLOBAL = (pkg: string) => `npm install --global ${pkg}`;
-
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   'claude-code': {
     name: 'claude-code',
     title: 'Claude Code',
     cli: 'claude',
     package: { registry: 'npm', name: '@anthropic-ai/claude-code' },
-    checked: { version: '2.1.197', against: '`claude --help`' },
-    install: NPM_GLOBAL('@anthropic-ai/claude-code'),
+    version: '2.1.197',
+    checked: { against: '`claude --help`' },
     credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
     hosts: ['api.anthropic.com'],
     // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
@@ -94,6 +100,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--json-schema', { verdictSchema: 'inline' }], verdict: 'structured-output' },
     leaves: [],
+    homeCaches: [],
     // Its last stream-json event, `{"type": "result"}`, has total_cost_usd, num_turns and usage.
     usage: { from: 'events' },
     // "Maximum dollar amount to spend on API calls (only works with --print)", which it runs with.
@@ -105,8 +112,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'OpenAI Codex CLI',
     cli: 'codex',
     package: { registry: 'npm', name: '@openai/codex' },
-    checked: { version: '0.171.0', against: '`codex exec --help`' },
-    install: NPM_GLOBAL('@openai/codex'),
+    version: '0.171.0',
+    checked: { against: '`codex exec --help`' },
     credentials: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
     hosts: ['api.openai.com'],
     env: {},
@@ -118,6 +125,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: ['--output-schema', { verdictSchema: 'file' }, '--output-last-message', { env: 'CONVEYOR_RESULT_FILE' }], verdict: 'cli-writes-file' },
     leaves: [],
+    homeCaches: [],
     // Each `{"type": "turn.completed"}` event has that turn's token usage (no cost).
     usage: { from: 'events' },
     maxUsd: { unsupported: '`codex exec` has no flag that stops it at a cost' },
@@ -128,8 +136,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'Gemini CLI',
     cli: 'gemini',
     package: { registry: 'npm', name: '@google/gemini-cli' },
-    checked: { version: '0.61.0', against: '`gemini --help`' },
-    install: NPM_GLOBAL('@google/gemini-cli'),
+    version: '0.61.0',
+    checked: { against: '`gemini --help`' },
     credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     hosts: ['generativelanguage.googleapis.com'],
     env: { GEMINI_SANDBOX: 'false' },
@@ -151,6 +159,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    homeCaches: [],
     // Its last stream-json event, `{"type": "result"}`, has `stats` with the tokens by model (no cost).
     usage: { from: 'events' },
     maxUsd: { unsupported: 'the Gemini CLI has no flag that stops it at a cost' },
@@ -161,8 +170,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'GitHub Copilot CLI',
     cli: 'copilot',
     package: { registry: 'npm', name: '@github/copilot' },
-    checked: { version: '1.0.102', against: '`copilot --help`' },
-    install: NPM_GLOBAL('@github/copilot'),
+    version: '1.0.102',
+    checked: { against: '`copilot --help`' },
     // A fine-grained personal access token with the Copilot Requests permission; never the
     // workflow's or the app's token (those are refused wherever they are named).
     credentials: ['COPILOT_GITHUB_TOKEN'],
@@ -177,6 +186,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
+    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) into its HOME on first run.
+    homeCaches: ['.copilot/pkg'],
     // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
     usage: { from: 'file', flag: '--usage-output-file' },
     // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.
@@ -188,8 +199,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     title: 'Aider',
     cli: 'aider',
     package: { registry: 'pypi', name: 'aider-chat' },
-    checked: { version: '0.86', against: 'the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)' },
-    install: 'pipx install aider-chat',
+    // Its 0.86 releases, as its documentation describes them (PyPI was not reachable to name a patch release).
+    version: '0.86',
+    checked: { against: 'the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)' },
     credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
     hosts: ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com', 'api.deepseek.com', 'openrouter.ai'],
     env: {},
@@ -214,6 +226,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
     reviewer: { args: ['--chat-mode', 'ask'], verdict: 'reply' },
     leaves: ['.aider*'],
+    homeCaches: [],
     // Its options reference documents no machine-readable usage (it prints a "Tokens: … Cost: …" line for people).
     usage: { from: 'none', why: 'Aider prints its usage for people only' },
     maxUsd: { unsupported: 'Aider has no option that stops it at a cost' },
@@ -225,9 +238,38 @@ export function isPresetName(name: unknown): name is PresetName {
   return typeof name === 'string' && (PRESET_NAMES as readonly string[]).includes(name);
 }
 
-/** The setup that installs a preset's CLI unless it is on PATH already. */
-export function presetSetup(preset: Preset): string {
-  return `command -v ${preset.cli} >/dev/null 2>&1 || ${preset.install}`;
+/**
+ * The command that installs `version` of a preset's CLI (default the checked one): npm's global
+ * install and pipx, whose prefixes the action points at a tools folder of that preset and version.
+ * A two-part version (Aider's `0.86`) takes that release's latest patch.
+ */
+export function presetInstall(preset: Preset, version = preset.version): string {
+  if (preset.package.registry === 'npm') return `npm install --global ${preset.package.name}@${version}`;
+  const spec = /^\d+\.\d+$/.test(version) ? `${preset.package.name}==${version}.*` : `${preset.package.name}==${version}`;
+  return `pipx install '${spec}'`;
+}
+
+/** The setup that installs a preset's CLI unless it is on PATH already (its version's tools folder comes first on PATH). */
+export function presetSetup(preset: Preset, version = preset.version): string {
+  return `command -v ${preset.cli} >/dev/null 2>&1 || ${presetInstall(preset, version)}`;
+}
+
+/** -1, 0 or 1 as version `a` is older than, the same as or newer than `b` (numeric parts; a -suffix is older than none). */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = '', suffix] = v.split(/[-+]/, 2);
+    return { parts: core.split('.').map(Number), suffix };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.parts.length, y.parts.length); i++) {
+    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  if (x.suffix === y.suffix) return 0;
+  if (x.suffix === undefined) return 1;
+  if (y.suffix === undefined) return -1;
+  return x.suffix < y.suffix ? -1 : 1;
 }
 
 /** Every flag a preset's command lines use (what the check script looks for in `--help`). */

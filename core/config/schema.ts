@@ -110,6 +110,20 @@ export const agentSchema = z.strictObject({
     .describe(
       "US dollars one agent run may spend: passed to a CLI that can stop itself (Claude Code's --max-budget-usd) and to every agent as $CONVEYOR_MAX_USD.",
     ),
+  'vendor-retries': z
+    .number()
+    .int()
+    .min(0)
+    .max(5)
+    .optional()
+    .describe(
+      "Times the agent runs again, after a backoff (30 s, 1 min, 2 min…), when its model's API is unavailable (429, 529, 5xx, or its CLI says overloaded or rate limited); default 3. No repair is spent on these.",
+    ),
+  version: z
+    .string()
+    .regex(/^[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.-]+)?$/, { error: 'must be a version such as 2.1.197 (digits and dots, an optional -suffix)' })
+    .optional()
+    .describe("The version of its preset's CLI to install; default the version the preset was checked with (`conveyor validate` warns on another)."),
 });
 
 export const deploySchema = z.union([

@@ -20,6 +20,13 @@ export function validateAgents(agents: Obj, problems: ConfigProblem[]): void {
         message: `agent "${name}" has no command: give it \`preset\` (one of: ${PRESET_NAMES.join(', ')}) or \`run\` (a shell command that reads its prompt from $CONVEYOR_PROMPT_FILE)`,
       });
     }
+    if ('version' in agent && !('preset' in agent)) {
+      problems.push({
+        path: [...at, 'version'],
+        at: 'key',
+        message: "`version` pins a preset's CLI; this agent has no `preset` (its own `setup` installs what it runs)",
+      });
+    }
     validateSecrets(agent.secrets, [...at, 'secrets'], problems);
     validateModelApi(agent, at, problems);
   }

@@ -1,7 +1,7 @@
 // What `conveyor validate` warns about without failing: a configuration that is valid but will
 // likely not work where it runs. Pure: the caller says which variables its environment sets.
 import type { ConfigProblem } from './issues.ts';
-import { PRESETS } from './presets.ts';
+import { compareVersions, PRESETS } from './presets.ts';
 import { isLoopbackHost, presetCredentials } from './model-api.ts';
 import type { Config } from './schema.ts';
 
@@ -42,6 +42,27 @@ export function endpointWarnings(config: Config): ConfigProblem[] {
     warnings.push({
       path: ['agents', name, 'endpoint'],
       message: `agent "${name}" talks to ${url.host} over plain http: its key and every prompt cross the network unencrypted and unauthenticated; use https unless the network between them is yours alone`,
+    });
+  }
+  return warnings;
+}
+
+/**
+ * Agents that pin their preset's CLI to another version than the one its flags were checked
+ * against: an older one may lack a flag the preset passes, a newer one may have dropped or renamed one.
+ */
+export function versionWarnings(config: Config): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  for (const [name, agent] of Object.entries(config.agents ?? {})) {
+    if (!agent.preset || agent.version === undefined) continue;
+    const preset = PRESETS[agent.preset];
+    const order = compareVersions(agent.version, preset.version);
+    if (order === 0) continue;
+    warnings.push({
+      path: ['agents', name, 'version'],
+      message:
+        `agent "${name}" installs ${preset.title} ${agent.version}, ${order < 0 ? 'older' : 'newer'} than ${preset.version}, the version the preset's flags were checked against: ` +
+        `${order < 0 ? 'it may lack a flag the preset passes' : 'a flag the preset passes may have been dropped or renamed'} (\`npm run check:presets\` checks them against the latest); leave \`version\` out to install ${preset.version}`,
     });
   }
   return warnings;

@@ -22,6 +22,7 @@ import {
   DEFAULT_RUNS_ON,
   DEFAULT_SETUP_TIMEOUT_MINUTES,
   DEFAULT_STALL_MINUTES,
+  DEFAULT_VENDOR_RETRIES,
   DEFAULT_STEP_TIMEOUT_MINUTES,
   defaultAgentHosts,
   labelOf,
@@ -234,8 +235,9 @@ function resolveAgent(config: Config, name: string): ResolvedAgent {
   const agent = config.agents?.[name];
   if (!agent) throw new ConveyorError('bad-input', `unknown agent "${name}"`);
   const preset = agent.preset ? PRESETS[agent.preset] : undefined;
-  // The agent's own setup replaces its preset's install.
-  const setup = agent.setup ?? (preset ? presetSetup(preset) : undefined);
+  // The agent's own setup replaces its preset's install, which installs its pinned version.
+  const version = preset ? (agent.version ?? preset.version) : undefined;
+  const setup = agent.setup ?? (preset ? presetSetup(preset, version) : undefined);
   const stall = agent['stall-minutes'] ?? DEFAULT_STALL_MINUTES;
   const endpoint = endpointHost({ preset: agent.preset, model: agent.model, endpoint: agent.endpoint, provider: agent.provider });
   // Never a loopback host: the proxy would open every port of the runner's loopback to the agent,
@@ -260,6 +262,8 @@ function resolveAgent(config: Config, name: string): ResolvedAgent {
     // settings of its own that go there directly.
     ...networkOf([...(agent.network?.allow ?? defaultAgentHosts(agent)), ...(host ? [host] : [])]),
     ...(agent['max-usd'] !== undefined && { maxUsd: agent['max-usd'] }),
+    ...(agent['vendor-retries'] !== undefined && agent['vendor-retries'] !== DEFAULT_VENDOR_RETRIES && { vendorRetries: agent['vendor-retries'] }),
+    ...(version !== undefined && { version }),
   };
 }
 

@@ -32,6 +32,10 @@ export const resolvedAgentSchema = z.object({
   network: z.object({ allow: z.array(z.string()) }).optional(),
   /** US dollars one run of the agent may spend (`max-usd`): its CLI's flag where it has one, and $CONVEYOR_MAX_USD. */
   maxUsd: z.number().positive().optional(),
+  /** Runs again after a backoff when its vendor is unavailable; absent: DEFAULT_VENDOR_RETRIES. */
+  vendorRetries: z.number().int().min(0).optional(),
+  /** Its preset's CLI version, installed by its preset's setup (into a tools folder of that version). */
+  version: z.string().optional(),
 });
 
 export const resolvedDeploySchema = z.object({

@@ -326,8 +326,20 @@ function redispatchLost(
   return d.finish();
 }
 
-/** Error codes that say nothing a repair agent could change: the step fails without spending a repair. */
-const NOT_THE_WORK = new Set(['setup-failed', 'reviewer-no-verdict', 'sandbox-unavailable', 'output-refused', 'ci-timeout']);
+/**
+ * Error codes that say nothing a repair agent could change: the step fails without spending a
+ * repair. An agent its sandbox refused a host, or whose vendor stayed unavailable through its
+ * retries (made within the attempt), did no work to judge.
+ */
+const NOT_THE_WORK = new Set([
+  'setup-failed',
+  'reviewer-no-verdict',
+  'sandbox-unavailable',
+  'output-refused',
+  'agent-network-refused',
+  'agent-vendor-unavailable',
+  'ci-timeout',
+]);
 
 /**
  * Whether a failed result is a judgment of the work, which a repair can answer: a failing gate, a

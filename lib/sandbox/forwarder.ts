@@ -42,7 +42,15 @@ export interface ForwarderOptions {
   ca?: string;
   /** Told once per distinct problem (the endpoint unreachable, its certificate refused). */
   onProblem?: (message: string) => void;
+  /**
+   * Told of each answer the endpoint gave: its status, and for an error (400 and up) the start of
+   * its body (what the vendor said), once it is read; a success at once, with no body.
+   */
+  onAnswer?: (status: number, body: string) => void;
 }
+
+/** How much of an error answer's body is kept for onAnswer: a vendor's error message is short. */
+const ERROR_BODY_LIMIT = 4096;
 
 export interface Forwarder {
   /** The port it listens on, for a loopback forwarder. */
@@ -81,6 +89,29 @@ function carries(headers: IncomingHttpHeaders, search: URLSearchParams, placehol
 function refuse(res: ServerResponse, status: number, message: string): void {
   // JSON: the CLIs print an API's error body, and this names what to do.
   res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify({ error: { type: 'conveyor_forwarder', message } })}\n`);
+}
+
+/** Passes an answer's status on (and an error's first bytes, as they come beside the pipe to the agent). */
+function tellAnswer(answer: IncomingMessage, status: number, tell: (status: number, body: string) => void): void {
+  if (status < 400) {
+    tell(status, '');
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  answer.on('data', (c: Buffer) => {
+    if (size >= ERROR_BODY_LIMIT) return;
+    chunks.push(c);
+    size += c.length;
+  });
+  let told = false;
+  const once = () => {
+    if (told) return;
+    told = true;
+    tell(status, Buffer.concat(chunks).subarray(0, ERROR_BODY_LIMIT).toString('utf8'));
+  };
+  answer.on('end', once);
+  answer.on('close', once);
 }
 
 export async function startForwarder(options: ForwarderOptions): Promise<Forwarder> {
@@ -146,6 +177,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         else res.writeHead(status, back);
         // A stream's first event must not wait for more bytes: headers out now, every chunk as it comes.
         res.flushHeaders();
+        if (options.onAnswer) tellAnswer(answer, status, options.onAnswer);
         answer.pipe(res);
         // Cut short upstream: the agent's answer is cut short too, never ended as if it were whole.
         answer.on('close', () => {

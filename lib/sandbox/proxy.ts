@@ -55,7 +55,18 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-export async function startProxy(options: { socketPath: string; allow: readonly string[]; onBlocked?: (host: string, port: number) => void }): Promise<Proxy> {
+export interface ProxyOptions {
+  socketPath: string;
+  allow: readonly string[];
+  /** Told once per refused host and port, as it is first refused. */
+  onBlocked?: (host: string, port: number) => void;
+  /** Told of every refusal (a CLI retrying a host it may not reach shows as many). */
+  onRefused?: (host: string, port: number) => void;
+  /** Told of every request or tunnel let through: the command is getting on with its work. */
+  onAllowed?: (host: string, port: number) => void;
+}
+
+export async function startProxy(options: ProxyOptions): Promise<Proxy> {
   const counts = new Map<string, Blocked>();
   const sockets = new Set<Duplex>();
   // Requests forwarded upstream and not yet answered in full: each ends with its client, and all with the proxy.
@@ -73,6 +84,7 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
       counts.set(key, { host: normalizeHost(host), port, count: 1 });
       options.onBlocked?.(normalizeHost(host), port);
     }
+    options.onRefused?.(normalizeHost(host), port);
   };
   const FORBIDDEN = 'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n';
 
@@ -96,6 +108,7 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
         .end(`conveyor sandbox: ${normalizeHost(url.hostname)}:${port} is not in this command's network.allow\n`);
       return;
     }
+    options.onAllowed?.(normalizeHost(url.hostname), port);
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
     // No connection pool (agent: false): a kept-alive socket upstream would keep the step process running after its command.
     const upstream = httpRequest(
@@ -139,6 +152,7 @@ export async function startProxy(options: { socketPath: string; allow: readonly 
       client.end(FORBIDDEN);
       return;
     }
+    options.onAllowed?.(normalizeHost(target.hostname), port);
     const upstream = connect(port, normalizeHost(target.hostname), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);

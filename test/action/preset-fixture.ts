@@ -27,6 +27,8 @@ export interface StandInRecord {
   homeMode?: string;
   /** Its request to its model's API, as its CLI makes it, with STAND_IN_API. */
   api?: { url: string; status: number; body: string; error?: string };
+  /** With STAND_IN_UNPACK: whether it found itself unpacked in its HOME already, or had to unpack. */
+  unpacked?: 'found' | 'made';
 }
 
 export interface Bench {
@@ -38,17 +40,21 @@ export interface Bench {
   /** The payload of `step` in the pipeline `default` of `yaml`, as buildPayload carries it. */
   payloadFrom(yaml: string, step: string): StepPayload;
   /** Runs one step through the action's entry in workspace `ws`, with the runner's variables `env`. */
-  run(payload: StepPayload, ws: string, options: { env: Record<string, string>; path?: string }): ReturnType<typeof runStep>;
+  run(payload: StepPayload, ws: string, options: RunOptions): ReturnType<typeof runStep>;
   recordOf(ws: string, cli: string): StandInRecord;
   cleanup(): void;
 }
 
-async function runStep(
-  bench: { remotes: Remotes; scratch: string; bin: string },
-  payload: StepPayload,
-  ws: string,
-  options: { env: Record<string, string>; path?: string },
-) {
+export interface RunOptions {
+  env: Record<string, string>;
+  path?: string;
+  /** Milliseconds per configured minute (the refusal window, timeouts). */
+  minuteMs?: number;
+  /** How backoffs are waited out (tests record them and do not wait). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+async function runStep(bench: { remotes: Remotes; scratch: string; bin: string }, payload: StepPayload, ws: string, options: RunOptions) {
   const payloadPath = join(bench.scratch, `payload-${payload.step.id}.json`);
   writeFileSync(payloadPath, JSON.stringify(payload));
   const lines: string[] = [];
@@ -66,6 +72,8 @@ async function runStep(
     payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
+    ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   return { result, log: lines.join('\n') };
 }

@@ -256,8 +256,81 @@ describe('a preset whose CLI is not installed', () => {
         .join(':')}`,
     );
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
-    expect(recordOf(ws, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code']);
-    expect(recordOf(ws, 'claude').argv[0]).toBe('--print');
+    // The version the preset was checked with, into a tools folder of that preset and version.
+    const npm = recordOf(ws, 'npm');
+    expect(npm.argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.197']);
+    expect(npm.env.npm_config_prefix).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.197'));
+    const claude = recordOf(ws, 'claude');
+    expect(claude.argv[0]).toBe('--print');
+    expect(claude.env.PATH!.split(':')[0]).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.197', 'bin'));
     expect(log).toContain('setup of agent "coder"');
+  });
+
+  it('installs another version into its own folder: a version changed in the configuration is never the old one found on PATH', async () => {
+    standIn('npm');
+    const path = `${bench.bin}:${process.env
+      .PATH!.split(':')
+      .filter((d) => !existsSync(join(d, 'claude')))
+      .join(':')}`;
+    expect((await run(payloadFor('claude-code', 'implement'), join(scratch, 'ws-a'), path)).result.conclusion).toBe('success');
+    const pinned = bench.payloadFrom(
+      `
+version: 1
+agents:
+  coder: { preset: claude-code, version: 2.1.190 }
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    service: web
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`,
+      'implement',
+    );
+    const ws = join(scratch, 'ws-b');
+    const { result, log } = await run(pinned, ws, path);
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    expect(recordOf(ws, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.190']);
+    expect(recordOf(ws, 'claude').env.PATH!.split(':')[0]).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.190', 'bin'));
+  });
+});
+
+describe("an agent's private HOME", () => {
+  const config = (agents: string) => `
+version: 1
+agents:
+${agents}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    service: web
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+
+  it("keeps what its CLI unpacks there (Copilot CLI's package, ~/.cache) for its next run, and for that agent alone", async () => {
+    standIn('copilot');
+    const agents = (name: string) => `  ${name}: { preset: copilot, env: { STAND_IN_UNPACK: .copilot/pkg } }`;
+    const first = join(scratch, 'ws-1');
+    expect((await run(bench.payloadFrom(config(agents('coder')), 'implement'), first)).result.sandbox?.mode).toBe('bubblewrap');
+    expect(recordOf(first, 'copilot').unpacked).toBe('made');
+    const second = join(scratch, 'ws-2');
+    expect((await run(bench.payloadFrom(config(agents('coder')), 'implement'), second)).result.conclusion).toBe('success');
+    expect(recordOf(second, 'copilot').unpacked).toBe('found');
+    // Another agent (a reviewer judging the coder's work would be one) starts without what the coder left.
+    const other = join(scratch, 'ws-3');
+    const renamed = config(`${agents('writer')}`).replace('agent: coder', 'agent: writer');
+    expect((await run(bench.payloadFrom(renamed, 'implement'), other)).result.conclusion).toBe('success');
+    expect(recordOf(other, 'copilot').unpacked).toBe('made');
+  });
+
+  it('keeps ~/.cache for every agent', async () => {
+    standIn('claude');
+    const agents = '  coder: { preset: claude-code, env: { STAND_IN_UNPACK: .cache/claude } }';
+    await run(bench.payloadFrom(config(agents), 'implement'), join(scratch, 'ws-1'));
+    await run(bench.payloadFrom(config(agents), 'implement'), join(scratch, 'ws-2'));
+    expect(recordOf(join(scratch, 'ws-2'), 'claude').unpacked).toBe('found');
   });
 });

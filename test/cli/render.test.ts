@@ -32,6 +32,18 @@ describe('the command line status of a run', () => {
     expect(renderRun(start(plan).run, later(1))).not.toContain('Models');
   });
 
+  it('lists each attempt an agent was stopped in for what is not its work: a refused host, an unavailable vendor', () => {
+    const refused =
+      "The agent was stopped: the sandbox refused api.anthropic.com:443 (1 time), which is not in its network.allow, and it is the agent's model API.";
+    let run = start(plan).run;
+    run = step(run, at(current(run, 'implement', 'failure', { error: { code: 'agent-network-refused', message: refused } }), 20)).run;
+    const text = renderRun(run, later(30));
+    expect(text).toContain(`Agents stopped (not their work):\n  implement attempt 1  agent-network-refused: ${refused}`);
+    let other = start(plan).run;
+    other = step(other, at(current(other, 'implement', 'failure', { error: { code: 'agent-failed', message: 'The agent exited with 1' } }), 20)).run;
+    expect(renderRun(other, later(30))).not.toContain('Agents stopped');
+  });
+
   it('says how long a finished run took', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;

