@@ -1,12 +1,46 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
+  DEFAULT_SETUP_TIMEOUT_MINUTES,
+  DEFAULT_STALL_MINUTES,
+  DEFAULT_VENDOR_RETRIES,
+  FIGURES,
   GitRepo,
-  external_exports,
+  MAX_COUNT,
+  MAX_PROTECTED_PATHS,
+  MAX_USD,
+  PRESETS,
+  USAGE_FIGURES,
+  WIRE_VERSION,
+  addCounts,
+  attemptKey,
+  attemptName,
+  attemptRefSchema,
+  cappedFigures,
+  compact,
+  describeIssues,
+  describeUsage,
+  endpointHost,
+  formatTokens,
+  formatUsd,
+  isEmptyUsage,
+  isLoopbackHost,
+  joinModels,
   makePrivateTemp,
+  modelApiOf,
+  parseUsageFile,
+  presetCredentials,
+  presetHosts,
+  presetModel,
   privateTemp,
+  refOf,
+  reviewVerdictSchema,
   socketFolder,
+  stepPayloadSchema,
+  stepResultSchema,
+  sumUsage,
+  usdSchema,
   which
-} from "./chunk-WPLZMIOD.js";
+} from "./chunk-KR7HJEQ3.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -22,18 +56,18 @@ import {
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-LUSS2Z5T.js";
+} from "./chunk-MNOLYNZN.js";
 import {
-  ReviewRefused
-} from "./chunk-S6CAQBKA.js";
+  ReviewRefused,
+  external_exports
+} from "./chunk-ASPCPMM2.js";
 import {
   createGitHubOctokit,
   octokitLog
-} from "./chunk-GYGYHA3K.js";
+} from "./chunk-7JELCMRV.js";
 import {
-  ConveyorError,
-  ERROR_CODES
-} from "./chunk-ZXEARZ4J.js";
+  ConveyorError
+} from "./chunk-DJRTUKIR.js";
 import {
   error,
   getIDToken,
@@ -136,6 +170,13 @@ function runCommand(options) {
         stop();
       }
     ) : void 0;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (options.stop?.aborted) onAbort();
+    else options.stop?.addEventListener("abort", onAbort, { once: true });
     let exit;
     let settled = false;
     const finish = () => {
@@ -144,12 +185,14 @@ function runCommand(options) {
       clearTimeout(timer);
       if (stallTimer) clearInterval(stallTimer);
       if (killTimer) clearTimeout(killTimer);
+      options.stop?.removeEventListener("abort", onAbort);
       for (const s of ["stdout", "stderr"]) if (partial[s]) emit(partial[s]);
       resolve3({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
         stalled: stalled && !timedOut,
+        ...aborted && !timedOut && !stalled ? { aborted: true } : {},
         output: tail2.length > tailChars ? tail2.slice(-tailChars) : tail2,
         durationMs: Date.now() - started,
         pid: child.pid
@@ -243,691 +286,6 @@ function sha256(text) {
 }
 function digest(value) {
   return sha256(canonicalJson(value));
-}
-
-// core/config/presets.ts
-var PRESET_NAMES = ["claude-code", "codex", "gemini", "copilot", "aider"];
-var NPM_GLOBAL = (pkg) => `npm install --global ${pkg}`;
-var PRESETS = {
-  "claude-code": {
-    name: "claude-code",
-    title: "Claude Code",
-    cli: "claude",
-    package: { registry: "npm", name: "@anthropic-ai/claude-code" },
-    checked: { version: "2.1.197", against: "`claude --help`" },
-    install: NPM_GLOBAL("@anthropic-ai/claude-code"),
-    credentials: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
-    hosts: ["api.anthropic.com"],
-    // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
-    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: "1" },
-    // It refuses bypassPermissions as root ("… cannot be used with root/sudo privileges") unless told a sandbox guards it.
-    sandboxedEnv: { IS_SANDBOX: "1" },
-    // stream-json prints each event as it happens (the stall guard sees an agent that works); with
-    // --print it needs --verbose. The sandbox is the guard, so nothing asks for permission.
-    args: ["--print", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", "--add-dir", { env: "CONVEYOR_WORKSPACE" }],
-    outsideRepoArgs: [],
-    prompt: { stdin: true },
-    model: { flag: "--model", provider: "strip" },
-    reviewer: { args: ["--json-schema", { verdictSchema: "inline" }], verdict: "structured-output" },
-    leaves: [],
-    // Its last stream-json event, `{"type": "result"}`, has total_cost_usd, num_turns and usage.
-    usage: { from: "events" },
-    // "Maximum dollar amount to spend on API calls (only works with --print)", which it runs with.
-    maxUsd: { flag: "--max-budget-usd" },
-    help: [["--help"]]
-  },
-  codex: {
-    name: "codex",
-    title: "OpenAI Codex CLI",
-    cli: "codex",
-    package: { registry: "npm", name: "@openai/codex" },
-    checked: { version: "0.171.0", against: "`codex exec --help`" },
-    install: NPM_GLOBAL("@openai/codex"),
-    credentials: ["CODEX_API_KEY", "OPENAI_API_KEY"],
-    hosts: ["api.openai.com"],
-    env: {},
-    sandboxedEnv: {},
-    // Conveyor's sandbox is the external one the flag's help asks for; Codex's own would nest in it.
-    args: ["exec", "--json", "--color", "never", "--dangerously-bypass-approvals-and-sandbox"],
-    outsideRepoArgs: ["--skip-git-repo-check"],
-    prompt: { stdin: true },
-    model: { flag: "--model", provider: "strip" },
-    reviewer: { args: ["--output-schema", { verdictSchema: "file" }, "--output-last-message", { env: "CONVEYOR_RESULT_FILE" }], verdict: "cli-writes-file" },
-    leaves: [],
-    // Each `{"type": "turn.completed"}` event has that turn's token usage (no cost).
-    usage: { from: "events" },
-    maxUsd: { unsupported: "`codex exec` has no flag that stops it at a cost" },
-    help: [["exec", "--help"]]
-  },
-  gemini: {
-    name: "gemini",
-    title: "Gemini CLI",
-    cli: "gemini",
-    package: { registry: "npm", name: "@google/gemini-cli" },
-    checked: { version: "0.61.0", against: "`gemini --help`" },
-    install: NPM_GLOBAL("@google/gemini-cli"),
-    credentials: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-    hosts: ["generativelanguage.googleapis.com"],
-    env: { GEMINI_SANDBOX: "false" },
-    sandboxedEnv: {},
-    // --prompt makes it headless and is appended to the prompt read from standard input.
-    args: [
-      "--output-format",
-      "stream-json",
-      "--approval-mode",
-      "yolo",
-      "--skip-trust",
-      "--include-directories",
-      { env: "CONVEYOR_WORKSPACE" },
-      "--prompt",
-      "Do what the instructions above ask."
-    ],
-    outsideRepoArgs: [],
-    prompt: { stdin: true },
-    model: { flag: "--model", provider: "strip" },
-    reviewer: { args: [], verdict: "agent-writes-file" },
-    leaves: [],
-    // Its last stream-json event, `{"type": "result"}`, has `stats` with the tokens by model (no cost).
-    usage: { from: "events" },
-    maxUsd: { unsupported: "the Gemini CLI has no flag that stops it at a cost" },
-    help: [["--help"]]
-  },
-  copilot: {
-    name: "copilot",
-    title: "GitHub Copilot CLI",
-    cli: "copilot",
-    package: { registry: "npm", name: "@github/copilot" },
-    checked: { version: "1.0.102", against: "`copilot --help`" },
-    install: NPM_GLOBAL("@github/copilot"),
-    // A fine-grained personal access token with the Copilot Requests permission; never the
-    // workflow's or the app's token (those are refused wherever they are named).
-    credentials: ["COPILOT_GITHUB_TOKEN"],
-    hosts: ["api.githubcopilot.com", "*.githubcopilot.com", "api.github.com"],
-    env: {},
-    sandboxedEnv: {},
-    // It takes the prompt as --prompt's value only: the file's text goes there (up to 128 KiB, the
-    // system's limit on one argument).
-    args: ["--allow-all", "--no-ask-user", "--no-auto-update", "--output-format", "json"],
-    outsideRepoArgs: [],
-    prompt: { flag: "--prompt", value: "text" },
-    model: { flag: "--model", provider: "strip" },
-    reviewer: { args: [], verdict: "agent-writes-file" },
-    leaves: [],
-    // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
-    usage: { from: "file", flag: "--usage-output-file" },
-    // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.
-    maxUsd: { unsupported: "the Copilot CLI stops at AI credits (--max-ai-credits), not at dollars" },
-    help: [["--help"]]
-  },
-  aider: {
-    name: "aider",
-    title: "Aider",
-    cli: "aider",
-    package: { registry: "pypi", name: "aider-chat" },
-    checked: { version: "0.86", against: "the options reference, aider.chat/docs/config/options.html (PyPI was not reachable)" },
-    install: "pipx install aider-chat",
-    credentials: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"],
-    hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "api.deepseek.com", "openrouter.ai"],
-    env: {},
-    sandboxedEnv: {},
-    // Conveyor commits what the agent leaves (with the run's trailer) and keeps .aider* files out of
-    // the commits; Aider must neither commit nor edit .gitignore.
-    args: [
-      "--yes-always",
-      "--no-auto-commits",
-      "--no-gitignore",
-      "--no-check-update",
-      "--no-show-model-warnings",
-      "--no-pretty",
-      "--no-fancy-input",
-      "--analytics-disable"
-    ],
-    // It would offer to create a repository at the workspace root, and --yes-always would accept.
-    outsideRepoArgs: ["--no-git"],
-    prompt: { flag: "--message-file", value: "path" },
-    // Aider routes by the provider prefix (anthropic/…, openai/…), as LiteLLM does.
-    model: { flag: "--model", provider: "keep" },
-    // It edits only files of the repository: the reviewer answers in ask mode, the verdict in its reply.
-    reviewer: { args: ["--chat-mode", "ask"], verdict: "reply" },
-    leaves: [".aider*"],
-    // Its options reference documents no machine-readable usage (it prints a "Tokens: … Cost: …" line for people).
-    usage: { from: "none", why: "Aider prints its usage for people only" },
-    maxUsd: { unsupported: "Aider has no option that stops it at a cost" },
-    help: [["--help"]]
-  }
-};
-function presetModel(preset, model) {
-  return preset.model.provider === "keep" ? model : model.slice(model.lastIndexOf("/") + 1);
-}
-
-// core/config/model-api.ts
-var COPILOT_PROVIDERS = ["openai", "azure", "anthropic"];
-var WIRE_APIS = ["completions", "responses"];
-var OPENAI = "https://api.openai.com/v1";
-var ANTHROPIC = "https://api.anthropic.com";
-var GEMINI = "https://generativelanguage.googleapis.com";
-var COPILOT_DEFAULT = { openai: OPENAI, anthropic: ANTHROPIC, azure: void 0 };
-var COPILOT_HEADER = { openai: "bearer", anthropic: "x-api-key", azure: "api-key" };
-var pointing = (p) => ({ env: p.env ?? {}, homeFiles: p.homeFiles ?? {}, homeVariables: p.homeVariables ?? {} });
-function aiderRoute(model) {
-  if (model?.startsWith("anthropic/")) return "anthropic";
-  if (model?.startsWith("openai/")) return "openai";
-  return void 0;
-}
-function modelApiOf(agent) {
-  const configured = agent.endpoint !== void 0;
-  const api = (endpoint, keys, point, always = configured) => ({
-    endpoint: agent.endpoint ?? endpoint,
-    pointAlways: always,
-    keys,
-    point
-  });
-  switch (agent.preset) {
-    case "claude-code":
-      return api(ANTHROPIC, [{ variable: "ANTHROPIC_API_KEY", header: "x-api-key" }], (url) => pointing({ env: { ANTHROPIC_BASE_URL: url } }));
-    case "codex":
-      return api(
-        OPENAI,
-        [
-          { variable: "CODEX_API_KEY", header: "bearer" },
-          { variable: "OPENAI_API_KEY", header: "bearer" }
-        ],
-        (url) => pointing({ homeFiles: { ".codex/config.toml": `openai_base_url = ${JSON.stringify(url)}
-` }, homeVariables: { CODEX_HOME: ".codex" } })
-      );
-    case "gemini":
-      return api(
-        GEMINI,
-        [
-          { variable: "GEMINI_API_KEY", header: "x-goog-api-key" },
-          { variable: "GOOGLE_API_KEY", header: "x-goog-api-key" }
-        ],
-        (url) => pointing({
-          env: { GOOGLE_GEMINI_BASE_URL: url },
-          homeFiles: { ".gemini/settings.json": `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2)}
-` },
-          homeVariables: { GEMINI_CLI_HOME: "." }
-        })
-      );
-    case "copilot": {
-      const provider = agent.provider;
-      if (!provider) return void 0;
-      const fallback = COPILOT_DEFAULT[provider];
-      if (agent.endpoint === void 0 && fallback === void 0) return void 0;
-      return api(
-        fallback ?? "",
-        [{ variable: "COPILOT_PROVIDER_API_KEY", header: COPILOT_HEADER[provider] }],
-        (url) => pointing({
-          env: {
-            COPILOT_PROVIDER_BASE_URL: url,
-            COPILOT_PROVIDER_TYPE: provider,
-            ...agent.wireApi ? { COPILOT_PROVIDER_WIRE_API: agent.wireApi } : {},
-            // Nothing of GitHub's: no sign-in, no telemetry, no GitHub MCP server, no update check.
-            COPILOT_OFFLINE: "true"
-          }
-        }),
-        true
-      );
-    }
-    case "aider": {
-      const route = aiderRoute(agent.model);
-      if (route === "anthropic") {
-        return api(
-          ANTHROPIC,
-          [{ variable: "ANTHROPIC_API_KEY", header: "x-api-key" }],
-          (url) => pointing({ env: { ANTHROPIC_API_BASE: url, ANTHROPIC_BASE_URL: url } })
-        );
-      }
-      if (route === "openai") return api(OPENAI, [{ variable: "OPENAI_API_KEY", header: "bearer" }], (url) => pointing({ env: { OPENAI_API_BASE: url } }));
-      return void 0;
-    }
-    case void 0:
-      return void 0;
-  }
-}
-function presetCredentials(preset, provider) {
-  if (preset === "copilot" && provider) return ["COPILOT_PROVIDER_API_KEY"];
-  return [...PRESETS[preset].credentials];
-}
-
-// core/plan/types.ts
-var resolvedAgentSchema = external_exports.object({
-  name: external_exports.string(),
-  /** The agent's own command; absent: its preset's command line, which the action builds. */
-  run: external_exports.string().optional(),
-  preset: external_exports.enum(PRESET_NAMES).optional(),
-  model: external_exports.string().optional(),
-  /** The model API its preset's CLI is pointed at; absent: its vendor's. */
-  endpoint: external_exports.string().optional(),
-  /** Copilot CLI's bring-your-own-key provider, and its wire API. */
-  provider: external_exports.enum(COPILOT_PROVIDERS).optional(),
-  wireApi: external_exports.enum(WIRE_APIS).optional(),
-  timeoutMinutes: external_exports.number().int(),
-  /** Minutes without output or workspace change before the agent is stopped; absent: DEFAULT_STALL_MINUTES. */
-  stallMinutes: external_exports.number().int().optional(),
-  env: external_exports.record(external_exports.string(), external_exports.string()),
-  /** Variables passed by name from the runner's environment: its own `secrets` and its preset's credentials. */
-  secrets: external_exports.array(external_exports.string()).optional(),
-  /** Runs before the agent: its `setup`, or its preset's install when the CLI is not on PATH. */
-  setup: external_exports.string().optional(),
-  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
-  setupTimeoutMinutes: external_exports.number().int().optional(),
-  /** Hosts the agent's sandbox may reach; absent: none. */
-  network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional(),
-  /** US dollars one run of the agent may spend (`max-usd`): its CLI's flag where it has one, and $CONVEYOR_MAX_USD. */
-  maxUsd: external_exports.number().positive().optional()
-});
-var resolvedDeploySchema = external_exports.object({
-  run: external_exports.string(),
-  teardown: external_exports.string().optional(),
-  timeoutMinutes: external_exports.number().int()
-});
-var resolvedServiceSchema = external_exports.object({
-  name: external_exports.string(),
-  repo: external_exports.string(),
-  path: external_exports.string().optional(),
-  base: external_exports.string(),
-  dependsOn: external_exports.array(external_exports.string()),
-  /** null: `deploy: none` or no deploy key (nothing to stand up). */
-  deploy: resolvedDeploySchema.nullable(),
-  gate: external_exports.string().optional(),
-  /** Runs in the service's folder before its gates, deploys and teardowns. */
-  setup: external_exports.string().optional(),
-  /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
-  setupTimeoutMinutes: external_exports.number().int().optional(),
-  /** Variables passed by name to its deploys and teardowns. */
-  secrets: external_exports.array(external_exports.string()).optional(),
-  /** Hosts the service's gates, deploys and teardowns may reach; absent: any (the runner's network). */
-  network: external_exports.object({ allow: external_exports.array(external_exports.string()) }).optional(),
-  /** Its commands keep the runner's Docker socket (written only when true). */
-  docker: external_exports.literal(true).optional()
-});
-var repair = external_exports.object({ agent: external_exports.string(), maxAttempts: external_exports.number().int() });
-var stepCommon = {
-  id: external_exports.string(),
-  needs: external_exports.array(external_exports.string()),
-  timeoutMinutes: external_exports.number().int(),
-  /**
-   * The runner label, or the labels a runner must all have, of the step's workflow job (its own
-   * `runs-on`, else the pipeline's; the workflow reads it from the payload). Absent: the
-   * workflow's default, ubuntu-latest. Never on an approval.
-   */
-  runsOn: external_exports.union([external_exports.string(), external_exports.array(external_exports.string())]).optional()
-};
-var planStepSchema = external_exports.discriminatedUnion("kind", [
-  external_exports.object({ ...stepCommon, kind: external_exports.literal("code"), agent: external_exports.string(), writes: external_exports.array(external_exports.string()) }),
-  external_exports.object({
-    ...stepCommon,
-    kind: external_exports.literal("gate"),
-    /** Absent when each service's own `gate` command is used. */
-    run: external_exports.string().optional(),
-    in: external_exports.array(external_exports.string()),
-    repair: repair.optional(),
-    author: external_exports.string().optional(),
-    path: external_exports.string().optional()
-  }),
-  external_exports.object({ ...stepCommon, kind: external_exports.literal("review"), agent: external_exports.string(), repair: repair.optional() }),
-  external_exports.object({ ...stepCommon, kind: external_exports.literal("deploy"), services: external_exports.array(external_exports.string()) }),
-  external_exports.object({
-    ...stepCommon,
-    kind: external_exports.literal("approval"),
-    approvers: external_exports.array(external_exports.string()),
-    minApprovals: external_exports.number().int(),
-    allowRequester: external_exports.boolean()
-  }),
-  external_exports.object({ ...stepCommon, kind: external_exports.literal("merge"), method: external_exports.enum(["merge", "squash", "rebase"]) })
-]);
-var changeSetRepoSchema = external_exports.object({
-  repo: external_exports.string(),
-  base: external_exports.string(),
-  role: external_exports.enum(["primary", "sibling"]),
-  services: external_exports.array(external_exports.string())
-});
-var planSchema = external_exports.object({
-  pipeline: external_exports.string(),
-  label: external_exports.string(),
-  service: external_exports.string(),
-  involves: external_exports.array(external_exports.string()),
-  steps: external_exports.array(planStepSchema),
-  /** Topological levels of `needs`: every step of a wave can run once the waves before it succeeded. */
-  waves: external_exports.array(external_exports.array(external_exports.string())),
-  agents: external_exports.record(external_exports.string(), resolvedAgentSchema),
-  services: external_exports.record(external_exports.string(), resolvedServiceSchema),
-  changeSet: external_exports.array(changeSetRepoSchema),
-  /** Deploy order of the change set's services: providers first, alphabetical inside a wave. */
-  deployWaves: external_exports.array(external_exports.array(external_exports.string())),
-  /** `required`: no step runs its commands without a sandbox. Absent: best-effort. */
-  sandbox: external_exports.literal("required").optional(),
-  /** `git`: steps push plain git commits. Absent: verified (made through GitHub's API, which signs them; git in the embedded mode). */
-  commits: external_exports.literal("git").optional(),
-  /**
-   * The pipeline's `budget-usd`: the run stops before an agent attempt once its agents have spent
-   * it. Outside the hash (core/plan/hash.ts): raising it does not change what runs, and a retry
-   * takes the configuration's current value (the retry event carries it).
-   */
-  budgetUsd: external_exports.number().positive().optional(),
-  /**
-   * The pipeline's `protect` patterns, written only when they are not the default
-   * (core/config/protect.ts): absent is the default, so plans (and hashes) from before the key
-   * stay the same and protect what the default protects. `[]`: nothing is protected.
-   */
-  protect: external_exports.array(external_exports.string()).optional(),
-  hash: external_exports.string()
-});
-
-// core/repo-name.ts
-var REPO_NAME = /^(?!\.{1,2}\/)[A-Za-z0-9_.-]+\/(?!\.{1,2}$)[A-Za-z0-9_.-]+$/;
-
-// core/contract/usage.ts
-var MAX_COUNT = Number.MAX_SAFE_INTEGER;
-var MAX_USD = 1e9;
-function countSchema(unit) {
-  return external_exports.int({ error: (issue) => issue.code === "too_big" ? `must be at most ${MAX_COUNT} (Conveyor counts no more)` : `must be a whole number of ${unit}` }).nonnegative("must not be negative");
-}
-var usdSchema = external_exports.number("must be a number of US dollars").nonnegative("must not be negative").max(MAX_USD, `must be at most $${MAX_USD} (Conveyor counts no more)`);
-var usageFileSchema = external_exports.strictObject({
-  input_tokens: countSchema("tokens").optional(),
-  output_tokens: countSchema("tokens").optional(),
-  cost_usd: usdSchema.optional(),
-  turns: countSchema("turns").optional(),
-  model: external_exports.string().min(1).max(200).optional()
-});
-var usageSchema = external_exports.object({
-  inputTokens: external_exports.int().nonnegative().optional(),
-  outputTokens: external_exports.int().nonnegative().optional(),
-  costUsd: external_exports.number().nonnegative().max(MAX_USD).optional(),
-  turns: external_exports.int().nonnegative().optional(),
-  /** Every model that reported, in the order they first did. */
-  models: external_exports.array(external_exports.string().max(200)).max(20).optional()
-});
-var USAGE_FIGURES = {
-  costUsd: "cost",
-  inputTokens: "input tokens",
-  outputTokens: "output tokens",
-  turns: "turns"
-};
-var FIGURES = Object.keys(USAGE_FIGURES);
-var kindOf = (f) => f === "costUsd" ? "usd" : "count";
-var CEILING = { usd: MAX_USD, count: MAX_COUNT };
-function usageOfFile(file) {
-  return compact({
-    inputTokens: file.input_tokens,
-    outputTokens: file.output_tokens,
-    costUsd: file.cost_usd,
-    turns: file.turns,
-    models: file.model !== void 0 ? [file.model] : void 0
-  });
-}
-function parseUsageFile(text) {
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, problem: `it is not JSON (${e.message})` };
-  }
-  const parsed = usageFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const what = parsed.error.issues.map(
-      (i) => i.code === "unrecognized_keys" ? `unknown key${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}` : `${i.path.join(".") || "(the file)"}: ${i.message}`
-    ).join("; ");
-    return { ok: false, problem: `${what} (expected {"input_tokens", "output_tokens", "cost_usd", "turns", "model"}, any of them)` };
-  }
-  return { ok: true, usage: usageOfFile(parsed.data) };
-}
-var roundUsd = (x) => Math.round(x * 1e6) / 1e6;
-function figure(kind, x) {
-  if (x === void 0) return void 0;
-  const ok = typeof x === "number" && x >= 0 && (kind === "usd" ? Number.isFinite(x) : Number.isSafeInteger(x));
-  return ok ? Math.min(x, CEILING[kind]) : CEILING[kind];
-}
-function add(kind, a, b) {
-  if (a === void 0 || b === void 0) return a ?? b;
-  return Math.min(kind === "usd" ? roundUsd(a + b) : a + b, CEILING[kind]);
-}
-function addCounts(...xs) {
-  return xs.reduce((total, x) => add("count", total, figure("count", x)), void 0);
-}
-function sumUsage(usages) {
-  let total;
-  for (const u of usages) {
-    if (!u || isEmptyUsage(u)) continue;
-    const sum = { models: joinModels(total?.models, u.models) };
-    for (const f of FIGURES) sum[f] = add(kindOf(f), total?.[f], figure(kindOf(f), u[f]));
-    total = compact(sum);
-  }
-  return total;
-}
-function cappedFigures(u) {
-  return u ? FIGURES.filter((f) => u[f] !== void 0 && u[f] >= CEILING[kindOf(f)]).map((f) => USAGE_FIGURES[f]) : [];
-}
-function joinModels(a, b) {
-  const all = [.../* @__PURE__ */ new Set([...a ?? [], ...b ?? []])].slice(0, 20);
-  return all.length ? all : void 0;
-}
-function isEmptyUsage(u) {
-  return FIGURES.every((f) => u[f] === void 0) && !u.models?.length;
-}
-function compact(u) {
-  return Object.fromEntries(Object.entries(u).filter(([, v]) => v !== void 0));
-}
-function formatUsd(x) {
-  if (x > 0 && x < 0.01) return `$${x.toFixed(3)}`;
-  return `$${x.toFixed(2)}`;
-}
-function formatTokens(n) {
-  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n.toLocaleString("en-US");
-}
-function describeUsage(u) {
-  if (!u || isEmptyUsage(u)) return "not reported";
-  const parts = [];
-  if (u.costUsd !== void 0) parts.push(formatUsd(u.costUsd));
-  const [i, o] = [u.inputTokens, u.outputTokens];
-  if (i !== void 0 && o !== void 0) parts.push(`${formatTokens(i)} tokens in, ${formatTokens(o)} out`);
-  else if (i !== void 0) parts.push(`${formatTokens(i)} tokens in`);
-  else if (o !== void 0) parts.push(`${formatTokens(o)} tokens out`);
-  if (u.turns !== void 0) parts.push(`${u.turns} turn${u.turns === 1 ? "" : "s"}`);
-  if (parts.length === 0 && u.models?.length) parts.push("no figures");
-  const capped = cappedFigures(u);
-  if (capped.length) parts.push(`${capped.join(", ")} at Conveyor's ceiling`);
-  return parts.join(" \xB7 ");
-}
-
-// core/contract/attempt-ref.ts
-var ATTEMPT_MODES = ["run", "repair", "teardown"];
-var STEP_ID = /^[a-z][a-z0-9_-]*$/;
-var attemptRefSchema = external_exports.object({
-  runId: external_exports.string().min(1),
-  step: external_exports.string().regex(STEP_ID, { error: "must be a step id (lowercase letters, digits, - and _)" }),
-  attempt: external_exports.number().int().positive(),
-  epoch: external_exports.number().int().nonnegative(),
-  mode: external_exports.enum(ATTEMPT_MODES)
-});
-function refOf(x) {
-  return { runId: x.runId, step: typeof x.step === "string" ? x.step : x.step.id, attempt: x.attempt, epoch: x.epoch, mode: x.mode };
-}
-function attemptKey(ref) {
-  return `${ref.runId}:${ref.step}:${ref.attempt}:${ref.epoch}${ref.mode === "teardown" ? ":teardown" : ""}`;
-}
-function attemptName(ref, prefix) {
-  return `${prefix}-${ref.runId}-${ref.step}.${ref.mode}.${ref.attempt}.${ref.epoch}`.replace(/[":<>|*?\\/\r\n]/g, "-");
-}
-
-// core/contract/wire.ts
-var WIRE_VERSION = 2;
-var pullRequestRefSchema = external_exports.object({
-  repo: external_exports.string(),
-  number: external_exports.number().int().positive(),
-  url: external_exports.string(),
-  branch: external_exports.string(),
-  head: external_exports.string().optional(),
-  /** Still a draft (the run's own PR opens as one); absent once it is ready for review. */
-  draft: external_exports.boolean().optional(),
-  /** GitHub's GraphQL id, so marking the draft ready for review needs no read of the PR first. */
-  nodeId: external_exports.string().optional()
-});
-var payloadRepoSchema = external_exports.object({
-  repo: external_exports.string().regex(REPO_NAME, { error: (issue) => `must be "owner/name", got ${JSON.stringify(issue.input)}` }),
-  role: external_exports.enum(["primary", "sibling"]),
-  services: external_exports.array(external_exports.string()),
-  base: external_exports.string().min(1),
-  workBranch: external_exports.string().min(1),
-  pr: pullRequestRefSchema.optional()
-});
-var issueAuthorSchema = external_exports.object({
-  login: external_exports.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,38})(?:\[bot\])?$/, "must be a GitHub login"),
-  id: external_exports.number().int().positive()
-});
-var environmentSchema = external_exports.object({
-  service: external_exports.string(),
-  envId: external_exports.string(),
-  state: external_exports.enum(["ready", "failed", "skipped"]),
-  url: external_exports.string().optional(),
-  error: external_exports.string().optional(),
-  outputTail: external_exports.string().optional(),
-  /** The commit the environment was deployed from (a retry redeploys when the source moved). */
-  commit: external_exports.string().optional(),
-  /** The GitHub Deployment standing for it, so teardown can mark it inactive. */
-  deployment: external_exports.object({ repo: external_exports.string(), id: external_exports.number().int() }).optional(),
-  /** The mark of the processes its deploy left running (the environment, where it runs on the runner): its teardown ends them. */
-  processMark: external_exports.string().optional()
-});
-var stepPayloadSchema = external_exports.object({
-  version: external_exports.literal(WIRE_VERSION),
-  runId: external_exports.string().min(1),
-  pipeline: external_exports.string(),
-  planHash: external_exports.string(),
-  issue: external_exports.object({
-    repo: external_exports.string(),
-    number: external_exports.number().int().positive(),
-    title: external_exports.string(),
-    body: external_exports.string(),
-    url: external_exports.string().optional(),
-    /** Who opened the issue on GitHub: the co-author of the commits made for it (absent in the embedded mode). */
-    author: issueAuthorSchema.optional()
-  }),
-  requester: external_exports.string().optional(),
-  /** The pipeline's own service (the task's): a deploy step fails when its environment fails. */
-  service: external_exports.string().optional(),
-  /** `repair` runs the step's repair agent on the work branch; `teardown` removes environments (core/contract/attempt-ref.ts). */
-  mode: external_exports.enum(ATTEMPT_MODES),
-  step: planStepSchema,
-  attempt: external_exports.number().int().positive(),
-  epoch: external_exports.number().int().nonnegative(),
-  agents: external_exports.record(external_exports.string(), resolvedAgentSchema),
-  services: external_exports.record(external_exports.string(), resolvedServiceSchema),
-  repos: external_exports.array(payloadRepoSchema).min(1),
-  /** Findings for a repair: failing gate lines or review findings, Markdown. */
-  findings: external_exports.string().optional(),
-  /** Environments already settled (deploy resume) or to remove (teardown). */
-  environments: external_exports.array(environmentSchema).default([]),
-  /** Who wrote the code, to judge whether a review is independent. */
-  /**
-   * The code step's agent and its `writes` (path prefixes): review independence judges against the
-   * agent, and every repair of the run (a gate's, a review's, a merge conflict's) keeps to `writes`.
-   */
-  coder: external_exports.object({
-    agent: external_exports.string(),
-    model: external_exports.string().optional(),
-    /** The models the code step's attempts reported using (absent while none did). */
-    models: external_exports.array(external_exports.string().max(200)).max(20).optional(),
-    writes: external_exports.array(external_exports.string()).optional()
-  }).optional(),
-  /**
-   * Until when the app keeps this attempt current whatever else happens (ISO time): it judges a
-   * queued attempt lost only this long after queueing it, and nothing else closes the check run
-   * of an attempt that has not run. An action that starts well before then knows its check run is
-   * still open without reading it back from GitHub. Set by the workflow dispatcher; routing, not
-   * an input of the step: receipts leave it out.
-   */
-  currentUntil: external_exports.iso.datetime({ offset: true }).optional(),
-  /** The pipeline's `sandbox`: `required` fails the step where no sandbox can be made. Absent: best-effort. */
-  sandbox: external_exports.enum(["required", "best-effort"]).optional(),
-  /**
-   * The pipeline's `commits`: `git` pushes plain git commits. Absent or `verified`: where the forge
-   * makes commits itself (GitHub's Git data API, which signs them), they are made there; the local
-   * forge has none, so the embedded mode pushes with git.
-   */
-  commits: external_exports.enum(["verified", "git"]).optional(),
-  /**
-   * Every variable a command of the run is given by name (any agent's or service's `secrets`, a
-   * preset's credentials): masked, and kept from every command that does not list it, including
-   * those of agents this payload does not carry.
-   */
-  byName: external_exports.array(external_exports.string()).optional(),
-  /**
-   * What the run's earlier attempts used (of this step, and of the whole run) and the run's budget,
-   * for the attempt's check run to show beside its own usage. Absent while nothing was reported.
-   */
-  usageSoFar: external_exports.object({ step: usageSchema.optional(), run: usageSchema.optional(), budgetUsd: external_exports.number().optional() }).optional(),
-  /**
-   * An attempt that may push (a code step's, any repair): the pipeline's `protect` patterns, whose
-   * changes it reports (the result's `protected`), and what the run knows of them per repository
-   * (what the PR bodies say), so a body is rewritten only when that changed. Absent: nothing is
-   * protected.
-   */
-  protect: external_exports.object({ patterns: external_exports.array(external_exports.string()).min(1), known: external_exports.record(external_exports.string(), external_exports.array(external_exports.string())).default({}) }).optional()
-});
-var protectedChangeSchema = external_exports.object({
-  repo: external_exports.string(),
-  head: external_exports.string(),
-  /** At most MAX_PROTECTED_PATHS of them (a check run holds the result); `more` counts the rest. */
-  paths: external_exports.array(external_exports.string()),
-  more: external_exports.number().int().positive().optional()
-});
-var MAX_PROTECTED_PATHS = 200;
-var reviewVerdictSchema = external_exports.object({
-  verdict: external_exports.enum(["pass", "fail"]),
-  findings: external_exports.array(external_exports.union([external_exports.string(), external_exports.record(external_exports.string(), external_exports.unknown())])).default([]),
-  scores: external_exports.object({
-    complexity: external_exports.number().min(0).max(1),
-    risk: external_exports.number().min(0).max(1),
-    impact: external_exports.number().min(0).max(1)
-  })
-});
-var stepResultSchema = external_exports.object({
-  version: external_exports.literal(WIRE_VERSION),
-  runId: external_exports.string(),
-  step: external_exports.string(),
-  mode: external_exports.enum(ATTEMPT_MODES),
-  attempt: external_exports.number().int().positive(),
-  epoch: external_exports.number().int().nonnegative(),
-  conclusion: external_exports.enum(["success", "failure", "neutral"]),
-  summary: external_exports.string(),
-  prs: external_exports.array(pullRequestRefSchema).default([]),
-  /** Head of the work branch (or the checkout) of each repository after the step. */
-  commits: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  environments: external_exports.array(environmentSchema).default([]),
-  review: reviewVerdictSchema.extend({ agent: external_exports.string(), model: external_exports.string().optional(), independent: external_exports.boolean() }).optional(),
-  /** What a repair agent should address: failing gate lines or review findings. */
-  findings: external_exports.string().optional(),
-  error: external_exports.object({ code: external_exports.enum(ERROR_CODES), message: external_exports.string() }).optional(),
-  /** How the step's commands were isolated, and every connection the sandbox refused. */
-  sandbox: external_exports.object({
-    mode: external_exports.enum(["bubblewrap", "none"]),
-    /** Why there was none (`mode: none`): what the runner lacked. */
-    reason: external_exports.string().optional(),
-    blocked: external_exports.array(external_exports.object({ host: external_exports.string(), port: external_exports.number().int(), count: external_exports.number().int().positive() })).default([])
-  }).optional(),
-  /** Tokens, turns and cost of every agent run of the attempt, summed (absent when none reported any). Sealed by the receipt. */
-  usage: usageSchema.optional(),
-  /**
-   * For every repository the attempt found or left with work in it: the paths its PR changes
-   * against its base at the head it reported that match the payload's `protect` (sorted, none
-   * included). Sealed by the receipt like the rest.
-   */
-  protected: external_exports.array(protectedChangeSchema).optional(),
-  receipt: external_exports.string().optional()
-});
-function describeIssues(error2) {
-  return error2.issues.map((i) => `${i.path.length ? formatPath(i.path) : "(root)"}: ${i.message}`).join("; ");
-}
-function formatPath(path) {
-  let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
 }
 
 // core/contract/receipt.ts
@@ -1174,6 +532,7 @@ async function startProxy(options) {
       counts.set(key, { host: normalizeHost(host), port, count: 1 });
       options.onBlocked?.(normalizeHost(host), port);
     }
+    options.onRefused?.(normalizeHost(host), port);
   };
   const FORBIDDEN = "HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n";
   const server = createServer((req, res) => {
@@ -1196,6 +555,7 @@ async function startProxy(options) {
 `);
       return;
     }
+    options.onAllowed?.(normalizeHost(url.hostname), port);
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
     const upstream = httpRequest(
       { host: normalizeHost(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false },
@@ -1237,6 +597,7 @@ async function startProxy(options) {
       client.end(FORBIDDEN);
       return;
     }
+    options.onAllowed?.(normalizeHost(target.hostname), port);
     const upstream = connect(port, normalizeHost(target.hostname), () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
@@ -1331,7 +692,16 @@ async function runIsolated(sandbox, options) {
     await mkdir2(dir, { mode: 448 });
     const allow = options.policy.network === "open" ? void 0 : options.policy.network.allow;
     const socket = join4(socketFolder(), `${mark.slice(0, 13)}.sock`);
-    if (allow) proxy = await startProxy({ socketPath: socket, allow, ...options.onBlocked ? { onBlocked: options.onBlocked } : {} });
+    if (allow) {
+      const { onBlocked, onRefused, onAllowed } = options;
+      proxy = await startProxy({
+        socketPath: socket,
+        allow,
+        ...onBlocked ? { onBlocked } : {},
+        ...onRefused ? { onRefused } : {},
+        ...onAllowed ? { onAllowed } : {}
+      });
+    }
     const home = join4(dir, "home");
     const tmp = join4(dir, "tmp");
     await Promise.all([mkdir2(home, { mode: 448 }), mkdir2(tmp)]);
@@ -1583,11 +953,31 @@ function caches(env) {
 function toolsDir(env) {
   return join5(cacheRoot(env), "tools");
 }
+function installDir(env, agent) {
+  const tools = toolsDir(env);
+  if (!agent.preset || agent.version === void 0) return tools;
+  return join5(tools, `${agent.preset}-${agent.version}`);
+}
 function gitFolders(ws) {
   return [ws.gitRoot];
 }
-function agentIsolation(ws, agent, exchange2, route = {}) {
-  return { policy: { network: { allow: agent.network?.allow ?? [] }, writable: [ws.root, exchange2], readOnly: gitFolders(ws), ...route } };
+function agentIsolation(ws, agent, exchange2, env, route = {}) {
+  return {
+    policy: {
+      network: { allow: agent.network?.allow ?? [] },
+      writable: [ws.root, exchange2],
+      readOnly: gitFolders(ws),
+      caches: agentCaches(env, ws, agent),
+      ...route
+    }
+  };
+}
+function agentCaches(env, ws, agent) {
+  const safe = (t) => t.replace(/[^A-Za-z0-9._-]/g, "_");
+  const repo = ws.repos.find((r) => r.role === "primary")?.repo ?? ws.repos[0]?.repo ?? "workspace";
+  const root = join5(cacheRoot(env), "agents", safe(repo.replace("/", "__")), safe(agent.name));
+  const folders = [".cache", ...agent.preset ? PRESETS[agent.preset].homeCaches : []];
+  return Object.fromEntries(folders.map((f) => [f, join5(root, safe(f.replace(/^\./, "").replaceAll("/", "-")))]));
 }
 function agentSetupIsolation(ws, env) {
   return { policy: { network: "open", writable: [ws.root, toolsDir(env)], readOnly: gitFolders(ws), caches: caches(env) } };
@@ -2223,7 +1613,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-N7NLY57R.js");
+    const { LocalForge } = await import("./local-Y3GM2DHN.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -2231,7 +1621,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-7HGB35OK.js"), import("./octokit-CKMDIVZC.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-3CUXGKGQ.js"), import("./octokit-X4Y7OQB6.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
@@ -2258,6 +1648,7 @@ function createContext(options) {
     sandbox: createStepSandbox(env, options.sandbox),
     byName: options.byName ?? /* @__PURE__ */ new Set(),
     usage: new UsageMeter(),
+    sleep: options.sleep ?? ((ms) => new Promise((resolve3) => setTimeout(resolve3, ms))),
     async group(title, run) {
       const github = env.GITHUB_ACTIONS === "true";
       if (github) write(`::group::${title}`);
@@ -2338,6 +1729,9 @@ async function runUserCommand(ctx, options) {
       options.onLine?.(line);
     },
     ...options.lineLimit ? { lineLimit: options.lineLimit } : {},
+    ...options.onRefused ? { onRefused: options.onRefused } : {},
+    ...options.onAllowed ? { onAllowed: options.onAllowed } : {},
+    ...options.stop ? { stop: options.stop } : {},
     ...options.stall ? { stall: { ms: options.stall.minutes * ctx.minuteMs, activity: () => latestChange(options.stall.watch) } } : {},
     policy: options.sandbox.policy,
     runnerEnv: ctx.env,
@@ -2635,10 +2029,6 @@ function failureResult(base, error2, scrub) {
     error: { code: code2, message }
   };
 }
-
-// core/config/defaults.ts
-var DEFAULT_STALL_MINUTES = 15;
-var DEFAULT_SETUP_TIMEOUT_MINUTES = 15;
 
 // core/run/draft.ts
 function renderFindings(result) {
@@ -3135,6 +2525,7 @@ import { Agent as HttpAgent, createServer as createServer2, request as httpReque
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 var CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"];
 var HOP_BY_HOP2 = /* @__PURE__ */ new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
+var ERROR_BODY_LIMIT = 4096;
 function basePath(url) {
   return url.pathname.replace(/\/+$/, "");
 }
@@ -3158,6 +2549,27 @@ function carries(headers, search, placeholder) {
 function refuse2(res, status, message) {
   res.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify({ error: { type: "conveyor_forwarder", message } })}
 `);
+}
+function tellAnswer(answer, status, tell) {
+  if (status < 400) {
+    tell(status, "");
+    return;
+  }
+  const chunks = [];
+  let size = 0;
+  answer.on("data", (c) => {
+    if (size >= ERROR_BODY_LIMIT) return;
+    chunks.push(c);
+    size += c.length;
+  });
+  let told = false;
+  const once = () => {
+    if (told) return;
+    told = true;
+    tell(status, Buffer.concat(chunks).subarray(0, ERROR_BODY_LIMIT).toString("utf8"));
+  };
+  answer.on("end", once);
+  answer.on("close", once);
 }
 async function startForwarder(options) {
   const upstream = new URL(options.upstream);
@@ -3218,6 +2630,7 @@ async function startForwarder(options) {
         if (answer.statusMessage) res.writeHead(status, answer.statusMessage, back);
         else res.writeHead(status, back);
         res.flushHeaders();
+        if (options.onAnswer) tellAnswer(answer, status, options.onAnswer);
         answer.pipe(res);
         answer.on("close", () => {
           if (!answer.complete) res.destroy();
@@ -3259,7 +2672,7 @@ async function startForwarder(options) {
 }
 
 // action/src/model-route.ts
-async function openModelRoute(ctx, agent, secrets, label) {
+async function openModelRoute(ctx, agent, secrets, label, onAnswer) {
   const api = modelApiOf(agent);
   if (!api) return void 0;
   const kept = api.keys.filter((k) => secrets[k.variable] !== void 0);
@@ -3273,25 +2686,194 @@ async function openModelRoute(ctx, agent, secrets, label) {
     upstream: api.endpoint,
     ...real2 ? { credential: { header: real2.header, value: secrets[real2.variable] } } : {},
     ...real2 && !socket ? { placeholder } : {},
-    onProblem: (message) => ctx.log.warn(`${label}: Conveyor's key forwarder: ${message}`)
+    onProblem: (message) => ctx.log.warn(`${label}: Conveyor's key forwarder: ${message}`),
+    ...onAnswer ? { onAnswer } : {}
   });
   const port = socket ? FORWARDER_PORT : forwarder.port;
   const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;
-  const pointing2 = api.point(url);
+  const pointing = api.point(url);
   const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== void 0) : false;
   const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder]);
   ctx.log.info(
     `${label} talks to ${api.endpoint} through Conveyor's key forwarder` + (real2 ? `: ${real2.variable} stays in the step process, and the agent holds a placeholder` : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are")
   );
   return {
-    env: { ...Object.fromEntries(placeholders), ...pointing2.env },
+    env: { ...Object.fromEntries(placeholders), ...pointing.env },
     policy: {
-      homeFiles: pointing2.homeFiles,
-      homeVariables: pointing2.homeVariables,
+      homeFiles: pointing.homeFiles,
+      homeVariables: pointing.homeVariables,
       ...socket ? { bridges: [{ port: FORWARDER_PORT, socket }] } : {}
     },
     close: () => forwarder.close()
   };
+}
+
+// core/steps/agent-trouble.ts
+var REFUSAL_WINDOW_MINUTES = 0.5;
+var REFUSALS_TO_STOP = 3;
+function hostMatches(host, patterns) {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  return patterns.some((p) => {
+    const q = p.toLowerCase().replace(/\.$/, "");
+    return q.startsWith("*.") ? h.endsWith(q.slice(1)) && h.length > q.length - 1 : h === q;
+  });
+}
+var RefusalWatch = class {
+  constructor(options) {
+    this.options = options;
+  }
+  options;
+  counts = /* @__PURE__ */ new Map();
+  /** Refusals since the last traffic that went through, with their times. */
+  since = [];
+  stopped;
+  refused(host, port, at) {
+    const key = `${host}:${port}`;
+    const entry = this.counts.get(key) ?? { host, port, count: 0, modelHost: hostMatches(host, this.options.modelHosts) };
+    entry.count++;
+    this.counts.set(key, entry);
+    this.since.push({ key, at });
+    if (entry.modelHost) this.stopped ??= { ...entry };
+  }
+  /** A connection or request that went through (the proxy's, the key forwarder's): the agent is getting on with its work. */
+  traffic() {
+    this.since = [];
+  }
+  /** The refusal that stops the agent at `at`, if one does. */
+  check(at) {
+    if (this.stopped) return this.stopped;
+    const first = this.since[0];
+    if (!first || this.since.length < REFUSALS_TO_STOP || at - first.at < this.options.windowMs) return void 0;
+    const tally = /* @__PURE__ */ new Map();
+    for (const r of this.since) tally.set(r.key, (tally.get(r.key) ?? 0) + 1);
+    const [key] = [...tally].sort((a, b) => b[1] - a[1])[0];
+    this.stopped = { ...this.counts.get(key) };
+    return this.stopped;
+  }
+};
+function vendorUnavailableStatus(status) {
+  return status === 429 || status >= 500 && status <= 599 && status !== 501 && status !== 505;
+}
+var TROUBLE_WORDS = /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b/i;
+function vendorWords(body, limit = 300) {
+  let text = body.trim();
+  try {
+    const parsed = JSON.parse(text);
+    const message = messageOf(parsed);
+    if (message) text = message;
+  } catch {
+  }
+  const oneLine3 = text.replace(/\s+/g, " ").trim();
+  return oneLine3.length > limit ? `${oneLine3.slice(0, limit - 1)}\u2026` : oneLine3;
+}
+function messageOf(value) {
+  if (typeof value === "string") return value;
+  if (!value || typeof value !== "object") return void 0;
+  const o = value;
+  for (const k of ["error", "message", "result"]) {
+    const m = messageOf(o[k]);
+    if (m) return m;
+  }
+  return void 0;
+}
+function vendorTroubleOfLine(line) {
+  const text = line.trim();
+  if (!text.startsWith("{")) return void 0;
+  let event;
+  try {
+    const parsed = JSON.parse(text);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return void 0;
+    event = parsed;
+  } catch {
+    return void 0;
+  }
+  const type = event.type;
+  const isError = type === "error" || type === "turn.failed" || type === "result" && (event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error"));
+  if (!isError) return void 0;
+  const said = messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? "";
+  if (!TROUBLE_WORDS.test(said)) return void 0;
+  const status = /\b(429|529|50[0-4])\b/.exec(said)?.[1];
+  return { ...status ? { status: Number(status) } : {}, said: vendorWords(said) };
+}
+var VendorWatch = class {
+  fromApi;
+  fromCli;
+  answered(status, body) {
+    if (vendorUnavailableStatus(status)) this.fromApi = { status, said: vendorWords(body) || `HTTP ${status}` };
+    else if (status < 400) this.fromApi = void 0;
+  }
+  line(line) {
+    this.fromCli = vendorTroubleOfLine(line) ?? this.fromCli;
+  }
+  /** What made the run fail, when it failed because its vendor was unavailable: the API's last answer first, else what the CLI said. */
+  trouble() {
+    return this.fromApi ?? this.fromCli;
+  }
+};
+function vendorBackoffMinutes(n) {
+  return Math.min(2, 0.5 * 2 ** n);
+}
+function networkRefusedMessage(who, agent, r, windowSeconds) {
+  const what = r.modelHost ? "it is the agent's model API" : `the agent kept asking for it with no other traffic for ${windowSeconds} s (a CLI retrying an API it cannot reach)`;
+  const fix = r.modelHost ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with \`agents.${agent}.endpoint\` at an API it may reach` : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set \`agents.${agent}.endpoint\` if it is where its model is)`;
+  return `${who} was stopped: the sandbox refused ${r.host}:${r.port} (${r.count} time${r.count === 1 ? "" : "s"}), which is not in its network.allow, and ${what}. To let it through, ${fix}.`;
+}
+function vendorUnavailableMessage(who, agent, t, runs) {
+  const answered = t.status !== void 0 ? `answered ${t.status}` : "was unavailable";
+  return `${who} could not work: its model's API ${answered} (${JSON.stringify(t.said)}) in each of ${runs} run${runs === 1 ? "" : "s"}, with a backoff between them. That is the vendor, not the work: no repair was spent. Retry the step later, or raise \`agents.${agent}.vendor-retries\`.`;
+}
+
+// action/src/agent-watch.ts
+function modelHostsOf(agent) {
+  if (!agent.preset) return [];
+  const endpoint = endpointHost(agent);
+  return [...presetHosts(agent.preset, agent.provider), ...endpoint && !isLoopbackHost(endpoint) ? [endpoint] : []];
+}
+function watchRun(ctx, agent, label) {
+  const windowMs = REFUSAL_WINDOW_MINUTES * ctx.minuteMs;
+  const refusals = new RefusalWatch({ modelHosts: modelHostsOf(agent), windowMs });
+  const vendor = new VendorWatch();
+  const controller = new AbortController();
+  let refused;
+  const check = () => {
+    if (refused) return;
+    refused = refusals.check(Date.now());
+    if (!refused) return;
+    ctx.log.warn(`${label}: the sandbox keeps refusing ${refused.host}:${refused.port}; stopping it (see the step's error for the key to add)`);
+    controller.abort();
+  };
+  const timer = setInterval(check, Math.max(10, Math.min(5e3, Math.floor(windowMs / 10))));
+  timer.unref();
+  return {
+    stop: controller.signal,
+    onRefused(host, port) {
+      refusals.refused(host, port, Date.now());
+      check();
+    },
+    onAllowed: () => refusals.traffic(),
+    onLine: (line) => vendor.line(line),
+    onAnswer(status, body) {
+      refusals.traffic();
+      vendor.answered(status, body);
+    },
+    end(failed) {
+      clearInterval(timer);
+      const trouble = failed && !refused ? vendor.trouble() : void 0;
+      return { ...refused ? { refused } : {}, ...trouble ? { vendor: { ...trouble, said: ctx.scrubber.scrub(trouble.said) } } : {} };
+    }
+  };
+}
+async function withVendorRetries(ctx, agent, label, once) {
+  const retries = agent.vendorRetries ?? DEFAULT_VENDOR_RETRIES;
+  for (let run = 0; ; run++) {
+    const outcome = await once(run);
+    if (!outcome.vendor || run >= retries) return { ...outcome, runs: run + 1 };
+    const ms = vendorBackoffMinutes(run) * ctx.minuteMs;
+    ctx.log.warn(
+      `${label}: its model's API was unavailable (${outcome.vendor.status ?? "its CLI said"}: ${JSON.stringify(outcome.vendor.said)}); running it again in ${Math.round(ms / 1e3)} s (retry ${run + 1} of ${retries}, in this attempt: no repair is spent)`
+    );
+    await ctx.sleep(ms);
+  }
 }
 
 // action/src/agent.ts
@@ -3373,19 +2955,25 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
   const prefix = FILE_PREFIX[options.role];
   const files = { promptFile: exchange2.path(`${prefix}prompt.md`), resultFile: exchange2.path(`${prefix}result.json`) };
   const schemaFile = exchange2.path("verdict.schema.json");
-  const usage = usageSources(agent, exchange2.dir, prefix);
   const cwd = options.cwd;
-  const command = agentCommand(agent, {
-    role: options.role,
-    inRepo: ws.repos.some((r) => r.dir === cwd),
-    schemaFile,
-    ...usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}
-  });
+  const commandOf = (run) => {
+    const usage = usageSources(agent, exchange2.dir, run === 0 ? prefix : `${prefix}run-${run + 1}-`);
+    const command = agentCommand(agent, {
+      role: options.role,
+      inRepo: ws.repos.some((r) => r.dir === cwd),
+      schemaFile,
+      ...usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {}
+    });
+    return { usage, command };
+  };
+  const first = commandOf(0);
   const label = `${options.role === "coder" ? "" : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ""}`;
   const tools = toolsDir(ctx.env);
-  const toolsPath = { PATH: [join12(tools, "bin"), ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
+  const install = installDir(ctx.env, agent);
+  const bins = [.../* @__PURE__ */ new Set([join12(install, "bin"), join12(tools, "bin")])];
+  const toolsPath = { PATH: [...bins, ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
   if (agent.setup !== void 0) {
-    await mkdir5(join12(tools, "bin"), { recursive: true });
+    await mkdir5(join12(install, "bin"), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
       command: agent.setup,
@@ -3393,46 +2981,52 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
       cwd: ws.root,
       workspace: ws.root,
       isolation: agentSetupIsolation(ws, ctx.env),
-      extra: { ...toolsPath, npm_config_prefix: tools, PIPX_HOME: join12(tools, "pipx"), PIPX_BIN_DIR: join12(tools, "bin") }
+      extra: { ...toolsPath, npm_config_prefix: install, PIPX_HOME: join12(install, "pipx"), PIPX_BIN_DIR: join12(install, "bin") }
     });
   }
-  const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(command.verdict);
+  const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(first.command.verdict);
   await exchange2.write(`${prefix}prompt.md`, ctx.scrubber.scrub(prompt));
   if (options.role === "reviewer") await exchange2.write("verdict.schema.json", JSON.stringify(structuredVerdictJsonSchema()));
-  for (const r of ws.repos) await r.git.exclude(command.leaves);
+  for (const r of ws.repos) await r.git.exclude(first.command.leaves);
   const secrets = secretsFor(ctx, agent.secrets ?? [], `agent "${agent.name}"`);
-  const route = await openModelRoute(ctx, agent, secrets, label);
+  let watch;
+  const route = await openModelRoute(ctx, agent, secrets, label, (status, body) => watch?.onAnswer(status, body));
   try {
-    return await runCommandOf(ctx, payload, ws, agent, exchange2, {
-      label,
-      command,
-      cwd,
-      usage,
-      prefix,
-      env: agentEnvironment(
-        ctx,
-        payload,
-        ws,
-        agent,
+    return await withVendorRetries(ctx, agent, label, async (run) => {
+      const { usage, command } = run === 0 ? first : commandOf(run);
+      watch = watchRun(ctx, agent, label);
+      return runCommandOf(ctx, payload, ws, agent, exchange2, {
+        label,
         command,
-        {
-          ...files,
-          usageFile: usage.usageFile,
-          ...toolsPath,
-          ...usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {},
-          ...options.role === "reviewer" ? { schemaFile } : {}
-        },
-        { secrets, ...route ? { route: route.env } : {} }
-      ),
-      routePolicy: route?.policy ?? {},
-      files
+        cwd,
+        usage,
+        prefix,
+        watch,
+        env: agentEnvironment(
+          ctx,
+          payload,
+          ws,
+          agent,
+          command,
+          {
+            ...files,
+            usageFile: usage.usageFile,
+            ...toolsPath,
+            ...usage.cliUsageFile ? { cliUsageFile: usage.cliUsageFile } : {},
+            ...options.role === "reviewer" ? { schemaFile } : {}
+          },
+          { secrets, ...route ? { route: route.env } : {} }
+        ),
+        routePolicy: route?.policy ?? {},
+        files
+      });
     });
   } finally {
     await route?.close();
   }
 }
 async function runCommandOf(ctx, payload, ws, agent, exchange2, run) {
-  const { label, command, cwd, usage, prefix, env, files } = run;
+  const { label, command, cwd, usage, prefix, env, files, watch } = run;
   if (command.maxUsdNote) ctx.log.info(`${label}: ${command.maxUsdNote}`);
   const stallMinutes = agent.stallMinutes ?? DEFAULT_STALL_MINUTES;
   ctx.log.info(`running ${label} in ${cwd} (timeout ${agent.timeoutMinutes} min, stall ${stallMinutes} min): ${command.command}`);
@@ -3447,15 +3041,20 @@ async function runCommandOf(ctx, payload, ws, agent, exchange2, run) {
     cwd,
     env,
     timeoutMinutes: agent.timeoutMinutes,
-    sandbox: agentIsolation(ws, agent, exchange2.dir, run.routePolicy),
+    sandbox: agentIsolation(ws, agent, exchange2.dir, ctx.env, run.routePolicy),
     stall: { minutes: stallMinutes, watch: ws.root },
     lineLimit: AGENT_LINE_LIMIT,
+    onRefused: watch.onRefused,
+    onAllowed: watch.onAllowed,
+    stop: watch.stop,
     onLine: (line) => {
       transcript?.write(line);
       usage.reader?.line(line);
+      watch.onLine(line);
       if (command.verdict === "structured-output") structured = structuredOutputOf(line) ?? structured;
     }
   });
+  const seen = watch.end(result.exitCode !== 0 || result.aborted === true);
   const used = await collectUsage(ctx.usage, label, usage, (t) => ctx.scrubber.scrub(t), ctx.log, agent.model);
   const written = await exchange2.read(`${prefix}result.json`, `what ${label} left at $CONVEYOR_RESULT_FILE`);
   const given = command.verdict === "structured-output" ? structured : command.verdict === "reply" && written === void 0 ? replyVerdictOf(result.output) : void 0;
@@ -3468,7 +3067,8 @@ async function runCommandOf(ctx, payload, ws, agent, exchange2, run) {
     stallMinutes,
     ...used?.models ? { models: used.models } : {},
     ...resultText !== void 0 ? { resultText } : {},
-    ...transcript ? { transcript: transcript.path } : {}
+    ...transcript ? { transcript: transcript.path } : {},
+    ...seen
   };
 }
 function agentOutputSection(ctx, title, outcome) {
@@ -3480,6 +3080,9 @@ function agentOutputSection(ctx, title, outcome) {
 ${fence(last)}`;
 }
 function agentStopped(outcome, agent, who) {
+  if (outcome.refused) {
+    return { code: "agent-network-refused", message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60) };
+  }
   if (outcome.stalled) {
     return {
       code: "agent-stalled",
@@ -3487,6 +3090,9 @@ function agentStopped(outcome, agent, who) {
     };
   }
   if (outcome.timedOut) return { code: "agent-timeout", message: `${who} ran out of its ${agent.timeoutMinutes} minute(s) and was stopped.` };
+  if (outcome.vendor && outcome.exitCode !== 0) {
+    return { code: "agent-vendor-unavailable", message: vendorUnavailableMessage(who, agent.name, outcome.vendor, outcome.runs ?? 1) };
+  }
   return void 0;
 }
 
@@ -4068,7 +3674,8 @@ ${list}`;
     if (guardedSection) sections.push(guardedSection);
     const protectAt = (heads) => guarded.length ? { protected: guarded.map((g) => ({ ...g, head: heads[g.repo] ?? g.head })) } : {};
     const protect = protectAt(commits);
-    if (!changes.some((c) => c.changed)) {
+    const baseMerged = (c) => work.resolveConflicts === true && c.repo.baseMerge === "merged" && c.advanced;
+    if (!changes.some((c) => c.changed || baseMerged(c))) {
       const message = "The agent changed nothing in any repository.";
       if (work.mode === "repair") {
         return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits, ...protect };
@@ -5594,6 +5201,7 @@ async function runStep(ctx, payload) {
       return runDeploy(ctx, payload);
     case "approval":
     case "merge":
+    case "ci":
       throw new ConveyorError(
         "bad-payload",
         `step ${step.id} is a ${step.kind} step, which the Conveyor app carries out itself; it is never dispatched to the action`
@@ -5673,6 +5281,7 @@ async function runEntry(io) {
       log: io.log,
       ...io.minuteMs !== void 0 ? { minuteMs: io.minuteMs } : {},
       ...io.killGraceMs !== void 0 ? { killGraceMs: io.killGraceMs } : {},
+      ...io.sleep ? { sleep: io.sleep } : {},
       ...payload.sandbox ? { sandbox: payload.sandbox } : {}
     });
     if (payload.mode !== "teardown") requireSandbox(ctx.sandbox);

@@ -1,23 +1,24 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   GitRepo,
-  external_exports
-} from "./chunk-WPLZMIOD.js";
+  describeIssues
+} from "./chunk-KR7HJEQ3.js";
 import {
   MergeRefused,
+  external_exports,
   splitRepo
-} from "./chunk-S6CAQBKA.js";
+} from "./chunk-ASPCPMM2.js";
 import {
   ConveyorError
-} from "./chunk-ZXEARZ4J.js";
+} from "./chunk-DJRTUKIR.js";
 import "./chunk-HRZ2MPDI.js";
 import "./chunk-SD7663DA.js";
 
 // adapters/forge/local.ts
-import { existsSync } from "node:fs";
+import { existsSync as existsSync2 } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join as join2, resolve } from "node:path";
 
 // lib/sqlite.ts
 function useWal(db, busyTimeoutMs) {
@@ -186,6 +187,83 @@ var LocalIssues = class {
   }
 };
 
+// adapters/forge/local-queue.ts
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+var RULES_FILE_SUFFIX = ".rules.json";
+var rulesFile = external_exports.strictObject({
+  "merge-queue": external_exports.boolean().default(false),
+  "up-to-date": external_exports.boolean().default(false),
+  branches: external_exports.array(external_exports.string().min(1)).optional()
+});
+var QUEUE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS merge_queue (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  head TEXT NOT NULL,
+  enqueued_at TEXT NOT NULL,
+  UNIQUE (repo, number)
+);
+`;
+function readBranchRules(remotesDir, repo, branch) {
+  const { owner, name } = splitRepo(repo);
+  const file = join(remotesDir, owner, `${name}${RULES_FILE_SUFFIX}`);
+  if (!existsSync(file)) return { mergeQueue: false, upToDate: false };
+  let json;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new ConveyorError("bad-input", `${file} is not JSON (${e.message}); it holds the branch rules of ${repo}`);
+  }
+  const parsed = rulesFile.safeParse(json);
+  if (!parsed.success) throw new ConveyorError("bad-input", `${file}: ${describeIssues(parsed.error)} (keys: "merge-queue", "up-to-date", "branches")`);
+  const r = parsed.data;
+  if (r.branches && !r.branches.includes(branch)) return { mergeQueue: false, upToDate: false };
+  return { mergeQueue: r["merge-queue"], upToDate: r["up-to-date"] };
+}
+var LocalMergeQueue = class {
+  constructor(db, forge) {
+    this.db = db;
+    this.forge = forge;
+  }
+  db;
+  forge;
+  async enqueue(pr, expectedHead) {
+    const now = await this.forge.getPullRequest(pr.repo, pr.number);
+    if (now.state !== "open") throw new MergeRefused(`${pr.repo}#${pr.number} is ${now.state}, not open`, false);
+    if (now.head !== expectedHead)
+      throw new MergeRefused(`${pr.repo}#${pr.number} moved to ${now.head.slice(0, 12)} (expected ${expectedHead.slice(0, 12)}); not enqueued`, false);
+    this.db.prepare("INSERT INTO merge_queue (repo, number, head, enqueued_at) VALUES (?, ?, ?, ?) ON CONFLICT (repo, number) DO NOTHING").run(pr.repo, pr.number, expectedHead, (/* @__PURE__ */ new Date()).toISOString());
+  }
+  async holds(repo, number) {
+    return this.db.prepare("SELECT 1 FROM merge_queue WHERE repo = ? AND number = ?").get(repo, number) !== void 0;
+  }
+  /** Merges (or removes) every PR the queue holds, in the order enqueued; says what became of each. */
+  async tick() {
+    const rows = this.db.prepare("SELECT repo, number, head FROM merge_queue ORDER BY seq").all();
+    const out = [];
+    for (const row of rows) {
+      this.db.prepare("DELETE FROM merge_queue WHERE repo = ? AND number = ?").run(row.repo, row.number);
+      out.push(await this.mergeOne(row));
+    }
+    return out;
+  }
+  async mergeOne(row) {
+    const at = { repo: row.repo, number: row.number };
+    try {
+      const pr = await this.forge.getPullRequest(row.repo, row.number);
+      if (pr.state === "merged") return { ...at, change: "removed", reason: "ALREADY_MERGED" };
+      if (pr.state !== "open") return { ...at, change: "removed", reason: "MANUAL" };
+      await this.forge.mergePullRequest(row.repo, row.number, { method: "squash", title: `${pr.title} (#${row.number})`, expectedHead: row.head });
+      return { ...at, change: "merged" };
+    } catch (e) {
+      if (e instanceof MergeRefused) return { ...at, change: "removed", reason: e.conflict ? "MERGE_CONFLICT" : "BRANCH_PROTECTIONS" };
+      return { ...at, change: "removed", reason: "UNKNOWN_REMOVAL_REASON" };
+    }
+  }
+};
+
 // adapters/forge/local.ts
 var LOCAL_FORGE_DB = ".conveyor-forge.db";
 var MERGE_TRIES = 5;
@@ -205,6 +283,13 @@ CREATE TABLE IF NOT EXISTS pull_requests (
   PRIMARY KEY (repo, number)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_one_open ON pull_requests (repo, branch) WHERE state = 'open';
+-- The base's head just before a PR merged: what a revert goes back to (a rebase leaves no parent that says it).
+CREATE TABLE IF NOT EXISTS pull_request_merges (
+  repo TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  base_before TEXT NOT NULL,
+  PRIMARY KEY (repo, number)
+);
 `;
 var LocalForge = class _LocalForge {
   constructor(db, remotesDir, serverUrl) {
@@ -213,22 +298,25 @@ var LocalForge = class _LocalForge {
     this.serverUrl = serverUrl;
     this.reviews = new LocalReviews(db, (repo, number) => this.pullUrl(repo, number));
     this.issues = new LocalIssues(db);
+    this.mergeQueue = new LocalMergeQueue(db, this);
   }
   db;
   remotesDir;
   serverUrl;
   reviews;
   issues;
+  mergeQueue;
   /** Opens (creating when needed) the PR records of the bare repositories in `remotesDir`. */
   static async open(folder) {
     const remotesDir = resolve(folder);
-    if (!existsSync(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
+    if (!existsSync2(remotesDir)) throw new ConveyorError("bad-input", `remotes folder ${remotesDir} does not exist`);
     const { default: Database } = await import("better-sqlite3");
-    const db = new Database(join(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
+    const db = new Database(join2(remotesDir, LOCAL_FORGE_DB), { timeout: 15e3 });
     useWal(db, 15e3);
     db.exec(SCHEMA);
     db.exec(REVIEWS_SCHEMA);
     db.exec(ISSUES_SCHEMA);
+    db.exec(QUEUE_SCHEMA);
     return new _LocalForge(db, remotesDir, `file://${remotesDir.replace(/\/+$/, "")}`);
   }
   close() {
@@ -236,7 +324,7 @@ var LocalForge = class _LocalForge {
   }
   bare(repo) {
     const { owner, name } = splitRepo(repo);
-    return join(this.remotesDir, owner, `${name}.git`);
+    return join2(this.remotesDir, owner, `${name}.git`);
   }
   branchHead(repo, branch) {
     return new GitRepo(this.bare(repo)).branchHead(branch);
@@ -269,7 +357,7 @@ var LocalForge = class _LocalForge {
     return row ? this.toPullRequest(row) : void 0;
   }
   async openPullRequest(pr) {
-    if (!existsSync(this.bare(pr.repo))) throw new ConveyorError("forge-failed", `repository ${pr.repo} does not exist in ${this.remotesDir}`);
+    if (!existsSync2(this.bare(pr.repo))) throw new ConveyorError("forge-failed", `repository ${pr.repo} does not exist in ${this.remotesDir}`);
     for (const b of [pr.branch, pr.base]) {
       if (!await this.branchHead(pr.repo, b)) throw new ConveyorError("forge-failed", `branch "${b}" does not exist in ${pr.repo}`);
     }
@@ -286,7 +374,7 @@ var LocalForge = class _LocalForge {
   }
   /** Opens an issue in `repo` (see local-issues.ts): the number of a run's issue comes from here. */
   openIssue(issue) {
-    if (!existsSync(this.bare(issue.repo))) throw new ConveyorError("forge-failed", `repository ${issue.repo} does not exist in ${this.remotesDir}`);
+    if (!existsSync2(this.bare(issue.repo))) throw new ConveyorError("forge-failed", `repository ${issue.repo} does not exist in ${this.remotesDir}`);
     return this.issues.open(issue);
   }
   issueUrl(repo, number) {
@@ -324,6 +412,13 @@ var LocalForge = class _LocalForge {
     const clean = await new GitRepo(this.bare(repo)).mergesCleanly(`refs/heads/${pr.base}`, pr.head);
     return { ...pr, mergeable: clean, mergeableState: clean ? "clean" : "dirty" };
   }
+  async branchRules(repo, branch) {
+    return readBranchRules(this.remotesDir, repo, branch);
+  }
+  /** Commits of `base` that `head` lacks. */
+  async commitsBehind(repo, base, head) {
+    return new GitRepo(this.bare(repo)).countCommits(`${head}..refs/heads/${base}`);
+  }
   async listPullRequests(repo, options) {
     const rows = this.db.prepare("SELECT * FROM pull_requests WHERE repo = ? ORDER BY number").all(repo);
     const state = options.state ?? "all";
@@ -356,7 +451,10 @@ var LocalForge = class _LocalForge {
     for (let tries = 1; ; tries++) {
       const outcome = await this.mergeOnce(repo, number, row, options);
       if (outcome.merged) {
-        this.db.prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?").run(head, outcome.sha, (/* @__PURE__ */ new Date()).toISOString(), repo, number);
+        this.db.transaction(() => {
+          this.db.prepare("UPDATE pull_requests SET state = 'merged', head = ?, merge_commit = ?, updated_at = ? WHERE repo = ? AND number = ?").run(head, outcome.sha, (/* @__PURE__ */ new Date()).toISOString(), repo, number);
+          this.db.prepare("INSERT OR REPLACE INTO pull_request_merges (repo, number, base_before) VALUES (?, ?, ?)").run(repo, number, outcome.base);
+        })();
         return { merged: true, sha: outcome.sha };
       }
       if (tries >= MERGE_TRIES) {
@@ -364,10 +462,49 @@ var LocalForge = class _LocalForge {
       }
     }
   }
+  /**
+   * As GitHub's revert: a commit undoing what the PR merged, on the base as it is now, pushed to
+   * `revert-<number>-<branch>`, and a PR of it. Asked again (a command given twice, or after a
+   * crash) it answers the revert PR already open.
+   */
+  async revertPullRequest(repo, number, pr) {
+    const row = this.row(repo, number);
+    if (row.state !== "merged" || !row.merge_commit) {
+      throw new ConveyorError("forge-failed", `${repo}#${number} is ${row.state}: only a merged pull request can be reverted`);
+    }
+    const branch = `revert-${number}-${row.branch}`;
+    const open = await this.findPullRequest(repo, branch);
+    if (open) return open;
+    const recorded = this.db.prepare("SELECT base_before FROM pull_request_merges WHERE repo = ? AND number = ?").get(repo, number);
+    const work = await mkdtemp(join2(tmpdir(), "conveyor-revert-"));
+    const git = new GitRepo(join2(work, "repo"), { code: "forge-failed" });
+    try {
+      await git.clone(this.bare(repo));
+      await git.checkout(row.base, `origin/${row.base}`);
+      const from = recorded?.base_before ?? await git.revParse(`${row.merge_commit}^1`);
+      const message = `${pr.title}
+
+This reverts ${repo}#${number} (${row.merge_commit}).
+`;
+      const reverted = await git.revertChanges(from, row.merge_commit, message);
+      if (!reverted.merged) {
+        const files = reverted.conflicts.length ? ` (conflicts in ${reverted.conflicts.join(", ")})` : "";
+        throw new ConveyorError(
+          "forge-failed",
+          `the revert of ${repo}#${number} does not apply cleanly onto ${row.base} as it is now${files}: ${reverted.output}. Revert it by hand.`
+        );
+      }
+      const pushed = await git.push({ to: "origin", ref: "HEAD", branch, lease: await this.branchHead(repo, branch) ?? "" });
+      if (!pushed.pushed) throw new ConveyorError("forge-failed", `pushing the revert of ${repo}#${number} to ${branch} failed: ${pushed.output}`);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    return this.openPullRequest({ repo, branch, base: row.base, title: pr.title, body: pr.body });
+  }
   /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
   async mergeOnce(repo, number, row, options) {
-    const work = await mkdtemp(join(tmpdir(), "conveyor-merge-"));
-    const git = new GitRepo(join(work, "repo"), { code: "merge-failed" });
+    const work = await mkdtemp(join2(tmpdir(), "conveyor-merge-"));
+    const git = new GitRepo(join2(work, "repo"), { code: "merge-failed" });
     const message = options.message ? `${options.title}
 
 ${options.message.trim()}
@@ -405,7 +542,7 @@ ${options.message.trim()}
       const base = await git.revParse(`origin/${row.base}`);
       const push = await git.push({ to: "origin", ref: "HEAD", branch: row.base, lease: base });
       if (!push.pushed) return { merged: false, reason: push.output };
-      return { merged: true, sha };
+      return { merged: true, sha, base };
     } finally {
       await rm(work, { recursive: true, force: true });
     }
@@ -419,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-N7NLY57R.js.map
+//# sourceMappingURL=local-Y3GM2DHN.js.map

@@ -10,6 +10,10 @@ var ERROR_CODES = [
   "agent-timeout",
   /** The agent printed nothing and changed nothing for its `stall-minutes`: stopped, and its attempt runs again like a lost one. */
   "agent-stalled",
+  /** The sandbox refused a host the agent kept asking for (its model's API, or a host it retried with nothing else going on): stopped, naming the host and the key to add. */
+  "agent-network-refused",
+  /** The model's vendor answered 429, 529 or 5xx (or the CLI said it was overloaded or rate limited) through every retry: not the agent's fault, no repair is spent. */
+  "agent-vendor-unavailable",
   /** An agent's or a service's `setup` failed: the step's own command did not run (nothing for a repair to fix). */
   "setup-failed",
   "no-changes",
@@ -29,6 +33,10 @@ var ERROR_CODES = [
   /** The change holds paths `protect` names and no approval saw them at the heads to merge: nothing was merged. */
   "protected-paths",
   "stale-attempt",
+  /** A check a base branch requires (another app's check run or commit status) failed on a PR's head: repaired where the pipeline's `ci` has `repair`. */
+  "ci-failed",
+  /** The required checks did not all complete within the pipeline's `ci.wait-minutes`: nothing failed, so no repair is spent. */
+  "ci-timeout",
   /** The pipeline requires a sandbox (`sandbox: required`) and none can be made on this runner. */
   "sandbox-unavailable",
   /** A file a command handed back (result, usage, output, gate file) was a link, not a plain file, or too big: nothing of it was read. */
@@ -54,4 +62,4 @@ export {
   ERROR_CODES,
   ConveyorError
 };
-//# sourceMappingURL=chunk-ZXEARZ4J.js.map
+//# sourceMappingURL=chunk-DJRTUKIR.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   ConveyorError
-} from "./chunk-ZXEARZ4J.js";
+} from "./chunk-DJRTUKIR.js";
 import {
   Octokit,
   legacyRestEndpointMethods,
@@ -428,4 +428,4 @@ export {
   octokitLog,
   createGitHubOctokit
 };
-//# sourceMappingURL=chunk-GYGYHA3K.js.map
+//# sourceMappingURL=chunk-7JELCMRV.js.map

@@ -6,20 +6,21 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-LUSS2Z5T.js";
+} from "./chunk-MNOLYNZN.js";
 import {
   MergeRefused,
   ReviewRefused,
+  external_exports,
   splitRepo
-} from "./chunk-S6CAQBKA.js";
+} from "./chunk-ASPCPMM2.js";
 import {
   GitHubApiError,
   createGitHubOctokit,
   unlessAbsent
-} from "./chunk-GYGYHA3K.js";
+} from "./chunk-7JELCMRV.js";
 import {
   ConveyorError
-} from "./chunk-ZXEARZ4J.js";
+} from "./chunk-DJRTUKIR.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 
@@ -126,6 +127,66 @@ var GitHubGitData = class {
   }
 };
 
+// adapters/github/forge/ci.ts
+var JOB_LOG_MAX = 1048576;
+var GitHubCi = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async requiredChecks(repo, branch) {
+    const out = [];
+    const answer = await unlessAbsent(this.octokit.rest.repos.getBranch({ ...repoParams(repo), branch }));
+    const protection = answer?.data.protection?.required_status_checks;
+    const withApp = /* @__PURE__ */ new Set();
+    for (const c of protection?.checks ?? []) {
+      out.push({ context: c.context, ...typeof c.app_id === "number" ? { appId: c.app_id } : {} });
+      withApp.add(c.context);
+    }
+    for (const context of protection?.contexts ?? []) if (!withApp.has(context)) out.push({ context });
+    const rules2 = await unlessAbsent(this.octokit.paginate(this.octokit.rest.repos.getBranchRules, { ...repoParams(repo), branch, per_page: 100 }));
+    for (const rule of rules2 ?? []) {
+      if (rule.type !== "required_status_checks") continue;
+      const checks = rule.parameters?.required_status_checks;
+      for (const c of checks ?? []) out.push({ context: c.context, ...typeof c.integration_id === "number" ? { appId: c.integration_id } : {} });
+    }
+    return out;
+  }
+  async commitChecks(repo, sha) {
+    const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, { ...repoParams(repo), ref: sha, filter: "latest", per_page: 100 });
+    const checkRuns = runs.map((c) => ({
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      conclusion: c.conclusion ?? null,
+      ...c.app?.id !== void 0 ? { appId: c.app.id } : {},
+      ...c.app?.slug ? { appSlug: c.app.slug } : {},
+      ...c.html_url ? { url: c.html_url } : {},
+      ...c.output?.title ? { title: c.output.title } : {},
+      ...c.output?.summary ? { summary: c.output.summary } : {}
+    }));
+    const listed = await this.octokit.paginate(this.octokit.rest.repos.listCommitStatusesForRef, { ...repoParams(repo), ref: sha, per_page: 100 });
+    const statuses = [];
+    for (const s of listed) {
+      if (statuses.some((x) => x.context === s.context)) continue;
+      statuses.push({
+        context: s.context,
+        state: s.state,
+        ...s.description ? { description: s.description } : {},
+        ...s.target_url ? { url: s.target_url } : {}
+      });
+    }
+    return { checkRuns, statuses };
+  }
+  async jobLog(repo, jobId) {
+    const answer = await unlessAbsent(this.octokit.rest.actions.downloadJobLogsForWorkflowRun({ ...repoParams(repo), job_id: jobId }));
+    const data = answer?.data;
+    const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? Buffer.from(data).toString("utf8") : void 0;
+    if (text === void 0) return void 0;
+    return text.length > JOB_LOG_MAX ? text.slice(-JOB_LOG_MAX) : text;
+  }
+};
+
 // adapters/github/forge/pulls.ts
 function toPullRequest(repo, p) {
   const mergeable = "mergeable" in p ? p.mergeable : void 0;
@@ -148,6 +209,28 @@ function toPullRequest(repo, p) {
     ...p.node_id ? { nodeId: p.node_id } : {}
   };
 }
+var REVERT_PULL_REQUEST = `mutation($input: RevertPullRequestInput!) {
+  revertPullRequest(input: $input) {
+    revertPullRequest { id number url headRefName headRefOid baseRefName title body state merged isDraft }
+  }
+}`;
+var revertAnswer = external_exports.object({
+  revertPullRequest: external_exports.object({
+    revertPullRequest: external_exports.object({
+      id: external_exports.string(),
+      number: external_exports.number().int().positive(),
+      url: external_exports.string(),
+      headRefName: external_exports.string(),
+      headRefOid: external_exports.string(),
+      baseRefName: external_exports.string(),
+      title: external_exports.string(),
+      body: external_exports.string(),
+      state: external_exports.enum(["OPEN", "CLOSED", "MERGED"]),
+      merged: external_exports.boolean(),
+      isDraft: external_exports.boolean()
+    })
+  })
+});
 var Pulls = class {
   constructor(octokit) {
     this.octokit = octokit;
@@ -193,6 +276,44 @@ var Pulls = class {
     const id = pr.nodeId ?? (await this.get(pr.repo, pr.number)).nodeId;
     if (!id) throw new Error(`${pr.repo}#${pr.number} has no GraphQL id to mark it ready for review`);
     await this.octokit.graphql("mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }", { id });
+  }
+  /**
+   * GraphQL's revertPullRequest (REST has no revert): GitHub makes the revert commit on a new branch
+   * of its own naming and opens the PR, so the app runs no git. Its answer is checked (zod) before
+   * it becomes a PullRequest; a refusal (not merged, a revert that does not apply) is a
+   * ConveyorError `forge-failed` naming the PR and GitHub's words.
+   */
+  async revert(repo, number, pr) {
+    const original = await this.get(repo, number);
+    if (!original.nodeId) throw new ConveyorError("forge-failed", `${repo}#${number} has no GraphQL id to revert it by`);
+    let answer;
+    try {
+      answer = await this.octokit.graphql(REVERT_PULL_REQUEST, {
+        input: { pullRequestId: original.nodeId, title: pr.title.slice(0, PR_TITLE_MAX), body: fitComment(pr.body), draft: false }
+      });
+    } catch (e) {
+      if (e instanceof GitHubApiError) throw e;
+      const errors = e.errors;
+      const said = errors?.map((x) => x.message).filter(Boolean).join("; ") || e.message;
+      throw new ConveyorError("forge-failed", `GitHub did not revert ${repo}#${number}: ${said}`, { cause: e });
+    }
+    const parsed2 = revertAnswer.safeParse(answer);
+    if (!parsed2.success)
+      throw new ConveyorError("forge-failed", `GitHub's answer to reverting ${repo}#${number} is not a pull request: ${external_exports.prettifyError(parsed2.error)}`);
+    const p = parsed2.data.revertPullRequest.revertPullRequest;
+    return {
+      repo,
+      number: p.number,
+      url: p.url,
+      branch: p.headRefName,
+      head: p.headRefOid,
+      base: p.baseRefName,
+      title: p.title,
+      body: p.body,
+      state: p.merged ? "merged" : p.state === "OPEN" ? "open" : "closed",
+      draft: p.isDraft,
+      nodeId: p.id
+    };
   }
   async update(repo, number, change) {
     const fitted = {
@@ -256,6 +377,58 @@ var Pulls = class {
   }
 };
 
+// adapters/github/forge/queue.ts
+var rules = external_exports.array(external_exports.looseObject({ type: external_exports.string(), parameters: external_exports.looseObject({}).nullish() }));
+var statusChecks = external_exports.looseObject({ strict_required_status_checks_policy: external_exports.boolean().optional() });
+var compared = external_exports.looseObject({ behind_by: external_exports.number() });
+var enqueued = external_exports.looseObject({ enqueuePullRequest: external_exports.looseObject({ mergeQueueEntry: external_exports.looseObject({ state: external_exports.string().optional() }).nullish() }).nullish() });
+var held = external_exports.looseObject({
+  repository: external_exports.looseObject({ pullRequest: external_exports.looseObject({ mergeQueueEntry: external_exports.looseObject({ state: external_exports.string().optional() }).nullish() }).nullish() }).nullish()
+});
+var ENQUEUE = "mutation($id: ID!, $head: GitObjectID) { enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) { mergeQueueEntry { state } } }";
+var HELD = "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeQueueEntry { state } } } }";
+function parsed(schema, data, what) {
+  const r = schema.safeParse(data);
+  if (!r.success)
+    throw new ConveyorError("forge-failed", `GitHub's answer to ${what} is not what its API documents: ${r.error.issues[0]?.message ?? "unreadable"}`);
+  return r.data;
+}
+var GitHubMergeQueue = class {
+  constructor(octokit) {
+    this.octokit = octokit;
+  }
+  octokit;
+  async branchRules(repo, branch) {
+    const data = await this.octokit.paginate(this.octokit.rest.repos.getBranchRules, { ...repoParams(repo), branch, per_page: 100 });
+    const list = parsed(rules, data, `the rules of ${repo}:${branch}`);
+    return {
+      mergeQueue: list.some((r) => r.type === "merge_queue"),
+      upToDate: list.some(
+        (r) => r.type === "required_status_checks" && statusChecks.safeParse(r.parameters ?? {}).data?.strict_required_status_checks_policy === true
+      )
+    };
+  }
+  async commitsBehind(repo, base, head) {
+    const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({ ...repoParams(repo), basehead: `${base}...${head}`, per_page: 1 });
+    return parsed(compared, data, `comparing ${head.slice(0, 7)} with ${base} in ${repo}`).behind_by;
+  }
+  async enqueue(pr, expectedHead) {
+    const id = pr.nodeId ?? (await this.octokit.rest.pulls.get({ ...repoParams(pr.repo), pull_number: pr.number })).data.node_id;
+    try {
+      parsed(enqueued, await this.octokit.graphql(ENQUEUE, { id, head: expectedHead }), `enqueueing ${pr.repo}#${pr.number}`);
+    } catch (e) {
+      const errors = e.errors;
+      const said = errors?.map((x) => x.message).filter(Boolean).join("; ") || e.message;
+      throw new MergeRefused(`(GraphQL enqueuePullRequest) ${said}`, false);
+    }
+  }
+  async holds(repo, number) {
+    const { owner, name } = splitRepo(repo);
+    const data = parsed(held, await this.octokit.graphql(HELD, { owner, name, number }), `the merge queue entry of ${repo}#${number}`);
+    return Boolean(data.repository?.pullRequest?.mergeQueueEntry);
+  }
+};
+
 // adapters/github/forge/reviews.ts
 var STATES = ["COMMENTED", "CHANGES_REQUESTED", "APPROVED", "DISMISSED", "PENDING"];
 function toReview(r) {
@@ -308,12 +481,22 @@ var GitHubForge = class {
   deployments;
   reviews;
   gitData;
+  ci;
+  mergeQueue;
   constructor(source) {
     const octokit = octokitOf(source);
     this.pulls = new Pulls(octokit);
     this.deployments = new Deployments(octokit);
     this.reviews = new Reviews(octokit);
     this.gitData = new GitHubGitData(octokit);
+    this.ci = new GitHubCi(octokit);
+    this.mergeQueue = new GitHubMergeQueue(octokit);
+  }
+  branchRules(repo, branch) {
+    return this.mergeQueue.branchRules(repo, branch);
+  }
+  commitsBehind(repo, base, head) {
+    return this.mergeQueue.commitsBehind(repo, base, head);
   }
   findPullRequest(repo, branch) {
     return this.pulls.find(repo, branch);
@@ -332,6 +515,9 @@ var GitHubForge = class {
   }
   mergePullRequest(repo, number, options) {
     return this.pulls.merge(repo, number, options);
+  }
+  revertPullRequest(repo, number, pr) {
+    return this.pulls.revert(repo, number, pr);
   }
   markReadyForReview(pr) {
     return this.pulls.markReadyForReview(pr);
@@ -359,4 +545,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-7HGB35OK.js.map
+//# sourceMappingURL=forge-3CUXGKGQ.js.map

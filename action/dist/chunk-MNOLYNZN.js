@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   splitRepo
-} from "./chunk-S6CAQBKA.js";
+} from "./chunk-ASPCPMM2.js";
 
 // core/hidden-doc.ts
 var MARKERS = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))*[ \t]*/;
@@ -888,4 +888,4 @@ export {
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-LUSS2Z5T.js.map
+//# sourceMappingURL=chunk-MNOLYNZN.js.map

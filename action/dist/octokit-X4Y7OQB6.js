@@ -5,8 +5,8 @@ import {
   octokitLog,
   policyOptions,
   withGitHubPolicy
-} from "./chunk-GYGYHA3K.js";
-import "./chunk-ZXEARZ4J.js";
+} from "./chunk-7JELCMRV.js";
+import "./chunk-DJRTUKIR.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
 export {
@@ -16,4 +16,4 @@ export {
   policyOptions,
   withGitHubPolicy
 };
-//# sourceMappingURL=octokit-CKMDIVZC.js.map
+//# sourceMappingURL=octokit-X4Y7OQB6.js.map
