@@ -91,7 +91,7 @@ export class ConveyorApp {
     private readonly options: ConveyorAppOptions,
   ) {
     const now = options.now ?? (() => new Date().toISOString());
-    const log = options.log ?? pinoLogger(probot.log);
+    const log = options.log ?? pinoLogger(() => probot.log);
     const github = (installationId: number) => this.github(installationId);
     const githubOf = (run: Run) => this.github(installationOf(run));
     const approvals = new ApprovalChecks(options.links, now);

@@ -12,9 +12,13 @@ const PINO_KEYS = ['level', 'time', 'pid', 'hostname', 'name', 'msg'];
  * its bindings: Probot's `name`, a delivery's `id`) is renamed `conveyor.<key>`: pino prints a key
  * it is given twice twice, and a JSON line with a key twice is read differently by every parser.
  */
-export function pinoLogger(pino: Pino): Logger {
-  const taken = new Set([...PINO_KEYS, ...Object.keys(pino.bindings())]);
+export function pinoLogger(source: Pino | (() => Pino)): Logger {
+  // Read when a line is written: a Probot made without a logger gets its pino only once it loads.
+  const pinoOf = typeof source === 'function' ? source : () => source;
+  let taken: Set<string> | undefined;
   return loggerOf((level, message, fields) => {
+    const pino = pinoOf();
+    taken ??= new Set([...PINO_KEYS, ...Object.keys(pino.bindings())]);
     const own: Record<string, LogValue> = {};
     for (const [k, v] of Object.entries(fields)) own[taken.has(k) ? `conveyor.${k}` : k] = v;
     pino[level](own, message);

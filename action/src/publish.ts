@@ -14,7 +14,7 @@ import { writesOutside } from '../../core/steps/writes.ts';
 import { conflictMarkerLines } from '../../core/steps/conflicts.ts';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Forge } from '../../engine/ports/forge.ts';
+import type { Forge, PullRequest } from '../../engine/ports/forge.ts';
 import type { StepContext } from './context.ts';
 import type { Workspace, WorkspaceRepo } from './workspace.ts';
 import { readHandedBack } from './exchange.ts';
@@ -259,6 +259,19 @@ async function changesOf(ws: Workspace, repos: ReadonlySet<string>, summary: str
 }
 
 /**
+ * A body is what a person reads, not the change: the push it follows stands whatever the forge
+ * says to it, so a refused rewrite is said and the PR kept as it was (the next attempt writes it again).
+ */
+async function rewriteBody(ctx: StepContext, forge: Forge, pr: PullRequestRef, body: string): Promise<PullRequestRef | PullRequest> {
+  try {
+    return await forge.updatePullRequest(pr.repo, pr.number, { body });
+  } catch (e) {
+    ctx.log.warn(`could not rewrite the body of ${pr.repo}#${pr.number} (${(e as Error).message}); it says what it said before`);
+    return pr;
+  }
+}
+
+/**
  * Opens or updates the PR of each pushed repository, finds the PRs of the others (a resumed
  * change keeps its PRs), and rewrites a body when what it says changed: a PR just opened or pushed
  * to (what changed in it), or one found that the run did not know (the set it links). A PR the run
@@ -330,7 +343,7 @@ export async function publishPullRequests(
       current,
     );
     const unchanged = current === undefined ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
-    const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
+    const updated = unchanged ? pr : await rewriteBody(ctx, forge, pr, body);
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;

@@ -17,7 +17,8 @@ export function movedRepos(run: Run, prs: readonly PullRequestRef[]): string[] {
 /**
  * Puts back to pending every deploy step that succeeded and stood an environment up from one of
  * `repos`, and every step after it that has run or runs (a merge under way or done aside: it merges
- * the heads it was given; a deploy under way is left to finish: its environments are its own).
+ * the heads it was given; a deploy under way is left to finish: its environments are its own; a
+ * code step keeps its work).
  * `only`: consider only the deploys this step needs (a repair's step), else every deploy. `keep`:
  * the step whose repairs stay counted (the one whose repair wrote). Says whether any deploy runs again.
  */
@@ -40,6 +41,9 @@ export function redeployStale(d: Draft, repos: readonly string[], why: string, o
     const mine = p.id === options.keep;
     if (!mine && (status === undefined || status === 'pending' || status === 'cancelled')) continue;
     if (!mine && (p.kind === 'merge' || p.kind === 'deploy') && (status === 'queued' || status === 'succeeded')) continue;
+    // A code step's work is the change itself: it saw the environments as context, and doing it
+    // again would redo the change the redeploy is for (the steps after it judge the new environments).
+    if (!mine && p.kind === 'code') continue;
     const repairs = run.steps[p.id]!.repairs;
     d.resetStep(p.id, `runs again once ${names} ${stale.length === 1 ? 'has' : 'have'} deployed again (${why})`);
     // Still the same failure being repaired: its repairs stay counted (max-attempts bounds the loop).

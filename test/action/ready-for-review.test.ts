@@ -4,6 +4,7 @@
 // knows as ready is left as it is: a person who turned it back into a draft holds the merge.
 // The step runs in-process: git against real bare repositories, GitHub's API mocked with nock.
 import nock from 'nock';
+import { prBodyScope } from '../helpers/pr-body-scope.ts';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type StepContext } from '../../action/src/context.ts';
@@ -67,6 +68,19 @@ function payloadWith(pr: PullRequestRef, agentRun: string): StepPayload {
   return { ...payload, commits: 'git', repos: payload.repos.map((r) => (r.repo === 'acme/web' ? { ...r, pr } : r)) };
 }
 
+/** acme/web's PR body, written again after the push (what changed in it); GitHub keeps `draft` as it was. */
+const prBody = (draft: boolean) =>
+  prBodyScope({
+    api: API,
+    repo: 'acme/web',
+    number: 12,
+    branch: DRAFT.branch,
+    url: DRAFT.url,
+    nodeId: DRAFT.nodeId!,
+    draft,
+    head: () => remotes.head('acme/web', DRAFT.branch),
+  });
+
 const readyScope = (id: string) =>
   nock(API, { reqheaders: { authorization: 'token ghs_test' } })
     .post('/graphql', (b: { query: string; variables: { id: string } }) => b.query.includes('markPullRequestReadyForReview') && b.variables.id === id)
@@ -75,12 +89,15 @@ const readyScope = (id: string) =>
 describe("the run's draft pull request", () => {
   it('is marked ready for review after the push, once, by its GraphQL id, and reported without `draft`', async () => {
     const scope = readyScope('PR_kwDOweb12');
+    // Marked ready before the body is written: GitHub answers it ready.
+    const body = prBody(false);
     const result = await runCodeWork(githubContext(), payloadWith(DRAFT, 'echo hi > acme__web/hi.txt'), { agent: 'coder', mode: 'run', writes: [] });
     expect(result.conclusion, result.summary).toBe('success');
     expect(scope.isDone()).toBe(true);
     const head = remotes.head('acme/web', 'conveyor/web-7')!;
     expect(remotes.show('acme/web', 'conveyor/web-7', 'hi.txt')).toBe('hi');
-    // Nothing else was asked of GitHub (the body links the PRs the run knew): the only call was the mark.
+    // Nothing else was asked of GitHub: the body, which says what changed, and the mark.
+    body.done();
     expect(nock.pendingMocks()).toEqual([]);
     expect(result.prs).toEqual([{ repo: 'acme/web', number: 12, url: DRAFT.url, branch: 'conveyor/web-7', head, nodeId: 'PR_kwDOweb12' }]);
   });
@@ -98,10 +115,12 @@ describe("the run's draft pull request", () => {
   it('stays a draft, reported so, when GitHub refuses to mark it: the pushed change still counts', async () => {
     const lines: string[] = [];
     const refused = nock(API).post('/graphql').reply(403, { message: 'Resource not accessible by integration' });
+    const body = prBody(true);
     const ctx = { ...githubContext(), log: actionLogger((line) => void lines.push(line)) };
     const result = await runCodeWork(ctx, payloadWith(DRAFT, 'echo hi > acme__web/hi.txt'), { agent: 'coder', mode: 'run', writes: [] });
     expect(result.conclusion, result.summary).toBe('success');
     expect(refused.isDone()).toBe(true);
+    body.done();
     expect(remotes.show('acme/web', 'conveyor/web-7', 'hi.txt')).toBe('hi');
     expect(result.prs).toEqual([expect.objectContaining({ number: 12, draft: true, nodeId: 'PR_kwDOweb12' })]);
     expect(lines).toContainEqual(
@@ -118,14 +137,31 @@ describe("the run's draft pull request", () => {
   });
 });
 
+describe('a PR body GitHub will not take', () => {
+  it('is said, and the pushed change still counts: the PR keeps the body it had', async () => {
+    const { draft: _draft, ...ready } = DRAFT;
+    const lines: string[] = [];
+    const refused = nock(API).patch('/repos/acme/web/pulls/12').reply(422, { message: 'Validation Failed' });
+    const ctx = { ...githubContext(), log: actionLogger((line) => void lines.push(line)) };
+    const result = await runCodeWork(ctx, payloadWith(ready, 'echo hi > acme__web/hi.txt'), { agent: 'coder', mode: 'repair', writes: [] });
+    expect(result.conclusion, result.summary).toBe('success');
+    expect(refused.isDone()).toBe(true);
+    expect(remotes.show('acme/web', 'conveyor/web-7', 'hi.txt')).toBe('hi');
+    expect(result.prs).toEqual([expect.objectContaining({ repo: 'acme/web', number: 12 })]);
+    expect(lines).toContainEqual(expect.stringMatching(/^conveyor: could not rewrite the body of acme\/web#12 \(.*422.*\); it says what it said before$/));
+  });
+});
+
 describe('a pull request the run knows as ready', () => {
   it('is not marked again after a later push: a person who turned it back into a draft keeps it one', async () => {
     const { draft: _draft, ...ready } = DRAFT;
     const scope = readyScope('PR_kwDOweb12');
+    const body = prBody(false);
     const result = await runCodeWork(githubContext(), payloadWith(ready, 'echo again > acme__web/again.txt'), { agent: 'coder', mode: 'repair', writes: [] });
     expect(result.conclusion, result.summary).toBe('success');
     expect(remotes.show('acme/web', 'conveyor/web-7', 'again.txt')).toBe('again');
     expect(scope.isDone()).toBe(false);
+    body.done();
     expect(result.prs).toEqual([expect.objectContaining({ repo: 'acme/web', number: 12, nodeId: 'PR_kwDOweb12' })]);
     expect(result.prs?.[0]).not.toHaveProperty('draft');
   });

@@ -19,6 +19,7 @@ import { octokitLog } from '../../adapters/github/octokit.ts';
 import { silentLogger } from '../../lib/logger.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { GitDataOnBare } from '../helpers/git-data.ts';
+import { prBodyScope } from '../helpers/pr-body-scope.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
@@ -88,29 +89,9 @@ function gitDataScope(times: { blobs?: number; trees?: number; commits?: number;
   return scope;
 }
 
-/**
- * The run's PR body, written again by the code step once it pushed (what changed in it): answered
- * as GitHub would, at the branch's head in the bare repository.
- */
-function prBodyScope() {
-  return nock(API, { reqheaders: { authorization: 'token ghs_test' } })
-    .patch('/repos/acme/web/pulls/12', (b: Body) => typeof b.body === 'string' && b.body.includes('What changed in acme/web'))
-    .reply((_u, b) => [
-      200,
-      {
-        number: 12,
-        html_url: PR.url,
-        state: 'open',
-        draft: false,
-        body: (b as Body).body,
-        node_id: PR.nodeId,
-        merged_at: null,
-        merge_commit_sha: null,
-        head: { ref: BRANCH, sha: remotes.head('acme/web', BRANCH) },
-        base: { ref: 'main' },
-      },
-    ]);
-}
+/** The run's PR body, written again by the code step once it pushed (what changed in it). */
+const prBody = () =>
+  prBodyScope({ api: API, repo: 'acme/web', number: 12, branch: BRANCH, url: PR.url, nodeId: PR.nodeId!, head: () => remotes.head('acme/web', BRANCH) });
 
 /** The mode of every file of a commit in the bare repository, by path. */
 const modesOf = (rev: string) =>
@@ -130,7 +111,7 @@ describe('a change made through GitHub’s Git data API', () => {
     const start = remotes.head('acme/web', BRANCH)!;
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]);
     const scope = gitDataScope({ blobs: 1 });
-    const body = prBodyScope();
+    const body = prBody();
     const lines: string[] = [];
     const agent = [
       'printf "hello\\n" > hi.txt',
@@ -222,7 +203,7 @@ describe('a change made through GitHub’s Git data API', () => {
   it('splits a change too large for one tree request: each request on the tree the one before made, a large text file as a blob of its own', async () => {
     // Six text files of 200 KiB (five fill a request's 1 MiB of inline content) and one of 300 KiB (over the inline size of a file).
     const scope = gitDataScope({ blobs: 1, trees: 2 });
-    const body = prBodyScope();
+    const body = prBody();
     const agent = 'for i in 1 2 3 4 5 6; do head -c 204800 /dev/zero | tr "\\0" "a" > part$i.txt; done && head -c 307200 /dev/zero | tr "\\0" "b" > big.txt';
     const result = await runCodeWork(githubContext(), payloadFor(agent), work);
     expect(result.conclusion, result.summary).toBe('success');
@@ -295,7 +276,7 @@ describe('merge commits made through the API', () => {
     const start = remotes.commit('acme/web', BRANCH, { 'work.txt': 'earlier work\n' }, 'earlier attempt');
     const base = remotes.commit('acme/web', 'main', { 'base.txt': 'base moved\n' }, 'base moves on');
     const scope = gitDataScope({ trees: 2, commits: 2 });
-    const body = prBodyScope();
+    const body = prBody();
     const result = await runCodeWork(githubContext(), payloadFor('echo more > more.txt'), { ...work, mode: 'repair' });
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
@@ -322,7 +303,7 @@ describe('merge commits made through the API', () => {
     const start = remotes.commit('acme/web', BRANCH, { 'README.md': 'web, the work\n', 'work.txt': 'work\n' }, 'the work');
     const base = remotes.commit('acme/web', 'main', { 'README.md': 'web, the base\n', 'b.txt': 'b\n', 'c.txt': 'c\n' }, 'the base');
     const scope = gitDataScope();
-    const body = prBodyScope();
+    const body = prBody();
     const result = await runCodeWork(githubContext(), payloadFor('printf "web, both\\n" > README.md'), { ...work, mode: 'repair', resolveConflicts: true });
     expect(result.conclusion, result.summary).toBe('success');
     scope.done();
@@ -387,7 +368,7 @@ describe('a new work branch made through the API', () => {
 describe('git instead of the API', () => {
   it('pushes with git, and asks nothing of GitHub but the PR body, when the pipeline says `commits: git`', async () => {
     git(remotes.bare('acme/web'), 'branch', BRANCH, 'main');
-    const body = prBodyScope();
+    const body = prBody();
     const result = await runCodeWork(githubContext(), { ...payloadFor('echo hi > hi.txt'), commits: 'git' }, work);
     expect(result.conclusion, result.summary).toBe('success');
     body.done();

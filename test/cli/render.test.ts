@@ -63,7 +63,11 @@ describe('the command line status of a run', () => {
 
 describe('the commands the command line prints', () => {
   const plan = planOf([{ id: 'implement', kind: 'code' }]);
-  const run = { ...start(plan).run, status: 'waiting' as const, options: { remotes: '/org/remotes', configPath: '/org/conveyor.yml' } };
+  const run = {
+    ...start(plan).run,
+    status: 'waiting' as const,
+    origin: { kind: 'embedded' as const, remotes: '/org/remotes', configPath: '/org/conveyor.yml', approve: false, json: false },
+  };
 
   it('carry --state unless it is the default, so that pasted they act on this run', () => {
     expect(commandFor('retry', 'web-1', { statePath: '.conveyor/state.db' }, run)).toBe('conveyor retry web-1');

@@ -280,9 +280,10 @@ class Checker {
     if (b.status === 'queued' && p.kind !== 'merge') {
       for (const n of p.needs) {
         if (next.steps[n]!.status === 'succeeded') continue;
-        // ...or a deploy under way when a deploy it needs was sent again: it deploys again after it.
+        // ...or a deploy under way when a deploy it needs was sent again: it deploys again after it;
+        // or a code step under way then: its work is the change itself, and it keeps it.
         const kind = this.plan.steps.find((s) => s.id === n)!.kind;
-        expect(kind === 'approval' || (p.kind === 'deploy' && kind === 'deploy'), `${id} runs before ${n}`).toBe(true);
+        expect(kind === 'approval' || ((p.kind === 'deploy' || p.kind === 'code') && kind === 'deploy'), `${id} runs before ${n}`).toBe(true);
       }
     }
   }
