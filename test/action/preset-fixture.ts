@@ -38,17 +38,19 @@ export interface Bench {
   /** The payload of `step` in the pipeline `default` of `yaml`, as buildPayload carries it. */
   payloadFrom(yaml: string, step: string): StepPayload;
   /** Runs one step through the action's entry in workspace `ws`, with the runner's variables `env`. */
-  run(payload: StepPayload, ws: string, options: { env: Record<string, string>; path?: string }): ReturnType<typeof runStep>;
+  run(payload: StepPayload, ws: string, options: RunOptions): ReturnType<typeof runStep>;
   recordOf(ws: string, cli: string): StandInRecord;
   cleanup(): void;
 }
 
-async function runStep(
-  bench: { remotes: Remotes; scratch: string; bin: string },
-  payload: StepPayload,
-  ws: string,
-  options: { env: Record<string, string>; path?: string },
-) {
+export interface RunOptions {
+  env: Record<string, string>;
+  path?: string;
+  /** How long a minute of the agent's timeouts and stall guard lasts (a guard's test shrinks it). */
+  minuteMs?: number;
+}
+
+async function runStep(bench: { remotes: Remotes; scratch: string; bin: string }, payload: StepPayload, ws: string, options: RunOptions) {
   const payloadPath = join(bench.scratch, `payload-${payload.step.id}.json`);
   writeFileSync(payloadPath, JSON.stringify(payload));
   const lines: string[] = [];
@@ -66,6 +68,7 @@ async function runStep(
     payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
+    ...(options.minuteMs ? { minuteMs: options.minuteMs, killGraceMs: 300 } : {}),
   });
   return { result, log: lines.join('\n') };
 }

@@ -5,6 +5,8 @@
 // model are recorded, its reviewer's `structured_output` verdict parses, and the key reaches the
 // vendor through Conveyor's forwarder, never the agent.
 import { readdirSync, readFileSync } from 'node:fs';
+import { processesWith } from '../../helpers/processes.ts';
+import { createBench } from '../../action/preset-fixture.ts';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
@@ -116,5 +118,48 @@ describe(`Claude Code (the real CLI) in conveyor run`, () => {
     // Nor did the transcripts keep it (the forwarder never gave it to the CLI to print).
     const attempts = join(dirname(fleet.state), 'attempts', 'web-3');
     for (const a of readdirSync(attempts)) expect(readFileSync(join(attempts, a, 'transcript.log'), 'utf8')).not.toContain(KEY);
+  });
+});
+
+describe('Claude Code (the real CLI) on a stream that stalls', () => {
+  it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
+    // Through the action's entry, where a minute can be shrunk: `conveyor run`'s is a real one.
+    const bench = createBench();
+    const stalled = script([{ stall: true }]);
+    const api = await startVendorApi({ answer: anthropicMessages(stalled) });
+    try {
+      const payload = bench.payloadFrom(
+        `
+version: 1
+agents:
+  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${api.url}, timeout-minutes: 60, stall-minutes: 6, env: { STALL_MARK: real-claude } }
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    service: web
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`,
+        'implement',
+      );
+      const started = Date.now();
+      // A minute of 500 ms: the guard fires after 3 s of silence, the timeout after 30 s.
+      const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
+        env: { ANTHROPIC_API_KEY: KEY },
+        path: `${claude.bin}:${process.env.PATH}`,
+        minuteMs: 500,
+      });
+      expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
+      expect(Date.now() - started).toBeLessThan(25_000);
+      // It did reach the API and got the answer's start: the stall is the stream's, not a refused connection.
+      expect(stalled.seen).toHaveLength(1);
+      expect(result.summary).toContain('"subtype":"init"');
+      expect(processesWith('STALL_MARK', 'real-claude')).toEqual([]);
+      expect(bench.remotes.branches('acme/web')).toEqual(['main']);
+    } finally {
+      await api.close();
+      bench.cleanup();
+    }
   });
 });
