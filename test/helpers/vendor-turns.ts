@@ -169,3 +169,76 @@ export function anthropicMessages(s: Script): Answer {
     res.end();
   };
 }
+
+// --- OpenAI Responses (Codex) ---------------------------------------------------------------------
+
+/** The tools a Responses request offers, by name, with their type (`function`, `custom`, …). */
+export function responsesTools(request: SeenRequest): Record<string, string> {
+  const tools = Array.isArray(request.body.tools) ? (request.body.tools as Array<{ type?: string; name?: string }>) : [];
+  return Object.fromEntries(tools.filter((t) => t.name).map((t) => [t.name!, t.type ?? 'function']));
+}
+
+/**
+ * `POST …/responses` with `stream: true`: response.created, the output item (a function call whose
+ * arguments are the input's JSON, a custom tool call whose input is `input.input`, or an assistant
+ * message) as response.output_item.added/done, then response.completed with the usage.
+ */
+export function openaiResponses(s: Script, options: { tools?: Record<string, 'function' | 'custom'> } = {}): Answer {
+  return (req, res, arrived) => {
+    if (req.method !== 'POST') {
+      // Codex tries a WebSocket first (GET with an upgrade); refused, it falls back to https at once.
+      res.writeHead(426, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"use https"}}');
+      return;
+    }
+    const body = parse(arrived);
+    const input = Array.isArray(body.input) ? (body.input as Array<{ type?: string; role?: string }>) : [];
+    const own = input.filter(
+      (i) => ['function_call', 'custom_tool_call', 'local_shell_call'].includes(i.type ?? '') || (i.type === 'message' && i.role === 'assistant'),
+    );
+    const turn = pick(s, body, arrived.body, own.length);
+    if ('status' in turn) return failWith(res, turn);
+    const model = s.model ?? (typeof body.model === 'string' ? body.model : 'gpt');
+    const usage = s.usage ?? { input: 1000, output: 50 };
+    const id = `resp_${arrived.connection}_${s.seen.length}`;
+    const send = sse(res);
+    send('response.created', { type: 'response.created', response: { id, object: 'response', model, status: 'in_progress', output: [] } });
+    if ('stall' in turn) return;
+    let item: Record<string, unknown>;
+    if ('tool' in turn) {
+      const kind = options.tools?.[turn.tool] ?? responsesTools(s.seen.at(-1)!)[turn.tool] ?? 'function';
+      item =
+        kind === 'custom'
+          ? { type: 'custom_tool_call', id: `ctc_${id}`, call_id: `call_${id}`, name: turn.tool, input: String(turn.input.input ?? ''), status: 'completed' }
+          : { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: turn.tool, arguments: JSON.stringify(turn.input), status: 'completed' };
+    } else {
+      item = { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+    }
+    send('response.output_item.added', {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...item, ...('content' in item ? { content: [] } : {}) },
+    });
+    if ('text' in turn)
+      send('response.output_text.delta', { type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: turn.text });
+    send('response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
+    send('response.completed', {
+      type: 'response.completed',
+      response: {
+        id,
+        object: 'response',
+        model,
+        status: 'completed',
+        output: [item],
+        usage: {
+          input_tokens: usage.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: usage.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.input + usage.output,
+        },
+      },
+    });
+    res.end();
+  };
+}

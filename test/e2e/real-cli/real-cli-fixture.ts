@@ -36,4 +36,4 @@ export const reviewTurn = {
 /** The agent's view: each process's environment in its sandbox (its CLI's own among them) and its HOME's files. */
 // No braces or quotes: Claude Code's Bash tool refuses those together as "expansion obfuscation".
 export const SEE_WHAT_THE_AGENT_HOLDS = (file: string) =>
-  `cat /proc/[0-9]*/environ 2>/dev/null | tr \\\\000 \\\\n > ${file}; echo HOME=$HOME >> ${file}; find $HOME -type f -size -1M -exec cat {} + >> ${file} 2>/dev/null; echo recorded`;
+  `cat /proc/[0-9]*/environ 2>/dev/null | tr \\\\000 \\\\n > ${file}; echo HOME=$HOME >> ${file}; find $HOME -type f -size -100k -exec cat {} + >> ${file} 2>/dev/null; echo recorded`;
