@@ -72,7 +72,7 @@ async function runStep(bench: { remotes: Remotes; scratch: string; bin: string }
     payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
     setSecret: () => undefined,
     log: (l) => lines.push(l),
-    ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs } : {}),
+    ...(options.minuteMs !== undefined ? { minuteMs: options.minuteMs, killGraceMs: 300 } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   return { result, log: lines.join('\n') };

@@ -1,0 +1,244 @@
+// Scripted conversations in the vendors' own wire formats, for the stand-in vendor API of
+// test/helpers/vendor-api.ts: what the real CLIs (test/e2e/real-cli) get when they call their
+// model. A script is a list of turns of the main conversation: "call this tool with this input",
+// "end with this text", "stall" (start the answer and never finish it) or "fail with this status".
+// The turn answered is the number of the model's own turns already in the request's history, so a
+// CLI that retries a request gets the same turn again; requests that are not the main
+// conversation (a CLI's side requests: a title, a quota probe, a next-speaker check) get a short
+// text answer of their own.
+import type { ServerResponse } from 'node:http';
+import type { Answer, Arrived } from './vendor-api.ts';
+
+export type Turn =
+  | { tool: string; input: Record<string, unknown> }
+  | { text: string }
+  /** Starts the answer's stream (headers and its first event) and never sends the rest. */
+  | { stall: true }
+  /** Answers with this status and body (a vendor's error: 429, 529, 5xx). */
+  | { status: number; body: string };
+
+/** A turn, or one made from what the CLI sent (its working directory, its tools' names). */
+export type ScriptedTurn = Turn | ((request: SeenRequest) => Turn);
+
+export interface SeenRequest {
+  body: Record<string, unknown>;
+  /** The whole request body as text (to look for a working directory, a tool's name). */
+  text: string;
+  /** The turn of the main conversation it asks for (0: the first). */
+  turn: number;
+}
+
+export interface TurnUsage {
+  input: number;
+  output: number;
+}
+
+export interface Script {
+  turns: ScriptedTurn[];
+  /** Tokens each answer reports (default 1,000 in, 50 out). */
+  usage?: TurnUsage;
+  /** The model the answers say they come from (default: the one the request named). */
+  model?: string;
+  /** What the main conversation's requests were asked, in order (filled as they arrive). */
+  seen: SeenRequest[];
+}
+
+export function script(turns: ScriptedTurn[], options: { usage?: TurnUsage; model?: string } = {}): Script {
+  return { turns, seen: [], ...options };
+}
+
+/** Streams that stalled stay open until the API closes (its `close` destroys their sockets). */
+function parse(arrived: Arrived): Record<string, unknown> {
+  try {
+    const v = JSON.parse(arrived.body) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function pick(s: Script, body: Record<string, unknown>, text: string, turn: number): Turn {
+  const request: SeenRequest = { body, text, turn };
+  s.seen.push(request);
+  const t = s.turns[Math.min(turn, s.turns.length - 1)];
+  if (t === undefined) return { text: 'Done.' };
+  return typeof t === 'function' ? t(request) : t;
+}
+
+function sse(res: ServerResponse): (event: string | undefined, data: unknown) => void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return (event, data) => res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+}
+
+function failWith(res: ServerResponse, t: { status: number; body: string }): void {
+  res.writeHead(t.status, { 'content-type': 'application/json' });
+  res.end(t.body);
+}
+
+/** The path of the directory a CLI says it works in, from the text it sent (its system prompt's environment section). */
+export function workingDirectory(request: SeenRequest): string {
+  const m =
+    /working directory: (\/[^\s"\\]+)/i.exec(request.text) ??
+    /<cwd>(\/[^<]+)<\/cwd>/.exec(request.text) ??
+    /working in the directory:? ?`?(\/[^\s`"\\]+)/i.exec(request.text) ??
+    /(?:cwd|directory)[^/]{0,40}(\/[^\s"'`\\]+)/i.exec(request.text);
+  if (!m) throw new Error(`no working directory in the request: ${request.text.slice(0, 400)}`);
+  return m[1]!.replace(/[.,;:]+$/, '');
+}
+
+// --- Anthropic Messages (Claude Code) ------------------------------------------------------------
+
+/**
+ * `POST /v1/messages` with `stream: true`: message_start, one content block (a tool_use whose
+ * input arrives as input_json_delta, or text), message_delta with the stop reason and the usage,
+ * message_stop. A request without tools is a side request (Claude Code's title or quota probe).
+ */
+export function anthropicMessages(s: Script): Answer {
+  return (_req, res, arrived) => {
+    if (!arrived.path.startsWith('/v1/messages') || arrived.path.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    const body = parse(arrived);
+    const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: string }>) : [];
+    const main = Array.isArray(body.tools) && body.tools.length > 0;
+    const turn: Turn = main ? pick(s, body, arrived.body, messages.filter((m) => m.role === 'assistant').length) : { text: 'Side answer.' };
+    if ('status' in turn) return failWith(res, turn);
+    const model = s.model ?? (typeof body.model === 'string' ? body.model : 'claude');
+    const usage = main ? (s.usage ?? { input: 1000, output: 50 }) : { input: 5, output: 1 };
+    const id = `msg_${arrived.connection}_${Date.now()}`;
+    if (body.stream !== true) {
+      // A non-streaming request (a side request): the whole message as one JSON document.
+      const content =
+        'tool' in turn
+          ? [{ type: 'tool_use', id: `toolu_${id}`, name: turn.tool, input: turn.input }]
+          : [{ type: 'text', text: 'stall' in turn ? '' : turn.text }];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content,
+          stop_reason: 'tool' in turn ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: usage.input, output_tokens: usage.output },
+        }),
+      );
+      return;
+    }
+    const send = sse(res);
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
+    });
+    if ('stall' in turn) return;
+    if ('tool' in turn) {
+      send('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: `toolu_${id}`, name: turn.tool, input: {} },
+      });
+      const json = JSON.stringify(turn.input);
+      const half = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)]) {
+        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: part } });
+      }
+    } else {
+      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text } });
+    }
+    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'tool' in turn ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+  };
+}
+
+// --- OpenAI Responses (Codex) ---------------------------------------------------------------------
+
+/** The tools a Responses request offers, by name, with their type (`function`, `custom`, …). */
+export function responsesTools(request: SeenRequest): Record<string, string> {
+  const tools = Array.isArray(request.body.tools) ? (request.body.tools as Array<{ type?: string; name?: string }>) : [];
+  return Object.fromEntries(tools.filter((t) => t.name).map((t) => [t.name!, t.type ?? 'function']));
+}
+
+/**
+ * `POST …/responses` with `stream: true`: response.created, the output item (a function call whose
+ * arguments are the input's JSON, a custom tool call whose input is `input.input`, or an assistant
+ * message) as response.output_item.added/done, then response.completed with the usage.
+ */
+export function openaiResponses(s: Script, options: { tools?: Record<string, 'function' | 'custom'> } = {}): Answer {
+  return (req, res, arrived) => {
+    if (req.method !== 'POST') {
+      // Codex tries a WebSocket first (GET with an upgrade); refused, it falls back to https at once.
+      res.writeHead(426, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"use https"}}');
+      return;
+    }
+    const body = parse(arrived);
+    const input = Array.isArray(body.input) ? (body.input as Array<{ type?: string; role?: string }>) : [];
+    const own = input.filter(
+      (i) => ['function_call', 'custom_tool_call', 'local_shell_call'].includes(i.type ?? '') || (i.type === 'message' && i.role === 'assistant'),
+    );
+    const turn = pick(s, body, arrived.body, own.length);
+    if ('status' in turn) return failWith(res, turn);
+    const model = s.model ?? (typeof body.model === 'string' ? body.model : 'gpt');
+    const usage = s.usage ?? { input: 1000, output: 50 };
+    const id = `resp_${arrived.connection}_${s.seen.length}`;
+    const send = sse(res);
+    send('response.created', { type: 'response.created', response: { id, object: 'response', model, status: 'in_progress', output: [] } });
+    if ('stall' in turn) return;
+    let item: Record<string, unknown>;
+    if ('tool' in turn) {
+      const kind = options.tools?.[turn.tool] ?? responsesTools(s.seen.at(-1)!)[turn.tool] ?? 'function';
+      item =
+        kind === 'custom'
+          ? { type: 'custom_tool_call', id: `ctc_${id}`, call_id: `call_${id}`, name: turn.tool, input: String(turn.input.input ?? ''), status: 'completed' }
+          : { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name: turn.tool, arguments: JSON.stringify(turn.input), status: 'completed' };
+    } else {
+      item = { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+    }
+    send('response.output_item.added', {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...item, ...('content' in item ? { content: [] } : {}) },
+    });
+    if ('text' in turn)
+      send('response.output_text.delta', { type: 'response.output_text.delta', item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: turn.text });
+    send('response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
+    send('response.completed', {
+      type: 'response.completed',
+      response: {
+        id,
+        object: 'response',
+        model,
+        status: 'completed',
+        output: [item],
+        usage: {
+          input_tokens: usage.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: usage.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.input + usage.output,
+        },
+      },
+    });
+    res.end();
+  };
+}
