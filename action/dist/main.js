@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-KR7HJEQ3.js";
+} from "./chunk-QBRCBL4G.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -1613,7 +1613,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-Y3GM2DHN.js");
+    const { LocalForge } = await import("./local-LM2K3LJ6.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -3565,6 +3565,14 @@ async function changesOf(ws, repos, summary2) {
   }
   return out;
 }
+async function rewriteBody(ctx, forge, pr, body) {
+  try {
+    return await forge.updatePullRequest(pr.repo, pr.number, { body });
+  } catch (e) {
+    ctx.log.warn(`could not rewrite the body of ${pr.repo}#${pr.number} (${e.message}); it says what it said before`);
+    return pr;
+  }
+}
 async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(pushed.keys()), extra = {}) {
   const protectedPaths = extra.protectedPaths ?? [];
   const guarded = (repo) => protectedPaths.find((p) => p.repo === repo);
@@ -3615,7 +3623,7 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
       current
     );
     const unchanged = current === void 0 ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
-    const updated = unchanged ? pr : await forge.updatePullRequest(pr.repo, pr.number, { body });
+    const updated = unchanged ? pr : await rewriteBody(ctx, forge, pr, body);
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;

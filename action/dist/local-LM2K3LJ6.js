@@ -2,7 +2,7 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   GitRepo,
   describeIssues
-} from "./chunk-KR7HJEQ3.js";
+} from "./chunk-QBRCBL4G.js";
 import {
   MergeRefused,
   external_exports,
@@ -556,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-Y3GM2DHN.js.map
+//# sourceMappingURL=local-LM2K3LJ6.js.map

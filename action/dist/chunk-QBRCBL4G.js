@@ -5837,8 +5837,11 @@ var PRESETS = {
     checked: { against: "`claude --help`" },
     credentials: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
     hosts: ["api.anthropic.com"],
-    // The scrub keeps a credential it holds (an OAuth token passes by name) out of the commands its tools run.
-    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: "1" },
+    // Not CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: from 2.1.197 it forces the permission mode back to
+    // `default` (every edit is refused in --print) and runs its Bash in a sandbox of its own that
+    // leaves empty decoy files (package.json, .env, lock files) in the repository, which the
+    // commit would carry (test/e2e/real-cli/claude-code.test.ts).
+    env: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
     // It refuses bypassPermissions as root ("… cannot be used with root/sudo privileges") unless told a sandbox guards it.
     sandboxedEnv: { IS_SANDBOX: "1" },
     // stream-json prints each event as it happens (the stall guard sees an agent that works); with
@@ -6565,4 +6568,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-KR7HJEQ3.js.map
+//# sourceMappingURL=chunk-QBRCBL4G.js.map
