@@ -8,7 +8,7 @@ import type { Run } from '../core/run/types.ts';
 import type { NewRun } from '../engine/engine.ts';
 import { openReverts } from '../engine/revert.ts';
 import type { GitHub } from '../adapters/github/forge/github.ts';
-import { installationOf, type AppDeps } from './deps.ts';
+import type { AppDeps } from './deps.ts';
 
 /** Started (the revert run's id), or refused with why and what changed, in words for the person who asked. */
 export async function revertRun(deps: AppDeps, github: GitHub, run: Run, by: string): Promise<{ started: string } | { refused: string }> {
