@@ -12,6 +12,7 @@ import { UsageError } from '../core/errors.ts';
 import { shellQuote } from '../core/shell.ts';
 import { describeIssues } from '../core/contract/wire.ts';
 import { GitRepo } from '../lib/git.ts';
+import { replacedInSandbox } from '../lib/sandbox.ts';
 
 /** Where the demo's material lives in this source tree. */
 export const DEMO_SOURCE = fileURLToPath(new URL('../examples/demo/', import.meta.url));
@@ -45,15 +46,34 @@ export interface Demo {
   repos: string[];
 }
 
+/**
+ * Where the scripted agents run from: Conveyor's own copy, else a copy in the demo folder. Every
+ * sandboxed command has a /tmp of its own, so a Conveyor cloned there has agents no command sees.
+ */
+async function demoAgents(root: string): Promise<string> {
+  const own = join(DEMO_SOURCE, 'agents');
+  if (!replacedInSandbox(own)) return own;
+  if (replacedInSandbox(root))
+    throw new UsageError(
+      `the demo's agents would be in ${root} and Conveyor's own are in ${own}: both under a folder every sandboxed command sees as its own (/tmp). Give --dir a folder elsewhere (such as ${demoParent()}).`,
+    );
+  const copy = join(root, 'agents');
+  await cp(own, copy, { recursive: true });
+  return copy;
+}
+
+/** Where a demo folder is made by default: the temporary folder, unless sandboxed commands see their own there (then /var/tmp). */
+export function demoParent(): string {
+  return replacedInSandbox(tmpdir()) ? '/var/tmp' : tmpdir();
+}
+
 export async function buildDemo(dir: string): Promise<Demo> {
   const root = resolve(dir);
   await prepareFolder(root);
   // Marked first, so a build that stopped half-way can be built again.
   await writeFile(join(root, DEMO_MARKER), 'Built by `conveyor demo`; building the demo here again replaces this folder.\n');
 
-  // The scripted agents run from Conveyor's own copy, not one in the demo folder: every command has
-  // a /tmp of its own (the sandbox), so a copy in a temporary demo folder is not there to run.
-  const agentsDir = join(DEMO_SOURCE, 'agents');
+  const agentsDir = await demoAgents(root);
 
   const remotes = join(root, 'remotes');
   for (const repo of DEMO_REPOS) {

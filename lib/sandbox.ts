@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConveyorError } from '../core/errors.ts';
 import { killMarked, runCommand, type CommandOptions, type CommandResult } from './process.ts';
 import { hiddenPlaces, isInside, type HiddenPlaces } from './sandbox/hidden.ts';
@@ -320,6 +320,15 @@ export interface BwrapPlan {
 }
 
 /** `/run` and `/var/run` as real folders (one is usually a link to the other). */
+/**
+ * Whether every sandboxed command sees its own folder at `path` instead of the host's (its own /tmp,
+ * an empty /run): a file there, a demo's agent say, is not there for the commands to run.
+ */
+export function replacedInSandbox(path: string): boolean {
+  const real = realOrUndefined(path) ?? resolve(path);
+  return ['/tmp', ...runFolders()].some((r) => isInside(real, r) || isInside(resolve(path), r));
+}
+
 function runFolders(): string[] {
   return [...new Set(['/run', '/var/run'].filter((p) => existsSync(p)).map((p) => realpathSync(p)))];
 }

@@ -1,10 +1,9 @@
 // `conveyor demo`: builds a small demo organisation and runs a whole pipeline on it, offline.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildDemo } from '../demo-org.ts';
+import { buildDemo, demoParent } from '../demo-org.ts';
 import { startRun } from '../drive.ts';
 import { openStore } from '../embedded.ts';
 import { action } from '../program.ts';
@@ -14,12 +13,13 @@ export function register(program: Command): void {
   program
     .command('demo')
     .description('Build a demo organisation (two services, scripted agents) and run a full pipeline on it')
-    .option('--dir <dir>', 'where to build it (default: a new temporary folder)')
+    .option('--dir <dir>', 'where to build it (default: a new folder in the temporary folder, /var/tmp where that is /tmp)')
     .option('--keep-envs', 'keep the preview servers running after the run, to open them in a browser', false)
     .option('--json', 'print the final state as JSON', false)
     .action(
       action(async (o: { dir?: string; keepEnvs: boolean; json: boolean }) => {
-        const dir = resolve(o.dir ?? mkdtempSync(join(tmpdir(), 'conveyor-demo-')));
+        // Not under /tmp by default: every sandboxed command has its own there (demoParent).
+        const dir = resolve(o.dir ?? mkdtempSync(join(demoParent(), 'conveyor-demo-')));
         const demo = await buildDemo(dir);
         const statePath = join(demo.dir, 'state.db');
         say(`Demo organisation in ${demo.dir}`);

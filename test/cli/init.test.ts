@@ -128,9 +128,10 @@ describe('the workflow template', () => {
       .filter((l) => !l.trim().startsWith('#'))
       .join('\n');
     expect(code).not.toMatch(/secrets\./);
-    // The sandbox's install, then the action: nothing else.
-    expect(steps).toHaveLength(2);
-    const run = steps.find((s) => s.uses !== undefined)!;
+    // The sandbox's install, the CLI cache's key and the cache, then the action: nothing else.
+    expect(steps).toHaveLength(4);
+    expect(steps.filter((s) => s.uses !== undefined).map((s) => s.uses)).toEqual(['actions/cache@v4', 'conveyor-dev/conveyor@v1']);
+    const run = steps.find((s) => s.uses === 'conveyor-dev/conveyor@v1')!;
     expect(run.uses).toBe('conveyor-dev/conveyor@v1');
     expect(run.with).toEqual({ payload: '${{ inputs.payload }}' });
     // A repository variable may pin where the OIDC token goes; the check run names the attempt.
@@ -146,7 +147,7 @@ describe('the workflow template', () => {
     const on = parse(WORKFLOW.replace('# ANTHROPIC_API_KEY:', 'ANTHROPIC_API_KEY:')) as {
       jobs: { step: { steps: { uses?: string; env?: Record<string, string> }[] } };
     };
-    expect(on.jobs.step.steps.find((st) => st.uses)?.env?.ANTHROPIC_API_KEY).toBe('${{ secrets.ANTHROPIC_API_KEY }}');
+    expect(on.jobs.step.steps.find((st) => st.uses === 'conveyor-dev/conveyor@v1')?.env?.ANTHROPIC_API_KEY).toBe('${{ secrets.ANTHROPIC_API_KEY }}');
   });
 
   it('names its runs with the check run id the app looks them up by', () => {
