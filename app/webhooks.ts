@@ -76,6 +76,8 @@ const schemas = {
   'workflow_run.completed': z.object({ workflow_run: workflowRun, repository }),
   'pull_request.synchronize': pullRequestEvent,
   'pull_request.closed': pullRequestEvent,
+  // Only which PR and who: its body is read again before Conveyor next writes into it.
+  'pull_request.edited': z.object({ pull_request: z.object({ number: z.number() }), repository, sender: actor.optional() }),
   'installation.deleted': z.object({ installation: installation.extend({ account: z.looseObject({ login: z.string().optional() }).nullish() }) }),
   'installation_repositories.removed': z.object({ installation, repositories_removed: z.array(z.object({ full_name: z.string() })) }),
 } satisfies { [E in EmitterWebhookEventName]?: z.ZodType };
@@ -103,6 +105,7 @@ const accepted: { [E in WebhookEvent]: Accepts<E> } = {
   'workflow_run.completed': true,
   'pull_request.synchronize': true,
   'pull_request.closed': true,
+  'pull_request.edited': true,
   'installation.deleted': true,
   'installation_repositories.removed': true,
 };
