@@ -62,7 +62,7 @@ export class PrStatusBodies {
   }
 
   /** Writes the run's status section into each of its PRs whose section says something else. */
-  async write(run: Run, pulls: Pick<Pulls, 'get' | 'update'>): Promise<void> {
+  async write(run: Run, pulls: Pick<Pulls, 'body' | 'update'>): Promise<void> {
     if (run.prs.length === 0) return;
     const status = renderPrStatus(run, GITHUB_COMMANDS);
     const { underWay } = codeAttempts(run);
@@ -72,7 +72,7 @@ export class PrStatusBodies {
       const remembered = this.known.get(key);
       const current = remembered?.basis === basis && !underWay ? remembered : undefined;
       if (current?.status === status) continue;
-      const body = current?.body ?? (await pulls.get(pr.repo, pr.number)).body;
+      const body = current?.body ?? (await pulls.body(pr.repo, pr.number));
       if (statusOf(body) === status) {
         this.known.set(key, { body, status, basis });
         continue;
