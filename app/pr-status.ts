@@ -5,11 +5,13 @@
 //
 // Each PR costs a write only when its section's text changed, and a read only when this process
 // does not know the body as GitHub has it. It knows it after its own write, until one of:
-// - a code attempt (the code step's or a repair's) may have rewritten it: the action writes bodies
-//   (action/src/publish.ts), from a body it read maybe before this process's last write. While such
-//   an attempt is under way the body is read before each write; once it finished (the run's count of
-//   finished ones, and the PR's head, say so), it is read again.
+// - a code attempt (the code step's or a repair's) finished: the action rewrites the bodies then
+//   (action/src/publish.ts: what changed, the links), so the body is read again (the run's count of
+//   finished code attempts, and the PR's head, say so).
 // - someone edited the PR (the `pull_request.edited` webhook: forget()).
+// While a code attempt is under way, nothing is written: the action reads a body and writes it back
+// with its change, and a status written in between would be lost, or would undo its change (the
+// tracking comment shows the attempt meanwhile). It is written once the attempt has finished.
 import { LRUCache } from 'lru-cache';
 import { GITHUB_COMMANDS, renderPrStatus } from '../core/github/pr-status.ts';
 import { statusOf, withStatus } from '../core/github/pr-body.ts';
@@ -64,13 +66,13 @@ export class PrStatusBodies {
   /** Writes the run's status section into each of its PRs whose section says something else. */
   async write(run: Run, pulls: Pick<Pulls, 'body' | 'update'>): Promise<void> {
     if (run.prs.length === 0) return;
+    if (codeAttempts(run).underWay) return;
     const status = renderPrStatus(run, GITHUB_COMMANDS);
-    const { underWay } = codeAttempts(run);
     for (const pr of run.prs) {
       const key = keyOf(pr.repo, pr.number);
       const basis = basisOf(run, pr);
       const remembered = this.known.get(key);
-      const current = remembered?.basis === basis && !underWay ? remembered : undefined;
+      const current = remembered?.basis === basis ? remembered : undefined;
       if (current?.status === status) continue;
       const body = current?.body ?? (await pulls.body(pr.repo, pr.number));
       if (statusOf(body) === status) {
