@@ -229,7 +229,8 @@ export const events = {
       check_run: { ...p.check_run, status: 'completed', conclusion: 'success', output: { title: 'ok', summary: 'ok', text } },
     };
   },
-  pull(action: 'synchronize' | 'closed', repo: string, number: number, head: string, login: string, merged = false, type = 'User') {
+  /** A PR event (`edited`: as `synchronize`'s payload, the fixtures having no edit of a PR). */
+  pull(action: 'synchronize' | 'closed' | 'edited', repo: string, number: number, head: string, login: string, merged = false, type = 'User') {
     const p = fixture(action === 'closed' ? 'pull_request.closed' : 'pull_request.synchronize');
     const pull = p.pull_request as { head: object };
     return {
