@@ -102,7 +102,14 @@ export function fakeGitHub(config: string): FakeGitHub {
     pull.edits++;
     return [
       200,
-      { number: pull.number, html_url: `https://github.com/acme/web/pull/${pull.number}`, state: 'open', head: { ref: pull.branch, sha: pull.head }, base: { ref: 'main' }, body: pull.body },
+      {
+        number: pull.number,
+        html_url: `https://github.com/acme/web/pull/${pull.number}`,
+        state: 'open',
+        head: { ref: pull.branch, sha: pull.head },
+        base: { ref: 'main' },
+        body: pull.body,
+      },
     ];
   });
   api.post(/^\/repos\/acme\/web\/issues\/comments\/\d+\/reactions$/).reply(201, {});

@@ -32,11 +32,22 @@ const sectionOf = (body: string) => body.slice(body.indexOf(PR_STATUS_START) + P
 const outside = (body: string) => body.slice(0, body.indexOf(PR_STATUS_START)) + body.slice(body.indexOf(PR_STATUS_END));
 
 const table = (test: string, approve: string, ship: string) =>
-  ['| step | kind | state |', '| --- | --- | --- |', '| `implement` | code | ✅ changed |', `| \`test\` | gate | ${test} |`, `| \`approve\` | approval | ${approve} |`, `| \`ship\` | merge | ${ship} |`].join(
-    '\n',
-  );
+  [
+    '| step | kind | state |',
+    '| --- | --- | --- |',
+    '| `implement` | code | ✅ changed |',
+    `| \`test\` | gate | ${test} |`,
+    `| \`approve\` | approval | ${approve} |`,
+    `| \`ship\` | merge | ${ship} |`,
+  ].join('\n');
 
-const RUNNING = ['### Run `acme-web-7`: running', '', table('🔄 running (attempt 1)', '⏳ pending', '⏳ pending'), '', 'Approval comes at step `approve`: once it waits, comment `/conveyor approve` on this pull request or the issue.'].join('\n');
+const RUNNING = [
+  '### Run `acme-web-7`: running',
+  '',
+  table('🔄 running (attempt 1)', '⏳ pending', '⏳ pending'),
+  '',
+  'Approval comes at step `approve`: once it waits, comment `/conveyor approve` on this pull request or the issue.',
+].join('\n');
 const WAITING = [
   '### Run `acme-web-7`: waiting',
   '',
@@ -50,12 +61,22 @@ const APPROVED = ['### Run `acme-web-7`: running', '', table('✅ passed', '✅ 
 function bodyScopes(reads: Record<string, string>, writes: readonly string[]) {
   const written: Record<string, string> = {};
   const scopes = [
-    ...Object.entries(reads).map(([at, body]) => nock(API).get(`/repos/${at.replace('#', '/issues/')}`).reply(200, { number: Number(at.split('#')[1]), body })),
+    ...Object.entries(reads).map(([at, body]) =>
+      nock(API)
+        .get(`/repos/${at.replace('#', '/issues/')}`)
+        .reply(200, { number: Number(at.split('#')[1]), body }),
+    ),
     ...writes.map((at) => {
       const [repo, number] = at.split('#') as [string, string];
       return nock(API)
         .patch(`/repos/${repo}/pulls/${number}`, (b: { body: string }) => ((written[at] = b.body), true))
-        .reply(200, { number: Number(number), html_url: `https://github.com/${repo}/pull/${number}`, state: 'open', head: { ref: 'conveyor/web-7', sha: 'x' }, base: { ref: 'main' } });
+        .reply(200, {
+          number: Number(number),
+          html_url: `https://github.com/${repo}/pull/${number}`,
+          state: 'open',
+          head: { ref: 'conveyor/web-7', sha: 'x' },
+          base: { ref: 'main' },
+        });
     }),
   ];
   return { written, scopes };
@@ -136,7 +157,12 @@ describe("the status section of a run's PR bodies on GitHub", () => {
     await h.conveyor.deps.reporter.report(RUN);
     for (const s of first.scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
     // Reported again, unchanged, and after a change the section does not show (the run's updatedAt): no read, no write.
-    const pulls = nock(API).persist().get(/\/issues\/[12]$/).reply(200, {}).patch(/\/pulls\/[12]$/).reply(200, {});
+    const pulls = nock(API)
+      .persist()
+      .get(/\/issues\/[12]$/)
+      .reply(200, {})
+      .patch(/\/pulls\/[12]$/)
+      .reply(200, {});
     await h.conveyor.deps.reporter.report(RUN);
     const run = await h.conveyor.engine.get(RUN);
     expect(await h.conveyor.deps.store.commit({ ...run, updatedAt: '2025-03-01T09:45:00.000Z' }, [])).toBeTruthy();
@@ -151,7 +177,10 @@ describe("the status section of a run's PR bodies on GitHub", () => {
     for (const s of first.scopes) expect(s.isDone(), String(s.pendingMocks())).toBe(true);
 
     // Dave adds a note to web's body; the app's bot edits api's (its own write, known already).
-    const edited = first.written['acme/web#1']!.replace('### What changed in acme/web', 'Note from Dave: check the copy with design.\n\n### What changed in acme/web');
+    const edited = first.written['acme/web#1']!.replace(
+      '### What changed in acme/web',
+      'Note from Dave: check the copy with design.\n\n### What changed in acme/web',
+    );
     await h.receive('pull_request', events.pull('edited', 'acme/web', 1, WEB_HEAD, 'dave'));
     await h.receive('pull_request', events.pull('edited', 'acme/api', 2, API_HEAD, BOT, false, 'Bot'));
 

@@ -29,7 +29,13 @@ function writes() {
     nock(API)
       .persist()
       .patch('/repos/acme/web/pulls/1', (b: { body: string }) => bodies.push(b.body) > 0)
-      .reply(200, { number: 1, html_url: 'https://github.com/acme/web/pull/1', state: 'open', head: { ref: 'conveyor/web-7', sha: WEB_HEAD }, base: { ref: 'main' } }),
+      .reply(200, {
+        number: 1,
+        html_url: 'https://github.com/acme/web/pull/1',
+        state: 'open',
+        head: { ref: 'conveyor/web-7', sha: WEB_HEAD },
+        base: { ref: 'main' },
+      }),
     nock(API)
       .persist()
       .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)

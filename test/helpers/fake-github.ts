@@ -382,7 +382,15 @@ export class FakeGitHub {
       const pr = this.pulls.find((x) => x.repo === repo && x.number === number);
       const known = this.options.issues[`${repo}#${number}`];
       if (!pr && !known) return [404, { message: 'Not Found' }];
-      return [200, { number, title: pr?.title ?? known?.title, body: pr?.body ?? known?.body, ...(pr ? { pull_request: { url: `${this.apiUrl}/repos/${repo}/pulls/${number}` } } : {}) }];
+      return [
+        200,
+        {
+          number,
+          title: pr?.title ?? known?.title,
+          body: pr?.body ?? known?.body,
+          ...(pr ? { pull_request: { url: `${this.apiUrl}/repos/${repo}/pulls/${number}` } } : {}),
+        },
+      ];
     },
     'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ({ params, body }) => {
       const c = this.comments.get(Number(params.comment_id));
