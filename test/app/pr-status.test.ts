@@ -98,7 +98,7 @@ beforeEach(async () => {
   h = await createHarness();
   tokenScope();
   // The comment, the summary and the approval's check run: written as ever, not what this file checks.
-  reportScopes();
+  reportScopes(WEB_HEAD, { prBodies: false });
   nock(API)
     .persist()
     .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve')
