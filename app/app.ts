@@ -316,6 +316,13 @@ export class ConveyorApp {
       await this.once(context.id, () => onPullRequestDequeued(deps, repository.full_name, pr, reason));
     });
 
+    // A body someone else edited is read again before the status section is next written into it
+    // (app/pr-status.ts), so their words stay; the app's own edits (its bot's) it knows already.
+    probot.on('pull_request.edited', async (context) => {
+      const { pull_request: pr, repository, sender } = webhookPayload('pull_request.edited', context);
+      if (sender?.login !== (await this.ownLogin())) this.deps.reporter.pullRequestEdited(repository.full_name, pr.number);
+    });
+
     // The app lost its access: runs there can do nothing more, and say why.
     probot.on('installation.deleted', async (context) => {
       const deps = this.delivery(context);

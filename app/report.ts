@@ -2,7 +2,8 @@
 // and the check runs on the primary PR's head: the summary `conveyor` (created again on a new
 // head) and the approval steps' (approval-check.ts).
 //
-// Two writers per run, one for the check runs and one for the comment, each coalesced: a write
+// Three writers per run, one for the check runs, one for the comment and one for the status
+// section of the run's PR bodies (pr-status.ts), each coalesced: a write
 // waits a few seconds (REPORT_COALESCE_MS) and every request meanwhile joins it; it reads the run
 // as it stands then, so a burst of transitions costs one write of the newest state. A writer's
 // writes of one run never overlap, and a request that comes while one is being written schedules
@@ -12,6 +13,7 @@
 // the check runs, which say whether a run is done or waits for someone, must not wait behind it
 // (they did: a burst of 60 runs left 19 summaries in progress when the runs had ended). The
 // comment waits for the check runs' write under way (quick), so it links the check runs it made.
+// The PR bodies wait for neither, and nothing waits for them.
 import { LRUCache } from 'lru-cache';
 import { SUMMARY_CHECK_NAME, type CheckState } from '../core/github/check-run.ts';
 import { attemptKey } from '../core/contract/attempt-ref.ts';
@@ -25,6 +27,9 @@ import type { GitHub } from '../adapters/github/forge/github.ts';
 import { checkRunsHead } from '../adapters/github/heads.ts';
 import type { AttemptLink, LinkStore } from '../adapters/github/links.ts';
 import { writeCheck, type CurrentCheck } from './check-writes.ts';
+import { Writer } from './writer.ts';
+import { PrStatusBodies } from './pr-status.ts';
+import type { PullRequestRef } from '../core/contract/wire.ts';
 
 export interface RunReporterOptions {
   store: RunStore;
@@ -103,55 +108,11 @@ interface Written {
 /** Runs whose last writes are remembered; an older one is looked up again (a read, not a call). */
 const REMEMBERED_RUNS = 1024;
 
-/**
- * The writes of one kind for each run: coalesced (requests while one waits out its window join
- * it) and one at a time (one asked for while a write is under way makes the next).
- */
-class Writer<T> {
-  /** A write waiting out its window (requests join it), per run. */
-  private readonly scheduled = new Map<string, Promise<T>>();
-  /** The write under way, per run. */
-  private readonly writing = new Map<string, Promise<T>>();
-
-  constructor(private readonly wait: () => Promise<void>) {}
-
-  /** Resolves once the run as it stands now (or newer) is written by `write`. */
-  request(runId: string, write: () => Promise<T>): Promise<T> {
-    const pending = this.scheduled.get(runId);
-    if (pending) return pending;
-    const before = this.writing.get(runId);
-    const work = (async () => {
-      await this.wait();
-      // One write of a run at a time: the one under way when this was asked finishes first.
-      if (before) await before.catch(() => undefined);
-      // From here on, a request schedules the next write: this one may read the run before its change.
-      this.scheduled.delete(runId);
-      const written = write();
-      this.writing.set(runId, written);
-      try {
-        return await written;
-      } finally {
-        if (this.writing.get(runId) === written) this.writing.delete(runId);
-      }
-    })();
-    this.scheduled.set(runId, work);
-    return work;
-  }
-
-  /** What is waiting or being written now. */
-  pending(): Array<Promise<T>> {
-    return [...this.scheduled.values(), ...this.writing.values()];
-  }
-
-  /** The run's write waiting or under way, if any. */
-  of(runId: string): Promise<T> | undefined {
-    return this.scheduled.get(runId) ?? this.writing.get(runId);
-  }
-}
-
 export class RunReporter {
   private readonly checks: Writer<boolean>;
   private readonly comments: Writer<void>;
+  private readonly bodies: Writer<void>;
+  private readonly prStatus = new PrStatusBodies();
   private readonly written = new LRUCache<string, Written>({ max: REMEMBERED_RUNS });
   /**
    * Runs this process started: nothing of theirs can be on GitHub but what this process made, so a
@@ -168,21 +129,34 @@ export class RunReporter {
     const wait = () => (options.sleep ?? sleep)(options.coalesceMs ?? REPORT_COALESCE_MS);
     this.checks = new Writer(wait);
     this.comments = new Writer(wait);
+    this.bodies = new Writer(wait);
   }
 
-  markNew(runId: string): void {
+  /** A run this process starts, with the PR it opened and the body it gave it (not read again before its first status write). */
+  markNew(runId: string, opened?: { pr: PullRequestRef; body: string }): void {
     this.startedHere.set(runId, true);
+    if (opened) this.prStatus.learn(opened.pr, opened.body);
+  }
+
+  /** Someone edited a PR's body: it is read again before its status section is next written, so their words stay. */
+  pullRequestEdited(repo: string, number: number): void {
+    this.prStatus.forget(repo, number);
   }
 
   /**
-   * Resolves once the run as it stands now (or newer) is written: its check runs and its comment,
-   * each by its own writer (a failure of one does not hold the other back; the first is thrown).
+   * Resolves once the run as it stands now (or newer) is written: its check runs, its comment and
+   * its PR bodies' status, each by its own writer (a failure of one does not hold the others back;
+   * the first is thrown).
    */
   async report(runId: string): Promise<void> {
-    const [checks, comment] = await Promise.allSettled([this.checks.request(runId, () => this.publishChecks(runId)), this.requestComment(runId)]);
+    const [checks, comment, bodies] = await Promise.allSettled([
+      this.checks.request(runId, () => this.publishChecks(runId)),
+      this.requestComment(runId),
+      this.bodies.request(runId, () => this.publishPrStatus(runId)),
+    ]);
     // A new approval check run with buttons, made after the comment read the links: the comment links them.
     const relinked = checks.status === 'fulfilled' && checks.value ? await Promise.allSettled([this.requestComment(runId)]) : [];
-    for (const r of [checks, comment, ...relinked]) if (r.status === 'rejected') throw r.reason;
+    for (const r of [checks, comment, bodies, ...relinked]) if (r.status === 'rejected') throw r.reason;
   }
 
   /**
@@ -224,7 +198,7 @@ export class RunReporter {
   /** Resolves when no report is waiting or being written (its failures are the caller's of report). */
   async idle(): Promise<void> {
     for (;;) {
-      const pending = [...this.checks.pending(), ...this.comments.pending()];
+      const pending = [...this.checks.pending(), ...this.comments.pending(), ...this.bodies.pending()];
       if (pending.length === 0) return;
       await Promise.allSettled(pending);
     }
@@ -241,6 +215,13 @@ export class RunReporter {
     if (!run || run.unreachable) return undefined;
     this.keepFresh(run);
     return { run, github: await this.options.github(run), attempts: await this.options.links.attemptsOfRun(runId) };
+  }
+
+  /** The status section of each PR of the run, where what it says changed (pr-status.ts). */
+  private async publishPrStatus(runId: string): Promise<void> {
+    const run = await this.options.store.get(runId);
+    if (!run || run.unreachable || run.prs.length === 0) return;
+    await this.prStatus.write(run, (await this.options.github(run)).pulls);
   }
 
   private async publishComment(runId: string): Promise<void> {

@@ -212,7 +212,7 @@ async function openDraft(
   runId: string,
   plan: Plan,
   issue: { repo: string; number: number; title: string; url: string },
-): Promise<PullRequestRef> {
+): Promise<{ ref: PullRequestRef; body: string }> {
   const primary = plan.changeSet.find((r) => r.role === 'primary') ?? plan.changeSet[0]!;
   const baseCommit = await github.repos.branchCommit(primary.repo, primary.base);
   const pr = await github.pulls.openDraft({
@@ -225,7 +225,7 @@ async function openDraft(
     body: pullRequestBody({ issue, runId, repo: primary.repo, prs: [] }),
   });
   // Its draft flag and GraphQL id travel with the run: the action marks it ready after its push without reading it first.
-  return {
+  const ref = {
     repo: pr.repo,
     number: pr.number,
     url: pr.url,
@@ -234,6 +234,8 @@ async function openDraft(
     ...(pr.draft ? { draft: true } : {}),
     ...(pr.nodeId ? { nodeId: pr.nodeId } : {}),
   };
+  // Its body as GitHub answered it (an open PR found on the branch keeps its own): the first status write needs no read.
+  return { ref, body: pr.body };
 }
 
 function activeText(active: Pick<Run, 'id' | 'status' | 'plan'>): string {
@@ -277,7 +279,7 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
     ...(author ? { author } : {}),
   };
   // The run's draft PR, before anything else: every check run of the run goes on its head from the first step.
-  let draft: PullRequestRef;
+  let draft: { ref: PullRequestRef; body: string };
   try {
     draft = await openDraft(github, id, plan, issue);
   } catch (e) {
@@ -288,7 +290,7 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
     return { started: false, why: 'no-draft-pr', message };
   }
   // Nothing of a run this process starts can be on GitHub yet: its reports need not look first.
-  deps.reporter.markNew(id);
+  deps.reporter.markNew(id, { pr: draft.ref, body: draft.body });
   try {
     await deps.engine.start({
       id,
@@ -297,7 +299,7 @@ async function begin(deps: AppDeps, github: GitHub, request: StartRequest, plan:
       requester: request.requester,
       origin: { kind: 'github', installationId: request.installationId, defaultBranch: request.defaultBranch },
       settings: { payloadLimit: deps.payloadLimit },
-      prs: [draft],
+      prs: [draft.ref],
     });
   } catch (e) {
     // Two deliveries (or replicas) starting at once: the store let one through.

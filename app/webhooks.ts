@@ -83,6 +83,8 @@ const schemas = {
   'pull_request.closed': pullRequestEvent,
   // A merge queue removed the PR: `reason` says why (CI_FAILURE, MERGE_CONFLICT, MERGE when it merged...).
   'pull_request.dequeued': pullRequestEvent.extend({ reason: z.string() }),
+  // Only which PR and who: its body is read again before Conveyor next writes into it.
+  'pull_request.edited': z.object({ pull_request: z.object({ number: z.number() }), repository, sender: actor.optional() }),
   'installation.deleted': z.object({ installation: installation.extend({ account: z.looseObject({ login: z.string().optional() }).nullish() }) }),
   'installation_repositories.removed': z.object({ installation, repositories_removed: z.array(z.object({ full_name: z.string() })) }),
 } satisfies { [E in EmitterWebhookEventName]?: z.ZodType };
@@ -113,6 +115,7 @@ const accepted: { [E in WebhookEvent]: Accepts<E> } = {
   'pull_request.synchronize': true,
   'pull_request.closed': true,
   'pull_request.dequeued': true,
+  'pull_request.edited': true,
   'installation.deleted': true,
   'installation_repositories.removed': true,
 };

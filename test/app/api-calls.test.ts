@@ -1,6 +1,6 @@
 // The REST calls of a whole pipeline, app and action together (the scenario of
 // bench/api-calls.bench.ts: code over two repositories, a gate repaired once, an approval, the
-// merge), stay within 59 (57 before merge queues, 45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
+// merge), stay within 73 (61 before PR bodies kept the run's status, 59 before merge queues, 45 before verified commits, 40 before the draft PR from the first minute), and GitHub ends up showing everything it showed when the pipeline took
 // 53: every attempt's check run completed with its result, when it started and its workflow run;
 // the approval's check run decided; the summary check run and the tracking comment at the run's
 // end; both PRs linking each other, merged; the approver's command acknowledged.
@@ -29,7 +29,7 @@ describe('one pipeline on GitHub', () => {
     ]);
   });
 
-  it('makes at most 61 REST calls, app and action together, none refused', () => {
+  it('makes at most 73 REST calls, app and action together, none refused', () => {
     const calls = outcome.fake.installationCalls();
     expect(calls.filter((c) => c.status >= 400)).toEqual([]);
     // 40 before the run's draft PR from its first minute (issue #16 item 8), which costs 5 more,
@@ -43,23 +43,33 @@ describe('one pipeline on GitHub', () => {
     // 2): each of the four pushes (web and api, by the code step and by the repair) is a tree, a
     // commit and a branch update (the new api branch's creation) made by GitHub's Git data API. 2 more since PR bodies say what changed in their repository
     // (issue #27 item 4): each code attempt that pushes to a PR (the code step's and the repair's
-    // here) rewrites its body with the files and lines it now holds.
-    // 2 more for merge queues (issue #29 item 1): the merge reads the rules of each PR's base branch
-    // (GET rules/branches/{branch}, one per repository), which say whether a queue must merge it.
-    expect(calls.length).toBeLessThanOrEqual(61);
+    // here) rewrites its body with the files and lines it now holds. 2 more for merge queues
+    // (issue #29 item 1): the merge reads the rules of each PR's base branch (GET
+    // rules/branches/{branch}, one per repository), which say whether a queue must merge it. 12
+    // more since the app keeps each PR body's status section current (issue #27 item 4,
+    // app/pr-status.ts): the section of both PRs changes four times the app writes it (the gate
+    // running after the code step, the gate running again after the repair, the approval waiting,
+    // the run merged; never while a code attempt runs, and the window coalesces the approval with
+    // the merge after it): 8 PATCHes; and after each of the two code attempts, which rewrote both
+    // bodies, each is read once (as its issue: no mergeability computed) before the next write: 4 reads.
+    expect(calls.length).toBeLessThanOrEqual(73);
     for (const [route, n] of [
       ['/repos/{owner}/{repo}/git/commits', 5],
       ['/repos/{owner}/{repo}/git/trees', 4],
       ['/repos/{owner}/{repo}/git/refs', 2],
       ['/repos/{owner}/{repo}/git/refs/{ref}', 3],
       ['/graphql', 1],
-      ['/repos/{owner}/{repo}/pulls/{pull_number}', 6],
+      ['/repos/{owner}/{repo}/pulls/{pull_number}', 14],
+      ['/repos/{owner}/{repo}/issues/{issue_number}', 4],
       ['/repos/{owner}/{repo}/rules/branches/{branch}', 2],
     ] as const)
       expect(calls.filter((c) => c.route === route).length, route).toBe(n);
     // The draft becomes ready for review by the action that pushed the change into it; the merge reads each PR once.
     expect(calls.filter((c) => c.route === '/graphql').map((c) => c.who)).toEqual(['action']);
     expect(calls.filter((c) => c.method === 'GET' && c.route === '/repos/{owner}/{repo}/pulls/{pull_number}')).toHaveLength(2);
+    // The status sections: written only when what they say changed, read only after a code attempt rewrote the bodies.
+    expect(calls.filter((c) => c.who === 'app' && c.method === 'PATCH' && c.route === '/repos/{owner}/{repo}/pulls/{pull_number}')).toHaveLength(8);
+    expect(calls.filter((c) => c.route === '/repos/{owner}/{repo}/issues/{issue_number}').map((c) => [c.who, c.method])).toEqual(Array(4).fill(['app', 'GET']));
     // The action reads no check run the app made moments before, and lists no PR the run knows.
     expect(calls.filter((c) => c.who === 'action' && c.method === 'GET')).toEqual([]);
     // Each attempt's check run is written by its action once.
@@ -136,6 +146,10 @@ describe('one pipeline on GitHub', () => {
       ['acme/api', 1, 'closed', true],
     ]);
     for (const p of fake.pulls) {
+      // The run's end in the status section, around what the action wrote (what changed, the links).
+      expect(p.body).toContain(`### Run \`${RUN_ID}\`: succeeded`);
+      expect(p.body).toMatch(/\| `approve` \| approval \| ✅ approved by \w+ \|/);
+      expect(p.body).toContain(`### What changed in ${p.repo}`);
       expect(p.body).toContain(`acme/web#1${p.repo === 'acme/web' ? ' (this pull request)' : ''}:`);
       expect(p.body).toContain(`acme/api#1${p.repo === 'acme/api' ? ' (this pull request)' : ''}:`);
     }

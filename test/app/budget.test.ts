@@ -50,8 +50,10 @@ describe('a run with a budget', () => {
     expect(run.steps.review).toMatchObject({ status: 'failed', attempt: 0, attempts: [] });
     expect(run.steps.review?.reason).toContain(stopped);
     expect(run.status).toBe('waiting');
-    // No check run for the review and no workflow dispatch: only the reports were written.
-    expect(h.calls.filter((c) => c.method !== 'PATCH')).toEqual([]);
+    // No check run for the review and no workflow dispatch: only the reports were written (and the
+    // PR's body read once, as its issue, before its status section is written into it).
+    expect(h.calls.filter((c) => c.method !== 'PATCH')).toEqual([{ method: 'GET', path: '/repos/acme/web/issues/1' }]);
+    expect(reports.prBodies.at(-1)).toContain('### Run `acme-web-7`: waiting');
     const comment = reports.comments.at(-1)!;
     // (The reason is shown as text: its parentheses escaped for Markdown.)
     expect(comment).toContain('❌ failed: budget-exhausted: the run has spent $0.60 of its $0.50 budget \\("implement" $0.60\\)');

@@ -8,6 +8,7 @@ import type { Run, RunEvent } from '../../core/run/types.ts';
 import type { Plan } from '../../core/plan/types.ts';
 import type { Environment, PullRequestRef, StepResult } from '../../core/contract/wire.ts';
 import { completionOf, planOf, type StepSpec } from '../helpers/plans.ts';
+import { PR_STATUS_END, PR_STATUS_START } from '../../core/github/pr-body.ts';
 import { API, APP_ID, fixture, INSTALLATION, repoOf, webhooks, type Harness } from './harness.ts';
 import { permissionScope } from './scopes.ts';
 
@@ -107,12 +108,41 @@ export async function seed(
  * The reports every transition makes (tracking comment, summary check), persisted; their bodies
  * collected. A summary check run completed while the run waited is made anew when it goes on
  * (GitHub never reopens a completed one): those are 510, 511, … on `head` (the seeded PR's).
+ * With `prBodies` (the default), the PR bodies' status sections too (app/pr-status.ts): each body
+ * read as its issue's, and written (only a write that carries the status markers: a PR's other
+ * updates, such as a reopen, are the test's own), not among the scopes asserted.
  */
-export function reportScopes(head = WEB_HEAD): { comments: string[]; approvalChecks: ApprovalPatch[]; summaries: SummaryWrite[]; scopes: nock.Scope[] } {
+export function reportScopes(
+  head = WEB_HEAD,
+  options: { prBodies?: boolean } = {},
+): { comments: string[]; approvalChecks: ApprovalPatch[]; summaries: SummaryWrite[]; prBodies: string[]; scopes: nock.Scope[] } {
   const comments: string[] = [];
   const approvalChecks: ApprovalPatch[] = [];
   const summaries: SummaryWrite[] = [];
+  const prBodies: string[] = [];
   let next = 510;
+  if (options.prBodies !== false) {
+    nock(API)
+      .persist()
+      .get(/^\/repos\/acme\/\w+\/issues\/\d+$/)
+      .reply(200, (uri) => ({
+        number: Number(uri.split('/').pop()),
+        body: `The body the action wrote.\n\n${PR_STATUS_START}\nsee the tracking comment\n${PR_STATUS_END}`,
+      }));
+    nock(API)
+      .persist()
+      .patch(
+        /^\/repos\/acme\/\w+\/pulls\/\d+$/,
+        (b: { body?: string }) => typeof b.body === 'string' && b.body.includes(PR_STATUS_START) && prBodies.push(b.body) > 0,
+      )
+      .reply(200, (uri) => ({
+        number: Number(uri.split('/').pop()),
+        html_url: 'x',
+        state: 'open',
+        head: { ref: 'conveyor/web-7', sha: head },
+        base: { ref: 'main' },
+      }));
+  }
   // Not among the scopes a test asserts done: a run that never waits makes none.
   nock(API)
     .persist()
@@ -125,6 +155,7 @@ export function reportScopes(head = WEB_HEAD): { comments: string[]; approvalChe
     comments,
     approvalChecks,
     summaries,
+    prBodies,
     scopes: [
       nock(API)
         .persist()
@@ -243,7 +274,8 @@ export const events = {
       check_run: { ...p.check_run, status: 'completed', conclusion: 'success', output: { title: 'ok', summary: 'ok', text } },
     };
   },
-  pull(action: 'synchronize' | 'closed', repo: string, number: number, head: string, login: string, merged = false, type = 'User') {
+  /** A PR event (`edited`: as `synchronize`'s payload, the fixtures having no edit of a PR). */
+  pull(action: 'synchronize' | 'closed' | 'edited', repo: string, number: number, head: string, login: string, merged = false, type = 'User') {
     const p = fixture(action === 'closed' ? 'pull_request.closed' : 'pull_request.synchronize');
     const pull = p.pull_request as { head: object };
     return {

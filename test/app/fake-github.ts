@@ -28,7 +28,7 @@ export interface FakeGitHub {
   /** Each workflow_dispatch: the attempt its payload names (`run:step:attempt:epoch`) and its check run. */
   dispatches: Array<{ attempt: string; checkRunId: number }>;
   /** Each run's draft PR as opened: its number (the issue's + 1000), branch, head, and how many check runs and dispatches came before it. */
-  pulls: Array<{ number: number; branch: string; head: string; draft: boolean; order: number }>;
+  pulls: Array<{ number: number; branch: string; head: string; draft: boolean; order: number; body: string; edits: number }>;
   /** How many times each value occurs. */
   counts(values: readonly string[]): Map<string, number>;
 }
@@ -65,10 +65,18 @@ export function fakeGitHub(config: string): FakeGitHub {
     return { ref: b.ref, object: { sha: b.sha } };
   });
   api.post('/repos/acme/web/pulls').reply(201, (_uri, body) => {
-    const b = body as { head: string; base: string; draft?: boolean };
+    const b = body as { head: string; base: string; draft?: boolean; body?: string };
     // A PR's number is its issue's plus 1000, so that comments on it are not taken for the issue's.
     const number = 1000 + Number(/-(\d+)$/.exec(b.head)?.[1]);
-    const pull = { number, branch: b.head, head: branches.get(b.head) ?? '', draft: b.draft === true, order: checkRuns.length + dispatches.length };
+    const pull = {
+      number,
+      branch: b.head,
+      head: branches.get(b.head) ?? '',
+      draft: b.draft === true,
+      order: checkRuns.length + dispatches.length,
+      body: b.body ?? '',
+      edits: 0,
+    };
     pulls.push(pull);
     return {
       number,
@@ -78,8 +86,31 @@ export function fakeGitHub(config: string): FakeGitHub {
       draft: pull.draft,
       head: { ref: b.head, sha: pull.head },
       base: { ref: b.base },
-      body: '',
+      body: pull.body,
     };
+  });
+  // A PR's body, read as its issue's (Pulls.body).
+  api.get(/^\/repos\/acme\/web\/issues\/\d+$/).reply((uri) => {
+    const pull = pulls.find((p) => p.number === Number(uri.split('/').pop()));
+    return pull ? [200, { number: pull.number, body: pull.body, pull_request: {} }] : [404, { message: 'Not Found' }];
+  });
+  // The status section of a PR's body, rewritten as its run moves (app/pr-status.ts).
+  api.patch(/^\/repos\/acme\/web\/pulls\/\d+$/).reply((uri, body) => {
+    const pull = pulls.find((p) => p.number === Number(uri.split('/').pop()));
+    if (!pull) return [404, { message: 'Not Found' }];
+    pull.body = (body as { body: string }).body;
+    pull.edits++;
+    return [
+      200,
+      {
+        number: pull.number,
+        html_url: `https://github.com/acme/web/pull/${pull.number}`,
+        state: 'open',
+        head: { ref: pull.branch, sha: pull.head },
+        base: { ref: 'main' },
+        body: pull.body,
+      },
+    ];
   });
   api.post(/^\/repos\/acme\/web\/issues\/comments\/\d+\/reactions$/).reply(201, {});
   api.post(/^\/repos\/acme\/web\/issues\/\d+\/comments$/).reply(201, (uri, body) => {

@@ -130,7 +130,8 @@ describe('two replicas on one PostgreSQL database', () => {
     const implemented = await Promise.all(
       issues.map((n) =>
         completion(github, a!.store, runOf(n), 'implement', {
-          prs: [{ repo: 'acme/web', number: n, url: `https://github.com/acme/web/pull/${n}`, branch: `conveyor/web-${n}`, head: prHead(n) }],
+          // The run's draft PR as the fake opened it (the issue's number plus 1000): its body's status is written there.
+          prs: [{ repo: 'acme/web', number: 1000 + n, url: `https://github.com/acme/web/pull/${1000 + n}`, branch: `conveyor/web-${n}`, head: prHead(n) }],
           commits: { 'acme/web': prHead(n) },
         }),
       ),
@@ -161,6 +162,8 @@ describe('two replicas on one PostgreSQL database', () => {
     // One tracking comment per issue, edited in place by whichever replica reported.
     expect([...github.counts(github.comments.map((c) => String(c.issue)))].filter(([, count]) => count !== 1)).toEqual([]);
     expect(github.comments).toHaveLength(issues.length);
+    // Each run's PR body says it finished, whichever replica wrote it last.
+    for (const n of issues) expect(github.pulls.find((p) => p.number === 1000 + n)?.body).toContain(`### Run \`${runOf(n)}\`: succeeded`);
     // Every run finished, both replicas agree, and no effect is left for anyone.
     for (const r of both) expect((await r.store.list()).map((run) => run.status)).toEqual(issues.map(() => 'succeeded'));
     expect(await a!.store.pendingEffects()).toEqual([]);
@@ -232,7 +235,7 @@ describe('two replicas on one PostgreSQL database', () => {
     await b.receive(
       'check_run',
       await completion(github, b.store, 'acme-web-7', 'implement', {
-        prs: [{ repo: 'acme/web', number: 1, url: 'https://github.com/acme/web/pull/1', branch: 'conveyor/web-7', head }],
+        prs: [{ repo: 'acme/web', number: 1007, url: 'https://github.com/acme/web/pull/1007', branch: 'conveyor/web-7', head }],
         commits: { 'acme/web': head },
       }),
       'implement-done',

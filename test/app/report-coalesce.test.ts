@@ -19,11 +19,23 @@ function heldSleep() {
   };
 }
 
-/** Persisted scopes of the tracking comment (900) and the summary check run (500), their bodies kept. */
+/** Persisted scopes of the tracking comment (900), the summary check run (500) and the PR's body (read once), their bodies kept. */
 function writes() {
   const comments: string[] = [];
   const summaries: Array<{ output?: { title: string } }> = [];
+  const bodies: string[] = [];
   const scopes = [
+    nock(API).get('/repos/acme/web/issues/1').reply(200, { number: 1, body: 'What the action wrote.' }),
+    nock(API)
+      .persist()
+      .patch('/repos/acme/web/pulls/1', (b: { body: string }) => bodies.push(b.body) > 0)
+      .reply(200, {
+        number: 1,
+        html_url: 'https://github.com/acme/web/pull/1',
+        state: 'open',
+        head: { ref: 'conveyor/web-7', sha: WEB_HEAD },
+        base: { ref: 'main' },
+      }),
     nock(API)
       .persist()
       .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
@@ -33,7 +45,7 @@ function writes() {
       .patch('/repos/acme/web/check-runs/500', (b: { output?: { title: string } }) => summaries.push(b) > 0)
       .reply(200, {}),
   ];
-  return { comments, summaries, scopes };
+  return { comments, summaries, bodies, scopes };
 }
 
 /** What a tracking comment says the run waits for. */
@@ -71,7 +83,7 @@ afterEach(async () => {
 
 describe('coalesced reports', () => {
   it('writes a burst of changes once, with the newest state, after the window', async () => {
-    const { comments, summaries } = writes();
+    const { comments, summaries, bodies } = writes();
     const reporter = h.conveyor.deps.reporter;
     await waitFor('first');
     const first = reporter.report(RUN);
@@ -79,14 +91,15 @@ describe('coalesced reports', () => {
     const second = reporter.report(RUN);
     await waitFor('third');
     const third = reporter.report(RUN);
-    // One window per writer (the comment's, the check runs') is being waited out, for the configured time; nothing was written yet.
-    expect(held.waiting.map((w) => w.ms)).toEqual([3000, 3000]);
+    // One window per writer (the check runs', the comment's, the PR bodies') is being waited out, for the configured time; nothing was written yet.
+    expect(held.waiting.map((w) => w.ms)).toEqual([3000, 3000, 3000]);
     expect(comments).toEqual([]);
     held.releaseAll();
     await Promise.all([first, second, third]);
     expect(comments).toHaveLength(1);
     expect(comments[0]).toContain('> ✋ **Waiting**: third.');
     expect(summaries.map((s) => s.output?.title)).toEqual(['waiting: third']);
+    expect(bodies).toHaveLength(1);
   });
 
   it('makes the next write for a change asked for while one is being written: the last state is always written', async () => {
@@ -102,7 +115,7 @@ describe('coalesced reports', () => {
     await first;
     expect(comments.map(waitingFor)).toEqual(['before the write']);
     // The second waits out a window of its own (for each writer) before writing.
-    expect(held.waiting).toHaveLength(2);
+    expect(held.waiting).toHaveLength(3);
     held.releaseAll();
     await second;
     expect(comments.map(waitingFor)).toEqual(['before the write', 'during the write']);

@@ -1,6 +1,7 @@
 // While a step runs, its time so far stays true on GitHub: the reporter writes the tracking
 // comment and the summary check run again each minute (in whole minutes, so a refresh within the
-// same minute writes nothing), and stops once no step runs. Real reporter, GitHub at the HTTP
+// same minute writes nothing), and stops once no step runs. The PR body's status section, which
+// shows no clock, is not written again by a refresh. Real reporter, GitHub at the HTTP
 // boundary (nock), a real SQLite store; the refresh interval shrunk to milliseconds.
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,7 +40,13 @@ describe('a run with a step under way', () => {
   it("rewrites its comment and summary each minute with the step's time so far, and stops once no step runs", async () => {
     const comments: string[] = [];
     const summaries: string[] = [];
+    const bodies: string[] = [];
     const scopes = [
+      nock(API).get('/repos/acme/web/issues/1').reply(200, { number: 1, body: 'What the action wrote.' }),
+      nock(API)
+        .persist()
+        .patch('/repos/acme/web/pulls/1', (b: { body: string }) => bodies.push(b.body) > 0)
+        .reply(200, { number: 1, html_url: 'x', state: 'open', head: { ref: 'conveyor/web-7', sha: WEB_HEAD }, base: { ref: 'main' } }),
       nock(API)
         .persist()
         .patch('/repos/acme/web/issues/comments/900', (b: { body: string }) => comments.push(b.body) > 0)
@@ -65,6 +72,8 @@ describe('a run with a step under way', () => {
     await until(() => comments.length === 2 && summaries.length === 2);
     expect(comments[1]).toContain('| 1h 1m so far, since 09:00 UTC |');
     expect(summaries[1]).toContain('1h 1m so far, since 09:00 UTC');
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain('| `test` | gate | 🔄 running (attempt 1) |');
 
     // The step ends: no more refreshes.
     const run = (await h.conveyor.deps.store.get(RUN))!;
@@ -77,6 +86,9 @@ describe('a run with a step under way', () => {
     h.clock.now = '2025-03-01T10:05:00.000Z';
     await new Promise((r) => setTimeout(r, 100));
     expect(comments).toHaveLength(written);
+    // The PR body: written again once, for the step's end.
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toContain('| `test` | gate | ❌ failed: x |');
     for (const s of scopes) expect(s.isDone()).toBe(true);
   });
 });

@@ -84,6 +84,11 @@ describe('the reporter of a run this process did not start', () => {
       nock(API)
         .patch('/repos/acme/web/check-runs/500', (b: { status: string; conclusion: string }) => b.status === 'completed' && b.conclusion === 'action_required')
         .reply(200, {}),
+      // The PR's body: this process never wrote it, so it reads it before writing the run's status into it.
+      nock(API).get('/repos/acme/web/issues/1').reply(200, { number: 1, body: 'What the action wrote.' }),
+      nock(API)
+        .patch('/repos/acme/web/pulls/1', (b: { body: string }) => b.body.startsWith('What the action wrote.') && b.body.includes('/conveyor approve'))
+        .reply(200, { number: 1, html_url: 'x', state: 'open', head: { ref: 'conveyor/web-7', sha: WEB_HEAD }, base: { ref: 'main' } }),
       // The approval step's check run: no record of it was seeded, so it is made.
       nock(API)
         .post('/repos/acme/web/check-runs', (b: { name: string }) => b.name === 'conveyor / approve')

@@ -115,6 +115,7 @@ const ROUTES: Array<[method: string, route: string]> = [
   ['GET', '/repos/{owner}/{repo}/commits/{ref}/check-runs'],
   ['POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
   ['GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments'],
+  ['GET', '/repos/{owner}/{repo}/issues/{issue_number}'],
   ['PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}'],
   ['POST', '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions'],
   ['GET', '/repos/{owner}/{repo}/pulls'],
@@ -375,6 +376,23 @@ export class FakeGitHub {
         .filter((c) => c.repo === `${params.owner}/${params.repo}` && c.issue === Number(params.issue_number))
         .map((c) => this.commentJson(c)),
     ],
+    // An issue, or a PR read as its issue (its body: what the app's PR status writer reads).
+    'GET /repos/{owner}/{repo}/issues/{issue_number}': ({ params }) => {
+      const repo = `${params.owner}/${params.repo}`;
+      const number = Number(params.issue_number);
+      const pr = this.pulls.find((x) => x.repo === repo && x.number === number);
+      const known = this.options.issues[`${repo}#${number}`];
+      if (!pr && !known) return [404, { message: 'Not Found' }];
+      return [
+        200,
+        {
+          number,
+          title: pr?.title ?? known?.title,
+          body: pr?.body ?? known?.body,
+          ...(pr ? { pull_request: { url: `${this.apiUrl}/repos/${repo}/pulls/${number}` } } : {}),
+        },
+      ];
+    },
     'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ({ params, body }) => {
       const c = this.comments.get(Number(params.comment_id));
       if (!c) return [404, { message: 'Not Found' }];

@@ -177,6 +177,15 @@ export class Pulls {
     return toPullRequest(repo, data);
   }
 
+  /**
+   * A PR's body alone, read as its issue's: a read of the PR itself (get) has GitHub start computing
+   * its mergeability, which a body does not need.
+   */
+  async body(repo: string, number: number): Promise<string> {
+    const { data } = await this.octokit.rest.issues.get({ ...repoParams(repo), issue_number: number });
+    return data.body ?? '';
+  }
+
   async list(repo: string, options: { branches: string[]; state?: 'open' | 'closed' | 'all' }): Promise<PullRequest[]> {
     const { owner } = splitRepo(repo);
     const out: PullRequest[] = [];
