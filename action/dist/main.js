@@ -116,7 +116,7 @@ function runCommand(options) {
   const tailChars = options.tailChars ?? 64 * 1024;
   const grace = options.killGraceMs ?? 5e3;
   const started = Date.now();
-  return new Promise((resolve3) => {
+  return new Promise((resolve4) => {
     const [file, ...args] = options.argv ?? ["bash", "-eo", "pipefail", "-c", options.command];
     const child = spawn(file, args, {
       cwd: options.cwd,
@@ -187,7 +187,7 @@ function runCommand(options) {
       if (killTimer) clearTimeout(killTimer);
       options.stop?.removeEventListener("abort", onAbort);
       for (const s of ["stdout", "stderr"]) if (partial[s]) emit(partial[s]);
-      resolve3({
+      resolve4({
         exitCode: exit.code,
         signal: exit.signal,
         timedOut,
@@ -393,7 +393,7 @@ import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync as readFileSync3, realpathSync as realpathSync2, rmSync } from "node:fs";
 import { mkdir as mkdir2, rm } from "node:fs/promises";
-import { join as join4 } from "node:path";
+import { join as join4, resolve as resolve2 } from "node:path";
 
 // lib/sandbox/hidden.ts
 import { readFileSync as readFileSync2, readlinkSync, realpathSync, statSync } from "node:fs";
@@ -610,16 +610,16 @@ async function startProxy(options) {
     upstream.on("close", () => client.destroy());
   });
   server.on("clientError", (_e, s) => s.destroy());
-  await new Promise((resolve3, reject) => {
+  await new Promise((resolve4, reject) => {
     server.once("error", reject);
-    server.listen(options.socketPath, () => resolve3());
+    server.listen(options.socketPath, () => resolve4());
   });
   return {
     blocked: () => [...counts.values()].map((b) => ({ ...b })),
-    close: () => new Promise((resolve3) => {
+    close: () => new Promise((resolve4) => {
       for (const r of forwarded) r.destroy();
       for (const s of sockets) s.destroy();
-      server.close(() => resolve3());
+      server.close(() => resolve4());
     })
   };
 }
@@ -1043,7 +1043,7 @@ function withSandboxReport(result, s, scrub) {
 
 // action/src/workspace.ts
 import { lstat as lstat2, mkdir as mkdir3, readdir as readdir2, realpath, rm as rm2 } from "node:fs/promises";
-import { join as join6, resolve as resolve2 } from "node:path";
+import { join as join6, resolve as resolve3 } from "node:path";
 import { fileURLToPath } from "node:url";
 function repoFolder(repo) {
   const [owner, name] = repo.split("/");
@@ -1208,7 +1208,7 @@ async function prepareWorkspace(ctx, repos, options) {
     if (other && other !== r.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r.repo} would share the folder ${f}`);
     folders.set(f, r.repo);
   }
-  const asked = options.root ? resolve2(options.root) : await makePrivateTemp("ws-");
+  const asked = options.root ? resolve3(options.root) : await makePrivateTemp("ws-");
   await mkdir3(asked, { recursive: true });
   const root = await realpath(asked);
   const gitRoot = `${root}.git`;
@@ -1621,7 +1621,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-3CUXGKGQ.js"), import("./octokit-X4Y7OQB6.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-M3RL7XKY.js"), import("./octokit-X4Y7OQB6.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
@@ -1648,7 +1648,7 @@ function createContext(options) {
     sandbox: createStepSandbox(env, options.sandbox),
     byName: options.byName ?? /* @__PURE__ */ new Set(),
     usage: new UsageMeter(),
-    sleep: options.sleep ?? ((ms) => new Promise((resolve3) => setTimeout(resolve3, ms))),
+    sleep: options.sleep ?? ((ms) => new Promise((resolve4) => setTimeout(resolve4, ms))),
     async group(title, run) {
       const github = env.GITHUB_ACTIONS === "true";
       if (github) write(`::group::${title}`);
@@ -2654,19 +2654,19 @@ async function startForwarder(options) {
     s.on("close", () => sockets.delete(s));
   });
   server.on("clientError", (_e, s) => s.destroy());
-  await new Promise((resolve3, reject) => {
+  await new Promise((resolve4, reject) => {
     server.once("error", reject);
-    if ("socketPath" in options.listen) server.listen(options.listen.socketPath, () => resolve3());
-    else server.listen(0, "127.0.0.1", () => resolve3());
+    if ("socketPath" in options.listen) server.listen(options.listen.socketPath, () => resolve4());
+    else server.listen(0, "127.0.0.1", () => resolve4());
   });
   const address = server.address();
   return {
     ...typeof address === "object" && address ? { port: address.port } : {},
     forwarded: () => count2,
-    close: () => new Promise((resolve3) => {
+    close: () => new Promise((resolve4) => {
       for (const s of sockets) s.destroy();
       agent.destroy();
-      server.close(() => resolve3());
+      server.close(() => resolve4());
     })
   };
 }
@@ -5516,7 +5516,7 @@ async function startTokenSource(options) {
   const renewBefore = options.renewBeforeMs ?? FIVE_MINUTES;
   const now = options.now ?? Date.now;
   const log = options.log ?? silentLogger;
-  const sleep = options.sleep ?? ((ms) => new Promise((resolve3) => setTimeout(resolve3, ms)));
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve4) => setTimeout(resolve4, ms)));
   const fetchGrant = async () => {
     const grant = await exchange(url, { token: await askRunner(getIdToken), ...options.attempt });
     options.onToken?.(grant.token);

@@ -332,6 +332,14 @@ var Pulls = class {
     const { data } = await this.octokit.rest.pulls.get({ ...repoParams(repo), pull_number: number });
     return toPullRequest(repo, data);
   }
+  /**
+   * A PR's body alone, read as its issue's: a read of the PR itself (get) has GitHub start computing
+   * its mergeability, which a body does not need.
+   */
+  async body(repo, number) {
+    const { data } = await this.octokit.rest.issues.get({ ...repoParams(repo), issue_number: number });
+    return data.body ?? "";
+  }
   async list(repo, options) {
     const { owner } = splitRepo(repo);
     const out = [];
@@ -545,4 +553,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-3CUXGKGQ.js.map
+//# sourceMappingURL=forge-M3RL7XKY.js.map
