@@ -9,12 +9,15 @@ import { ConveyorError } from '../../core/errors.ts';
 export function checkRunsHead(run: Pick<Run, 'id' | 'prs'>, repos: readonly PayloadRepo[]): { repo: string; head: string } {
   const primary = repos.find((r) => r.role === 'primary') ?? repos[0];
   if (!primary) throw new ConveyorError('internal', `run ${run.id} has no repositories`);
-  const head = (run.prs.find((p) => p.repo === primary.repo) ?? primary.pr)?.head;
-  if (!head) {
+  const own = run.prs.find((p) => p.repo === primary.repo) ?? primary.pr;
+  // A run with no PR in its primary repository (a revert of what merged in the others) has its check runs on its first PR.
+  const pr = own ?? run.prs.find((p) => p.head);
+  const head = pr?.head;
+  if (!pr || !head) {
     throw new ConveyorError(
       'forge-failed',
       `run ${run.id} has no pull request in ${primary.repo} to put its check runs on (the app opens a draft one as a run starts): cancel the run and start it again`,
     );
   }
-  return { repo: primary.repo, head };
+  return { repo: pr.repo, head };
 }

@@ -158,25 +158,36 @@ describe('/conveyor revert on GitHub', () => {
       ),
       // The run is cancelled: its environment is torn down (the deploy step's teardown, dispatched).
       dispatchScope('preview', 901, []),
-      // The revert run's tracking comment, and its check runs on acme/web's base head (the primary repository has no revert PR; the summary: reportScopes).
+      // The revert run's tracking comment, and its check runs on its first PR's head: acme/api's revert PR (the primary repository has none).
       nock(API)
         .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => comments.push(b.body) > 0)
         .reply(201, { id: 901, html_url: 'https://github.com/acme/web/issues/7#issuecomment-901' }),
       nock(API)
-        .get('/repos/acme/web/git/ref/heads%2Fmain')
-        .reply(200, { object: { sha: WEB_HEAD } }),
-      nock(API)
         .post(
-          '/repos/acme/web/check-runs',
-          (b: { name: string; external_id: string }) => b.name === 'conveyor / approve' && b.external_id === `${REVERT}:approve:0:0`,
+          '/repos/acme/api/check-runs',
+          (b: { name: string; external_id: string; head_sha: string }) =>
+            b.name === 'conveyor / approve' && b.external_id === `${REVERT}:approve:0:0` && b.head_sha === API_REVERT_HEAD,
         )
         .reply(201, { id: 700, html_url: 'https://github.com/acme/web/runs/700', status: 'in_progress', output: {} }),
       nock(API)
         .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: 'rocket' })
         .reply(201, {}),
     ];
+    // The revert run's summary check run, on the same head.
+    const revertSummaries: Array<Record<string, unknown>> = [];
+    const summaries = nock(API)
+      .post(
+        '/repos/acme/api/check-runs',
+        (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === API_REVERT_HEAD && revertSummaries.push(b) > 0,
+      )
+      .reply(201, { id: 701, html_url: 'https://github.com/acme/api/runs/701', status: 'in_progress', output: {} });
+    nock(API)
+      .persist()
+      .patch('/repos/acme/api/check-runs/701', (b: Record<string, unknown>) => revertSummaries.push(b) > 0)
+      .reply(200, {});
     await comment('/conveyor revert', 'carol');
     allDone(scopes);
+    expect(summaries.isDone()).toBe(true);
     expect(h.logged.filter((l) => /failed|could not/.test(l))).toEqual([]);
 
     // Each revert PR says what it reverts, and names the other.
@@ -195,8 +206,9 @@ describe('/conveyor revert on GitHub', () => {
     expect(revert.prs.map((p) => `${p.repo}#${p.number}`)).toEqual(['acme/api#12', 'acme/lib#13']);
     expect(comments[0]).toContain(`Conveyor run \`${REVERT}\``);
     expect(comments[0]).toContain('Waiting for approval');
-    // Its summary check run, on acme/web's base head: the command that continues it.
-    expect(report.summaries.at(-1)).toMatchObject({ external_id: REVERT, conclusion: 'action_required' });
+    // Its summary check run, on its first PR's head: the command that continues it.
+    expect(revertSummaries[0]).toMatchObject({ external_id: REVERT });
+    expect(revertSummaries.at(-1)).toMatchObject({ conclusion: 'action_required' });
 
     // carol asked for it, so she does not count; bob approves, and the reverts merge consumers first.
     const order: string[] = [];
@@ -218,7 +230,7 @@ describe('/conveyor revert on GitHub', () => {
     await comment('/conveyor approve', 'bob');
     allDone(merging);
     expect(order).toEqual(['acme/api#12', 'acme/lib#13']);
-    expect(messages['acme/lib']).toContain('Revert "Add a feature file" (#7)\n\nReverts what Conveyor run acme-web-7 merged for acme/web#7.');
+    expect(messages['acme/lib']).toContain('Revert "Add a feature file" (acme/web#7)\n\nReverts what Conveyor run acme-web-7 merged for acme/web#7.');
     expect(messages['acme/lib']).toMatch(/^Conveyor-Run: acme-web-7-revert$/m);
     expect(messages['acme/lib']).toMatch(/^Conveyor-Reverts: acme-web-7$/m);
     expect(messages['acme/lib']).toMatch(/^Approved-by: bob$/m);

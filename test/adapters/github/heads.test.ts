@@ -19,10 +19,14 @@ describe('checkRunsHead', () => {
     });
   });
 
-  it('names a run without a primary PR as one to start again, instead of reading a base head', () => {
+  it("is its first PR's head for a run with none in its primary repository (a revert of what merged in the others)", () => {
+    expect(checkRunsHead({ id: 'web-7-revert', prs: [pr('acme/api', 'a'.repeat(40))] }, repos)).toEqual({ repo: 'acme/api', head: 'a'.repeat(40) });
+  });
+
+  it('names a run without any PR as one to start again, instead of reading a base head', () => {
     const error = (() => {
       try {
-        return checkRunsHead({ id: 'web-7', prs: [pr('acme/api', 'a'.repeat(40))] }, repos);
+        return checkRunsHead({ id: 'web-7', prs: [] }, repos);
       } catch (e) {
         return e;
       }
