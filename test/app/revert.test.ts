@@ -135,7 +135,7 @@ function revertMutationScope(nodeId: string, repo: string, number: number, head:
 
 describe('/conveyor revert on GitHub', () => {
   it('opens revert PRs of what merged, consumers first, linked to each other; the revert run merges them once approved', async () => {
-    const report = await mergePartWay();
+    await mergePartWay();
     let run = await h.conveyor.engine.get(RUN);
     expect(run.steps.ship).toMatchObject({ status: 'failed', result: { commits: { 'acme/lib': 'm-acme/lib', 'acme/api': 'm-acme/api' } } });
     const inputs: Array<Record<string, unknown>> = [];
