@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { parseResultText } from '../../core/github/check-run.ts';
+import { PR_STATUS_END, PR_STATUS_START } from '../../core/github/pr-body.ts';
 import { createRemotes, tempDir, removeDir, type Remotes } from '../helpers/repos.ts';
 import { API, createHarness, fakeCheckRuns, tokenScope, webhooks, type Harness } from './harness.ts';
 import { DRAFT_SHA, configScope, dispatchScope, draftPrScope, openPullScope, runDispatched, type Dispatched, permissionScope } from './scopes.ts';
@@ -89,14 +90,25 @@ describe('GitHub mode: label to last step', () => {
       nock(API)
         .patch('/repos/acme/web/check-runs/500', (b: { status: string; conclusion: string }) => b.status === 'completed' && b.conclusion === 'neutral')
         .reply(200, {}),
+      // The PR body the code attempt wrote is read once, and its status section written as the run
+      // moves on (app/pr-status.ts): here, and after the gate and the merge below.
+      nock(API)
+        .get('/repos/acme/web/issues/1')
+        .reply(200, { number: 1, body: `The body the action wrote.\n\n${PR_STATUS_START}\nsee the tracking comment\n${PR_STATUS_END}` }),
+      nock(API)
+        .persist()
+        .patch('/repos/acme/web/pulls/1', (b: { body?: string }) => b.body?.startsWith('The body the action wrote.') === true)
+        .reply(200, { number: 1, html_url: 'x', state: 'open', head: { ref: 'conveyor/web-7', sha: prHead }, base: { ref: 'main' } }),
     ];
     await h.receive('check_run', webhooks.checkRun('completed', implement.check as never));
     for (const s of next) expect(s.isDone()).toBe(true);
     expect(dispatched[1]!.headSha).toBe(prHead);
-    expect(h.calls.length).toBeLessThanOrEqual(6);
+    expect(h.calls.length).toBeLessThanOrEqual(7);
     expect(h.calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual([
+      'GET /repos/acme/web/issues/1',
       'PATCH /repos/acme/web/check-runs/500',
       'PATCH /repos/acme/web/issues/comments/900',
+      'PATCH /repos/acme/web/pulls/1',
       'POST /repos/acme/web/actions/workflows/conveyor.yml/dispatches',
       'POST /repos/acme/web/check-runs',
       'POST /repos/acme/web/check-runs',
