@@ -140,6 +140,8 @@ function pinnedSettings(): string[] {
     'gc.auto=0',
     'maintenance.auto=false',
     'advice.detachedHead=false',
+    // GIT_GRAFT_FILE=/dev/null (gitEnv) is no graft file, but git would say grafts are deprecated in every message.
+    'advice.graftFileDeprecated=false',
   ];
 }
 

@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-QBRCBL4G.js";
+} from "./chunk-HN7NUM6P.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -1613,7 +1613,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-LM2K3LJ6.js");
+    const { LocalForge } = await import("./local-5NIIXA44.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)

@@ -5211,7 +5211,9 @@ function pinnedSettings() {
     "status.submoduleSummary=false",
     "gc.auto=0",
     "maintenance.auto=false",
-    "advice.detachedHead=false"
+    "advice.detachedHead=false",
+    // GIT_GRAFT_FILE=/dev/null (gitEnv) is no graft file, but git would say grafts are deprecated in every message.
+    "advice.graftFileDeprecated=false"
   ];
 }
 function gitConfig(authServerUrl, identity = CONVEYOR_IDENTITY) {
@@ -6568,4 +6570,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-QBRCBL4G.js.map
+//# sourceMappingURL=chunk-HN7NUM6P.js.map
