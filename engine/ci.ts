@@ -7,7 +7,7 @@
 // one) has nothing to wait for, and the step says so.
 import { attemptFields, type Logger } from '../lib/logger.ts';
 import type { AttemptRef } from '../core/contract/attempt-ref.ts';
-import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
+import { resultBase, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { findRecord } from '../core/run/draft.ts';
 import type { Run } from '../core/run/types.ts';
 import { ciFindings, describeJudgement, judgeRequiredChecks, type CiJudgement, type PullChecks, type RequiredCheck } from '../core/steps/ci-checks.ts';
@@ -22,19 +22,7 @@ export interface CiOptions {
 
 /** The step's result where the forge runs no CI (the embedded mode's): it passes, saying there was nothing to wait for. */
 export function withoutCi(run: Run, ref: AttemptRef): StepResult {
-  return {
-    version: WIRE_VERSION,
-    runId: run.id,
-    step: ref.step,
-    mode: 'run',
-    attempt: ref.attempt,
-    epoch: ref.epoch,
-    conclusion: 'success',
-    summary: NO_CI,
-    prs: run.prs,
-    commits: {},
-    environments: [],
-  };
+  return { ...resultBase({ ...ref, mode: 'run' }), conclusion: 'success', summary: NO_CI, prs: run.prs };
 }
 
 /** How many failed Actions jobs' logs are read for one repair prompt (each a call, and each up to megabytes). */

@@ -20,7 +20,7 @@
 import { pullRequestTitle } from '../core/github/pr-body.ts';
 import { code } from '../core/text.ts';
 import type { QueueEntry, Run, RunEffect } from '../core/run/types.ts';
-import { WIRE_VERSION, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
+import { resultBase, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
 import { protectedRefusal } from '../core/run/protect.ts';
 import { mergedAndNot, mergeOrder, prName as name } from '../core/run/queue.ts';
@@ -71,15 +71,7 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
   const { ref } = effect;
   const step = run.plan.steps.find((s) => s.id === ref.step);
   const method = step?.kind === 'merge' ? step.method : 'squash';
-  const base: Pick<StepResult, 'version' | 'runId' | 'step' | 'mode' | 'attempt' | 'epoch' | 'environments'> = {
-    version: WIRE_VERSION,
-    runId: run.id,
-    step: ref.step,
-    mode: 'run',
-    attempt: ref.attempt,
-    epoch: ref.epoch,
-    environments: [],
-  };
+  const base = resultBase({ ...ref, mode: 'run' });
   const prs = mergeOrder(run);
   const fail = (
     code: 'merge-failed' | 'merge-conflict' | 'protected-paths',

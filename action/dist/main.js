@@ -10,7 +10,6 @@ import {
   MAX_USD,
   PRESETS,
   USAGE_FIGURES,
-  WIRE_VERSION,
   addCounts,
   attemptKey,
   attemptName,
@@ -33,6 +32,7 @@ import {
   presetModel,
   privateTemp,
   refOf,
+  resultBase,
   reviewVerdictSchema,
   socketFolder,
   stepPayloadSchema,
@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-HN7NUM6P.js";
+} from "./chunk-HTQGYENB.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -64,7 +64,7 @@ import {
 import {
   createGitHubOctokit,
   octokitLog
-} from "./chunk-7JELCMRV.js";
+} from "./chunk-GBXMUY2I.js";
 import {
   ConveyorError
 } from "./chunk-DJRTUKIR.js";
@@ -1613,7 +1613,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-5NIIXA44.js");
+    const { LocalForge } = await import("./local-ENVCDXNX.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -1621,7 +1621,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-M3RL7XKY.js"), import("./octokit-X4Y7OQB6.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-L6GKUXQF.js"), import("./octokit-PYITXLZP.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
@@ -2004,9 +2004,6 @@ async function reportAll(reporters, result) {
 }
 
 // action/src/result.ts
-function baseResult(attempt) {
-  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
-}
 function attemptOfRaw(raw) {
   const o = raw && typeof raw === "object" ? raw : {};
   const step = o.step && typeof o.step === "object" ? o.step : {};
@@ -3652,7 +3649,7 @@ async function runCodeWork(ctx, payload, work) {
     if (ws.notes.length) sections.push(ws.notes.map((n) => `- ${n}`).join("\n"));
     const agentTail = agentOutputSection(ctx, `Agent \`${agent.name}\``, outcome);
     const fail = (code2, message) => ({
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...sections, agentTail].join("\n\n"),
       error: { code: code2, message }
@@ -3686,7 +3683,7 @@ ${list}`;
     if (!changes.some((c) => c.changed || baseMerged(c))) {
       const message = "The agent changed nothing in any repository.";
       if (work.mode === "repair") {
-        return { ...baseResult(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits, ...protect };
+        return { ...resultBase(payload), conclusion: "neutral", summary: [message, ...sections, agentTail].join("\n\n"), commits, ...protect };
       }
       const held = await reposHoldingWork(ws.repos);
       if (held.length > 0) {
@@ -3695,7 +3692,7 @@ ${list}`;
           summary: agentSummary(outcome.resultText)
         });
         const note = `${message} The work branch already holds changes from an earlier attempt in ${held.join(", ")}; they are kept.`;
-        return { ...baseResult(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits, ...protect };
+        return { ...resultBase(payload), conclusion: "success", summary: [note, ...sections, agentTail].join("\n\n"), prs: prs2, commits, ...protect };
       }
       return { ...fail("no-changes", message), commits };
     }
@@ -3739,7 +3736,7 @@ ${list}`;
       ...guardedSection ? [guardedSection] : [],
       agentTail
     ].join("\n\n");
-    return { ...baseResult(payload), conclusion: "success", summary: summary2, prs, commits, ...protectPushed };
+    return { ...resultBase(payload), conclusion: "success", summary: summary2, prs, commits, ...protectPushed };
   } finally {
     await removeStepWorkspace(ctx, ws);
   }
@@ -3995,7 +3992,7 @@ async function runGate(ctx, payload) {
     const table = ["| repository | command | result | time |", "| --- | --- | --- | --- |", ...rows].join("\n");
     if (failed.length === 0) {
       return {
-        ...baseResult(payload),
+        ...resultBase(payload),
         conclusion: "success",
         summary: [`Gate \`${step.id}\` passed in ${outcomes.length} of ${outcomes.length}.`, workspaceTable(ws), table].join("\n\n"),
         commits
@@ -4004,7 +4001,7 @@ async function runGate(ctx, payload) {
     const findings = ctx.scrubber.scrub(gateFindings(failed));
     const message = `gate ${step.id} failed in ${failed.map((f) => f.repo).join(", ")}`;
     return {
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "failure",
       summary: [
         `**Gate \`${step.id}\` failed in ${failed.length} of ${outcomes.length}.**`,
@@ -4191,7 +4188,7 @@ async function runAuthorGate(ctx, payload) {
     const sections = [workspaceTable(ws)];
     const agentTail = agentOutputSection(ctx, `Author \`${agent.name}\``, outcome);
     const fail = (code2, message, extra = []) => ({
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...extra, ...sections, agentTail].join("\n\n"),
       error: { code: code2, message }
@@ -4268,7 +4265,7 @@ ${fence(baseTail)}` : `On base ${code(repo.base)} it printed nothing.`;
       ...sections,
       agentTail
     ].join("\n\n");
-    return { ...baseResult(payload), conclusion: "success", summary: summary2, commits: { [repo.repo]: head } };
+    return { ...resultBase(payload), conclusion: "success", summary: summary2, commits: { [repo.repo]: head } };
   } finally {
     await removeStepWorkspace(ctx, ws);
   }
@@ -4679,7 +4676,7 @@ ${r.diff}`).join("\n")
     const sections = [workspaceTable(ws), `Reviewed the diffs of ${changedRepos} of ${ws.repos.length} repositories (in \`${diffFile}\`).`];
     const agentTail = agentOutputSection(ctx, `Reviewer \`${agent.name}\``, outcome);
     const fail = (code2, message) => ({
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "failure",
       summary: [`**${message}**`, ...sections, agentTail].join("\n\n"),
       commits,
@@ -4728,7 +4725,7 @@ ${list}${touched.length > 20 ? `
 | --- | --- | --- |
 | ${verdict.scores.complexity} | ${verdict.scores.risk} | ${verdict.scores.impact} |`;
     const who = `${independence.independent ? "Independent" : "**Not independent**"} review: ${independence.reason}.`;
-    const result = { ...baseResult(payload), conclusion: verdict.verdict === "pass" ? "success" : "failure", summary: "", commits, review };
+    const result = { ...resultBase(payload), conclusion: verdict.verdict === "pass" ? "success" : "failure", summary: "", commits, review };
     const findings = verdict.findings.length > 0 ? renderFindings(result) : "";
     const head = verdict.verdict === "pass" ? `Review \`${step.id}\` passed (${verdict.findings.length} finding(s)).` : `**Review \`${step.id}\` failed with ${verdict.findings.length} finding(s).**`;
     const onPulls = await postPullReviews(ctx, {
@@ -4875,7 +4872,7 @@ async function runDeploy(ctx, payload) {
   });
   if (plan.targets.length === 0 && plan.skipped.length === 0) {
     return {
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "success",
       summary: `Deploy \`${step.id}\`: no service of the change set declares \`deploy\`; nothing to stand up.`
     };
@@ -5049,7 +5046,7 @@ ${fence(e.outputTail)}`);
   if (ownEnv?.state === "failed") {
     const message = `the own service ${plan.own} failed to deploy: ${ownEnv.error ?? "failed"}`;
     return {
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "failure",
       summary: [`**Deploy \`${payload.step.id}\` failed: ${message}.**`, table, ...tails, ...notes].join("\n\n"),
       environments,
@@ -5059,7 +5056,7 @@ ${fence(e.outputTail)}`);
   }
   const peers = failed.length ? ` ${failed.length} peer${failed.length === 1 ? "" : "s"} failed (${failed.map((e) => e.service).join(", ")}); the step goes on without ${failed.length === 1 ? "it" : "them"}.` : "";
   return {
-    ...baseResult(payload),
+    ...resultBase(payload),
     conclusion: "success",
     summary: [`Deploy \`${payload.step.id}\`: ${ready} environment${ready === 1 ? "" : "s"} ready.${peers}`, table, ...tails, ...notes].join("\n\n"),
     environments
@@ -5072,7 +5069,7 @@ var backoffMs = (retry) => 250 * 2 ** (retry - 1);
 async function runTeardown(ctx, payload) {
   const envs = payload.environments.filter((e) => e.state === "ready");
   if (envs.length === 0) {
-    return { ...baseResult(payload), conclusion: "success", summary: "Teardown: no ready environment to remove." };
+    return { ...resultBase(payload), conclusion: "success", summary: "Teardown: no ready environment to remove." };
   }
   for (const e of envs) {
     if (!payload.services[e.service]) {
@@ -5165,7 +5162,7 @@ ${fence(r.output)}`);
   const environments = removals.filter((r) => r.ok).map((r) => r.env);
   if (failed.length === 0) {
     return {
-      ...baseResult(payload),
+      ...resultBase(payload),
       conclusion: "success",
       summary: [`Teardown: removed ${environments.length} environment${environments.length === 1 ? "" : "s"}.`, table, ...notes].join("\n\n"),
       environments
@@ -5173,7 +5170,7 @@ ${fence(r.output)}`);
   }
   const message = `could not remove ${failed.map((r) => `${r.env.service} (${r.env.envId}: ${r.note})`).join(", ")}`;
   return {
-    ...baseResult(payload),
+    ...resultBase(payload),
     conclusion: "failure",
     summary: [`**Teardown failed: ${message}.**`, table, ...tails, ...notes].join("\n\n"),
     environments,
@@ -5260,7 +5257,7 @@ async function runEntry(io) {
   }
   const log = actionLogger(io.log, (t) => scrubber.scrub(t));
   const read = io.payload;
-  const identity = baseResult(attemptOfRaw(read.raw));
+  const identity = resultBase(attemptOfRaw(read.raw));
   const inputs = read.ok ? read.payload : read.raw;
   const valid = read.ok ? read.payload : void 0;
   let result;

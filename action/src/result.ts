@@ -1,15 +1,10 @@
-// A result's first fields (the wire version and the attempt's ref, nothing done yet), and the
-// failure result the error boundary reports.
-import type { StepPayload, StepResult } from '../../core/contract/wire.ts';
-import { WIRE_VERSION } from '../../core/contract/wire.ts';
-import { refOf, type AttemptRef } from '../../core/contract/attempt-ref.ts';
+// A result's first fields (core/contract/wire.ts's resultBase), and the failure result the error
+// boundary reports.
+import { resultBase, type ResultBase, type StepResult } from '../../core/contract/wire.ts';
+import type { AttemptRef } from '../../core/contract/attempt-ref.ts';
 import { ConveyorError } from '../../core/errors.ts';
 
-export type ResultBase = Omit<StepResult, 'conclusion' | 'summary'>;
-
-export function baseResult(attempt: StepPayload | AttemptRef): ResultBase {
-  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
-}
+export { resultBase as baseResult, type ResultBase };
 
 /**
  * The attempt whatever arrived as the payload names, read leniently, so that even a bad payload's

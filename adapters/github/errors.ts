@@ -111,3 +111,17 @@ export async function unlessAbsent<T>(call: Promise<T>): Promise<T | undefined> 
     throw e;
   }
 }
+
+/**
+ * What GitHub said when a GraphQL call failed: its `errors` (a refusal comes as an answer with
+ * them, HTTP 200), else the error's own message.
+ */
+export function graphqlRefusal(e: unknown): string {
+  const errors = (e as { errors?: Array<{ message?: string }> }).errors;
+  return (
+    errors
+      ?.map((x) => x.message)
+      .filter(Boolean)
+      .join('; ') || (e as Error).message
+  );
+}

@@ -6,7 +6,7 @@ import { planStepSchema, resolvedAgentSchema, resolvedServiceSchema } from '../p
 import { REPO_NAME } from '../repo-name.ts';
 import { ERROR_CODES } from '../errors.ts';
 import { usageSchema } from './usage.ts';
-import { ATTEMPT_MODES } from './attempt-ref.ts';
+import { ATTEMPT_MODES, refOf, type AttemptRef } from './attempt-ref.ts';
 
 /** 2: a result names its step `step`, as the attempt's ref does (1 said `stepId`). */
 export const WIRE_VERSION = 2;
@@ -201,6 +201,13 @@ export type PullRequestRef = z.infer<typeof pullRequestRefSchema>;
 export type Environment = z.infer<typeof environmentSchema>;
 export type IssueAuthor = z.infer<typeof issueAuthorSchema>;
 export type StepResult = z.infer<typeof stepResultSchema>;
+
+/** A result's first fields: the wire version and the attempt's ref, nothing done yet. */
+export type ResultBase = Omit<StepResult, 'conclusion' | 'summary'>;
+
+export function resultBase(attempt: Omit<AttemptRef, 'step'> & { step: string | { id: string } }): ResultBase {
+  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
+}
 export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
 export type ProtectedChange = z.infer<typeof protectedChangeSchema>;
 export type SandboxReport = NonNullable<StepResult['sandbox']>;

@@ -6,7 +6,7 @@ import { ConveyorError } from '../../../core/errors.ts';
 import { fitComment, PR_TITLE_MAX } from '../../../core/github/limits.ts';
 import type { MergeOptions, MergeResult, OpenPullRequest, PullRequest } from '../../../engine/ports/forge.ts';
 import { MergeRefused, splitRepo } from '../../../engine/ports/forge.ts';
-import { GitHubApiError } from '../errors.ts';
+import { GitHubApiError, graphqlRefusal } from '../errors.ts';
 import type { GitHubOctokit } from '../octokit.ts';
 import { repoParams, type Rest } from './api.ts';
 
@@ -130,13 +130,7 @@ export class Pulls {
     } catch (e) {
       // A GraphQL refusal comes as an answer with `errors` (HTTP 200); a failed call as a GitHubApiError.
       if (e instanceof GitHubApiError) throw e;
-      const errors = (e as { errors?: Array<{ message?: string }> }).errors;
-      const said =
-        errors
-          ?.map((x) => x.message)
-          .filter(Boolean)
-          .join('; ') || (e as Error).message;
-      throw new ConveyorError('forge-failed', `GitHub did not revert ${repo}#${number}: ${said}`, { cause: e });
+      throw new ConveyorError('forge-failed', `GitHub did not revert ${repo}#${number}: ${graphqlRefusal(e)}`, { cause: e });
     }
     const parsed = revertAnswer.safeParse(answer);
     if (!parsed.success)

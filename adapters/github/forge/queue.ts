@@ -8,6 +8,7 @@
 // to the approved head (`expectedHeadOid`): GitHub refuses it if the head moved.
 import { z } from 'zod';
 import { ConveyorError } from '../../../core/errors.ts';
+import { graphqlRefusal } from '../errors.ts';
 import { MergeRefused, splitRepo, type BranchRules, type MergeQueue, type PullRequest } from '../../../engine/ports/forge.ts';
 import type { GitHubOctokit } from '../octokit.ts';
 import { repoParams } from './api.ts';
@@ -58,13 +59,7 @@ export class GitHubMergeQueue implements MergeQueue {
       parsed(enqueued, await this.octokit.graphql(ENQUEUE, { id, head: expectedHead }), `enqueueing ${pr.repo}#${pr.number}`);
     } catch (e) {
       // GraphQL says why in its errors (the head moved, the PR is not mergeable, no queue is required).
-      const errors = (e as { errors?: Array<{ message?: string }> }).errors;
-      const said =
-        errors
-          ?.map((x) => x.message)
-          .filter(Boolean)
-          .join('; ') || (e as Error).message;
-      throw new MergeRefused(`(GraphQL enqueuePullRequest) ${said}`, false);
+      throw new MergeRefused(`(GraphQL enqueuePullRequest) ${graphqlRefusal(e)}`, false);
     }
   }
 

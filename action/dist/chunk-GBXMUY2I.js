@@ -331,6 +331,10 @@ async function unlessAbsent(call) {
     throw e;
   }
 }
+function graphqlRefusal(e) {
+  const errors = e.errors;
+  return errors?.map((x) => x.message).filter(Boolean).join("; ") || e.message;
+}
 
 // adapters/github/octokit.ts
 var RATE_LIMIT_RETRIES = 3;
@@ -422,10 +426,11 @@ function createGitHubOctokit(options) {
 export {
   GitHubApiError,
   unlessAbsent,
+  graphqlRefusal,
   RATE_LIMIT_RETRIES,
   policyOptions,
   withGitHubPolicy,
   octokitLog,
   createGitHubOctokit
 };
-//# sourceMappingURL=chunk-7JELCMRV.js.map
+//# sourceMappingURL=chunk-GBXMUY2I.js.map

@@ -6516,6 +6516,9 @@ var stepResultSchema = external_exports.object({
   protected: external_exports.array(protectedChangeSchema).optional(),
   receipt: external_exports.string().optional()
 });
+function resultBase(attempt) {
+  return { version: WIRE_VERSION, ...refOf(attempt), prs: [], commits: {}, environments: [] };
+}
 function describeIssues(error) {
   return error.issues.map((i2) => `${i2.path.length ? formatPath(i2.path) : "(root)"}: ${i2.message}`).join("; ");
 }
@@ -6558,11 +6561,11 @@ export {
   refOf,
   attemptKey,
   attemptName,
-  WIRE_VERSION,
   stepPayloadSchema,
   MAX_PROTECTED_PATHS,
   reviewVerdictSchema,
   stepResultSchema,
+  resultBase,
   describeIssues,
   privateTemp,
   socketFolder,
@@ -6570,4 +6573,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-HN7NUM6P.js.map
+//# sourceMappingURL=chunk-HTQGYENB.js.map

@@ -5,7 +5,7 @@ import {
   octokitLog,
   policyOptions,
   withGitHubPolicy
-} from "./chunk-7JELCMRV.js";
+} from "./chunk-GBXMUY2I.js";
 import "./chunk-DJRTUKIR.js";
 import "./chunk-YEZRHRCQ.js";
 import "./chunk-SD7663DA.js";
@@ -16,4 +16,4 @@ export {
   policyOptions,
   withGitHubPolicy
 };
-//# sourceMappingURL=octokit-X4Y7OQB6.js.map
+//# sourceMappingURL=octokit-PYITXLZP.js.map

@@ -2,7 +2,7 @@ import { createRequire as __conveyorCreateRequire } from 'node:module'; const re
 import {
   GitRepo,
   describeIssues
-} from "./chunk-HN7NUM6P.js";
+} from "./chunk-HTQGYENB.js";
 import {
   MergeRefused,
   external_exports,
@@ -556,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-5NIIXA44.js.map
+//# sourceMappingURL=local-ENVCDXNX.js.map

@@ -16,8 +16,9 @@ import {
 import {
   GitHubApiError,
   createGitHubOctokit,
+  graphqlRefusal,
   unlessAbsent
-} from "./chunk-7JELCMRV.js";
+} from "./chunk-GBXMUY2I.js";
 import {
   ConveyorError
 } from "./chunk-DJRTUKIR.js";
@@ -293,9 +294,7 @@ var Pulls = class {
       });
     } catch (e) {
       if (e instanceof GitHubApiError) throw e;
-      const errors = e.errors;
-      const said = errors?.map((x) => x.message).filter(Boolean).join("; ") || e.message;
-      throw new ConveyorError("forge-failed", `GitHub did not revert ${repo}#${number}: ${said}`, { cause: e });
+      throw new ConveyorError("forge-failed", `GitHub did not revert ${repo}#${number}: ${graphqlRefusal(e)}`, { cause: e });
     }
     const parsed2 = revertAnswer.safeParse(answer);
     if (!parsed2.success)
@@ -425,9 +424,7 @@ var GitHubMergeQueue = class {
     try {
       parsed(enqueued, await this.octokit.graphql(ENQUEUE, { id, head: expectedHead }), `enqueueing ${pr.repo}#${pr.number}`);
     } catch (e) {
-      const errors = e.errors;
-      const said = errors?.map((x) => x.message).filter(Boolean).join("; ") || e.message;
-      throw new MergeRefused(`(GraphQL enqueuePullRequest) ${said}`, false);
+      throw new MergeRefused(`(GraphQL enqueuePullRequest) ${graphqlRefusal(e)}`, false);
     }
   }
   async holds(repo, number) {
@@ -553,4 +550,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-M3RL7XKY.js.map
+//# sourceMappingURL=forge-L6GKUXQF.js.map
