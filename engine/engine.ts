@@ -13,6 +13,7 @@ import type { Environment, StepResult } from '../core/contract/wire.ts';
 import { tornDownEvent } from '../core/run/environments.ts';
 import { mergeInputsDigest } from '../core/run/receipts.ts';
 import { createRun, reduce } from '../core/run/reducer.ts';
+import { runsInEngine } from '../core/run/draft.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import { withoutCi } from './ci.ts';
@@ -171,7 +172,7 @@ export class Engine {
       // A merge runs in this process (its pending effect is carried out again below); only a
       // merge's conflict repair is an attempt dispatched elsewhere.
       const kind = run.plan.steps.find((s) => s.id === step.id)?.kind;
-      if (step.status !== 'queued' || ((kind === 'merge' || kind === 'ci') && step.mode !== 'repair')) continue;
+      if (step.status !== 'queued' || runsInEngine(kind, step.mode)) continue;
       const ref = { runId, step: step.id, attempt: step.attempt, epoch: step.epoch, mode: step.mode };
       const outcome = await this.options.dispatcher.recover(buildPayload(run, ref));
       if (outcome && outcome.kind !== 'dispatched') await this.settle(ref, outcome);

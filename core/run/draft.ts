@@ -130,6 +130,14 @@ export function coderAgent(run: Run): string | undefined {
   return code?.kind === 'code' ? code.agent : undefined;
 }
 
+/**
+ * A merge's and a ci step's own attempts run in the engine (it merges, it judges the checks),
+ * not in a step process: nothing is dispatched for them, and nothing is there to stop or recover.
+ */
+export function runsInEngine(kind: string | undefined, mode: AttemptMode): boolean {
+  return (kind === 'merge' || kind === 'ci') && mode === 'run';
+}
+
 export class Draft {
   readonly run: Run;
   readonly effects: DraftEffect[] = [];
@@ -236,6 +244,13 @@ export class Draft {
       this.effects.push(effect);
     }
     return true;
+  }
+
+  /** The attempt `s` has under way is stopped where it runs (one the engine runs checks it is current itself). */
+  stopUnderWay(s: StepState, reason: string): void {
+    if (runsInEngine(planStep(this.run, s.id)?.kind, s.mode)) return;
+    const ref = { runId: this.run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
+    this.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }
 
   fail(id: string, reason: string): void {

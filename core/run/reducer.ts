@@ -36,7 +36,6 @@ import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
 import { fitPayload } from '../contract/payload-fit.ts';
 import { inputsDigest } from '../contract/receipt.ts';
-import { attemptKeyFor } from '../contract/attempt-ref.ts';
 
 export { currentAttempt, nextWave, isTerminal, validApprovals, renderFindings, MAX_LOSSES, MAX_CONFLICT_REPAIRS } from './draft.ts';
 
@@ -460,20 +459,18 @@ function cancel(run: Run, at: string, why: string, unreachable = false): DraftTr
     d.run.unreachable = reason;
     return { run: d.run, effects: [] };
   }
-  // What was dispatched is stopped where it runs (a merge runs in the engine, which checks first).
+  // What was dispatched is stopped where it runs.
   for (const p of run.plan.steps) {
     const s = run.steps[p.id];
-    if (s?.status !== 'queued' || ((p.kind === 'merge' || p.kind === 'ci') && s.mode === 'run')) continue;
-    const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
-    d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
+    if (s?.status === 'queued') d.stopUnderWay(s, reason);
   }
   d.teardown();
   return d.finish();
 }
 
 /**
- * Every attempt under way is recorded as interrupted and stopped where it runs (a merge runs in the
- * engine, which checks it is current first); its step fails, and the run waits for a retry.
+ * Every attempt under way is recorded as interrupted and stopped where it runs (Draft.stopUnderWay);
+ * its step fails, and the run waits for a retry.
  */
 function interrupted(run: Run, event: Extract<RunEvent, { type: 'interrupted' }>): DraftTransition {
   const queued = run.plan.steps.map((p) => run.steps[p.id]).filter((s): s is StepState => s?.status === 'queued');
@@ -483,9 +480,7 @@ function interrupted(run: Run, event: Extract<RunEvent, { type: 'interrupted' }>
   for (const s of queued) {
     d.finishAttempt(s.id, { conclusion: 'interrupted', summary: reason });
     d.fail(s.id, `${s.mode === 'repair' ? 'repair ' : ''}attempt ${s.attempt} was interrupted: ${reason}`);
-    if (planStep(run, s.id)?.kind === 'merge' && s.mode === 'run') continue;
-    const ref = { runId: run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
-    d.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
+    d.stopUnderWay(s, reason);
   }
   d.settle();
   return d.finish();

@@ -37,4 +37,17 @@ describe('an interrupted run', () => {
     const waiting = step(run, interrupt).run;
     expect(step(waiting, interrupt).run).toBe(waiting);
   });
+
+  it('sends no stop for an attempt the engine runs itself (a ci step waiting for the checks): nothing was dispatched', () => {
+    const withCi = planOf([
+      { id: 'implement', kind: 'code' },
+      { id: 'ci', kind: 'ci', repair: 1 },
+    ]);
+    let run = start(withCi).run;
+    run = step(run, current(run, 'implement', 'success')).run;
+    expect(run.steps.ci?.status).toBe('queued');
+    const t = step(run, interrupt);
+    expect(t.run.steps.ci!.attempts.map((a) => a.conclusion)).toEqual(['interrupted']);
+    expect(types(t.effects)).toEqual(['report']);
+  });
 });
