@@ -101,6 +101,47 @@ CREATE TABLE github_comments (run_id text PRIMARY KEY, id bigint NOT NULL, url t
 CREATE TABLE github_summaries (run_id text NOT NULL, head text NOT NULL, check_run_id bigint NOT NULL, PRIMARY KEY (run_id, head));
 `;
 
+/**
+ * 0002: a run's untyped `options` became its `origin` (where it came from: the app's installation
+ * and default branch, or the command line's configuration and remotes) and its `settings` (payload
+ * limit, keep-envs), as core/run/origin.ts types them. A run whose options name neither origin is
+ * left as it was: reading it says what it lacks.
+ */
+async function runsWithOrigin(db: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<{ id: string; body: string }>`SELECT id, body FROM runs`.execute(db);
+  for (const row of rows) {
+    const body = withOrigin(JSON.parse(row.body) as Record<string, unknown>);
+    if (body) await sql`UPDATE runs SET body = ${JSON.stringify(body)} WHERE id = ${row.id}`.execute(db);
+  }
+}
+
+/** A run's body with `origin` and `settings` in place of its `options`, or undefined when there is nothing to convert. */
+export function withOrigin(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const options = body.options as Record<string, unknown> | undefined;
+  if (!options || typeof options !== 'object' || 'origin' in body) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const origin =
+    typeof options.installationId === 'number'
+      ? { kind: 'github', installationId: options.installationId, defaultBranch: text(options.defaultBranch) ?? 'main' }
+      : text(options.configPath) && text(options.remotes)
+        ? {
+            kind: 'embedded',
+            configPath: options.configPath,
+            remotes: options.remotes,
+            approve: options.approve === true,
+            json: options.json === true,
+            ...(text(options.repo) ? { repo: options.repo } : {}),
+          }
+        : undefined;
+  if (!origin) return undefined;
+  const settings = {
+    ...(typeof options.payloadLimit === 'number' ? { payloadLimit: options.payloadLimit } : {}),
+    ...(typeof options.keepEnvs === 'boolean' ? { keepEnvs: options.keepEnvs } : {}),
+  };
+  const { options: _options, ...rest } = body;
+  return { ...rest, origin, settings };
+}
+
 /** Runs SQL statements one by one (a driver runs one statement a call); `--` comments are the reader's. */
 async function run(db: Kysely<unknown>, statements: string): Promise<void> {
   const lines = statements.split('\n').filter((l) => !l.startsWith('--'));
@@ -114,6 +155,7 @@ async function run(db: Kysely<unknown>, statements: string): Promise<void> {
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001': { up: (db) => run(db, FIRST_TABLES(dialect)) },
+    '0002': { up: (db) => runsWithOrigin(db) },
   };
 }
 

@@ -56,8 +56,8 @@ describe('postgres store: migrations', () => {
     for (const l of lines) expect((await l.next()).value).toBe('ready');
     for (const c of children) c.stdin!.write('go\n');
     for (const l of lines) expect((await l.next()).value).toBe('ok');
-    expect(await sql(url, 'SELECT name FROM conveyor_migrations')).toEqual([{ name: '0001' }]);
-    expect(SCHEMA_VERSION).toBe(1);
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
+    expect(SCHEMA_VERSION).toBe(2);
     expect(await sql(url, "SELECT count(*)::int AS n FROM deliveries WHERE id LIKE 'delivery-%'")).toEqual([{ n: 4 }]);
     // Opening it again changes nothing, and what was stored stays.
     const store = await openPostgresStore(url);
@@ -73,20 +73,20 @@ describe('postgres store: migrations', () => {
     } finally {
       await again.close();
     }
-    expect(await sql(url, 'SELECT name FROM conveyor_migrations')).toEqual([{ name: '0001' }]);
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
   });
 
   it('a database migrated by a newer Conveyor is refused with the versions, and left as it was', async () => {
     const url = await server.createDatabase('newer');
     await (await openPostgresStore(url)).close();
-    await sql(url, `INSERT INTO conveyor_migrations (name, timestamp) VALUES ('0002', now()::text)`);
+    await sql(url, `INSERT INTO conveyor_migrations (name, timestamp) VALUES ('0003', now()::text)`);
     const error = await openPostgresStore(url).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'newer-schema' });
     expect((error as Error).message).toBe(
       `The PostgreSQL database "newer" on 127.0.0.1:${server.port} (user conveyor) has schema version ${SCHEMA_VERSION + 1}, but this Conveyor knows versions up to ${SCHEMA_VERSION}: a newer Conveyor migrated it. Upgrade this replica to the same Conveyor as the others.`,
     );
-    expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
+    expect(await sql(url, 'SELECT name FROM conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }, { name: '0003' }]);
   });
 
   it("another application's tables of other names, a schema_version among them, are left alone beside Conveyor's", async () => {
@@ -135,7 +135,7 @@ describe('postgres store: migrations', () => {
     // Opened again: its migrations are found in its schema, not looked for in another.
     const again = await openPostgresStore(inSchema('app'));
     await again.close();
-    expect(await sql(url, 'SELECT name FROM app.conveyor_migrations')).toEqual([{ name: '0001' }]);
+    expect(await sql(url, 'SELECT name FROM app.conveyor_migrations ORDER BY name')).toEqual([{ name: '0001' }, { name: '0002' }]);
     expect(await sql(url, 'SELECT count(*)::int AS n FROM app.runs')).toEqual([{ n: 1 }]);
     expect(await sql(url, 'SELECT count(*)::int AS n FROM public.runs')).toEqual([{ n: 0 }]);
     // A second Conveyor in the public schema sees the first's migrations nowhere, and public's runs as not its own.

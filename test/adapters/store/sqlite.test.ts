@@ -51,8 +51,8 @@ describe('sqlite store: the file', () => {
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.prepare('SELECT name FROM conveyor_migrations').pluck().all()).toEqual(['0001']);
-      expect(SCHEMA_VERSION).toBe(1);
+      expect(raw.prepare('SELECT name FROM conveyor_migrations').pluck().all()).toEqual(['0001', '0002']);
+      expect(SCHEMA_VERSION).toBe(2);
     } finally {
       raw.close();
     }
@@ -129,11 +129,44 @@ describe('sqlite store: bad files and a full disk', () => {
     expect(tablesOf(path)).toEqual(['users']);
   });
 
+  it("brings a database of the Conveyor before run origins (schema version 1) up to date: each run's options become its origin and settings", async () => {
+    const path = join(dir, 'v1.db');
+    const v1 = await openSqliteStore(path);
+    await v1.create(runOf('r1'), []);
+    await v1.create(runOf('r2', 8), []);
+    await v1.close();
+    // As the Conveyor before wrote them: `options`, and only migration 0001 done.
+    const raw = new Database(path);
+    const bodyOf = (id: string) => JSON.parse(raw.prepare('SELECT body FROM runs WHERE id = ?').pluck().get(id) as string) as Record<string, unknown>;
+    const old = (id: string, options: Record<string, unknown>) => {
+      const { origin: _o, settings: _s, ...rest } = bodyOf(id);
+      raw.prepare('UPDATE runs SET body = ? WHERE id = ?').run(JSON.stringify({ ...rest, options }), id);
+    };
+    old('r1', { installationId: 42, defaultBranch: 'trunk', payloadLimit: 60000 });
+    old('r2', { configPath: '/org/conveyor.yml', remotes: '/org/remotes', approve: true, keepEnvs: true, json: false, repo: 'acme/web' });
+    raw.prepare("DELETE FROM conveyor_migrations WHERE name = '0002'").run();
+    raw.close();
+    const migrated = await openSqliteStore(path);
+    try {
+      expect(await migrated.get('r1')).toMatchObject({
+        origin: { kind: 'github', installationId: 42, defaultBranch: 'trunk' },
+        settings: { payloadLimit: 60000 },
+      });
+      expect(await migrated.get('r2')).toMatchObject({
+        origin: { kind: 'embedded', configPath: '/org/conveyor.yml', remotes: '/org/remotes', approve: true, json: false, repo: 'acme/web' },
+        settings: { keepEnvs: true },
+      });
+      expect(await migrated.get('r1')).not.toHaveProperty('options');
+    } finally {
+      await migrated.close();
+    }
+  });
+
   it('a database from a newer Conveyor is refused with the versions, and left as it was', async () => {
     const path = join(dir, 'nested', 'state.db');
     await store.close();
     const raw = new Database(path);
-    raw.prepare('INSERT INTO conveyor_migrations (name, timestamp) VALUES (?, ?)').run('0002', new Date().toISOString());
+    raw.prepare('INSERT INTO conveyor_migrations (name, timestamp) VALUES (?, ?)').run('0003', new Date().toISOString());
     raw.close();
     store = await openSqliteStore(join(dir, 'fresh.db'));
     await expect(openSqliteStore(path)).rejects.toMatchObject({
@@ -142,7 +175,7 @@ describe('sqlite store: bad files and a full disk', () => {
     });
     const after = new Database(path, { readonly: true });
     try {
-      expect(after.prepare('SELECT name FROM conveyor_migrations ORDER BY name').pluck().all()).toEqual(['0001', '0002']);
+      expect(after.prepare('SELECT name FROM conveyor_migrations ORDER BY name').pluck().all()).toEqual(['0001', '0002', '0003']);
     } finally {
       after.close();
     }
