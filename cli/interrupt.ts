@@ -37,7 +37,7 @@ export function onInterrupt(session: Session, runId: string, resume: string, exi
   const handler = () => {
     if (applied) {
       const running = left.flatMap((ref) => {
-        const pid = session.dispatcher.view(ref).pid;
+        const pid = session.dispatcher.pid(ref);
         return pid ? [`pid ${pid} (${ref.step} ${ref.mode === 'repair' ? 'repair' : 'attempt'} ${ref.attempt})`] : [];
       });
       warn(

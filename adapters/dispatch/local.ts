@@ -5,6 +5,7 @@
 // loses nothing: a result written after it died is found, and a leftover process is stopped
 // before a re-dispatch.
 import { spawn } from 'node:child_process';
+import { LRUCache } from 'lru-cache';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readSync, fstatSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -85,12 +86,12 @@ export interface AttemptView {
   log: string;
   /** The last line it printed, scrubbed again here (see view), cut to a line's length; absent before it printed any. */
   lastLine?: string;
-  /** The step process (its own process group), while its pid file names one that is alive. */
-  pid?: number;
 }
 
 export interface LocalDispatcher extends Dispatcher {
   view(ref: AttemptRef): AttemptView;
+  /** The attempt's step process (its own process group), while its pid file names one that is alive. */
+  pid(ref: AttemptRef): number | undefined;
 }
 
 export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDispatcher {
@@ -183,10 +184,13 @@ export function createLocalDispatcher(options: LocalDispatcherOptions): LocalDis
     view(ref) {
       const dir = dirOf(ref);
       const log = join(dir, 'output.log');
-      const pid = Number(readText(join(dir, 'pid')));
       const last = lastLine(log);
       const scrubbed = last === undefined ? undefined : scrubberOf(dir).scrub(last);
-      return { log, ...(scrubbed ? { lastLine: clipLine(scrubbed) } : {}), ...(pid > 0 && processAlive(pid) ? { pid } : {}) };
+      return { log, ...(scrubbed ? { lastLine: clipLine(scrubbed) } : {}) };
+    },
+    pid(ref) {
+      const pid = Number(readText(join(dirOf(ref), 'pid')));
+      return pid > 0 && processAlive(pid) ? pid : undefined;
     },
     /** By the pid its folder keeps: the process that started it may be another (a cancel by another command). */
     async stop(ref) {
@@ -276,7 +280,8 @@ function readText(path: string): string | undefined {
   }
 }
 
-const scrubbers = new Map<string, Scrubber>();
+/** Each attempt's scrubber once its payload was read: the attempts a command shows are few at a time. */
+const scrubbers = new LRUCache<string, Scrubber>({ max: 64 });
 
 /** The secrets an attempt's log could show: the runner's secret-named variables and what its payload passes by name. */
 function scrubberOf(dir: string): Scrubber {
@@ -287,7 +292,9 @@ function scrubberOf(dir: string): Scrubber {
     const payload = JSON.parse(readFileSync(join(dir, 'payload.json'), 'utf8')) as StepPayload;
     for (const name of byNameOf(payload)) scrubber.add(process.env[name]);
   } catch {
-    // No payload yet: the secret-named variables alone.
+    // No payload yet (the attempt is told before it is dispatched): the secret-named variables
+    // alone, and not kept, so that the next look, once the payload is there, masks what it names.
+    return scrubber;
   }
   scrubbers.set(dir, scrubber);
   return scrubber;

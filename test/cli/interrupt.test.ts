@@ -73,7 +73,7 @@ describe('a second Ctrl-C', () => {
     // The first Ctrl-C's stop never ends here: the second must not wait for it.
     const session = {
       engine: { get: () => Promise.resolve(run), apply: () => new Promise<never>(() => undefined) },
-      dispatcher: { view: () => ({ log: '/state/attempts/r1/implement.run.1.0/output.log', pid: 4242 }) },
+      dispatcher: { pid: () => 4242 },
     } as unknown as Parameters<typeof onInterrupt>[0];
     const interruption = onInterrupt(session, run.id, 'conveyor retry r1 --state s.db', (code) => exits.push(code));
     try {

@@ -2,11 +2,12 @@
 // time, attempt, log and last line (masked by the local dispatcher's view, over a real attempt
 // folder), every failed attempt with ✗, its reason and its log, and what a repair did.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProgress, failureReason } from '../../cli/progress.ts';
 import { createLocalDispatcher } from '../../adapters/dispatch/local.ts';
 import type { Run, RunEvent } from '../../core/run/types.ts';
+import { makePayload } from '../helpers/payload.ts';
 import { planOf } from '../helpers/plans.ts';
 import { removeDir, tempDir } from '../helpers/repos.ts';
 import { AT, current, start, step } from '../core/run/drive.ts';
@@ -72,6 +73,24 @@ describe('progress while a run goes', () => {
     } finally {
       progress.done();
     }
+  });
+
+  it("masks a secret the attempt's payload passes by name, though the first look came before the payload was written", () => {
+    process.env.DEMO_VENDOR_HANDLE = 'opaque-by-name-value-42';
+    const d = dispatcher();
+    const run = start(plan).run;
+    const ref = { runId: run.id, step: 'implement', attempt: 1, epoch: 0, mode: 'run' } as const;
+    const log = d.view(ref).log;
+    mkdirSync(dirname(log), { recursive: true });
+    writeFileSync(log, '  | token opaque-by-name-value-42\n');
+    // Told before it is dispatched: no payload yet, so only secret-named variables are known.
+    expect(d.view(ref).lastLine).toBe('| token opaque-by-name-value-42');
+    writeFileSync(
+      join(dirname(log), 'payload.json'),
+      JSON.stringify({ ...makePayload({ repos: [{ repo: 'acme/web' }] }), byName: ['DEMO_VENDOR_HANDLE'] }),
+    );
+    expect(d.view(ref).lastLine).toBe('| token ***');
+    delete process.env.DEMO_VENDOR_HANDLE;
   });
 
   it('prints a failed gate attempt with ✗, its failing test and its log, then the repair that fixed it', () => {
