@@ -149,7 +149,7 @@ export interface Selection {
 }
 
 /** Commands that take --remotes and --config besides --state (see cli/commands). */
-const TAKES_REMOTES = new Set(['retry', 'restart', 'teardown']);
+const TAKES_REMOTES = new Set(['retry', 'restart', 'teardown', 'revert', 'pr']);
 const TAKES_CONFIG = new Set(['retry', 'restart']);
 
 /** An argument as a shell reads it back: quoted only when it has to be. */

@@ -3,12 +3,14 @@
 // merged PR (consumers first, engine/revert.ts), the run is cancelled (one active run per issue
 // and pipeline; the rest of it must not merge after its revert), and the revert run `<run>-revert`
 // starts and waits for its approval (`conveyor approve RUN-revert`), then merges them.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { partialMerge, revertRunId } from '../../core/run/revert.ts';
 import { openReverts } from '../../engine/revert.ts';
 import { cancelRun, definedOnly, startAndDrive } from '../drive.ts';
 import { DEFAULT_STATE, embeddedOrigin, loadRun, openSession, runOptions, type EmbeddedOptions } from '../embedded.ts';
 import { action, Refusal } from '../program.ts';
+import { commandFor } from '../render.ts';
 import { progressStream } from '../../lib/terminal.ts';
 
 interface RevertOptions {
@@ -23,12 +25,18 @@ export async function revertCommand(runId: string, o: RevertOptions): Promise<nu
   const partial = partialMerge(stored);
   if ('refused' in partial) throw new Refusal(`${partial.refused} Nothing changed.`);
   // A revert is a change of its own: it is approved on its own, unless --approve says so now.
-  const options: EmbeddedOptions = { ...runOptions(stored), approve: false, ...definedOnly({ remotes: o.remotes, approve: o.approve, json: o.json }) };
+  const options: EmbeddedOptions = {
+    ...runOptions(stored),
+    approve: false,
+    ...definedOnly({ remotes: o.remotes === undefined ? undefined : resolve(o.remotes), approve: o.approve, json: o.json }),
+  };
   const session = await openSession(o.state, options.remotes, options.json);
   try {
     const existing = await session.store.get(revertRunId(stored));
     if (existing)
-      throw new Refusal(`run ${existing.id} already reverts run ${stored.id} (${existing.status}): \`conveyor status ${existing.id}\`. Nothing changed.`);
+      throw new Refusal(
+        `run ${existing.id} already reverts run ${stored.id} (${existing.status}): \`${commandFor('status', existing.id, { statePath: o.state })}\`. Nothing changed.`,
+      );
     const next = await openReverts(session.forge, stored, partial, {
       origin: embeddedOrigin(options, stored.origin.kind === 'embedded' ? stored.origin.repo : undefined),
       settings: stored.settings,

@@ -83,5 +83,8 @@ describe('the commands the command line prints', () => {
       'conveyor restart web-1 --state fail.db --remotes /elsewhere --config /org/new.yml',
     );
     expect(commandFor('approve', 'web-1', selection, run)).toBe('conveyor approve web-1 --state fail.db');
+    // revert and pr take --remotes too (cli/commands).
+    expect(commandFor('revert', 'web-1', selection, run)).toBe('conveyor revert web-1 --state fail.db --remotes /elsewhere');
+    expect(commandFor('pr', 'web-1', selection, run)).toBe('conveyor pr web-1 --state fail.db --remotes /elsewhere');
   });
 });
