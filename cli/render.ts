@@ -11,11 +11,6 @@ import { shellQuote } from '../core/shell.ts';
 import { resolve } from 'node:path';
 import { DEFAULT_STATE } from './embedded.ts';
 
-/** `1m 12s` from one ISO time to another (core/time.ts), as every time the command line shows. */
-export function duration(from: string, to?: string): string {
-  return to ? durationBetween(from, to) : '';
-}
-
 /** Total time a step spent in attempts, its running one's so far included (as of `now`). */
 function stepDuration(state: StepState, now: string): string {
   let ms = 0;

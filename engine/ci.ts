@@ -12,6 +12,7 @@ import { findRecord } from '../core/run/draft.ts';
 import type { Run } from '../core/run/types.ts';
 import { ciFindings, describeJudgement, judgeRequiredChecks, type CiJudgement, type PullChecks, type RequiredCheck } from '../core/steps/ci-checks.ts';
 import type { CiReader, Forge } from './ports/forge.ts';
+import { DEFAULT_BASE, DEFAULT_CI_WAIT_MINUTES } from '../core/config/defaults.ts';
 
 export interface CiOptions {
   /** The app's own id: its check runs never count. */
@@ -28,7 +29,7 @@ export function withoutCi(run: Run, ref: AttemptRef): StepResult {
 /** How many failed Actions jobs' logs are read for one repair prompt (each a call, and each up to megabytes). */
 const MAX_JOB_LOGS = 5;
 
-export const NO_CI = 'The local forge runs no CI, so there are no required checks to wait for: nothing to wait for here (on GitHub this step waits for them).';
+const NO_CI = 'The local forge runs no CI, so there are no required checks to wait for: nothing to wait for here (on GitHub this step waits for them).';
 
 /**
  * The step's result once the required checks have settled (or the wait ran out), undefined while
@@ -45,7 +46,7 @@ export async function judgeCi(forge: Forge, run: Run, ref: AttemptRef, options: 
   const step = run.plan.steps.find((s) => s.id === ref.step);
   const s = run.steps[ref.step];
   const record = s ? findRecord(s, ref.attempt, ref.epoch) : undefined;
-  const minutes = step?.timeoutMinutes ?? 60;
+  const minutes = step?.timeoutMinutes ?? DEFAULT_CI_WAIT_MINUTES;
   const expired = record !== undefined && Date.parse(options.now) - Date.parse(record.startedAt) >= minutes * 60_000;
   const failed = judgement.checks.filter((c) => c.state === 'failure');
   if (judgement.state === 'pending' && !expired) {
@@ -83,7 +84,7 @@ async function observe(ci: CiReader, run: Run, prs: readonly PullRequestRef[]): 
   const out: PullChecks[] = [];
   for (const pr of prs) {
     if (!pr.head) continue;
-    const branch = run.plan.changeSet.find((r) => r.repo === pr.repo)?.base ?? 'main';
+    const branch = run.plan.changeSet.find((r) => r.repo === pr.repo)?.base ?? DEFAULT_BASE;
     const key = `${pr.repo}\u0000${branch}`;
     if (!required.has(key)) required.set(key, ci.requiredChecks(pr.repo, branch));
     const [checks, seen] = [await required.get(key)!, await ci.commitChecks(pr.repo, pr.head)];

@@ -27,8 +27,6 @@ import { mergedAndNot, mergeOrder, prName as name } from '../core/run/queue.ts';
 import { MergeRefused, type BranchRules, type Forge, type PullRequest } from './ports/forge.ts';
 import { blockingChecks } from './ci.ts';
 
-export { mergedAndNot, mergeOrder };
-
 export interface MergePolicy {
   /** The app's own id: its check runs are not among the required checks a block is explained by. */
   ownAppId?: number;
@@ -136,7 +134,6 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
   }
 
   // 3. Merge in order; a PR whose base requires a queue is enqueued once everything before it merged, and waited for.
-  const before = merged.length;
   for (const pr of prs) {
     if (merged.includes(pr)) continue;
     const v = verdicts.get(pr);
@@ -171,7 +168,7 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
       // A refusal reads `(HTTP 405) Base branch was modified...`; anything else says what failed.
       const why = e instanceof MergeRefused ? `merging ${name(pr)} failed ${e.message}` : `merging ${name(pr)} failed: ${(e as Error).message}`;
       // Nothing merged by this try yet: a refusal for a conflict is a conflict to resolve, not a half-merged run.
-      if (e instanceof MergeRefused && e.conflict && merged.length === before && before === 0) {
+      if (e instanceof MergeRefused && e.conflict && merged.length === 0) {
         return fail('merge-conflict', `${why}. ${mergedAndNot(merged, rest())}`, commits, `${why}.\n\n${RESOLVE}`);
       }
       return fail(

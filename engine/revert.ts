@@ -9,7 +9,7 @@ import { revertBody, revertPlan, revertRunId, revertTitle, type PartialMerge } f
 import type { Run } from '../core/run/types.ts';
 import { ConveyorError } from '../core/errors.ts';
 import type { NewRun } from './engine.ts';
-import { mergeOrder } from './merge.ts';
+import { mergeOrder } from '../core/run/queue.ts';
 import type { Forge, PullRequest } from './ports/forge.ts';
 
 const ref = (pr: PullRequest): PullRequestRef => ({

@@ -310,7 +310,6 @@ export class GitRepo {
     return [...untracked, ...filled].sort();
   }
 
-  /** Whether two commits hold different trees. */
   /**
    * Lines added and removed per file from the merge base of `base` and `head` to `head` (what a
    * pull request's diff shows); null counts for a binary file.
@@ -327,6 +326,7 @@ export class GitRepo {
       });
   }
 
+  /** Whether two commits hold different trees. */
   async differs(from: string, to: string): Promise<boolean> {
     return (await this.diffNames(from, to)).length > 0;
   }

@@ -319,7 +319,6 @@ export interface BwrapPlan {
   dockerHost?: string;
 }
 
-/** `/run` and `/var/run` as real folders (one is usually a link to the other). */
 /**
  * Whether every sandboxed command sees its own folder at `path` instead of the host's (its own /tmp,
  * an empty /run): a file there, a demo's agent say, is not there for the commands to run.
@@ -329,6 +328,7 @@ export function replacedInSandbox(path: string): boolean {
   return ['/tmp', ...runFolders()].some((r) => isInside(real, r) || isInside(resolve(path), r));
 }
 
+/** `/run` and `/var/run` as real folders (one is usually a link to the other). */
 function runFolders(): string[] {
   return [...new Set(['/run', '/var/run'].filter((p) => existsSync(p)).map((p) => realpathSync(p)))];
 }

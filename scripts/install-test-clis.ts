@@ -1,6 +1,6 @@
 // Fills the cache of real coding CLIs the tests run (test/helpers/real-clis.ts): each npm preset's
-// CLI at its checked version, installed once. `.ci/run` runs it before the tests, so that they do
-// not depend on a slow network mid-run. Exits 1 naming the CLI it could not install.
+// CLI at its checked version, installed once (the tests install what they need themselves; this
+// fills the cache ahead, e.g. before working offline). Exits 1 naming the CLI it could not install.
 //
 //   npx tsx scripts/install-test-clis.ts      (CONVEYOR_CLI_CACHE picks the folder)
 import { CLI_CACHE, NPM_PRESETS, realCli } from '../test/helpers/real-clis.ts';

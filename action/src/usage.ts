@@ -71,7 +71,8 @@ async function readText(path: string | undefined, within: string): Promise<strin
 }
 
 /**
- * Reads one agent run's usage into the meter: what its CLI said (a preset's command line) and what
+ * Reads one agent run's usage into the meter: what its CLI said (a preset's, run by its own command
+ * line or by the agent's own `run` wrapping it) and what
  * the agent wrote, put together by recordedUsage; a usage file that is not the contract's shape is
  * reported and ignored. `scrub` masks secrets in what the agent wrote (a model name is free text).
  */

@@ -5,8 +5,8 @@
 // Branch rules and the merge queue: local-queue.ts. better-sqlite3 is loaded by dynamic import only: the action
 // bundle runs on GitHub's runners, which have no native module, and never takes this path there.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { makePrivateTemp } from '../../lib/private-temp.ts';
 import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConveyorError } from '../../core/errors.ts';
@@ -289,7 +289,7 @@ export class LocalForge implements Forge {
     if (open) return open;
     const recorded = this.db.prepare('SELECT base_before FROM pull_request_merges WHERE repo = ? AND number = ?').get(repo, number) as
       { base_before: string } | undefined;
-    const work = await mkdtemp(join(tmpdir(), 'conveyor-revert-'));
+    const work = await makePrivateTemp('revert-');
     const git = new GitRepo(join(work, 'repo'), { code: 'forge-failed' });
     try {
       await git.clone(this.bare(repo));
@@ -321,7 +321,7 @@ export class LocalForge implements Forge {
     row: { base: string; branch: string },
     options: MergeOptions,
   ): Promise<{ merged: true; sha: string; base: string } | { merged: false; reason: string }> {
-    const work = await mkdtemp(join(tmpdir(), 'conveyor-merge-'));
+    const work = await makePrivateTemp('merge-');
     const git = new GitRepo(join(work, 'repo'), { code: 'merge-failed' });
     const message = options.message ? `${options.title}\n\n${options.message.trim()}\n` : `${options.title}\n`;
     try {

@@ -34,7 +34,7 @@ export function inputsLength(inputs: Record<string, string>): number {
  * Characters of the inputs the dispatcher's routing takes at most: it adds to each payload until
  * when its attempt stays current (`currentUntil`), which is not an input of the step: receipts leave it out.
  */
-export function routingRoom(): number {
+function routingRoom(): number {
   return sentLength(`,"currentUntil":${JSON.stringify(LONGEST_TIME)}`);
 }
 

@@ -49,12 +49,12 @@ export const PR_STATUS_END = '<!-- /conveyor:status -->';
 /** Files listed one by one; the rest are counted. */
 export const FILES_SHOWN = 50;
 /** How much of the agent's summary a body shows. */
-export const AGENT_SUMMARY_MAX = 4_000;
+const AGENT_SUMMARY_MAX = 4_000;
 /** The status section, whatever the run holds: it must leave room for the rest. */
 const STATUS_MAX = 8_000;
 
 /** The issue as a PR in `repo` cites it: `#N` in its own repository, `owner/repo#N` in any other (GitHub would link `#N` to the wrong one). */
-export function issueRef(issue: { repo: string; number: number }, repo: string): string {
+function issueRef(issue: { repo: string; number: number }, repo: string): string {
   return repo === issue.repo ? `#${issue.number}` : `${issue.repo}#${issue.number}`;
 }
 

@@ -6,7 +6,7 @@ import type { PlanStep } from '../plan/types.ts';
 import type { Run, StepState } from '../run/types.ts';
 import { validApprovals } from '../run/draft.ts';
 import { code, inlineText } from '../text.ts';
-import { awaited } from './next-steps.ts';
+import { awaited, retryCommand } from './next-steps.ts';
 
 /** The commands of the mode the run is in, as a person types them. */
 export interface PrStatusCommands {
@@ -21,7 +21,7 @@ export interface PrStatusCommands {
 export const GITHUB_COMMANDS: PrStatusCommands = {
   approve: '/conveyor approve',
   reject: '/conveyor reject',
-  retry: (steps) => (steps.length === 1 ? `/conveyor retry ${steps[0]}` : '/conveyor retry'),
+  retry: retryCommand,
   how: 'comment',
 };
 

@@ -11,10 +11,8 @@ import { repairNumber } from './check-run.ts';
 import { approvedAtHead, listPaths, protectedPrs } from '../run/protect.ts';
 import { nextSteps, summaryTitle, type StepLinks } from './next-steps.ts';
 
-export type AttemptLinks = StepLinks;
-
 /** Links of each step's current attempt, by step id. */
-export type RunLinks = Record<string, AttemptLinks>;
+export type RunLinks = Record<string, StepLinks>;
 
 export function trackingMarker(runId: string): string {
   return `<!-- conveyor:tracking run=${runId} -->`;
@@ -49,7 +47,7 @@ const hasUsage = (run: Run): boolean => runUsage(run) !== undefined;
  * How long a running attempt has run, in whole minutes (`<1m`, `4m`, `1h 5m`): the text changes
  * at most once a minute, so a refresh within the same minute writes nothing.
  */
-export function runningFor(startedAt: string, now: string): string {
+function runningFor(startedAt: string, now: string): string {
   const ms = Date.parse(now) - Date.parse(startedAt);
   if (!Number.isFinite(ms) || ms < 60_000) return '<1m';
   return formatDuration(Math.floor(ms / 60_000) * 60_000).replace(/ 0s$/, '');
@@ -84,8 +82,10 @@ function stepRows(run: Run, links: RunLinks, now: string): string[] {
   });
 }
 
-/** The table and lists shared by the tracking comment and the summary check run. */
-/** `now`: the moment it is rendered for (a running step says how long it has run, and since when). */
+/**
+ * The table and lists shared by the tracking comment and the summary check run. `now`: the moment
+ * it is rendered for (a running step says how long it has run, and since when).
+ */
 export function renderRunTable(run: Run, links: RunLinks, now: string): string {
   const usage = hasUsage(run);
   const lines = [
@@ -115,7 +115,7 @@ export function renderRunTable(run: Run, links: RunLinks, now: string): string {
  * The protected paths (`protect`) the change holds and whether an approval saw them at the heads
  * now, so a person knows what to look at before approving. At most 10 paths per pull request.
  */
-export function protectedLine(run: Run): string | undefined {
+function protectedLine(run: Run): string | undefined {
   const guarded = protectedPrs(run);
   if (guarded.length === 0) return undefined;
   const items = guarded.map((g) => {

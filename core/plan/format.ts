@@ -171,7 +171,7 @@ function duration(minutes: number): string {
  * An agent for people: what runs, its model, the model API it talks to and how its keys travel
  * (kept by Conveyor's forwarder, or passed by name), and the hosts its sandbox reaches.
  */
-export function describeAgent(a: ResolvedAgent): string[] {
+function describeAgent(a: ResolvedAgent): string[] {
   const parts = [a.preset ? `preset ${a.preset}${a.run !== undefined ? ' with its own `run`' : ''}` : 'its own `run`'];
   if (a.model) parts.push(`model ${a.model}`);
   if (a.provider) parts.push(`provider ${a.provider}${a.wireApi ? ` (${a.wireApi})` : ''}`);

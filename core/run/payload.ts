@@ -127,7 +127,7 @@ function findingsOfAttempt(run: Run, stepId: string, attempt: number, epoch: num
  * as its commands are told: where it is and what it was deployed from, not the deploy's
  * bookkeeping (its output, processes, GitHub Deployment).
  */
-export function seenEnvironments(run: Run, stepId: string): Environment[] {
+function seenEnvironments(run: Run, stepId: string): Environment[] {
   const services = environmentsSeenBy(run.plan, stepId);
   return services.flatMap((service) => {
     const e = run.environments.find((x) => x.service === service);

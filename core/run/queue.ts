@@ -54,7 +54,7 @@ const REMOVED: Record<string, string> = {
 /** Removed because it merged: that is progress, not a failure. */
 const MERGED_REASONS = new Set(['MERGE', 'ALREADY_MERGED']);
 
-export function removalText(reason: string | undefined): string {
+function removalText(reason: string | undefined): string {
   if (!reason) return 'the forge did not say why (see its timeline)';
   return `${REMOVED[reason] ?? 'the forge gave no reason it explains'} (${reason})`;
 }

@@ -22,7 +22,7 @@ export interface Refusal {
 /** How long refusals with no other traffic stop an agent, in minutes of the step (tests shrink a minute). */
 export const REFUSAL_WINDOW_MINUTES = 0.5;
 /** Refusals in that window before they stop it: one refusal of a tool's host is no pattern. */
-export const REFUSALS_TO_STOP = 3;
+const REFUSALS_TO_STOP = 3;
 
 /** `host` matches exactly, `*.host` its subdomains: as an allow-list reads them. */
 export function hostMatches(host: string, patterns: readonly string[]): boolean {
@@ -86,7 +86,7 @@ const TROUBLE_WORDS =
   /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b/i;
 
 /** A short text of what an error answer or event said: its JSON error message where it has one. */
-export function vendorWords(body: string, limit = 300): string {
+function vendorWords(body: string, limit = 300): string {
   let text = body.trim();
   try {
     const parsed: unknown = JSON.parse(text);

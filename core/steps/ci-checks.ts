@@ -66,7 +66,7 @@ export interface CiJudgement {
 }
 
 /** The app's own names: its summary check run `conveyor` and its steps' `conveyor / <step>`. */
-export function isConveyorName(name: string): boolean {
+function isConveyorName(name: string): boolean {
   const n = name.trim().toLowerCase();
   return n === 'conveyor' || n.startsWith('conveyor / ') || n.startsWith('conveyor/');
 }

@@ -5,7 +5,7 @@ import { createRun, reduce } from '../../../core/run/reducer.ts';
 import { partialMerge, revertPlan } from '../../../core/run/revert.ts';
 import type { Run } from '../../../core/run/types.ts';
 import { mergeTrailers } from '../../../core/github/trailers.ts';
-import { mergeOrder } from '../../../engine/merge.ts';
+import { mergeOrder } from '../../../core/run/queue.ts';
 import { completionOf, planOf, TEST_ORIGIN } from '../../helpers/plans.ts';
 import { FLEET_PRS, fleetPlan } from '../../app/decisions-setup.ts';
 
