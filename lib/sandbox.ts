@@ -29,7 +29,7 @@ import { privateTemp, socketFolder } from './private-temp.ts';
 import { which } from './which.ts';
 
 export type { Blocked } from './sandbox/proxy.ts';
-export { hostAllowed } from './sandbox/proxy.ts';
+export { hostAllowed } from '../core/hosts.ts';
 
 export type NetworkPolicy = 'open' | { allow: string[] };
 

@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-HTQGYENB.js";
+} from "./chunk-OLNFQBA3.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -494,6 +494,8 @@ function homeVariables(home, policy) {
 // lib/sandbox/proxy.ts
 import { createServer, request as httpRequest } from "node:http";
 import { connect } from "node:net";
+
+// core/hosts.ts
 function normalizeHost(host) {
   return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
 }
@@ -504,6 +506,8 @@ function hostAllowed(host, allow) {
     return p.startsWith("*.") ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
   });
 }
+
+// lib/sandbox/proxy.ts
 var HOP_BY_HOP = /* @__PURE__ */ new Set([
   "connection",
   "keep-alive",
@@ -1613,7 +1617,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-ENVCDXNX.js");
+    const { LocalForge } = await import("./local-EAB467GO.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -2708,13 +2712,6 @@ async function openModelRoute(ctx, agent, secrets, label, onAnswer) {
 // core/steps/agent-trouble.ts
 var REFUSAL_WINDOW_MINUTES = 0.5;
 var REFUSALS_TO_STOP = 3;
-function hostMatches(host, patterns) {
-  const h = host.toLowerCase().replace(/\.$/, "");
-  return patterns.some((p) => {
-    const q = p.toLowerCase().replace(/\.$/, "");
-    return q.startsWith("*.") ? h.endsWith(q.slice(1)) && h.length > q.length - 1 : h === q;
-  });
-}
 var RefusalWatch = class {
   constructor(options) {
     this.options = options;
@@ -2726,7 +2723,7 @@ var RefusalWatch = class {
   stopped;
   refused(host, port, at) {
     const key = `${host}:${port}`;
-    const entry = this.counts.get(key) ?? { host, port, count: 0, modelHost: hostMatches(host, this.options.modelHosts) };
+    const entry = this.counts.get(key) ?? { host, port, count: 0, modelHost: hostAllowed(host, this.options.modelHosts) };
     entry.count++;
     this.counts.set(key, entry);
     this.since.push({ key, at });

@@ -8,6 +8,7 @@
 //   limited. The action runs the agent again after a backoff, a bounded number of times, within
 //   the same attempt (no repair is spent), then fails with what the vendor said.
 // Pure: the caller feeds events with their times, and asks.
+import { hostAllowed } from '../hosts.ts';
 
 /** A host the agent was refused, and why that stops it. */
 export interface Refusal {
@@ -24,15 +25,6 @@ export const REFUSAL_WINDOW_MINUTES = 0.5;
 /** Refusals in that window before they stop it: one refusal of a tool's host is no pattern. */
 const REFUSALS_TO_STOP = 3;
 
-/** `host` matches exactly, `*.host` its subdomains: as an allow-list reads them. */
-export function hostMatches(host: string, patterns: readonly string[]): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return patterns.some((p) => {
-    const q = p.toLowerCase().replace(/\.$/, '');
-    return q.startsWith('*.') ? h.endsWith(q.slice(1)) && h.length > q.length - 1 : h === q;
-  });
-}
-
 /** Watches what the sandbox's proxy refused and let through during one agent run. */
 export class RefusalWatch {
   private readonly counts = new Map<string, Refusal>();
@@ -44,7 +36,7 @@ export class RefusalWatch {
 
   refused(host: string, port: number, at: number): void {
     const key = `${host}:${port}`;
-    const entry = this.counts.get(key) ?? { host, port, count: 0, modelHost: hostMatches(host, this.options.modelHosts) };
+    const entry = this.counts.get(key) ?? { host, port, count: 0, modelHost: hostAllowed(host, this.options.modelHosts) };
     entry.count++;
     this.counts.set(key, entry);
     this.since.push({ key, at });

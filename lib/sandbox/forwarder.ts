@@ -16,9 +16,9 @@ import { Agent as HttpAgent, createServer, request as httpRequest, type Incoming
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConveyorError } from '../../core/errors.ts';
+import type { CredentialHeader } from '../../core/config/model-api.ts';
 
 /** Where a credential goes on the vendor's request: `bearer` is `Authorization: Bearer <key>`. */
-export type CredentialHeader = 'x-api-key' | 'bearer' | 'x-goog-api-key' | 'api-key';
 
 /** Every header a model API reads a credential from: removed from the agent's request when the forwarder sets its own. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'proxy-authorization'];

@@ -11,6 +11,7 @@
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { hostAllowed, normalizeHost } from '../../core/hosts.ts';
 
 export interface Blocked {
   host: string;
@@ -22,24 +23,6 @@ export interface Proxy {
   /** Each refused host and port with how often, in the order first refused. */
   blocked(): Blocked[];
   close(): Promise<void>;
-}
-
-/** A host as compared: lower case, no trailing dot, no brackets around an IPv6 address. */
-export function normalizeHost(host: string): string {
-  return host
-    .trim()
-    .toLowerCase()
-    .replace(/\.$/, '')
-    .replace(/^\[(.*)\]$/, '$1');
-}
-
-/** `host` allows exactly that host; `*.host` allows every subdomain of it (not `host` itself). */
-export function hostAllowed(host: string, allow: readonly string[]): boolean {
-  const h = normalizeHost(host);
-  return allow.some((pattern) => {
-    const p = normalizeHost(pattern);
-    return p.startsWith('*.') ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
-  });
 }
 
 /** Headers that concern only the hop to the proxy. */

@@ -1,14 +1,8 @@
 // The pure rules that name an agent's failure when it is not its work: which refusals stop it, and
 // which answers and CLI events say its vendor was unavailable.
 import { describe, expect, it } from 'vitest';
-import {
-  RefusalWatch,
-  VendorWatch,
-  hostMatches,
-  vendorBackoffMinutes,
-  vendorTroubleOfLine,
-  vendorUnavailableStatus,
-} from '../../../core/steps/agent-trouble.ts';
+import { hostAllowed } from '../../../core/hosts.ts';
+import { RefusalWatch, VendorWatch, vendorBackoffMinutes, vendorTroubleOfLine, vendorUnavailableStatus } from '../../../core/steps/agent-trouble.ts';
 
 describe('the refusal watch', () => {
   const watch = () => new RefusalWatch({ modelHosts: ['api.anthropic.com', '*.githubcopilot.com'], windowMs: 30_000 });
@@ -18,7 +12,7 @@ describe('the refusal watch', () => {
     expect(w.check(0)).toBeUndefined();
     w.refused('eu.githubcopilot.com', 443, 5);
     expect(w.check(5)).toEqual({ host: 'eu.githubcopilot.com', port: 443, count: 1, modelHost: true });
-    expect(hostMatches('githubcopilot.com', ['*.githubcopilot.com'])).toBe(false);
+    expect(hostAllowed('githubcopilot.com', ['*.githubcopilot.com'])).toBe(false);
   });
 
   it('stops on another host only once refusals have gone on for the window, at least three, with no traffic between', () => {

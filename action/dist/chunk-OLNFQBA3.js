@@ -113,6 +113,37 @@ var require_dist2 = __commonJS({
   }
 });
 
+// lib/private-temp.ts
+import { lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+var checked = /* @__PURE__ */ new Set();
+function privateTemp() {
+  return ownFolder(join(realpathSync(tmpdir()), `conveyor-${process.getuid?.() ?? "user"}`));
+}
+function socketFolder() {
+  const own = privateTemp();
+  return own.length <= 60 ? own : ownFolder(join("/tmp", `conveyor-${process.getuid?.() ?? "user"}-sockets`));
+}
+function ownFolder(path) {
+  if (checked.has(path)) return path;
+  mkdirSync(path, { recursive: true, mode: 448 });
+  const info = lstatSync(path);
+  const mine = process.getuid === void 0 || info.uid === process.getuid();
+  if (!info.isDirectory() || info.isSymbolicLink() || !mine || (info.mode & 63) !== 0) {
+    throw new ConveyorError(
+      "internal",
+      `${path} is not a folder of this user's alone (a link, someone else's, or open to others); remove it, or set TMPDIR to a folder of your own`
+    );
+  }
+  checked.add(path);
+  return path;
+}
+function makePrivateTemp(prefix) {
+  return mkdtemp(join(privateTemp(), prefix));
+}
+
 // lib/git.ts
 import { mkdirSync as mkdirSync2 } from "node:fs";
 import { appendFile, lstat as lstat2, mkdir, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
@@ -5085,37 +5116,6 @@ var import_debug2 = __toESM(require_src(), 1);
 import { mkdtempSync } from "node:fs";
 import { delimiter as delimiter2, dirname, join as join3 } from "node:path";
 
-// lib/private-temp.ts
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-var checked = /* @__PURE__ */ new Set();
-function privateTemp() {
-  return ownFolder(join(realpathSync(tmpdir()), `conveyor-${process.getuid?.() ?? "user"}`));
-}
-function socketFolder() {
-  const own = privateTemp();
-  return own.length <= 60 ? own : ownFolder(join("/tmp", `conveyor-${process.getuid?.() ?? "user"}-sockets`));
-}
-function ownFolder(path) {
-  if (checked.has(path)) return path;
-  mkdirSync(path, { recursive: true, mode: 448 });
-  const info = lstatSync(path);
-  const mine = process.getuid === void 0 || info.uid === process.getuid();
-  if (!info.isDirectory() || info.isSymbolicLink() || !mine || (info.mode & 63) !== 0) {
-    throw new ConveyorError(
-      "internal",
-      `${path} is not a folder of this user's alone (a link, someone else's, or open to others); remove it, or set TMPDIR to a folder of your own`
-    );
-  }
-  checked.add(path);
-  return path;
-}
-function makePrivateTemp(prefix) {
-  return mkdtemp(join(privateTemp(), prefix));
-}
-
 // lib/which.ts
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join as join2 } from "node:path";
@@ -5573,7 +5573,6 @@ var GitRepo = class _GitRepo {
     for (const g of gitlinks) if (await lstat2(join5(this.dir, g, ".git")).catch(() => void 0)) filled.push(g);
     return [...untracked, ...filled].sort();
   }
-  /** Whether two commits hold different trees. */
   /**
    * Lines added and removed per file from the merge base of `base` and `head` to `head` (what a
    * pull request's diff shows); null counts for a binary file.
@@ -5586,6 +5585,7 @@ var GitRepo = class _GitRepo {
       return { path: path.join("	"), added: count(added), removed: count(removed) };
     });
   }
+  /** Whether two commits hold different trees. */
   async differs(from, to) {
     return (await this.diffNames(from, to)).length > 0;
   }
@@ -6573,4 +6573,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-HTQGYENB.js.map
+//# sourceMappingURL=chunk-OLNFQBA3.js.map

@@ -1,8 +1,9 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   GitRepo,
-  describeIssues
-} from "./chunk-HTQGYENB.js";
+  describeIssues,
+  makePrivateTemp
+} from "./chunk-OLNFQBA3.js";
 import {
   MergeRefused,
   external_exports,
@@ -16,8 +17,7 @@ import "./chunk-SD7663DA.js";
 
 // adapters/forge/local.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join as join2, resolve } from "node:path";
 
 // lib/sqlite.ts
@@ -476,7 +476,7 @@ var LocalForge = class _LocalForge {
     const open = await this.findPullRequest(repo, branch);
     if (open) return open;
     const recorded = this.db.prepare("SELECT base_before FROM pull_request_merges WHERE repo = ? AND number = ?").get(repo, number);
-    const work = await mkdtemp(join2(tmpdir(), "conveyor-revert-"));
+    const work = await makePrivateTemp("revert-");
     const git = new GitRepo(join2(work, "repo"), { code: "forge-failed" });
     try {
       await git.clone(this.bare(repo));
@@ -503,7 +503,7 @@ This reverts ${repo}#${number} (${row.merge_commit}).
   }
   /** One try: merge into a fresh clone of the base and push; `merged: false` when the base moved. */
   async mergeOnce(repo, number, row, options) {
-    const work = await mkdtemp(join2(tmpdir(), "conveyor-merge-"));
+    const work = await makePrivateTemp("merge-");
     const git = new GitRepo(join2(work, "repo"), { code: "merge-failed" });
     const message = options.message ? `${options.title}
 
@@ -556,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-ENVCDXNX.js.map
+//# sourceMappingURL=local-EAB467GO.js.map
