@@ -12,7 +12,9 @@
 //   commit the step started from, so someone else's push since is a refusal, reported like a
 //   rejected push; a branch that did not exist is created only if it still does not. (Where git's
 //   lease would also refuse a branch moved back to an older commit of its own history, the
-//   fast-forward moves it on again.)
+//   fast-forward moves it on again.) A branch started over from its base (its PR ended) does not
+//   descend from its old head, which it replaces: it is moved with force only while it is still
+//   at the commit the step started from (GitData.moveBranch).
 // - nothing is written before every file is known to fit: a file over GitHub's limit fails the
 //   step (`change-too-large`) naming it, and a change too large for one request is split.
 import { ConveyorError } from '../../core/errors.ts';
@@ -175,9 +177,11 @@ export async function sendThroughApi(gitData: GitData, repo: WorkspaceRepo, head
   }
 
   const sent = made.get(head)?.sha ?? head;
-  const update = repo.startCommit
-    ? await gitData.advanceBranch(repo.repo, repo.workBranch, sent)
-    : await gitData.createBranch(repo.repo, repo.workBranch, sent);
+  const update = !repo.startCommit
+    ? await gitData.createBranch(repo.repo, repo.workBranch, sent)
+    : repo.startedOver
+      ? await gitData.moveBranch(repo.repo, repo.workBranch, sent, repo.startCommit)
+      : await gitData.advanceBranch(repo.repo, repo.workBranch, sent);
   if (!update.updated) {
     throw new ConveyorError(
       'push-rejected',

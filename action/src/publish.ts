@@ -247,15 +247,24 @@ export function agentSummary(resultText: string | undefined): string | undefined
 
 const agentSummarySchema = z.object({ summary: z.string() });
 
-/** What the PR of each repository holds against its base, from the checkout (no call to the forge). */
-async function changesOf(ws: Workspace, repos: ReadonlySet<string>, summary: string | undefined): Promise<Map<string, RepoChangeSummary>> {
-  const out = new Map<string, RepoChangeSummary>();
-  for (const r of ws.repos) {
-    if (!repos.has(r.repo)) continue;
-    const files = await r.git.diffStat(r.baseCommit, await r.git.currentCommit());
-    out.set(r.repo, { files, ...(summary ? { summary } : {}) });
-  }
-  return out;
+/**
+ * What the PR of a repository holds against its base, from the checkout (no call to the forge), read
+ * once and only when a body says it: a PR the run knew and this attempt left alone is not written
+ * again, so its diff is not read. (Its local HEAD, not the pushed head: a commit GitHub made through
+ * its API is not in the checkout, and has the same tree.)
+ */
+function changesOf(ws: Workspace, summary: string | undefined): (repo: string) => Promise<RepoChangeSummary | undefined> {
+  const read = new Map<string, Promise<RepoChangeSummary>>();
+  return (repo) => {
+    const r = ws.repos.find((w) => w.repo === repo);
+    if (!r) return Promise.resolve(undefined);
+    let change = read.get(repo);
+    if (!change) {
+      change = r.git.currentCommit().then(async (head) => ({ files: await r.git.diffStat(r.baseCommit, head), ...(summary ? { summary } : {}) }));
+      read.set(repo, change);
+    }
+    return change;
+  };
 }
 
 /**
@@ -304,8 +313,7 @@ export async function publishPullRequests(
   };
   const forge = await ctx.forge();
   const prs: Known[] = [];
-  const withPr = new Set([...holding, ...ws.repos.filter((r) => r.pr || r.resumed).map((r) => r.repo)]);
-  const changes = await changesOf(ws, withPr, extra.summary);
+  const changeOf = changesOf(ws, extra.summary);
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
     if (!known && pushed.has(r.repo)) {
@@ -319,7 +327,7 @@ export async function publishPullRequests(
           runId: payload.runId,
           repo: r.repo,
           prs: [],
-          change: changes.get(r.repo) ?? { files: [] },
+          change: (await changeOf(r.repo)) ?? { files: [] },
           ...protectedOf(r.repo),
         }),
       });
@@ -337,13 +345,17 @@ export async function publishPullRequests(
     payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr!.repo));
   const out: PullRequestRef[] = [];
   for (const { pr, body: current } of prs) {
-    const change = changes.get(pr.repo);
+    // A body not read is written only when what it says changed; one read is compared with what it would say now.
+    if (current === undefined && asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo)) {
+      out.push(toRef(pr));
+      continue;
+    }
+    const change = await changeOf(pr.repo);
     const body = pullRequestBody(
       { issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links, ...(change ? { change } : {}), ...protectedOf(pr.repo) },
       current,
     );
-    const unchanged = current === undefined ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
-    const updated = unchanged ? pr : await rewriteBody(ctx, forge, pr, body);
+    const updated = body === current ? pr : await rewriteBody(ctx, forge, pr, body);
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;

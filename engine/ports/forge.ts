@@ -177,6 +177,12 @@ export interface GitData {
   createBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate>;
   /** Moves `branch` to `sha` only as a fast-forward: refused when the branch holds anything `sha` does not. */
   advanceBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate>;
+  /**
+   * Moves `branch` to `sha`, whatever it held, only while it is at `expected` (git's
+   * `--force-with-lease`): a branch started over from its base replaces its old head. Refused when
+   * it is elsewhere or gone.
+   */
+  moveBranch(repo: string, branch: string, sha: string, expected: string): Promise<BranchUpdate>;
 }
 
 /**

@@ -6,7 +6,7 @@
 import nock from 'nock';
 import { prBodyScope } from '../helpers/pr-body-scope.ts';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
 import { GitHubForge } from '../../adapters/github/forge/forge.ts';
@@ -15,6 +15,7 @@ import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 import { silentLogger } from '../../lib/logger.ts';
+import { GitRepo } from '../../lib/git.ts';
 import { actionLogger } from '../../action/src/log.ts';
 
 const API = 'https://api.github.com';
@@ -149,6 +150,30 @@ describe('a PR body GitHub will not take', () => {
     expect(remotes.show('acme/web', 'conveyor/web-7', 'hi.txt')).toBe('hi');
     expect(result.prs).toEqual([expect.objectContaining({ repo: 'acme/web', number: 12 })]);
     expect(lines).toContainEqual(expect.stringMatching(/^conveyor: could not rewrite the body of acme\/web#12 \(.*422.*\); it says what it said before$/));
+  });
+});
+
+describe('a pull request the run knows, that the step did not push to', () => {
+  it('keeps its body, and what its branch holds is not counted (no diff of it): only the pushed PR says what changed', async () => {
+    const { draft: _draft, ...ready } = DRAFT;
+    const api: PullRequestRef = { repo: 'acme/api', number: 13, url: 'https://github.com/acme/api/pull/13', branch: 'conveyor/api-7', nodeId: 'PR_kwDOapi13' };
+    git(remotes.bare('acme/api'), 'branch', 'conveyor/api-7', 'main');
+    remotes.commit('acme/api', 'conveyor/api-7', { 'earlier.txt': 'an earlier attempt\n' }, 'earlier work');
+    const payload = payloadWith(ready, 'echo again > acme__web/again.txt');
+    const both = { ...payload, repos: payload.repos.map((r) => (r.repo === 'acme/api' ? { ...r, pr: api } : r)) };
+    const diffs = vi.spyOn(GitRepo.prototype, 'diffStat');
+    try {
+      const body = prBody(false);
+      const result = await runCodeWork(githubContext(), both, { agent: 'coder', mode: 'repair', writes: [] });
+      expect(result.conclusion, result.summary).toBe('success');
+      // acme/web's body alone is written again; nothing is asked of GitHub about acme/api.
+      body.done();
+      expect(nock.pendingMocks()).toEqual([]);
+      expect(diffs.mock.contexts.map((g) => (g as GitRepo).dir.split('/').at(-1))).toEqual(['acme__web']);
+      expect(result.prs).toEqual([expect.objectContaining({ repo: 'acme/web', number: 12 }), expect.objectContaining({ repo: 'acme/api', number: 13 })]);
+    } finally {
+      diffs.mockRestore();
+    }
   });
 });
 

@@ -14,16 +14,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createContext, type StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
 import { runAuthorGate } from '../../action/src/steps/gate-author.ts';
-import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { octokitLog } from '../../adapters/github/octokit.ts';
-import { silentLogger } from '../../lib/logger.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { GitDataOnBare } from '../helpers/git-data.ts';
+import { GITHUB_API as API, githubStepContext, gitDataScope as sharedGitDataScope, refPath, updateRefReply } from '../helpers/github-step.ts';
 import { prBodyScope } from '../helpers/pr-body-scope.ts';
 import { gateStep, makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
-const API = 'https://api.github.com';
 const BRANCH = 'conveyor/web-7';
 let remotes: Remotes;
 let scratch: string;
@@ -45,14 +42,7 @@ afterEach(() => {
 });
 
 /** A step context that clones from the local remotes and talks to (mocked) GitHub as its forge. */
-function githubContext(lines: string[] = []): StepContext {
-  const ctx = createContext({
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
-    log: (line) => void lines.push(line),
-  });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
-  return { ...ctx, forge: async () => forge };
-}
+const githubContext = (lines: string[] = []): StepContext => githubStepContext(remotes, join(scratch, `ws-${++n}`), lines);
 
 /** The run's PR as the run knows it (ready: marking it costs no call), on the draft's branch. */
 const PR: PullRequestRef = { repo: 'acme/web', number: 12, url: 'https://github.com/acme/web/pull/12', branch: BRANCH, nodeId: 'PR_kwDOweb12' };
@@ -64,30 +54,10 @@ function payloadFor(agentRun: string, how: { pr?: boolean } = {}): StepPayload {
 }
 
 const work = { agent: 'coder', mode: 'run' as const, writes: [] };
-const refPath = (branch: string) => (path: string) => decodeURIComponent(path) === `/repos/acme/web/git/refs/heads/${branch}`;
 type Body = Record<string, unknown>;
 
-/** GitHub's Git data API on acme/web, each route answered from the bare repository; `times` calls of each expected. */
-function gitDataScope(times: { blobs?: number; trees?: number; commits?: number; update?: number } = {}) {
-  const scope = nock(API, { reqheaders: { authorization: 'token ghs_test' } });
-  if (times.blobs)
-    scope
-      .post('/repos/acme/web/git/blobs')
-      .times(times.blobs)
-      .reply((_u, b) => gh.blob(b as Body));
-  if (times.trees !== 0)
-    scope
-      .post('/repos/acme/web/git/trees')
-      .times(times.trees ?? 1)
-      .reply((_u, b) => gh.tree(b as Body));
-  if (times.commits !== 0)
-    scope
-      .post('/repos/acme/web/git/commits')
-      .times(times.commits ?? 1)
-      .reply((_u, b) => gh.commit(b as Body));
-  if (times.update !== 0) scope.patch(refPath(BRANCH)).reply((u, b) => gh.updateRef(decodeURIComponent(u).split('/git/refs/')[1]!, b as Body));
-  return scope;
-}
+/** GitHub's Git data API on acme/web's work branch, each route answered from the bare repository. */
+const gitDataScope = (times: Parameters<typeof sharedGitDataScope>[2] = {}) => sharedGitDataScope(gh, { repo: 'acme/web', branch: BRANCH }, times);
 
 /** The run's PR body, written again by the code step once it pushed (what changed in it). */
 const prBody = () =>
@@ -180,8 +150,8 @@ describe('a change made through GitHub’s Git data API', () => {
       })
       .post('/repos/acme/web/git/commits')
       .reply((_u, b) => gh.commit(b as Body));
-    if (how === 'someone else pushed') scope.patch(refPath(BRANCH)).reply((u, b) => gh.updateRef(decodeURIComponent(u).split('/git/refs/')[1]!, b as Body));
-    else scope.patch(refPath(BRANCH)).reply(409, { message: 'Reference update failed' });
+    if (how === 'someone else pushed') scope.patch(refPath('acme/web', BRANCH)).reply(updateRefReply(gh));
+    else scope.patch(refPath('acme/web', BRANCH)).reply(409, { message: 'Reference update failed' });
     // The refusal is read back once: the branch is not at the commit made (a retried call that landed would be).
     scope
       .get((path) => decodeURIComponent(path) === `/repos/acme/web/git/ref/heads/${BRANCH}`)

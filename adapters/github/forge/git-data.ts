@@ -5,6 +5,10 @@
 // A branch moves only as a fast-forward (`force: false`), and a new one only where none exists: a
 // refusal is read back once, so that a call whose answer was lost and that was sent again (GitHub
 // then says the branch is already there, or already at the commit) is not taken for someone else's.
+// A branch replaced (started over from its base) is moved with `force: true` only once read at the
+// commit the step started from: GitHub's REST API has no compare-and-swap of a ref, so a push in
+// the moment between the read and the update is the one that git's lease would refuse and this
+// does not.
 import { ConveyorError } from '../../../core/errors.ts';
 import type { BranchUpdate, GitData, MadeCommit, TreeEntry } from '../../../engine/ports/forge.ts';
 import { GitHubApiError, unlessAbsent } from '../errors.ts';
@@ -62,6 +66,14 @@ export class GitHubGitData implements GitData {
 
   async advanceBranch(repo: string, branch: string, sha: string): Promise<BranchUpdate> {
     return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.updateRef({ ...repoParams(repo), ref: `heads/${branch}`, sha, force: false }));
+  }
+
+  async moveBranch(repo: string, branch: string, sha: string, expected: string): Promise<BranchUpdate> {
+    const at = (await unlessAbsent(this.octokit.rest.git.getRef({ ...repoParams(repo), ref: `heads/${branch}` })))?.data.object.sha;
+    // Already there: a call whose answer was lost and that was sent again.
+    if (at === sha) return { updated: true };
+    if (at !== expected) return { updated: false, message: `the branch is ${at ? `at ${at.slice(0, 12)}` : 'gone'}, not at ${expected.slice(0, 12)}` };
+    return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.updateRef({ ...repoParams(repo), ref: `heads/${branch}`, sha, force: true }));
   }
 
   /** Runs a branch update; a refusal counts only when the branch is not at `sha` after all. */

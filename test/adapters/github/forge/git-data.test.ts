@@ -51,6 +51,40 @@ describe('GitHubGitData', () => {
     scope.done();
   });
 
+  it('moves a branch with force only while it is at the commit expected (the lease), and reads a refused or lost update back', async () => {
+    const START = 'c'.repeat(40);
+    const at = (sha: string) => [200, { ref: 'refs/heads/conveyor/web-7', object: { sha, type: 'commit' } }] as const;
+    const scope = nock(API)
+      // At the start commit: moved with force.
+      .get(readPath)
+      .reply(...at(START))
+      .patch(refPath, { sha: SHA, force: true })
+      .reply(200, { ref: 'refs/heads/conveyor/web-7', object: { sha: SHA, type: 'commit' } })
+      // Someone else's commit there: not moved.
+      .get(readPath)
+      .reply(...at(OTHER))
+      // At the commit already (a retried call whose first answer was lost): done, not moved again.
+      .get(readPath)
+      .reply(...at(SHA))
+      // Gone: not made again.
+      .get(readPath)
+      .reply(404, { message: 'Not Found' })
+      // Moved between the read and the update, and GitHub refused it: read back once more.
+      .get(readPath)
+      .reply(...at(START))
+      .patch(refPath, { sha: SHA, force: true })
+      .reply(422, { message: 'Reference cannot be updated' })
+      .get(readPath)
+      .reply(...at(OTHER));
+    const move = () => data().moveBranch('acme/web', 'conveyor/web-7', SHA, START);
+    expect(await move()).toEqual({ updated: true });
+    expect(await move()).toEqual({ updated: false, message: 'the branch is at bbbbbbbbbbbb, not at cccccccccccc' });
+    expect(await move()).toEqual({ updated: true });
+    expect(await move()).toEqual({ updated: false, message: 'the branch is gone, not at cccccccccccc' });
+    expect(await move()).toEqual({ updated: false, message: 'Reference cannot be updated (HTTP 422; the branch is at bbbbbbbbbbbb)' });
+    scope.done();
+  });
+
   it('sends a blob as base64; one GitHub will not take for its size is change-too-large, any other refusal its own error', async () => {
     const bytes = Buffer.from([0, 1, 2, 255]);
     const scope = nock(API)
