@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-OLNFQBA3.js";
+} from "./chunk-3NO2E5LG.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -56,11 +56,11 @@ import {
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-MNOLYNZN.js";
+} from "./chunk-3LK5AUJS.js";
 import {
   ReviewRefused,
   external_exports
-} from "./chunk-ASPCPMM2.js";
+} from "./chunk-HBW6HSBZ.js";
 import {
   createGitHubOctokit,
   octokitLog
@@ -1617,7 +1617,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-EAB467GO.js");
+    const { LocalForge } = await import("./local-NZK4NVBA.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -1625,7 +1625,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-L6GKUXQF.js"), import("./octokit-PYITXLZP.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-5W44ILFX.js"), import("./octokit-PYITXLZP.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
@@ -3391,7 +3391,7 @@ async function sendThroughApi(gitData, repo, head, limits = GITHUB_LIMITS) {
     made.set(p.commit.sha, await gitData.createCommit(repo.repo, { message: p.commit.message, tree, parents }));
   }
   const sent = made.get(head)?.sha ?? head;
-  const update = repo.startCommit ? await gitData.advanceBranch(repo.repo, repo.workBranch, sent) : await gitData.createBranch(repo.repo, repo.workBranch, sent);
+  const update = !repo.startCommit ? await gitData.createBranch(repo.repo, repo.workBranch, sent) : repo.startedOver ? await gitData.moveBranch(repo.repo, repo.workBranch, sent, repo.startCommit) : await gitData.advanceBranch(repo.repo, repo.workBranch, sent);
   if (!update.updated) {
     throw new ConveyorError(
       "push-rejected",
@@ -3550,14 +3550,18 @@ function agentSummary(resultText) {
   return parsed.success && parsed.data.summary.trim() ? parsed.data.summary : void 0;
 }
 var agentSummarySchema = external_exports.object({ summary: external_exports.string() });
-async function changesOf(ws, repos, summary2) {
-  const out = /* @__PURE__ */ new Map();
-  for (const r of ws.repos) {
-    if (!repos.has(r.repo)) continue;
-    const files = await r.git.diffStat(r.baseCommit, await r.git.currentCommit());
-    out.set(r.repo, { files, ...summary2 ? { summary: summary2 } : {} });
-  }
-  return out;
+function changesOf(ws, summary2) {
+  const read = /* @__PURE__ */ new Map();
+  return (repo) => {
+    const r = ws.repos.find((w) => w.repo === repo);
+    if (!r) return Promise.resolve(void 0);
+    let change = read.get(repo);
+    if (!change) {
+      change = r.git.currentCommit().then(async (head) => ({ files: await r.git.diffStat(r.baseCommit, head), ...summary2 ? { summary: summary2 } : {} }));
+      read.set(repo, change);
+    }
+    return change;
+  };
 }
 async function rewriteBody(ctx, forge, pr, body) {
   try {
@@ -3580,8 +3584,7 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
   };
   const forge = await ctx.forge();
   const prs = [];
-  const withPr = /* @__PURE__ */ new Set([...holding, ...ws.repos.filter((r) => r.pr || r.resumed).map((r) => r.repo)]);
-  const changes = await changesOf(ws, withPr, extra.summary);
+  const changeOf = changesOf(ws, extra.summary);
   for (const r of ws.repos) {
     let known = await knownPr(forge, r);
     if (!known && pushed.has(r.repo)) {
@@ -3595,7 +3598,7 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
           runId: payload.runId,
           repo: r.repo,
           prs: [],
-          change: changes.get(r.repo) ?? { files: [] },
+          change: await changeOf(r.repo) ?? { files: [] },
           ...protectedOf(r.repo)
         })
       });
@@ -3611,13 +3614,16 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
   const asTheRunKnew = prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr.repo));
   const out = [];
   for (const { pr, body: current } of prs) {
-    const change = changes.get(pr.repo);
+    if (current === void 0 && asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo)) {
+      out.push(toRef(pr));
+      continue;
+    }
+    const change = await changeOf(pr.repo);
     const body = pullRequestBody(
       { issue: payload.issue, runId: payload.runId, repo: pr.repo, prs: links, ...change ? { change } : {}, ...protectedOf(pr.repo) },
       current
     );
-    const unchanged = current === void 0 ? asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo) : body === current;
-    const updated = unchanged ? pr : await rewriteBody(ctx, forge, pr, body);
+    const updated = body === current ? pr : await rewriteBody(ctx, forge, pr, body);
     out.push(toRef({ ...updated, head: updated.head || pr.head }));
   }
   return out;

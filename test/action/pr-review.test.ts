@@ -6,17 +6,15 @@
 // The step runs in-process: a real reviewer command and real git against bare repositories,
 // GitHub's API mocked with nock (no other connection), every mock asserted used.
 import nock from 'nock';
+import { githubStepContext } from '../helpers/github-step.ts';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createContext, type StepContext } from '../../action/src/context.ts';
+import type { StepContext } from '../../action/src/context.ts';
 import { runReview } from '../../action/src/steps/review.ts';
-import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { octokitLog } from '../../adapters/github/octokit.ts';
 import { REVIEW_COMMENTS_MAX } from '../../core/github/limits.ts';
 import type { StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
-import { silentLogger } from '../../lib/logger.ts';
 
 const API = 'https://api.github.com';
 const BOT = { login: 'conveyor[bot]', type: 'Bot' };
@@ -42,14 +40,8 @@ afterEach(() => {
   removeDir(scratch);
 });
 
-function githubContext(): StepContext {
-  const ctx = createContext({
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
-    log: () => undefined,
-  });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
-  return { ...ctx, forge: async () => forge };
-}
+/** A step context that clones from the local remotes and talks to (mocked) GitHub as its forge. */
+const githubContext = (): StepContext => githubStepContext(remotes, join(scratch, `ws-${++n}`));
 
 /** Attempt 2 of step `review`, whose reviewer writes `verdict`; `repos`: the repositories with a PR (web #12, api #4). */
 function reviewPayload(verdict: unknown, repos: Array<'acme/web' | 'acme/api'> = ['acme/web']): StepPayload {

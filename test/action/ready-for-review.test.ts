@@ -4,17 +4,15 @@
 // knows as ready is left as it is: a person who turned it back into a draft holds the merge.
 // The step runs in-process: git against real bare repositories, GitHub's API mocked with nock.
 import nock from 'nock';
+import { githubStepContext } from '../helpers/github-step.ts';
 import { prBodyScope } from '../helpers/pr-body-scope.ts';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createContext, type StepContext } from '../../action/src/context.ts';
+import type { StepContext } from '../../action/src/context.ts';
 import { runCodeWork } from '../../action/src/steps/code.ts';
-import { GitHubForge } from '../../adapters/github/forge/forge.ts';
-import { octokitLog } from '../../adapters/github/octokit.ts';
 import type { PullRequestRef, StepPayload } from '../../core/contract/wire.ts';
 import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, git, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
-import { silentLogger } from '../../lib/logger.ts';
 import { GitRepo } from '../../lib/git.ts';
 import { actionLogger } from '../../action/src/log.ts';
 
@@ -40,14 +38,7 @@ afterEach(() => {
 });
 
 /** A step context that clones from the local remotes and talks to (mocked) GitHub as its forge. */
-function githubContext(): StepContext {
-  const ctx = createContext({
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_SERVER_URL: remotes.url, CONVEYOR_WORKSPACE_ROOT: join(scratch, `ws-${++n}`) },
-    log: () => undefined,
-  });
-  const forge = new GitHubForge({ token: 'ghs_test', baseUrl: API, msPerSecond: 1, paceWrites: false, log: octokitLog(silentLogger) });
-  return { ...ctx, forge: async () => forge };
-}
+const githubContext = (): StepContext => githubStepContext(remotes, join(scratch, `ws-${++n}`));
 
 const DRAFT: PullRequestRef = {
   repo: 'acme/web',

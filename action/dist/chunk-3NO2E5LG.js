@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   external_exports
-} from "./chunk-ASPCPMM2.js";
+} from "./chunk-HBW6HSBZ.js";
 import {
   ConveyorError,
   ERROR_CODES
@@ -6573,4 +6573,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-OLNFQBA3.js.map
+//# sourceMappingURL=chunk-3NO2E5LG.js.map

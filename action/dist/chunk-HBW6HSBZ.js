@@ -19749,4 +19749,4 @@ export {
   ReviewRefused,
   splitRepo
 };
-//# sourceMappingURL=chunk-ASPCPMM2.js.map
+//# sourceMappingURL=chunk-HBW6HSBZ.js.map

@@ -3,12 +3,12 @@ import {
   GitRepo,
   describeIssues,
   makePrivateTemp
-} from "./chunk-OLNFQBA3.js";
+} from "./chunk-3NO2E5LG.js";
 import {
   MergeRefused,
   external_exports,
   splitRepo
-} from "./chunk-ASPCPMM2.js";
+} from "./chunk-HBW6HSBZ.js";
 import {
   ConveyorError
 } from "./chunk-DJRTUKIR.js";
@@ -556,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-EAB467GO.js.map
+//# sourceMappingURL=local-NZK4NVBA.js.map

@@ -6,13 +6,13 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-MNOLYNZN.js";
+} from "./chunk-3LK5AUJS.js";
 import {
   MergeRefused,
   ReviewRefused,
   external_exports,
   splitRepo
-} from "./chunk-ASPCPMM2.js";
+} from "./chunk-HBW6HSBZ.js";
 import {
   GitHubApiError,
   createGitHubOctokit,
@@ -113,6 +113,12 @@ var GitHubGitData = class {
   }
   async advanceBranch(repo, branch, sha) {
     return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.updateRef({ ...repoParams(repo), ref: `heads/${branch}`, sha, force: false }));
+  }
+  async moveBranch(repo, branch, sha, expected) {
+    const at = (await unlessAbsent(this.octokit.rest.git.getRef({ ...repoParams(repo), ref: `heads/${branch}` })))?.data.object.sha;
+    if (at === sha) return { updated: true };
+    if (at !== expected) return { updated: false, message: `the branch is ${at ? `at ${at.slice(0, 12)}` : "gone"}, not at ${expected.slice(0, 12)}` };
+    return this.refusalOf(repo, branch, sha, () => this.octokit.rest.git.updateRef({ ...repoParams(repo), ref: `heads/${branch}`, sha, force: true }));
   }
   /** Runs a branch update; a refusal counts only when the branch is not at `sha` after all. */
   async refusalOf(repo, branch, sha, update) {
@@ -550,4 +556,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-L6GKUXQF.js.map
+//# sourceMappingURL=forge-5W44ILFX.js.map
