@@ -6,7 +6,6 @@
 // Any number of replicas may share one store: each carries out the effects it claimed, and the
 // replica holding the `sweeper` lease sweeps and takes the effects of replicas that died.
 import type { Context, Probot } from 'probot';
-import { STEP_CHECK_PREFIX } from '../core/github/check-run.ts';
 import { parseAttemptKey } from '../core/contract/attempt-ref.ts';
 import type { Run } from '../core/run/types.ts';
 import { Engine, holderName } from '../engine/engine.ts';
@@ -254,15 +253,13 @@ export class ConveyorApp {
     probot.on('check_run.requested_action', async (context) => {
       const deps = this.delivery(context);
       const { check_run: check, requested_action: action, sender, repository } = webhookPayload('check_run.requested_action', context);
-      if (check.app?.id !== deps.appId || !check.name.startsWith(STEP_CHECK_PREFIX)) return;
       await this.once(context.id, async () => {
         // Only the approval check run the app made for that run, in that repository.
-        const link = await deps.links.attemptByCheckRun(repository.full_name, check.id);
-        const ref = parseAttemptKey(link?.externalId);
-        const run = ref ? await deps.store.get(ref.runId) : undefined;
-        if (!ref || !run) return;
+        const found = await this.dispatcher.attemptOfCheckRun(repository.full_name, check);
+        if (!found) return;
         // The head that check run is on is what the person pressing its button saw.
-        const shown = link?.head ? { repo: link.repo, head: link.head } : undefined;
+        const { link, ref, run } = found;
+        const shown = link.head ? { repo: link.repo, head: link.head } : undefined;
         await onRequestedAction(deps, run, ref.step, action?.identifier ?? '', { login: sender.login, type: sender.type ?? null }, shown);
       });
     });
