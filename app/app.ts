@@ -25,7 +25,7 @@ import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested,
 import { installationOf, type AppDeps } from './deps.ts';
 import { mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { judgeCi } from '../engine/ci.ts';
-import { onCommitChecks, registerCiWebhooks, sweepCi } from './ci.ts';
+import { CiJudgements, onCommitChecks, registerCiWebhooks, sweepCi } from './ci.ts';
 import { onPullRequestClosed, onPullRequestDequeued, onPullRequestSynchronize } from './pulls.ts';
 import type { LinkStore } from '../adapters/github/links.ts';
 import { RunReporter, type RunReporterOptions } from './report.ts';
@@ -59,6 +59,8 @@ export interface ConveyorAppOptions {
   reports?: Pick<RunReporterOptions, 'coalesceMs' | 'sleep' | 'refreshMs'>;
   /** Where webhooks, transitions and attempts are counted (`GET /metrics`); none without. */
   metrics?: AppMetrics;
+  /** How long a `ci` judgement a webhook asked for waits for the rest of its burst (default CI_COALESCE_MS; tests shrink it). */
+  ciCoalesceMs?: number;
   /** This replica's name among those sharing the store: its claims and the sweeper lease are held in it (default: host, pid and a random part). */
   replica?: string;
   /** How long this replica's claims on effects last unrenewed (default the engine's CLAIM_TTL_MS; tests shorten it). */
@@ -125,6 +127,7 @@ export class ConveyorApp {
     const isSelf = async (actor: WebhookActor) => actor.type === 'Bot' && actor.login === (await this.ownLogin());
     // The one fit of a payload is the reducer's, to this; the dispatcher's routing (the public URL) has the rest.
     const payloadLimit = payloadLimitOf(options.inputsLimit ?? DISPATCH_INPUTS_LIMIT);
+    const ci = new CiJudgements(this.engine, options.ciCoalesceMs);
     this.deps = {
       appId: options.appId,
       store: options.store,
@@ -137,6 +140,7 @@ export class ConveyorApp {
       isSelf,
       botLogin: () => this.ownLogin(),
       payloadLimit,
+      judgeCi: (runId) => ci.judge(runId),
       now,
       log,
     };
@@ -268,7 +272,9 @@ export class ConveyorApp {
       const deps = this.delivery(context);
       const { check_run: check, repository } = webhookPayload('check_run.completed', context);
       if (check.app?.id !== deps.appId) {
-        if (check.head_sha) await onCommitChecks(deps, repository.full_name, check.head_sha, `check run "${check.name}" completed`);
+        const prs = check.pull_requests?.map((p) => p.number);
+        const what = `check run "${check.name}" completed`;
+        if (check.head_sha) await onCommitChecks(deps, { repo: repository.full_name, sha: check.head_sha, ...(prs ? { prs } : {}), what });
         return;
       }
       const settle = async () => {

@@ -4,11 +4,18 @@
 // whose `ci` step waits on a PR at that commit to the engine to judge again (engine/ci.ts). The
 // sweeper judges them too, when a run's `wait-minutes` ran out (the step then fails saying what it
 // waited for) and now and then in between, for a webhook that went missing.
+// These are the busiest webhooks an installation gets (every app's every check, on every
+// repository): the runs concerned are found through the store's index of the runs' PRs (never by
+// reading every run), and a burst for one run (a workflow's jobs completing together) is judged
+// once, a judgement costing four GitHub calls or more.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Run } from '../core/run/types.ts';
 import { findRecord } from '../core/run/draft.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { Probot } from 'probot';
 import type { AppDeps } from './deps.ts';
 import { webhookPayload } from './webhooks.ts';
+import { Writer } from './writer.ts';
 
 /** How often the sweeper judges a waiting `ci` step whose wait has not run out (a missed webhook costs at most this). */
 export const CI_SWEEP_MS = 10 * 60_000;
@@ -22,13 +29,62 @@ function waitingCi(run: Run): { step: string; attempt: number; epoch: number; st
   return record ? { step: p.id, attempt: s.attempt, epoch: s.epoch, startedAt: record.startedAt, minutes: p.timeoutMinutes } : undefined;
 }
 
-/** A check or status of `repo` at `sha` changed: the runs waiting on a PR at that head judge their checks again. */
-export async function onCommitChecks(deps: AppDeps, repo: string, sha: string, what: string): Promise<void> {
-  for (const run of await deps.store.list({ status: ['running'] })) {
-    if (!waitingCi(run) || !run.prs.some((p) => p.repo === repo && p.head === sha)) continue;
-    deps.log.info(`${what} on ${repo}@${sha.slice(0, 7)}; judging its required checks again`, { run: run.id });
-    await deps.engine.checkCi(run.id);
+/** How long a judgement a webhook asked for waits for the rest of its burst, which joins it. */
+export const CI_COALESCE_MS = 2_000;
+
+/**
+ * The judgements webhooks ask for, per run: coalesced (those asked for while one waits out its
+ * window join it) and one at a time (one asked for while a judgement is under way makes the next),
+ * so a burst of N webhooks judges at most twice, not N times.
+ */
+export class CiJudgements {
+  private readonly writer: Writer<boolean>;
+
+  constructor(
+    private readonly engine: Pick<Engine, 'checkCi'>,
+    coalesceMs = CI_COALESCE_MS,
+  ) {
+    this.writer = new Writer(() => sleep(coalesceMs));
   }
+
+  /** Resolves once the run's waiting `ci` step was judged after this was asked (true: the judgement settled it). */
+  judge(runId: string): Promise<boolean> {
+    return this.writer.request(runId, () => this.engine.checkCi(runId));
+  }
+}
+
+/** A check or status changed on `repo` at `sha`; `prs`: the open PRs GitHub lists for it (a check run's or suite's; a status lists none). */
+export interface CommitChecks {
+  repo: string;
+  sha: string;
+  prs?: readonly number[];
+  /** What changed, for the log. */
+  what: string;
+}
+
+/** The runs waiting on a PR at that head judge their checks again. */
+export async function onCommitChecks(deps: AppDeps, changed: CommitChecks): Promise<void> {
+  const runs = await runsWaitingAt(deps, changed);
+  await Promise.all(
+    runs.map((run) => {
+      deps.log.info(`${changed.what} on ${changed.repo}@${changed.sha.slice(0, 7)}; judging its required checks again`, { run: run.id });
+      return deps.judgeCi(run.id);
+    }),
+  );
+}
+
+/**
+ * The running runs whose `ci` step waits on a PR of `repo` at `sha`: looked up by the PRs GitHub
+ * listed, or (a status, a check GitHub listed none for) by the repository, both through the store's
+ * index of the runs' PRs, so a check of a repository without a run reads none.
+ */
+async function runsWaitingAt(deps: AppDeps, { repo, sha, prs }: CommitChecks): Promise<Run[]> {
+  const running = { status: ['running' as const] };
+  const found = prs?.length
+    ? (await Promise.all(prs.map((number) => deps.store.list({ ...running, pr: { repo, number } })))).flat()
+    : await deps.store.list({ ...running, repo });
+  const byId = new Map(found.map((run) => [run.id, run]));
+  return [...byId.values()].filter((run) => waitingCi(run) && run.prs.some((p) => p.repo === repo && p.head === sha));
 }
 
 /**
@@ -61,12 +117,13 @@ export function registerCiWebhooks(probot: Pick<Probot, 'on'>, deps: AppDeps): v
   probot.on('check_suite.completed', async (context) => {
     const { check_suite: suite, repository } = webhookPayload('check_suite.completed', context);
     if (suite.app?.id === deps.appId) return;
-    await onCommitChecks(deps, repository.full_name, suite.head_sha, 'a check suite completed');
+    const prs = suite.pull_requests?.map((p) => p.number);
+    await onCommitChecks(deps, { repo: repository.full_name, sha: suite.head_sha, ...(prs ? { prs } : {}), what: 'a check suite completed' });
   });
   probot.on('status', async (context) => {
     const { sha, context: name, state, repository } = webhookPayload('status', context);
     // A status that is still pending settles nothing.
     if (state === 'pending') return;
-    await onCommitChecks(deps, repository.full_name, sha, `status "${name}" is ${state}`);
+    await onCommitChecks(deps, { repo: repository.full_name, sha, what: `status "${name}" is ${state}` });
   });
 }

@@ -30,6 +30,8 @@ export interface AppDeps {
   botLogin(): Promise<string>;
   /** What a step payload may take of the workflow inputs (the rest is for the inputs the dispatcher adds). */
   payloadLimit: number;
+  /** The run's waiting `ci` step judged again, with the other webhooks of its burst (app/ci.ts, CiJudgements). */
+  judgeCi(runId: string): Promise<boolean>;
   now(): string;
   /** The app's logger; a handler's carries its delivery's id and event. */
   log: Logger;

@@ -16,12 +16,15 @@ const installation = z.object({ id: z.number() });
 /** A person or bot: who sent an event, wrote a comment, started a workflow run. */
 const actor = z.object({ login: z.string(), type: z.string().nullish(), id: z.number().optional() });
 const app = z.object({ id: z.number() }).nullish();
+/** The open PRs whose head is a check's commit (none for a fork's): the runs it concerns are found by them. */
+const pullRequests = z.array(z.object({ number: z.number() })).optional();
 
 const checkRun = z.object({
   id: z.number(),
   name: z.string(),
   /** The commit it reports on (a required check of another app, for a run's `ci` step). */
   head_sha: z.string().optional(),
+  pull_requests: pullRequests,
   external_id: z.string().nullable(),
   details_url: z.string().nullish(),
   conclusion: z.string().nullish(),
@@ -77,7 +80,10 @@ const schemas = {
   'check_run.rerequested': checkRunEvent.extend({ sender: actor }),
   'workflow_run.completed': z.object({ workflow_run: workflowRun, repository }),
   // Another app's CI on a commit: a `ci` step waiting on it judges its required checks again.
-  'check_suite.completed': z.object({ check_suite: z.object({ head_sha: z.string(), app: z.object({ id: z.number().nullable() }).nullish() }), repository }),
+  'check_suite.completed': z.object({
+    check_suite: z.object({ head_sha: z.string(), app: z.object({ id: z.number().nullable() }).nullish(), pull_requests: pullRequests }),
+    repository,
+  }),
   status: z.object({ sha: z.string(), context: z.string(), state: z.string(), repository }),
   'pull_request.synchronize': pullRequestEvent,
   'pull_request.closed': pullRequestEvent,

@@ -1,5 +1,6 @@
-// A coalescing writer: the reporter's (report.ts) writes of one kind for each run, each waiting
-// out a window that the requests meanwhile join, one at a time per run.
+// A coalescing writer: the reporter's (report.ts) writes of one kind for each run, and the `ci`
+// judgements webhooks ask for (ci.ts), each waiting out a window that the requests meanwhile join,
+// one at a time per run.
 /**
  * The writes of one kind for each run: coalesced (requests while one waits out its window join
  * it) and one at a time (one asked for while a write is under way makes the next).

@@ -24,7 +24,7 @@ const ref = (pr: PullRequest): PullRequestRef => ({
 /**
  * 1. one revert PR per merged PR, consumers first, 2. each PR's body names the others (once they
  * all exist), 3. the revert run. A revert the forge refuses stops it, naming the revert PRs opened
- * before (they stay open: close them, or merge them yourself).
+ * before (they stay open: asked again, the forge answers each open one instead of opening another).
  */
 export async function openReverts(
   forge: Forge,

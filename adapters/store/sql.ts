@@ -103,7 +103,7 @@ export class SqlRunStore implements SqlStore {
   }
 
   async list(filter: RunFilter = {}): Promise<Run[]> {
-    const { status, issue, pipeline, pr } = filter;
+    const { status, issue, pipeline, pr, repo } = filter;
     if (status?.length === 0) return [];
     const rows = await this.guard(() =>
       this.db
@@ -115,6 +115,8 @@ export class SqlRunStore implements SqlStore {
         .$if(pr !== undefined, (q) =>
           q.where('id', 'in', (eb) => eb.selectFrom('run_prs').select('run_id').where('repo', '=', pr!.repo).where('number', '=', pr!.number)),
         )
+        // run_prs_pr's (repo, number) serves this by its first column.
+        .$if(repo !== undefined, (q) => q.where('id', 'in', (eb) => eb.selectFrom('run_prs').select('run_id').where('repo', '=', repo!)))
         .orderBy('seq')
         .execute(),
     );

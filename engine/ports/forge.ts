@@ -221,8 +221,9 @@ export interface Forge {
   /**
    * Opens a pull request that reverts a merged one (what it brought into its base, undone on the
    * base as it is now), ready for review, on a branch the forge names (GitHub's
-   * `revert-<number>-<branch>`). A ConveyorError `forge-failed` when it is not merged or its
-   * revert does not apply cleanly.
+   * `revert-<number>-<branch>`). Asked again while that revert PR is open, it answers that one
+   * (a command redelivered after a failure opens no second revert). A ConveyorError `forge-failed`
+   * when it is not merged or its revert does not apply cleanly.
    */
   revertPullRequest(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest>;
   /**

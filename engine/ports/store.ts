@@ -11,6 +11,8 @@ export interface RunFilter {
   pipeline?: string;
   /** Runs one of whose PRs is this one. */
   pr?: { repo: string; number: number };
+  /** Runs one of whose PRs is in this repository (a commit status names no PR, only its repository and commit). */
+  repo?: string;
 }
 
 /**

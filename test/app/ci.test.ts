@@ -4,7 +4,7 @@
 // conclusion, summary and failing log lines) to the repair agent, and fails when `wait-minutes`
 // runs out. Without `ci`, a merge blocked by a required check names it. Driven through
 // probot.receive, GitHub's REST API in nock (every scope asserted done).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import nock from 'nock';
 import { renderResultText } from '../../core/github/check-run.ts';
 import { parseStepPayload } from '../../core/contract/wire.ts';
@@ -100,10 +100,30 @@ function observedScopes(head: string, runs: [CheckRunJson[], CheckRunJson[]], st
   ];
 }
 
-/** Another app's check run completing on acme/web (a webhook the app gets for every app's check runs). */
-function otherCheckCompleted(run: CheckRunJson) {
+/** A PR as a check run's or suite's payload lists it: an open PR of the repository whose head is the check's commit. */
+const listedPr = (repo: string, number: number, head: string) => ({
+  url: `${API}/repos/${repo}/pulls/${number}`,
+  id: 1000 + number,
+  number,
+  head: { ref: `conveyor/web-${number}`, sha: head, repo: { id: 1, url: `${API}/repos/${repo}`, name: repo.split('/')[1] } },
+  base: { ref: 'main', sha: 'b'.repeat(40), repo: { id: 1, url: `${API}/repos/${repo}`, name: repo.split('/')[1] } },
+});
+
+/**
+ * Another app's check run completing (a webhook the app gets for every app's check runs), on
+ * acme/web's PR #1 unless `on` says another repository or other PRs.
+ */
+function otherCheckCompleted(run: CheckRunJson, on: { repo?: string; prs?: number[] } = {}) {
   const p = fixture('check_run.completed');
-  return { ...p, check_run: { ...(p.check_run as object), external_id: '', ...run }, repository: repoOf('acme/web'), installation: { id: INSTALLATION } };
+  const repo = on.repo ?? 'acme/web';
+  const head = (run.head_sha as string | undefined) ?? WEB_HEAD;
+  const pullRequests = (on.prs ?? [1]).map((n) => listedPr(repo, n, head));
+  return {
+    ...p,
+    check_run: { ...(p.check_run as object), external_id: '', ...run, pull_requests: pullRequests },
+    repository: repoOf(repo),
+    installation: { id: INSTALLATION },
+  };
 }
 
 const status = (context: string, state: string, description = '') => ({ context, state, description, target_url: `https://ci.example/${context}` });
@@ -274,5 +294,71 @@ describe('the ci step on GitHub', () => {
       'not merging: acme/web#1: Required checks failed: "build" on acme/web#1 (failure) (its required checks must pass before it merges)',
     );
     expect(report.comments.at(-1)).toContain('Required checks failed: "build" on acme/web#1 \\(failure\\)');
+  });
+});
+
+describe('the webhooks of other apps, on the busiest event stream', () => {
+  /** The ids of the runs the store handed out (lists and gets) while `work` ran. */
+  async function runsRead(work: () => Promise<void>): Promise<string[]> {
+    const store = h.conveyor.deps.store;
+    const [list, get] = [store.list.bind(store), store.get.bind(store)];
+    const read: string[] = [];
+    const spies = [
+      vi.spyOn(store, 'list').mockImplementation(async (filter) => {
+        const runs = await list(filter);
+        read.push(...runs.map((r) => r.id));
+        return runs;
+      }),
+      vi.spyOn(store, 'get').mockImplementation(async (id) => {
+        const run = await get(id);
+        if (run) read.push(run.id);
+        return run;
+      }),
+    ];
+    try {
+      await work();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return read;
+  }
+
+  it("a check run, check suite or status on a head of an unrelated repository makes no call to GitHub and reads no run, while a run's ci step waits", async () => {
+    await seed(h, ciPlan(), built, { leaveQueued: 'ci' });
+    h.calls.length = 0;
+    const FOREIGN = 'f'.repeat(40);
+    const other = { repository: repoOf('acme/other'), installation: { id: INSTALLATION } };
+    const read = await runsRead(async () => {
+      // With the PR GitHub lists for it (acme/other#1, not a run's), and with none.
+      await h.receive('check_run', otherCheckCompleted({ ...checkRun(7001, 'build', 'failure', ACTIONS), head_sha: FOREIGN }, { repo: 'acme/other' }));
+      await h.receive('check_run', otherCheckCompleted({ ...checkRun(7002, 'lint', 'success', ACTIONS), head_sha: FOREIGN }, { repo: 'acme/other', prs: [] }));
+      await h.receive('check_suite', { action: 'completed', check_suite: { head_sha: FOREIGN, app: { id: 999 }, pull_requests: [] }, ...other });
+      await h.receive('status', { sha: FOREIGN, context: 'lint', state: 'failure', ...other });
+    });
+    expect(h.calls).toEqual([]);
+    expect(read).toEqual([]);
+    expect((await h.conveyor.engine.get(RUN)).steps.ci).toMatchObject({ status: 'queued', mode: 'run' });
+  });
+
+  it("a burst of check runs completing on the run's head reads its required checks and the head's checks once", async () => {
+    await h.close();
+    h = await createHarness({ merge: { polls: 1, baseMs: 1, sleep: async () => {} }, ciCoalesceMs: 500 });
+    await seed(h, ciPlan({ repair: 1, waitMinutes: 30 }), built, { leaveQueued: 'ci' });
+    h.clock.now = '2025-03-01T09:01:00.000Z';
+    // Answers enough for a judgement per webhook: what counts is how many are asked for.
+    const running = [checkRun(4242, 'build', null, ACTIONS)];
+    for (let i = 0; i < 3; i++) {
+      requiredScopes();
+      observedScopes(WEB_HEAD, [[], running], [[], [status('lint', 'success')]]);
+    }
+    h.calls.length = 0;
+    await Promise.all(['lint', 'test', 'types'].map((name, i) => h.receive('check_run', otherCheckCompleted(checkRun(4300 + i, name, 'success', ACTIONS)))));
+    const reads = (path: string) => h.calls.filter((c) => c.method === 'GET' && c.path === path).length;
+    expect(reads('/repos/acme/web/branches/main')).toBe(1);
+    expect(reads('/repos/acme/web/rules/branches/main')).toBe(1);
+    // Each list in its two pages.
+    expect(reads(`/repos/acme/web/commits/${WEB_HEAD}/check-runs`)).toBe(2);
+    expect(reads(`/repos/acme/web/commits/${WEB_HEAD}/statuses`)).toBe(2);
+    expect((await h.conveyor.engine.get(RUN)).steps.ci).toMatchObject({ status: 'queued', mode: 'run' });
   });
 });

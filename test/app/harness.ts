@@ -85,6 +85,8 @@ export async function createHarness(options: Partial<ConveyorAppOptions> = {}): 
     botLogin: BOT,
     // Reports write as soon as the work of a delivery is done (test/app/report.test.ts holds the window).
     reports: { coalesceMs: 0 },
+    // And so does a `ci` judgement (test/app/ci.test.ts holds the window for a burst).
+    ciCoalesceMs: 0,
     ...options,
   });
   return {

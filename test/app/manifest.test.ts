@@ -42,21 +42,26 @@ afterAll(async () => {
   removeDir(dir);
 });
 
-/** The events the app's handlers are registered for (`issues.labeled` → `issues`), as `conveyor serve` registers them (counted for /metrics). */
-function registeredEvents(): string[] {
+/** The events and actions the app's handlers are registered for (`issues.labeled`), as `conveyor serve` registers them (counted for /metrics). */
+function registeredHandlers(): string[] {
   const probot = new Probot({ appId: 1, privateKey, secret: 'test' });
-  const events = new Set<string>();
+  const handled = new Set<string>();
   const on = probot.on;
   probot.on = ((name: string | string[], handler: never) => {
-    for (const e of [name].flat()) events.add(e.split('.')[0]!);
+    for (const e of [name].flat()) handled.add(e);
     return on(name as never, handler);
   }) as typeof probot.on;
   new ConveyorApp(probot, { store, links: store.links, appId: 1, sweepEveryMs: false, metrics: createAppMetrics({ processMetrics: false }) }).close();
-  return [...events].sort();
+  return [...handled].sort();
+}
+
+/** The events the app's handlers are registered for (`issues.labeled` → `issues`). */
+function registeredEvents(): string[] {
+  return [...new Set(registeredHandlers().map((e) => e.split('.')[0]!))].sort();
 }
 
 /** Section 1 of docs/github-app.md: the permissions (`Pull requests: **Read and write**` → pull_requests: write) and events it lists. */
-function documented(): { permissions: Record<string, string>; optional: string[]; events: string[] } {
+function documented(): { permissions: Record<string, string>; optional: string[]; events: string[]; pullRequestActions: string[] } {
   const text = readFileSync(join(ROOT, 'docs/github-app.md'), 'utf8');
   const section = /^## 1\. Create the GitHub App\n([\s\S]*?)^## /m.exec(text)![1]!;
   const key = (name: string) => name.trim().toLowerCase().replace(/\s+/g, '_');
@@ -66,13 +71,16 @@ function documented(): { permissions: Record<string, string>; optional: string[]
     if (/only if/.test(m[4]!)) optional.push(key(m[1]!));
     else permissions[key(m[1]!)] = m[3] === 'Read' ? 'read' : 'write';
   }
-  const events = /\*\*Subscribe to events\*\*: ([\s\S]*?)\.\n/
-    .exec(section)![1]!
+  const subscribed = /\*\*Subscribe to events\*\*: ([\s\S]*?)\.\n/.exec(section)![1]!;
+  const events = subscribed
     .replace(/\([^)]*\)/g, '')
     .split(',')
     .map(key)
     .filter(Boolean);
-  return { permissions, optional, events: events.sort() };
+  // `Pull request (`synchronize`, `closed`, ...)`: the actions the app acts on, in backticks.
+  const pullRequest = /Pull request \(([^)]*)\)/.exec(subscribed)![1]!;
+  const pullRequestActions = [...pullRequest.matchAll(/`(\w+)`/g)].map((m) => m[1]!);
+  return { permissions, optional, events: events.sort(), pullRequestActions: pullRequestActions.sort() };
 }
 
 describe('app.yml, the GitHub App manifest', () => {
@@ -113,6 +121,10 @@ describe('app.yml, the GitHub App manifest', () => {
     const docs = documented();
     expect(docs.permissions).toEqual(manifest.default_permissions);
     expect(docs.events).toEqual([...manifest.default_events].sort());
+    // And names each pull request action the app acts on.
+    const handled = registeredHandlers().filter((e) => e.startsWith('pull_request.'));
+    expect(handled).toContain('pull_request.synchronize');
+    expect(docs.pullRequestActions).toEqual(handled.map((e) => e.slice('pull_request.'.length)).sort());
     // What the docs call optional is not asked for by default.
     expect(docs.optional).toEqual(['workflows']);
     expect(manifest.default_permissions).not.toHaveProperty('workflows');

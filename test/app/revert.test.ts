@@ -3,7 +3,8 @@
 // consumers first, links them to each other, cancels the run and starts the revert run, which
 // waits for its approval and then merges them consumers first. Refused: a run that merged nothing,
 // someone without write permission. Driven through probot.receive, nock at the HTTP boundary.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StoreError } from '../../engine/ports/store.ts';
 import nock from 'nock';
 import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
 import { dispatchScope, openPullScope } from './scopes.ts';
@@ -104,8 +105,36 @@ function mergedPullScope(repo: string, number: number, nodeId: string): nock.Sco
     });
 }
 
-/** GraphQL's revertPullRequest of `nodeId`, answered with the revert PR `number` (its input collected). */
-function revertMutationScope(nodeId: string, repo: string, number: number, head: string, inputs: Array<Record<string, unknown>>): nock.Scope {
+/** GitHub's branch of the revert of `repo`#`reverted` (the fleet's PRs are all on conveyor/web-7). */
+const revertBranch = (reverted: number) => `revert-${reverted}-conveyor/web-7`;
+
+/** GitHub's answer to the open PRs of a revert branch: none yet, or the revert PR `open` opened before. */
+function revertBranchScope(repo: string, reverted: number, open?: { number: number; head: string }): nock.Scope {
+  return nock(API)
+    .get(`/repos/${repo}/pulls`)
+    .query({ head: `acme:${revertBranch(reverted)}`, state: 'open', per_page: '10' })
+    .reply(
+      200,
+      open
+        ? [
+            {
+              number: open.number,
+              node_id: `PR_revert_${open.number}`,
+              html_url: `https://github.com/${repo}/pull/${open.number}`,
+              state: 'open',
+              title: 'Revert "Add a feature file (#7)"',
+              body: '',
+              draft: false,
+              head: { ref: revertBranch(reverted), sha: open.head },
+              base: { ref: 'main' },
+            },
+          ]
+        : [],
+    );
+}
+
+/** GraphQL's revertPullRequest of `nodeId` (`repo`#`reverted`), answered with the revert PR `number` (its input collected). */
+function revertMutationScope(nodeId: string, repo: string, reverted: number, number: number, head: string, inputs: Array<Record<string, unknown>>): nock.Scope {
   return nock(API)
     .post('/graphql', (b: { query: string; variables: { input: Record<string, unknown> } }) => {
       if (!b.query.includes('revertPullRequest(input: $input)') || b.variables.input.pullRequestId !== nodeId) return false;
@@ -119,7 +148,7 @@ function revertMutationScope(nodeId: string, repo: string, number: number, head:
             id: `PR_revert_${number}`,
             number,
             url: `https://github.com/${repo}/pull/${number}`,
-            headRefName: `revert-${number}-conveyor/web-7`,
+            headRefName: revertBranch(reverted),
             headRefOid: head,
             baseRefName: 'main',
             title: 'Revert "Add a feature file (#7)"',
@@ -133,32 +162,49 @@ function revertMutationScope(nodeId: string, repo: string, number: number, head:
     });
 }
 
-describe('/conveyor revert on GitHub', () => {
-  it('opens revert PRs of what merged, consumers first, linked to each other; the revert run merges them once approved', async () => {
-    await mergePartWay();
-    let run = await h.conveyor.engine.get(RUN);
-    expect(run.steps.ship).toMatchObject({ status: 'failed', result: { commits: { 'acme/lib': 'm-acme/lib', 'acme/api': 'm-acme/api' } } });
-    const inputs: Array<Record<string, unknown>> = [];
-    const bodies: Record<string, string> = {};
-    const comments: string[] = [];
-    const scopes = [
-      permissionScope('carol', 'write'),
-      // Consumers first: acme/api (which uses acme/lib) is reverted before acme/lib.
-      mergedPullScope('acme/api', 2, 'PR_api'),
-      revertMutationScope('PR_api', 'acme/api', 12, API_REVERT_HEAD, inputs),
-      mergedPullScope('acme/lib', 3, 'PR_lib'),
-      revertMutationScope('PR_lib', 'acme/lib', 13, LIB_REVERT_HEAD, inputs),
-      ...[
-        ['acme/api', 12],
-        ['acme/lib', 13],
-      ].map(([repo, n]) =>
-        nock(API)
-          .patch(`/repos/${repo}/pulls/${n}`, (b: { body: string }) => ((bodies[repo as string] = b.body), true))
-          .reply(200, { number: n, html_url: 'x', state: 'open', title: 't', body: '', head: { ref: 'r', sha: 's' }, base: { ref: 'main' } }),
-      ),
-      // The run is cancelled: its environment is torn down (the deploy step's teardown, dispatched).
-      dispatchScope('preview', 901, []),
-      // The revert run's tracking comment, and its check runs on its first PR's head: acme/api's revert PR (the primary repository has none).
+/**
+ * Opening the reverts of acme/api#2 and acme/lib#3 (consumers first): each merged PR read, its revert
+ * branch found without an open PR, GitHub's revert (acme/api#12, acme/lib#13), then the bodies
+ * linking them (`bodies`).
+ */
+function openingScopes(inputs: Array<Record<string, unknown>>, bodies: Record<string, string>): nock.Scope[] {
+  return [
+    mergedPullScope('acme/api', 2, 'PR_api'),
+    revertBranchScope('acme/api', 2),
+    revertMutationScope('PR_api', 'acme/api', 2, 12, API_REVERT_HEAD, inputs),
+    mergedPullScope('acme/lib', 3, 'PR_lib'),
+    revertBranchScope('acme/lib', 3),
+    revertMutationScope('PR_lib', 'acme/lib', 3, 13, LIB_REVERT_HEAD, inputs),
+    ...linkingScopes(bodies),
+  ];
+}
+
+/** The revert PRs' bodies, each naming the other. */
+function linkingScopes(bodies: Record<string, string>): nock.Scope[] {
+  return [
+    ['acme/api', 12],
+    ['acme/lib', 13],
+  ].map(([repo, n]) =>
+    nock(API)
+      .patch(`/repos/${repo}/pulls/${n}`, (b: { body: string }) => ((bodies[repo as string] = b.body), true))
+      .reply(200, { number: n, html_url: 'x', state: 'open', title: 't', body: '', head: { ref: 'r', sha: 's' }, base: { ref: 'main' } }),
+  );
+}
+
+/**
+ * The revert run starting: its tracking comment (`comments`), its check runs on its first PR's
+ * head (acme/api's revert PR: the primary repository has none), the command's rocket, and its
+ * summary check run on the same head (`summaries`, each write).
+ */
+function revertRunScopes(comments: string[]): { scopes: nock.Scope[]; summaries: Array<Record<string, unknown>> } {
+  const summaries: Array<Record<string, unknown>> = [];
+  nock(API)
+    .persist()
+    .patch('/repos/acme/api/check-runs/701', (b: Record<string, unknown>) => summaries.push(b) > 0)
+    .reply(200, {});
+  return {
+    summaries,
+    scopes: [
       nock(API)
         .post('/repos/acme/web/issues/7/comments', (b: { body: string }) => comments.push(b.body) > 0)
         .reply(201, { id: 901, html_url: 'https://github.com/acme/web/issues/7#issuecomment-901' }),
@@ -172,22 +218,35 @@ describe('/conveyor revert on GitHub', () => {
       nock(API)
         .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/, { content: 'rocket' })
         .reply(201, {}),
+      nock(API)
+        .post(
+          '/repos/acme/api/check-runs',
+          (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === API_REVERT_HEAD && summaries.push(b) > 0,
+        )
+        .reply(201, { id: 701, html_url: 'https://github.com/acme/api/runs/701', status: 'in_progress', output: {} }),
+    ],
+  };
+}
+
+describe('/conveyor revert on GitHub', () => {
+  it('opens revert PRs of what merged, consumers first, linked to each other; the revert run merges them once approved', async () => {
+    await mergePartWay();
+    let run = await h.conveyor.engine.get(RUN);
+    expect(run.steps.ship).toMatchObject({ status: 'failed', result: { commits: { 'acme/lib': 'm-acme/lib', 'acme/api': 'm-acme/api' } } });
+    const inputs: Array<Record<string, unknown>> = [];
+    const bodies: Record<string, string> = {};
+    const comments: string[] = [];
+    const scopes = [
+      permissionScope('carol', 'write'),
+      // Consumers first: acme/api (which uses acme/lib) is reverted before acme/lib.
+      ...openingScopes(inputs, bodies),
+      // The run is cancelled: its environment is torn down (the deploy step's teardown, dispatched).
+      dispatchScope('preview', 901, []),
     ];
-    // The revert run's summary check run, on the same head.
-    const revertSummaries: Array<Record<string, unknown>> = [];
-    const summaries = nock(API)
-      .post(
-        '/repos/acme/api/check-runs',
-        (b: { name: string; head_sha: string }) => b.name === 'conveyor' && b.head_sha === API_REVERT_HEAD && revertSummaries.push(b) > 0,
-      )
-      .reply(201, { id: 701, html_url: 'https://github.com/acme/api/runs/701', status: 'in_progress', output: {} });
-    nock(API)
-      .persist()
-      .patch('/repos/acme/api/check-runs/701', (b: Record<string, unknown>) => revertSummaries.push(b) > 0)
-      .reply(200, {});
+    const started = revertRunScopes(comments);
     await comment('/conveyor revert', 'carol');
     allDone(scopes);
-    expect(summaries.isDone()).toBe(true);
+    allDone(started.scopes);
     expect(h.logged.filter((l) => /failed|could not/.test(l))).toEqual([]);
 
     // Each revert PR says what it reverts, and names the other.
@@ -207,8 +266,8 @@ describe('/conveyor revert on GitHub', () => {
     expect(comments[0]).toContain(`Conveyor run \`${REVERT}\``);
     expect(comments[0]).toContain('Waiting for approval');
     // Its summary check run, on its first PR's head: the command that continues it.
-    expect(revertSummaries[0]).toMatchObject({ external_id: REVERT });
-    expect(revertSummaries.at(-1)).toMatchObject({ conclusion: 'action_required' });
+    expect(started.summaries[0]).toMatchObject({ external_id: REVERT });
+    expect(started.summaries.at(-1)).toMatchObject({ conclusion: 'action_required' });
 
     // carol asked for it, so she does not count; bob approves, and the reverts merge consumers first.
     const order: string[] = [];
@@ -236,6 +295,49 @@ describe('/conveyor revert on GitHub', () => {
     expect(messages['acme/lib']).toMatch(/^Approved-by: bob$/m);
     revert = await h.conveyor.engine.get(REVERT);
     expect(revert.status).toBe('succeeded');
+  });
+
+  it('a redelivered /conveyor revert, after the revert PRs opened and the revert run failed to start, takes the open revert PRs and opens no second set', async () => {
+    await mergePartWay();
+    const inputs: Array<Record<string, unknown>> = [];
+    const bodies: Record<string, string> = {};
+    const first = [permissionScope('carol', 'write'), ...openingScopes(inputs, bodies), dispatchScope('preview', 901, [])];
+    // The store is busy for a moment as the revert run is stored: the delivery fails, and GitHub delivers it again.
+    const store = h.conveyor.deps.store;
+    const create = vi.spyOn(store, 'create').mockRejectedValueOnce(new StoreError('unavailable', 'The state database is busy.'));
+    const delivery = 'revert-delivery';
+    await expect(h.receive('issue_comment', webhooks.comment('/conveyor revert', 'carol'), delivery)).rejects.toThrow(/busy/);
+    await h.conveyor.idle();
+    expect(inputs).toHaveLength(2);
+    expect(await store.get(REVERT)).toBeUndefined();
+    create.mockRestore();
+
+    // Asked again: GitHub still reverts each PR's merge on its own branch, where the revert PR opened before is open.
+    const comments: string[] = [];
+    const again = [
+      permissionScope('carol', 'write'),
+      mergedPullScope('acme/api', 2, 'PR_api'),
+      revertBranchScope('acme/api', 2, { number: 12, head: API_REVERT_HEAD }),
+      mergedPullScope('acme/lib', 3, 'PR_lib'),
+      revertBranchScope('acme/lib', 3, { number: 13, head: LIB_REVERT_HEAD }),
+      ...linkingScopes(bodies),
+    ];
+    // What a second revert would take (GitHub would open another pair): asked for, it shows in `inputs`.
+    nock(API)
+      .persist()
+      .post('/graphql', (b: { query: string; variables: { input: Record<string, unknown> } }) => inputs.push(b.variables.input) > 0)
+      .reply(200, { data: null, errors: [{ type: 'UNPROCESSABLE', message: 'a second revert' }] });
+    const started = revertRunScopes(comments);
+    await h.receive('issue_comment', webhooks.comment('/conveyor revert', 'carol'), delivery);
+    expect(inputs).toHaveLength(2);
+    allDone(first);
+    allDone(again);
+    allDone(started.scopes);
+    const revert = await h.conveyor.engine.get(REVERT);
+    expect(revert).toMatchObject({ status: 'waiting', revertOf: RUN, requester: 'carol' });
+    expect(revert.prs.map((p) => `${p.repo}#${p.number}@${p.head}`)).toEqual([`acme/api#12@${API_REVERT_HEAD}`, `acme/lib#13@${LIB_REVERT_HEAD}`]);
+    expect(bodies['acme/api']).toContain('- acme/api#12 (this one)\n- acme/lib#13');
+    expect((await h.conveyor.engine.get(RUN)).status).toBe('cancelled');
   });
 
   it('the tracking comment offers /conveyor revert once the merge stopped part-way', async () => {
@@ -266,6 +368,7 @@ describe('/conveyor revert on GitHub', () => {
     const scopes = [
       permissionScope('carol', 'write'),
       mergedPullScope('acme/api', 2, 'PR_api'),
+      revertBranchScope('acme/api', 2),
       nock(API)
         .post('/graphql')
         .reply(200, {

@@ -63,6 +63,9 @@ const revertAnswer = z.object({
   }),
 });
 
+/** The branch GitHub reverts PR `number` of head branch `branch` on. */
+export const revertBranch = (number: number, branch: string): string => `revert-${number}-${branch}`;
+
 export class Pulls {
   constructor(private readonly octokit: GitHubOctokit) {}
 
@@ -117,10 +120,15 @@ export class Pulls {
    * GraphQL's revertPullRequest (REST has no revert): GitHub makes the revert commit on a new branch
    * of its own naming and opens the PR, so the app runs no git. Its answer is checked (zod) before
    * it becomes a PullRequest; a refusal (not merged, a revert that does not apply) is a
-   * ConveyorError `forge-failed` naming the PR and GitHub's words.
+   * ConveyorError `forge-failed` naming the PR and GitHub's words. GitHub opens another revert PR
+   * each time it is asked: a revert PR already open on its branch (`revert-<number>-<branch>`:
+   * the command given again after a failure past this point, a delivery GitHub made again) is
+   * answered instead.
    */
   async revert(repo: string, number: number, pr: { title: string; body: string }): Promise<PullRequest> {
     const original = await this.get(repo, number);
+    const open = await this.find(repo, revertBranch(number, original.branch));
+    if (open) return open;
     if (!original.nodeId) throw new ConveyorError('forge-failed', `${repo}#${number} has no GraphQL id to revert it by`);
     let answer: unknown;
     try {

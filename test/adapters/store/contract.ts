@@ -199,7 +199,7 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect(new Set(keys).size).toBe(all.length);
     });
 
-    it('lists runs in creation order, filtered by status, issue, pipeline and pull request', async () => {
+    it('lists runs in creation order, filtered by status, issue, pipeline, pull request and pull request repository', async () => {
       await store.create(runOf('b', 1), []);
       await store.create(runOf('a', 2, 'hotfix'), []);
       await store.create({ ...runOf('c', 1), status: 'succeeded' }, []);
@@ -213,9 +213,13 @@ export function storeContract(name: string, driver: StoreDriver): void {
       expect((await store.list({ pipeline: 'hotfix' })).map((r) => r.id)).toEqual(['a']);
       expect((await store.list({ status: ['running'], issue: { repo: 'acme/web', number: 1 } })).map((r) => `${r.id}@${r.version}`)).toEqual(['b@2']);
       expect((await store.list({ pr: { repo: 'acme/api', number: 4 } })).map((r) => r.id)).toEqual(['b']);
+      // By the repository of one of its PRs (a commit status names a repository and a commit, no PR).
+      expect((await store.list({ repo: 'acme/api', status: ['running'] })).map((r) => r.id)).toEqual(['b']);
+      expect(await store.list({ repo: 'acme/web' })).toEqual([]);
       // A PR the run no longer has no longer finds it.
       await store.commit({ ...(await store.get('b'))!, prs: [] }, []);
       expect(await store.list({ pr: { repo: 'acme/api', number: 4 } })).toEqual([]);
+      expect(await store.list({ repo: 'acme/api' })).toEqual([]);
     });
 
     it('hands out runs that are its callers own: changing one changes nothing stored', async () => {
