@@ -73,25 +73,23 @@ export async function startRun(request: StartRequest): Promise<number> {
       json: request.json,
     };
     const id = await uniqueRunId(session.store, primary, number);
-    const lease = await takeLease(session, id);
-    try {
-      const run = await session.engine.start({
+    return await startAndDrive(
+      session,
+      {
         id,
         plan,
         issue: { repo: primary, number, title: request.title, body: request.body },
         origin: embeddedOrigin(options, request.repo),
         settings: { keepEnvs: options.keepEnvs },
-      });
-      return await drive(session, lease, run.id, options);
-    } finally {
-      await lease.release();
-    }
+      },
+      options,
+    );
   } finally {
     await session.close();
   }
 }
 
-/** Starts a run made elsewhere (a revert run) under its lease and drives it, as `startRun` does its own. */
+/** Starts a run under its lease and drives it: `startRun`'s, and a run made elsewhere (a revert run). */
 export async function startAndDrive(session: Session, run: NewRun, options: EmbeddedOptions): Promise<number> {
   const lease = await takeLease(session, run.id);
   try {

@@ -85,10 +85,7 @@ describe('progress while a run goes', () => {
     writeFileSync(log, '  | token opaque-by-name-value-42\n');
     // Told before it is dispatched: no payload yet, so only secret-named variables are known.
     expect(d.view(ref).lastLine).toBe('| token opaque-by-name-value-42');
-    writeFileSync(
-      join(dirname(log), 'payload.json'),
-      JSON.stringify({ ...makePayload({ repos: [{ repo: 'acme/web' }] }), byName: ['DEMO_VENDOR_HANDLE'] }),
-    );
+    writeFileSync(join(dirname(log), 'payload.json'), JSON.stringify({ ...makePayload({ repos: [{ repo: 'acme/web' }] }), byName: ['DEMO_VENDOR_HANDLE'] }));
     expect(d.view(ref).lastLine).toBe('| token ***');
     delete process.env.DEMO_VENDOR_HANDLE;
   });
