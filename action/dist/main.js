@@ -40,7 +40,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-3NO2E5LG.js";
+} from "./chunk-R655JGXH.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -56,11 +56,11 @@ import {
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-3LK5AUJS.js";
+} from "./chunk-2P6YJGR6.js";
 import {
   ReviewRefused,
   external_exports
-} from "./chunk-HBW6HSBZ.js";
+} from "./chunk-2XKUFXAC.js";
 import {
   createGitHubOctokit,
   octokitLog
@@ -1617,7 +1617,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-NZK4NVBA.js");
+    const { LocalForge } = await import("./local-MGLKCZWR.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -1625,7 +1625,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-5W44ILFX.js"), import("./octokit-PYITXLZP.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-URAJMYCY.js"), import("./octokit-PYITXLZP.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   external_exports
-} from "./chunk-HBW6HSBZ.js";
+} from "./chunk-2XKUFXAC.js";
 import {
   ConveyorError,
   ERROR_CODES
@@ -6573,4 +6573,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-3NO2E5LG.js.map
+//# sourceMappingURL=chunk-R655JGXH.js.map

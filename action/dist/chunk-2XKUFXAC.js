@@ -19749,4 +19749,4 @@ export {
   ReviewRefused,
   splitRepo
 };
-//# sourceMappingURL=chunk-HBW6HSBZ.js.map
+//# sourceMappingURL=chunk-2XKUFXAC.js.map

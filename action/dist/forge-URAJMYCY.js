@@ -6,13 +6,13 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-3LK5AUJS.js";
+} from "./chunk-2P6YJGR6.js";
 import {
   MergeRefused,
   ReviewRefused,
   external_exports,
   splitRepo
-} from "./chunk-HBW6HSBZ.js";
+} from "./chunk-2XKUFXAC.js";
 import {
   GitHubApiError,
   createGitHubOctokit,
@@ -238,6 +238,7 @@ var revertAnswer = external_exports.object({
     })
   })
 });
+var revertBranch = (number, branch) => `revert-${number}-${branch}`;
 var Pulls = class {
   constructor(octokit) {
     this.octokit = octokit;
@@ -288,10 +289,15 @@ var Pulls = class {
    * GraphQL's revertPullRequest (REST has no revert): GitHub makes the revert commit on a new branch
    * of its own naming and opens the PR, so the app runs no git. Its answer is checked (zod) before
    * it becomes a PullRequest; a refusal (not merged, a revert that does not apply) is a
-   * ConveyorError `forge-failed` naming the PR and GitHub's words.
+   * ConveyorError `forge-failed` naming the PR and GitHub's words. GitHub opens another revert PR
+   * each time it is asked: a revert PR already open on its branch (`revert-<number>-<branch>`:
+   * the command given again after a failure past this point, a delivery GitHub made again) is
+   * answered instead.
    */
   async revert(repo, number, pr) {
     const original = await this.get(repo, number);
+    const open = await this.find(repo, revertBranch(number, original.branch));
+    if (open) return open;
     if (!original.nodeId) throw new ConveyorError("forge-failed", `${repo}#${number} has no GraphQL id to revert it by`);
     let answer;
     try {
@@ -556,4 +562,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-5W44ILFX.js.map
+//# sourceMappingURL=forge-URAJMYCY.js.map

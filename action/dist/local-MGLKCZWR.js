@@ -3,12 +3,12 @@ import {
   GitRepo,
   describeIssues,
   makePrivateTemp
-} from "./chunk-3NO2E5LG.js";
+} from "./chunk-R655JGXH.js";
 import {
   MergeRefused,
   external_exports,
   splitRepo
-} from "./chunk-HBW6HSBZ.js";
+} from "./chunk-2XKUFXAC.js";
 import {
   ConveyorError
 } from "./chunk-DJRTUKIR.js";
@@ -556,4 +556,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-NZK4NVBA.js.map
+//# sourceMappingURL=local-MGLKCZWR.js.map
