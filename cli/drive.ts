@@ -356,7 +356,7 @@ export function report(run: Run, json: boolean, selection: Selection): void {
     );
     return;
   }
-  say(`\n${renderRun(run)}`);
+  say(`\n${renderRun(run, selection)}`);
   const guarded = protectedPrs(run);
   if (guarded.length) {
     const lines = guarded.map(

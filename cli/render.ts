@@ -43,8 +43,8 @@ function when(run: Run, now: string): string {
   return `started ${formatAgo(run.createdAt, now)}${ended ? `, took ${durationBetween(run.createdAt, run.updatedAt)}` : ''}`;
 }
 
-/** `now`: the moment it is printed (tests pass their own). */
-export function renderRun(run: Run, now = new Date().toISOString()): string {
+/** `selection`: what makes the commands it prints act on this run; `now`: the moment it is printed (tests pass their own). */
+export function renderRun(run: Run, selection: Selection, now = new Date().toISOString()): string {
   // A usage column only when an agent of the run reported usage.
   const usage = runUsage(run) !== undefined;
   const rows = run.plan.steps.map((s) => {
@@ -67,7 +67,9 @@ export function renderRun(run: Run, now = new Date().toISOString()): string {
   ];
   if (run.prs.length) {
     lines.push('', 'Pull requests:');
-    for (const pr of run.prs) lines.push(`  ${pr.repo}#${pr.number}  branch ${pr.branch}  ${pr.url}`);
+    // A local forge's PR has no page to open (its URL names it, file://…/pull/N, and is no file): the command that shows it instead.
+    for (const pr of run.prs) lines.push(`  ${pr.repo}#${pr.number}  branch ${pr.branch}${pr.url.startsWith('file:') ? '' : `  ${pr.url}`}`);
+    if (run.prs.some((pr) => pr.url.startsWith('file:'))) lines.push(`  (${commandFor('pr', run.id, selection, run)} shows each one's body, reviews and diff)`);
   }
   const envs = run.environments.filter((e) => e.state !== 'skipped');
   if (envs.length) {

@@ -45,9 +45,11 @@ export function register(program: Command): void {
           for (const repo of demo.repos) {
             say(`  git -C ${join(demo.remotes, `${repo}.git`)} log --oneline --all --graph`);
           }
+          const runId = await demoRunId(statePath);
           say(`  node ${bin} status --state ${statePath}`);
+          say(`  node ${bin} pr ${runId} --state ${statePath}   # each PR's body, reviews and diff`);
           say(`  ls ${join(demo.dir, 'attempts')}   # each step attempt's payload, result and log`);
-          if (o.keepEnvs) say(`  node ${bin} teardown ${await demoRunId(statePath)} --state ${statePath}   # stops the previews`);
+          if (o.keepEnvs) say(`  node ${bin} teardown ${runId} --state ${statePath}   # stops the previews`);
           else say('  (run `conveyor demo --keep-envs` to keep the previews up and open the storefront)');
         }
         return code;

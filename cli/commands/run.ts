@@ -183,7 +183,7 @@ export function register(program: Command): void {
           if (runId) {
             const run = await storedRun(store, o.state, runId);
             if (o.json) report(run, true, { statePath: o.state });
-            else say(`${renderRun(run)}`);
+            else say(`${renderRun(run, { statePath: o.state })}`);
             return EXIT.ok;
           }
           const runs = await store.list();

@@ -8,6 +8,7 @@ import { AT, current, start, step } from '../core/run/drive.ts';
 
 const later = (seconds: number): string => new Date(Date.parse(AT) + seconds * 1000).toISOString();
 const at = (event: RunEvent, seconds: number): RunEvent => ({ ...event, at: later(seconds) });
+const SEL = { statePath: 'runs.db' };
 
 describe('the command line status of a run', () => {
   const plan = planOf([
@@ -18,7 +19,7 @@ describe('the command line status of a run', () => {
   it('says when a running run started, and each finished step its time', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;
-    const text = renderRun(run, later(150));
+    const text = renderRun(run, SEL, later(150));
     expect(text.split('\n')[0]).toBe('Run r1: running  (default on acme/web#7: Add a thing; started 2 min ago)');
     expect(text).toMatch(/^implement +code +succeeded +1 +1m 12s/m);
     expect(text).not.toMatch(/\d+ms\b/);
@@ -27,9 +28,9 @@ describe('the command line status of a run', () => {
   it('shows the models each attempt reported, beside the configured one where that is not among them', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success', { usage: { inputTokens: 5, models: ['claude-opus-4-8'] } }), 72)).run;
-    const text = renderRun(run, later(150));
+    const text = renderRun(run, SEL, later(150));
     expect(text).toContain('Models (as the agents reported them):\n  implement attempt 1  claude-opus-4-8  (configured: anthropic/claude)');
-    expect(renderRun(start(plan).run, later(1))).not.toContain('Models');
+    expect(renderRun(start(plan).run, SEL, later(1))).not.toContain('Models');
   });
 
   it('lists each attempt an agent was stopped in for what is not its work: a refused host, an unavailable vendor', () => {
@@ -37,24 +38,35 @@ describe('the command line status of a run', () => {
       "The agent was stopped: the sandbox refused api.anthropic.com:443 (1 time), which is not in its network.allow, and it is the agent's model API.";
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'failure', { error: { code: 'agent-network-refused', message: refused } }), 20)).run;
-    const text = renderRun(run, later(30));
+    const text = renderRun(run, SEL, later(30));
     expect(text).toContain(`Agents stopped (not their work):\n  implement attempt 1  agent-network-refused: ${refused}`);
     let other = start(plan).run;
     other = step(other, at(current(other, 'implement', 'failure', { error: { code: 'agent-failed', message: 'The agent exited with 1' } }), 20)).run;
-    expect(renderRun(other, later(30))).not.toContain('Agents stopped');
+    expect(renderRun(other, SEL, later(30))).not.toContain('Agents stopped');
+  });
+
+  it("lists a local forge's PRs with the command that shows them (their file:// URL opens nothing), and GitHub's with their links", () => {
+    const run = start(plan).run;
+    const local = { ...run, prs: [{ repo: 'acme/web', number: 2, branch: 'conveyor/r1', url: 'file:///tmp/remotes/acme/web/pull/2' }] };
+    const text = renderRun(local, SEL, later(5));
+    expect(text).toContain('Pull requests:\n  acme/web#2  branch conveyor/r1\n  (conveyor pr r1 --state runs.db shows each one\'s body, reviews and diff)');
+    expect(text).not.toContain('file://');
+    const github = { ...run, prs: [{ repo: 'acme/web', number: 2, branch: 'conveyor/r1', url: 'https://github.com/acme/web/pull/2' }] };
+    expect(renderRun(github, SEL, later(5))).toContain('Pull requests:\n  acme/web#2  branch conveyor/r1  https://github.com/acme/web/pull/2');
+    expect(renderRun(github, SEL, later(5))).not.toContain('conveyor pr');
   });
 
   it('says how long a finished run took', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;
     run = step(run, at(current(run, 'test', 'success'), 3600 + 180)).run;
-    expect(renderRun(run, later(4000)).split('\n')[0]).toBe('Run r1: succeeded  (default on acme/web#7: Add a thing; started 1 hour ago, took 1h 3m)');
+    expect(renderRun(run, SEL, later(4000)).split('\n')[0]).toBe('Run r1: succeeded  (default on acme/web#7: Add a thing; started 1 hour ago, took 1h 3m)');
   });
 
   it('says a step under way is running, with its time so far (never `queued … 0ms`)', () => {
     let run = start(plan).run;
     run = step(run, at(current(run, 'implement', 'success'), 72)).run;
-    const text = renderRun(run, later(72 + 81));
+    const text = renderRun(run, SEL, later(72 + 81));
     expect(text).toMatch(/^test +gate +running +1 +1m 21s/m);
     expect(text).not.toContain('queued');
     expect(runningSteps(run, later(72 + 81))).toBe('test running 1m 21s');

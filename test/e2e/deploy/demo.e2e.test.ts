@@ -97,6 +97,12 @@ describe("the demo's deploy step", () => {
     expect(r.stdout).toContain('Run storefront-1: succeeded');
     const teardown = `node ${CONVEYOR_BIN} teardown storefront-1 --state ${state}`;
     expect(r.stdout).toContain(teardown);
+    // Its PRs are named with the command that shows them, never a file://…/pull/N link that opens nothing; pasted, it shows them.
+    expect(r.stdout).not.toContain('/pull/');
+    expect(r.stdout).toContain(`node ${CONVEYOR_BIN} pr storefront-1 --state ${state}`);
+    const prs = await cli(['pr', 'storefront-1', '--state', state, '--no-diff'], { cwd: root, env });
+    expect(prs.code, prs.stdout + prs.stderr).toBe(0);
+    expect(prs.stdout).toContain('demo/catalog#1');
 
     const s = JSON.parse((await cli(['status', 'storefront-1', '--json', '--state', state], { cwd: root, env })).stdout) as {
       steps: Record<string, { attempts: { mode: string; conclusion?: string }[] }>;
