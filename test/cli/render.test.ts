@@ -49,7 +49,7 @@ describe('the command line status of a run', () => {
     const run = start(plan).run;
     const local = { ...run, prs: [{ repo: 'acme/web', number: 2, branch: 'conveyor/r1', url: 'file:///tmp/remotes/acme/web/pull/2' }] };
     const text = renderRun(local, SEL, later(5));
-    expect(text).toContain('Pull requests:\n  acme/web#2  branch conveyor/r1\n  (conveyor pr r1 --state runs.db shows each one\'s body, reviews and diff)');
+    expect(text).toContain("Pull requests:\n  acme/web#2  branch conveyor/r1\n  (conveyor pr r1 --state runs.db shows each one's body, reviews and diff)");
     expect(text).not.toContain('file://');
     const github = { ...run, prs: [{ repo: 'acme/web', number: 2, branch: 'conveyor/r1', url: 'https://github.com/acme/web/pull/2' }] };
     expect(renderRun(github, SEL, later(5))).toContain('Pull requests:\n  acme/web#2  branch conveyor/r1  https://github.com/acme/web/pull/2');
