@@ -5,6 +5,8 @@
 // everything else is literal. A pattern matches a path that it spells out whole or that lies under
 // one it spells out, so `src` (the prefix rule `writes` always had) is `src/**`, and `.github` is
 // `.github/**`. `**/package.json` is a `package.json` anywhere, the root's included.
+import { LRUCache } from 'lru-cache';
+import picomatch from 'picomatch';
 
 export function normalizePath(path: string): string {
   return path
@@ -13,46 +15,30 @@ export function normalizePath(path: string): string {
     .replace(/\/+$/, '');
 }
 
-const cache = new Map<string, RegExp>();
+// picomatch with its other syntax off: the dialect is `*`, `?` and `**` only (patternProblem
+// refuses brackets, braces and `!`). Parentheses and `|` are groups to picomatch whatever its
+// options, so they (and `+`, `@`) are escaped: here each is the character it is. A normalized
+// pattern holds no backslash, so the escapes are the only ones.
+const DIALECT: picomatch.PicomatchOptions = { dot: true, nobrace: true, nobracket: true, noextglob: true, nonegate: true, literalBrackets: true };
 
-function segmentSource(segment: string): string {
-  let out = '';
-  for (const ch of segment) {
-    if (ch === '*') out += '[^/]*';
-    else if (ch === '?') out += '[^/]';
-    else out += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return out;
-}
+/** Compiled once per pattern: `writes` and `protect` test every changed path against the same few. */
+const compiled = new LRUCache<string, (path: string) => boolean>({ max: 1000 });
 
-function compile(pattern: string): RegExp {
-  const known = cache.get(pattern);
+function compile(pattern: string): (path: string) => boolean {
+  const known = compiled.get(pattern);
   if (known) return known;
-  const segments = normalizePath(pattern).split('/').filter(Boolean);
-  let source = '';
-  segments.forEach((segment, i) => {
-    const last = i === segments.length - 1;
-    if (segment === '**') {
-      // Any number of whole segments: `a/**/b` is `a/b`, `a/x/b`, ...; a trailing `**` is the prefix rule's "under".
-      source += last ? (i === 0 ? '.*' : '(?:/.*)?') : i === 0 ? '(?:[^/]+/)*' : '(?:/[^/]+)*';
-      return;
-    }
-    // A leading `**` brings its own separator; every other segment follows a `/`.
-    const sep = i === 0 || (i === 1 && segments[0] === '**') ? '' : '/';
-    source += sep + segmentSource(segment);
-  });
   // What the pattern spells out, or anything under it.
-  const re = new RegExp(`^${source}(?:/.*)?$`, 's');
-  if (cache.size > 1000) cache.clear();
-  cache.set(pattern, re);
-  return re;
+  const literal = pattern.replace(/[()|+@]/g, '\\$&');
+  const matcher = picomatch(literal === '**' ? literal : [literal, `${literal}/**`], DIALECT);
+  compiled.set(pattern, matcher);
+  return matcher;
 }
 
 /** True when `path` is what `pattern` spells out or lies under it. `''` and `.` match every path. */
 export function matchesPattern(path: string, pattern: string): boolean {
   const p = normalizePath(pattern);
   if (p === '' || p === '.') return true;
-  return compile(p).test(normalizePath(path));
+  return compile(p)(normalizePath(path));
 }
 
 /** The patterns of `patterns` that match `path`. */

@@ -24,6 +24,13 @@ describe('path patterns', () => {
     ['v1.txt', 'v?.txt', true],
     ['v10.txt', 'v?.txt', false],
     ['a+b(c).txt', 'a+b(c).txt', true],
+    // Characters other globs read as groups or alternatives are themselves.
+    ['a+bc.txt', 'a+b(c).txt', false],
+    ['a|b', 'a|b', true],
+    ['a', 'a|b', false],
+    ['yy', '*(y)', false],
+    ['.env.local', '.env*', true],
+    ['sub/.env', '**/.env', true],
   ])('%s against %s: %s', (path, pattern, want) => {
     expect(matchesPattern(path, pattern)).toBe(want);
   });
