@@ -134,7 +134,12 @@ export async function runEntry(io: EntryIO): Promise<StepResult> {
     if (note) result = { ...result, summary: `${result.summary}\n\n${scrubber.scrub(note)}` };
   }
   // How its commands were isolated and what was blocked, and what its agents used, whatever the outcome.
-  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
+  // Only gates, deploys and teardowns run services' commands (their setups with them).
+  const runsServices = valid !== undefined && (valid.step.kind === 'gate' || valid.step.kind === 'deploy' || valid.mode === 'teardown');
+  const docker = Object.entries(runsServices ? valid.services : {})
+    .filter(([, service]) => service.docker === true)
+    .map(([name]) => name);
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t), docker);
   if (ctx) result = withUsageReport(result, ctx.usage, valid);
   // Every result leaves sealed, failures too: the engine verifies it against the payload it sent.
   result = sealResult(result, inputsDigest(inputs));

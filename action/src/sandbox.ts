@@ -191,7 +191,7 @@ export function sandboxReport(s: StepSandbox, scrub: (text: string) => string = 
 }
 
 /** The step's result with how its commands were isolated, in its `sandbox` field and its summary. */
-export function withSandboxReport(result: StepResult, s: StepSandbox, scrub?: (text: string) => string): StepResult {
+export function withSandboxReport(result: StepResult, s: StepSandbox, scrub?: (text: string) => string, docker: readonly string[] = []): StepResult {
   if (!s.used) return result;
   const report = sandboxReport(s, scrub);
   const lines: string[] = [
@@ -199,6 +199,11 @@ export function withSandboxReport(result: StepResult, s: StepSandbox, scrub?: (t
       ? "Every command ran in bubblewrap: its own PID namespace, a read-only file system but for its workspace, a private HOME and /tmp, the runner's secrets and host sockets hidden."
       : `**${noSandboxNote(s.availability.reason)}**`,
   ];
+  // The one wall a pipeline author takes down themselves: said where people look, not only in the plan.
+  if (s.availability.available && docker.length)
+    lines.push(
+      `The commands of ${docker.map((d) => code(d)).join(', ')} may reach the runner's Docker daemon (\`docker: true\`), which is root on the runner.`,
+    );
   if (report.blocked.length) {
     lines.push(
       `The sandbox blocked ${report.blocked.length === 1 ? 'a connection' : 'connections'} to hosts not in \`network.allow\`:`,

@@ -45,6 +45,20 @@ describe('gate step', () => {
     expect(run.result?.commits['acme/api']).toBe(remotes.head('acme/api', 'main'));
   });
 
+  it("says in its summary which services' commands may reach the runner's Docker daemon (docker: true), and none where no service asks", () => {
+    const docker = runAction({
+      payload: makePayload({ repos: REPOS, step: gateStep({ run: 'true' }), services: { api: { docker: true } } }),
+      dir: scratch,
+      env: { GITHUB_SERVER_URL: remotes.url },
+    });
+    expect(docker.result?.conclusion, docker.stdout + docker.stderr).toBe('success');
+    expect(docker.result?.summary).toContain('Every command ran in bubblewrap');
+    expect(docker.result?.summary).toContain("The commands of `api` may reach the runner's Docker daemon (`docker: true`), which is root on the runner.");
+    const none = runAction({ payload: makePayload({ repos: REPOS, step: gateStep({ run: 'true' }) }), dir: scratch, env: { GITHUB_SERVER_URL: remotes.url } });
+    expect(none.result?.summary).toContain('Every command ran in bubblewrap');
+    expect(none.result?.summary).not.toContain('Docker');
+  });
+
   it('fails with the failing lines of each failing repository, named, without secrets', () => {
     remotes.commit('acme/docs', 'main', { 'ok.txt': '' }, 'keep');
     git(remotes.bare('acme/docs'), 'branch', 'conveyor/docs-7', 'main');

@@ -19,8 +19,8 @@ export interface PayloadOptions {
   findings?: string;
   issue?: Partial<StepPayload['issue']>;
   runId?: string;
-  /** Extra service fields by service name (e.g. gate, path). */
-  services?: Record<string, { gate?: string; path?: string }>;
+  /** Extra service fields by service name (e.g. gate, path, docker). */
+  services?: Record<string, Partial<StepPayload['services'][string]>>;
 }
 
 export function codeStep(overrides: Partial<Extract<PlanStep, { kind: 'code' }>> = {}): PlanStep {
