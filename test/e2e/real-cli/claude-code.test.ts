@@ -15,7 +15,7 @@ import { createFleet, type Fleet } from '../../helpers/fleet.ts';
 import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { anthropicMessages, outage, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
-import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, type StatusJson } from './real-cli-fixture.ts';
+import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, coderOnly, stepLog, attemptMinutes } from './real-cli-fixture.ts';
 
 const KEY = 'sk-ant-api03-real-key-of-the-test-0001';
 
@@ -163,32 +163,6 @@ pipelines:
   });
 });
 
-/** A one-step pipeline (implement) whose coder is `agent`, a flow mapping. */
-function coderOnly(agent: string): string {
-  return `version: 1
-agents:
-  coder: ${agent}
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`;
-}
-
-/** The step process's log of attempt 1 of `implement` (what `conveyor run` points at). */
-function stepLog(): string {
-  return readFileSync(join(dirname(fleet.state), 'attempts', 'web-3', 'implement.run.1.0', 'output.log'), 'utf8');
-}
-
-/** The minutes the attempt took, as the state recorded them. */
-function attemptMinutes(s: StatusJson): number {
-  const a = s.steps.implement!.attempts[0] as { startedAt: string; finishedAt: string };
-  return (Date.parse(a.finishedAt) - Date.parse(a.startedAt)) / 60_000;
-}
-
 const OVERLOADED = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
 // Claude Code retries an overloaded API itself, ten times over some three minutes by default (each
 // retry printed as an `api_retry` event, so the stall guard rightly leaves it be); here once, so a
@@ -211,8 +185,8 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
       /^\*\*The agent was stopped: the sandbox refused api\.anthropic\.com:443 \(\d+ times?\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.anthropic\.com to `agents\.coder\.network\.allow` \(which replaces its preset's hosts\), or point the agent with `agents\.coder\.endpoint` at an API it may reach\./,
     );
     // Stopped at the refusal, not at its 30-minute timeout.
-    expect(attemptMinutes(s)).toBeLessThan(1);
-    expect((step.result as { sandbox?: { mode: string; blocked: Array<{ host: string }> } }).sandbox).toMatchObject({
+    expect(attemptMinutes(s, 'implement')).toBeLessThan(1);
+    expect(step.result?.sandbox).toMatchObject({
       mode: 'bubblewrap',
       blocked: [expect.objectContaining({ host: 'api.anthropic.com', port: 443 })],
     });
@@ -241,15 +215,15 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
-    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog()}`).toBe('succeeded');
+    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe('succeeded');
     // Two runs of the CLI (two sessions), the first of them overloaded through its own retry too.
     expect(down.sessions).toHaveLength(2);
     expect(down.failed.length).toBe(2);
     for (const a of down.failed) expect(a.headers['x-claude-code-session-id']).toBe(down.sessions[0]);
     // One attempt, no repair: the retry was within it.
-    expect(step.attempts.map((a) => [a.mode, (a as { conclusion?: string }).conclusion])).toEqual([['run', 'success']]);
-    expect((step as { repairs?: number }).repairs).toBe(0);
-    expect(stepLog()).toContain(
+    expect(step.attempts.map((a) => [a.mode, a.conclusion])).toEqual([['run', 'success']]);
+    expect(step.repairs).toBe(0);
+    expect(stepLog(fleet, 'web-3')).toContain(
       `its model's API was unavailable (529: "Overloaded"); running it again in 30 s (retry 1 of 3, in this attempt: no repair is spent)`,
     );
 
@@ -280,7 +254,9 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
-    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog()}`).toBe('agent-vendor-unavailable');
+    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe(
+      'agent-vendor-unavailable',
+    );
     expect(step.status).toBe('failed');
     expect(step.result?.error).toMatchObject({
       message:
@@ -290,7 +266,7 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     expect(down.sessions).toHaveLength(2);
     expect(coder.seen).toEqual([]);
     expect(step.attempts).toHaveLength(1);
-    expect((step as { repairs?: number }).repairs).toBe(0);
+    expect(step.repairs).toBe(0);
     expect(fleet.remotes.branches('acme/web')).toEqual(['main']);
     const text = await cli(['status', 'web-3', '--state', fleet.state]);
     expect(text.stdout).toContain(`agent-vendor-unavailable: The agent could not work: its model's API answered 529 ("Overloaded")`);

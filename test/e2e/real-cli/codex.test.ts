@@ -13,7 +13,7 @@ import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { openaiResponses, outage, script } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, type StatusJson } from './real-cli-fixture.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, coderOnly, stepLog, attemptMinutes } from './real-cli-fixture.ts';
 import { createBench } from '../../action/preset-fixture.ts';
 import { processesWith } from '../../helpers/processes.ts';
 
@@ -99,32 +99,6 @@ pipelines:
   });
 });
 
-/** A one-step pipeline (implement) whose coder is `agent`, a flow mapping. */
-function coderOnly(agent: string): string {
-  return `version: 1
-agents:
-  coder: ${agent}
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`;
-}
-
-/** The step process's log of attempt 1 of `implement` (what `conveyor run` points at). */
-function stepLog(): string {
-  return readFileSync(join(dirname(fleet.state), 'attempts', 'web-3', 'implement.run.1.0', 'output.log'), 'utf8');
-}
-
-/** The minutes the attempt took, as the state recorded them. */
-function attemptMinutes(s: StatusJson): number {
-  const a = s.steps.implement!.attempts[0] as { startedAt: string; finishedAt: string };
-  return (Date.parse(a.finishedAt) - Date.parse(a.startedAt)) / 60_000;
-}
-
 describe('Codex (the real CLI) when its model API is out of reach or unavailable', () => {
   it('sent to a host its network allow-list lacks: stopped within a minute as agent-network-refused (not left retrying), naming the host and the key to add', async () => {
     // No key of its on the runner, so no forwarder: Codex goes to api.openai.com itself, through the
@@ -138,8 +112,8 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     expect(step.result?.summary).toMatch(
       /^\*\*The agent was stopped: the sandbox refused api\.openai\.com:443 \(\d+ times?\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.openai\.com to `agents\.coder\.network\.allow` \(which replaces its preset's hosts\), or point the agent with `agents\.coder\.endpoint` at an API it may reach\./,
     );
-    expect(attemptMinutes(s)).toBeLessThan(1);
-    expect((step.result as { sandbox?: { mode: string; blocked: Array<{ host: string }> } }).sandbox).toMatchObject({
+    expect(attemptMinutes(s, 'implement')).toBeLessThan(1);
+    expect(step.result?.sandbox).toMatchObject({
       mode: 'bubblewrap',
       // Beside it, github.com once, which this Codex asks for as it starts (and does without).
       blocked: expect.arrayContaining([expect.objectContaining({ host: 'api.openai.com', port: 443 })]),
@@ -161,14 +135,14 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
-    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog()}`).toBe('succeeded');
+    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe('succeeded');
     // Two runs of the CLI: the first met the 503 on every request, through all its own retries.
     expect(down.sessions).toHaveLength(2);
     expect(down.failed.filter((a) => a.method === 'POST').length).toBeGreaterThan(1);
     for (const a of down.failed) expect(a.headers['session-id']).toBe(down.sessions[0]);
-    expect(step.attempts.map((a) => [a.mode, (a as { conclusion?: string }).conclusion])).toEqual([['run', 'success']]);
-    expect((step as { repairs?: number }).repairs).toBe(0);
-    expect(stepLog()).toContain(
+    expect(step.attempts.map((a) => [a.mode, a.conclusion])).toEqual([['run', 'success']]);
+    expect(step.repairs).toBe(0);
+    expect(stepLog(fleet, 'web-3')).toContain(
       `its model's API was unavailable (503: ${JSON.stringify(said)}); running it again in 30 s (retry 1 of 3, in this attempt: no repair is spent)`,
     );
 
@@ -195,7 +169,9 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
-    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog()}`).toBe('agent-vendor-unavailable');
+    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe(
+      'agent-vendor-unavailable',
+    );
     // Codex itself says only "exceeded retry limit, last status: 429 Too Many Requests": the vendor's words came through the forwarder.
     expect(step.result?.error).toMatchObject({
       message:
@@ -205,7 +181,7 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     expect(down.sessions).toHaveLength(1);
     expect(coder.seen).toEqual([]);
     expect(step.attempts).toHaveLength(1);
-    expect(stepLog()).not.toContain('running it again');
+    expect(stepLog(fleet, 'web-3')).not.toContain('running it again');
     expect(fleet.remotes.branches('acme/web')).toEqual(['main']);
   });
 });
