@@ -4,9 +4,10 @@
 //   fires), so the run is stopped as soon as the refused host is its model's API, or once refusals
 //   have gone on for a while with no other traffic at all;
 // - its model's vendor unavailable (`agent-vendor-unavailable`): answers of 429, 529 or a 5xx as
-//   the key forwarder saw them, or the CLI's own JSON event saying it was overloaded or rate
-//   limited. The action runs the agent again after a backoff, a bounded number of times, within
-//   the same attempt (no repair is spent), then fails with what the vendor said.
+//   the key forwarder saw them, or the CLI's last JSON error event saying it was overloaded or rate
+//   limited, or that its answer broke off. The action runs the agent again after a backoff, a
+//   bounded number of times, within the same attempt (no repair is spent), then fails with what
+//   the vendor said.
 // Pure: the caller feeds events with their times, and asks.
 import { hostAllowed } from '../hosts.ts';
 
@@ -74,8 +75,11 @@ export interface VendorTrouble {
   said: string;
 }
 
+// "stream disconnected before completion" is Codex's for an answer that broke off: a vendor whose
+// stream stalls meets its idle timeout (5 minutes) and its "Reconnecting…" retries, which print, so
+// the stall guard never sees silence; after half an hour it fails with these words (its 0.171.0).
 const TROUBLE_WORDS =
-  /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b/i;
+  /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b|stream disconnected before completion/i;
 
 /** A short text of what an error answer or event said: its JSON error message where it has one. */
 function vendorWords(body: string, limit = 300): string {
@@ -103,12 +107,11 @@ function messageOf(value: unknown): string | undefined {
 }
 
 /**
- * The trouble a CLI's JSON event reports, when it is an error event (Claude Code's `result` with
- * `is_error`, Codex's `error` and `turn.failed`, Gemini CLI's `error` and its `result` with
- * `status: error`) whose words say the vendor was overloaded or rate limited. Other lines, a
- * transcript of the agent's own tools included, never count.
+ * The words of a CLI's JSON error event (Claude Code's `result` with `is_error`, Codex's `error`
+ * and `turn.failed`, Gemini CLI's `error` and its `result` with `status: error`), or undefined for
+ * any other line, a transcript of the agent's own tools included.
  */
-export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
+function errorEventWords(line: string): string | undefined {
   const text = line.trim();
   if (!text.startsWith('{')) return undefined;
   let event: Record<string, unknown>;
@@ -125,10 +128,19 @@ export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
     type === 'turn.failed' ||
     (type === 'result' && (event.is_error === true || event.status === 'error' || (typeof event.subtype === 'string' && event.subtype.startsWith('error'))));
   if (!isError) return undefined;
-  const said = messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
+  return messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
+}
+
+function troubleOfWords(said: string): VendorTrouble | undefined {
   if (!TROUBLE_WORDS.test(said)) return undefined;
   const status = /\b(429|529|50[0-4])\b/.exec(said)?.[1];
   return { ...(status ? { status: Number(status) } : {}), said: vendorWords(said) };
+}
+
+/** The trouble a CLI's error event reports, when its words say the vendor was overloaded, rate limited or broke off its answer. */
+export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
+  const said = errorEventWords(line);
+  return said === undefined ? undefined : troubleOfWords(said);
 }
 
 /** Watches the model's answers (as the key forwarder saw them) and the CLI's error events during one agent run. */
@@ -143,7 +155,9 @@ export class VendorWatch {
   }
 
   line(line: string): void {
-    this.fromCli = vendorTroubleOfLine(line) ?? this.fromCli;
+    // The CLI's last error event says why it failed: a "Reconnecting…" it got past is not the reason for a later error of its own.
+    const said = errorEventWords(line);
+    if (said !== undefined) this.fromCli = troubleOfWords(said);
   }
 
   /** What made the run fail, when it failed because its vendor was unavailable: the API's last answer first, else what the CLI said. */

@@ -242,3 +242,42 @@ export function openaiResponses(s: Script, options: { tools?: Record<string, 'fu
     res.end();
   };
 }
+
+// --- Outages: a vendor down for a CLI's first runs -------------------------------------------------
+
+/** The CLI session a request belongs to (one run of the CLI): Claude Code's and Codex's own header for it. */
+export function sessionOf(arrived: Arrived): string | undefined {
+  const id = arrived.headers['x-claude-code-session-id'] ?? arrived.headers['session-id'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+export interface Outage {
+  /** The vendor's answer: down for the first `runs` sessions, then `answer`. */
+  answer: Answer;
+  /** The sessions seen, in the order they first arrived. */
+  sessions: string[];
+  /** The requests answered with the outage's status. */
+  failed: Arrived[];
+}
+
+/**
+ * A vendor that answers `status` and `body` (a 529 "overloaded", a 503, a 429) to every request of
+ * the first `runs` runs of the CLI (told apart by their session: a CLI's own retries within a run
+ * meet the outage too), and as `answer` does to every request of the runs after (Infinity: it never
+ * recovers). Requests of no session (a connectivity probe) are answered by `answer`.
+ */
+export function outage(answer: Answer, o: { status: number; body: string; runs: number }): Outage {
+  const out: Outage = {
+    sessions: [],
+    failed: [],
+    answer: (req, res, arrived) => {
+      const session = sessionOf(arrived);
+      if (session === undefined) return answer(req, res, arrived);
+      if (!out.sessions.includes(session)) out.sessions.push(session);
+      if (out.sessions.indexOf(session) >= o.runs) return answer(req, res, arrived);
+      out.failed.push(arrived);
+      failWith(res, o);
+    },
+  };
+  return out;
+}

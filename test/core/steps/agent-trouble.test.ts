@@ -88,6 +88,22 @@ describe('a vendor that is unavailable', () => {
     expect(quiet.trouble()).toEqual({ status: 503, said: 'HTTP 503' });
   });
 
+  it("counts Codex's answer that broke off (a stream that stalled past its idle timeout) as the vendor's, in the words the real Codex 0.171.0 printed", () => {
+    const failed = JSON.stringify({ type: 'turn.failed', error: { message: 'stream disconnected before completion: idle timeout waiting for SSE' } });
+    expect(vendorTroubleOfLine(failed)).toEqual({ said: 'stream disconnected before completion: idle timeout waiting for SSE' });
+  });
+
+  it("goes by the CLI's last error event: a retry it got past is not why a later error of its own failed it", () => {
+    const w = new VendorWatch();
+    w.line(JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected before completion: idle timeout waiting for SSE)' }));
+    expect(w.trouble()).toMatchObject({ said: expect.stringContaining('idle timeout') });
+    // Its own work's events between are no error events and change nothing.
+    w.line(JSON.stringify({ type: 'item.completed', item: { type: 'command_execution', aggregated_output: 'rate limit of 429 per minute' } }));
+    expect(w.trouble()).toMatchObject({ said: expect.stringContaining('idle timeout') });
+    w.line(JSON.stringify({ type: 'turn.failed', error: { message: 'cannot apply the patch to src/app.ts' } }));
+    expect(w.trouble()).toBeUndefined();
+  });
+
   it('backs off 30 s, 1 min, then 2 min each time', () => {
     expect([0, 1, 2, 3, 4].map(vendorBackoffMinutes)).toEqual([0.5, 1, 2, 2, 2]);
   });

@@ -14,8 +14,8 @@ import { git } from '../../helpers/repos.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
 import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
-import { anthropicMessages, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
-import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS } from './real-cli-fixture.ts';
+import { anthropicMessages, outage, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
+import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, coderOnly, stepLog, attemptMinutes } from './real-cli-fixture.ts';
 
 const KEY = 'sk-ant-api03-real-key-of-the-test-0001';
 
@@ -132,7 +132,7 @@ describe('Claude Code (the real CLI) on a stream that stalls', () => {
         `
 version: 1
 agents:
-  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${api.url}, timeout-minutes: 60, stall-minutes: 6, env: { STALL_MARK: real-claude } }
+  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${api.url}, timeout-minutes: 120, stall-minutes: 16, env: { STALL_MARK: real-claude } }
 services:
   web: { repo: acme/web }
 pipelines:
@@ -143,15 +143,14 @@ pipelines:
 `,
         'implement',
       );
-      const started = Date.now();
-      // A minute of 500 ms: the guard fires after 3 s of silence, the timeout after 30 s.
+      // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s. (Not 3 s:
+      // on a busy machine this Claude Code prints nothing for longer than that as it starts.)
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { ANTHROPIC_API_KEY: KEY },
         path: `${claude.bin}:${process.env.PATH}`,
         minuteMs: 500,
       });
       expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      expect(Date.now() - started).toBeLessThan(25_000);
       // It did reach the API and got the answer's start: the stall is the stream's, not a refused connection.
       expect(stalled.seen).toHaveLength(1);
       expect(result.summary).toContain('"subtype":"init"');
@@ -161,5 +160,115 @@ pipelines:
       await api.close();
       bench.cleanup();
     }
+  });
+});
+
+const OVERLOADED = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+// Claude Code retries an overloaded API itself, ten times over some three minutes by default (each
+// retry printed as an `api_retry` event, so the stall guard rightly leaves it be); here once, so a
+// run it gives up on takes seconds. Conveyor's own retry is what is tested.
+const ONE_RETRY_OF_ITS_OWN = '{ CLAUDE_CODE_MAX_RETRIES: "1" }';
+
+describe('Claude Code (the real CLI) when its model API is out of reach or unavailable', () => {
+  it('sent to a host its network allow-list lacks: stopped within a minute as agent-network-refused, naming the host and the key to add', async () => {
+    // A subscription's OAuth token passes to the CLI by name (no forwarder), so the CLI goes to its
+    // vendor itself, through the sandbox's proxy: an allow-list that replaced the preset's hosts refuses it.
+    fleet.writeConfig(coderOnly('{ preset: claude-code, model: anthropic/claude-sonnet-4-5, network: { allow: [registry.npmjs.org] }, timeout-minutes: 30 }'));
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-token-of-the-test-0003' },
+    });
+    const s = await status(fleet, 'web-3');
+    const step = s.steps.implement!;
+    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}`).toBe('agent-network-refused');
+    expect(step.status).toBe('failed');
+    expect(step.result?.summary).toMatch(
+      /^\*\*The agent was stopped: the sandbox refused api\.anthropic\.com:443 \(\d+ times?\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.anthropic\.com to `agents\.coder\.network\.allow` \(which replaces its preset's hosts\), or point the agent with `agents\.coder\.endpoint` at an API it may reach\./,
+    );
+    // Stopped at the refusal, not at its 30-minute timeout.
+    expect(attemptMinutes(s, 'implement')).toBeLessThan(1);
+    expect(step.result?.sandbox).toMatchObject({
+      mode: 'bubblewrap',
+      blocked: [expect.objectContaining({ host: 'api.anthropic.com', port: 443 })],
+    });
+    expect(fleet.remotes.branches('acme/web')).toEqual(['main']);
+    // `conveyor status` says it too.
+    const text = await cli(['status', 'web-3', '--state', fleet.state]);
+    expect(text.stdout).toContain('agent-network-refused: The agent was stopped: the sandbox refused api.anthropic.com:443');
+  });
+
+  it('a 529 "overloaded" on its first run: agent-vendor-unavailable, run again after a backoff within the attempt (no repair spent), and the step succeeds once the vendor recovers', async () => {
+    const coder = script(
+      [
+        (r) => ({ tool: 'Write', input: { file_path: join(workingDirectory(r), 'hello.txt'), content: 'hello after the outage\n' } }),
+        { text: 'Added hello.txt.' },
+      ],
+      { usage: { input: 1200, output: 80 } },
+    );
+    const down = outage(anthropicMessages(coder), { status: 529, body: OVERLOADED, runs: 1 });
+    coderApi = await startVendorApi({ answer: down.answer });
+    fleet.writeConfig(
+      coderOnly(`{ preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${coderApi.url}, timeout-minutes: 5, env: ${ONE_RETRY_OF_ITS_OWN} }`),
+    );
+
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+    });
+    const s = await status(fleet, 'web-3');
+    const step = s.steps.implement!;
+    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe('succeeded');
+    // Two runs of the CLI (two sessions), the first of them overloaded through its own retry too.
+    expect(down.sessions).toHaveLength(2);
+    expect(down.failed.length).toBe(2);
+    for (const a of down.failed) expect(a.headers['x-claude-code-session-id']).toBe(down.sessions[0]);
+    // One attempt, no repair: the retry was within it.
+    expect(step.attempts.map((a) => [a.mode, a.conclusion])).toEqual([['run', 'success']]);
+    expect(step.repairs).toBe(0);
+    expect(stepLog(fleet, 'web-3')).toContain(
+      `its model's API was unavailable (529: "Overloaded"); running it again in 30 s (retry 1 of 3, in this attempt: no repair is spent)`,
+    );
+
+    expect(fleet.remotes.show('acme/web', 'conveyor/web-3', 'hello.txt')).toBe('hello after the outage');
+    expect(coder.seen.map((r) => r.turn)).toEqual([0, 1]);
+    // The overloaded run used nothing; the second's two answers are the attempt's usage.
+    expect(step.result?.usage).toMatchObject({ inputTokens: 2400, outputTokens: 160, models: ['claude-sonnet-4-5'] });
+    // The real key went to the vendor on every request, the overloaded ones too; never to the agent.
+    const posts = coderApi.arrived.filter((a) => a.path.startsWith('/v1/messages'));
+    expect(posts.length).toBeGreaterThanOrEqual(4);
+    for (const a of posts) expect(a.headers['x-api-key']).toBe(KEY);
+    const attempts = join(dirname(fleet.state), 'attempts', 'web-3');
+    for (const a of readdirSync(attempts)) expect(readFileSync(join(attempts, a, 'transcript.log'), 'utf8')).not.toContain(KEY);
+  });
+
+  it('a vendor that stays overloaded: agent-vendor-unavailable after `vendor-retries` more runs, naming what the vendor said; nothing pushed and no repair spent', async () => {
+    const coder = script([{ text: 'never reached' }]);
+    const down = outage(anthropicMessages(coder), { status: 529, body: OVERLOADED, runs: Infinity });
+    coderApi = await startVendorApi({ answer: down.answer });
+    fleet.writeConfig(
+      coderOnly(
+        `{ preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${coderApi.url}, timeout-minutes: 5, vendor-retries: 1, env: ${ONE_RETRY_OF_ITS_OWN} }`,
+      ),
+    );
+
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+    });
+    const s = await status(fleet, 'web-3');
+    const step = s.steps.implement!;
+    expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe(
+      'agent-vendor-unavailable',
+    );
+    expect(step.status).toBe('failed');
+    expect(step.result?.error).toMatchObject({
+      message:
+        `The agent could not work: its model's API answered 529 ("Overloaded") in each of 2 runs, with a backoff between them. ` +
+        'That is the vendor, not the work: no repair was spent. Retry the step later, or raise `agents.coder.vendor-retries`. Nothing was pushed.',
+    });
+    expect(down.sessions).toHaveLength(2);
+    expect(coder.seen).toEqual([]);
+    expect(step.attempts).toHaveLength(1);
+    expect(step.repairs).toBe(0);
+    expect(fleet.remotes.branches('acme/web')).toEqual(['main']);
+    const text = await cli(['status', 'web-3', '--state', fleet.state]);
+    expect(text.stdout).toContain(`agent-vendor-unavailable: The agent could not work: its model's API answered 529 ("Overloaded")`);
   });
 });

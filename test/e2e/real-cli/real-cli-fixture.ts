@@ -2,6 +2,8 @@
 // review verdict in the schema a schema-enforcing CLI is given, and the shell command an agent is
 // scripted to run to record what it holds (every environment of its sandbox's processes, and
 // every file of its HOME), into a file that lands on the PR's branch for the test to read.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import type { Usage } from '../../../core/contract/usage.ts';
 import { cli } from '../../helpers/cli.ts';
@@ -14,8 +16,15 @@ export interface StatusJson {
     {
       status: string;
       reason?: string;
-      result?: { usage?: Usage; summary: string; conclusion?: string; error?: { code: string } };
-      attempts: Array<{ mode: string; usage?: Usage }>;
+      repairs: number;
+      result?: {
+        usage?: Usage;
+        summary: string;
+        conclusion?: string;
+        error?: { code: string; message: string };
+        sandbox?: { mode: string; blocked: Array<{ host: string; port: number; count: number }> };
+      };
+      attempts: Array<{ mode: string; usage?: Usage; conclusion?: string; startedAt: string; finishedAt?: string }>;
     }
   >;
   prs: Array<{ repo: string; number: number; branch: string }>;
@@ -37,3 +46,29 @@ export const reviewTurn = {
 // No braces or quotes: Claude Code's Bash tool refuses those together as "expansion obfuscation".
 export const SEE_WHAT_THE_AGENT_HOLDS = (file: string) =>
   `cat /proc/[0-9]*/environ 2>/dev/null | tr \\\\000 \\\\n > ${file}; echo HOME=$HOME >> ${file}; find $HOME -type f -size -100k -exec cat {} + >> ${file} 2>/dev/null; echo recorded`;
+
+/** A one-step pipeline (implement, on acme/web) whose coder is `agent`, a YAML flow mapping. */
+export function coderOnly(agent: string): string {
+  return `version: 1
+agents:
+  coder: ${agent}
+services:
+  web: { repo: acme/web }
+pipelines:
+  default:
+    service: web
+    steps:
+      - { id: implement, kind: code, agent: coder }
+`;
+}
+
+/** The step process's log of attempt 1 of `implement` in run `id` (the file `conveyor run` names). */
+export function stepLog(fleet: Fleet, id: string): string {
+  return readFileSync(join(dirname(fleet.state), 'attempts', id, 'implement.run.1.0', 'output.log'), 'utf8');
+}
+
+/** The minutes the step's first attempt took, from its start to its end as the state recorded them. */
+export function attemptMinutes(s: StatusJson, step: string): number {
+  const a = s.steps[step]!.attempts[0]!;
+  return (Date.parse(a.finishedAt!) - Date.parse(a.startedAt)) / 60_000;
+}
