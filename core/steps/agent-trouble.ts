@@ -105,8 +105,9 @@ function messageOf(value: unknown): string | undefined {
 /**
  * The trouble a CLI's JSON event reports, when it is an error event (Claude Code's `result` with
  * `is_error`, Codex's `error` and `turn.failed`, Gemini CLI's `error` and its `result` with
- * `status: error`) whose words say the vendor was overloaded or rate limited. Other lines, a
- * transcript of the agent's own tools included, never count.
+ * `status: error`, Copilot CLI's `session.error` with its `data.statusCode`) whose status or words
+ * say the vendor was overloaded or rate limited. Other lines, a transcript of the agent's own
+ * tools included, never count.
  */
 export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
   const text = line.trim();
@@ -120,15 +121,19 @@ export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
     return undefined;
   }
   const type = event.type;
+  // Copilot CLI's, once its own retries are spent: the status it last got, and its words, under `data`.
+  const copilot = type === 'session.error' && event.data && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : undefined;
   const isError =
+    copilot !== undefined ||
     type === 'error' ||
     type === 'turn.failed' ||
     (type === 'result' && (event.is_error === true || event.status === 'error' || (typeof event.subtype === 'string' && event.subtype.startsWith('error'))));
   if (!isError) return undefined;
-  const said = messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
-  if (!TROUBLE_WORDS.test(said)) return undefined;
-  const status = /\b(429|529|50[0-4])\b/.exec(said)?.[1];
-  return { ...(status ? { status: Number(status) } : {}), said: vendorWords(said) };
+  const said = messageOf(copilot?.message) ?? messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
+  const coded = typeof copilot?.statusCode === 'number' && vendorUnavailableStatus(copilot.statusCode) ? copilot.statusCode : undefined;
+  if (coded === undefined && !TROUBLE_WORDS.test(said)) return undefined;
+  const status = coded ?? /\b(429|529|50[0-4])\b/.exec(said)?.[1];
+  return { ...(status !== undefined ? { status: Number(status) } : {}), said: vendorWords(said) || `HTTP ${status}` };
 }
 
 /** Watches the model's answers (as the key forwarder saw them) and the CLI's error events during one agent run. */

@@ -67,6 +67,26 @@ describe('a vendor that is unavailable', () => {
     ).toEqual({
       said: 'Resource has been exhausted (e.g. check quota).',
     });
+    // Copilot CLI 1.0.102's, once its five retries are spent (its event, as it printed it against a 503): signed in to
+    // GitHub, no forwarder sees its API's answers, so this is all there is.
+    const copilot = (statusCode: number, last: string) =>
+      JSON.stringify({
+        type: 'session.error',
+        data: {
+          errorType: 'query',
+          message: `Failed to get response from the AI model; retried 5 times (total retry wait time: 17.10 seconds) Last error: ${last}`,
+          statusCode,
+          originatingMessageId: 'ad1f3214-7784-44a0-b364-2cb5ffb5c0a4',
+        },
+        id: 'f3254980-6c03-4b2f-bea0-6b6a5e26c462',
+      });
+    expect(vendorTroubleOfLine(copilot(503, '503 The server is overloaded'))).toEqual({
+      status: 503,
+      said: 'Failed to get response from the AI model; retried 5 times (total retry wait time: 17.10 seconds) Last error: 503 The server is overloaded',
+    });
+    // Its status counts where its words would not; a refused sign-in is no outage.
+    expect(vendorTroubleOfLine(copilot(529, 'upstream says no'))).toMatchObject({ status: 529 });
+    expect(vendorTroubleOfLine(copilot(401, '401 Bad credentials'))).toBeUndefined();
     // What the agent's tools print, or a successful result that mentions a rate limit, never counts.
     expect(vendorTroubleOfLine('Error: 503 Service Unavailable')).toBeUndefined();
     expect(
