@@ -54,7 +54,8 @@ describe('Copilot CLI (the real CLI) in its bring-your-own-key mode in conveyor 
         }),
         { text: 'Added hello.txt.' },
       ],
-      { usage: { input: 1500, output: 70 } },
+      // The API answers as a dated model: Copilot CLI records the one it asked for all the same.
+      { usage: { input: 1500, output: 70 }, model: 'gpt-5-2025-08-07' },
     );
     // Its verdict source is the file the prompt names: the reviewer writes it with its bash tool.
     const reviewer = script(
@@ -100,7 +101,8 @@ pipelines:
     // The second request carries the create tool's result back to the model.
     expect(coder.seen[1]!.text).toContain('"role":"tool"');
 
-    // Its usage file: three answers of 1,500 in and 70 out, by the model it ran (the configured one, without its `openai/`).
+    // Its usage file: three answers of 1,500 in and 70 out, by the model it asked for (the configured one, without its
+    // `openai/`), not the one the answers named.
     expect(s.steps.implement?.result?.usage).toMatchObject({ inputTokens: 4500, outputTokens: 210, models: ['gpt-5'] });
     expect(coder.seen[0]!.body.model).toBe('gpt-5');
 
@@ -244,7 +246,7 @@ pipelines:
         `
 version: 1
 agents:
-  coder: { preset: copilot, provider: openai, model: openai/gpt-5, endpoint: ${api.url}/v1, timeout-minutes: 60, stall-minutes: 6, env: { STALL_MARK: real-copilot } }
+  coder: { preset: copilot, provider: openai, model: openai/gpt-5, endpoint: ${api.url}/v1, timeout-minutes: 120, stall-minutes: 20, env: { STALL_MARK: real-copilot } }
 services:
   web: { repo: acme/web }
 pipelines:
@@ -255,7 +257,8 @@ pipelines:
 `,
         'implement',
       );
-      // A minute of 1 s: the guard fires after 6 s of silence (its unpack, the first time, is done within it), the timeout after 60 s.
+      // A minute of 1 s: the guard fires after 20 s of silence, the timeout after 120 s. Its first run in a new cache is
+      // silent while it unpacks itself (6 s and more here), which a real stall-minutes never notices but a shrunk one must allow.
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { COPILOT_PROVIDER_API_KEY: KEY },
         path: `${copilot.bin}:${process.env.PATH}`,
