@@ -162,14 +162,19 @@ export function vendorBackoffMinutes(n: number): number {
   return Math.min(2, 0.5 * 2 ** n);
 }
 
-/** The step's error for a run stopped because the sandbox refused a host. */
-export function networkRefusedMessage(who: string, agent: string, r: Refusal, windowSeconds: number): string {
+/**
+ * The step's error for a run stopped because the sandbox refused a host. `needsProvider`: the
+ * agent is Copilot CLI signed in to GitHub, which takes an `endpoint` only in its
+ * bring-your-own-key mode (`provider`), so that is what the fix names.
+ */
+export function networkRefusedMessage(who: string, agent: string, r: Refusal, windowSeconds: number, needsProvider = false): string {
+  const endpoint = needsProvider ? `\`agents.${agent}.provider\` and \`agents.${agent}.endpoint\`` : `\`agents.${agent}.endpoint\``;
   const what = r.modelHost
     ? "it is the agent's model API"
     : `the agent kept asking for it with no other traffic for ${windowSeconds} s (a CLI retrying an API it cannot reach)`;
   const fix = r.modelHost
-    ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with \`agents.${agent}.endpoint\` at an API it may reach`
-    : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set \`agents.${agent}.endpoint\` if it is where its model is)`;
+    ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with ${endpoint} at an API it may reach`
+    : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set ${endpoint} if it is where its model is)`;
   return `${who} was stopped: the sandbox refused ${r.host}:${r.port} (${r.count} time${r.count === 1 ? '' : 's'}), which is not in its network.allow, and ${what}. To let it through, ${fix}.`;
 }
 

@@ -2,7 +2,14 @@
 // which answers and CLI events say its vendor was unavailable.
 import { describe, expect, it } from 'vitest';
 import { hostAllowed } from '../../../core/hosts.ts';
-import { RefusalWatch, VendorWatch, vendorBackoffMinutes, vendorTroubleOfLine, vendorUnavailableStatus } from '../../../core/steps/agent-trouble.ts';
+import {
+  networkRefusedMessage,
+  RefusalWatch,
+  VendorWatch,
+  vendorBackoffMinutes,
+  vendorTroubleOfLine,
+  vendorUnavailableStatus,
+} from '../../../core/steps/agent-trouble.ts';
 
 describe('the refusal watch', () => {
   const watch = () => new RefusalWatch({ modelHosts: ['api.anthropic.com', '*.githubcopilot.com'], windowMs: 30_000 });
@@ -35,6 +42,20 @@ describe('the refusal watch', () => {
     w.refused('other.example.com', 80, 26_000);
     w.refused('registry.npmjs.org', 443, 27_000);
     expect(w.check(60_000)).toMatchObject({ host: 'registry.npmjs.org', count: 5 });
+  });
+
+  it('names the fix: the host to allow, or an endpoint, which Copilot CLI signed in to GitHub takes only with its provider', () => {
+    const github = { host: 'api.github.com', port: 443, count: 1, modelHost: true };
+    expect(networkRefusedMessage('The agent', 'coder', github, 30)).toBe(
+      "The agent was stopped: the sandbox refused api.github.com:443 (1 time), which is not in its network.allow, and it is the agent's model API. " +
+        "To let it through, add api.github.com to `agents.coder.network.allow` (which replaces its preset's hosts), or point the agent with `agents.coder.endpoint` at an API it may reach.",
+    );
+    expect(networkRefusedMessage('The agent', 'coder', github, 30, true)).toContain(
+      'or point the agent with `agents.coder.provider` and `agents.coder.endpoint` at an API it may reach.',
+    );
+    expect(networkRefusedMessage('The agent', 'coder', { ...github, host: 'telemetry.example.com', count: 4, modelHost: false }, 30, true)).toContain(
+      'the agent kept asking for it with no other traffic for 30 s (a CLI retrying an API it cannot reach). To let it through, add telemetry.example.com to `agents.coder.network.allow` if the agent needs it (or set `agents.coder.provider` and `agents.coder.endpoint` if it is where its model is).',
+    );
   });
 });
 

@@ -175,8 +175,9 @@ pipelines:
       expect(Date.now() - started).toBeLessThan(60_000);
       // Its first request, before any model call: the GitHub sign-in, refused once and stopped there.
       expect(result.sandbox?.blocked).toEqual([expect.objectContaining({ host: 'api.github.com', port: 443 })]);
+      // Signed in to GitHub it takes an endpoint only in its bring-your-own-key mode: the fix says so.
       expect(result.error?.message).toMatch(
-        /^The agent was stopped: the sandbox refused api\.github\.com:443 \(1 time\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.github\.com to `agents\.coder\.network\.allow`/,
+        /^The agent was stopped: the sandbox refused api\.github\.com:443 \(1 time\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.github\.com to `agents\.coder\.network\.allow` \(which replaces its preset's hosts\), or point the agent with `agents\.coder\.provider` and `agents\.coder\.endpoint` at an API it may reach\./,
       );
       expect(processesWith('REFUSE_MARK', 'real-copilot')).toEqual([]);
       expect(bench.remotes.branches('acme/web')).toEqual(['main']);
