@@ -352,7 +352,8 @@ export function agentStopped(
   who: string,
 ): { code: 'agent-stalled' | 'agent-timeout' | 'agent-network-refused' | 'agent-vendor-unavailable'; message: string } | undefined {
   if (outcome.refused) {
-    return { code: 'agent-network-refused', message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60) };
+    const needsProvider = agent.preset === 'copilot' && !agent.provider;
+    return { code: 'agent-network-refused', message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60, needsProvider) };
   }
   if (outcome.stalled) {
     return {

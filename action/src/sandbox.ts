@@ -105,8 +105,8 @@ export function agentIsolation(
 }
 
 /**
- * The folders of an agent's private HOME kept between its runs: `.cache` and what its preset's
- * CLI unpacks there (Copilot CLI's 235 MB), so it unpacks once. The agent writes them, so each is
+ * The folders of an agent's private HOME kept between its runs: `.cache` (where Copilot CLI
+ * unpacks its 235 MB) and what else its preset's CLI unpacks there, so it unpacks once. The agent writes them, so each is
  * its own, by primary repository and agent name: no other agent (a reviewer judging its work)
  * and no other repository's agent on a runner that stays reads what it left.
  */

@@ -189,8 +189,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = {
     model: { flag: '--model', provider: 'strip' },
     reviewer: { args: [], verdict: 'agent-writes-file' },
     leaves: [],
-    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) into its HOME on first run.
-    homeCaches: ['.copilot/pkg'],
+    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) on first run, into
+    // $XDG_CACHE_HOME/copilot/pkg (1.0.102, run in the sandbox): the agent's kept `.cache`.
+    homeCaches: [],
     // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
     usage: { from: 'file', flag: '--usage-output-file' },
     // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.

@@ -107,11 +107,13 @@ function messageOf(value: unknown): string | undefined {
 }
 
 /**
- * The words of a CLI's JSON error event (Claude Code's `result` with `is_error`, Codex's `error`
- * and `turn.failed`, Gemini CLI's `error` and its `result` with `status: error`), or undefined for
- * any other line, a transcript of the agent's own tools included.
+ * A CLI's JSON error event (Claude Code's `result` with `is_error`, Codex's `error` and
+ * `turn.failed`, Gemini CLI's `error` and its `result` with `status: error`, Copilot CLI's
+ * `session.error` with its `data.statusCode`): its words, and the status it names when it names
+ * one the vendor answers when unavailable. Undefined for any other line, a transcript of the
+ * agent's own tools included.
  */
-function errorEventWords(line: string): string | undefined {
+function errorEvent(line: string): { said: string; status?: number } | undefined {
   const text = line.trim();
   if (!text.startsWith('{')) return undefined;
   let event: Record<string, unknown>;
@@ -123,24 +125,30 @@ function errorEventWords(line: string): string | undefined {
     return undefined;
   }
   const type = event.type;
+  // Copilot CLI's, once its own retries are spent: the status it last got, and its words, under `data`.
+  const copilot = type === 'session.error' && event.data && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : undefined;
   const isError =
+    copilot !== undefined ||
     type === 'error' ||
     type === 'turn.failed' ||
     (type === 'result' && (event.is_error === true || event.status === 'error' || (typeof event.subtype === 'string' && event.subtype.startsWith('error'))));
   if (!isError) return undefined;
-  return messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
+  const said = messageOf(copilot?.message) ?? messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? '';
+  const coded = typeof copilot?.statusCode === 'number' && vendorUnavailableStatus(copilot.statusCode) ? copilot.statusCode : undefined;
+  return { said, ...(coded !== undefined ? { status: coded } : {}) };
 }
 
-function troubleOfWords(said: string): VendorTrouble | undefined {
-  if (!TROUBLE_WORDS.test(said)) return undefined;
-  const status = /\b(429|529|50[0-4])\b/.exec(said)?.[1];
-  return { ...(status ? { status: Number(status) } : {}), said: vendorWords(said) };
+function troubleOf(event: { said: string; status?: number }): VendorTrouble | undefined {
+  if (event.status === undefined && !TROUBLE_WORDS.test(event.said)) return undefined;
+  const found = /\b(429|529|50[0-4])\b/.exec(event.said)?.[1];
+  const status = event.status ?? (found !== undefined ? Number(found) : undefined);
+  return { ...(status !== undefined ? { status } : {}), said: vendorWords(event.said) || `HTTP ${status}` };
 }
 
-/** The trouble a CLI's error event reports, when its words say the vendor was overloaded, rate limited or broke off its answer. */
+/** The trouble a CLI's error event reports, when its status or words say the vendor was overloaded, rate limited or broke off its answer. */
 export function vendorTroubleOfLine(line: string): VendorTrouble | undefined {
-  const said = errorEventWords(line);
-  return said === undefined ? undefined : troubleOfWords(said);
+  const event = errorEvent(line);
+  return event === undefined ? undefined : troubleOf(event);
 }
 
 /** Watches the model's answers (as the key forwarder saw them) and the CLI's error events during one agent run. */
@@ -156,8 +164,8 @@ export class VendorWatch {
 
   line(line: string): void {
     // The CLI's last error event says why it failed: a "Reconnecting…" it got past is not the reason for a later error of its own.
-    const said = errorEventWords(line);
-    if (said !== undefined) this.fromCli = troubleOfWords(said);
+    const event = errorEvent(line);
+    if (event !== undefined) this.fromCli = troubleOf(event);
   }
 
   /** What made the run fail, when it failed because its vendor was unavailable: the API's last answer first, else what the CLI said. */
@@ -171,14 +179,19 @@ export function vendorBackoffMinutes(n: number): number {
   return Math.min(2, 0.5 * 2 ** n);
 }
 
-/** The step's error for a run stopped because the sandbox refused a host. */
-export function networkRefusedMessage(who: string, agent: string, r: Refusal, windowSeconds: number): string {
+/**
+ * The step's error for a run stopped because the sandbox refused a host. `needsProvider`: the
+ * agent is Copilot CLI signed in to GitHub, which takes an `endpoint` only in its
+ * bring-your-own-key mode (`provider`), so that is what the fix names.
+ */
+export function networkRefusedMessage(who: string, agent: string, r: Refusal, windowSeconds: number, needsProvider = false): string {
+  const endpoint = needsProvider ? `\`agents.${agent}.provider\` and \`agents.${agent}.endpoint\`` : `\`agents.${agent}.endpoint\``;
   const what = r.modelHost
     ? "it is the agent's model API"
     : `the agent kept asking for it with no other traffic for ${windowSeconds} s (a CLI retrying an API it cannot reach)`;
   const fix = r.modelHost
-    ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with \`agents.${agent}.endpoint\` at an API it may reach`
-    : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set \`agents.${agent}.endpoint\` if it is where its model is)`;
+    ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with ${endpoint} at an API it may reach`
+    : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set ${endpoint} if it is where its model is)`;
   return `${who} was stopped: the sandbox refused ${r.host}:${r.port} (${r.count} time${r.count === 1 ? '' : 's'}), which is not in its network.allow, and ${what}. To let it through, ${fix}.`;
 }
 

@@ -310,9 +310,9 @@ pipelines:
       - { id: implement, kind: code, agent: coder }
 `;
 
-  it("keeps what its CLI unpacks there (Copilot CLI's package, ~/.cache) for its next run, and for that agent alone", async () => {
+  it("keeps what its CLI unpacks there (Copilot CLI's package, in ~/.cache/copilot/pkg) for its next run, and for that agent alone", async () => {
     standIn('copilot');
-    const agents = (name: string) => `  ${name}: { preset: copilot, env: { STAND_IN_UNPACK: .copilot/pkg } }`;
+    const agents = (name: string) => `  ${name}: { preset: copilot, env: { STAND_IN_UNPACK: .cache/copilot/pkg } }`;
     const first = join(scratch, 'ws-1');
     expect((await run(bench.payloadFrom(config(agents('coder')), 'implement'), first)).result.sandbox?.mode).toBe('bubblewrap');
     expect(recordOf(first, 'copilot').unpacked).toBe('made');

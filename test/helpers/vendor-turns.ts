@@ -281,3 +281,70 @@ export function outage(answer: Answer, o: { status: number; body: string; runs: 
   };
   return out;
 }
+
+// --- OpenAI Chat Completions (Copilot CLI's provider mode, its default wire API) ------------------
+
+/** The tools a Chat Completions request offers, by name. */
+export function chatCompletionsTools(request: SeenRequest): string[] {
+  const tools = Array.isArray(request.body.tools) ? (request.body.tools as Array<{ function?: { name?: string } }>) : [];
+  return tools.flatMap((t) => (t.function?.name ? [t.function.name] : []));
+}
+
+/**
+ * `POST …/chat/completions` with `stream: true`: chunks of `chat.completion.chunk` (the role, then a
+ * tool call whose arguments arrive in two pieces, or the text), the finish reason, a last chunk
+ * with no choices and the usage (what `stream_options.include_usage` asks for), then `[DONE]`. The
+ * turn is the number of assistant messages in the history; a request without tools is a side
+ * request (a title, a summary) and gets a short text. A request without `stream` gets the whole
+ * completion as one JSON document.
+ */
+export function openaiChatCompletions(s: Script): Answer {
+  return (req, res, arrived) => {
+    if (req.method !== 'POST' || !arrived.path.includes('/chat/completions')) {
+      // A model list or a probe of some other path: an empty list, so a CLI that asks knows none.
+      res.writeHead(req.method === 'GET' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(req.method === 'GET' ? '{"object":"list","data":[]}' : '{"error":{"message":"not found"}}');
+      return;
+    }
+    const body = parse(arrived);
+    const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: string }>) : [];
+    const main = Array.isArray(body.tools) && body.tools.length > 0;
+    const turn: Turn = main ? pick(s, body, arrived.body, messages.filter((m) => m.role === 'assistant').length) : { text: 'Side answer.' };
+    if ('status' in turn) return failWith(res, turn);
+    const model = s.model ?? (typeof body.model === 'string' ? body.model : 'gpt');
+    const usage = main ? (s.usage ?? { input: 1000, output: 50 }) : { input: 5, output: 1 };
+    const id = `chatcmpl_${arrived.connection}_${s.seen.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    const call = {
+      id: `call_${id}`,
+      type: 'function',
+      function: { name: 'tool' in turn ? turn.tool : '', arguments: 'tool' in turn ? JSON.stringify(turn.input) : '' },
+    };
+    const finish = 'tool' in turn ? 'tool_calls' : 'stop';
+    const usageOf = { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output };
+    if (body.stream !== true) {
+      const message =
+        'tool' in turn ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: 'stall' in turn ? '' : turn.text };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }], usage: usageOf }));
+      return;
+    }
+    const send = sse(res);
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      send(undefined, { id, object: 'chat.completion.chunk', created, model, choices, ...extra });
+    chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    if ('stall' in turn) return;
+    if ('tool' in turn) {
+      const json = call.function.arguments;
+      const half = Math.floor(json.length / 2);
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, ...call, function: { name: turn.tool, arguments: json.slice(0, half) } }] }, finish_reason: null }]);
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: json.slice(half) } }] }, finish_reason: null }]);
+    } else {
+      chunk([{ index: 0, delta: { content: turn.text }, finish_reason: null }]);
+    }
+    chunk([{ index: 0, delta: {}, finish_reason: finish }]);
+    chunk([], { usage: usageOf });
+    send(undefined, '[DONE]');
+    res.end();
+  };
+}

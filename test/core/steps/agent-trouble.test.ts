@@ -2,7 +2,14 @@
 // which answers and CLI events say its vendor was unavailable.
 import { describe, expect, it } from 'vitest';
 import { hostAllowed } from '../../../core/hosts.ts';
-import { RefusalWatch, VendorWatch, vendorBackoffMinutes, vendorTroubleOfLine, vendorUnavailableStatus } from '../../../core/steps/agent-trouble.ts';
+import {
+  networkRefusedMessage,
+  RefusalWatch,
+  VendorWatch,
+  vendorBackoffMinutes,
+  vendorTroubleOfLine,
+  vendorUnavailableStatus,
+} from '../../../core/steps/agent-trouble.ts';
 
 describe('the refusal watch', () => {
   const watch = () => new RefusalWatch({ modelHosts: ['api.anthropic.com', '*.githubcopilot.com'], windowMs: 30_000 });
@@ -36,6 +43,20 @@ describe('the refusal watch', () => {
     w.refused('registry.npmjs.org', 443, 27_000);
     expect(w.check(60_000)).toMatchObject({ host: 'registry.npmjs.org', count: 5 });
   });
+
+  it('names the fix: the host to allow, or an endpoint, which Copilot CLI signed in to GitHub takes only with its provider', () => {
+    const github = { host: 'api.github.com', port: 443, count: 1, modelHost: true };
+    expect(networkRefusedMessage('The agent', 'coder', github, 30)).toBe(
+      "The agent was stopped: the sandbox refused api.github.com:443 (1 time), which is not in its network.allow, and it is the agent's model API. " +
+        "To let it through, add api.github.com to `agents.coder.network.allow` (which replaces its preset's hosts), or point the agent with `agents.coder.endpoint` at an API it may reach.",
+    );
+    expect(networkRefusedMessage('The agent', 'coder', github, 30, true)).toContain(
+      'or point the agent with `agents.coder.provider` and `agents.coder.endpoint` at an API it may reach.',
+    );
+    expect(networkRefusedMessage('The agent', 'coder', { ...github, host: 'telemetry.example.com', count: 4, modelHost: false }, 30, true)).toContain(
+      'the agent kept asking for it with no other traffic for 30 s (a CLI retrying an API it cannot reach). To let it through, add telemetry.example.com to `agents.coder.network.allow` if the agent needs it (or set `agents.coder.provider` and `agents.coder.endpoint` if it is where its model is).',
+    );
+  });
 });
 
 describe('a vendor that is unavailable', () => {
@@ -67,6 +88,26 @@ describe('a vendor that is unavailable', () => {
     ).toEqual({
       said: 'Resource has been exhausted (e.g. check quota).',
     });
+    // Copilot CLI 1.0.102's, once its five retries are spent (its event, as it printed it against a 503): signed in to
+    // GitHub, no forwarder sees its API's answers, so this is all there is.
+    const copilot = (statusCode: number, last: string) =>
+      JSON.stringify({
+        type: 'session.error',
+        data: {
+          errorType: 'query',
+          message: `Failed to get response from the AI model; retried 5 times (total retry wait time: 17.10 seconds) Last error: ${last}`,
+          statusCode,
+          originatingMessageId: 'ad1f3214-7784-44a0-b364-2cb5ffb5c0a4',
+        },
+        id: 'f3254980-6c03-4b2f-bea0-6b6a5e26c462',
+      });
+    expect(vendorTroubleOfLine(copilot(503, '503 The server is overloaded'))).toEqual({
+      status: 503,
+      said: 'Failed to get response from the AI model; retried 5 times (total retry wait time: 17.10 seconds) Last error: 503 The server is overloaded',
+    });
+    // Its status counts where its words would not; a refused sign-in is no outage.
+    expect(vendorTroubleOfLine(copilot(529, 'upstream says no'))).toMatchObject({ status: 529 });
+    expect(vendorTroubleOfLine(copilot(401, '401 Bad credentials'))).toBeUndefined();
     // What the agent's tools print, or a successful result that mentions a rate limit, never counts.
     expect(vendorTroubleOfLine('Error: 503 Service Unavailable')).toBeUndefined();
     expect(

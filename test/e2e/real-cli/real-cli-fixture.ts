@@ -42,10 +42,14 @@ export const reviewTurn = {
   scores: { complexity: 0.1, risk: 0.1, impact: 0.2 },
 };
 
-/** The agent's view: each process's environment in its sandbox (its CLI's own among them) and its HOME's files. */
+/**
+ * The agent's view: each process's environment in its sandbox (its CLI's own among them) and its
+ * HOME's files; `unpacked` names a folder of HOME holding only what the CLI unpacked of its own
+ * package (Copilot CLI's, 235 MB), left out.
+ */
 // No braces or quotes: Claude Code's Bash tool refuses those together as "expansion obfuscation".
-export const SEE_WHAT_THE_AGENT_HOLDS = (file: string) =>
-  `cat /proc/[0-9]*/environ 2>/dev/null | tr \\\\000 \\\\n > ${file}; echo HOME=$HOME >> ${file}; find $HOME -type f -size -100k -exec cat {} + >> ${file} 2>/dev/null; echo recorded`;
+export const SEE_WHAT_THE_AGENT_HOLDS = (file: string, unpacked?: string) =>
+  `cat /proc/[0-9]*/environ 2>/dev/null | tr \\\\000 \\\\n > ${file}; echo HOME=$HOME >> ${file}; find $HOME ${unpacked ? `-path $HOME/${unpacked} -prune -o ` : ''}-type f -size -100k -exec cat {} + >> ${file} 2>/dev/null; echo recorded`;
 
 /** A one-step pipeline (implement, on acme/web) whose coder is `agent`, a YAML flow mapping. */
 export function coderOnly(agent: string): string {
