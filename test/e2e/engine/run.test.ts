@@ -385,5 +385,5 @@ describe('conveyor run (embedded mode)', () => {
     const unknownStatus = await cli(['status', 'web-99', '--state', fleet.state]);
     expect(unknownStatus.code).toBe(2);
     expect(unknownStatus.stderr).toContain('no run web-99');
-  });
+  }, 300_000); // some 30 commands, each a Node start: a busy machine takes its time
 });
