@@ -30,7 +30,7 @@ import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { movedRepos, redeployStale } from './redeploy.ts';
-import { mergeEnqueued, mergeQueueChanged } from './queue.ts';
+import { mergeDequeued, mergeEnqueued, mergeQueueChanged } from './queue.ts';
 import { boundedFeedback } from './feedback.ts';
 import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
@@ -169,6 +169,8 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
       return mergeEnqueued(run, event);
     case 'merge-queue':
       return mergeQueueChanged(run, event);
+    case 'merge-dequeued':
+      return mergeDequeued(run, event);
     case 'torn-down':
       return tornDown(run, event);
     case 'environments-settled':
@@ -179,6 +181,8 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
 /** Terminal runs stay terminal; only the bookkeeping of their teardown still applies. */
 function onTerminal(run: Run, event: RunEvent): DraftTransition {
   if (event.type === 'torn-down') return tornDown(run, event);
+  // A cancel's stop of a merge that waited for its queue reports what it took out of the queue.
+  if (event.type === 'merge-dequeued') return mergeDequeued(run, event);
   if (event.type === 'environments-settled' || event.type === 'step-lost') return lateEnvironments(run, event.environments ?? [], event.at);
   if (event.type === 'step-completed') return lateEnvironments(run, event.result.environments, event.at);
   if (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel' || event.type === 'feedback') {
