@@ -370,12 +370,10 @@ export class Engine {
   private async dequeue(run: Run, ref: AttemptRef): Promise<void> {
     if (!this.options.dequeue) return;
     // The forge itself out of reach (an installation gone): every PR it held is one that may still merge.
-    const done = await this.options
-      .dequeue(run, ref)
-      .catch((e: unknown): Dequeued => ({
-        removed: [],
-        failed: unmergedEntries(run, ref).map((x) => ({ repo: x.repo, number: x.number, error: (e as Error).message })),
-      }));
+    const done = await this.options.dequeue(run, ref).catch((e: unknown): Dequeued => ({
+      removed: [],
+      failed: unmergedEntries(run, ref).map((x) => ({ repo: x.repo, number: x.number, error: (e as Error).message })),
+    }));
     for (const f of done.failed)
       this.options.log?.error(`run ${run.id} cancelled, but ${f.repo}#${f.number} could not be taken out of its merge queue and may still merge: ${f.error}`, {
         ...attemptFields(ref),

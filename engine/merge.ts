@@ -203,7 +203,7 @@ export async function dequeueRun(forge: Forge, run: Run, ref: AttemptRef): Promi
       if (!forge.mergeQueue) throw new Error('this forge has no merge queue to take it out of');
       const pr = await forge.getPullRequest(entry.repo, entry.number);
       if (pr.state !== 'open') continue;
-      if (await forge.mergeQueue.dequeue(pr)) out.removed.push(at);
+      if (await forge.mergeQueue.dequeue({ ...at, ...(pr.nodeId ? { nodeId: pr.nodeId } : {}) })) out.removed.push(at);
     } catch (e) {
       out.failed.push({ ...at, error: (e as Error).message });
     }

@@ -175,8 +175,9 @@ export function mergeDequeued(run: Run, e: Extract<RunEvent, { type: 'merge-dequ
   const d = new Draft(run, e.at);
   const w = d.step(s.id);
   w.attempts = w.attempts.map((r) => (r === record ? { ...r, queue: { ...queue, dequeued: { at: e.at, removed, failed } } } : r));
+  const why = failed.length === 1 ? failed[0]!.error : failed.map((f) => `${f.pr}: ${f.error}`).join('; ');
   const left = failed.length
-    ? `could not take ${failed.map((f) => `${f.pr} (${f.error})`).join(', ')} out of the merge queue: it may still merge, remove it from the queue on the forge`
+    ? `could not take ${failed.map((f) => f.pr).join(', ')} out of the merge queue, where ${failed.length === 1 ? 'it' : 'they'} may still merge (remove ${failed.length === 1 ? 'it' : 'them'} there): ${why}`
     : '';
   const said = [removed.length ? `took ${removed.join(', ')} out of the merge queue` : '', left].filter(Boolean).join('; ');
   w.reason = capped(s.reason ? `${s.reason}; ${said}` : said, REASON_MAX);
