@@ -375,10 +375,13 @@ export class Engine {
       failed: unmergedEntries(run, ref).map((x) => ({ repo: x.repo, number: x.number, error: (e as Error).message })),
     }));
     for (const f of done.failed)
-      this.options.log?.error(`run ${run.id} cancelled, but ${f.repo}#${f.number} could not be taken out of its merge queue and may still merge: ${f.error}`, {
-        ...attemptFields(ref),
-        repo: f.repo,
-      });
+      this.options.log?.error(
+        `run ${run.id} stopped waiting for its merge queue, but ${f.repo}#${f.number} could not be taken out of it and may still merge: ${f.error}`,
+        {
+          ...attemptFields(ref),
+          repo: f.repo,
+        },
+      );
     if (done.removed.length === 0 && done.failed.length === 0) return;
     await this.apply(run.id, { type: 'merge-dequeued', at: this.now(), step: ref.step, attempt: ref.attempt, epoch: ref.epoch, ...done });
   }

@@ -461,7 +461,12 @@ function cancel(run: Run, at: string, why: string, unreachable = false): DraftTr
   if (unreachable) {
     // Nothing can be stopped or torn down where nothing can be reached: the environments stay recorded as they are.
     d.run.unreachable = reason;
-    return { run: d.run, effects: [] };
+    // But for a merge's PRs in a queue, which would merge on their own: the engine takes out those it still reaches.
+    for (const p of run.plan.steps) {
+      const s = run.steps[p.id];
+      if (s?.status === 'queued' && p.kind === 'merge' && s.mode === 'run') d.stopUnderWay(s, reason);
+    }
+    return { run: d.run, effects: d.effects };
   }
   // What was dispatched is stopped where it runs.
   for (const p of run.plan.steps) {

@@ -6,7 +6,7 @@
 // again (GraphQL dequeuePullRequest). Driven through probot.receive, nock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, INSTALLATION, tokenScope, webhooks, type Harness } from './harness.ts';
 import { configScope, dispatchScope, openPullScope, permissionScope, type Dispatched } from './scopes.ts';
 import {
   API_HEAD,
@@ -311,9 +311,38 @@ describe('cancelling a run whose merge waits for a merge queue', () => {
       /\| `ship` \| merge \| ⛔ cancelled: cancelled by bob; could not take acme\/lib#3 out of the merge queue.*Resource not accessible by integration/,
     );
     expect(h.logged).toContain(
-      'run acme-web-7 cancelled, but acme/lib#3 could not be taken out of its merge queue and may still merge: (GraphQL dequeuePullRequest) Resource not accessible by integration',
+      'run acme-web-7 stopped waiting for its merge queue, but acme/lib#3 could not be taken out of it and may still merge: (GraphQL dequeuePullRequest) Resource not accessible by integration',
     );
     // Said once, not tried again and again: the effect is done.
+    expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
+  });
+});
+
+describe('an installation losing a repository while the merge waits for its queue', () => {
+  it('cancels the run and still takes its enqueued PR out of the queue of a repository it reaches', async () => {
+    await seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const first = [queued('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await approveByComment(h);
+    allDone(first);
+
+    const dequeuedVars: unknown[] = [];
+    const scopes = [openPull('acme/lib'), dequeueScope(dequeuedVars)];
+    await h.receive('installation_repositories', {
+      action: 'removed',
+      installation: { id: INSTALLATION },
+      repository_selection: 'selected',
+      repositories_added: [],
+      repositories_removed: [{ id: 1, node_id: 'x', name: 'web', full_name: 'acme/web', private: true }],
+      sender: { login: 'owner', type: 'User' },
+    });
+    allDone(scopes);
+    expect(dequeuedVars).toEqual([{ id: 'PR_acme_lib' }]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', unreachable: "cancelled by GitHub: the Conveyor app's access to acme/web was removed" });
+    expect(run.steps.ship?.reason).toBe("cancelled by GitHub: the Conveyor app's access to acme/web was removed; took acme/lib#3 out of the merge queue");
+    // Nothing else was asked of GitHub: no teardown, no report of the unreachable run.
     expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
   });
 });
