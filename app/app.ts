@@ -23,7 +23,7 @@ import { gitHub, type GitHub } from '../adapters/github/forge/github.ts';
 import { ApprovalChecks } from './approval-check.ts';
 import { onChangesRequested, onCommandText, onRequestedAction, onRerunRequested, type CommandSource } from './commands.ts';
 import { installationOf, type AppDeps } from './deps.ts';
-import { mergeRun, type MergePolicy } from '../engine/merge.ts';
+import { dequeueRun, mergeRun, type MergePolicy } from '../engine/merge.ts';
 import { judgeCi } from '../engine/ci.ts';
 import { CiJudgements, onCommitChecks, registerCiWebhooks, sweepCi } from './ci.ts';
 import { onPullRequestClosed, onPullRequestDequeued, onPullRequestSynchronize } from './pulls.ts';
@@ -116,6 +116,7 @@ export class ConveyorApp {
       now,
       dispatcher: this.dispatcher,
       merge: async (run, effect) => mergeRun((await githubOf(run)).forge, run, effect, { ...options.merge, ownAppId: options.appId }),
+      dequeue: async (run, ref) => dequeueRun((await githubOf(run)).forge, run, ref),
       ci: async (run, ref) => judgeCi((await githubOf(run)).forge, run, ref, { ownAppId: options.appId, now: now(), log }),
       reply: async (run, text) => {
         await (await githubOf(run)).comments.create(run.issue.repo, run.issue.number, text);

@@ -1,6 +1,8 @@
 // The app lost its access: the installation was deleted, or repositories were removed from it.
 // Active runs there can do nothing more (every call to those repositories would fail): each is
-// cancelled with why, and nothing more is asked of GitHub for it (no teardown, no report).
+// cancelled with why, and nothing more is asked of GitHub for it (no teardown, no report), but
+// for taking a merge's PRs out of their queue: one left there would merge on its own, and a
+// repository still reachable can have it dequeued (the engine says which could not be).
 import type { AppDeps } from './deps.ts';
 import { githubOriginOf } from '../core/run/origin.ts';
 

@@ -11,7 +11,7 @@ import type { RunStore } from '../engine/ports/store.ts';
 import { createLocalDispatcher, type LocalDispatcher } from '../adapters/dispatch/local.ts';
 import { openLocalForge, type LocalForge } from '../adapters/forge/local.ts';
 import { Engine } from '../engine/engine.ts';
-import { mergeRun } from '../engine/merge.ts';
+import { dequeueRun, mergeRun } from '../engine/merge.ts';
 import { EXIT } from './program.ts';
 import { createProgress } from './progress.ts';
 import { reportPrStatus } from './pr-status.ts';
@@ -95,6 +95,7 @@ export async function openSession(statePath: string, remotes: string, json: bool
     store,
     dispatcher,
     merge: (run, effect) => mergeRun(forge, run, effect),
+    dequeue: (run, ref) => dequeueRun(forge, run, ref),
     observe: (run, event) => progress.event(run, event),
     // The PRs' bodies say where the run stands, as on GitHub (a failure to write them is the log's, not the run's).
     report: (run) => reportPrStatus(forge, run, statePath),

@@ -17,7 +17,7 @@ import { runsInEngine } from '../core/run/draft.ts';
 import type { Run, RunEffect, RunEvent } from '../core/run/types.ts';
 import { applyEvent } from './apply.ts';
 import { withoutCi } from './ci.ts';
-import { isMergeWait, type MergeOutcome } from './merge.ts';
+import { isMergeWait, unmergedEntries, type Dequeued, type MergeOutcome } from './merge.ts';
 import type { AttemptEnd, AttemptOutcome, Dispatcher } from './ports/dispatcher.ts';
 import { StoreError, type EffectClaim, type RunStore, type StoredEffect } from './ports/store.ts';
 import { attemptFields, type LogFields, type Logger } from '../lib/logger.ts';
@@ -46,6 +46,12 @@ export interface EngineOptions {
    * settled, undefined while it waits. Default: a forge without CI, nothing to wait for.
    */
   ci?(run: Run, ref: AttemptRef & { mode: 'run' }): Promise<StepResult | undefined>;
+  /**
+   * Stops a merge attempt that waited for a merge queue (its run was cancelled): takes what it
+   * enqueued out of the queue again (engine/merge.ts dequeueRun) and says what it removed and what
+   * it could not. Default: a forge without a queue, nothing to take out.
+   */
+  dequeue?(run: Run, ref: AttemptRef): Promise<Dequeued>;
   now?: () => string;
   /**
    * Called after a run starts and after every event applied to it, with the run as it stands then
@@ -342,8 +348,12 @@ export class Engine {
       case 'ci':
         await this.judgeCi(run, effect.ref);
         return;
-      case 'stop':
+      case 'stop': {
+        // A merge runs here, not in a step process: stopping it is taking its PRs out of their queue.
+        const kind = run.plan.steps.find((s) => s.id === effect.ref.step)?.kind;
+        if (runsInEngine(kind, effect.ref.mode)) return this.dequeue(run, effect.ref);
         return this.options.dispatcher.stop(effect.ref, effect.reason);
+      }
       case 'teardown':
         return this.tearDown(run, effect);
       case 'report':
@@ -351,6 +361,29 @@ export class Engine {
       case 'reply':
         return this.options.reply?.(run, effect.text);
     }
+  }
+
+  /**
+   * What could not be taken out of the queue is said (logged, and on the run for its reports) and
+   * does not fail the effect: the cancel stands, and asking again would not make the forge agree.
+   */
+  private async dequeue(run: Run, ref: AttemptRef): Promise<void> {
+    if (!this.options.dequeue) return;
+    // The forge itself out of reach (an installation gone): every PR it held is one that may still merge.
+    const done = await this.options.dequeue(run, ref).catch((e: unknown): Dequeued => ({
+      removed: [],
+      failed: unmergedEntries(run, ref).map((x) => ({ repo: x.repo, number: x.number, error: (e as Error).message })),
+    }));
+    for (const f of done.failed)
+      this.options.log?.error(
+        `run ${run.id} stopped waiting for its merge queue, but ${f.repo}#${f.number} could not be taken out of it and may still merge: ${f.error}`,
+        {
+          ...attemptFields(ref),
+          repo: f.repo,
+        },
+      );
+    if (done.removed.length === 0 && done.failed.length === 0) return;
+    await this.apply(run.id, { type: 'merge-dequeued', at: this.now(), step: ref.step, attempt: ref.attempt, epoch: ref.epoch, ...done });
   }
 
   /**

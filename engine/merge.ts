@@ -15,12 +15,15 @@
 // Where a base branch requires PRs up to date with it and no queue does that, a PR behind its base
 // goes to the same repair as a conflict: the base is merged into the work branch and the gates run
 // again on that head before it merges.
+// A cancel stops a merge attempt that waits for its queue by taking what it enqueued and the queue
+// has not merged out of the queue again (dequeueRun): a PR left there would merge later on its own.
 // Before any of it, a change holding protected paths (`protect`) that no approval saw at its head
 // stops the step as `protected-paths`, naming them (core/run/protect.ts).
 import { pullRequestTitle } from '../core/github/pr-body.ts';
 import { code } from '../core/text.ts';
 import type { QueueEntry, Run, RunEffect } from '../core/run/types.ts';
 import { resultBase, type PullRequestRef, type StepResult } from '../core/contract/wire.ts';
+import type { AttemptRef } from '../core/contract/attempt-ref.ts';
 import { mergeTrailers } from '../core/github/trailers.ts';
 import { protectedRefusal } from '../core/run/protect.ts';
 import { mergedAndNot, mergeOrder, prName as name } from '../core/run/queue.ts';
@@ -179,6 +182,39 @@ export async function mergeRun(forge: Forge, run: Run, effect: Extract<RunEffect
     }
   }
   return { ...base, conclusion: 'success', summary: `Merged ${merged.map(name).join(', ')} (${method}).`, prs, commits };
+}
+
+/** What stopping a merge attempt that waited for its queue did: the PRs taken out, and those that could not be, with why. */
+export interface Dequeued {
+  removed: Array<{ repo: string; number: number }>;
+  failed: Array<{ repo: string; number: number; error: string }>;
+}
+
+/**
+ * Takes out of the merge queue every PR the attempt `ref` enqueued that has not merged. One that
+ * merged meanwhile, was closed, or that the queue no longer holds has nothing to take out; one the
+ * forge refuses to remove is told in `failed`, and the others are still tried.
+ */
+export async function dequeueRun(forge: Forge, run: Run, ref: AttemptRef): Promise<Dequeued> {
+  const out: Dequeued = { removed: [], failed: [] };
+  for (const entry of unmergedEntries(run, ref)) {
+    const at = { repo: entry.repo, number: entry.number };
+    try {
+      if (!forge.mergeQueue) throw new Error('this forge has no merge queue to take it out of');
+      const pr = await forge.getPullRequest(entry.repo, entry.number);
+      if (pr.state !== 'open') continue;
+      if (await forge.mergeQueue.dequeue({ ...at, ...(pr.nodeId ? { nodeId: pr.nodeId } : {}) })) out.removed.push(at);
+    } catch (e) {
+      out.failed.push({ ...at, error: (e as Error).message });
+    }
+  }
+  return out;
+}
+
+/** The PRs the merge attempt `ref` enqueued that the queue has not merged (as far as the run heard), each once. */
+export function unmergedEntries(run: Run, ref: AttemptRef): QueueEntry[] {
+  const record = run.steps[ref.step]?.attempts.findLast((r) => r.attempt === ref.attempt && r.epoch === ref.epoch && r.mode === 'run');
+  return (record?.queue?.entries ?? []).filter((e, i, all) => !e.merged && all.findIndex((x) => name(x) === name(e)) === i);
 }
 
 /** Each base branch's rules, asked once per merge attempt. */

@@ -3,9 +3,10 @@
 // `<remotes>/<owner>/<name>.rules.json`, read whenever they are asked for:
 //   { "merge-queue": true, "up-to-date": true, "branches": ["main"] }
 // (`branches`: the branches they apply to; default every branch). The queue is a table of the
-// forge's database: `enqueue` pins a PR to its head, and `tick` (the embedded driver calls it
-// after each step, as GitHub's queue would merge later) merges what it holds in the order it was
-// enqueued, or removes a PR saying why, as GitHub's `pull_request.dequeued` does.
+// forge's database: `enqueue` pins a PR to its head, `dequeue` takes it out again (its run was
+// cancelled), and `tick` (the embedded driver calls it after each step, as GitHub's queue would
+// merge later) merges what it holds in the order it was enqueued, or removes a PR saying why, as
+// GitHub's `pull_request.dequeued` does.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -78,6 +79,10 @@ export class LocalMergeQueue implements MergeQueue {
 
   async holds(repo: string, number: number): Promise<boolean> {
     return this.db.prepare('SELECT 1 FROM merge_queue WHERE repo = ? AND number = ?').get(repo, number) !== undefined;
+  }
+
+  async dequeue(pr: Pick<PullRequest, 'repo' | 'number'>): Promise<boolean> {
+    return this.db.prepare('DELETE FROM merge_queue WHERE repo = ? AND number = ?').run(pr.repo, pr.number).changes > 0;
   }
 
   /** Merges (or removes) every PR the queue holds, in the order enqueued; says what became of each. */

@@ -246,9 +246,14 @@ export class Draft {
     return true;
   }
 
-  /** The attempt `s` has under way is stopped where it runs (one the engine runs checks it is current itself). */
+  /**
+   * The attempt `s` has under way is stopped where it runs (one the engine runs checks it is current
+   * itself). A merge attempt that waits for a merge queue is the engine's to stop: what it enqueued
+   * would merge later on its own, so the engine takes it out of the queue again.
+   */
   stopUnderWay(s: StepState, reason: string): void {
-    if (runsInEngine(planStep(this.run, s.id)?.kind, s.mode)) return;
+    const kind = planStep(this.run, s.id)?.kind;
+    if (runsInEngine(kind, s.mode) && !(kind === 'merge' && findRecord(s, s.attempt, s.epoch)?.queue?.entries.some((e) => !e.merged))) return;
     const ref = { runId: this.run.id, step: s.id, attempt: s.attempt, epoch: s.epoch, mode: s.mode };
     this.effects.push({ type: 'stop', key: attemptKeyFor(ref, 'stop'), ref, reason });
   }

@@ -5,10 +5,12 @@
 // merge again for the same attempt, which enqueues the next one or, all merged, succeeds. A PR the
 // queue removed for any other reason (its checks failed in the queue, a conflict) fails the step
 // with the queue's reason; `/conveyor retry` starts a new attempt, which enqueues it again. The
-// sweeper's `look` has the merge look again, for webhooks that never came.
+// sweeper's `look` has the merge look again, for webhooks that never came. A cancelled run's merge
+// attempt is stopped by the engine, which takes what it enqueued out of the queue again
+// (`merge-dequeued` says what it removed and what it could not).
 import type { PullRequestRef } from '../contract/wire.ts';
 import { attemptKeyFor } from '../contract/attempt-ref.ts';
-import { Draft, findRecord, planStep } from './draft.ts';
+import { capped, Draft, findRecord, planStep, REASON_MAX } from './draft.ts';
 import type { AttemptRecord, DraftTransition, QueueEntry, Run, RunEvent, StepState } from './types.ts';
 
 /** The run's PRs in merge order: the repositories of providers before their consumers' (a revert run's reversed). */
@@ -156,4 +158,29 @@ export function queueLookDue(run: Run, now: string, minutes: number): boolean {
 /** Whether the run's merge step waits for a merge queue (its attempt enqueued PRs and is under way). */
 export function waitsForQueue(run: Run): boolean {
   return waiting(run) !== undefined;
+}
+
+/**
+ * What the engine's stop of a merge attempt that waited for its queue did: recorded on the attempt
+ * and said on the step, and on the run when a PR could not be taken out (it may still merge: a
+ * person must remove it). Once per attempt.
+ */
+export function mergeDequeued(run: Run, e: Extract<RunEvent, { type: 'merge-dequeued' }>): DraftTransition {
+  const s = run.steps[e.step];
+  const record = s && findRecord(s, e.attempt, e.epoch);
+  const queue = record?.queue;
+  if (!s || !queue || queue.dequeued || (e.removed.length === 0 && e.failed.length === 0)) return { run, effects: [] };
+  const removed = e.removed.map(prName);
+  const failed = e.failed.map((f) => ({ pr: prName(f), error: f.error }));
+  const d = new Draft(run, e.at);
+  const w = d.step(s.id);
+  w.attempts = w.attempts.map((r) => (r === record ? { ...r, queue: { ...queue, dequeued: { at: e.at, removed, failed } } } : r));
+  const why = failed.length === 1 ? failed[0]!.error : failed.map((f) => `${f.pr}: ${f.error}`).join('; ');
+  const left = failed.length
+    ? `could not take ${failed.map((f) => f.pr).join(', ')} out of the merge queue, where ${failed.length === 1 ? 'it' : 'they'} may still merge (remove ${failed.length === 1 ? 'it' : 'them'} there): ${why}`
+    : '';
+  const said = [removed.length ? `took ${removed.join(', ')} out of the merge queue` : '', left].filter(Boolean).join('; ');
+  w.reason = capped(s.reason ? `${s.reason}; ${said}` : said, REASON_MAX);
+  if (left) d.run.reason = capped(run.reason ? `${run.reason}; ${left}` : left, REASON_MAX);
+  return d.finish();
 }

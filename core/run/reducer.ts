@@ -30,7 +30,7 @@ import type { RunOrigin, RunSettings } from './origin.ts';
 import { environmentsSettled, lateEnvironments, mergeEnvironments, tornDown } from './environments.ts';
 import { buildPayload } from './payload.ts';
 import { movedRepos, redeployStale } from './redeploy.ts';
-import { mergeEnqueued, mergeQueueChanged } from './queue.ts';
+import { mergeDequeued, mergeEnqueued, mergeQueueChanged } from './queue.ts';
 import { boundedFeedback } from './feedback.ts';
 import { recordProtected } from './protect.ts';
 import { untrustedResult, unverifiedSteps } from './receipts.ts';
@@ -169,6 +169,8 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
       return mergeEnqueued(run, event);
     case 'merge-queue':
       return mergeQueueChanged(run, event);
+    case 'merge-dequeued':
+      return mergeDequeued(run, event);
     case 'torn-down':
       return tornDown(run, event);
     case 'environments-settled':
@@ -179,6 +181,8 @@ function reduceEvent(run: Run, event: RunEvent): DraftTransition {
 /** Terminal runs stay terminal; only the bookkeeping of their teardown still applies. */
 function onTerminal(run: Run, event: RunEvent): DraftTransition {
   if (event.type === 'torn-down') return tornDown(run, event);
+  // A cancel's stop of a merge that waited for its queue reports what it took out of the queue.
+  if (event.type === 'merge-dequeued') return mergeDequeued(run, event);
   if (event.type === 'environments-settled' || event.type === 'step-lost') return lateEnvironments(run, event.environments ?? [], event.at);
   if (event.type === 'step-completed') return lateEnvironments(run, event.result.environments, event.at);
   if (event.type === 'decision' || event.type === 'retry' || event.type === 'cancel' || event.type === 'feedback') {
@@ -457,7 +461,12 @@ function cancel(run: Run, at: string, why: string, unreachable = false): DraftTr
   if (unreachable) {
     // Nothing can be stopped or torn down where nothing can be reached: the environments stay recorded as they are.
     d.run.unreachable = reason;
-    return { run: d.run, effects: [] };
+    // But for a merge's PRs in a queue, which would merge on their own: the engine takes out those it still reaches.
+    for (const p of run.plan.steps) {
+      const s = run.steps[p.id];
+      if (s?.status === 'queued' && p.kind === 'merge' && s.mode === 'run') d.stopUnderWay(s, reason);
+    }
+    return { run: d.run, effects: d.effects };
   }
   // What was dispatched is stopped where it runs.
   for (const p of run.plan.steps) {

@@ -63,6 +63,15 @@ export interface MergeQueueWait {
   merged: string[];
   /** When the sweeper last asked the forge how the queue stands. */
   lookedAt?: string;
+  /** The run stopped waiting (cancelled): what the engine took out of the queue again, and what it could not. */
+  dequeued?: QueueRemoval;
+}
+
+/** What a stopped merge attempt's dequeue did (PRs as `repo#number`). */
+export interface QueueRemoval {
+  at: string;
+  removed: string[];
+  failed: Array<{ pr: string; error: string }>;
 }
 
 export interface StepState {
@@ -232,6 +241,19 @@ export type RunEvent =
    * `reason`, e.g. CI_FAILURE, MERGE_CONFLICT); `look`: the sweeper asks the merge step to look again.
    */
   | { type: 'merge-queue'; at: string; change: 'merged' | 'removed' | 'look'; pr?: { repo: string; number: number }; reason?: string }
+  /**
+   * The engine stopped a merge attempt that waited for a queue (its run was cancelled): the PRs it
+   * took out of the queue, and those it could not, with why (they may still merge).
+   */
+  | {
+      type: 'merge-dequeued';
+      at: string;
+      step: string;
+      attempt: number;
+      epoch: number;
+      removed: Array<{ repo: string; number: number }>;
+      failed: Array<{ repo: string; number: number; error: string }>;
+    }
   /** `environments`: removed; `failed`: still up after the teardown tried (each with its `error`). */
   | { type: 'torn-down'; at: string; environments: Environment[]; failed?: Environment[] };
 
@@ -257,7 +279,8 @@ export type RunEffect =
   | { type: 'ci'; key: string; ref: AttemptRef & { mode: 'run' } }
   /**
    * Stops an attempt under way that the run no longer waits for (it was cancelled): where it runs
-   * (a workflow run, a step process) it is stopped, and its check run says why (`reason`). Before
+   * (a workflow run, a step process) it is stopped, and its check run says why (`reason`); a merge
+   * attempt waiting for a merge queue has the engine take its PRs out of the queue. Before
    * anything else of its transition is carried out (engine/engine.ts): a teardown must not race a
    * deploy still standing an environment up.
    */

@@ -207,6 +207,12 @@ export interface MergeQueue {
   enqueue(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>, expectedHead: string): Promise<void>;
   /** Whether the PR is in its base branch's queue now (enqueued and neither merged nor removed). */
   holds(repo: string, number: number): Promise<boolean>;
+  /**
+   * Takes the PR out of its queue (its run was cancelled): true when it did, false when the queue
+   * did not hold it (it merged, was removed, or never got in), which is no failure. Throws when
+   * the forge refuses to remove a PR it still holds.
+   */
+  dequeue(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<boolean>;
 }
 
 export interface Forge {

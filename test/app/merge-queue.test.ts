@@ -2,10 +2,11 @@
 // PRs enqueued (GraphQL enqueuePullRequest pinned to the approved head), each only once the PRs
 // before it in merge order merged, and the queue's merges (pull_request.closed) or removals
 // (pull_request.dequeued) move the step; a ruleset requiring PRs up to date has one that is behind
-// its base repaired before anything merges. Driven through probot.receive, nock.
+// its base repaired before anything merges; a cancelled run takes what it enqueued out of the queue
+// again (GraphQL dequeuePullRequest). Driven through probot.receive, nock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import { API, createHarness, tokenScope, webhooks, type Harness } from './harness.ts';
+import { API, createHarness, INSTALLATION, tokenScope, webhooks, type Harness } from './harness.ts';
 import { configScope, dispatchScope, openPullScope, permissionScope, type Dispatched } from './scopes.ts';
 import {
   API_HEAD,
@@ -15,6 +16,7 @@ import {
   fleetBuilt as built,
   fleetPlan as plan,
   LIB_HEAD,
+  replyScope,
   reportScopes,
   RUN,
   seed,
@@ -182,6 +184,166 @@ describe('merging through merge queues', () => {
     const run = await h.conveyor.engine.get(RUN);
     expect(run.steps.ship?.status).toBe('failed');
     expect(run.steps.ship?.reason).toContain('acme/lib#3: it was removed from the merge queue, and the forge did not say why');
+  });
+});
+
+/** GraphQL dequeuePullRequest, recording its variables; answered `answer`. */
+function dequeueScope(into: unknown[], answer: object = { data: { dequeuePullRequest: { mergeQueueEntry: { state: 'QUEUED' } } } }): nock.Scope {
+  return nock(API)
+    .post('/graphql', (b: { query: string; variables: unknown }) => {
+      if (!b.query.includes('dequeuePullRequest(input: { id: $id })')) return false;
+      into.push(b.variables);
+      return true;
+    })
+    .reply(200, answer);
+}
+
+/** GraphQL's answer to whether `repo`'s PR is in its queue now. */
+const heldScope = (repo: string, entry: object | null) =>
+  nock(API)
+    .post('/graphql', (b: { query: string; variables: { number: number } }) => b.query.includes('mergeQueueEntry') && b.variables.number === NUMBERS[repo])
+    .reply(200, { data: { repository: { pullRequest: { mergeQueueEntry: entry } } } });
+
+/** An open PR as the dequeue reads it first (with its GraphQL id). */
+const openPull = (repo: string) =>
+  nock(API)
+    .get(`/repos/${repo}/pulls/${NUMBERS[repo]}`)
+    .reply(200, { number: NUMBERS[repo], state: 'open', merged: false, node_id: nodeId(repo), head: { sha: HEADS[repo] }, base: { ref: 'main' } });
+
+/** `/conveyor cancel` by bob: its reaction, the teardown of the preview and the comment on each PR. */
+function cancelScopes(): nock.Scope[] {
+  return [
+    permissionScope('bob', 'write'),
+    nock(API)
+      .post(/\/repos\/acme\/web\/issues\/comments\/\d+\/reactions/)
+      .reply(201, {}),
+    dispatchScope('preview', 901, []),
+    replyScope('acme/web', 1, []),
+    replyScope('acme/api', 2, []),
+    replyScope('acme/lib', 3, []),
+  ];
+}
+
+describe('cancelling a run whose merge waits for a merge queue', () => {
+  it('takes exactly the PR it enqueued and the queue has not merged out of the queue (dequeuePullRequest, by the PR id); nothing of the merged one', async () => {
+    await seed(h, plan(), built);
+    const report = reportScopes();
+    approvalCheckScope([]);
+    const first = [queued('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await approveByComment(h);
+    allDone(first);
+    // The queue merged acme/lib#3; acme/api#2 is enqueued and waits.
+    const second = [mergedPull('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await queueMerged('acme/lib');
+    allDone(second);
+
+    const dequeuedVars: unknown[] = [];
+    const scopes = [...cancelScopes(), openPull('acme/api'), dequeueScope(dequeuedVars)];
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel wrong approach', 'bob'));
+    allDone(scopes);
+    expect(dequeuedVars).toEqual([{ id: 'PR_acme_api' }]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob: wrong approach' });
+    expect(run.steps.ship?.status).toBe('cancelled');
+    expect(run.steps.ship?.reason).toBe('cancelled by bob: wrong approach; took acme/api#2 out of the merge queue');
+    expect(run.steps.ship?.attempts.at(-1)?.queue?.dequeued).toMatchObject({ removed: ['acme/api#2'], failed: [] });
+    expect(report.comments.at(-1)).toContain('took acme/api#2 out of the merge queue');
+    // A webhook of the removal that follows changes nothing.
+    await dequeued('acme/api', 'MANUAL');
+    expect((await h.conveyor.engine.get(RUN)).version).toBe(run.version);
+  });
+
+  it('a PR the queue no longer holds (GitHub refuses its dequeue) is fine: the cancel stands and says nothing failed', async () => {
+    await seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const first = [queued('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await approveByComment(h);
+    allDone(first);
+
+    const dequeuedVars: unknown[] = [];
+    const scopes = [
+      ...cancelScopes(),
+      openPull('acme/lib'),
+      dequeueScope(dequeuedVars, {
+        data: { dequeuePullRequest: null },
+        errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not in the merge queue' }],
+      }),
+      heldScope('acme/lib', null),
+    ];
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel', 'bob'));
+    allDone(scopes);
+    expect(dequeuedVars).toEqual([{ id: 'PR_acme_lib' }]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', reason: 'cancelled by bob' });
+    expect(run.steps.ship?.reason).toBe('cancelled by bob');
+    expect(h.logged.filter((m) => m.includes('merge queue'))).toEqual([]);
+    expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
+  });
+
+  it('a dequeue GitHub refuses while the PR is still queued is said (logged, on the step, the run and the tracking comment) and the cancel stands', async () => {
+    await seed(h, plan(), built);
+    const report = reportScopes();
+    approvalCheckScope([]);
+    const first = [queued('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await approveByComment(h);
+    allDone(first);
+
+    const scopes = [
+      ...cancelScopes(),
+      openPull('acme/lib'),
+      dequeueScope([], { data: { dequeuePullRequest: null }, errors: [{ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }] }),
+      heldScope('acme/lib', { state: 'QUEUED' }),
+    ];
+    await h.receive('issue_comment', webhooks.comment('/conveyor cancel', 'bob'));
+    allDone(scopes);
+    const run = await h.conveyor.engine.get(RUN);
+    const said =
+      'could not take acme/lib#3 out of the merge queue, where it may still merge (remove it there): (GraphQL dequeuePullRequest) Resource not accessible by integration';
+    expect(run.status).toBe('cancelled');
+    expect(run.reason).toBe(`cancelled by bob; ${said}`);
+    expect(run.steps.ship?.reason).toBe(`cancelled by bob; ${said}`);
+    // Shown as text (its parentheses escaped), in the headline and on the step.
+    expect(report.comments.at(-1)).toContain(
+      '> ⛔ **Cancelled**: cancelled by bob; could not take acme/lib#3 out of the merge queue, where it may still merge',
+    );
+    expect(report.comments.at(-1)).toMatch(
+      /\| `ship` \| merge \| ⛔ cancelled: cancelled by bob; could not take acme\/lib#3 out of the merge queue.*Resource not accessible by integration/,
+    );
+    expect(h.logged).toContain(
+      'run acme-web-7 stopped waiting for its merge queue, but acme/lib#3 could not be taken out of it and may still merge: (GraphQL dequeuePullRequest) Resource not accessible by integration',
+    );
+    // Said once, not tried again and again: the effect is done.
+    expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
+  });
+});
+
+describe('an installation losing a repository while the merge waits for its queue', () => {
+  it('cancels the run and still takes its enqueued PR out of the queue of a repository it reaches', async () => {
+    await seed(h, plan(), built);
+    reportScopes();
+    approvalCheckScope([]);
+    const first = [queued('acme/lib'), queued('acme/api'), queued('acme/web'), enqueueScope([])];
+    await approveByComment(h);
+    allDone(first);
+
+    const dequeuedVars: unknown[] = [];
+    const scopes = [openPull('acme/lib'), dequeueScope(dequeuedVars)];
+    await h.receive('installation_repositories', {
+      action: 'removed',
+      installation: { id: INSTALLATION },
+      repository_selection: 'selected',
+      repositories_added: [],
+      repositories_removed: [{ id: 1, node_id: 'x', name: 'web', full_name: 'acme/web', private: true }],
+      sender: { login: 'owner', type: 'User' },
+    });
+    allDone(scopes);
+    expect(dequeuedVars).toEqual([{ id: 'PR_acme_lib' }]);
+    const run = await h.conveyor.engine.get(RUN);
+    expect(run).toMatchObject({ status: 'cancelled', unreachable: "cancelled by GitHub: the Conveyor app's access to acme/web was removed" });
+    expect(run.steps.ship?.reason).toBe("cancelled by GitHub: the Conveyor app's access to acme/web was removed; took acme/lib#3 out of the merge queue");
+    // Nothing else was asked of GitHub: no teardown, no report of the unreachable run.
+    expect(await h.conveyor.deps.store.pendingEffects(RUN)).toEqual([]);
   });
 });
 

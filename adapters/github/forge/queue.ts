@@ -5,7 +5,8 @@
 // means a PR must be up to date with the branch. Classic branch protection's "up to date" is not
 // read (that needs the Administration permission): GitHub shows it as the PR's `mergeable_state`
 // `behind`, which the merge policy reads. Enqueueing is GraphQL's `enqueuePullRequest`, pinned
-// to the approved head (`expectedHeadOid`): GitHub refuses it if the head moved.
+// to the approved head (`expectedHeadOid`): GitHub refuses it if the head moved. Dequeueing (a
+// cancelled run) is `dequeuePullRequest`, whose input is `id` (the PR's node id), not `pullRequestId`.
 import { z } from 'zod';
 import { ConveyorError } from '../../../core/errors.ts';
 import { graphqlRefusal } from '../errors.ts';
@@ -23,6 +24,7 @@ const held = z.looseObject({
 
 const ENQUEUE =
   'mutation($id: ID!, $head: GitObjectID) { enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) { mergeQueueEntry { state } } }';
+const DEQUEUE = 'mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } } }';
 const HELD =
   'query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeQueueEntry { state } } } }';
 
@@ -60,6 +62,21 @@ export class GitHubMergeQueue implements MergeQueue {
     } catch (e) {
       // GraphQL says why in its errors (the head moved, the PR is not mergeable, no queue is required).
       throw new MergeRefused(`(GraphQL enqueuePullRequest) ${graphqlRefusal(e)}`, false);
+    }
+  }
+
+  async dequeue(pr: Pick<PullRequest, 'repo' | 'number' | 'nodeId'>): Promise<boolean> {
+    const id = pr.nodeId ?? (await this.octokit.rest.pulls.get({ ...repoParams(pr.repo), pull_number: pr.number })).data.node_id;
+    try {
+      await this.octokit.graphql(DEQUEUE, { id });
+      return true;
+    } catch (e) {
+      // GitHub refuses to dequeue what its queue no longer holds (it merged, the queue removed it), in
+      // words it does not document, and has been seen to refuse one it did remove: the queue is asked.
+      const refused = `(GraphQL dequeuePullRequest) ${graphqlRefusal(e)}`;
+      const still = await this.holds(pr.repo, pr.number).catch(() => undefined);
+      if (still === false) return false;
+      throw new MergeRefused(still === undefined ? `${refused}; whether it is still queued could not be read` : refused, false);
     }
   }
 
