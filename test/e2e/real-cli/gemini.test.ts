@@ -196,6 +196,41 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
   }, 300_000);
 });
 
+describe('Gemini CLI (the real CLI) when its vendor recovers', () => {
+  it('answered 503 once: run again after the backoff in the same attempt, and the step succeeds with its edit', async () => {
+    const said = 'The model is overloaded. Please try again later.';
+    const coder = script([
+      (r) => ({ tool: 'write_file', input: { file_path: join(geminiWorkingDirectory(r), 'hello.txt'), content: 'hello after the outage\n' } }),
+      { text: 'Added hello.txt.' },
+    ]);
+    const answer = geminiGenerateContent(coder);
+    let failed = 0;
+    coderApi = await startVendorApi({
+      answer: (req, res, arrived) => {
+        if (failed++ > 0) return answer(req, res, arrived);
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 503, message: said, status: 'UNAVAILABLE' } }));
+      },
+    });
+    // One try a run, as above: the retry that recovers is Conveyor's.
+    fleet.remotes.commit('acme/web', 'main', { '.gemini/settings.json': JSON.stringify({ general: { maxAttempts: 1 } }) }, 'Gemini CLI tries once');
+    fleet.writeConfig(
+      oneStep(
+        `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${coderApi.url}, vendor-retries: 2, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, timeout-minutes: 5 }`,
+      ),
+    );
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${gemini.bin}:${process.env.PATH}`, GEMINI_API_KEY: KEY } });
+    const s = await status(fleet, 'web-3');
+    const step = s.steps.implement as Step;
+    expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}`).toBe('succeeded');
+    expect(step.attempts).toHaveLength(1);
+    expect(step.repairs).toBe(0);
+    expect(fleet.remotes.show('acme/web', 'conveyor/web-3', 'hello.txt')).toBe('hello after the outage');
+    // The failed request, then the second run's two turns.
+    expect(coderApi.arrived).toHaveLength(3);
+    expect(coder.seen.map((r) => r.turn)).toEqual([0, 1]);
+  }, 300_000);
+});
+
 describe('Gemini CLI (the real CLI) on a stream that stalls', () => {
   it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
     // Through the action's entry, where a minute can be shrunk: `conveyor run`'s is a real one.
