@@ -63,7 +63,9 @@ export async function openModelRoute(
   // Every kept key the runner set holds the placeholder. With no credential of the CLI's set at
   // all, its first key does too: a CLI that will not start without a key, before a server that takes none.
   const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== undefined) : false;
-  const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder] as const);
+  const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).flatMap((k) =>
+    [k.variable, ...(k.readAs ? [k.readAs] : [])].map((v) => [v, placeholder] as const),
+  );
   ctx.log.info(
     `${label} talks to ${api.endpoint} through Conveyor's key forwarder` +
       (real

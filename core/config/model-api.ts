@@ -39,6 +39,8 @@ export interface ModelKey {
   /** The runner's variable holding it. */
   variable: string;
   header: CredentialHeader;
+  /** The variable the CLI reads it from, when that is another: the placeholder goes there too. */
+  readAs?: string;
 }
 
 /** How the CLI is told where its model is: variables, files seeded into its private HOME, variables naming folders of it. */
@@ -98,17 +100,22 @@ export function modelApiOf(agent: ModelAgent): ModelApi | undefined {
         (url) => pointing({ homeFiles: { '.codex/config.toml': `openai_base_url = ${JSON.stringify(url)}\n` }, homeVariables: { CODEX_HOME: '.codex' } }),
       );
     case 'gemini':
-      // GOOGLE_GEMINI_BASE_URL counts only once the settings select an API key as the sign-in.
+      // GOOGLE_GEMINI_BASE_URL counts only once the settings select an API key as the sign-in. Its
+      // usage statistics off: they go to play.googleapis.com, which the sandbox refuses, and refusals
+      // between its retries of an overloaded API (up to 30 s apart) would stop it as agent-network-refused.
       return api(
         GEMINI,
         [
           { variable: 'GEMINI_API_KEY', header: 'x-goog-api-key' },
-          { variable: 'GOOGLE_API_KEY', header: 'x-goog-api-key' },
+          // Pointed with the API key's sign-in, it reads GEMINI_API_KEY only (GOOGLE_API_KEY is Vertex AI's).
+          { variable: 'GOOGLE_API_KEY', header: 'x-goog-api-key', readAs: 'GEMINI_API_KEY' },
         ],
         (url) =>
           pointing({
             env: { GOOGLE_GEMINI_BASE_URL: url },
-            homeFiles: { '.gemini/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n` },
+            homeFiles: {
+              '.gemini/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } }, null, 2)}\n`,
+            },
             homeVariables: { GEMINI_CLI_HOME: '.' },
           }),
       );

@@ -135,9 +135,24 @@ describe('the files and variables that point a CLI at its endpoint', () => {
     const wsGemini = join(bench.scratch, 'ws-gemini');
     expect((await bench.run(payloadOf(CASES[2]!), wsGemini, { env: KEYS })).result.conclusion).toBe('success');
     const gemini = bench.recordOf(wsGemini, 'gemini');
-    expect(JSON.parse(gemini.home!['.gemini/settings.json']!)).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } } });
+    expect(JSON.parse(gemini.home!['.gemini/settings.json']!)).toEqual({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+    });
     expect(gemini.env.GEMINI_CLI_HOME).toBe(gemini.env.HOME);
     expect(gemini.env.GOOGLE_GEMINI_BASE_URL).toBe('http://127.0.0.1:3129');
+  });
+
+  it('give Gemini CLI the placeholder in GEMINI_API_KEY, the one it reads, when the runner holds GOOGLE_API_KEY only', async () => {
+    bench.standIn('gemini');
+    const ws = join(bench.scratch, 'ws');
+    const { result, log } = await bench.run(payloadOf(CASES[2]!), ws, { env: { GOOGLE_API_KEY: 'google-real-0006' } });
+    expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
+    const rec = bench.recordOf(ws, 'gemini');
+    expect(rec.env.GEMINI_API_KEY).toMatch(/^conveyor-placeholder-[0-9a-f]{32}$/);
+    expect(rec.env.GOOGLE_API_KEY).toBe(rec.env.GEMINI_API_KEY);
+    expect(vendor.arrived.map((a) => a.headers['x-goog-api-key'])).toEqual(['google-real-0006']);
+    expect(JSON.stringify(rec)).not.toContain('google-real-0006');
   });
 
   it("put Copilot CLI in its bring-your-own-key mode, offline, with the provider's wire API", async () => {

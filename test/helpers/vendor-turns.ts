@@ -348,3 +348,87 @@ export function openaiChatCompletions(s: Script): Answer {
     res.end();
   };
 }
+
+// --- Gemini API generateContent (Gemini CLI) ------------------------------------------------------
+
+/** What a Gemini request's `contents` hold: the conversation, the model's own turns as `role: model`. */
+interface GeminiContent {
+  role?: string;
+  parts?: Array<Record<string, unknown>>;
+}
+
+/** The function declarations a Gemini request offers, by name. */
+export function geminiTools(request: SeenRequest): string[] {
+  const tools = Array.isArray(request.body.tools) ? (request.body.tools as Array<{ functionDeclarations?: Array<{ name?: string }> }>) : [];
+  return tools.flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? '')).filter(Boolean);
+}
+
+/**
+ * `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (and `:generateContent`, its
+ * one-document form): a candidate whose content is one part (a `functionCall` with the input as
+ * its `args`, or `text`), its finish reason, `usageMetadata` with the tokens and `modelVersion`.
+ * The CLI answers a call with a `functionResponse` part in its next request. A request that offers
+ * no function declarations is a side request (Gemini CLI's next-speaker check, its loop
+ * detection): it gets a short JSON text that says the user speaks next. `:countTokens` gets a count.
+ */
+export function geminiGenerateContent(s: Script): Answer {
+  return (_req, res, arrived) => {
+    const m = /\/models\/([^/:?]+):(streamGenerateContent|generateContent|countTokens)/.exec(arrived.path);
+    if (!m) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 404, message: `no such method: ${arrived.path}`, status: 'NOT_FOUND' } }));
+      return;
+    }
+    const [, requested, method] = m as unknown as [string, string, string];
+    if (method === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totalTokens: 10 }));
+      return;
+    }
+    const body = parse(arrived);
+    const contents = Array.isArray(body.contents) ? (body.contents as GeminiContent[]) : [];
+    const main = geminiTools({ body, text: '', turn: 0 }).length > 0;
+    const turn: Turn = main
+      ? pick(s, body, arrived.body, contents.filter((c) => c.role === 'model').length)
+      : { text: JSON.stringify({ reasoning: 'The task is done.', next_speaker: 'user' }) };
+    if ('status' in turn) return failWith(res, turn);
+    const modelVersion = s.model ?? decodeURIComponent(requested);
+    const usage = main ? (s.usage ?? { input: 1000, output: 50 }) : { input: 5, output: 1 };
+    const usageMetadata = { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output };
+    const responseId = `resp_${arrived.connection}_${s.seen.length}`;
+    const part = 'tool' in turn ? { functionCall: { name: turn.tool, args: turn.input } } : { text: 'stall' in turn ? '' : turn.text };
+    const answer = (parts: Array<Record<string, unknown>>, finished: boolean) => ({
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(finished ? { finishReason: 'STOP' } : {}) }],
+      ...(finished ? { usageMetadata } : {}),
+      modelVersion,
+      responseId,
+    });
+    if (method === 'generateContent') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer([part], true)));
+      return;
+    }
+    const send = sse(res);
+    if ('stall' in turn) {
+      // The stream's first chunk, a word of text, and nothing after it.
+      send(undefined, answer([{ text: 'Let me' }], false));
+      return;
+    }
+    if ('text' in turn) {
+      // Text in two chunks, the usage with the last, as the API streams it.
+      const half = Math.floor(turn.text.length / 2);
+      send(undefined, answer([{ text: turn.text.slice(0, half) }], false));
+      send(undefined, answer([{ text: turn.text.slice(half) }], true));
+    } else {
+      send(undefined, answer([part], true));
+    }
+    res.end();
+  };
+}
+
+/** The directory Gemini CLI works in: the first of the workspace directories its first message lists. */
+export function geminiWorkingDirectory(request: SeenRequest): string {
+  const m = /Workspace Directories:\*\*(?:\\n|\s)+- (\/[^\s"\\]+)/.exec(request.text);
+  if (!m) throw new Error(`no workspace directory in Gemini CLI's request: ${request.text.slice(0, 400)}`);
+  return m[1]!;
+}
