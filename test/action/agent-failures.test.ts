@@ -114,9 +114,7 @@ describe('a host the sandbox refuses', () => {
   it('its model API (an allow-list without it): stopped at once as agent-network-refused, naming the host and the keys to set', async () => {
     bench.standIn('claude');
     const payload = payloadOf(`{ preset: claude-code, network: { allow: [registry.npmjs.org] }, env: { STAND_IN_CONNECT: 'api.anthropic.com:443' } }`);
-    const started = Date.now();
     const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), { env: KEYS, sleep });
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(result.sandbox?.mode).toBe('bubblewrap');
     expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-network-refused');
     expect(result.error?.message).toMatch(

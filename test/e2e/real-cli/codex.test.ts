@@ -13,7 +13,7 @@ import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { openaiResponses, outage, script } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, coderOnly, stepLog, attemptMinutes } from './real-cli-fixture.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, coderOnly, stepLog } from './real-cli-fixture.ts';
 import { createBench } from '../../action/preset-fixture.ts';
 import { processesWith } from '../../helpers/processes.ts';
 
@@ -112,7 +112,6 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     expect(step.result?.summary).toMatch(
       /^\*\*The agent was stopped: the sandbox refused api\.openai\.com:443 \(\d+ times?\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add api\.openai\.com to `agents\.coder\.network\.allow` \(which replaces its preset's hosts\), or point the agent with `agents\.coder\.endpoint` at an API it may reach\./,
     );
-    expect(attemptMinutes(s, 'implement')).toBeLessThan(1);
     expect(step.result?.sandbox).toMatchObject({
       mode: 'bubblewrap',
       // Beside it, github.com once, which this Codex asks for as it starts (and does without).

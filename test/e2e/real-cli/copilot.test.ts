@@ -165,14 +165,12 @@ pipelines:
 `,
         'implement',
       );
-      const started = Date.now();
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { COPILOT_GITHUB_TOKEN: 'github_pat_11AAAAAAA0fake0token0of0the0test' },
         path: `${copilot.bin}:${process.env.PATH}`,
       });
       expect(result.sandbox?.mode).toBe('bubblewrap');
       expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-network-refused');
-      expect(Date.now() - started).toBeLessThan(60_000);
       // Its first request, before any model call: the GitHub sign-in, refused once and stopped there.
       expect(result.sandbox?.blocked).toEqual([expect.objectContaining({ host: 'api.github.com', port: 443 })]);
       // Signed in to GitHub it takes an endpoint only in its bring-your-own-key mode: the fix says so.

@@ -155,9 +155,7 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
     expect(step.result?.error?.message).toMatch(
       /^The agent was stopped: the sandbox refused generativelanguage\.googleapis\.com:443 \(\d+ times?\), which is not in its network\.allow, and it is the agent's model API\. To let it through, add generativelanguage\.googleapis\.com to `agents\.coder\.network\.allow`/,
     );
-    // Stopped at the first refusal of its model's host, not after the CLI's ten retries (minutes) or its timeout.
-    const attempt = step.attempts[0] as unknown as { startedAt: string; finishedAt: string };
-    expect(Date.parse(attempt.finishedAt) - Date.parse(attempt.startedAt)).toBeLessThan(60_000);
+    // Stopped by the refusal watch at its model's host (its code), not after the CLI's ten retries or its timeout (agent-timeout).
     expect((step.result as { sandbox?: { blocked: Array<{ host: string }> } }).sandbox?.blocked.map((b) => b.host)).toContain(
       'generativelanguage.googleapis.com',
     );
@@ -244,7 +242,6 @@ describe('Gemini CLI (the real CLI) on a stream that stalls', () => {
         ),
         'implement',
       );
-      const started = Date.now();
       // A minute of 500 ms: the guard fires after 10 s of silence (Gemini CLI takes seconds to start
       // before its first line), the timeout after 60 s.
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
@@ -253,7 +250,6 @@ describe('Gemini CLI (the real CLI) on a stream that stalls', () => {
         minuteMs: 500,
       });
       expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      expect(Date.now() - started).toBeLessThan(55_000);
       // It reached the API and got the answer's first chunk: the stall is the stream's, not a refused connection.
       expect(stalled.seen).toHaveLength(1);
       expect(result.summary).toContain('"type":"init"');

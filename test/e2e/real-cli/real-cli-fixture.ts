@@ -70,9 +70,3 @@ pipelines:
 export function stepLog(fleet: Fleet, id: string): string {
   return readFileSync(join(dirname(fleet.state), 'attempts', id, 'implement.run.1.0', 'output.log'), 'utf8');
 }
-
-/** The minutes the step's first attempt took, from its start to its end as the state recorded them. */
-export function attemptMinutes(s: StatusJson, step: string): number {
-  const a = s.steps[step]!.attempts[0]!;
-  return (Date.parse(a.finishedAt!) - Date.parse(a.startedAt)) / 60_000;
-}

@@ -192,7 +192,7 @@ describe('conveyor serve on PostgreSQL', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      expect((await client.query('SELECT name FROM conveyor_migrations')).rows).toEqual([{ name: '0001' }]);
+      expect((await client.query('SELECT name FROM conveyor_migrations')).rows).toEqual([{ name: '0001' }, { name: '0002' }]);
     } finally {
       await client.end();
     }
