@@ -12,7 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
 import { git } from '../../helpers/repos.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { anthropicMessages, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
 import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS } from './real-cli-fixture.ts';
@@ -76,7 +76,7 @@ describe(`Claude Code (the real CLI) in conveyor run`, () => {
     fleet.writeConfig(config());
 
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
-      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY, CONVEYOR_CACHE_DIR: restoreCli(claude, join(fleet.dir, 'cache')) },
     });
     const s = await status(fleet, 'web-3');
     expect(s.steps.implement?.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(s.steps, null, 2)}`).toBe('succeeded');
@@ -143,6 +143,7 @@ pipelines:
 `,
         'implement',
       );
+      restoreCli(claude, bench.cache);
       const started = Date.now();
       // A minute of 500 ms: the guard fires after 3 s of silence, the timeout after 30 s.
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { openaiResponses, script } from '../../helpers/vendor-turns.ts';
@@ -61,7 +61,9 @@ pipelines:
       - { id: review, kind: review, agent: reviewer }
 `);
 
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY, CONVEYOR_CACHE_DIR: restoreCli(codex, join(fleet.dir, 'cache')) },
+    });
     const s = await status(fleet, 'web-3');
     expect(s.steps.implement?.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(s.steps, null, 2)}`).toBe('succeeded');
 
