@@ -5,8 +5,8 @@
 //    with every process in it, however it detached (`--die-with-parent` on bwrap's init);
 //  - the file system read-only except the folders its policy names (the workspace, the files it
 //    hands back, caches), a private HOME and a private /tmp; the runner's secrets covered
-//    (lib/sandbox/hidden.ts); folders it must read but never change (the checkouts' git folders)
-//    bound read-only;
+//    (lib/sandbox/hidden.ts), and any folder its policy hides (an agent's setup: the workspace);
+//    folders it must read but never change (the checkouts' git folders) bound read-only;
 //  - no host sockets: /run and /var/run hidden (a Docker daemon's socket is root on the runner),
 //    /tmp its own, and every other listening unix socket of the host covered, unless its service
 //    asks for Docker; a socket the command makes itself, in its own folders, works;
@@ -39,6 +39,8 @@ export interface SandboxPolicy {
   writable: readonly string[];
   /** Folders it may read though they lie where it sees nothing else (the checkouts' git folders): never written. */
   readOnly?: readonly string[];
+  /** Folders it must not see at all, each covered by an empty folder (an agent's setup: the workspace, whose files an agent wrote). */
+  hidden?: readonly string[];
   /** Folders of its private HOME (relative paths) that outlive it, each bound to a host folder: package managers' caches. */
   caches?: Readonly<Record<string, string>>;
   /** The host's Docker socket stays reachable: a service that says `docker: true` (Docker is root on the runner). */
@@ -390,7 +392,11 @@ export function bwrapArgv(sandbox: Extract<SandboxAvailability, { available: tru
   const resolver = realOrUndefined('/etc/resolv.conf');
   if (resolver && replaced.some((r) => isInside(resolver, r) && r !== '/tmp')) args.push('--ro-bind', resolver, resolver);
   const docker = plan.policy.docker ? dockerSockets(plan.dockerHost) : [];
-  const hide = [...plan.hidden.folders, privateTemp(), socketFolder()].filter((f) => !replaced.some((r) => isInside(f, r)));
+  // The policy's own only where they are there to see: a folder that does not exist, or lies in one
+  // already covered, shows nothing anyway (and bwrap could not make its mount point on the read-only root).
+  const covering = [...plan.hidden.folders, privateTemp(), socketFolder()];
+  const own = (plan.policy.hidden ?? []).filter((f) => existsSync(f) && !covering.some((c) => isInside(f, c)));
+  const hide = [...covering, ...own].filter((f) => !replaced.some((r) => isInside(f, r)));
   for (const folder of [...new Set(hide)]) args.push('--tmpfs', folder);
   for (const file of plan.hidden.files) if (!replaced.some((r) => isInside(file, r))) args.push('--ro-bind', '/dev/null', file);
   const writable = [...plan.policy.writable];

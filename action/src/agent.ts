@@ -15,7 +15,7 @@ import type { CommandResult } from '../../lib/process.ts';
 import { runUserCommand, safeEnvironment, secretsFor, type StepContext } from './context.ts';
 import { agentCommand, type AgentCommand, type AgentRole } from './presets.ts';
 import { openExchange, type Exchange } from './exchange.ts';
-import { agentIsolation, agentSetupIsolation, installDir, toolsDir } from './sandbox.ts';
+import { agentIsolation, agentSetupIsolation, installDir, installVariables, setupCommand } from './sandbox.ts';
 import { runSetup } from './setup.ts';
 import { fenced, tail } from './summary.ts';
 import { code } from '../../core/text.ts';
@@ -196,24 +196,23 @@ async function runInExchange(
   };
   const first = commandOf(0);
   const label = `${options.role === 'coder' ? '' : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ''}`;
-  const tools = toolsDir(ctx.env);
-  // A preset's CLI goes to a folder of its preset and version (cached between steps and runs on
-  // GitHub under that key): a changed version is installed, never found as the old one on PATH.
-  const install = installDir(ctx.env, agent);
-  const bins = [...new Set([join(install, 'bin'), join(tools, 'bin')])];
-  const toolsPath = { PATH: [...bins, ctx.env.PATH ?? '/usr/bin:/bin'].join(delimiter) };
+  // Its own install folder (a preset's pinned install: its preset's and version's, cached between
+  // steps and runs on GitHub under that key), whose `bin` alone joins its PATH: a changed version
+  // is installed, never found as the old one, and no other agent's setup put anything there.
+  const install = installDir(ctx.env, ws, agent);
+  const toolsPath = { PATH: [join(install, 'bin'), ctx.env.PATH ?? '/usr/bin:/bin'].join(delimiter) };
 
-  // 1. Its setup (its CLI's install, unless the CLI is on PATH), into the tools folder every agent's PATH starts with.
-  if (agent.setup !== undefined) {
+  // 1. Its setup (its CLI's install, unless its install folder has it), in that folder and writing only there.
+  const setup = setupCommand(agent);
+  if (setup !== undefined) {
     await mkdir(join(install, 'bin'), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
-      command: agent.setup,
+      command: setup,
       timeoutMinutes: agent.setupTimeoutMinutes,
-      cwd: ws.root,
-      workspace: ws.root,
-      isolation: agentSetupIsolation(ws, ctx.env),
-      extra: { ...toolsPath, npm_config_prefix: install, PIPX_HOME: join(install, 'pipx'), PIPX_BIN_DIR: join(install, 'bin') },
+      cwd: install,
+      isolation: agentSetupIsolation(ws, install, ctx.env),
+      extra: { ...toolsPath, ...installVariables(install) },
     });
   }
   // 2. Its files: the prompt, the verdict's schema for a CLI that takes it as a file.

@@ -3,13 +3,13 @@
 // when it cannot, and what the sandbox blocked, for the step's log, summary and result.
 import { code } from '../../core/text.ts';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { ConveyorError } from '../../core/errors.ts';
 import type { ResolvedAgent } from '../../core/plan/types.ts';
-import { PRESETS } from '../../core/config/presets.ts';
+import { isPresetSetup, PRESETS, presetSetup, type PresetName } from '../../core/config/presets.ts';
 import type { SandboxReport, StepPayload, StepResult } from '../../core/contract/wire.ts';
 import { detectSandbox, type Blocked, type NetworkPolicy, type SandboxAvailability, type SandboxPolicy } from '../../lib/sandbox.ts';
-import type { Workspace } from './workspace.ts';
+import type { Workspace, WorkspaceRepo } from './workspace.ts';
 
 export interface StepSandbox {
   availability: SandboxAvailability;
@@ -34,10 +34,11 @@ export function createStepSandbox(env: NodeJS.ProcessEnv, mode: StepPayload['san
 }
 
 /**
- * Caches every command of a kind that installs packages may write, each a folder of its private
- * HOME kept between commands (and, on a runner that stays, between steps and runs) under the
- * cache folder: so `npm ci` stays fast across attempts. Package managers check what they take
- * from their cache; a cache is still a folder code an agent wrote may put files in.
+ * The package managers' caches, each a folder of a command's private HOME kept between commands
+ * (and, on a runner that stays, between steps and runs) under the cache folder: so `npm ci` stays
+ * fast across attempts. Gates, deploys and services' setups share one set (caches()); package
+ * managers check what they take from it, but it is still a folder code an agent wrote puts files
+ * in, so an agent's setup has a set of its own (agentSetupIsolation).
  */
 const CACHES: Record<string, string> = {
   '.npm': 'npm',
@@ -57,24 +58,65 @@ export function cacheRoot(env: NodeJS.ProcessEnv): string {
   return join(env.HOME || homedir(), '.cache', 'conveyor');
 }
 
-function caches(env: NodeJS.ProcessEnv): Record<string, string> {
-  const root = cacheRoot(env);
+/** The caches of CACHES under `root`. */
+function cachesIn(root: string): Record<string, string> {
   return Object.fromEntries(Object.entries(CACHES).map(([inHome, name]) => [inHome, join(root, name)]));
 }
 
-/** The folder agents' CLIs are installed into by their setups (npm's and pipx's prefix), on every agent's PATH. */
+function caches(env: NodeJS.ProcessEnv): Record<string, string> {
+  return cachesIn(cacheRoot(env));
+}
+
+/** The folder of the agents' install folders (installDir), each on its own agent's PATH alone. */
 export function toolsDir(env: NodeJS.ProcessEnv): string {
   return join(cacheRoot(env), 'tools');
 }
 
+/** What names a workspace's primary repository. */
+type Repos = { repos: readonly Pick<WorkspaceRepo, 'repo' | 'role'>[] };
+
+/** A name as one folder's name. */
+const safe = (t: string) => t.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/** The primary repository as a folder name (`owner__name`): what keeps its agents' folders apart from another repository's on a runner that stays. */
+function repoFolder(ws: Repos): string {
+  const repo = ws.repos.find((r) => r.role === 'primary')?.repo ?? ws.repos[0]?.repo ?? 'workspace';
+  return safe(repo.replace('/', '__'));
+}
+
+/** The agent's setup is its preset's own install of its pinned version (or it has none), not a command of the team's. */
+function installsItsPreset(agent: Pick<ResolvedAgent, 'preset' | 'version' | 'setup'>): agent is typeof agent & { preset: PresetName; version: string } {
+  if (!agent.preset || agent.version === undefined) return false;
+  return agent.setup === undefined || isPresetSetup(PRESETS[agent.preset], agent.version, agent.setup);
+}
+
 /**
- * Where an agent's setup installs: for a preset, a folder of its preset and pinned version (the
- * key GitHub's cache of it goes by, workflows/conveyor.yml), else the shared tools folder.
+ * The one folder an agent's setup writes (npm's and pipx's prefix; its `bin` is on that agent's
+ * PATH alone). A preset's own install goes to `<preset>-<version>`: every agent of that preset
+ * and version runs the same pinned install there, and GitHub's cache of it goes by that name
+ * (workflows/conveyor.yml). Any other setup, a preset's agent's own included, goes to
+ * `custom/<owner>__<repo>/<agent>`: what it installs is not the pinned CLI, so no agent of the
+ * preset may find it in the preset's folder, and no other agent (nor another repository's agent
+ * of that name on a runner that stays) finds it at all.
  */
-export function installDir(env: NodeJS.ProcessEnv, agent: Pick<ResolvedAgent, 'preset' | 'version'>): string {
-  const tools = toolsDir(env);
-  if (!agent.preset || agent.version === undefined) return tools;
-  return join(tools, `${agent.preset}-${agent.version}`);
+export function installDir(env: NodeJS.ProcessEnv, ws: Repos, agent: Pick<ResolvedAgent, 'name' | 'preset' | 'version' | 'setup'>): string {
+  if (installsItsPreset(agent)) return join(toolsDir(env), `${agent.preset}-${agent.version}`);
+  return join(toolsDir(env), 'custom', repoFolder(ws), safe(agent.name));
+}
+
+/**
+ * What an agent's setup runs: its own, or for a preset's own install the one this action writes
+ * (a plan compiled before it looked in the install folder still says `command -v`, which a stale
+ * CLI elsewhere on PATH would satisfy).
+ */
+export function setupCommand(agent: Pick<ResolvedAgent, 'preset' | 'version' | 'setup'>): string | undefined {
+  if (agent.setup !== undefined && installsItsPreset(agent)) return presetSetup(PRESETS[agent.preset], agent.version);
+  return agent.setup;
+}
+
+/** The variables that point an agent's setup at its install folder: npm's and pipx's prefix, and CONVEYOR_INSTALL_DIR. */
+export function installVariables(install: string): Record<string, string> {
+  return { CONVEYOR_INSTALL_DIR: install, npm_config_prefix: install, PIPX_HOME: join(install, 'pipx'), PIPX_BIN_DIR: join(install, 'bin') };
 }
 
 /** The checkouts' git folders: every command reads them (an agent's own `git diff`), none writes them. */
@@ -111,19 +153,27 @@ export function agentIsolation(
  * and no other repository's agent on a runner that stays reads what it left.
  */
 export function agentCaches(env: NodeJS.ProcessEnv, ws: Workspace, agent: ResolvedAgent): Record<string, string> {
-  const safe = (t: string) => t.replace(/[^A-Za-z0-9._-]/g, '_');
-  const repo = ws.repos.find((r) => r.role === 'primary')?.repo ?? ws.repos[0]?.repo ?? 'workspace';
-  const root = join(cacheRoot(env), 'agents', safe(repo.replace('/', '__')), safe(agent.name));
+  const root = join(cacheRoot(env), 'agents', repoFolder(ws), safe(agent.name));
   const folders = ['.cache', ...(agent.preset ? PRESETS[agent.preset].homeCaches : [])];
   return Object.fromEntries(folders.map((f) => [f, join(root, safe(f.replace(/^\./, '').replaceAll('/', '-')))]));
 }
 
 /**
- * An agent's setup (installing its CLI): a command of the pipeline's author, not of the agent; it
- * reaches the network and writes the tools folder (where the CLI goes) and the caches.
+ * An agent's setup (installing its CLI): a command of the pipeline's author, not of the agent, but
+ * one whose install the agent then runs, so nothing an agent produced may steer it. It runs in its
+ * install folder and writes only that folder and package caches of its own (under `setups/`, as
+ * the folder is under `tools/`): not the workspace, not another agent's install folder, not the
+ * caches gates share (which code an agent wrote fills). The workspace and the checkouts' git
+ * folders are not there for it at all: no `.npmrc`, `pip.conf` or module an agent or a gate left
+ * there is read (npm reads a project's config from where it runs, `python -m` imports from there).
+ * Its HOME is private and new (lib/sandbox.ts), so no user config but the one it writes itself.
  */
-export function agentSetupIsolation(ws: Workspace, env: NodeJS.ProcessEnv): Isolation {
-  return { policy: { network: 'open', writable: [ws.root, toolsDir(env)], readOnly: gitFolders(ws), caches: caches(env) } };
+export function agentSetupIsolation(ws: Pick<Workspace, 'root' | 'gitRoot'>, install: string, env: NodeJS.ProcessEnv): Isolation {
+  const tools = toolsDir(env);
+  const rel = relative(tools, install);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel))
+    throw new ConveyorError('internal', `an agent's install folder ${install} is not inside the tools folder ${tools}`);
+  return { policy: { network: 'open', writable: [install], hidden: [ws.root, ws.gitRoot], caches: cachesIn(join(cacheRoot(env), 'setups', rel)) } };
 }
 
 /**

@@ -17,8 +17,8 @@ export interface Setup {
   command: string;
   timeoutMinutes: number | undefined;
   cwd: string;
-  /** The workspace root (CONVEYOR_WORKSPACE). */
-  workspace: string;
+  /** The workspace root (CONVEYOR_WORKSPACE), for a setup that works in it: not an agent's, which never sees it. */
+  workspace?: string;
   isolation: Isolation;
   /** Variables of the command it prepares (CONVEYOR_REPO, CONVEYOR_SERVICE). */
   extra?: Record<string, string>;
@@ -27,7 +27,11 @@ export interface Setup {
 /** Runs one setup; a failure says why, in words for the step's error (undefined when it passed). */
 export async function trySetup(ctx: StepContext, payload: StepPayload, setup: Setup): Promise<string | undefined> {
   const minutes = setup.timeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES;
-  const env = safeEnvironment(ctx, { ...identityVariables(payload), CONVEYOR_WORKSPACE: setup.workspace, ...(setup.extra ?? {}) });
+  const env = safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    ...(setup.workspace !== undefined ? { CONVEYOR_WORKSPACE: setup.workspace } : {}),
+    ...(setup.extra ?? {}),
+  });
   const r = await ctx.group(`setup of ${setup.who} in ${setup.cwd}: ${setup.command}`, () =>
     runUserCommand(ctx, { command: setup.command, cwd: setup.cwd, env, timeoutMinutes: minutes, linePrefix: '  setup | ', sandbox: setup.isolation }),
   );

@@ -34,7 +34,7 @@ export interface Preset {
   name: PresetName;
   /** The product, for people. */
   title: string;
-  /** The executable the preset runs (and whose presence on PATH skips the install). */
+  /** The executable the preset runs (and whose presence in its install folder's `bin` skips the install). */
   cli: string;
   /** Where the CLI is published; the check script installs it from there. */
   package: { registry: 'npm' | 'pypi'; name: string };
@@ -253,9 +253,23 @@ export function presetInstall(preset: Preset, version = preset.version): string 
   return `pipx install '${spec}'`;
 }
 
-/** The setup that installs a preset's CLI unless it is on PATH already (its version's tools folder comes first on PATH). */
+/**
+ * The setup that installs a preset's CLI unless its install folder has it already (restored from
+ * GitHub's cache, or left by an earlier step on a runner that stays). It looks in that folder
+ * alone (CONVEYOR_INSTALL_DIR, which the action sets to npm's and pipx's prefix), never on PATH:
+ * a runner's own `claude` of another version would otherwise stand in for the pinned one. Without
+ * the variable it fails rather than look in `/bin`.
+ */
 export function presetSetup(preset: Preset, version = preset.version): string {
-  return `command -v ${preset.cli} >/dev/null 2>&1 || ${presetInstall(preset, version)}`;
+  return `test -x "\${CONVEYOR_INSTALL_DIR:?}/bin/${preset.cli}" || ${presetInstall(preset, version)}`;
+}
+
+/**
+ * Whether `setup` is the preset's own install of `version`: as presetSetup writes it, or as plans
+ * compiled before it looked in the install folder wrote it (a run may outlast an upgrade).
+ */
+export function isPresetSetup(preset: Preset, version: string, setup: string): boolean {
+  return setup === presetSetup(preset, version) || setup === `command -v ${preset.cli} >/dev/null 2>&1 || ${presetInstall(preset, version)}`;
 }
 
 /** -1, 0 or 1 as version `a` is older than, the same as or newer than `b` (numeric parts; a -suffix is older than none). */

@@ -97,7 +97,11 @@ export const agentSchema = z.strictObject({
     .optional()
     .describe("Copilot CLI with `provider` openai or azure: the provider's wire API, Chat Completions (default) or Responses (GPT-5 models)."),
   secrets: secretsSchema.optional(),
-  setup: command.optional().describe('Runs before the agent, e.g. to install its CLI; default for a preset: install its CLI unless it is on PATH.'),
+  setup: command
+    .optional()
+    .describe(
+      "Runs before the agent, in the agent's own install folder, e.g. to install its CLI; default for a preset: install its pinned CLI unless that folder has it.",
+    ),
   'setup-timeout-minutes': setupTimeout,
   'timeout-minutes': minutes.optional().describe('Kill the agent after this many minutes (default 45).'),
   'stall-minutes': minutes

@@ -24,7 +24,7 @@ export const resolvedAgentSchema = z.object({
   env: z.record(z.string(), z.string()),
   /** Variables passed by name from the runner's environment: its own `secrets` and its preset's credentials. */
   secrets: z.array(z.string()).optional(),
-  /** Runs before the agent: its `setup`, or its preset's install when the CLI is not on PATH. */
+  /** Runs before the agent, in its install folder: its `setup`, or its preset's install when that folder does not have the CLI. */
   setup: z.string().optional(),
   /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
   setupTimeoutMinutes: z.number().int().optional(),

@@ -43,6 +43,8 @@ async function run(payload: StepPayload, options: { ws: string; env?: Record<str
       GITHUB_SERVER_URL: remotes.url,
       CONVEYOR_PAYLOAD_PATH: payloadPath,
       CONVEYOR_WORKSPACE_ROOT: options.ws,
+      // Its own tools folder and caches, not the user's.
+      CONVEYOR_CACHE_DIR: join(scratch, 'cache'),
       ...options.env,
     },
     payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
@@ -74,8 +76,9 @@ describe('setup', () => {
 
   it("an agent's setup runs before it, with its own timeout", async () => {
     const ws = join(scratch, 'ws');
-    const payload = withCoder(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'cat "$CONVEYOR_WORKSPACE/installed" > change.txt' }), {
-      setup: 'echo tool-v1 > "$CONVEYOR_WORKSPACE/installed"',
+    // What it installs in its install folder (where it runs) is on the agent's PATH.
+    const payload = withCoder(makePayload({ repos: [{ repo: 'acme/web' }], agentRun: 'the-tool > change.txt' }), {
+      setup: "printf '#!/bin/sh\\necho tool-v1\\n' > bin/the-tool; chmod +x bin/the-tool",
     });
     const { result, log } = await run(payload, { ws });
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');

@@ -1,10 +1,13 @@
 // What the presets' tests share: two local repositories (acme/web, acme/api), a bin folder for the
-// stand-ins of the CLIs (test/fixtures/agents/stand-in.mjs), a payload compiled from a
-// configuration as buildPayload would carry it, and one step run through the action's entry.
+// stand-ins of the CLIs (test/fixtures/agents/stand-in.mjs), and each preset CLI's stand-in in its
+// install folder as GitHub's cache restores it, a payload compiled from a configuration as
+// buildPayload would carry it, and one step run through the action's entry.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { runEntry } from '../../action/src/entry.ts';
+import { installDir } from '../../action/src/sandbox.ts';
+import { PRESETS, type PresetName } from '../../core/config/presets.ts';
 import { readPayload } from '../../action/src/payload.ts';
 import { configSchema } from '../../core/config/schema.ts';
 import { compilePlan } from '../../core/plan/compile.ts';
@@ -13,6 +16,9 @@ import { makePayload } from '../helpers/payload.ts';
 import { createRemotes, removeDir, tempDir, type Remotes } from '../helpers/repos.ts';
 
 export const STAND_IN = resolve(import.meta.dirname, '../fixtures/agents/stand-in.mjs');
+
+/** The bench's cache folder (CONVEYOR_CACHE_DIR): its tools folder and caches. */
+const cacheOf = (scratch: string) => join(scratch, 'cache');
 
 /** What a stand-in recorded of how it was called (and, asked to, of its HOME and its call to its model's API). */
 export interface StandInRecord {
@@ -35,13 +41,22 @@ export interface Bench {
   remotes: Remotes;
   scratch: string;
   bin: string;
-  /** Puts the stand-in on the bench's PATH under the CLI's name. */
+  /** Its cache folder (CONVEYOR_CACHE_DIR): the tools folder and the caches. */
+  cache: string;
+  /**
+   * Puts the stand-in on the bench's PATH under `name`, and, for a preset's CLI, into that preset's
+   * install folder at its pinned version too, as GitHub's cache of it restores it (its preset's setup
+   * looks there, never on PATH, and installs nothing).
+   */
   standIn(name: string): void;
+  /** The install folder of `preset` at `version` (default its pinned one) in the bench's cache folder. */
+  installFolder(preset: PresetName, version?: string): string;
   /** The payload of `step` in the pipeline `default` of `yaml`, as buildPayload carries it. */
   payloadFrom(yaml: string, step: string): StepPayload;
   /** Runs one step through the action's entry in workspace `ws`, with the runner's variables `env`. */
   run(payload: StepPayload, ws: string, options: RunOptions): ReturnType<typeof runStep>;
-  recordOf(ws: string, cli: string): StandInRecord;
+  /** What the stand-in `cli` recorded in `dir`: the workspace for an agent, its install folder for a setup (which sees no workspace). */
+  recordOf(dir: string, cli: string): StandInRecord;
   cleanup(): void;
 }
 
@@ -66,7 +81,7 @@ async function runStep(bench: { remotes: Remotes; scratch: string; bin: string }
       CONVEYOR_PAYLOAD_PATH: payloadPath,
       CONVEYOR_WORKSPACE_ROOT: ws,
       // Its own tools folder: a CLI an earlier test installed there is not on this one's PATH.
-      CONVEYOR_CACHE_DIR: join(bench.scratch, 'cache'),
+      CONVEYOR_CACHE_DIR: cacheOf(bench.scratch),
       ...options.env,
     },
     payload: await readPayload({ env: { CONVEYOR_PAYLOAD_PATH: payloadPath }, getInput: () => '' }),
@@ -86,9 +101,20 @@ export function createBench(): Bench {
   remotes.create('acme/web', { 'README.md': 'web\n' });
   remotes.create('acme/api', { 'README.md': 'api\n' });
   const bench = { remotes, scratch, bin };
+  const installFolder = (preset: PresetName, version = PRESETS[preset].version) =>
+    installDir({ CONVEYOR_CACHE_DIR: cacheOf(scratch) }, { repos: [] }, { name: preset, preset, version });
   return {
     ...bench,
-    standIn: (name) => writeFileSync(join(bin, name), readFileSync(STAND_IN), { mode: 0o755 }),
+    cache: cacheOf(scratch),
+    installFolder,
+    standIn(name) {
+      writeFileSync(join(bin, name), readFileSync(STAND_IN), { mode: 0o755 });
+      const preset = Object.values(PRESETS).find((p) => p.cli === name);
+      if (!preset) return;
+      const folder = join(installFolder(preset.name), 'bin');
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, name), readFileSync(STAND_IN), { mode: 0o755 });
+    },
     payloadFrom(yaml, step) {
       const plan = compilePlan(configSchema.parse(parse(yaml)), 'default');
       const planStep = plan.steps.find((s) => s.id === step)!;
@@ -111,7 +137,7 @@ export function createBench(): Bench {
       };
     },
     run: (payload, ws, options) => runStep(bench, payload, ws, options),
-    recordOf: (ws, cli) => JSON.parse(readFileSync(join(ws, `stand-in-${cli}.json`), 'utf8')) as StandInRecord,
+    recordOf: (dir, cli) => JSON.parse(readFileSync(join(dir, `stand-in-${cli}.json`), 'utf8')) as StandInRecord,
     cleanup() {
       remotes.cleanup();
       removeDir(scratch);

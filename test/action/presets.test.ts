@@ -3,7 +3,7 @@
 // the prompt, the model and exactly the credentials the agent lists (its own and its preset's)
 // arrive; no other secret-named variable, nor another command's secret, nor a GitHub token does.
 // The coder works at the root of two repositories, the reviewer inside the primary one.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PRESETS, type PresetName } from '../../core/config/presets.ts';
@@ -243,35 +243,58 @@ describe.each(Object.keys(PRESETS) as PresetName[])('the %s preset', (name) => {
 });
 
 describe('a preset whose CLI is not installed', () => {
-  it('installs it with its setup first, then runs it', async () => {
+  /** The runner's PATH with no `claude` on it, after `before` (the stand-in npm's folder, and what node needs). */
+  const pathWithout = (...before: string[]) => [...before, bench.bin, ...process.env.PATH!.split(':').filter((d) => !existsSync(join(d, 'claude')))].join(':');
+
+  it('installs it with its setup first, in its install folder, then runs it', async () => {
     standIn('npm');
     const ws = join(scratch, 'ws-install');
-    // No `claude` anywhere on this PATH: only the stand-in npm (and what node needs).
-    const { result, log } = await run(
-      payloadFor('claude-code', 'implement'),
-      ws,
-      `${bench.bin}:${process.env
-        .PATH!.split(':')
-        .filter((d) => !existsSync(join(d, 'claude')))
-        .join(':')}`,
-    );
+    const { result, log } = await run(payloadFor('claude-code', 'implement'), ws, pathWithout());
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
-    // The version the preset was checked with, into a tools folder of that preset and version.
-    const npm = recordOf(ws, 'npm');
+    // The version the preset was checked with, into a tools folder of that preset and version, run there.
+    const install = bench.installFolder('claude-code');
+    expect(install).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.197'));
+    const npm = recordOf(install, 'npm');
     expect(npm.argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.197']);
-    expect(npm.env.npm_config_prefix).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.197'));
+    expect(npm.env.npm_config_prefix).toBe(install);
+    expect(npm.cwd).toBe(install);
+    expect(npm.env.CONVEYOR_WORKSPACE).toBeUndefined();
     const claude = recordOf(ws, 'claude');
     expect(claude.argv[0]).toBe('--print');
-    expect(claude.env.PATH!.split(':')[0]).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.197', 'bin'));
+    expect(claude.env.PATH!.split(':')[0]).toBe(join(install, 'bin'));
     expect(log).toContain('setup of agent "coder"');
+  });
+
+  it('installs the pinned version though another version of its CLI is earlier on PATH, and once: a later step finds it in its install folder', async () => {
+    standIn('npm');
+    // A runner's own `claude` of another version, unpinned, first on PATH.
+    const stale = join(scratch, 'stale-bin');
+    mkdirSync(stale);
+    writeFileSync(join(stale, 'claude'), '#!/bin/sh\necho "claude 1.0.0 (stale)"\ntouch "$CONVEYOR_WORKSPACE/stale-claude-ran"\n', { mode: 0o755 });
+    const path = pathWithout(stale);
+    const install = bench.installFolder('claude-code');
+
+    const ws = join(scratch, 'ws-stale');
+    const first = await run(payloadFor('claude-code', 'implement'), ws, path);
+    // The agent ran the pinned CLI its setup installed, not the one found first on the runner's PATH.
+    expect(existsSync(join(ws, 'stale-claude-ran'))).toBe(false);
+    expect(first.result.conclusion, `${first.result.summary}\n${first.log}`).toBe('success');
+    expect(recordOf(install, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.197']);
+    expect(recordOf(ws, 'claude').argv[0]).toBe('--print');
+
+    // A later step (its folder restored from GitHub's cache, or left on a runner that stays) installs nothing.
+    rmSync(join(install, 'stand-in-npm.json'));
+    const later = join(scratch, 'ws-later');
+    const second = await run(payloadFor('claude-code', 'implement'), later, path);
+    expect(second.result.conclusion, `${second.result.summary}\n${second.log}`).toBe('success');
+    expect(existsSync(join(install, 'stand-in-npm.json'))).toBe(false);
+    expect(recordOf(later, 'claude').argv[0]).toBe('--print');
+    expect(existsSync(join(later, 'stale-claude-ran'))).toBe(false);
   });
 
   it('installs another version into its own folder: a version changed in the configuration is never the old one found on PATH', async () => {
     standIn('npm');
-    const path = `${bench.bin}:${process.env
-      .PATH!.split(':')
-      .filter((d) => !existsSync(join(d, 'claude')))
-      .join(':')}`;
+    const path = pathWithout();
     expect((await run(payloadFor('claude-code', 'implement'), join(scratch, 'ws-a'), path)).result.conclusion).toBe('success');
     const pinned = bench.payloadFrom(
       `
@@ -291,8 +314,10 @@ pipelines:
     const ws = join(scratch, 'ws-b');
     const { result, log } = await run(pinned, ws, path);
     expect(result.conclusion, `${result.summary}\n${log}`).toBe('success');
-    expect(recordOf(ws, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.190']);
-    expect(recordOf(ws, 'claude').env.PATH!.split(':')[0]).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.190', 'bin'));
+    const install = bench.installFolder('claude-code', '2.1.190');
+    expect(install).toBe(join(scratch, 'cache', 'tools', 'claude-code-2.1.190'));
+    expect(recordOf(install, 'npm').argv).toEqual(['install', '--global', '@anthropic-ai/claude-code@2.1.190']);
+    expect(recordOf(ws, 'claude').env.PATH!.split(':')[0]).toBe(join(install, 'bin'));
   });
 });
 

@@ -5,8 +5,9 @@
 // test does not wait on the network mid-run; a test that finds the cache empty installs it itself,
 // and one that cannot install it fails, saying why: these tests are never skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { installDir } from '../../action/src/sandbox.ts';
 import { PRESETS, type PresetName } from '../../core/config/presets.ts';
 
 export const CLI_CACHE = process.env.CONVEYOR_CLI_CACHE || '/var/tmp/conveyor-cli-cache';
@@ -60,4 +61,20 @@ export function realCli(preset: NpmPreset): InstalledCli {
     renameSync(scratch, folder);
   }
   return { preset, spec, version: p.version, bin, exe };
+}
+
+/**
+ * Puts the installed CLI into the install folder its preset's setup installs into under `cacheDir`
+ * (CONVEYOR_CACHE_DIR), as GitHub's cache of that folder restores it: the setup looks there (never
+ * on PATH), finds it and installs nothing. Returns `cacheDir`.
+ */
+export function restoreCli(installed: InstalledCli, cacheDir: string): string {
+  const folder = join(
+    installDir({ CONVEYOR_CACHE_DIR: cacheDir }, { repos: [] }, { name: installed.preset, preset: installed.preset, version: installed.version }),
+    'bin',
+  );
+  mkdirSync(folder, { recursive: true });
+  const link = join(folder, PRESETS[installed.preset].cli);
+  if (!existsSync(link)) symlinkSync(installed.exe, link);
+  return cacheDir;
 }

@@ -265,6 +265,25 @@ describe('a command in the sandbox', () => {
     expect(second.output).toContain('home is new');
   });
 
+  it('sees none of a folder its policy hides, and what it writes there stays out of the host folder; what it may write inside still shows', async () => {
+    const hidden = join(dir, 'hidden');
+    mkdirSync(join(hidden, 'inside'), { recursive: true });
+    writeFileSync(join(hidden, '.npmrc'), 'registry=http://planted.invalid/\n');
+    const policy = { network: 'open' as const, writable: [ws], hidden: [hidden, join(dir, 'not-there')] };
+    const r = await run(
+      `ls -A ${hidden} | wc -l | sed 's/^/entries: /'; cat ${hidden}/.npmrc 2>&1 || echo "no npmrc"; echo planted > ${hidden}/new && echo wrote`,
+      {
+        policy,
+      },
+    );
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain('entries: 0');
+    expect(r.output).toContain('no npmrc');
+    expect(r.output).not.toContain('planted.invalid');
+    expect(existsSync(join(hidden, 'new'))).toBe(false);
+    expect(readFileSync(join(hidden, '.npmrc'), 'utf8')).toBe('registry=http://planted.invalid/\n');
+  });
+
   it('ends with every process it started, however they detached', async () => {
     const mark = randomUUID();
     const r = await run(`export LEFTOVER=${mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 301 </dev/null >/dev/null 2>&1 &); echo started`);

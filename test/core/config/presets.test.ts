@@ -6,7 +6,7 @@ import { credentialWarnings, endpointWarnings, versionWarnings } from '../../../
 import { loadConfig } from '../../../core/config/load.ts';
 import { formatPlan } from '../../../core/plan/format.ts';
 import { endpointLines } from '../../../cli/commands/validate.ts';
-import { compareVersions, PRESET_NAMES, PRESETS, presetFlags, presetInstall, presetModel, presetSetup } from '../../../core/config/presets.ts';
+import { compareVersions, isPresetSetup, PRESET_NAMES, PRESETS, presetFlags, presetInstall, presetModel, presetSetup } from '../../../core/config/presets.ts';
 import { HOST_PATTERN } from '../../../core/config/schema.ts';
 import { isGitHubTokenName, secretNameProblem } from '../../../core/config/secret-names.ts';
 import { compilePlan } from '../../../core/plan/compile.ts';
@@ -37,8 +37,17 @@ describe('preset data', () => {
     }
   });
 
-  it('installs a CLI only when it is not on PATH, at the version it was checked with', () => {
-    expect(presetSetup(PRESETS['claude-code'])).toBe('command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197');
+  it('installs a CLI unless its install folder has it (never whatever is on PATH), at the version it was checked with', () => {
+    expect(presetSetup(PRESETS['claude-code'])).toBe(
+      'test -x "${CONVEYOR_INSTALL_DIR:?}/bin/claude" || npm install --global @anthropic-ai/claude-code@2.1.197',
+    );
+    expect(presetSetup(PRESETS.aider)).toBe(`test -x "\${CONVEYOR_INSTALL_DIR:?}/bin/aider" || pipx install 'aider-chat==0.86.*'`);
+    // A plan compiled before still names the preset's own install, as does the current one; no other command does.
+    const claude = PRESETS['claude-code'];
+    expect(isPresetSetup(claude, '2.1.197', presetSetup(claude))).toBe(true);
+    expect(isPresetSetup(claude, '2.1.197', 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197')).toBe(true);
+    expect(isPresetSetup(claude, '2.1.190', presetSetup(claude))).toBe(false);
+    expect(isPresetSetup(claude, '2.1.197', 'npm i -g @anthropic-ai/claude-code')).toBe(false);
     expect(presetInstall(PRESETS.codex, '0.170.1')).toBe('npm install --global @openai/codex@0.170.1');
     // A two-part version takes that release's latest patch.
     expect(presetInstall(PRESETS.aider)).toBe("pipx install 'aider-chat==0.86.*'");
@@ -80,7 +89,7 @@ describe('compiling a preset agent', () => {
       timeoutMinutes: 45,
       env: {},
       secrets: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'TEAM_ROUTE'],
-      setup: 'command -v claude >/dev/null 2>&1 || npm install --global @anthropic-ai/claude-code@2.1.197',
+      setup: 'test -x "${CONVEYOR_INSTALL_DIR:?}/bin/claude" || npm install --global @anthropic-ai/claude-code@2.1.197',
       network: { allow: ['api.anthropic.com'] },
       version: '2.1.197',
     });
@@ -127,7 +136,7 @@ pipelines:
   it('installs the version an agent names, and writes vendor-retries only when it is not the default', () => {
     const plan = compilePlan(config('  coder: { preset: codex, version: 0.170.0, vendor-retries: 1 }'), 'default');
     expect(plan.agents.coder).toMatchObject({
-      setup: 'command -v codex >/dev/null 2>&1 || npm install --global @openai/codex@0.170.0',
+      setup: 'test -x "${CONVEYOR_INSTALL_DIR:?}/bin/codex" || npm install --global @openai/codex@0.170.0',
       version: '0.170.0',
       vendorRetries: 1,
     });

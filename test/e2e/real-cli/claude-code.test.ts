@@ -12,7 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
 import { git } from '../../helpers/repos.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { anthropicMessages, outage, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
 import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, coderOnly, stepLog } from './real-cli-fixture.ts';
@@ -76,7 +76,7 @@ describe(`Claude Code (the real CLI) in conveyor run`, () => {
     fleet.writeConfig(config());
 
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
-      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY, CONVEYOR_CACHE_DIR: restoreCli(claude, join(fleet.dir, 'cache')) },
     });
     const s = await status(fleet, 'web-3');
     expect(s.steps.implement?.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(s.steps, null, 2)}`).toBe('succeeded');
@@ -143,6 +143,7 @@ pipelines:
 `,
         'implement',
       );
+      restoreCli(claude, bench.cache);
       // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s. (Not 3 s:
       // on a busy machine this Claude Code prints nothing for longer than that as it starts.)
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
@@ -175,7 +176,11 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     // vendor itself, through the sandbox's proxy: an allow-list that replaced the preset's hosts refuses it.
     fleet.writeConfig(coderOnly('{ preset: claude-code, model: anthropic/claude-sonnet-4-5, network: { allow: [registry.npmjs.org] }, timeout-minutes: 30 }'));
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
-      env: { PATH: `${claude.bin}:${process.env.PATH}`, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-token-of-the-test-0003' },
+      env: {
+        PATH: `${claude.bin}:${process.env.PATH}`,
+        CONVEYOR_CACHE_DIR: restoreCli(claude, join(fleet.dir, 'cache')),
+        CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-token-of-the-test-0003',
+      },
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
@@ -210,7 +215,7 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     );
 
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
-      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(claude, join(fleet.dir, 'cache')), ANTHROPIC_API_KEY: KEY },
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
@@ -249,7 +254,7 @@ describe('Claude Code (the real CLI) when its model API is out of reach or unava
     );
 
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
-      env: { PATH: `${claude.bin}:${process.env.PATH}`, ANTHROPIC_API_KEY: KEY },
+      env: { PATH: `${claude.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(claude, join(fleet.dir, 'cache')), ANTHROPIC_API_KEY: KEY },
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { openaiResponses, outage, script } from '../../helpers/vendor-turns.ts';
@@ -63,7 +63,9 @@ pipelines:
       - { id: review, kind: review, agent: reviewer }
 `);
 
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY, CONVEYOR_CACHE_DIR: restoreCli(codex, join(fleet.dir, 'cache')) },
+    });
     const s = await status(fleet, 'web-3');
     expect(s.steps.implement?.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(s.steps, null, 2)}`).toBe('succeeded');
 
@@ -104,7 +106,9 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     // No key of its on the runner, so no forwarder: Codex goes to api.openai.com itself, through the
     // sandbox's proxy, which refuses it; left alone it would print "Reconnecting…" lines until its timeout.
     fleet.writeConfig(coderOnly('{ preset: codex, model: openai/gpt-5, network: { allow: [registry.npmjs.org] }, timeout-minutes: 30 }'));
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}` } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${codex.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(codex, join(fleet.dir, 'cache')) },
+    });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
     expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}`).toBe('agent-network-refused');
@@ -131,7 +135,9 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     coderApi = await startVendorApi({ answer: down.answer });
     fleet.writeConfig(coderOnly(`{ preset: codex, model: openai/gpt-5, endpoint: ${coderApi.url}/v1, timeout-minutes: 5 }`));
 
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${codex.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(codex, join(fleet.dir, 'cache')), CODEX_API_KEY: KEY },
+    });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
     expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe('succeeded');
@@ -165,7 +171,9 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
     coderApi = await startVendorApi({ answer: down.answer });
     fleet.writeConfig(coderOnly(`{ preset: codex, model: openai/gpt-5, endpoint: ${coderApi.url}/v1, timeout-minutes: 5, vendor-retries: 0 }`));
 
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${codex.bin}:${process.env.PATH}`, CODEX_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${codex.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(codex, join(fleet.dir, 'cache')), CODEX_API_KEY: KEY },
+    });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement!;
     expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}\n${stepLog(fleet, 'web-3')}`).toBe(
@@ -208,6 +216,7 @@ pipelines:
         'implement',
       );
       // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s.
+      restoreCli(codex, bench.cache);
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { CODEX_API_KEY: KEY },
         path: `${codex.bin}:${process.env.PATH}`,

@@ -14,7 +14,7 @@ import { createBench } from '../../action/preset-fixture.ts';
 import { cli } from '../../helpers/cli.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
 import { processesWith } from '../../helpers/processes.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { chatCompletionsTools, openaiChatCompletions, openaiResponses, script, workingDirectory, type Turn } from '../../helpers/vendor-turns.ts';
@@ -67,7 +67,7 @@ describe('Copilot CLI (the real CLI) in its bring-your-own-key mode in conveyor 
     );
     coderApi = await startVendorApi({ answer: openaiChatCompletions(coder) });
     reviewerApi = await startVendorApi({ answer: openaiResponses(reviewer) });
-    const cache = join(fleet.dir, 'cache');
+    const cache = restoreCli(copilot, join(fleet.dir, 'cache'));
     fleet.writeConfig(`version: 1
 agents:
   coder: { preset: copilot, provider: openai, model: openai/gpt-5, endpoint: ${coderApi.url}/v1, timeout-minutes: 5 }
@@ -165,6 +165,7 @@ pipelines:
 `,
         'implement',
       );
+      restoreCli(copilot, bench.cache);
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { COPILOT_GITHUB_TOKEN: 'github_pat_11AAAAAAA0fake0token0of0the0test' },
         path: `${copilot.bin}:${process.env.PATH}`,
@@ -212,6 +213,7 @@ pipelines:
 `,
         'implement',
       );
+      restoreCli(copilot, bench.cache);
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { COPILOT_PROVIDER_API_KEY: KEY },
         path: `${copilot.bin}:${process.env.PATH}`,
@@ -258,6 +260,7 @@ pipelines:
       );
       // A minute of 1 s: the guard fires after 20 s of silence, the timeout after 120 s. Its first run in a new cache is
       // silent while it unpacks itself (6 s and more here), which a real stall-minutes never notices but a shrunk one must allow.
+      restoreCli(copilot, bench.cache);
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { COPILOT_PROVIDER_API_KEY: KEY },
         path: `${copilot.bin}:${process.env.PATH}`,

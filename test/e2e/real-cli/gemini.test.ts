@@ -13,7 +13,7 @@ import { createBench } from '../../action/preset-fixture.ts';
 import { cli } from '../../helpers/cli.ts';
 import { processesWith } from '../../helpers/processes.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
-import { realCli, type InstalledCli } from '../../helpers/real-clis.ts';
+import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { geminiGenerateContent, geminiWorkingDirectory, script } from '../../helpers/vendor-turns.ts';
@@ -75,7 +75,9 @@ pipelines:
       - { id: review, kind: review, agent: reviewer }
 `);
 
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${gemini.bin}:${process.env.PATH}`, GEMINI_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${gemini.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(gemini, join(fleet.dir, 'cache')), GEMINI_API_KEY: KEY },
+    });
     const s = await status(fleet, 'web-3');
     const attempts = join(dirname(fleet.state), 'attempts', 'web-3');
     const transcripts = readdirSync(attempts).map((a) => readFileSync(join(attempts, a, 'transcript.log'), 'utf8'));
@@ -148,7 +150,9 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
         `{ preset: gemini, model: google/gemini-2.5-pro, network: { allow: [registry.npmjs.org] }, env: { GEMINI_API_KEY: not-a-key-conveyor-holds }, timeout-minutes: 5 }`,
       ),
     );
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${gemini.bin}:${process.env.PATH}` } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${gemini.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(gemini, join(fleet.dir, 'cache')) },
+    });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement as Step;
     expect(step.result?.error?.code, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}`).toBe('agent-network-refused');
@@ -177,7 +181,7 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
     );
     const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
       // GOOGLE_API_KEY, which the CLI does not read with an API key's sign-in: Conveyor gives it the placeholder as GEMINI_API_KEY.
-      env: { PATH: `${gemini.bin}:${process.env.PATH}`, GOOGLE_API_KEY: KEY },
+      env: { PATH: `${gemini.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(gemini, join(fleet.dir, 'cache')), GOOGLE_API_KEY: KEY },
     });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement as Step;
@@ -216,7 +220,9 @@ describe('Gemini CLI (the real CLI) when its vendor recovers', () => {
         `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${coderApi.url}, vendor-retries: 2, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, timeout-minutes: 5 }`,
       ),
     );
-    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), { env: { PATH: `${gemini.bin}:${process.env.PATH}`, GEMINI_API_KEY: KEY } });
+    const run = await cli(fleet.runArgs('--title', 'Say hello', '--issue', '3'), {
+      env: { PATH: `${gemini.bin}:${process.env.PATH}`, CONVEYOR_CACHE_DIR: restoreCli(gemini, join(fleet.dir, 'cache')), GEMINI_API_KEY: KEY },
+    });
     const s = await status(fleet, 'web-3');
     const step = s.steps.implement as Step;
     expect(step.status, `${run.stdout}\n${run.stderr}\n${JSON.stringify(step, null, 2)}`).toBe('succeeded');
@@ -244,6 +250,7 @@ describe('Gemini CLI (the real CLI) on a stream that stalls', () => {
       );
       // A minute of 500 ms: the guard fires after 10 s of silence (Gemini CLI takes seconds to start
       // before its first line), the timeout after 60 s.
+      restoreCli(gemini, bench.cache);
       const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
         env: { GEMINI_API_KEY: KEY },
         path: `${gemini.bin}:${process.env.PATH}`,
