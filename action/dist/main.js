@@ -23,6 +23,7 @@ import {
   formatUsd,
   isEmptyUsage,
   isLoopbackHost,
+  isPresetSetup,
   joinModels,
   makePrivateTemp,
   modelApiOf,
@@ -30,6 +31,7 @@ import {
   presetCredentials,
   presetHosts,
   presetModel,
+  presetSetup,
   privateTemp,
   refOf,
   resultBase,
@@ -40,7 +42,7 @@ import {
   sumUsage,
   usdSchema,
   which
-} from "./chunk-R655JGXH.js";
+} from "./chunk-MLQGMK35.js";
 import {
   CHECK_OUTPUT_MAX,
   COMMENT_MAX,
@@ -56,11 +58,11 @@ import {
   repoParams,
   safeLinkTarget,
   sanitizeIssueText
-} from "./chunk-2P6YJGR6.js";
+} from "./chunk-RJ72IU5G.js";
 import {
   ReviewRefused,
   external_exports
-} from "./chunk-2XKUFXAC.js";
+} from "./chunk-ZQDVONEP.js";
 import {
   createGitHubOctokit,
   octokitLog
@@ -80,7 +82,1786 @@ import {
 } from "./chunk-K6VWCBWP.js";
 import "./chunk-HRZ2MPDI.js";
 import "./chunk-YEZRHRCQ.js";
-import "./chunk-SD7663DA.js";
+import {
+  __commonJS,
+  __toESM
+} from "./chunk-SD7663DA.js";
+
+// node_modules/picomatch/lib/constants.js
+var require_constants = __commonJS({
+  "node_modules/picomatch/lib/constants.js"(exports, module) {
+    "use strict";
+    var WIN_SLASH = "\\\\/";
+    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+    var DOT_LITERAL = "\\.";
+    var PLUS_LITERAL = "\\+";
+    var QMARK_LITERAL = "\\?";
+    var SLASH_LITERAL = "\\/";
+    var ONE_CHAR = "(?=.)";
+    var QMARK = "[^/]";
+    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+    var NO_DOT = `(?!${DOT_LITERAL})`;
+    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+    var STAR = `${QMARK}*?`;
+    var SEP = "/";
+    var POSIX_CHARS = {
+      DOT_LITERAL,
+      PLUS_LITERAL,
+      QMARK_LITERAL,
+      SLASH_LITERAL,
+      ONE_CHAR,
+      QMARK,
+      END_ANCHOR,
+      DOTS_SLASH,
+      NO_DOT,
+      NO_DOTS,
+      NO_DOT_SLASH,
+      NO_DOTS_SLASH,
+      QMARK_NO_DOT,
+      STAR,
+      START_ANCHOR,
+      SEP
+    };
+    var WINDOWS_CHARS = {
+      ...POSIX_CHARS,
+      SLASH_LITERAL: `[${WIN_SLASH}]`,
+      QMARK: WIN_NO_SLASH,
+      STAR: `${WIN_NO_SLASH}*?`,
+      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+      NO_DOT: `(?!${DOT_LITERAL})`,
+      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+      SEP: "\\"
+    };
+    var POSIX_REGEX_SOURCE = {
+      __proto__: null,
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
+      ascii: "\\x00-\\x7F",
+      blank: " \\t",
+      cntrl: "\\x00-\\x1F\\x7F",
+      digit: "0-9",
+      graph: "\\x21-\\x7E",
+      lower: "a-z",
+      print: "\\x20-\\x7E ",
+      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
+      space: " \\t\\r\\n\\v\\f",
+      upper: "A-Z",
+      word: "A-Za-z0-9_",
+      xdigit: "A-Fa-f0-9"
+    };
+    module.exports = {
+      DEFAULT_MAX_EXTGLOB_RECURSION,
+      MAX_LENGTH: 1024 * 64,
+      POSIX_REGEX_SOURCE,
+      // regular expressions
+      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+      // Replace globs with equivalent patterns to reduce parsing time.
+      REPLACEMENTS: {
+        __proto__: null,
+        "***": "*",
+        "**/**": "**",
+        "**/**/**": "**"
+      },
+      // Digits
+      CHAR_0: 48,
+      /* 0 */
+      CHAR_9: 57,
+      /* 9 */
+      // Alphabet chars.
+      CHAR_UPPERCASE_A: 65,
+      /* A */
+      CHAR_LOWERCASE_A: 97,
+      /* a */
+      CHAR_UPPERCASE_Z: 90,
+      /* Z */
+      CHAR_LOWERCASE_Z: 122,
+      /* z */
+      CHAR_LEFT_PARENTHESES: 40,
+      /* ( */
+      CHAR_RIGHT_PARENTHESES: 41,
+      /* ) */
+      CHAR_ASTERISK: 42,
+      /* * */
+      // Non-alphabetic chars.
+      CHAR_AMPERSAND: 38,
+      /* & */
+      CHAR_AT: 64,
+      /* @ */
+      CHAR_BACKWARD_SLASH: 92,
+      /* \ */
+      CHAR_CARRIAGE_RETURN: 13,
+      /* \r */
+      CHAR_CIRCUMFLEX_ACCENT: 94,
+      /* ^ */
+      CHAR_COLON: 58,
+      /* : */
+      CHAR_COMMA: 44,
+      /* , */
+      CHAR_DOT: 46,
+      /* . */
+      CHAR_DOUBLE_QUOTE: 34,
+      /* " */
+      CHAR_EQUAL: 61,
+      /* = */
+      CHAR_EXCLAMATION_MARK: 33,
+      /* ! */
+      CHAR_FORM_FEED: 12,
+      /* \f */
+      CHAR_FORWARD_SLASH: 47,
+      /* / */
+      CHAR_GRAVE_ACCENT: 96,
+      /* ` */
+      CHAR_HASH: 35,
+      /* # */
+      CHAR_HYPHEN_MINUS: 45,
+      /* - */
+      CHAR_LEFT_ANGLE_BRACKET: 60,
+      /* < */
+      CHAR_LEFT_CURLY_BRACE: 123,
+      /* { */
+      CHAR_LEFT_SQUARE_BRACKET: 91,
+      /* [ */
+      CHAR_LINE_FEED: 10,
+      /* \n */
+      CHAR_NO_BREAK_SPACE: 160,
+      /* \u00A0 */
+      CHAR_PERCENT: 37,
+      /* % */
+      CHAR_PLUS: 43,
+      /* + */
+      CHAR_QUESTION_MARK: 63,
+      /* ? */
+      CHAR_RIGHT_ANGLE_BRACKET: 62,
+      /* > */
+      CHAR_RIGHT_CURLY_BRACE: 125,
+      /* } */
+      CHAR_RIGHT_SQUARE_BRACKET: 93,
+      /* ] */
+      CHAR_SEMICOLON: 59,
+      /* ; */
+      CHAR_SINGLE_QUOTE: 39,
+      /* ' */
+      CHAR_SPACE: 32,
+      /*   */
+      CHAR_TAB: 9,
+      /* \t */
+      CHAR_UNDERSCORE: 95,
+      /* _ */
+      CHAR_VERTICAL_LINE: 124,
+      /* | */
+      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
+      /* \uFEFF */
+      /**
+       * Create EXTGLOB_CHARS
+       */
+      extglobChars(chars) {
+        return {
+          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
+          "?": { type: "qmark", open: "(?:", close: ")?" },
+          "+": { type: "plus", open: "(?:", close: ")+" },
+          "*": { type: "star", open: "(?:", close: ")*" },
+          "@": { type: "at", open: "(?:", close: ")" }
+        };
+      },
+      /**
+       * Create GLOB_CHARS
+       */
+      globChars(win32) {
+        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+      }
+    };
+  }
+});
+
+// node_modules/picomatch/lib/utils.js
+var require_utils = __commonJS({
+  "node_modules/picomatch/lib/utils.js"(exports) {
+    "use strict";
+    var {
+      REGEX_BACKSLASH,
+      REGEX_REMOVE_BACKSLASH,
+      REGEX_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_GLOBAL
+    } = require_constants();
+    exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
+    exports.hasRegexChars = (str) => REGEX_SPECIAL_CHARS.test(str);
+    exports.isRegexChar = (str) => str.length === 1 && exports.hasRegexChars(str);
+    exports.escapeRegex = (str) => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str) => str.replace(REGEX_BACKSLASH, "/");
+    exports.isWindows = () => {
+      if (typeof navigator !== "undefined" && navigator.platform) {
+        const platform = navigator.platform.toLowerCase();
+        return platform === "win32" || platform === "windows";
+      }
+      if (typeof process !== "undefined" && process.platform) {
+        return process.platform === "win32";
+      }
+      return false;
+    };
+    exports.removeBackslashes = (str) => {
+      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+        return match === "\\" ? "" : match;
+      });
+    };
+    exports.escapeLast = (input, char, lastIdx) => {
+      const idx = input.lastIndexOf(char, lastIdx);
+      if (idx === -1) return input;
+      if (input[idx - 1] === "\\") return exports.escapeLast(input, char, idx - 1);
+      return `${input.slice(0, idx)}\\${input.slice(idx)}`;
+    };
+    exports.removePrefix = (input, state = {}) => {
+      let output = input;
+      if (output.startsWith("./")) {
+        output = output.slice(2);
+        state.prefix = "./";
+      }
+      return output;
+    };
+    exports.wrapOutput = (input, state = {}, options = {}) => {
+      const prepend = options.contains ? "" : "^";
+      const append = options.contains ? "" : "$";
+      let output = `${prepend}(?:${input})${append}`;
+      if (state.negated === true) {
+        output = `(?:^(?!${output}).*$)`;
+      }
+      return output;
+    };
+    exports.basename = (path, { windows } = {}) => {
+      const segs = path.split(windows ? /[\\/]/ : "/");
+      const last = segs[segs.length - 1];
+      if (last === "") {
+        return segs[segs.length - 2];
+      }
+      return last;
+    };
+  }
+});
+
+// node_modules/picomatch/lib/scan.js
+var require_scan = __commonJS({
+  "node_modules/picomatch/lib/scan.js"(exports, module) {
+    "use strict";
+    var utils = require_utils();
+    var {
+      CHAR_ASTERISK,
+      /* * */
+      CHAR_AT,
+      /* @ */
+      CHAR_BACKWARD_SLASH,
+      /* \ */
+      CHAR_COMMA,
+      /* , */
+      CHAR_DOT,
+      /* . */
+      CHAR_EXCLAMATION_MARK,
+      /* ! */
+      CHAR_FORWARD_SLASH,
+      /* / */
+      CHAR_LEFT_CURLY_BRACE,
+      /* { */
+      CHAR_LEFT_PARENTHESES,
+      /* ( */
+      CHAR_LEFT_SQUARE_BRACKET,
+      /* [ */
+      CHAR_PLUS,
+      /* + */
+      CHAR_QUESTION_MARK,
+      /* ? */
+      CHAR_RIGHT_CURLY_BRACE,
+      /* } */
+      CHAR_RIGHT_PARENTHESES,
+      /* ) */
+      CHAR_RIGHT_SQUARE_BRACKET
+      /* ] */
+    } = require_constants();
+    var isPathSeparator = (code2) => {
+      return code2 === CHAR_FORWARD_SLASH || code2 === CHAR_BACKWARD_SLASH;
+    };
+    var depth = (token) => {
+      if (token.isPrefix !== true) {
+        token.depth = token.isGlobstar ? Infinity : 1;
+      }
+    };
+    var scan = (input, options) => {
+      const opts = options || {};
+      const length = input.length - 1;
+      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+      const slashes = [];
+      const tokens = [];
+      const parts = [];
+      let str = input;
+      let index = -1;
+      let start = 0;
+      let lastIndex = 0;
+      let isBrace = false;
+      let isBracket = false;
+      let isGlob = false;
+      let isExtglob = false;
+      let isGlobstar = false;
+      let braceEscaped = false;
+      let backslashes = false;
+      let negated = false;
+      let negatedExtglob = false;
+      let finished = false;
+      let braces = 0;
+      let prev;
+      let code2;
+      let token = { value: "", depth: 0, isGlob: false };
+      const eos = () => index >= length;
+      const peek = () => str.charCodeAt(index + 1);
+      const advance = () => {
+        prev = code2;
+        return str.charCodeAt(++index);
+      };
+      while (index < length) {
+        code2 = advance();
+        let next;
+        if (code2 === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          code2 = advance();
+          if (code2 === CHAR_LEFT_CURLY_BRACE) {
+            braceEscaped = true;
+          }
+          continue;
+        }
+        if (braceEscaped === true || code2 === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          while (eos() !== true && (code2 = advance())) {
+            if (code2 === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (code2 === CHAR_LEFT_CURLY_BRACE) {
+              braces++;
+              continue;
+            }
+            if (braceEscaped !== true && code2 === CHAR_DOT && (code2 = advance()) === CHAR_DOT) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (braceEscaped !== true && code2 === CHAR_COMMA) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (code2 === CHAR_RIGHT_CURLY_BRACE) {
+              braces--;
+              if (braces === 0) {
+                braceEscaped = false;
+                isBrace = token.isBrace = true;
+                finished = true;
+                break;
+              }
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code2 === CHAR_FORWARD_SLASH) {
+          slashes.push(index);
+          tokens.push(token);
+          token = { value: "", depth: 0, isGlob: false };
+          if (finished === true) continue;
+          if (prev === CHAR_DOT && index === start + 1) {
+            start += 2;
+            continue;
+          }
+          lastIndex = index + 1;
+          continue;
+        }
+        if (opts.noext !== true) {
+          const isExtglobChar = code2 === CHAR_PLUS || code2 === CHAR_AT || code2 === CHAR_ASTERISK || code2 === CHAR_QUESTION_MARK || code2 === CHAR_EXCLAMATION_MARK;
+          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+            isGlob = token.isGlob = true;
+            isExtglob = token.isExtglob = true;
+            finished = true;
+            if (code2 === CHAR_EXCLAMATION_MARK && index === start) {
+              negatedExtglob = true;
+            }
+            if (scanToEnd === true) {
+              let parens = 0;
+              while (eos() !== true && (code2 = advance())) {
+                if (code2 === CHAR_BACKWARD_SLASH) {
+                  backslashes = token.backslashes = true;
+                  advance();
+                  continue;
+                }
+                if (code2 === CHAR_LEFT_PARENTHESES) {
+                  parens++;
+                  continue;
+                }
+                if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                  finished = true;
+                  break;
+                }
+              }
+              continue;
+            }
+            break;
+          }
+        }
+        if (code2 === CHAR_ASTERISK) {
+          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code2 === CHAR_QUESTION_MARK) {
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code2 === CHAR_LEFT_SQUARE_BRACKET) {
+          while (eos() !== true && (next = advance())) {
+            if (next === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+              isBracket = token.isBracket = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              break;
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (opts.nonegate !== true && code2 === CHAR_EXCLAMATION_MARK && index === start) {
+          negated = token.negated = true;
+          start++;
+          continue;
+        }
+        if (opts.noparen !== true && code2 === CHAR_LEFT_PARENTHESES) {
+          isGlob = token.isGlob = true;
+          if (scanToEnd === true) {
+            let parens = 1;
+            while (eos() !== true && (code2 = advance())) {
+              if (code2 === CHAR_BACKWARD_SLASH) {
+                backslashes = token.backslashes = true;
+                advance();
+                continue;
+              }
+              if (code2 === CHAR_LEFT_PARENTHESES) {
+                parens++;
+                continue;
+              }
+              if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                finished = true;
+                break;
+              }
+            }
+            continue;
+          }
+          break;
+        }
+        if (isGlob === true) {
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+      }
+      if (opts.noext === true) {
+        isExtglob = false;
+        isGlob = false;
+      }
+      let base = str;
+      let prefix = "";
+      let glob = "";
+      if (start > 0) {
+        prefix = str.slice(0, start);
+        str = str.slice(start);
+        lastIndex -= start;
+      }
+      if (base && isGlob === true && lastIndex > 0) {
+        base = str.slice(0, lastIndex);
+        glob = str.slice(lastIndex);
+      } else if (isGlob === true) {
+        base = "";
+        glob = str;
+      } else {
+        base = str;
+      }
+      if (base && base !== "" && base !== "/" && base !== str) {
+        if (isPathSeparator(base.charCodeAt(base.length - 1))) {
+          base = base.slice(0, -1);
+        }
+      }
+      if (opts.unescape === true) {
+        if (glob) glob = utils.removeBackslashes(glob);
+        if (base && backslashes === true) {
+          base = utils.removeBackslashes(base);
+        }
+      }
+      const state = {
+        prefix,
+        input,
+        start,
+        base,
+        glob,
+        isBrace,
+        isBracket,
+        isGlob,
+        isExtglob,
+        isGlobstar,
+        negated,
+        negatedExtglob
+      };
+      if (opts.tokens === true) {
+        state.maxDepth = 0;
+        if (!isPathSeparator(code2)) {
+          tokens.push(token);
+        }
+        state.tokens = tokens;
+      }
+      if (opts.parts === true || opts.tokens === true) {
+        let prevIndex;
+        for (let idx = 0; idx < slashes.length; idx++) {
+          const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
+          const i = slashes[idx];
+          const value2 = input.slice(n2, i);
+          if (opts.tokens) {
+            if (idx === 0 && start !== 0) {
+              tokens[idx].isPrefix = true;
+              tokens[idx].value = prefix;
+            } else {
+              tokens[idx].value = value2;
+            }
+            depth(tokens[idx]);
+            state.maxDepth += tokens[idx].depth;
+          }
+          if (i >= start) {
+            parts.push(value2);
+            prevIndex = i;
+          }
+        }
+        const n = prevIndex !== void 0 ? prevIndex + 1 : start;
+        const value = input.slice(n);
+        parts.push(value);
+        if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
+          tokens[tokens.length - 1].value = value;
+          depth(tokens[tokens.length - 1]);
+          state.maxDepth += tokens[tokens.length - 1].depth;
+        }
+        state.slashes = slashes;
+        state.parts = parts;
+      }
+      return state;
+    };
+    module.exports = scan;
+  }
+});
+
+// node_modules/picomatch/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/picomatch/lib/parse.js"(exports, module) {
+    "use strict";
+    var constants2 = require_constants();
+    var utils = require_utils();
+    var {
+      MAX_LENGTH,
+      POSIX_REGEX_SOURCE,
+      REGEX_NON_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_BACKREF,
+      REPLACEMENTS
+    } = constants2;
+    var expandRange = (args, options) => {
+      if (typeof options.expandRange === "function") {
+        return options.expandRange(...args, options);
+      }
+      args.sort();
+      const value = `[${args.join("-")}]`;
+      try {
+        new RegExp(value);
+      } catch (ex) {
+        return args.map((v) => utils.escapeRegex(v)).join("..");
+      }
+      return value;
+    };
+    var syntaxError = (type, char) => {
+      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+    };
+    var splitTopLevel = (input) => {
+      const parts = [];
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let value = "";
+      let escaped = false;
+      for (const ch of input) {
+        if (escaped === true) {
+          value += ch;
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          value += ch;
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          value += ch;
+          continue;
+        }
+        if (quote === 0) {
+          if (ch === "[") {
+            bracket++;
+          } else if (ch === "]" && bracket > 0) {
+            bracket--;
+          } else if (bracket === 0) {
+            if (ch === "(") {
+              paren++;
+            } else if (ch === ")" && paren > 0) {
+              paren--;
+            } else if (ch === "|" && paren === 0) {
+              parts.push(value);
+              value = "";
+              continue;
+            }
+          }
+        }
+        value += ch;
+      }
+      parts.push(value);
+      return parts;
+    };
+    var isPlainBranch = (branch) => {
+      let escaped = false;
+      for (const ch of branch) {
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (/[?*+@!()[\]{}]/.test(ch)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    var normalizeSimpleBranch = (branch) => {
+      let value = branch.trim();
+      let changed = true;
+      while (changed === true) {
+        changed = false;
+        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+          value = value.slice(2, -1);
+          changed = true;
+        }
+      }
+      if (!isPlainBranch(value)) {
+        return;
+      }
+      return value.replace(/\\(.)/g, "$1");
+    };
+    var hasRepeatedCharPrefixOverlap = (branches) => {
+      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i = 0; i < values.length; i++) {
+        for (let j2 = i + 1; j2 < values.length; j2++) {
+          const a = values[i];
+          const b = values[j2];
+          const char = a[0];
+          if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
+            continue;
+          }
+          if (a === b || a.startsWith(b) || b.startsWith(a)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
+      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
+        return;
+      }
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let escaped = false;
+      for (let i = 1; i < pattern.length; i++) {
+        const ch = pattern[i];
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          continue;
+        }
+        if (quote === 1) {
+          continue;
+        }
+        if (ch === "[") {
+          bracket++;
+          continue;
+        }
+        if (ch === "]" && bracket > 0) {
+          bracket--;
+          continue;
+        }
+        if (bracket > 0) {
+          continue;
+        }
+        if (ch === "(") {
+          paren++;
+          continue;
+        }
+        if (ch === ")") {
+          paren--;
+          if (paren === 0) {
+            if (requireEnd === true && i !== pattern.length - 1) {
+              return;
+            }
+            return {
+              type: pattern[0],
+              body: pattern.slice(2, i),
+              end: i
+            };
+          }
+        }
+      }
+    };
+    var buildCharClassStar = (chars) => {
+      const source = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
+      return `${source}*`;
+    };
+    var getStarExtglobSequenceChars = (pattern) => {
+      let index = 0;
+      const chars = [];
+      while (index < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index), false);
+        if (!match || match.type !== "*") {
+          return;
+        }
+        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
+        if (branches.length !== 1) {
+          return;
+        }
+        const branch = normalizeSimpleBranch(branches[0]);
+        if (!branch || branch.length !== 1) {
+          return;
+        }
+        chars.push(branch);
+        index += match.end + 1;
+      }
+      if (chars.length < 1) {
+        return;
+      }
+      return chars;
+    };
+    var repeatedExtglobRecursion = (pattern) => {
+      let depth = 0;
+      let value = pattern.trim();
+      let match = parseRepeatedExtglob(value);
+      while (match) {
+        depth++;
+        value = match.body.trim();
+        match = parseRepeatedExtglob(value);
+      }
+      return depth;
+    };
+    var analyzeRepeatedExtglob = (body, options) => {
+      if (options.maxExtglobRecursion === false) {
+        return { risky: false };
+      }
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const branches = splitTopLevel(body).map((branch) => branch.trim());
+      if (branches.length > 1) {
+        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
+          return { risky: true };
+        }
+      }
+      const safeChars = [];
+      let sawStarSequence = false;
+      let combinable = true;
+      for (const branch of branches) {
+        const chars = getStarExtglobSequenceChars(branch);
+        if (chars) {
+          sawStarSequence = true;
+          safeChars.push(...chars);
+          continue;
+        }
+        const literal = normalizeSimpleBranch(branch);
+        if (literal && literal.length === 1) {
+          safeChars.push(literal);
+          continue;
+        }
+        combinable = false;
+        if (repeatedExtglobRecursion(branch) > max) {
+          return { risky: true };
+        }
+      }
+      if (sawStarSequence) {
+        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
+      }
+      return { risky: false };
+    };
+    var parse = (input, options) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected a string");
+      }
+      input = REPLACEMENTS[input] || input;
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      let len = input.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      const bos = { type: "bos", value: "", output: opts.prepend || "" };
+      const tokens = [bos];
+      const capture = opts.capture ? "" : "?:";
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
+      const {
+        DOT_LITERAL,
+        PLUS_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOT_SLASH,
+        NO_DOTS_SLASH,
+        QMARK,
+        QMARK_NO_DOT,
+        STAR,
+        START_ANCHOR
+      } = PLATFORM_CHARS;
+      const globstar = (opts2) => {
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const nodot = opts.dot ? "" : NO_DOT;
+      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+      let star = opts.bash === true ? globstar(opts) : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      if (typeof opts.noext === "boolean") {
+        opts.noextglob = opts.noext;
+      }
+      const state = {
+        input,
+        index: -1,
+        start: 0,
+        dot: opts.dot === true,
+        consumed: "",
+        output: "",
+        prefix: "",
+        backtrack: false,
+        negated: false,
+        brackets: 0,
+        braces: 0,
+        parens: 0,
+        quotes: 0,
+        globstar: false,
+        tokens
+      };
+      input = utils.removePrefix(input, state);
+      len = input.length;
+      const extglobs = [];
+      const braces = [];
+      const stack = [];
+      let prev = bos;
+      let value;
+      const eos = () => state.index === len - 1;
+      const peek = state.peek = (n = 1) => input[state.index + n];
+      const advance = state.advance = () => input[++state.index] || "";
+      const remaining = () => input.slice(state.index + 1);
+      const consume = (value2 = "", num = 0) => {
+        state.consumed += value2;
+        state.index += num;
+      };
+      const append = (token) => {
+        state.output += token.output != null ? token.output : token.value;
+        consume(token.value);
+      };
+      const negate = () => {
+        let count2 = 1;
+        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
+          advance();
+          state.start++;
+          count2++;
+        }
+        if (count2 % 2 === 0) {
+          return false;
+        }
+        state.negated = true;
+        state.start++;
+        return true;
+      };
+      const increment = (type) => {
+        state[type]++;
+        stack.push(type);
+      };
+      const decrement = (type) => {
+        state[type]--;
+        stack.pop();
+      };
+      const push = (tok) => {
+        if (prev.type === "globstar") {
+          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
+          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
+          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
+            state.output = state.output.slice(0, -prev.output.length);
+            prev.type = "star";
+            prev.value = "*";
+            prev.output = star;
+            state.output += prev.output;
+          }
+        }
+        if (extglobs.length && tok.type !== "paren") {
+          extglobs[extglobs.length - 1].inner += tok.value;
+        }
+        if (tok.value || tok.output) append(tok);
+        if (prev && prev.type === "text" && tok.type === "text") {
+          prev.output = (prev.output || prev.value) + tok.value;
+          prev.value += tok.value;
+          return;
+        }
+        tok.prev = prev;
+        tokens.push(tok);
+        prev = tok;
+      };
+      const extglobOpen = (type, value2) => {
+        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
+        token.prev = prev;
+        token.parens = state.parens;
+        token.output = state.output;
+        token.startIndex = state.index;
+        token.tokensIndex = tokens.length;
+        const output = (opts.capture ? "(" : "") + token.open;
+        increment("parens");
+        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push({ type: "paren", extglob: true, value: advance(), output });
+        extglobs.push(token);
+      };
+      const extglobClose = (token) => {
+        const literal = input.slice(token.startIndex, state.index + 1);
+        const body = input.slice(token.startIndex + 2, state.index);
+        const analysis = analyzeRepeatedExtglob(body, opts);
+        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
+          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
+          const open2 = tokens[token.tokensIndex];
+          open2.type = "text";
+          open2.value = literal;
+          open2.output = safeOutput || utils.escapeRegex(literal);
+          for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
+            tokens[i].value = "";
+            tokens[i].output = "";
+            delete tokens[i].suffix;
+          }
+          state.output = token.output + open2.output;
+          state.backtrack = true;
+          push({ type: "paren", extglob: true, value, output: "" });
+          decrement("parens");
+          return;
+        }
+        let output = token.close + (opts.capture ? ")" : "");
+        let rest;
+        if (token.type === "negate") {
+          let extglobStar = star;
+          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
+            extglobStar = globstar(opts);
+          }
+          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+            output = token.close = `)$))${extglobStar}`;
+          }
+          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+            const expression = parse(rest, { ...options, fastpaths: false }).output;
+            output = token.close = `)${expression})${extglobStar})`;
+          }
+          if (token.prev.type === "bos") {
+            state.negatedExtglob = true;
+          }
+        }
+        push({ type: "paren", extglob: true, value, output });
+        decrement("parens");
+      };
+      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
+        let backslashes = false;
+        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc, chars, first, rest, index) => {
+          if (first === "\\") {
+            backslashes = true;
+            return m;
+          }
+          if (first === "?") {
+            if (esc) {
+              return esc + first + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            if (index === 0) {
+              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            return QMARK.repeat(chars.length);
+          }
+          if (first === ".") {
+            return DOT_LITERAL.repeat(chars.length);
+          }
+          if (first === "*") {
+            if (esc) {
+              return esc + first + (rest ? star : "");
+            }
+            return star;
+          }
+          return esc ? m : `\\${m}`;
+        });
+        if (backslashes === true) {
+          if (opts.unescape === true) {
+            output = output.replace(/\\/g, "");
+          } else {
+            output = output.replace(/\\+/g, (m) => {
+              return m.length % 2 === 0 ? "\\\\" : m ? "\\" : "";
+            });
+          }
+        }
+        if (output === input && opts.contains === true) {
+          state.output = input;
+          return state;
+        }
+        state.output = utils.wrapOutput(output, state, options);
+        return state;
+      }
+      while (!eos()) {
+        value = advance();
+        if (value === "\0") {
+          continue;
+        }
+        if (value === "\\") {
+          const next = peek();
+          if (next === "/" && opts.bash !== true) {
+            continue;
+          }
+          if (next === "." || next === ";") {
+            continue;
+          }
+          if (!next) {
+            value += "\\";
+            push({ type: "text", value });
+            continue;
+          }
+          const match = /^\\+/.exec(remaining());
+          let slashes = 0;
+          if (match && match[0].length > 2) {
+            slashes = match[0].length;
+            state.index += slashes;
+            if (slashes % 2 !== 0) {
+              value += "\\";
+            }
+          }
+          if (opts.unescape === true) {
+            value = advance();
+          } else {
+            value += advance();
+          }
+          if (state.brackets === 0) {
+            push({ type: "text", value });
+            continue;
+          }
+        }
+        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
+          if (opts.posix !== false && value === ":") {
+            const inner = prev.value.slice(1);
+            if (inner.includes("[")) {
+              prev.posix = true;
+              if (inner.includes(":")) {
+                const idx = prev.value.lastIndexOf("[");
+                const pre = prev.value.slice(0, idx);
+                const rest2 = prev.value.slice(idx + 2);
+                const posix = POSIX_REGEX_SOURCE[rest2];
+                if (posix) {
+                  prev.value = pre + posix;
+                  state.backtrack = true;
+                  advance();
+                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                    bos.output = ONE_CHAR;
+                  }
+                  continue;
+                }
+              }
+            }
+          }
+          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
+            value = `\\${value}`;
+          }
+          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
+            value = `\\${value}`;
+          }
+          if (opts.posix === true && value === "!" && prev.value === "[") {
+            value = "^";
+          }
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (state.quotes === 1 && value !== '"') {
+          value = utils.escapeRegex(value);
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (value === '"') {
+          state.quotes = state.quotes === 1 ? 0 : 1;
+          if (opts.keepQuotes === true) {
+            push({ type: "text", value });
+          }
+          continue;
+        }
+        if (value === "(") {
+          increment("parens");
+          push({ type: "paren", value });
+          continue;
+        }
+        if (value === ")") {
+          if (state.parens === 0 && opts.strictBrackets === true) {
+            throw new SyntaxError(syntaxError("opening", "("));
+          }
+          const extglob = extglobs[extglobs.length - 1];
+          if (extglob && state.parens === extglob.parens + 1) {
+            extglobClose(extglobs.pop());
+            continue;
+          }
+          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          decrement("parens");
+          continue;
+        }
+        if (value === "[") {
+          if (opts.nobracket === true || !remaining().includes("]")) {
+            if (opts.nobracket !== true && opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("closing", "]"));
+            }
+            value = `\\${value}`;
+          } else {
+            increment("brackets");
+          }
+          push({ type: "bracket", value });
+          continue;
+        }
+        if (value === "]") {
+          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          if (state.brackets === 0) {
+            if (opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("opening", "["));
+            }
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          decrement("brackets");
+          const prevValue = prev.value.slice(1);
+          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
+            value = `/${value}`;
+          }
+          prev.value += value;
+          append({ value });
+          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+            continue;
+          }
+          const escaped = utils.escapeRegex(prev.value);
+          state.output = state.output.slice(0, -prev.value.length);
+          if (opts.literalBrackets === true) {
+            state.output += escaped;
+            prev.value = escaped;
+            continue;
+          }
+          prev.value = `(${capture}${escaped}|${prev.value})`;
+          state.output += prev.value;
+          continue;
+        }
+        if (value === "{" && opts.nobrace !== true) {
+          increment("braces");
+          const open2 = {
+            type: "brace",
+            value,
+            output: "(",
+            outputIndex: state.output.length,
+            tokensIndex: state.tokens.length
+          };
+          braces.push(open2);
+          push(open2);
+          continue;
+        }
+        if (value === "}") {
+          const brace = braces[braces.length - 1];
+          if (opts.nobrace === true || !brace) {
+            push({ type: "text", value, output: value });
+            continue;
+          }
+          let output = ")";
+          if (brace.dots === true) {
+            const arr = tokens.slice();
+            const range = [];
+            for (let i = arr.length - 1; i >= 0; i--) {
+              tokens.pop();
+              if (arr[i].type === "brace") {
+                break;
+              }
+              if (arr[i].type !== "dots") {
+                range.unshift(arr[i].value);
+              }
+            }
+            output = expandRange(range, opts);
+            state.backtrack = true;
+          }
+          if (brace.comma !== true && brace.dots !== true) {
+            const out = state.output.slice(0, brace.outputIndex);
+            const toks = state.tokens.slice(brace.tokensIndex);
+            brace.value = brace.output = "\\{";
+            value = output = "\\}";
+            state.output = out;
+            for (const t of toks) {
+              state.output += t.output || t.value;
+            }
+          }
+          push({ type: "brace", value, output });
+          decrement("braces");
+          braces.pop();
+          continue;
+        }
+        if (value === "|") {
+          if (extglobs.length > 0) {
+            extglobs[extglobs.length - 1].conditions++;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value === ",") {
+          let output = value;
+          const brace = braces[braces.length - 1];
+          if (brace && stack[stack.length - 1] === "braces") {
+            brace.comma = true;
+            output = "|";
+          }
+          push({ type: "comma", value, output });
+          continue;
+        }
+        if (value === "/") {
+          if (prev.type === "dot" && state.index === state.start + 1) {
+            state.start = state.index + 1;
+            state.consumed = "";
+            state.output = "";
+            tokens.pop();
+            prev = bos;
+            continue;
+          }
+          push({ type: "slash", value, output: SLASH_LITERAL });
+          continue;
+        }
+        if (value === ".") {
+          if (state.braces > 0 && prev.type === "dot") {
+            if (prev.value === ".") prev.output = DOT_LITERAL;
+            const brace = braces[braces.length - 1];
+            prev.type = "dots";
+            prev.output += value;
+            prev.value += value;
+            brace.dots = true;
+            continue;
+          }
+          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
+            push({ type: "text", value, output: DOT_LITERAL });
+            continue;
+          }
+          push({ type: "dot", value, output: DOT_LITERAL });
+          continue;
+        }
+        if (value === "?") {
+          const isGroup = prev && prev.value === "(";
+          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("qmark", value);
+            continue;
+          }
+          if (prev && prev.type === "paren") {
+            const next = peek();
+            let output = value;
+            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
+              output = `\\${value}`;
+            }
+            push({ type: "text", value, output });
+            continue;
+          }
+          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
+            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            continue;
+          }
+          push({ type: "qmark", value, output: QMARK });
+          continue;
+        }
+        if (value === "!") {
+          if (opts.noextglob !== true && peek() === "(") {
+            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
+              extglobOpen("negate", value);
+              continue;
+            }
+          }
+          if (opts.nonegate !== true && state.index === 0) {
+            negate();
+            continue;
+          }
+        }
+        if (value === "+") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("plus", value);
+            continue;
+          }
+          if (prev && prev.value === "(" || opts.regex === false) {
+            push({ type: "plus", value, output: PLUS_LITERAL });
+            continue;
+          }
+          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
+            push({ type: "plus", value });
+            continue;
+          }
+          push({ type: "plus", value: PLUS_LITERAL });
+          continue;
+        }
+        if (value === "@") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            push({ type: "at", extglob: true, value, output: "" });
+            continue;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value !== "*") {
+          if (value === "$" || value === "^") {
+            value = `\\${value}`;
+          }
+          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match) {
+            value += match[0];
+            state.index += match[0].length;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (prev && (prev.type === "globstar" || prev.star === true)) {
+          prev.type = "star";
+          prev.star = true;
+          prev.value += value;
+          prev.output = star;
+          state.backtrack = true;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        let rest = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+          extglobOpen("star", value);
+          continue;
+        }
+        if (prev.type === "star") {
+          if (opts.noglobstar === true) {
+            consume(value);
+            continue;
+          }
+          const prior = prev.prev;
+          const before = prior.prev;
+          const isStart = prior.type === "slash" || prior.type === "bos";
+          const afterStar = before && (before.type === "star" || before.type === "globstar");
+          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
+          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
+          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          while (rest.slice(0, 3) === "/**") {
+            const after = input[state.index + 4];
+            if (after && after !== "/") {
+              break;
+            }
+            rest = rest.slice(3);
+            consume("/**", 3);
+          }
+          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          if (prior.type === "bos" && eos()) {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = globstar(opts);
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
+            prev.value += value;
+            state.globstar = true;
+            state.output += prior.output + prev.output;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
+            const end = rest[1] !== void 0 ? "|$" : "";
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+            prev.value += value;
+            state.output += prior.output + prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          if (prior.type === "bos" && rest[0] === "/") {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          state.output = state.output.slice(0, -prev.output.length);
+          prev.type = "globstar";
+          prev.output = globstar(opts);
+          prev.value += value;
+          state.output += prev.output;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        const token = { type: "star", value, output: star };
+        if (opts.bash === true) {
+          token.output = ".*?";
+          if (prev.type === "bos" || prev.type === "slash") {
+            token.output = nodot + token.output;
+          }
+          push(token);
+          continue;
+        }
+        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
+          token.output = value;
+          push(token);
+          continue;
+        }
+        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
+          if (prev.type === "dot") {
+            state.output += NO_DOT_SLASH;
+            prev.output += NO_DOT_SLASH;
+          } else if (opts.dot === true) {
+            state.output += NO_DOTS_SLASH;
+            prev.output += NO_DOTS_SLASH;
+          } else {
+            state.output += nodot;
+            prev.output += nodot;
+          }
+          if (peek() !== "*") {
+            state.output += ONE_CHAR;
+            prev.output += ONE_CHAR;
+          }
+        }
+        push(token);
+      }
+      while (state.brackets > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
+        state.output = utils.escapeLast(state.output, "[");
+        decrement("brackets");
+      }
+      while (state.parens > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
+        state.output = utils.escapeLast(state.output, "(");
+        decrement("parens");
+      }
+      while (state.braces > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
+        state.output = utils.escapeLast(state.output, "{");
+        decrement("braces");
+      }
+      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
+        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+      }
+      if (state.backtrack === true) {
+        state.output = "";
+        for (const token of state.tokens) {
+          state.output += token.output != null ? token.output : token.value;
+          if (token.suffix) {
+            state.output += token.suffix;
+          }
+        }
+      }
+      return state;
+    };
+    parse.fastpaths = (input, options) => {
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const len = input.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      input = REPLACEMENTS[input] || input;
+      const {
+        DOT_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOTS,
+        NO_DOTS_SLASH,
+        STAR,
+        START_ANCHOR
+      } = constants2.globChars(opts.windows);
+      const nodot = opts.dot ? NO_DOTS : NO_DOT;
+      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+      const capture = opts.capture ? "" : "?:";
+      const state = { negated: false, prefix: "" };
+      let star = opts.bash === true ? ".*?" : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      const globstar = (opts2) => {
+        if (opts2.noglobstar === true) return star;
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const create = (str) => {
+        switch (str) {
+          case "*":
+            return `${nodot}${ONE_CHAR}${star}`;
+          case ".*":
+            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*.*":
+            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*/*":
+            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+          case "**":
+            return nodot + globstar(opts);
+          case "**/*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+          case "**/*.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "**/.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+          default: {
+            const match = /^(.*?)\.(\w+)$/.exec(str);
+            if (!match) return;
+            const source2 = create(match[1]);
+            if (!source2) return;
+            return source2 + DOT_LITERAL + match[2];
+          }
+        }
+      };
+      const output = utils.removePrefix(input, state);
+      let source = create(output);
+      if (source && opts.strictSlashes !== true) {
+        source += `${SLASH_LITERAL}?`;
+      }
+      return source;
+    };
+    module.exports = parse;
+  }
+});
+
+// node_modules/picomatch/lib/picomatch.js
+var require_picomatch = __commonJS({
+  "node_modules/picomatch/lib/picomatch.js"(exports, module) {
+    "use strict";
+    var scan = require_scan();
+    var parse = require_parse();
+    var utils = require_utils();
+    var constants2 = require_constants();
+    var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch2 = (glob, options, returnState = false) => {
+      if (Array.isArray(glob)) {
+        const fns = glob.map((input) => picomatch2(input, options, returnState));
+        const arrayMatcher = (str) => {
+          for (const isMatch of fns) {
+            const state2 = isMatch(str);
+            if (state2) return state2;
+          }
+          return false;
+        };
+        return arrayMatcher;
+      }
+      const isState = isObject(glob) && glob.tokens && glob.input;
+      if (glob === "" || typeof glob !== "string" && !isState) {
+        throw new TypeError("Expected pattern to be a non-empty string");
+      }
+      const opts = options || {};
+      const posix = opts.windows;
+      const regex = isState ? picomatch2.compileRe(glob, options) : picomatch2.makeRe(glob, options, false, true);
+      const state = regex.state;
+      delete regex.state;
+      let isIgnored = () => false;
+      if (opts.ignore) {
+        const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+        isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
+      }
+      const matcher = (input, returnObject = false) => {
+        const { isMatch, match, output } = picomatch2.test(input, regex, options, { glob, posix });
+        const result = { glob, state, regex, posix, input, output, match, isMatch };
+        if (typeof opts.onResult === "function") {
+          opts.onResult(result);
+        }
+        if (isMatch === false) {
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (isIgnored(input)) {
+          if (typeof opts.onIgnore === "function") {
+            opts.onIgnore(result);
+          }
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (typeof opts.onMatch === "function") {
+          opts.onMatch(result);
+        }
+        return returnObject ? result : true;
+      };
+      if (returnState) {
+        matcher.state = state;
+      }
+      return matcher;
+    };
+    picomatch2.test = (input, regex, options, { glob, posix } = {}) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected input to be a string");
+      }
+      if (input === "") {
+        return { isMatch: false, output: "" };
+      }
+      const opts = options || {};
+      const format = opts.format || (posix ? utils.toPosixSlashes : null);
+      let match = input === glob;
+      let output = match && format ? format(input) : input;
+      if (match === false) {
+        output = format ? format(input) : input;
+        match = output === glob;
+      }
+      if (match === false || opts.capture === true) {
+        if (opts.matchBase === true || opts.basename === true) {
+          match = picomatch2.matchBase(input, regex, options, posix);
+        } else {
+          match = regex.exec(output);
+        }
+      }
+      return { isMatch: Boolean(match), match, output };
+    };
+    picomatch2.matchBase = (input, glob, options, posix = options && options.windows) => {
+      const regex = glob instanceof RegExp ? glob : picomatch2.makeRe(glob, options);
+      return regex.test(utils.basename(input, { windows: posix }));
+    };
+    picomatch2.isMatch = (str, patterns, options) => picomatch2(patterns, options)(str);
+    picomatch2.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options));
+      return parse(pattern, { ...options, fastpaths: false });
+    };
+    picomatch2.scan = (input, options) => scan(input, options);
+    picomatch2.compileRe = (state, options, returnOutput = false, returnState = false) => {
+      if (returnOutput === true) {
+        return state.output;
+      }
+      const opts = options || {};
+      const prepend = opts.contains ? "" : "^";
+      const append = opts.contains ? "" : "$";
+      let source = `${prepend}(?:${state.output})${append}`;
+      if (state && state.negated === true) {
+        source = `^(?!${source}).*$`;
+      }
+      const regex = picomatch2.toRegex(source, options);
+      if (returnState === true) {
+        regex.state = state;
+      }
+      return regex;
+    };
+    picomatch2.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+      if (!input || typeof input !== "string") {
+        throw new TypeError("Expected a non-empty string");
+      }
+      let parsed = { negated: false, fastpaths: true };
+      if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
+        parsed.output = parse.fastpaths(input, options);
+      }
+      if (!parsed.output) {
+        parsed = parse(input, options);
+      }
+      return picomatch2.compileRe(parsed, options, returnOutput, returnState);
+    };
+    picomatch2.toRegex = (source, options) => {
+      try {
+        const opts = options || {};
+        return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
+      } catch (err) {
+        if (options && options.debug === true) throw err;
+        return /$^/;
+      }
+    };
+    picomatch2.constants = constants2;
+    module.exports = picomatch2;
+  }
+});
+
+// node_modules/picomatch/index.js
+var require_picomatch2 = __commonJS({
+  "node_modules/picomatch/index.js"(exports, module) {
+    "use strict";
+    var pico = require_picomatch();
+    var utils = require_utils();
+    function picomatch2(glob, options, returnState = false) {
+      if (options && (options.windows === null || options.windows === void 0)) {
+        options = { ...options, windows: utils.isWindows() };
+      }
+      return pico(glob, options, returnState);
+    }
+    Object.assign(picomatch2, pico);
+    module.exports = picomatch2;
+  }
+});
 
 // lib/process.ts
 import { spawn } from "node:child_process";
@@ -275,7 +2056,7 @@ function canonicalJson(value) {
   return JSON.stringify(value, (_key, v) => {
     if (v && typeof v === "object" && !Array.isArray(v)) {
       const sorted = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = v[k];
+      for (const k2 of Object.keys(v).sort()) sorted[k2] = v[k2];
       return sorted;
     }
     return v;
@@ -347,7 +2128,7 @@ function agentOfAttempt(payload) {
   return void 0;
 }
 function byNameOf(payload) {
-  return /* @__PURE__ */ new Set([...payload.byName ?? [], ...[...Object.values(payload.agents), ...Object.values(payload.services)].flatMap((x) => x.secrets ?? [])]);
+  return /* @__PURE__ */ new Set([...payload.byName ?? [], ...[...Object.values(payload.agents), ...Object.values(payload.services)].flatMap((x2) => x2.secrets ?? [])]);
 }
 
 // action/src/context.ts
@@ -471,24 +2252,24 @@ function hiddenPlaces(env) {
 // lib/sandbox/home.ts
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname as dirname2, isAbsolute, join as join3, normalize } from "node:path";
-function inHome(home, relative) {
-  const clean = normalize(relative);
+function inHome(home, relative2) {
+  const clean = normalize(relative2);
   if (isAbsolute(clean) || clean === ".." || clean.startsWith("../")) {
-    throw new ConveyorError("internal", `${relative} is not a path inside the command's HOME`);
+    throw new ConveyorError("internal", `${relative2} is not a path inside the command's HOME`);
   }
   return join3(home, clean);
 }
 async function seedHome(home, policy) {
-  for (const [relative, text] of Object.entries(policy.homeFiles ?? {})) {
-    const path = inHome(home, relative);
+  for (const [relative2, text] of Object.entries(policy.homeFiles ?? {})) {
+    const path = inHome(home, relative2);
     await mkdir(dirname2(path), { recursive: true, mode: 448 });
     await writeFile(path, text, { mode: 384, flag: "wx" });
   }
-  for (const relative of Object.values(policy.homeVariables ?? {})) await mkdir(inHome(home, relative), { recursive: true, mode: 448 });
+  for (const relative2 of Object.values(policy.homeVariables ?? {})) await mkdir(inHome(home, relative2), { recursive: true, mode: 448 });
   await chmod(home, 448);
 }
 function homeVariables(home, policy) {
-  return Object.fromEntries(Object.entries(policy.homeVariables ?? {}).map(([name, relative]) => [name, inHome(home, relative)]));
+  return Object.fromEntries(Object.entries(policy.homeVariables ?? {}).map(([name, relative2]) => [name, inHome(home, relative2)]));
 }
 
 // lib/sandbox/proxy.ts
@@ -560,11 +2341,11 @@ async function startProxy(options) {
       return;
     }
     options.onAllowed?.(normalizeHost(url.hostname), port);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k2]) => !HOP_BY_HOP.has(k2)));
     const upstream = httpRequest(
       { host: normalizeHost(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k))));
+        res.writeHead(answer.statusCode ?? 502, Object.fromEntries(Object.entries(answer.headers).filter(([k2]) => !HOP_BY_HOP.has(k2))));
         answer.pipe(res);
       }
     );
@@ -843,7 +2624,9 @@ function bwrapArgv(sandbox, plan, sockets = hostSockets()) {
   const resolver = realOrUndefined("/etc/resolv.conf");
   if (resolver && replaced.some((r) => isInside(resolver, r) && r !== "/tmp")) args.push("--ro-bind", resolver, resolver);
   const docker = plan.policy.docker ? dockerSockets(plan.dockerHost) : [];
-  const hide = [...plan.hidden.folders, privateTemp(), socketFolder()].filter((f) => !replaced.some((r) => isInside(f, r)));
+  const covering = [...plan.hidden.folders, privateTemp(), socketFolder()];
+  const own = (plan.policy.hidden ?? []).filter((f) => existsSync(f) && !covering.some((c) => isInside(f, c)));
+  const hide = [...covering, ...own].filter((f) => !replaced.some((r) => isInside(f, r)));
   for (const folder of [...new Set(hide)]) args.push("--tmpfs", folder);
   for (const file of plan.hidden.files) if (!replaced.some((r) => isInside(file, r))) args.push("--ro-bind", "/dev/null", file);
   const writable = [...plan.policy.writable];
@@ -904,7 +2687,7 @@ var Scrubber = class _Scrubber {
   }
   /** Every secret held by the runner: the token plus the values of secret-named variables. */
   static fromEnvironment(env, token) {
-    const values = Object.entries(env).filter(([k]) => isSecretName(k)).map(([, v]) => v);
+    const values = Object.entries(env).filter(([k2]) => isSecretName(k2)).map(([, v]) => v);
     return new _Scrubber([token, ...values]);
   }
   get values() {
@@ -922,16 +2705,16 @@ var Scrubber = class _Scrubber {
 };
 function commandEnvironment(base, scrubber, extra = {}, byName = /* @__PURE__ */ new Set()) {
   const env = {};
-  for (const [k, v] of Object.entries(base)) {
-    if (v === void 0 || STEP_PROCESS_ONLY.has(k) || byName.has(k) || isSecretName(k) || scrubber.carriesSecret(v)) continue;
-    env[k] = v;
+  for (const [k2, v] of Object.entries(base)) {
+    if (v === void 0 || STEP_PROCESS_ONLY.has(k2) || byName.has(k2) || isSecretName(k2) || scrubber.carriesSecret(v)) continue;
+    env[k2] = v;
   }
   return { ...env, ...extra };
 }
 
 // action/src/sandbox.ts
 import { homedir as homedir2 } from "node:os";
-import { join as join5 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join5, relative } from "node:path";
 function createStepSandbox(env, mode) {
   return { availability: detectSandbox(env), required: mode === "required", used: false, warned: false, blocked: /* @__PURE__ */ new Map() };
 }
@@ -950,17 +2733,34 @@ function cacheRoot(env) {
   if (env.RUNNER_TOOL_CACHE) return join5(env.RUNNER_TOOL_CACHE, "conveyor");
   return join5(env.HOME || homedir2(), ".cache", "conveyor");
 }
-function caches(env) {
-  const root = cacheRoot(env);
+function cachesIn(root) {
   return Object.fromEntries(Object.entries(CACHES).map(([inHome2, name]) => [inHome2, join5(root, name)]));
+}
+function caches(env) {
+  return cachesIn(cacheRoot(env));
 }
 function toolsDir(env) {
   return join5(cacheRoot(env), "tools");
 }
-function installDir(env, agent) {
-  const tools = toolsDir(env);
-  if (!agent.preset || agent.version === void 0) return tools;
-  return join5(tools, `${agent.preset}-${agent.version}`);
+var safe = (t) => t.replace(/[^A-Za-z0-9._-]/g, "_");
+function repoFolder(ws) {
+  const repo = ws.repos.find((r) => r.role === "primary")?.repo ?? ws.repos[0]?.repo ?? "workspace";
+  return safe(repo.replace("/", "__"));
+}
+function installsItsPreset(agent) {
+  if (!agent.preset || agent.version === void 0) return false;
+  return agent.setup === void 0 || isPresetSetup(PRESETS[agent.preset], agent.version, agent.setup);
+}
+function installDir(env, ws, agent) {
+  if (installsItsPreset(agent)) return join5(toolsDir(env), `${agent.preset}-${agent.version}`);
+  return join5(toolsDir(env), "custom", repoFolder(ws), safe(agent.name));
+}
+function setupCommand(agent) {
+  if (agent.setup !== void 0 && installsItsPreset(agent)) return presetSetup(PRESETS[agent.preset], agent.version);
+  return agent.setup;
+}
+function installVariables(install) {
+  return { CONVEYOR_INSTALL_DIR: install, npm_config_prefix: install, PIPX_HOME: join5(install, "pipx"), PIPX_BIN_DIR: join5(install, "bin") };
 }
 function gitFolders(ws) {
   return [ws.gitRoot];
@@ -977,14 +2777,16 @@ function agentIsolation(ws, agent, exchange2, env, route = {}) {
   };
 }
 function agentCaches(env, ws, agent) {
-  const safe = (t) => t.replace(/[^A-Za-z0-9._-]/g, "_");
-  const repo = ws.repos.find((r) => r.role === "primary")?.repo ?? ws.repos[0]?.repo ?? "workspace";
-  const root = join5(cacheRoot(env), "agents", safe(repo.replace("/", "__")), safe(agent.name));
+  const root = join5(cacheRoot(env), "agents", repoFolder(ws), safe(agent.name));
   const folders = [".cache", ...agent.preset ? PRESETS[agent.preset].homeCaches : []];
   return Object.fromEntries(folders.map((f) => [f, join5(root, safe(f.replace(/^\./, "").replaceAll("/", "-")))]));
 }
-function agentSetupIsolation(ws, env) {
-  return { policy: { network: "open", writable: [ws.root, toolsDir(env)], readOnly: gitFolders(ws), caches: caches(env) } };
+function agentSetupIsolation(ws, install, env) {
+  const tools = toolsDir(env);
+  const rel = relative(tools, install);
+  if (!rel || rel.startsWith("..") || isAbsolute2(rel))
+    throw new ConveyorError("internal", `an agent's install folder ${install} is not inside the tools folder ${tools}`);
+  return { policy: { network: "open", writable: [install], hidden: [ws.root, ws.gitRoot], caches: cachesIn(join5(cacheRoot(env), "setups", rel)) } };
 }
 function serviceIsolation(payload, ws, services, options) {
   const policies = services.map((s) => payload.services[s]?.network);
@@ -1027,12 +2829,16 @@ function sandboxReport(s, scrub = (t) => t) {
     blocked: [...s.blocked.values()].map((b) => ({ ...b, host: scrub(b.host) }))
   };
 }
-function withSandboxReport(result, s, scrub) {
+function withSandboxReport(result, s, scrub, docker = []) {
   if (!s.used) return result;
   const report = sandboxReport(s, scrub);
   const lines2 = [
     s.availability.available ? "Every command ran in bubblewrap: its own PID namespace, a read-only file system but for its workspace, a private HOME and /tmp, the runner's secrets and host sockets hidden." : `**${noSandboxNote(s.availability.reason)}**`
   ];
+  if (s.availability.available && docker.length)
+    lines2.push(
+      `The commands of ${docker.map((d3) => code(d3)).join(", ")} may reach the runner's Docker daemon (\`docker: true\`), which is root on the runner.`
+    );
   if (report.blocked.length) {
     lines2.push(
       `The sandbox blocked ${report.blocked.length === 1 ? "a connection" : "connections"} to hosts not in \`network.allow\`:`,
@@ -1049,7 +2855,7 @@ function withSandboxReport(result, s, scrub) {
 import { lstat as lstat2, mkdir as mkdir3, readdir as readdir2, realpath, rm as rm2 } from "node:fs/promises";
 import { join as join6, resolve as resolve3 } from "node:path";
 import { fileURLToPath } from "node:url";
-function repoFolder(repo) {
+function repoFolder2(repo) {
   const [owner, name] = repo.split("/");
   return `${owner}__${name}`;
 }
@@ -1140,7 +2946,7 @@ async function fetchRemote(git, url, base, work, fresh) {
 }
 async function prepareRepo(ctx, ws, repo, options) {
   const { mode } = options;
-  const folder = repoFolder(repo.repo);
+  const folder = repoFolder2(repo.repo);
   const dir = join6(ws.root, folder);
   const gitDir = join6(ws.gitRoot, folder);
   const url = cloneUrl(ctx.serverUrl, repo.repo);
@@ -1207,7 +3013,7 @@ async function prepareWorkspace(ctx, repos, options) {
   const folders = /* @__PURE__ */ new Map();
   for (const r of repos) {
     cloneUrl(ctx.serverUrl, r.repo);
-    const f = repoFolder(r.repo);
+    const f = repoFolder2(r.repo);
     const other = folders.get(f);
     if (other && other !== r.repo) throw new ConveyorError("bad-input", `repositories ${other} and ${r.repo} would share the folder ${f}`);
     folders.set(f, r.repo);
@@ -1343,17 +3149,17 @@ function recordedUsage(cli, agent) {
     }
   }
   const models = joinModels(fromCli.models, fromAgent.models);
-  const agentCounted = added.length > 0 || disputes.some((d) => d.counted === "agent");
+  const agentCounted = added.length > 0 || disputes.some((d3) => d3.counted === "agent");
   return { usage: compact({ ...record, models }), from: agentCounted ? "its CLI and the agent" : "its CLI", disputes, added };
 }
-function formatFigure(f, x) {
-  return f === "costUsd" ? formatUsd(x) : f === "turns" ? String(x) : formatTokens(x);
+function formatFigure(f, x2) {
+  return f === "costUsd" ? formatUsd(x2) : f === "turns" ? String(x2) : formatTokens(x2);
 }
 function describeDisputes(record) {
-  return record.disputes.map((d) => {
-    const [cli, agent] = [formatFigure(d.figure, d.cli), formatFigure(d.figure, d.agent)];
-    const counted = d.counted === "cli" ? `the CLI's ${cli}` : `the agent's ${agent}`;
-    return `${USAGE_FIGURES[d.figure]}: its CLI said ${cli}, the agent's $CONVEYOR_USAGE_FILE claimed ${agent}; ${counted} counted`;
+  return record.disputes.map((d3) => {
+    const [cli, agent] = [formatFigure(d3.figure, d3.cli), formatFigure(d3.figure, d3.agent)];
+    const counted = d3.counted === "cli" ? `the CLI's ${cli}` : `the agent's ${agent}`;
+    return `${USAGE_FIGURES[d3.figure]}: its CLI said ${cli}, the agent's $CONVEYOR_USAGE_FILE claimed ${agent}; ${counted} counted`;
   });
 }
 function describeSources(record) {
@@ -1534,7 +3340,7 @@ async function collectUsage(meter, who, sources, scrub, log, configured) {
   const disputes = describeDisputes(record);
   meter.runs.push({ who, usage: record.usage, from: record.from, disputes, ...configured ? { configured } : {} });
   log.info(`${who} used ${describeUsage(record.usage)} (${describeSources(record)})`);
-  for (const d of disputes) log.warn(`${who}: ${d}`);
+  for (const d3 of disputes) log.warn(`${who}: ${d3}`);
   return record.usage;
 }
 function modelCell(r) {
@@ -1567,7 +3373,7 @@ function withUsageReport(result, meter, payload) {
       `Run \`${payload.runId}\` so far: ${run?.costUsd !== void 0 ? formatUsd(run.costUsd) : "no cost reported"}${budget} (${describeUsage(run)}).`
     );
   }
-  for (const r of meter.runs) for (const d of r.disputes) lines2.push(`> Usage differs: ${r.who}: ${d}.`);
+  for (const r of meter.runs) for (const d3 of r.disputes) lines2.push(`> Usage differs: ${r.who}: ${d3}.`);
   for (const p of meter.problems) lines2.push(`> Usage ignored: ${p}.`);
   const capped = totals.map(([whose, u]) => [whose, cappedFigures(u)]).find(([, figures]) => figures.length > 0);
   if (capped) {
@@ -1581,7 +3387,7 @@ function withUsageReport(result, meter, payload) {
 // lib/logger.ts
 function merged(bound, own) {
   const out = {};
-  for (const source of [bound, own ?? {}]) for (const [k, v] of Object.entries(source)) if (v !== void 0) out[k] = v;
+  for (const source of [bound, own ?? {}]) for (const [k2, v] of Object.entries(source)) if (v !== void 0) out[k2] = v;
   return out;
 }
 function loggerOf(write, bound = {}) {
@@ -1597,7 +3403,7 @@ function attemptFields(ref) {
   return { run: ref.runId, step: ref.step, attempt: ref.attempt, epoch: ref.epoch, mode: ref.mode };
 }
 function renderFields(fields) {
-  const parts = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" && (v === "" || /[\s"=()]/.test(v)) ? JSON.stringify(v) : String(v)}`);
+  const parts = Object.entries(fields).map(([k2, v]) => `${k2}=${typeof v === "string" && (v === "" || /[\s"=()]/.test(v)) ? JSON.stringify(v) : String(v)}`);
   return parts.length > 0 ? ` (${parts.join(" ")})` : "";
 }
 function lineLogger(write, bound = {}) {
@@ -1617,7 +3423,7 @@ function actionLogger(sink, scrub = (t) => t) {
 async function forgeFor(serverUrl, token, env, log) {
   const url = new URL(checkServerUrl(serverUrl));
   if (url.protocol === "file:") {
-    const { LocalForge } = await import("./local-MGLKCZWR.js");
+    const { LocalForge } = await import("./local-QSZYFKHU.js");
     return LocalForge.open(decodeURIComponent(url.pathname));
   }
   if (!token)
@@ -1625,7 +3431,7 @@ async function forgeFor(serverUrl, token, env, log) {
       "bad-input",
       `no token to reach ${serverUrl}: name the Conveyor app (CONVEYOR_PUBLIC_URL, or the action input \`app-url\`), where the action trades the runner's OIDC token for one (see workflows/conveyor.yml), or give the action input \`token\``
     );
-  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-URAJMYCY.js"), import("./octokit-PYITXLZP.js")]);
+  const [{ GitHubForge }, { octokitLog: octokitLog2 }] = await Promise.all([import("./forge-KJ4N4A35.js"), import("./octokit-PYITXLZP.js")]);
   return new GitHubForge({ token: () => token.current(), baseUrl: env.GITHUB_API_URL || "https://api.github.com", log: octokitLog2(log) });
 }
 function createContext(options) {
@@ -1672,7 +3478,7 @@ function secretsFor(ctx, names, who) {
   const tokens = new Set(
     [
       ctx.token,
-      ...Object.entries(ctx.env).filter(([k]) => isGitHubTokenName(k)).map(([, v]) => v)
+      ...Object.entries(ctx.env).filter(([k2]) => isGitHubTokenName(k2)).map(([, v]) => v)
     ].filter((v) => Boolean(v))
   );
   const out = {};
@@ -2281,13 +4087,13 @@ function topologicalWaves(nodes, deps) {
         stack.pop();
         continue;
       }
-      const missing = deps(node).filter((d) => known.has(d) && !level.has(d));
+      const missing = deps(node).filter((d3) => known.has(d3) && !level.has(d3));
       if (missing.length > 0) {
         stack.push(...missing);
         continue;
       }
       let l = 0;
-      for (const d of deps(node)) if (known.has(d)) l = Math.max(l, level.get(d) + 1);
+      for (const d3 of deps(node)) if (known.has(d3)) l = Math.max(l, level.get(d3) + 1);
       level.set(node, l);
       stack.pop();
     }
@@ -2469,7 +4275,11 @@ function workspaceTable(ws, extra) {
 // action/src/setup.ts
 async function trySetup(ctx, payload, setup) {
   const minutes = setup.timeoutMinutes ?? DEFAULT_SETUP_TIMEOUT_MINUTES;
-  const env = safeEnvironment(ctx, { ...identityVariables(payload), CONVEYOR_WORKSPACE: setup.workspace, ...setup.extra ?? {} });
+  const env = safeEnvironment(ctx, {
+    ...identityVariables(payload),
+    ...setup.workspace !== void 0 ? { CONVEYOR_WORKSPACE: setup.workspace } : {},
+    ...setup.extra ?? {}
+  });
   const r = await ctx.group(
     `setup of ${setup.who} in ${setup.cwd}: ${setup.command}`,
     () => runUserCommand(ctx, { command: setup.command, cwd: setup.cwd, env, timeoutMinutes: minutes, linePrefix: "  setup | ", sandbox: setup.isolation })
@@ -2534,9 +4344,9 @@ function credentialValue(c) {
   return c.header === "bearer" ? ["authorization", `Bearer ${c.value}`] : [c.header, c.value];
 }
 function sameText(a, b) {
-  const x = Buffer.from(a);
+  const x2 = Buffer.from(a);
   const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return x2.length === y.length && timingSafeEqual(x2, y);
 }
 function carries(headers, search, placeholder) {
   const given = CREDENTIAL_HEADERS.flatMap((h) => {
@@ -2605,7 +4415,7 @@ async function startForwarder(options) {
       return;
     }
     const headers = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k)) headers[k] = v;
+    for (const [k2, v] of Object.entries(req.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k2)) headers[k2] = v;
     if (options.credential) {
       for (const h of CREDENTIAL_HEADERS) delete headers[h];
       url.searchParams.delete("key");
@@ -2626,7 +4436,7 @@ async function startForwarder(options) {
       },
       (answer) => {
         const back = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k)) back[k] = v;
+        for (const [k2, v] of Object.entries(answer.headers)) if (v !== void 0 && !HOP_BY_HOP2.has(k2)) back[k2] = v;
         const status = answer.statusCode ?? 502;
         if (answer.statusMessage) res.writeHead(status, answer.statusMessage, back);
         else res.writeHead(status, back);
@@ -2676,7 +4486,7 @@ async function startForwarder(options) {
 async function openModelRoute(ctx, agent, secrets, label, onAnswer) {
   const api = modelApiOf(agent);
   if (!api) return void 0;
-  const kept = api.keys.filter((k) => secrets[k.variable] !== void 0);
+  const kept = api.keys.filter((k2) => secrets[k2.variable] !== void 0);
   const real2 = kept[0];
   if (!real2 && !api.pointAlways) return void 0;
   const placeholder = `conveyor-placeholder-${randomBytes(16).toString("hex")}`;
@@ -2694,7 +4504,9 @@ async function openModelRoute(ctx, agent, secrets, label, onAnswer) {
   const url = `http://127.0.0.1:${port}${basePath(new URL(api.endpoint))}`;
   const pointing = api.point(url);
   const anyCredential = agent.preset ? presetCredentials(agent.preset, agent.provider).some((c) => secrets[c] !== void 0) : false;
-  const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).map((k) => [k.variable, placeholder]);
+  const placeholders = (kept.length ? kept : anyCredential ? [] : api.keys.slice(0, 1)).flatMap(
+    (k2) => [k2.variable, ...k2.readAs ? [k2.readAs] : []].map((v) => [v, placeholder])
+  );
   ctx.log.info(
     `${label} talks to ${api.endpoint} through Conveyor's key forwarder` + (real2 ? `: ${real2.variable} stays in the step process, and the agent holds a placeholder` : ": no key of its that Conveyor can keep is set, so the agent's requests go through as they are")
   );
@@ -2748,7 +4560,7 @@ var RefusalWatch = class {
 function vendorUnavailableStatus(status) {
   return status === 429 || status >= 500 && status <= 599 && status !== 501 && status !== 505;
 }
-var TROUBLE_WORDS = /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b/i;
+var TROUBLE_WORDS = /\b(?:429|529|500|502|503|504)\b|overloaded|rate[ _-]?limit|too many requests|service unavailable|bad gateway|gateway time-?out|internal server error|resource(?:[ _]?| has been )exhausted|\bunavailable\b|stream disconnected before completion/i;
 function vendorWords(body, limit = 300) {
   let text = body.trim();
   try {
@@ -2764,13 +4576,13 @@ function messageOf(value) {
   if (typeof value === "string") return value;
   if (!value || typeof value !== "object") return void 0;
   const o = value;
-  for (const k of ["error", "message", "result"]) {
-    const m = messageOf(o[k]);
+  for (const k2 of ["error", "message", "result"]) {
+    const m = messageOf(o[k2]);
     if (m) return m;
   }
   return void 0;
 }
-function vendorTroubleOfLine(line) {
+function errorEvent(line) {
   const text = line.trim();
   if (!text.startsWith("{")) return void 0;
   let event;
@@ -2782,12 +4594,18 @@ function vendorTroubleOfLine(line) {
     return void 0;
   }
   const type = event.type;
-  const isError = type === "error" || type === "turn.failed" || type === "result" && (event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error"));
+  const copilot = type === "session.error" && event.data && typeof event.data === "object" ? event.data : void 0;
+  const isError = copilot !== void 0 || type === "error" || type === "turn.failed" || type === "result" && (event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error"));
   if (!isError) return void 0;
-  const said = messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? "";
-  if (!TROUBLE_WORDS.test(said)) return void 0;
-  const status = /\b(429|529|50[0-4])\b/.exec(said)?.[1];
-  return { ...status ? { status: Number(status) } : {}, said: vendorWords(said) };
+  const said = messageOf(copilot?.message) ?? messageOf(event.error) ?? messageOf(event.message) ?? messageOf(event.result) ?? "";
+  const coded = typeof copilot?.statusCode === "number" && vendorUnavailableStatus(copilot.statusCode) ? copilot.statusCode : void 0;
+  return { said, ...coded !== void 0 ? { status: coded } : {} };
+}
+function troubleOf(event) {
+  if (event.status === void 0 && !TROUBLE_WORDS.test(event.said)) return void 0;
+  const found = /\b(429|529|50[0-4])\b/.exec(event.said)?.[1];
+  const status = event.status ?? (found !== void 0 ? Number(found) : void 0);
+  return { ...status !== void 0 ? { status } : {}, said: vendorWords(event.said) || `HTTP ${status}` };
 }
 var VendorWatch = class {
   fromApi;
@@ -2797,7 +4615,8 @@ var VendorWatch = class {
     else if (status < 400) this.fromApi = void 0;
   }
   line(line) {
-    this.fromCli = vendorTroubleOfLine(line) ?? this.fromCli;
+    const event = errorEvent(line);
+    if (event !== void 0) this.fromCli = troubleOf(event);
   }
   /** What made the run fail, when it failed because its vendor was unavailable: the API's last answer first, else what the CLI said. */
   trouble() {
@@ -2807,9 +4626,10 @@ var VendorWatch = class {
 function vendorBackoffMinutes(n) {
   return Math.min(2, 0.5 * 2 ** n);
 }
-function networkRefusedMessage(who, agent, r, windowSeconds) {
+function networkRefusedMessage(who, agent, r, windowSeconds, needsProvider = false) {
+  const endpoint = needsProvider ? `\`agents.${agent}.provider\` and \`agents.${agent}.endpoint\`` : `\`agents.${agent}.endpoint\``;
   const what = r.modelHost ? "it is the agent's model API" : `the agent kept asking for it with no other traffic for ${windowSeconds} s (a CLI retrying an API it cannot reach)`;
-  const fix = r.modelHost ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with \`agents.${agent}.endpoint\` at an API it may reach` : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set \`agents.${agent}.endpoint\` if it is where its model is)`;
+  const fix = r.modelHost ? `add ${r.host} to \`agents.${agent}.network.allow\` (which replaces its preset's hosts), or point the agent with ${endpoint} at an API it may reach` : `add ${r.host} to \`agents.${agent}.network.allow\` if the agent needs it (or set ${endpoint} if it is where its model is)`;
   return `${who} was stopped: the sandbox refused ${r.host}:${r.port} (${r.count} time${r.count === 1 ? "" : "s"}), which is not in its network.allow, and ${what}. To let it through, ${fix}.`;
 }
 function vendorUnavailableMessage(who, agent, t, runs) {
@@ -2962,20 +4782,18 @@ async function runInExchange(ctx, payload, ws, agent, options, exchange2) {
   };
   const first = commandOf(0);
   const label = `${options.role === "coder" ? "" : `${options.role} `}agent "${agent.name}"${agent.preset ? ` (${PRESETS[agent.preset].title})` : ""}`;
-  const tools = toolsDir(ctx.env);
-  const install = installDir(ctx.env, agent);
-  const bins = [.../* @__PURE__ */ new Set([join12(install, "bin"), join12(tools, "bin")])];
-  const toolsPath = { PATH: [...bins, ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
-  if (agent.setup !== void 0) {
+  const install = installDir(ctx.env, ws, agent);
+  const toolsPath = { PATH: [join12(install, "bin"), ctx.env.PATH ?? "/usr/bin:/bin"].join(delimiter) };
+  const setup = setupCommand(agent);
+  if (setup !== void 0) {
     await mkdir5(join12(install, "bin"), { recursive: true });
     await runSetup(ctx, payload, {
       who: `agent "${agent.name}"`,
-      command: agent.setup,
+      command: setup,
       timeoutMinutes: agent.setupTimeoutMinutes,
-      cwd: ws.root,
-      workspace: ws.root,
-      isolation: agentSetupIsolation(ws, ctx.env),
-      extra: { ...toolsPath, npm_config_prefix: install, PIPX_HOME: join12(install, "pipx"), PIPX_BIN_DIR: join12(install, "bin") }
+      cwd: install,
+      isolation: agentSetupIsolation(ws, install, ctx.env),
+      extra: { ...toolsPath, ...installVariables(install) }
     });
   }
   const prompt = typeof options.prompt === "string" ? options.prompt : options.prompt(first.command.verdict);
@@ -3075,7 +4893,8 @@ ${fence(last)}`;
 }
 function agentStopped(outcome, agent, who) {
   if (outcome.refused) {
-    return { code: "agent-network-refused", message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60) };
+    const needsProvider = agent.preset === "copilot" && !agent.provider;
+    return { code: "agent-network-refused", message: networkRefusedMessage(who, agent.name, outcome.refused, REFUSAL_WINDOW_MINUTES * 60, needsProvider) };
   }
   if (outcome.stalled) {
     return {
@@ -3187,43 +5006,610 @@ function coAuthoredBy(author) {
   return `Co-authored-by: ${oneLine2(author.login)} <${author.id}+${oneLine2(author.login)}@users.noreply.github.com>`;
 }
 
+// node_modules/lru-cache/dist/esm/node/index.min.js
+import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
+var S = P("lru-cache:metrics");
+var W = G("lru-cache");
+var L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
+var R = () => S.hasSubscribers || W.hasSubscribers;
+var U = /* @__PURE__ */ new Set();
+var M = typeof process == "object" && process ? process : {};
+var k = (d3, e, t, i) => {
+  typeof M.emitWarning == "function" ? M.emitWarning(d3, e, t, i) : console.error(`[${t}] ${e}: ${d3}`);
+};
+var H = (d3) => !U.has(d3);
+var T = (d3) => !!d3 && d3 === Math.floor(d3) && d3 > 0 && isFinite(d3);
+var j = (d3) => T(d3) ? d3 <= Math.pow(2, 8) ? Uint8Array : d3 <= Math.pow(2, 16) ? Uint16Array : d3 <= Math.pow(2, 32) ? Uint32Array : d3 <= Number.MAX_SAFE_INTEGER ? O : null : null;
+var O = class extends Array {
+  constructor(e) {
+    super(e), this.fill(0);
+  }
+};
+var x = class d {
+  heap;
+  length;
+  static #o = false;
+  static create(e) {
+    let t = j(e);
+    if (!t) return [];
+    d.#o = true;
+    let i = new d(e, t);
+    return d.#o = false, i;
+  }
+  constructor(e, t) {
+    if (!d.#o) throw new TypeError("instantiate Stack using Stack.create(n)");
+    this.heap = new t(e), this.length = 0;
+  }
+  push(e) {
+    this.heap[this.length++] = e;
+  }
+  pop() {
+    return this.heap[--this.length];
+  }
+};
+var I = class d2 {
+  #o;
+  #c;
+  #S;
+  #O;
+  #w;
+  #M;
+  #I;
+  #m;
+  get perf() {
+    return this.#m;
+  }
+  ttl;
+  ttlResolution;
+  ttlAutopurge;
+  updateAgeOnGet;
+  updateAgeOnHas;
+  allowStale;
+  noDisposeOnSet;
+  noUpdateTTL;
+  maxEntrySize;
+  sizeCalculation;
+  noDeleteOnFetchRejection;
+  noDeleteOnStaleGet;
+  allowStaleOnFetchAbort;
+  allowStaleOnFetchRejection;
+  ignoreFetchAbort;
+  backgroundFetchSize;
+  #n;
+  #b;
+  #s;
+  #i;
+  #t;
+  #l;
+  #u;
+  #a;
+  #h;
+  #y;
+  #r;
+  #_;
+  #F;
+  #d;
+  #g;
+  #T;
+  #U;
+  #f;
+  #D;
+  static unsafeExposeInternals(e) {
+    return { starts: e.#F, ttls: e.#d, autopurgeTimers: e.#g, sizes: e.#_, keyMap: e.#s, keyList: e.#i, valList: e.#t, next: e.#l, prev: e.#u, get head() {
+      return e.#a;
+    }, get tail() {
+      return e.#h;
+    }, free: e.#y, isBackgroundFetch: (t) => e.#e(t), backgroundFetch: (t, i, s, n) => e.#P(t, i, s, n), moveToTail: (t) => e.#L(t), indexes: (t) => e.#A(t), rindexes: (t) => e.#z(t), isStale: (t) => e.#p(t) };
+  }
+  get max() {
+    return this.#o;
+  }
+  get maxSize() {
+    return this.#c;
+  }
+  get calculatedSize() {
+    return this.#b;
+  }
+  get size() {
+    return this.#n;
+  }
+  get fetchMethod() {
+    return this.#M;
+  }
+  get memoMethod() {
+    return this.#I;
+  }
+  get dispose() {
+    return this.#S;
+  }
+  get onInsert() {
+    return this.#O;
+  }
+  get disposeAfter() {
+    return this.#w;
+  }
+  constructor(e) {
+    let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z, backgroundFetchSize: C = 1, perf: E } = e;
+    if (this.backgroundFetchSize = C, E !== void 0 && typeof E?.now != "function") throw new TypeError("perf option must have a now() method if specified");
+    if (this.#m = E ?? L, t !== 0 && !T(t)) throw new TypeError("max option must be a nonnegative integer");
+    let v = t ? j(t) : Array;
+    if (!v) throw new Error("invalid max value: " + t);
+    if (this.#o = t, this.#c = g, this.maxEntrySize = f || this.#c, this.sizeCalculation = y, this.sizeCalculation) {
+      if (!this.#c && !this.maxEntrySize) throw new TypeError("cannot set sizeCalculation without setting maxSize or maxEntrySize");
+      if (typeof this.sizeCalculation != "function") throw new TypeError("sizeCalculation set to non-function");
+    }
+    if (w !== void 0 && typeof w != "function") throw new TypeError("memoMethod must be a function if defined");
+    if (this.#I = w, a !== void 0 && typeof a != "function") throw new TypeError("fetchMethod must be a function if specified");
+    if (this.#M = a, this.#U = !!a, this.#s = /* @__PURE__ */ new Map(), this.#i = Array.from({ length: t }).fill(void 0), this.#t = Array.from({ length: t }).fill(void 0), this.#l = new v(t), this.#u = new v(t), this.#a = 0, this.#h = 0, this.#y = x.create(t), this.#n = 0, this.#b = 0, typeof r == "function" && (this.#S = r), typeof c == "function" && (this.#O = c), typeof m == "function" ? (this.#w = m, this.#r = []) : (this.#w = void 0, this.#r = void 0), this.#T = !!this.#S, this.#D = !!this.#O, this.#f = !!this.#w, this.noDisposeOnSet = !!_, this.noUpdateTTL = !!u, this.noDeleteOnFetchRejection = !!F, this.allowStaleOnFetchRejection = !!p, this.allowStaleOnFetchAbort = !!A, this.ignoreFetchAbort = !!z, this.maxEntrySize !== 0) {
+      if (this.#c !== 0 && !T(this.#c)) throw new TypeError("maxSize must be a positive integer if specified");
+      if (!T(this.maxEntrySize)) throw new TypeError("maxEntrySize must be a positive integer if specified");
+      this.#X();
+    }
+    if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
+      if (!T(this.ttl)) throw new TypeError("ttl must be a positive integer if specified");
+      this.#k();
+    }
+    if (this.#o === 0 && this.ttl === 0 && this.#c === 0) throw new TypeError("At least one of max, maxSize, or ttl is required");
+    if (!this.ttlAutopurge && !this.#o && !this.#c) {
+      let D = "LRU_CACHE_UNBOUNDED";
+      H(D) && (U.add(D), k("TTL caching without ttlAutopurge, max, or maxSize can result in unbounded memory consumption.", "UnboundedCacheWarning", D, d2));
+    }
+  }
+  getRemainingTTL(e) {
+    return this.#s.has(e) ? 1 / 0 : 0;
+  }
+  #k() {
+    let e = new O(this.#o), t = new O(this.#o);
+    this.#d = e, this.#F = t;
+    let i = this.ttlAutopurge ? Array.from({ length: this.#o }) : void 0;
+    this.#g = i, this.#H = (h, r, c = this.#m.now()) => {
+      t[h] = r !== 0 ? c : 0, e[h] = r, s(h, r);
+    }, this.#R = (h) => {
+      t[h] = e[h] !== 0 ? this.#m.now() : 0, s(h, e[h]);
+    };
+    let s = this.ttlAutopurge ? (h, r) => {
+      if (i?.[h] && (clearTimeout(i[h]), i[h] = void 0), r && r !== 0 && i) {
+        let c = setTimeout(() => {
+          this.#p(h) ? (this.#E(this.#i[h], "expire"), i[h] = void 0) : s(h, l(h));
+        }, r + 1);
+        c.unref && c.unref(), i[h] = c;
+      }
+    } : () => {
+    };
+    this.#v = (h, r) => {
+      if (e[r]) {
+        let c = e[r], m = t[r];
+        if (!c || !m) return;
+        h.ttl = c, h.start = m, h.now = n || o();
+        let _ = h.now - m;
+        h.remainingTTL = c - _;
+      }
+    };
+    let n = 0, o = () => {
+      let h = this.#m.now();
+      if (this.ttlResolution > 0) {
+        n = h;
+        let r = setTimeout(() => n = 0, this.ttlResolution);
+        r.unref && r.unref();
+      }
+      return h;
+    };
+    this.getRemainingTTL = (h) => {
+      let r = this.#s.get(h);
+      return r === void 0 ? 0 : l(r);
+    };
+    let l = (h) => {
+      let r = e[h], c = t[h];
+      if (!r || !c) return 1 / 0;
+      let m = (n || o()) - c;
+      return r - m;
+    };
+    this.#p = (h) => {
+      let r = t[h], c = e[h];
+      return !!c && !!r && (n || o()) - r > c;
+    };
+  }
+  #R = () => {
+  };
+  #v = () => {
+  };
+  #H = () => {
+  };
+  #p = () => false;
+  #X() {
+    let e = new O(this.#o);
+    this.#b = 0, this.#_ = e, this.#x = (t) => {
+      this.#b -= e[t], e[t] = 0;
+    }, this.#N = (t, i, s, n) => {
+      if (!T(s)) {
+        if (this.#e(i)) return this.backgroundFetchSize;
+        if (n) {
+          if (typeof n != "function") throw new TypeError("sizeCalculation must be a function");
+          if (s = n(i, t), !T(s)) throw new TypeError("sizeCalculation return invalid (expect positive integer)");
+        } else throw new TypeError("invalid size value (must be positive integer). When maxSize or maxEntrySize is used, sizeCalculation or size must be set.");
+      }
+      return s;
+    }, this.#j = (t, i, s) => {
+      if (e[t] = i, this.#c) {
+        let n = this.#c - e[t];
+        for (; this.#b > n; ) this.#G(true);
+      }
+      this.#b += e[t], s && (s.entrySize = i, s.totalCalculatedSize = this.#b);
+    };
+  }
+  #x = (e) => {
+  };
+  #j = (e, t, i) => {
+  };
+  #N = (e, t, i, s) => {
+    if (i || s) throw new TypeError("cannot set size without setting maxSize or maxEntrySize on cache");
+    return 0;
+  };
+  *#A({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#h; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#a); ) t = this.#u[t];
+  }
+  *#z({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#a; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#h); ) t = this.#l[t];
+  }
+  #V(e) {
+    return e !== void 0 && this.#s.get(this.#i[e]) === e;
+  }
+  *entries() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *rentries() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *keys() {
+    for (let e of this.#A()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *rkeys() {
+    for (let e of this.#z()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *values() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  *rvalues() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  [Symbol.toStringTag] = "LRUCache";
+  find(e, t = {}) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n !== void 0 && e(n, this.#i[i], this)) return this.#C(this.#i[i], t);
+    }
+  }
+  forEach(e, t = this) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  rforEach(e, t = this) {
+    for (let i of this.#z()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  purgeStale() {
+    let e = false;
+    for (let t of this.#z({ allowStale: true })) this.#p(t) && (this.#E(this.#i[t], "expire"), e = true);
+    return e;
+  }
+  info(e) {
+    let t = this.#s.get(e);
+    if (t === void 0) return;
+    let i = this.#t[t], s = this.#e(i) ? i.__staleWhileFetching : i;
+    if (s === void 0) return;
+    let n = { value: s };
+    if (this.#d && this.#F) {
+      let o = this.#d[t], l = this.#F[t];
+      if (o && l) {
+        let h = o - (this.#m.now() - l);
+        n.ttl = h, n.start = Date.now();
+      }
+    }
+    return this.#_ && (n.size = this.#_[t]), n;
+  }
+  dump() {
+    let e = [];
+    for (let t of this.#A({ allowStale: true })) {
+      let i = this.#i[t], s = this.#t[t], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n === void 0 || i === void 0) continue;
+      let o = { value: n };
+      if (this.#d && this.#F) {
+        o.ttl = this.#d[t];
+        let l = this.#m.now() - this.#F[t];
+        o.start = Math.floor(Date.now() - l);
+      }
+      this.#_ && (o.size = this.#_[t]), e.unshift([i, o]);
+    }
+    return e;
+  }
+  load(e) {
+    this.clear();
+    for (let [t, i] of e) {
+      if (i.start) {
+        let s = Date.now() - i.start;
+        i.start = this.#m.now() - s;
+      }
+      this.#W(t, i.value, i);
+    }
+  }
+  set(e, t, i = {}) {
+    let { status: s = S.hasSubscribers ? {} : void 0 } = i;
+    i.status = s, s && (s.op = "set", s.key = e, t !== void 0 && (s.value = t), s.cache = this);
+    let n = this.#W(e, t, i);
+    return s && S.hasSubscribers && S.publish(s), n;
+  }
+  #W(e, t, i, s) {
+    let { ttl: n = this.ttl, start: o, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
+    if (t === void 0) return r && (r.set = "deleted"), this.delete(e), this;
+    let { noUpdateTTL: m = this.noUpdateTTL } = i;
+    r && !c && (r.value = t);
+    let _ = this.#N(e, t, i.size || 0, h, r);
+    if (this.maxEntrySize && _ > this.maxEntrySize) return this.#E(e, "set"), r && (r.set = "miss", r.maxEntrySizeExceeded = true), this;
+    let u = this.#n === 0 ? void 0 : this.#s.get(e);
+    if (u === void 0) u = this.#n === 0 ? this.#h : this.#y.length !== 0 ? this.#y.pop() : this.#n === this.#o ? this.#G(false) : this.#n, this.#i[u] = e, this.#t[u] = t, this.#s.set(e, u), this.#l[this.#h] = u, this.#u[u] = this.#h, this.#h = u, this.#n++, this.#j(u, _, r), r && (r.set = "add"), m = false, this.#D && !c && this.#O?.(t, e, "add");
+    else {
+      this.#L(u);
+      let g = this.#t[u];
+      if (t !== g) {
+        if (!l) if (this.#e(g)) {
+          g !== s && g.__abortController.abort(new Error("replaced"));
+          let { __staleWhileFetching: f } = g;
+          f !== void 0 && f !== t && (this.#T && this.#S?.(f, e, "set"), this.#f && this.#r?.push([f, e, "set"]));
+        } else this.#T && this.#S?.(g, e, "set"), this.#f && this.#r?.push([g, e, "set"]);
+        if (this.#x(u), this.#j(u, _, r), this.#t[u] = t, !c) {
+          let f = g && this.#e(g) ? g.__staleWhileFetching : g, y = f === void 0 ? "add" : t !== f ? "replace" : "update";
+          r && (r.set = y, f !== void 0 && (r.oldValue = f)), this.#D && this.onInsert?.(t, e, y);
+        }
+      } else c || (r && (r.set = "update"), this.#D && this.onInsert?.(t, e, "update"));
+    }
+    if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o), r && this.#v(r, u)), !l && this.#f && this.#r) {
+      let g = this.#r, f;
+      for (; f = g?.shift(); ) this.#w?.(...f);
+    }
+    return this;
+  }
+  pop() {
+    try {
+      for (; this.#n; ) {
+        let e = this.#t[this.#a];
+        if (this.#G(true), this.#e(e)) {
+          if (e.__staleWhileFetching) return e.__staleWhileFetching;
+        } else if (e !== void 0) return e;
+      }
+    } finally {
+      if (this.#f && this.#r) {
+        let e = this.#r, t;
+        for (; t = e?.shift(); ) this.#w?.(...t);
+      }
+    }
+  }
+  #G(e) {
+    let t = this.#a, i = this.#i[t], s = this.#t[t], n = this.#e(s);
+    n && s.__abortController.abort(new Error("evicted"));
+    let o = n ? s.__staleWhileFetching : s;
+    return (this.#T || this.#f) && o !== void 0 && (this.#T && this.#S?.(o, i, "evict"), this.#f && this.#r?.push([o, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
+  }
+  has(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "has", i.key = e, i.cache = this);
+    let s = this.#Y(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #Y(e, t = {}) {
+    let { updateAgeOnHas: i = this.updateAgeOnHas, status: s } = t, n = this.#s.get(e);
+    if (n !== void 0) {
+      let o = this.#t[n];
+      if (this.#e(o) && o.__staleWhileFetching === void 0) return false;
+      if (this.#p(n)) s && (s.has = "stale", this.#v(s, n));
+      else return i && this.#R(n), s && (s.has = "hit", this.#v(s, n)), true;
+    } else s && (s.has = "miss");
+    return false;
+  }
+  peek(e, t = {}) {
+    let { status: i = R() ? {} : void 0 } = t;
+    i && (i.op = "peek", i.key = e, i.cache = this), t.status = i;
+    let s = this.#J(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #J(e, t) {
+    let { status: i, allowStale: s = this.allowStale } = t, n = this.#s.get(e);
+    if (n === void 0 || !s && this.#p(n)) {
+      i && (i.peek = n === void 0 ? "miss" : "stale");
+      return;
+    }
+    let o = this.#t[n], l = this.#e(o) ? o.__staleWhileFetching : o;
+    return i && (l !== void 0 ? (i.peek = "hit", i.value = l) : i.peek = "miss"), l;
+  }
+  #P(e, t, i, s) {
+    let n = t === void 0 ? void 0 : this.#t[t];
+    if (this.#e(n)) return n;
+    let o = new AbortController(), { signal: l } = i;
+    l?.addEventListener("abort", () => o.abort(l.reason), { signal: o.signal });
+    let h = { signal: o.signal, options: i, context: s }, r = (f, y = false) => {
+      let { aborted: a } = o.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
+      if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o.signal.reason, F);
+      let b = u, p = this.#t[t];
+      return (p === u || p === void 0 && w && y) && (f === void 0 ? b.__staleWhileFetching !== void 0 ? this.#t[t] = b.__staleWhileFetching : this.#E(e, "fetch") : (i.status && (i.status.fetchUpdated = true), this.#W(e, f, h.options, b))), f;
+    }, c = (f) => (i.status && (i.status.fetchRejected = true, i.status.fetchError = f), m(f, false)), m = (f, y) => {
+      let { aborted: a } = o.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
+      if (this.#t[t] === u && (!b || !y && p.__staleWhileFetching === void 0 ? this.#E(e, "fetch") : w || (this.#t[t] = p.__staleWhileFetching)), F) return i.status && p.__staleWhileFetching !== void 0 && (i.status.returnedStale = true), p.__staleWhileFetching;
+      if (p.__returned === p) throw f;
+    }, _ = (f, y) => {
+      let a = this.#M?.(e, n, h);
+      o.signal.addEventListener("abort", () => {
+        (!i.ignoreFetchAbort || i.allowStaleOnFetchAbort) && (f(void 0), i.allowStaleOnFetchAbort && (f = (w) => r(w, true)));
+      }), a && a instanceof Promise ? a.then((w) => f(w === void 0 ? void 0 : w), y) : a !== void 0 && f(a);
+    };
+    i.status && (i.status.fetchDispatched = true);
+    let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o, __staleWhileFetching: n, __returned: void 0 });
+    return t === void 0 ? (this.#W(e, g, { ...h.options, status: void 0 }), t = this.#s.get(e)) : this.#t[t] = g, g;
+  }
+  #e(e) {
+    if (!this.#U) return false;
+    let t = e;
+    return !!t && t instanceof Promise && t.hasOwnProperty("__staleWhileFetching") && t.__abortController instanceof AbortController;
+  }
+  fetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#B(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #B(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
+    if (a && (a.op = "fetch", a.key = e, y && (a.forceRefresh = true), a.cache = this), !this.#U) return a && (a.fetch = "get"), this.#C(e, { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, status: a });
+    let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
+    if (b === void 0) {
+      a && (a.fetch = "miss");
+      let p = this.#P(e, b, F, f);
+      return p.__returned = p;
+    } else {
+      let p = this.#t[b];
+      if (this.#e(p)) {
+        let v = i && p.__staleWhileFetching !== void 0;
+        return a && (a.fetch = "inflight", v && (a.returnedStale = true)), v ? p.__staleWhileFetching : p.__returned = p;
+      }
+      let A = this.#p(b);
+      if (!y && !A) return a && (a.fetch = "hit"), this.#L(b), s && this.#R(b), a && this.#v(a, b), p;
+      let z = this.#P(e, b, F, f), E = z.__staleWhileFetching !== void 0 && i;
+      return a && (a.fetch = A ? "stale" : "refresh", E && A && (a.returnedStale = true)), E ? z.__staleWhileFetching : z.__returned = z;
+    }
+  }
+  forceFetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#K(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #K(e, t = {}) {
+    let i = await this.#B(e, t);
+    if (i === void 0) throw new Error("fetch() returned undefined");
+    return i;
+  }
+  memo(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "memo", i.key = e, t.context && (i.context = t.context), i.cache = this);
+    let s = this.#Q(e, t);
+    return i && (i.value = s), S.hasSubscribers && S.publish(i), s;
+  }
+  #Q(e, t = {}) {
+    let i = this.#I;
+    if (!i) throw new Error("no memoMethod provided to constructor");
+    let { context: s, status: n, forceRefresh: o, ...l } = t;
+    n && o && (n.forceRefresh = true);
+    let h = this.#C(e, l), r = o || h === void 0;
+    if (n && (n.memo = r ? "miss" : "hit", r || (n.value = h)), !r) return h;
+    let c = i(e, h, { options: l, context: s });
+    return n && (n.value = c), this.#W(e, c, l), c;
+  }
+  get(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "get", i.key = e, i.cache = this);
+    let s = this.#C(e, t);
+    return i && (s !== void 0 && (i.value = s), S.hasSubscribers && S.publish(i)), s;
+  }
+  #C(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o } = t, l = this.#s.get(e);
+    if (l === void 0) {
+      o && (o.get = "miss");
+      return;
+    }
+    let h = this.#t[l], r = this.#e(h);
+    return o && this.#v(o, l), this.#p(l) ? r ? (o && (o.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o && (o.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o && (o.get = "stale"), i ? (o && (o.returnedStale = true), h) : void 0) : (o && (o.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
+  }
+  #$(e, t) {
+    this.#u[t] = e, this.#l[e] = t;
+  }
+  #L(e) {
+    e !== this.#h && (e === this.#a ? this.#a = this.#l[e] : this.#$(this.#u[e], this.#l[e]), this.#$(this.#h, e), this.#h = e);
+  }
+  delete(e) {
+    return this.#E(e, "delete");
+  }
+  #E(e, t) {
+    S.hasSubscribers && S.publish({ op: "delete", delete: t, key: e, cache: this });
+    let i = false;
+    if (this.#n !== 0) {
+      let s = this.#s.get(e);
+      if (s !== void 0) if (this.#g?.[s] && (clearTimeout(this.#g[s]), this.#g[s] = void 0), i = true, this.#n === 1) this.#q(t);
+      else {
+        this.#x(s);
+        let n = this.#t[s];
+        if (this.#e(n) ? n.__abortController.abort(new Error("deleted")) : (this.#T || this.#f) && (this.#T && this.#S?.(n, e, t), this.#f && this.#r?.push([n, e, t])), this.#s.delete(e), this.#i[s] = void 0, this.#t[s] = void 0, s === this.#h) this.#h = this.#u[s];
+        else if (s === this.#a) this.#a = this.#l[s];
+        else {
+          let o = this.#u[s];
+          this.#l[o] = this.#l[s];
+          let l = this.#l[s];
+          this.#u[l] = this.#u[s];
+        }
+        this.#n--, this.#y.push(s);
+      }
+    }
+    if (this.#f && this.#r?.length) {
+      let s = this.#r, n;
+      for (; n = s?.shift(); ) this.#w?.(...n);
+    }
+    return i;
+  }
+  clear() {
+    return this.#q("delete");
+  }
+  #q(e) {
+    for (let t of this.#z({ allowStale: true })) {
+      let i = this.#t[t];
+      if (this.#e(i)) i.__abortController.abort(new Error("deleted"));
+      else {
+        let s = this.#i[t];
+        this.#T && this.#S?.(i, s, e), this.#f && this.#r?.push([i, s, e]);
+      }
+    }
+    if (this.#s.clear(), this.#t.fill(void 0), this.#i.fill(void 0), this.#d && this.#F) {
+      this.#d.fill(0), this.#F.fill(0);
+      for (let t of this.#g ?? []) t !== void 0 && clearTimeout(t);
+      this.#g?.fill(void 0);
+    }
+    if (this.#_ && this.#_.fill(0), this.#a = 0, this.#h = 0, this.#y.length = 0, this.#b = 0, this.#n = 0, this.#f && this.#r) {
+      let t = this.#r, i;
+      for (; i = t?.shift(); ) this.#w?.(...i);
+    }
+  }
+};
+
 // core/path-patterns.ts
+var import_picomatch = __toESM(require_picomatch2(), 1);
 function normalizePath(path) {
   return path.replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
 }
-var cache = /* @__PURE__ */ new Map();
-function segmentSource(segment) {
-  let out = "";
-  for (const ch of segment) {
-    if (ch === "*") out += "[^/]*";
-    else if (ch === "?") out += "[^/]";
-    else out += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return out;
-}
+var DIALECT = { dot: true, nobrace: true, nobracket: true, noextglob: true, nonegate: true, literalBrackets: true };
+var compiled = new I({ max: 1e3 });
 function compile(pattern) {
-  const known = cache.get(pattern);
+  const known = compiled.get(pattern);
   if (known) return known;
-  const segments = normalizePath(pattern).split("/").filter(Boolean);
-  let source = "";
-  segments.forEach((segment, i) => {
-    const last = i === segments.length - 1;
-    if (segment === "**") {
-      source += last ? i === 0 ? ".*" : "(?:/.*)?" : i === 0 ? "(?:[^/]+/)*" : "(?:/[^/]+)*";
-      return;
-    }
-    const sep2 = i === 0 || i === 1 && segments[0] === "**" ? "" : "/";
-    source += sep2 + segmentSource(segment);
-  });
-  const re = new RegExp(`^${source}(?:/.*)?$`, "s");
-  if (cache.size > 1e3) cache.clear();
-  cache.set(pattern, re);
-  return re;
+  const literal = pattern.replace(/[()|+@]/g, "\\$&");
+  const matcher = (0, import_picomatch.default)(literal === "**" ? literal : [literal, `${literal}/**`], DIALECT);
+  compiled.set(pattern, matcher);
+  return matcher;
 }
 function matchesPattern(path, pattern) {
   const p = normalizePath(pattern);
   if (p === "" || p === ".") return true;
-  return compile(p).test(normalizePath(path));
+  return compile(p)(normalizePath(path));
 }
 function matchingPatterns(path, patterns) {
   return patterns.filter((pattern) => matchesPattern(path, pattern));
@@ -3611,7 +5997,7 @@ async function publishPullRequests(ctx, payload, ws, pushed, holding = new Set(p
     if (known) prs.push(known);
   }
   const links = prs.map(({ pr: p }) => ({ repo: p.repo, number: p.number, url: p.url }));
-  const asTheRunKnew = prs.every((k) => payload.repos.some((r) => r.pr?.repo === k.pr.repo && r.pr.number === k.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k) => k.pr.repo === r.pr.repo));
+  const asTheRunKnew = prs.every((k2) => payload.repos.some((r) => r.pr?.repo === k2.pr.repo && r.pr.number === k2.pr.number)) && payload.repos.every((r) => !r.pr || prs.some((k2) => k2.pr.repo === r.pr.repo));
   const out = [];
   for (const { pr, body: current } of prs) {
     if (current === void 0 && asTheRunKnew && !pushed.has(pr.repo) && sameProtected(pr.repo)) {
@@ -3803,18 +6189,18 @@ function failureGroups(lines2) {
     if (tap) {
       const indent = (tap[1] ?? "").length;
       const group = [i];
-      let j = i + 1;
-      for (; j < lines2.length; j++) {
-        const next = lines2[j] ?? "";
+      let j2 = i + 1;
+      for (; j2 < lines2.length; j2++) {
+        const next = lines2[j2] ?? "";
         if (next.trim() && indentOf(next) <= indent) break;
-        if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j);
+        if (group.length < MAX_BLOCK_LINES && next.trim()) group.push(j2);
         if (next.trim() === "...") {
-          j++;
+          j2++;
           break;
         }
       }
       groups.push(group);
-      i = j - 1;
+      i = j2 - 1;
     } else if (line.trim() && FAILURE_LINE.test(line)) {
       groups.push([i]);
     }
@@ -3853,7 +6239,7 @@ function failingLines(output, options = {}) {
   const out = [];
   let previous = -1;
   const leftOutBetween = (from, to) => {
-    for (let j = from + 1; j < to; j++) if (lines2[j]?.trim()) return true;
+    for (let j2 = from + 1; j2 < to; j2++) if (lines2[j2]?.trim()) return true;
     return false;
   };
   for (const i of ordered) {
@@ -3940,15 +6326,15 @@ function servicesToSetUp(payload, step, repos) {
   );
 }
 async function setUpServices(ctx, payload, step, workspace, repos, where = "", extraWritable = []) {
-  for (const x of servicesToSetUp(payload, step, repos)) {
+  for (const x2 of servicesToSetUp(payload, step, repos)) {
     await runSetup(ctx, payload, {
-      who: `service "${x.service}"${where}`,
-      command: x.setup,
-      timeoutMinutes: x.timeoutMinutes,
-      cwd: x.cwd,
+      who: `service "${x2.service}"${where}`,
+      command: x2.setup,
+      timeoutMinutes: x2.timeoutMinutes,
+      cwd: x2.cwd,
       workspace: workspace.root,
-      isolation: serviceIsolation(payload, workspace, [x.service], { env: ctx.env, also: extraWritable }),
-      extra: { CONVEYOR_REPO: x.repo, CONVEYOR_SERVICE: x.service }
+      isolation: serviceIsolation(payload, workspace, [x2.service], { env: ctx.env, also: extraWritable }),
+      extra: { CONVEYOR_REPO: x2.repo, CONVEYOR_SERVICE: x2.service }
     });
   }
 }
@@ -4024,7 +6410,7 @@ async function runGate(ctx, payload) {
 
 // action/src/steps/gate-author.ts
 import { mkdir as mkdir6, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname5, isAbsolute as isAbsolute2, join as join15, normalize as normalize2 } from "node:path";
+import { dirname as dirname5, isAbsolute as isAbsolute3, join as join15, normalize as normalize2 } from "node:path";
 
 // core/prompts/role-prompts.ts
 var PROMPT_DIFF_BUDGET = 200 * 1024;
@@ -4147,7 +6533,7 @@ function gatePath(path, stepId) {
     `step.path: gate ${stepId} has path "${path ?? ""}", which ${why2}; give a file path relative to the repository, such as test/accept.test.js`
   );
   if (!path || !path.trim()) throw bad("is empty");
-  if (isAbsolute2(path)) throw bad("is absolute");
+  if (isAbsolute3(path)) throw bad("is absolute");
   const n = normalize2(path);
   if (n.startsWith("..") || n === "." || n.split("/").includes(".git")) throw bad("leaves the repository or points into .git");
   return n;
@@ -4832,7 +7218,7 @@ function ownService(payload) {
   return primary?.services.length === 1 ? primary.services[0] : void 0;
 }
 function serviceDir(ws, repo, path) {
-  const r = ws.repos.find((x) => x.repo === repo);
+  const r = ws.repos.find((x2) => x2.repo === repo);
   if (!r) throw new ConveyorError("internal", `repository ${repo} was not checked out`);
   const dir = path ? join16(r.dir, path) : r.dir;
   if (!existsSync3(dir)) throw new ConveyorError("bad-input", `path "${path}" does not exist in ${repo} (branch ${r.checkedOut})`);
@@ -4905,7 +7291,7 @@ async function runDeploy(ctx, payload) {
   const started = /* @__PURE__ */ new Set();
   const running2 = /* @__PURE__ */ new Map();
   for (; ; ) {
-    const envs = new Map([...settled].map(([k, v]) => [k, v.env]));
+    const envs = new Map([...settled].map(([k2, v]) => [k2, v.env]));
     for (const t of startable(plan, envs, started, ownFailed())) {
       started.add(t.service);
       running2.set(
@@ -5029,13 +7415,13 @@ function deployResult(payload, plan, settled, deployments) {
   const environments = order.flatMap((s) => settled.has(s) ? [settled.get(s).env] : []);
   const first = Math.min(...[...settled.values()].flatMap((s) => s.startedAt !== void 0 ? [s.startedAt] : []));
   const rows = order.map((s) => {
-    const x = settled.get(s);
+    const x2 = settled.get(s);
     const ownMark = s === plan.own ? " (own)" : "";
-    if (!x) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
-    const e = x.env;
+    if (!x2) return `| ${s}${ownMark} | | **not started** | the own service failed first | | |`;
+    const e = x2.env;
     const what = e.state === "ready" ? e.url ?? "" : e.state === "failed" ? `**${e.error ?? "failed"}**` : "nothing to stand up (`deploy: none`)";
-    const time = x.durationMs !== void 0 && x.startedAt !== void 0 ? `+${((x.startedAt - first) / 1e3).toFixed(1)} s, ${(x.durationMs / 1e3).toFixed(1)} s` : "";
-    const notes2 = [x.kept ? "kept from an earlier dispatch" : "", x.without.length ? `started without the URL of ${x.without.join(", ")}` : ""].filter(Boolean).join("; ");
+    const time = x2.durationMs !== void 0 && x2.startedAt !== void 0 ? `+${((x2.startedAt - first) / 1e3).toFixed(1)} s, ${(x2.durationMs / 1e3).toFixed(1)} s` : "";
+    const notes2 = [x2.kept ? "kept from an earlier dispatch" : "", x2.without.length ? `started without the URL of ${x2.without.join(", ")}` : ""].filter(Boolean).join("; ");
     return `| ${s}${ownMark} | \`${e.envId}\` | ${e.state} | ${what} | ${time} | ${notes2} |`;
   });
   const table = ["| service | environment | state | URL or error | started, took | note |", "| --- | --- | --- | --- | --- | --- |", ...rows].join("\n");
@@ -5311,7 +7697,9 @@ async function runEntry(io) {
 
 ${scrubber.scrub(note)}` };
   }
-  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t));
+  const runsServices = valid !== void 0 && (valid.step.kind === "gate" || valid.step.kind === "deploy" || valid.mode === "teardown");
+  const docker = Object.entries(runsServices ? valid.services : {}).filter(([, service]) => service.docker === true).map(([name]) => name);
+  if (ctx) result = withSandboxReport(result, ctx.sandbox, (t) => scrubber.scrub(t), docker);
   if (ctx) result = withUsageReport(result, ctx.usage, valid);
   result = sealResult(result, inputsDigest(inputs));
   const reporters = chooseReporters({

@@ -6,13 +6,13 @@ import {
   fitComment,
   fitText,
   repoParams
-} from "./chunk-2P6YJGR6.js";
+} from "./chunk-RJ72IU5G.js";
 import {
   MergeRefused,
   ReviewRefused,
   external_exports,
   splitRepo
-} from "./chunk-2XKUFXAC.js";
+} from "./chunk-ZQDVONEP.js";
 import {
   GitHubApiError,
   createGitHubOctokit,
@@ -405,6 +405,7 @@ var held = external_exports.looseObject({
   repository: external_exports.looseObject({ pullRequest: external_exports.looseObject({ mergeQueueEntry: external_exports.looseObject({ state: external_exports.string().optional() }).nullish() }).nullish() }).nullish()
 });
 var ENQUEUE = "mutation($id: ID!, $head: GitObjectID) { enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) { mergeQueueEntry { state } } }";
+var DEQUEUE = "mutation($id: ID!) { dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } } }";
 var HELD = "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeQueueEntry { state } } } }";
 function parsed(schema, data, what) {
   const r = schema.safeParse(data);
@@ -437,6 +438,18 @@ var GitHubMergeQueue = class {
       parsed(enqueued, await this.octokit.graphql(ENQUEUE, { id, head: expectedHead }), `enqueueing ${pr.repo}#${pr.number}`);
     } catch (e) {
       throw new MergeRefused(`(GraphQL enqueuePullRequest) ${graphqlRefusal(e)}`, false);
+    }
+  }
+  async dequeue(pr) {
+    const id = pr.nodeId ?? (await this.octokit.rest.pulls.get({ ...repoParams(pr.repo), pull_number: pr.number })).data.node_id;
+    try {
+      await this.octokit.graphql(DEQUEUE, { id });
+      return true;
+    } catch (e) {
+      const refused = `(GraphQL dequeuePullRequest) ${graphqlRefusal(e)}`;
+      const still = await this.holds(pr.repo, pr.number).catch(() => void 0);
+      if (still === false) return false;
+      throw new MergeRefused(still === void 0 ? `${refused}; whether it is still queued could not be read` : refused, false);
     }
   }
   async holds(repo, number) {
@@ -562,4 +575,4 @@ export {
   GitHubForge,
   octokitOf
 };
-//# sourceMappingURL=forge-URAJMYCY.js.map
+//# sourceMappingURL=forge-KJ4N4A35.js.map

@@ -3,12 +3,12 @@ import {
   GitRepo,
   describeIssues,
   makePrivateTemp
-} from "./chunk-R655JGXH.js";
+} from "./chunk-MLQGMK35.js";
 import {
   MergeRefused,
   external_exports,
   splitRepo
-} from "./chunk-2XKUFXAC.js";
+} from "./chunk-ZQDVONEP.js";
 import {
   ConveyorError
 } from "./chunk-DJRTUKIR.js";
@@ -238,6 +238,9 @@ var LocalMergeQueue = class {
   }
   async holds(repo, number) {
     return this.db.prepare("SELECT 1 FROM merge_queue WHERE repo = ? AND number = ?").get(repo, number) !== void 0;
+  }
+  async dequeue(pr) {
+    return this.db.prepare("DELETE FROM merge_queue WHERE repo = ? AND number = ?").run(pr.repo, pr.number).changes > 0;
   }
   /** Merges (or removes) every PR the queue holds, in the order enqueued; says what became of each. */
   async tick() {
@@ -556,4 +559,4 @@ export {
   LocalForge,
   openLocalForge
 };
-//# sourceMappingURL=local-MGLKCZWR.js.map
+//# sourceMappingURL=local-QSZYFKHU.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   external_exports
-} from "./chunk-2XKUFXAC.js";
+} from "./chunk-ZQDVONEP.js";
 import {
   ConveyorError,
   ERROR_CODES
@@ -5940,8 +5940,9 @@ var PRESETS = {
     model: { flag: "--model", provider: "strip" },
     reviewer: { args: [], verdict: "agent-writes-file" },
     leaves: [],
-    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) into its HOME on first run.
-    homeCaches: [".copilot/pkg"],
+    // Its npm package is a loader that unpacks the CLI for its platform (235 MB) on first run, into
+    // $XDG_CACHE_HOME/copilot/pkg (1.0.102, run in the sandbox): the agent's kept `.cache`.
+    homeCaches: [],
     // Its JSON events carry no tokens; --usage-output-file writes them by model (it bills in premium requests, not dollars).
     usage: { from: "file", flag: "--usage-output-file" },
     // --max-ai-credits counts GitHub's AI credits, not dollars: a team that wants it adds it with `run`.
@@ -5987,6 +5988,17 @@ var PRESETS = {
     help: [["--help"]]
   }
 };
+function presetInstall(preset, version = preset.version) {
+  if (preset.package.registry === "npm") return `npm install --global ${preset.package.name}@${version}`;
+  const spec = /^\d+\.\d+$/.test(version) ? `${preset.package.name}==${version}.*` : `${preset.package.name}==${version}`;
+  return `pipx install '${spec}'`;
+}
+function presetSetup(preset, version = preset.version) {
+  return `test -x "\${CONVEYOR_INSTALL_DIR:?}/bin/${preset.cli}" || ${presetInstall(preset, version)}`;
+}
+function isPresetSetup(preset, version, setup) {
+  return setup === presetSetup(preset, version) || setup === `command -v ${preset.cli} >/dev/null 2>&1 || ${presetInstall(preset, version)}`;
+}
 function presetModel(preset, model) {
   return preset.model.provider === "keep" ? model : model.slice(model.lastIndexOf("/") + 1);
 }
@@ -6031,12 +6043,15 @@ function modelApiOf(agent) {
         GEMINI,
         [
           { variable: "GEMINI_API_KEY", header: "x-goog-api-key" },
-          { variable: "GOOGLE_API_KEY", header: "x-goog-api-key" }
+          // Pointed with the API key's sign-in, it reads GEMINI_API_KEY only (GOOGLE_API_KEY is Vertex AI's).
+          { variable: "GOOGLE_API_KEY", header: "x-goog-api-key", readAs: "GEMINI_API_KEY" }
         ],
         (url) => pointing({
           env: { GOOGLE_GEMINI_BASE_URL: url },
-          homeFiles: { ".gemini/settings.json": `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2)}
-` },
+          homeFiles: {
+            ".gemini/settings.json": `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }, null, 2)}
+`
+          },
           homeVariables: { GEMINI_CLI_HOME: "." }
         })
       );
@@ -6116,7 +6131,7 @@ var resolvedAgentSchema = external_exports.object({
   env: external_exports.record(external_exports.string(), external_exports.string()),
   /** Variables passed by name from the runner's environment: its own `secrets` and its preset's credentials. */
   secrets: external_exports.array(external_exports.string()).optional(),
-  /** Runs before the agent: its `setup`, or its preset's install when the CLI is not on PATH. */
+  /** Runs before the agent, in its install folder: its `setup`, or its preset's install when that folder does not have the CLI. */
   setup: external_exports.string().optional(),
   /** Absent: DEFAULT_SETUP_TIMEOUT_MINUTES. */
   setupTimeoutMinutes: external_exports.number().int().optional(),
@@ -6533,6 +6548,8 @@ function formatPath(path) {
 
 export {
   PRESETS,
+  presetSetup,
+  isPresetSetup,
   presetModel,
   modelApiOf,
   presetCredentials,
@@ -6573,4 +6590,4 @@ export {
   which,
   GitRepo
 };
-//# sourceMappingURL=chunk-R655JGXH.js.map
+//# sourceMappingURL=chunk-MLQGMK35.js.map

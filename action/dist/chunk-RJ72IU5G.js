@@ -1,7 +1,7 @@
 import { createRequire as __conveyorCreateRequire } from 'node:module'; const require = __conveyorCreateRequire(import.meta.url);
 import {
   splitRepo
-} from "./chunk-2XKUFXAC.js";
+} from "./chunk-ZQDVONEP.js";
 
 // core/hidden-doc.ts
 var MARKERS = /^(?:[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))*[ \t]*/;
@@ -888,4 +888,4 @@ export {
   fitCheckOutput,
   repoParams
 };
-//# sourceMappingURL=chunk-2P6YJGR6.js.map
+//# sourceMappingURL=chunk-RJ72IU5G.js.map

@@ -19749,4 +19749,4 @@ export {
   ReviewRefused,
   splitRepo
 };
-//# sourceMappingURL=chunk-2XKUFXAC.js.map
+//# sourceMappingURL=chunk-ZQDVONEP.js.map
