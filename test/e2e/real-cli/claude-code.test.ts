@@ -5,8 +5,6 @@
 // model are recorded, its reviewer's `structured_output` verdict parses, and the key reaches the
 // vendor through Conveyor's forwarder, never the agent.
 import { readdirSync, readFileSync } from 'node:fs';
-import { processesWith } from '../../helpers/processes.ts';
-import { createBench } from '../../action/preset-fixture.ts';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli.ts';
@@ -15,7 +13,7 @@ import { createFleet, type Fleet } from '../../helpers/fleet.ts';
 import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { anthropicMessages, outage, script, workingDirectory, type Script } from '../../helpers/vendor-turns.ts';
-import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, coderOnly, stepLog } from './real-cli-fixture.ts';
+import { status, reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, coderOnly, stepLog, runIntoAStall } from './real-cli-fixture.ts';
 
 const KEY = 'sk-ant-api03-real-key-of-the-test-0001';
 
@@ -123,44 +121,23 @@ describe(`Claude Code (the real CLI) in conveyor run`, () => {
 
 describe('Claude Code (the real CLI) on a stream that stalls', () => {
   it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
-    // Through the action's entry, where a minute can be shrunk: `conveyor run`'s is a real one.
-    const bench = createBench();
-    const stalled = script([{ stall: true }]);
-    const api = await startVendorApi({ answer: anthropicMessages(stalled) });
-    try {
-      const payload = bench.payloadFrom(
-        `
-version: 1
-agents:
-  coder: { preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${api.url}, timeout-minutes: 120, stall-minutes: 16, env: { STALL_MARK: real-claude } }
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`,
-        'implement',
-      );
-      restoreCli(claude, bench.cache);
-      // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s. (Not 3 s:
-      // on a busy machine this Claude Code prints nothing for longer than that as it starts.)
-      const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
-        env: { ANTHROPIC_API_KEY: KEY },
-        path: `${claude.bin}:${process.env.PATH}`,
-        minuteMs: 500,
-      });
-      expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      // It did reach the API and got the answer's start: the stall is the stream's, not a refused connection.
-      expect(stalled.seen).toHaveLength(1);
-      expect(result.summary).toContain('"subtype":"init"');
-      expect(processesWith('STALL_MARK', 'real-claude')).toEqual([]);
-      expect(bench.remotes.branches('acme/web')).toEqual(['main']);
-    } finally {
-      await api.close();
-      bench.cleanup();
-    }
+    // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s. (Not 3 s:
+    // on a busy machine this Claude Code prints nothing for longer than that as it starts.)
+    const run = await runIntoAStall({
+      cli: claude,
+      wire: anthropicMessages,
+      agent: (url) =>
+        `{ preset: claude-code, model: anthropic/claude-sonnet-4-5, endpoint: ${url}, timeout-minutes: 120, stall-minutes: 16, env: { STALL_MARK: real-claude } }`,
+      mark: 'real-claude',
+      env: { ANTHROPIC_API_KEY: KEY },
+      minuteMs: 500,
+    });
+    expect(run.result.error?.code, `${run.result.summary}\n${run.log}`).toBe('agent-stalled');
+    // It reached the API and got the answer's start: the stall is the stream's, not a refused connection.
+    expect(run.seen).toBe(1);
+    expect(run.result.summary).toContain('"subtype":"init"');
+    expect(run.left).toEqual([]);
+    expect(run.branches).toEqual(['main']);
   });
 });
 

@@ -13,9 +13,7 @@ import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { openaiResponses, outage, script } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, coderOnly, stepLog } from './real-cli-fixture.ts';
-import { createBench } from '../../action/preset-fixture.ts';
-import { processesWith } from '../../helpers/processes.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, coderOnly, stepLog, runIntoAStall } from './real-cli-fixture.ts';
 
 const KEY = 'sk-proj-real-key-of-the-test-0002';
 
@@ -195,42 +193,21 @@ describe('Codex (the real CLI) when its model API is out of reach or unavailable
 
 describe('Codex (the real CLI) on a stream that stalls', () => {
   it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
-    // Through the action's entry, where a minute can be shrunk: `conveyor run`'s is a real one.
-    const bench = createBench();
-    const stalled = script([{ stall: true }]);
-    const api = await startVendorApi({ answer: openaiResponses(stalled) });
-    try {
-      const payload = bench.payloadFrom(
-        `
-version: 1
-agents:
-  coder: { preset: codex, model: openai/gpt-5, endpoint: ${api.url}/v1, timeout-minutes: 120, stall-minutes: 16, env: { STALL_MARK: real-codex } }
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`,
-        'implement',
-      );
-      // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s.
-      restoreCli(codex, bench.cache);
-      const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
-        env: { CODEX_API_KEY: KEY },
-        path: `${codex.bin}:${process.env.PATH}`,
-        minuteMs: 500,
-      });
-      expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      // It reached the API and got the answer's start (Codex waits 5 minutes on an idle stream before it retries): the stall is the stream's.
-      expect(stalled.seen).toHaveLength(1);
-      expect(result.summary).toContain('"type":"turn.started"');
-      expect(processesWith('STALL_MARK', 'real-codex')).toEqual([]);
-      expect(bench.remotes.branches('acme/web')).toEqual(['main']);
-    } finally {
-      await api.close();
-      bench.cleanup();
-    }
+    // A minute of 500 ms: the guard fires after 8 s of silence, the timeout after 60 s. Codex waits 5
+    // minutes on an idle stream before it retries: the stall is the stream's.
+    const run = await runIntoAStall({
+      cli: codex,
+      wire: openaiResponses,
+      agent: (url) => `{ preset: codex, model: openai/gpt-5, endpoint: ${url}/v1, timeout-minutes: 120, stall-minutes: 16, env: { STALL_MARK: real-codex } }`,
+      mark: 'real-codex',
+      env: { CODEX_API_KEY: KEY },
+      minuteMs: 500,
+    });
+    expect(run.result.error?.code, `${run.result.summary}\n${run.log}`).toBe('agent-stalled');
+    // It reached the API and got the answer's start: the stall is the stream's, not a refused connection.
+    expect(run.seen).toBe(1);
+    expect(run.result.summary).toContain('"type":"turn.started"');
+    expect(run.left).toEqual([]);
+    expect(run.branches).toEqual(['main']);
   });
 });

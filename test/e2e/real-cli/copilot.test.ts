@@ -18,7 +18,7 @@ import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { chatCompletionsTools, openaiChatCompletions, openaiResponses, script, workingDirectory, type Turn } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status } from './real-cli-fixture.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, runIntoAStall } from './real-cli-fixture.ts';
 
 const KEY = 'sk-proj-real-provider-key-of-the-test-0004';
 
@@ -239,42 +239,22 @@ pipelines:
   });
 
   it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
-    const bench = createBench();
-    const stalled = script([{ stall: true }]);
-    const api = await startVendorApi({ answer: openaiChatCompletions(stalled) });
-    try {
-      const payload = bench.payloadFrom(
-        `
-version: 1
-agents:
-  coder: { preset: copilot, provider: openai, model: openai/gpt-5, endpoint: ${api.url}/v1, timeout-minutes: 120, stall-minutes: 20, env: { STALL_MARK: real-copilot } }
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`,
-        'implement',
-      );
-      // A minute of 1 s: the guard fires after 20 s of silence, the timeout after 120 s. Its first run in a new cache is
-      // silent while it unpacks itself (6 s and more here), which a real stall-minutes never notices but a shrunk one must allow.
-      restoreCli(copilot, bench.cache);
-      const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
-        env: { COPILOT_PROVIDER_API_KEY: KEY },
-        path: `${copilot.bin}:${process.env.PATH}`,
-        minuteMs: 1000,
-      });
-      expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      // It reached the API and got the answer's first chunk: the stall is the stream's, not a refused connection.
-      expect(stalled.seen).toHaveLength(1);
-      expect(result.summary).toContain('"type":"model.call_start"');
-      expect(processesWith('STALL_MARK', 'real-copilot')).toEqual([]);
-      expect(bench.remotes.branches('acme/web')).toEqual(['main']);
-    } finally {
-      await api.close();
-      bench.cleanup();
-    }
+    // A minute of 1 s: the guard fires after 20 s of silence, the timeout after 120 s. Its first run in a new cache is
+    // silent while it unpacks itself (6 s and more here), which a real stall-minutes never notices but a shrunk one must allow.
+    const run = await runIntoAStall({
+      cli: copilot,
+      wire: openaiChatCompletions,
+      agent: (url) =>
+        `{ preset: copilot, provider: openai, model: openai/gpt-5, endpoint: ${url}/v1, timeout-minutes: 120, stall-minutes: 20, env: { STALL_MARK: real-copilot } }`,
+      mark: 'real-copilot',
+      env: { COPILOT_PROVIDER_API_KEY: KEY },
+      minuteMs: 1000,
+    });
+    expect(run.result.error?.code, `${run.result.summary}\n${run.log}`).toBe('agent-stalled');
+    // It reached the API and got the answer's start: the stall is the stream's, not a refused connection.
+    expect(run.seen).toBe(1);
+    expect(run.result.summary).toContain('"type":"model.call_start"');
+    expect(run.left).toEqual([]);
+    expect(run.branches).toEqual(['main']);
   });
 });

@@ -9,15 +9,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBench } from '../../action/preset-fixture.ts';
 import { cli } from '../../helpers/cli.ts';
-import { processesWith } from '../../helpers/processes.ts';
 import { createFleet, type Fleet } from '../../helpers/fleet.ts';
 import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.ts';
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { geminiGenerateContent, geminiWorkingDirectory, script } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, type StatusJson } from './real-cli-fixture.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, type StatusJson, runIntoAStall } from './real-cli-fixture.ts';
 
 const KEY = 'AIzaSy-real-key-of-the-test-0003';
 
@@ -237,34 +235,22 @@ describe('Gemini CLI (the real CLI) when its vendor recovers', () => {
 
 describe('Gemini CLI (the real CLI) on a stream that stalls', () => {
   it('is stopped by the stall guard as agent-stalled when its API starts an answer and never finishes it', async () => {
-    // Through the action's entry, where a minute can be shrunk: `conveyor run`'s is a real one.
-    const bench = createBench();
-    const stalled = script([{ stall: true }]);
-    const api = await startVendorApi({ answer: geminiGenerateContent(stalled) });
-    try {
-      const payload = bench.payloadFrom(
-        oneStep(
-          `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${api.url}, timeout-minutes: 120, stall-minutes: 20, env: { STALL_MARK: real-gemini } }`,
-        ),
-        'implement',
-      );
-      // A minute of 500 ms: the guard fires after 10 s of silence (Gemini CLI takes seconds to start
-      // before its first line), the timeout after 60 s.
-      restoreCli(gemini, bench.cache);
-      const { result, log } = await bench.run(payload, join(bench.scratch, 'ws'), {
-        env: { GEMINI_API_KEY: KEY },
-        path: `${gemini.bin}:${process.env.PATH}`,
-        minuteMs: 500,
-      });
-      expect(result.error?.code, `${result.summary}\n${log}`).toBe('agent-stalled');
-      // It reached the API and got the answer's first chunk: the stall is the stream's, not a refused connection.
-      expect(stalled.seen).toHaveLength(1);
-      expect(result.summary).toContain('"type":"init"');
-      expect(processesWith('STALL_MARK', 'real-gemini')).toEqual([]);
-      expect(bench.remotes.branches('acme/web')).toEqual(['main']);
-    } finally {
-      await api.close();
-      bench.cleanup();
-    }
+    // A minute of 500 ms: the guard fires after 10 s of silence (Gemini CLI takes seconds to start
+    // before its first line), the timeout after 60 s.
+    const run = await runIntoAStall({
+      cli: gemini,
+      wire: geminiGenerateContent,
+      agent: (url) =>
+        `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${url}, timeout-minutes: 120, stall-minutes: 20, env: { STALL_MARK: real-gemini } }`,
+      mark: 'real-gemini',
+      env: { GEMINI_API_KEY: KEY },
+      minuteMs: 500,
+    });
+    expect(run.result.error?.code, `${run.result.summary}\n${run.log}`).toBe('agent-stalled');
+    // It reached the API and got the answer's start: the stall is the stream's, not a refused connection.
+    expect(run.seen).toBe(1);
+    expect(run.result.summary).toContain('"type":"init"');
+    expect(run.left).toEqual([]);
+    expect(run.branches).toEqual(['main']);
   });
 });
