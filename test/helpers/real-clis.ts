@@ -1,9 +1,10 @@
 // The real coding CLIs for the tests that run them (test/e2e/real-cli): each preset's npm package at
 // the version its preset was checked with (core/config/presets.ts), installed once into a cache
 // folder outside the project, `$CONVEYOR_CLI_CACHE/<pkg>@<version>` (default
-// /var/tmp/conveyor-cli-cache). `.ci/run` fills the cache first (scripts/install-test-clis.ts), so a
-// test does not wait on the network mid-run; a test that finds the cache empty installs it itself,
-// and one that cannot install it fails, saying why: these tests are never skipped.
+// /var/tmp/conveyor-cli-cache). A test that finds its CLI missing installs it (from the npm registry,
+// which CI reaches; `.ci/run` stays the README's test command), and one that cannot fails, saying
+// why: these tests are never skipped. scripts/install-test-clis.ts fills the cache ahead, e.g.
+// before working offline.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,7 +54,7 @@ export function realCli(preset: NpmPreset): InstalledCli {
       const err = e as { stderr?: string; message: string };
       throw new Error(
         `could not install ${spec} for the real-CLI tests (npm install --prefix ${scratch} ${spec}): ${(err.stderr || err.message).trim().slice(-2000)}\n` +
-          'These tests need the npm registry once; `.ci/run` installs the CLIs first (scripts/install-test-clis.ts).',
+          'These tests need the npm registry once; `npx tsx scripts/install-test-clis.ts` fills the cache ahead (e.g. before working offline).',
       );
     }
     if (!existsSync(join(scratch, 'node_modules', '.bin', p.cli))) throw new Error(`${spec} installed no \`${p.cli}\` executable in ${scratch}`);

@@ -15,7 +15,7 @@ import { realCli, restoreCli, type InstalledCli } from '../../helpers/real-clis.
 import { git } from '../../helpers/repos.ts';
 import { startVendorApi, type VendorApi } from '../../helpers/vendor-api.ts';
 import { geminiGenerateContent, geminiWorkingDirectory, script } from '../../helpers/vendor-turns.ts';
-import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, type StatusJson, runIntoAStall } from './real-cli-fixture.ts';
+import { reviewTurn, SEE_WHAT_THE_AGENT_HOLDS, status, type StatusJson, runIntoAStall, coderOnly } from './real-cli-fixture.ts';
 
 const KEY = 'AIzaSy-real-key-of-the-test-0003';
 
@@ -122,21 +122,6 @@ pipelines:
   }, 300_000);
 });
 
-/** One step, `implement`, by the agent `coder` configured as `agent`. */
-function oneStep(agent: string): string {
-  return `version: 1
-agents:
-  coder: ${agent}
-services:
-  web: { repo: acme/web }
-pipelines:
-  default:
-    service: web
-    steps:
-      - { id: implement, kind: code, agent: coder }
-`;
-}
-
 type Step = StatusJson['steps'][string] & { repairs?: number; result?: { error?: { code: string; message?: string } } };
 
 describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
@@ -144,7 +129,7 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
     // A key Conveyor does not hold (the agent's own env gives it), so nothing points the CLI at the
     // forwarder: it goes to generativelanguage.googleapis.com itself, through the sandbox's proxy.
     fleet.writeConfig(
-      oneStep(
+      coderOnly(
         `{ preset: gemini, model: google/gemini-2.5-pro, network: { allow: [registry.npmjs.org] }, env: { GEMINI_API_KEY: not-a-key-conveyor-holds }, timeout-minutes: 5 }`,
       ),
     );
@@ -173,7 +158,7 @@ describe('Gemini CLI (the real CLI) when its model is out of reach', () => {
     // in a folder it trusts, which --skip-trust says too late (after it has loaded its settings).
     fleet.remotes.commit('acme/web', 'main', { '.gemini/settings.json': JSON.stringify({ general: { maxAttempts: 1 } }) }, 'Gemini CLI tries once');
     fleet.writeConfig(
-      oneStep(
+      coderOnly(
         `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${coderApi.url}, vendor-retries: 1, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, timeout-minutes: 5 }`,
       ),
     );
@@ -214,7 +199,7 @@ describe('Gemini CLI (the real CLI) when its vendor recovers', () => {
     // One try a run, as above: the retry that recovers is Conveyor's.
     fleet.remotes.commit('acme/web', 'main', { '.gemini/settings.json': JSON.stringify({ general: { maxAttempts: 1 } }) }, 'Gemini CLI tries once');
     fleet.writeConfig(
-      oneStep(
+      coderOnly(
         `{ preset: gemini, model: google/gemini-2.5-pro, endpoint: ${coderApi.url}, vendor-retries: 2, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' }, timeout-minutes: 5 }`,
       ),
     );
