@@ -4,14 +4,30 @@
 // the command line's engine through terminalLogger here.
 import { lineLogger, type Logger } from './logger.ts';
 
+// A reader that stops reading (`conveyor pr RUN | head`) closes the pipe: the rest of what the
+// command says has nowhere to go, and that is no failure of the command (a stack trace is no answer).
+let readerGone = false;
+let guarded = false;
+function toStdout(text: string): void {
+  if (readerGone) return;
+  if (!guarded) {
+    guarded = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      readerGone = true;
+    });
+  }
+  process.stdout.write(text);
+}
+
 /** A line (or nothing, for a blank one) on standard output: what the command was asked for. */
 export function say(text = ''): void {
-  process.stdout.write(`${text}\n`);
+  toStdout(`${text}\n`);
 }
 
 /** Text on standard output as it is (already ends its lines). */
 export function sayRaw(text: string): void {
-  process.stdout.write(text);
+  toStdout(text);
 }
 
 /** A message on standard error, as `conveyor: …`: why something was refused, or failed. */
