@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 // Every command Conveyor runs has a /tmp of its own (the sandbox), as on a runner: the tests'
 // repositories, scripted agents and recorders live outside /tmp, where a command sees them (read
 // only) as it sees a user's files. Conveyor's own temporary folders follow TMPDIR too.
-const testTemp = join(existsSync('/var/tmp') ? '/var/tmp' : join(homedir(), '.cache'), 'conveyor-tests');
+// One folder per user: another user's run on the same machine (root's CI, a developer) owns its own.
+const testTemp = join(existsSync('/var/tmp') ? '/var/tmp' : join(homedir(), '.cache'), `conveyor-tests-${process.getuid?.() ?? 'user'}`);
 mkdirSync(testTemp, { recursive: true });
 
 export default defineConfig({
